@@ -1,0 +1,235 @@
+"""The game protocol shared by every engine, and the seat dispatcher that asks strategies for decisions.
+
+A game engine is one module of array functions over a batch of games (first axis = game). It derives
+from :class:`Game` and provides:
+
+* ``Rules``: a frozen dataclass of rule options (see :mod:`simcore.options`);
+* ``Player``: the decision interface a strategy implements (one method per decision point, each taking
+  an observation of a batch of games and an :class:`~simcore.rng.AgentRandom`, returning actions as
+  integer arrays);
+* ``new_state(keys, players, rules)``: a fresh batch (``keys`` = one 64-bit key per game);
+* ``turn(state, idx, seats)``: play one turn (one player's turn) in each game of ``idx``;
+* ``outcome(state)``: per-game result columns (see :data:`STANDARD_COLUMNS`);
+* ``metrics(totals, n, players, rules)``: the game-specific figures of the ``play`` contract from column
+  sums;
+* for the conformance suite: ``check(state)`` (invariants), ``observe_all(state, idx, seat)`` (everything
+  seat may know, as arrays) and ``scramble_hidden(state, seat, draws)`` (a copy of the state whose hidden
+  information from seat's point of view is re-randomised).
+
+The state is any object with boolean ``done``, integer ``turns`` and boolean ``timeout`` arrays. One
+shared loop (:meth:`Game.play`) runs turns for the games not yet done, so a finished game is frozen by
+that single mechanism: engines only ever touch the games they are handed.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Callable, ClassVar, Sequence
+
+import numpy as np
+
+from .errors import IllegalAction, SenseiError
+from .options import Rules
+from .rng import STREAM_SEAT, AgentRandom, Draws, game_keys, stream_keys
+
+#: Columns every engine's ``outcome`` returns. Shapes: (n,) or (n, players).
+STANDARD_COLUMNS = {
+    "score": "final score per seat (game-specific meaning), float (n, P)",
+    "win": "win share per seat: 1/k for a k-way tie, 0 for every seat in a timed-out game, float (n, P)",
+    "turns": "turns played, all players, int (n,)",
+    "timeout": "stopped by the turn limit, bool (n,)",
+}
+
+
+class Seats:
+    """Who plays each seat of a batch, and the random stream of each (game, seat).
+
+    Engines call :meth:`ask` with the batch positions of the games that need a decision and the seat
+    that must decide in each; games are grouped by the strategy of that seat so that each strategy is
+    called once per decision point with a batch of observations.
+    """
+
+    def __init__(self, agents: Sequence[Any], keys: np.ndarray):
+        self.agents = list(agents)
+        self.players = len(self.agents)
+        n = len(keys)
+        groups: list[tuple[Any, list[int]]] = []
+        for seat, agent in enumerate(self.agents):
+            for other, seats in groups:
+                if other is agent or other == agent:
+                    seats.append(seat)
+                    break
+            else:
+                groups.append((agent, [seat]))
+        self.group_of_seat = np.zeros(self.players, dtype=np.int64)
+        for g, (_, seats) in enumerate(groups):
+            self.group_of_seat[seats] = g
+        self.groups = [agent for agent, _ in groups]
+        flat_keys = np.repeat(keys, self.players)
+        seat_ids = np.tile(np.arange(self.players), n)
+        self.draws = Draws(stream_keys(flat_keys, STREAM_SEAT, seat_ids))
+
+    def ask(self, decision: str, idx: np.ndarray, actor: np.ndarray,
+            observe: Callable[[np.ndarray, np.ndarray], Any]) -> Any:
+        """Ask ``decision`` of seat ``actor[i]`` in game ``idx[i]``; returns arrays aligned with ``idx``.
+
+        ``observe(sub_idx, sub_actor)`` builds the observation for a subset. A strategy returns an array
+        or a tuple of arrays (one value per observed game).
+        """
+        idx = np.asarray(idx)
+        actor = np.asarray(actor)
+        if len(self.groups) == 1:
+            return self._call(0, decision, idx, actor, observe)
+        gid = self.group_of_seat[actor]
+        out: Any = None
+        for g in np.unique(gid):
+            sel = gid == g
+            res = self._call(int(g), decision, idx[sel], actor[sel], observe)
+            if out is None:
+                if isinstance(res, tuple):
+                    out = tuple(np.zeros(len(idx), dtype=r.dtype) for r in res)
+                else:
+                    out = np.zeros(len(idx), dtype=res.dtype)
+            if isinstance(res, tuple):
+                for o, r in zip(out, res):
+                    o[sel] = r
+            else:
+                out[sel] = res
+        return out
+
+    def _call(self, g: int, decision: str, idx: np.ndarray, actor: np.ndarray, observe) -> Any:
+        agent = self.groups[g]
+        method = getattr(agent, decision, None)
+        if method is None:
+            raise IllegalAction(f"strategy {agent!r} has no decision {decision!r}")
+        rng = AgentRandom(self.draws, idx * self.players + actor)
+        res = method(observe(idx, actor), rng)
+        if isinstance(res, tuple):
+            res = tuple(np.asarray(r) for r in res)
+            bad = any(r.shape[:1] != (len(idx),) for r in res)
+        else:
+            res = np.asarray(res)
+            bad = res.shape[:1] != (len(idx),)
+        if bad:
+            raise IllegalAction(f"strategy {agent!r}: decision {decision!r} returned the wrong number of values")
+        return res
+
+    def name(self, seat: int) -> str:
+        agent = self.agents[seat]
+        return getattr(agent, "spec", lambda: repr(agent))()
+
+
+def illegal(seats: Seats, decision: str, actor: np.ndarray, bad: np.ndarray, what: str) -> None:
+    """Raise IllegalAction if any entry of ``bad`` is set, naming the strategy and the decision."""
+    if np.any(bad):
+        seat = int(np.asarray(actor)[np.flatnonzero(bad)[0]])
+        raise IllegalAction(f"strategy {seats.name(seat)} (seat {seat}) made an illegal {decision}: {what}")
+
+
+@dataclasses.dataclass(frozen=True)
+class Metric:
+    """A contract figure computed as sum(num)/sum(den) over games (den None: the number of games)."""
+    name: str
+    num: str
+    den: str | None = None
+    per_seat: bool = False
+
+
+class Game:
+    """Base class of every engine; see the module docstring for what a game provides."""
+
+    name: ClassVar[str] = ""
+    title: ClassVar[str] = ""
+    summary: ClassVar[str] = ""
+    min_players: ClassVar[int] = 2
+    max_players: ClassVar[int] = 2
+    Rules: ClassVar[type] = Rules
+    Player: ClassVar[type] = object
+    #: columns of ``outcome`` beyond the standard ones: name -> description
+    columns: ClassVar[dict[str, str]] = {}
+    #: contract metrics computed from column sums
+    ratio_metrics: ClassVar[tuple[Metric, ...]] = ()
+    #: hard cap on turns per game when the rules have none (a safety net; counted as a timeout)
+    safety_turns: ClassVar[int] = 100_000
+
+    # ----- what a game implements -------------------------------------------------------------
+    def new_state(self, keys: np.ndarray, players: int, rules: Any) -> Any:  # pragma: no cover
+        raise NotImplementedError
+
+    def turn(self, state: Any, idx: np.ndarray, seats: Seats) -> None:  # pragma: no cover
+        raise NotImplementedError
+
+    def outcome(self, state: Any) -> dict[str, np.ndarray]:  # pragma: no cover
+        raise NotImplementedError
+
+    def turn_limit(self, rules: Any) -> int:
+        return int(getattr(rules, "max_turns", None) or self.safety_turns)
+
+    def metrics(self, totals: dict[str, np.ndarray], n: int, players: int, rules: Any) -> dict[str, Any]:
+        """Contract metrics from column sums; the default evaluates :attr:`ratio_metrics`."""
+        out: dict[str, Any] = {}
+        for m in self.ratio_metrics:
+            num = np.asarray(totals[m.num], dtype=float)
+            den = float(n) if m.den is None else np.asarray(totals[m.den], dtype=float)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                val = num / den
+            val = np.where(np.asarray(den) > 0, val, np.nan) if m.den is not None else val
+            out[m.name] = [_clean(v) for v in np.atleast_1d(val)] if m.per_seat else _clean(val)
+        return out
+
+    # ----- shared --------------------------------------------------------------------------------
+    def validate(self, players: int, rules: Any) -> None:
+        if not self.min_players <= players <= self.max_players:
+            raise SenseiError(f"{self.name} is for {self.min_players}-{self.max_players} players, got {players}")
+
+    def make_rules(self, values: dict[str, Any] | None = None) -> Any:
+        return self.Rules.from_values(values or {}, self.name)
+
+    def play(self, game_ids: np.ndarray, players: int, rules: Any, agents: Sequence[Any], root: np.uint64,
+             check: bool = False, on_turn: Callable[[Any], None] | None = None) -> dict[str, np.ndarray]:
+        """Play complete games with global indices ``game_ids``; returns the outcome columns.
+
+        ``check`` runs :meth:`check` after every turn (tests); ``on_turn(state)`` is a test hook.
+        """
+        if len(agents) != players:
+            raise SenseiError(f"{len(agents)} strategies for {players} seats")
+        keys = game_keys(root, np.asarray(game_ids))
+        state = self.new_state(keys, players, rules)
+        seats = Seats(agents, keys)
+        limit = self.turn_limit(rules)
+        while True:
+            idx = np.flatnonzero(~state.done)
+            if len(idx) == 0:
+                break
+            over = state.turns[idx] >= limit
+            if over.any():
+                state.timeout[idx[over]] = True
+                state.done[idx[over]] = True
+                idx = idx[~over]
+                if len(idx) == 0:
+                    break
+            self.turn(state, idx, seats)
+            if check:
+                self.check(state)
+            if on_turn is not None:
+                on_turn(state)
+        return self.outcome(state)
+
+    def check(self, state: Any) -> None:
+        """Invariants that must hold after every turn (raise AssertionError)."""
+
+    def describe(self) -> dict[str, Any]:
+        from .options import describe
+        return {"name": self.name, "title": self.title, "players": [self.min_players, self.max_players],
+                "summary": self.summary, "rules": describe(self.Rules)}
+
+
+def _clean(v: Any) -> Any:
+    v = float(v)
+    return None if v != v else v
+
+
+def tie_shares(values: np.ndarray, lower_is_better: bool = True) -> np.ndarray:
+    """Win shares (n, P): each seat with the best value gets 1/k of a win (k = number of tied seats)."""
+    best = values.min(axis=1, keepdims=True) if lower_is_better else values.max(axis=1, keepdims=True)
+    win = (values == best).astype(np.float64)
+    return win / win.sum(axis=1, keepdims=True)

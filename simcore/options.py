@@ -1,0 +1,164 @@
+"""Rule options: frozen dataclasses whose fields are the options of a game, with parsing and validation.
+
+A game declares its options as a dataclass deriving from :class:`Rules`, each field made with
+:func:`option` (default, help text, and optionally the allowed choices, bounds or a parser). The same
+class serves the command line (``--rule KEY=VALUE`` strings), configs (TOML values) and the Python API.
+"""
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from typing import Any, Callable
+
+from .errors import SenseiError
+
+_TRUE = {"true", "1", "yes", "on"}
+_FALSE = {"false", "0", "no", "off"}
+
+
+def option(default: Any, help: str, *, choices: tuple | None = None, min: float | None = None,
+           max: float | None = None, parse: Callable[[Any], Any] | None = None,
+           show: Callable[[Any], Any] | None = None) -> Any:
+    """A rule option field: its default, a one-line help, and how values are checked or parsed."""
+    meta = {"help": help, "choices": choices, "min": min, "max": max, "parse": parse, "show": show}
+    return dataclasses.field(default=default, metadata=meta)
+
+
+def _base_type(tp: Any) -> tuple[type, bool]:
+    """The plain type of an annotation and whether ``None`` is allowed."""
+    origin = typing.get_origin(tp)
+    if origin in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(tp) if a is not type(None)]
+        return args[0], True
+    return tp, False
+
+
+def parse_scalar(name: str, tp: type, value: Any) -> Any:
+    """Convert a string or TOML value to ``tp`` (int, float, bool, str), or raise SenseiError."""
+    if tp is bool:
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE:
+            return value.strip().lower() in _TRUE
+        raise SenseiError(f"{name}: expected true or false, got {value!r}")
+    if tp is int:
+        if isinstance(value, bool):
+            raise SenseiError(f"{name}: expected an integer, got {value!r}")
+        if isinstance(value, int):
+            return value
+        if isinstance(value, float) and value.is_integer():
+            return int(value)
+        try:
+            return int(str(value).strip())
+        except ValueError:
+            raise SenseiError(f"{name}: expected an integer, got {value!r}") from None
+    if tp is float:
+        if isinstance(value, bool):
+            raise SenseiError(f"{name}: expected a number, got {value!r}")
+        try:
+            out = float(value)
+        except (TypeError, ValueError):
+            raise SenseiError(f"{name}: expected a number, got {value!r}") from None
+        if out != out or out in (float("inf"), float("-inf")):
+            raise SenseiError(f"{name}: expected a finite number, got {value!r}")
+        return out
+    if tp is str:
+        if not isinstance(value, (str, int, float)) or isinstance(value, bool):
+            raise SenseiError(f"{name}: expected text, got {value!r}")
+        return str(value).strip()
+    raise SenseiError(f"{name}: unsupported option type {tp!r}")
+
+
+def convert_field(owner: str, f: dataclasses.Field, hints: dict, value: Any) -> Any:
+    """Parse and check one value for field ``f`` (of a Rules or Strategy dataclass)."""
+    name = f"{owner}.{f.name}" if owner else f.name
+    meta = f.metadata
+    if meta.get("parse") is not None:
+        try:
+            out = meta["parse"](value)
+        except SenseiError:
+            raise
+        except (TypeError, ValueError) as exc:
+            raise SenseiError(f"{name}: {exc}") from None
+    else:
+        tp, nullable = _base_type(hints[f.name])
+        if nullable and (value is None or (isinstance(value, str) and value.strip().lower() in ("none", ""))):
+            return None
+        out = parse_scalar(name, tp, value)
+    choices = meta.get("choices")
+    if choices is not None and out not in choices:
+        raise SenseiError(f"{name}: expected one of {', '.join(map(str, choices))}, got {value!r}")
+    lo, hi = meta.get("min"), meta.get("max")
+    if out is not None and not isinstance(out, (tuple, str)):
+        if lo is not None and out < lo:
+            raise SenseiError(f"{name}: must be at least {lo}, got {value!r}")
+        if hi is not None and out > hi:
+            raise SenseiError(f"{name}: must be at most {hi}, got {value!r}")
+    return out
+
+
+def build(cls: type, values: dict[str, Any], owner: str, what: str = "rule option") -> Any:
+    """Make a dataclass instance from ``values`` (strings or typed values), checking every key."""
+    fields = {f.name: f for f in dataclasses.fields(cls) if f.init}
+    hints = typing.get_type_hints(cls)
+    kwargs = {}
+    for key, value in values.items():
+        if key not in fields:
+            known = ", ".join(fields) or "none"
+            raise SenseiError(f"unknown {what} {key!r} for {owner} (known: {known})")
+        kwargs[key] = convert_field(owner, fields[key], hints, value)
+    try:
+        return cls(**kwargs)
+    except SenseiError:
+        raise
+    except (TypeError, ValueError) as exc:
+        raise SenseiError(f"{owner}: {exc}") from None
+
+
+def parse_assignments(items: list[str] | tuple[str, ...], what: str) -> dict[str, str]:
+    """Split ``["a=1", "b=x"]`` into a dict, rejecting malformed items and repeated keys."""
+    out: dict[str, str] = {}
+    for item in items:
+        if "=" not in item:
+            raise SenseiError(f"{what} {item!r}: expected KEY=VALUE")
+        key, value = item.split("=", 1)
+        key = key.strip()
+        if not key:
+            raise SenseiError(f"{what} {item!r}: empty key")
+        if key in out:
+            raise SenseiError(f"{what} {key!r} given twice")
+        out[key] = value.strip()
+    return out
+
+
+def describe(obj_or_cls: Any) -> list[dict[str, Any]]:
+    """Name, type, default and help of every field, for listings."""
+    hints = typing.get_type_hints(obj_or_cls if isinstance(obj_or_cls, type) else type(obj_or_cls))
+    rows = []
+    for f in dataclasses.fields(obj_or_cls):
+        if not f.init:
+            continue
+        tp, nullable = _base_type(hints[f.name])
+        rows.append({"name": f.name, "type": getattr(tp, "__name__", str(tp)) + (" or none" if nullable else ""),
+                     "default": show_value(f, f.default), "help": f.metadata.get("help", ""),
+                     "choices": f.metadata.get("choices")})
+    return rows
+
+
+def show_value(f: dataclasses.Field, value: Any) -> Any:
+    """A JSON-friendly rendering of an option value (tuples as comma lists where the field says so)."""
+    show = f.metadata.get("show")
+    return show(value) if show is not None else value
+
+
+class Rules:
+    """Base of every game's rule-option dataclass (derive with ``@dataclass(frozen=True)``)."""
+
+    @classmethod
+    def from_values(cls, values: dict[str, Any] | None = None, game: str = "") -> "Rules":
+        return build(cls, dict(values or {}), game or cls.__name__, "rule option")
+
+    def as_dict(self) -> dict[str, Any]:
+        """Every option with its value, defaults included, JSON-friendly."""
+        return {f.name: show_value(f, getattr(self, f.name)) for f in dataclasses.fields(self) if f.init}

@@ -1,0 +1,140 @@
+"""Counter-based randomness keyed by game.
+
+All randomness of a run comes from one root seed. ``numpy.random.SeedSequence(seed)`` turns it into a
+64-bit root key; each game gets its own key from the root and its **global game index**; each random
+draw is a hash (splitmix64) of the game key, a stream number and a per-game counter. Consequences:
+
+* a game's deals and random choices depend only on (seed, game index, what happened in that game), not
+  on which chunk, batch, worker or backend played it, so results are identical for any ``n_jobs``,
+  any chunk size, batch-of-1 or batch-of-N;
+* every experiment cell that uses the same seed replays the same deals for the same game index (common
+  random numbers): the deal stream is separate from the strategies' streams, and deals are keyed by
+  (game, round), so a strategy change never shifts the cards of a later round.
+
+Everything here works on whole arrays of games at once.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+_U64 = np.uint64
+_GOLDEN = _U64(0x9E3779B97F4A7C15)
+_C1 = _U64(0xBF58476D1CE4E5B9)
+_C2 = _U64(0x94D049BB133111EB)
+_INV53 = 1.0 / float(1 << 53)
+
+# stream numbers (any distinct constants)
+STREAM_DEAL = 0x5EA1
+STREAM_ENGINE = 0xE461
+STREAM_SEAT = 0x5EA7
+
+
+def mix64(z: np.ndarray) -> np.ndarray:
+    """splitmix64 finaliser, elementwise on uint64 (wrapping arithmetic)."""
+    z = np.asarray(z, dtype=_U64)
+    z = (z ^ (z >> _U64(30))) * _C1
+    z = (z ^ (z >> _U64(27))) * _C2
+    return z ^ (z >> _U64(31))
+
+
+def root_key(seed: int) -> np.uint64:
+    """The 64-bit root key of a run, from ``SeedSequence(seed)``."""
+    state = np.random.SeedSequence(int(seed)).generate_state(2, np.uint64)
+    return _U64(mix64(state[:1] ^ mix64(state[1:]))[0])
+
+
+def game_keys(root: np.uint64, game_ids: np.ndarray) -> np.ndarray:
+    """One key per game from the root key and the games' global indices."""
+    ids = np.asarray(game_ids, dtype=np.int64).astype(_U64)
+    return mix64(mix64(ids * _GOLDEN + _U64(root)) ^ _U64(root))
+
+
+def stream_keys(keys: np.ndarray, stream: int, sub: np.ndarray | int = 0) -> np.ndarray:
+    """Keys of a sub-stream (e.g. the deal stream, or seat s's decision stream)."""
+    sub = np.asarray(sub, dtype=np.int64).astype(_U64)
+    return mix64(keys ^ mix64(_U64(stream) * _GOLDEN + sub * _C1 + _U64(1)))
+
+
+def uniforms(keys: np.ndarray, counter: np.ndarray, k: int) -> np.ndarray:
+    """``(len(keys), k)`` uniform floats in [0, 1) for draw number ``counter`` of each key."""
+    base = mix64(np.asarray(keys, dtype=_U64) + np.asarray(counter, dtype=np.int64).astype(_U64) * _C2)
+    j = (np.arange(1, k + 1, dtype=_U64) * _GOLDEN)[None, :]
+    bits = mix64(base[:, None] ^ j)
+    return (bits >> _U64(11)).astype(np.float64) * _INV53
+
+
+def permutations(keys: np.ndarray, counter: np.ndarray, n: int) -> np.ndarray:
+    """A uniformly random permutation of ``range(n)`` per key (for shuffling decks)."""
+    return np.argsort(uniforms(keys, counter, n), axis=1, kind="stable")
+
+
+def choose(u: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Index of a uniformly chosen True entry per row of ``mask``, given one uniform ``u`` per row.
+
+    Rows with no True entry give -1.
+    """
+    mask = np.asarray(mask, dtype=bool)
+    count = mask.sum(axis=1)
+    k = np.minimum((u * count).astype(np.int64), np.maximum(count - 1, 0))
+    pos = np.argmax(np.cumsum(mask, axis=1) > k[:, None], axis=1)
+    return np.where(count > 0, pos, -1)
+
+
+class Draws:
+    """A per-game random stream with its own counters: ``random``, ``integers``, ``choose``, ``permutation``.
+
+    ``keys`` holds one stream key per game of a batch; methods take the batch positions ``idx`` of the
+    games that draw and advance only those games' counters.
+    """
+
+    def __init__(self, keys: np.ndarray):
+        self.keys = np.asarray(keys, dtype=_U64)
+        self.counter = np.zeros(len(self.keys), dtype=np.int64)
+
+    def _next(self, idx: np.ndarray) -> np.ndarray:
+        c = self.counter[idx]
+        self.counter[idx] += 1
+        return c
+
+    def random(self, idx: np.ndarray, k: int | None = None) -> np.ndarray:
+        """Uniform floats: shape ``(len(idx),)`` if k is None, else ``(len(idx), k)``."""
+        out = uniforms(self.keys[idx], self._next(idx), 1 if k is None else k)
+        return out[:, 0] if k is None else out
+
+    def integers(self, idx: np.ndarray, high) -> np.ndarray:
+        """Uniform integers in ``[0, high)`` (``high`` a scalar or one value per game, >= 1)."""
+        u = self.random(idx)
+        high = np.asarray(high, dtype=np.int64)
+        return np.minimum((u * high).astype(np.int64), high - 1)
+
+    def choose(self, idx: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Uniform choice among the True entries of each row of ``mask`` (-1 where none)."""
+        return choose(self.random(idx), mask)
+
+    def permutation(self, idx: np.ndarray, n: int) -> np.ndarray:
+        return permutations(self.keys[idx], self._next(idx), n)
+
+
+class AgentRandom:
+    """The random source handed to a strategy for one decision: a view of the acting games' stream.
+
+    ``random(k=None)``, ``integers(high)``, ``choose(mask)`` return one value (or row) per observed game.
+    """
+
+    __slots__ = ("_draws", "_flat")
+
+    def __init__(self, draws: Draws, flat: np.ndarray):
+        self._draws = draws
+        self._flat = flat
+
+    def random(self, k: int | None = None) -> np.ndarray:
+        return self._draws.random(self._flat, k)
+
+    def integers(self, high) -> np.ndarray:
+        return self._draws.integers(self._flat, high)
+
+    def choose(self, mask: np.ndarray) -> np.ndarray:
+        return self._draws.choose(self._flat, mask)
+
+    def __len__(self) -> int:
+        return len(self._flat)

@@ -1,0 +1,252 @@
+"""One runner for every game: chunks, seeds, workers, aggregation.
+
+``simulate`` splits ``n_games`` games into chunks of consecutive global game indices. Each chunk is
+played by the game's engine as one batch and reduced at once to column sums (and, when asked, tidy
+per-game rows), so memory does not grow with the number of games. Chunks run in joblib workers; their
+results are combined in chunk order, and every game's randomness is keyed by its global index
+(:mod:`simcore.rng`), so the figures are identical for any number of workers.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+import sys
+import time
+from typing import Any, Callable, Sequence
+
+import numpy as np
+import polars as pl
+
+from .errors import SenseiError
+from .game import Game
+from .registry import get_game
+from .rng import root_key
+from .stats import mean_ci, wilson
+
+TURN_HIST = 4096  # turn-count histogram bins (the last bin collects longer games)
+
+
+@dataclasses.dataclass
+class Totals:
+    """Column sums (and sums of squares) over a set of games, mergeable chunk by chunk."""
+    n: int
+    sums: dict[str, np.ndarray]
+    sumsq: dict[str, np.ndarray]
+    turns_hist: np.ndarray
+    games: pl.DataFrame | None = None
+    seconds: float = 0.0
+
+    @staticmethod
+    def of(outcome: dict[str, np.ndarray]) -> "Totals":
+        n = len(outcome["turns"])
+        sums = {k: np.asarray(v, dtype=np.float64).sum(axis=0) for k, v in outcome.items()}
+        sumsq = {k: (np.asarray(v, dtype=np.float64) ** 2).sum(axis=0) for k, v in outcome.items()}
+        hist = np.bincount(np.minimum(outcome["turns"], TURN_HIST - 1).astype(np.int64), minlength=TURN_HIST)
+        return Totals(n, sums, sumsq, hist)
+
+    def merge(self, other: "Totals") -> "Totals":
+        games = self.games
+        if other.games is not None:
+            games = other.games if games is None else pl.concat([games, other.games])
+        return Totals(self.n + other.n,
+                      {k: self.sums[k] + other.sums[k] for k in self.sums},
+                      {k: self.sumsq[k] + other.sumsq[k] for k in self.sumsq},
+                      self.turns_hist + other.turns_hist, games, self.seconds + other.seconds)
+
+
+def tidy_games(outcome: dict[str, np.ndarray], game_ids: np.ndarray, names: Sequence[str]) -> pl.DataFrame:
+    """One row per (game, seat) with every outcome column."""
+    n = len(game_ids)
+    players = len(names)
+    cols: dict[str, Any] = {
+        "game": np.repeat(np.asarray(game_ids, dtype=np.int64), players),
+        "seat": np.tile(np.arange(players, dtype=np.int16), n),
+        "strategy": np.tile(np.asarray(names, dtype=object), n),
+    }
+    for k, v in outcome.items():
+        v = np.asarray(v)
+        cols[k] = v.reshape(-1) if v.ndim == 2 else np.repeat(v, players)
+    return pl.DataFrame({k: (list(v) if v.dtype == object else v) for k, v in cols.items()})
+
+
+def play_chunk(game: str, players: int, rules: Any, agents: Sequence[Any], seed: int, start: int, stop: int,
+               keep_games: bool = False) -> Totals:
+    """Play games ``start..stop-1`` (global indices) and reduce them to totals."""
+    eng = get_game(game)
+    t0 = time.perf_counter()
+    ids = np.arange(start, stop, dtype=np.int64)
+    out = eng.play(ids, players, rules, agents, root_key(seed))
+    tot = Totals.of(out)
+    if keep_games:
+        tot.games = tidy_games(out, ids, [a.spec() if hasattr(a, "spec") else repr(a) for a in agents])
+    tot.seconds = time.perf_counter() - t0
+    return tot
+
+
+def default_chunk(n_games: int) -> int:
+    """Chunk size from the number of games only (never from the number of workers)."""
+    return int(min(4096, max(256, math.ceil(n_games / 16))))
+
+
+@dataclasses.dataclass
+class RunResult:
+    """Everything a run produced: totals, and methods giving the contract summary and tables."""
+    game: Game
+    players: int
+    rules: Any
+    agents: list[Any]
+    seed: int
+    totals: Totals
+    seconds: float
+    jobs: int
+
+    @property
+    def n(self) -> int:
+        return self.totals.n
+
+    @property
+    def specs(self) -> list[str]:
+        return [a.spec() if hasattr(a, "spec") else repr(a) for a in self.agents]
+
+    def win_share(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        s = self.totals.sums["win"]
+        lo, hi = wilson(s, self.n)
+        return s / max(self.n, 1), lo, hi
+
+    def summary(self) -> dict[str, Any]:
+        """The ``sensei play --json`` object of the contract."""
+        t = self.totals
+        share, lo, hi = self.win_share()
+        return {
+            "game": self.game.name,
+            "players": self.players,
+            "games": self.n,
+            "seed": self.seed,
+            "strategies": self.specs,
+            "rules": self.rules.as_dict(),
+            "win_share": [float(x) for x in share],
+            "win_share_ci95": [[float(a), float(b)] for a, b in zip(lo, hi)],
+            "mean_turns": float(t.sums["turns"] / max(self.n, 1)),
+            "timeouts": int(round(float(t.sums["timeout"]))),
+            "metrics": self.game.metrics(t.sums, self.n, self.players, self.rules),
+        }
+
+    def seats(self) -> pl.DataFrame:
+        """One row per seat: strategy, win share with its Wilson interval, mean score with its t interval."""
+        t = self.totals
+        share, lo, hi = self.win_share()
+        mean, half = mean_ci(t.sums["score"], t.sumsq["score"], self.n)
+        return pl.DataFrame({
+            "seat": list(range(self.players)),
+            "strategy": self.specs,
+            "games": [self.n] * self.players,
+            "win_share": share, "win_lo": lo, "win_hi": hi,
+            "mean_score": mean, "score_half_ci": half,
+        })
+
+    def games(self) -> pl.DataFrame | None:
+        return self.totals.games
+
+    def turn_distribution(self) -> np.ndarray:
+        h = self.totals.turns_hist
+        last = int(np.flatnonzero(h)[-1]) + 1 if h.any() else 0
+        return h[:last]
+
+
+def chunks(n_games: int, chunk_size: int, start: int = 0) -> list[tuple[int, int]]:
+    return [(a, min(a + chunk_size, start + n_games)) for a in range(start, start + n_games, chunk_size)]
+
+
+class _Progress:
+    """A rich progress bar on stderr that appears only once a run has lasted ``delay`` seconds."""
+
+    def __init__(self, total: int, label: str, enabled: bool, delay: float = 2.0):
+        self.total, self.label, self.enabled, self.delay = total, label, enabled, delay
+        self.t0 = time.perf_counter()
+        self.done = 0
+        self.bar = None
+        self.task = None
+
+    def advance(self, k: int) -> None:
+        self.done += k
+        if not self.enabled:
+            return
+        if self.bar is None and time.perf_counter() - self.t0 >= self.delay:
+            from rich.console import Console
+            from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                                       TimeElapsedColumn, TimeRemainingColumn)
+            self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TimeRemainingColumn(),
+                                console=Console(file=sys.stderr), transient=False)
+            self.bar.start()
+            self.task = self.bar.add_task(self.label, total=self.total, rate="")
+        if self.bar is not None:
+            rate = self.done / max(time.perf_counter() - self.t0, 1e-9)
+            self.bar.update(self.task, completed=self.done, rate=f"{rate:,.0f} games/s")
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+def run_chunks(tasks: list[tuple[Callable, tuple]], jobs: int, on_result: Callable[[int, Any], None],
+               backend: str | None = None) -> None:
+    """Run ``tasks`` (function, args) with joblib, handing each result, in task order, to ``on_result``."""
+    if jobs == 1 or len(tasks) <= 1:
+        for i, (fn, args) in enumerate(tasks):
+            on_result(i, fn(*args))
+        return
+    from joblib import Parallel, delayed, parallel_config
+    with parallel_config(backend=backend or "loky", n_jobs=jobs):
+        par = Parallel(return_as="generator")
+        for i, res in enumerate(par(delayed(fn)(*args) for fn, args in tasks)):
+            on_result(i, res)
+
+
+def check_jobs(jobs: int) -> int:
+    if not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 1:
+        raise SenseiError(f"jobs must be a positive integer, got {jobs!r}")
+    return jobs
+
+
+def simulate(game: str | Game, agents: Sequence[Any], players: int | None = None, rules: Any = None,
+             n_games: int = 1000, seed: int = 0, jobs: int = 1, chunk_size: int | None = None,
+             keep_games: bool = False, progress: bool = False, backend: str | None = None,
+             first_game: int = 0) -> RunResult:
+    """Play ``n_games`` complete games of ``game`` with one agent per seat; see the module docstring.
+
+    ``agents`` are strategy objects (one per seat); ``rules`` a Rules instance or a dict of options.
+    """
+    eng = get_game(game)
+    players = len(agents) if players is None else players
+    if not isinstance(rules, eng.Rules):
+        rules = eng.make_rules(rules)
+    eng.validate(players, rules)
+    if len(agents) != players:
+        raise SenseiError(f"{len(agents)} strategies for {players} seats")
+    if not isinstance(n_games, int) or isinstance(n_games, bool) or n_games < 1:
+        raise SenseiError(f"games must be a positive integer, got {n_games!r}")
+    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+        raise SenseiError(f"seed must be a non-negative integer, got {seed!r}")
+    jobs = check_jobs(jobs)
+    size = chunk_size or default_chunk(n_games)
+    if size < 1:
+        raise SenseiError(f"chunk size must be positive, got {size}")
+    parts = chunks(n_games, size, first_game)
+    tasks = [(play_chunk, (eng.name, players, rules, list(agents), seed, a, b, keep_games)) for a, b in parts]
+    bar = _Progress(n_games, f"{eng.name} {players}p", progress)
+    results: list[Totals] = []
+    t0 = time.perf_counter()
+
+    def take(i: int, tot: Totals) -> None:
+        results.append(tot)
+        bar.advance(tot.n)
+
+    try:
+        run_chunks(tasks, jobs, take, backend)
+    finally:
+        bar.close()
+    total = results[0]
+    for r in results[1:]:
+        total = total.merge(r)
+    return RunResult(eng, players, rules, list(agents), seed, total, time.perf_counter() - t0, jobs)

@@ -1,0 +1,4 @@
+"""Strategies for every game: reference policies and heuristics, and the spec registry."""
+from .base import Strategy, param
+
+__all__ = ["Strategy", "param"]

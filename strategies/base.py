@@ -1,0 +1,71 @@
+"""The strategy base class: a small frozen parameter object with one job.
+
+A strategy is a ``@dataclass(frozen=True)`` deriving from :class:`Strategy`. Its fields are its
+parameters (with defaults, a type and a ``param(...)`` help text); it holds no other state and does no
+work in ``__init__``. It implements the decision methods of its game's ``Player`` interface (see
+``simcore/games/<game>.py``), each vectorized over a batch of observations::
+
+    @dataclass(frozen=True)
+    class Cautious(Strategy):
+        name: ClassVar[str] = "cautious"
+        game: ClassVar[str] = "sen"
+        wake: int = param(8, "call WAKE UP! when the estimated dream total is at most this")
+
+        def wake_up(self, obs, rng):
+            return obs.estimate_own_total() <= self.wake
+        ...
+
+The parameters are the strategy's identity: :meth:`spec` renders them (``cautious:wake=8``), result
+tables carry them as columns and experiment sweeps replace them (``dataclasses.replace``).
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, ClassVar
+
+from simcore.options import option
+
+
+def param(default: Any, help: str, **checks: Any) -> Any:
+    """A strategy parameter: default, one-line help, optional ``min``/``max``/``choices``."""
+    return option(default, help, **checks)
+
+
+@dataclasses.dataclass(frozen=True)
+class Strategy:
+    """Base of all strategies (see the module docstring)."""
+
+    name: ClassVar[str] = ""
+    game: ClassVar[str] = ""
+    #: set for strategies loaded from a user file: (path, class name)
+    _source: ClassVar[tuple[str, str] | None] = None
+
+    def params(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.init}
+
+    def spec(self) -> str:
+        """``name`` or ``name:key=value,...`` with every parameter (the strategy's identity)."""
+        head = self.name or type(self).__name__
+        if self._source is not None:
+            head = f"{self._source[0]}:{self._source[1]}"
+        ps = self.params()
+        if not ps:
+            return head
+        return head + ":" + ",".join(f"{k}={_fmt(v)}" for k, v in ps.items())
+
+    def __str__(self) -> str:
+        return self.spec()
+
+    def __reduce__(self):
+        if self._source is not None:
+            from .registry import load_file_strategy
+            return (load_file_strategy, (self._source[0], self._source[1], self.params()))
+        return super().__reduce__()
+
+
+def _fmt(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float) and v.is_integer():
+        return repr(v)
+    return str(v)
