@@ -8,6 +8,7 @@ from :class:`Game` and provides:
   an observation of a batch of games and an :class:`~simcore.rng.AgentRandom`, returning actions as
   integer arrays);
 * ``new_state(keys, players, rules)``: a fresh batch (``keys`` = one 64-bit key per game);
+* ``setup(state, seats)`` (optional): set-up decisions, which are not turns;
 * ``turn(state, idx, seats)``: play one turn (one player's turn) in each game of ``idx``;
 * ``outcome(state)``: per-game result columns (see :data:`STANDARD_COLUMNS`);
 * ``metrics(totals, n, players, rules)``: the game-specific figures of the ``play`` contract from column
@@ -155,6 +156,9 @@ class Game:
     def new_state(self, keys: np.ndarray, players: int, rules: Any) -> Any:  # pragma: no cover
         raise NotImplementedError
 
+    def setup(self, state: Any, seats: Seats) -> None:
+        """Set-up decisions (not turns), asked once after ``new_state``; none by default."""
+
     def turn(self, state: Any, idx: np.ndarray, seats: Seats) -> None:  # pragma: no cover
         raise NotImplementedError
 
@@ -195,6 +199,7 @@ class Game:
         keys = game_keys(root, np.asarray(game_ids))
         state = self.new_state(keys, players, rules)
         seats = Seats(agents, keys)
+        self.setup(state, seats)
         limit = self.turn_limit(rules)
         while True:
             idx = np.flatnonzero(~state.done)
