@@ -70,21 +70,23 @@ class Seats:
         self.draws = Draws(stream_keys(flat_keys, STREAM_SEAT, seat_ids))
 
     def ask(self, decision: str, idx: np.ndarray, actor: np.ndarray,
-            observe: Callable[[np.ndarray, np.ndarray], Any]) -> Any:
+            observe: Callable[..., Any], **extra: np.ndarray) -> Any:
         """Ask ``decision`` of seat ``actor[i]`` in game ``idx[i]``; returns arrays aligned with ``idx``.
 
-        ``observe(sub_idx, sub_actor)`` builds the observation for a subset. A strategy returns an array
-        or a tuple of arrays (one value per observed game).
+        ``observe(sub_idx, sub_actor, **sub_extra)`` builds the observation for a subset; ``extra``
+        arrays (aligned with ``idx``, e.g. the card just drawn) are sliced to the same subset. A strategy
+        returns an array or a tuple of arrays (one value per observed game).
         """
         idx = np.asarray(idx)
         actor = np.asarray(actor)
         if len(self.groups) == 1:
-            return self._call(0, decision, idx, actor, observe)
+            return self._call(0, decision, idx, actor, observe, extra)
         gid = self.group_of_seat[actor]
         out: Any = None
         for g in np.unique(gid):
             sel = gid == g
-            res = self._call(int(g), decision, idx[sel], actor[sel], observe)
+            res = self._call(int(g), decision, idx[sel], actor[sel], observe,
+                             {k: v[sel] for k, v in extra.items()})
             if out is None:
                 if isinstance(res, tuple):
                     out = tuple(np.zeros(len(idx), dtype=r.dtype) for r in res)
@@ -97,13 +99,13 @@ class Seats:
                 out[sel] = res
         return out
 
-    def _call(self, g: int, decision: str, idx: np.ndarray, actor: np.ndarray, observe) -> Any:
+    def _call(self, g: int, decision: str, idx: np.ndarray, actor: np.ndarray, observe, extra) -> Any:
         agent = self.groups[g]
         method = getattr(agent, decision, None)
         if method is None:
             raise IllegalAction(f"strategy {agent!r} has no decision {decision!r}")
         rng = AgentRandom(self.draws, idx * self.players + actor)
-        res = method(observe(idx, actor), rng)
+        res = method(observe(idx, actor, **extra), rng)
         if isinstance(res, tuple):
             res = tuple(np.asarray(r) for r in res)
             bad = any(r.shape[:1] != (len(idx),) for r in res)
