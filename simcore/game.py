@@ -145,6 +145,8 @@ class Game:
     summary: ClassVar[str] = ""
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 2
+    #: seats when none are given
+    default_players: ClassVar[int] = 2
     Rules: ClassVar[type] = Rules
     Player: ClassVar[type] = object
     #: columns of ``outcome`` beyond the standard ones: name -> description

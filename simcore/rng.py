@@ -31,7 +31,7 @@ STREAM_SEAT = 0x5EA7
 
 def mix64(z: np.ndarray) -> np.ndarray:
     """splitmix64 finaliser, elementwise on uint64 (wrapping arithmetic)."""
-    z = np.asarray(z, dtype=_U64)
+    z = np.array(z, dtype=_U64, ndmin=1)
     z = (z ^ (z >> _U64(30))) * _C1
     z = (z ^ (z >> _U64(27))) * _C2
     return z ^ (z >> _U64(31))
@@ -51,8 +51,9 @@ def game_keys(root: np.uint64, game_ids: np.ndarray) -> np.ndarray:
 
 def stream_keys(keys: np.ndarray, stream: int, sub: np.ndarray | int = 0) -> np.ndarray:
     """Keys of a sub-stream (e.g. the deal stream, or seat s's decision stream)."""
-    sub = np.asarray(sub, dtype=np.int64).astype(_U64)
-    return mix64(keys ^ mix64(_U64(stream) * _GOLDEN + sub * _C1 + _U64(1)))
+    sub = np.array(sub, dtype=np.int64, ndmin=1).astype(_U64)
+    salt = mix64(np.array([stream], dtype=_U64) * _GOLDEN + sub * _C1 + _U64(1))
+    return mix64(keys ^ salt)
 
 
 def uniforms(keys: np.ndarray, counter: np.ndarray, k: int) -> np.ndarray:

@@ -19,6 +19,8 @@ from .base import Strategy
 #: game name -> module defining ``STRATEGIES`` (a list of Strategy classes)
 MODULES: dict[str, str] = {
     "sen": "strategies.sen",
+    "senshi": "strategies.senshi",
+    "fan-and-mallet": "strategies.fan_and_mallet",
 }
 
 
@@ -29,6 +31,16 @@ def strategies_for(game: str) -> dict[str, type[Strategy]]:
     if module is None:
         return {}
     return {cls.name: cls for cls in importlib.import_module(module).STRATEGIES}
+
+
+def default_strategy(game: str) -> str:
+    """The strategy used when none is given: the module's ``DEFAULT``, else its first strategy."""
+    g = get_game(game)
+    module = MODULES.get(g.name)
+    if module is None:
+        raise SenseiError(f"no strategies registered for {g.name}")
+    mod = importlib.import_module(module)
+    return getattr(mod, "DEFAULT", None) or mod.STRATEGIES[0].name
 
 
 def _split_params(text: str, owner: str) -> dict[str, str]:

@@ -1,0 +1,198 @@
+"""The ``sensei`` command line: a thin layer over the Python API.
+
+Every command catches input errors and prints one line (``error: ...``) with exit status 2.
+"""
+from __future__ import annotations
+
+import json
+import math
+import sys
+from typing import Any, List, Optional
+
+import typer
+from typer.core import TyperGroup
+
+try:  # typer >= 0.20 vendors click
+    from typer._click import exceptions as _cx
+except ImportError:  # pragma: no cover - older typer uses click itself
+    from click import exceptions as _cx
+
+from simcore.errors import IllegalAction, SenseiError
+
+
+class _OneLineErrors(TyperGroup):
+    """Click group whose usage errors and SenseiErrors print one line and exit 2."""
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        standalone = kwargs.pop("standalone_mode", True)
+        try:
+            return super().main(*args, standalone_mode=False, **kwargs)
+        except typer.Exit as exc:
+            code = exc.exit_code
+        except typer.Abort:
+            _err("aborted")
+            code = 130
+        except _cx.NoArgsIsHelpError as exc:
+            typer.echo(exc.ctx.get_help() if exc.ctx is not None else exc.format_message())
+            code = 0
+        except _cx.ClickException as exc:
+            _err(exc.format_message())
+            code = 2
+        except SenseiError as exc:
+            _err(str(exc))
+            code = 2
+        except IllegalAction as exc:
+            _err(str(exc))
+            code = 3
+        else:
+            code = 0
+        if standalone:
+            sys.exit(code)
+        return code
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def _err(text: str) -> None:
+    typer.echo(f"error: {_one_line(text)}", err=True)
+
+
+app = typer.Typer(cls=_OneLineErrors, add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  rich_markup_mode=None, help="sensei: a Monte Carlo strategy lab for Sen, Senshi, Sensu and Fan & Mallet.")
+
+
+def _json_clean(x: Any) -> Any:
+    if isinstance(x, float):
+        return None if not math.isfinite(x) else x
+    if isinstance(x, dict):
+        return {k: _json_clean(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_json_clean(v) for v in x]
+    if hasattr(x, "item") and callable(x.item):
+        return _json_clean(x.item())
+    return x
+
+
+@app.command()
+def play(
+    game: str = typer.Argument(..., help="sen, senshi, sensu or fan-and-mallet"),
+    players: Optional[int] = typer.Option(None, "--players", "-p", help="number of seats"),
+    strategy: Optional[List[str]] = typer.Option(None, "--strategy", "-s",
+                                                 help="NAME[:k=v,...] or FILE.py:Class[:k=v,...]; one per seat, or one for all"),
+    rule: Optional[List[str]] = typer.Option(None, "--rule", "-r", help="rule option KEY=VALUE (repeatable)"),
+    games: int = typer.Option(1000, "--games", "-n", help="number of complete games"),
+    seed: int = typer.Option(0, "--seed", help="root seed"),
+    jobs: int = typer.Option(1, "--jobs", "-j", help="worker processes (results do not depend on it)"),
+    as_json: bool = typer.Option(False, "--json", help="print one JSON object on stdout"),
+    progress: Optional[bool] = typer.Option(None, "--progress/--no-progress",
+                                            help="progress bar on stderr (default: on, off with --json)"),
+    chunk_size: Optional[int] = typer.Option(None, "--chunk-size", help="games per batch (results do not depend on it)"),
+    backend: Optional[str] = typer.Option(None, "--backend", help="joblib backend (loky, dask, ...)"),
+) -> None:
+    """Play N games and print win shares and the game's metrics.
+
+    Example: sensei play sen --players 4 --strategy threshold:wake=8 --rule penalty=15 --games 100000 --json
+    """
+    from simcore.options import parse_assignments
+    from simcore.registry import get_game
+    from simcore.runner import simulate
+    from strategies.registry import default_strategy, lineup
+
+    eng = get_game(game)
+    p = players if players is not None else eng.default_players
+    rules = eng.make_rules(parse_assignments(rule or [], "rule"))
+    eng.validate(p, rules)
+    specs = list(strategy) if strategy else [default_strategy(eng.name)]
+    agents = lineup(eng.name, specs, p)
+    show = (not as_json) if progress is None else progress
+    res = simulate(eng, agents, players=p, rules=rules, n_games=games, seed=seed, jobs=jobs, chunk_size=chunk_size,
+                   progress=show, backend=backend)
+    summary = res.summary()
+    if as_json:
+        sys.stdout.write(json.dumps(_json_clean(summary)) + "\n")
+        return
+    _print_summary(summary, res.seconds)
+
+
+def _print_summary(s: dict[str, Any], seconds: float) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    con = Console()
+    con.print(f"[bold]{s['game']}[/bold], {s['players']} players, {s['games']:,} games, seed {s['seed']} "
+              f"({seconds:.1f} s, {s['games'] / max(seconds, 1e-9):,.0f} games/s)")
+    con.print("rules: " + ", ".join(f"{k}={v}" for k, v in s["rules"].items()))
+    t = Table("seat", "strategy", "win share", "95% interval")
+    for i, (spec, w, ci) in enumerate(zip(s["strategies"], s["win_share"], s["win_share_ci95"])):
+        t.add_row(str(i), spec, f"{w:.4f}", f"[{ci[0]:.4f}, {ci[1]:.4f}]")
+    if s["win_share"]:
+        con.print(t)
+    con.print(f"mean turns {s['mean_turns']:.2f}, timeouts {s['timeouts']}")
+    m = Table("metric", "value")
+    for k, v in s["metrics"].items():
+        m.add_row(k, _fmt(v))
+    con.print(m)
+
+
+def _fmt(v: Any) -> str:
+    if isinstance(v, float):
+        return f"{v:.4f}"
+    if isinstance(v, list):
+        return "[" + ", ".join(_fmt(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return ", ".join(f"{k}: {_fmt(x)}" for k, x in v.items())
+    return str(v)
+
+
+@app.command()
+def games() -> None:
+    """List the games, their player counts and rule options with defaults.
+
+    Example: sensei games
+    """
+    from simcore.registry import game_names, get_game
+
+    for name in game_names():
+        d = get_game(name).describe()
+        lo, hi = d["players"]
+        typer.echo(f"{name}: {d['title']} ({lo}-{hi} players). {d['summary']}")
+        for r in d["rules"]:
+            choices = f" [{'|'.join(map(str, r['choices']))}]" if r["choices"] else ""
+            typer.echo(f"  --rule {r['name']}={_show_default(r['default'])}  ({r['type']}{choices}) {r['help']}")
+
+
+def _show_default(v: Any) -> str:
+    if v is None:
+        return "none"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)
+
+
+@app.command()
+def strategies(game: str = typer.Argument(..., help="a game name")) -> None:
+    """List a game's strategies with their parameters and docstrings.
+
+    Example: sensei strategies sen
+    """
+    from simcore.registry import get_game
+    from strategies.registry import describe_strategies
+
+    eng = get_game(game)
+    for s in describe_strategies(eng.name):
+        params = ",".join(f"{p['name']}={_show_default(p['default'])}" for p in s["params"])
+        typer.echo(f"{s['name']}" + (f":{params}" if params else ""))
+        for line in s["doc"].splitlines():
+            typer.echo(f"    {line}")
+        for p in s["params"]:
+            typer.echo(f"    - {p['name']} ({p['type']}, default {_show_default(p['default'])}): {p['help']}")
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,571 @@
+"""Sen: dream lands, ravens and WAKE UP!, vectorized over a batch of games.
+
+Rules in brief (``shared/rules/sen.md`` is binding): 54 cards (values 0-8 four times, nine 9s, and the
+specials Take 2 = 5, Peek 1 = 6, Swap 2 = 7, three each). Each round every player gets 4 face-down
+lands and knows slots 0 and 1; one card starts the face-up pile. On a turn a player says WAKE UP! (the
+round ends at once), or takes the face-up top into a slot, or draws the face-down top and exchanges it,
+discards it, or (specials only) discards it and uses its action (Take 2 chains, Peek 1, Swap 2). The
+round also ends after the turn that empties the face-down pile. Totals are added to scores (the caller
+adds 0 if fewest, else total + penalty); the game ends at ``target`` (or after ``rounds``); fewest wins.
+
+Array layout (n games, P players, S = 8 dream slots, the most a dream can hold):
+
+* ``deck[n, 54]``: card ids in the order of this round's shuffle; ``ptr[n]``: the face-down pile is
+  ``deck[g, ptr[g]:]``, its top is ``deck[g, ptr[g]]``.
+* ``up[n, 54]``, ``up_len[n]``: the face-up pile, bottom first; its top is ``up[g, up_len[g] - 1]``.
+* ``dream[n, P, S]``: card id in each slot, -1 for no card; ``nslots[n, P]``: the occupied slots are
+  always ``0 .. nslots-1`` (removals keep the order of the rest).
+* ``mem[n, V, P, S]``: what viewer V remembers of player P's slot S: a value 0-9, or -1 (unknown).
+* card ids: 0-35 are values 0-8 (id // 4), 36-44 are 9s, 45-47 Take 2 (5), 48-50 Peek 1 (6),
+  51-53 Swap 2 (7); :data:`VALUE` and :data:`KIND` map ids to value and kind.
+
+Decisions (see :class:`Player`) are integer codes; every action is checked and an illegal one raises
+:class:`~simcore.errors.IllegalAction`.
+"""
+from __future__ import annotations
+
+import copy
+import dataclasses
+from enum import IntEnum
+from typing import Any, ClassVar
+
+import numpy as np
+
+from ..errors import SenseiError
+from ..game import Game, Metric, Seats, illegal, tie_shares
+from ..options import Rules, option
+from ..rng import STREAM_DEAL, permutations, stream_keys
+
+N_CARDS = 54
+SLOTS = 8
+HAND = 4
+
+VALUE = np.array([i // 4 for i in range(36)] + [9] * 9 + [5] * 3 + [6] * 3 + [7] * 3, dtype=np.int8)
+
+
+class Kind(IntEnum):
+    PLAIN = 0
+    TAKE2 = 1
+    PEEK = 2
+    SWAP = 3
+
+
+KIND = np.array([0] * 45 + [Kind.TAKE2] * 3 + [Kind.PEEK] * 3 + [Kind.SWAP] * 3, dtype=np.int8)
+#: sum of all card values and mean value (279 / 54 = 31 / 6)
+DECK_TOTAL = int(VALUE.sum())
+MEAN_NUM, MEAN_DEN = 31, 6
+
+
+class Start(IntEnum):
+    """First decision of a turn."""
+    WAKE = 0       #: say WAKE UP! (the round ends)
+    FACE_UP = 1    #: take the face-up top into a slot
+    DRAW = 2       #: draw the face-down top
+    CLAIM = 3      #: "I know what I have" (variant ``know_what_i_have``)
+
+
+class Drawn(IntEnum):
+    """Decision about a drawn card: a slot number 0..S-1 exchanges it; these codes do the rest."""
+    DISCARD = -1   #: put it face up on the pile
+    USE = -2       #: put it on the pile and use its action (specials only)
+
+
+@dataclasses.dataclass(frozen=True)
+class SenRules(Rules):
+    penalty: int = option(5, "ravens added to a caller who is not the fewest (the rulebook's harsh option: 15)", min=0)
+    caller_tie: str = option("zero", "a caller tied for fewest adds 0 (zero) or their total without penalty (count)",
+                             choices=("zero", "count"))
+    target: int = option(100, "the game ends after a round in which a score reaches this", min=1)
+    rounds: int | None = option(None, "play exactly this many rounds instead (target is then ignored)", min=1)
+    ravens_not_scary: bool = option(False, "variant: the single player with most 9s does not add them")
+    go_all_in: bool = option(False, "variant: a dream of only 9s scores 0 and everybody else 50")
+    know_what_i_have: bool = option(False, "variant: a third action, naming two own lands of equal value")
+
+
+@dataclasses.dataclass
+class SenState:
+    players: int
+    rules: SenRules
+    deal_keys: np.ndarray
+    deck: np.ndarray
+    ptr: np.ndarray
+    up: np.ndarray
+    up_len: np.ndarray
+    up_counts: np.ndarray
+    dream: np.ndarray
+    nslots: np.ndarray
+    mem: np.ndarray
+    score: np.ndarray
+    cur: np.ndarray
+    round: np.ndarray
+    done: np.ndarray
+    turns: np.ndarray
+    timeout: np.ndarray
+    # statistics
+    called: np.ndarray
+    caller_ok: np.ndarray
+    dream_sum: np.ndarray
+    penalties: np.ndarray
+    round_turns: np.ndarray
+    #: scripted shuffles for tests: list (per round) of (n, 54) decks, or None
+    script: list | None = None
+    #: round totals (n, P) of the last finished round of each game (for tests and reports)
+    last_totals: np.ndarray | None = None
+    last_points: np.ndarray | None = None
+
+
+@dataclasses.dataclass
+class SenObs:
+    """What the deciding player may know, for a batch of m games (all arrays have m rows).
+
+    ``mem[i, p, s]`` is this player's memory of player p's slot s (-1 unknown); ``me`` is the
+    player's seat. Public: dream sizes, the face-up top and counts, pile size, scores.
+    """
+    me: np.ndarray            #: (m,) own seat
+    players: int
+    mem: np.ndarray           #: (m, P, S) remembered values, -1 unknown
+    nslots: np.ndarray        #: (m, P) lands in each dream
+    top: np.ndarray           #: (m,) value of the face-up top
+    up_counts: np.ndarray     #: (m, 10) how many cards of each value lie face up
+    pile_left: np.ndarray     #: (m,) cards in the face-down pile
+    scores: np.ndarray        #: (m, P) game scores so far
+    round: np.ndarray         #: (m,) round number, from 0
+    rules: SenRules
+    card: np.ndarray | None = None        #: (m,) value of the drawn card (decision ``drawn``)
+    card_kind: np.ndarray | None = None   #: (m,) its Kind
+    offer: np.ndarray | None = None       #: (m, 2) values of the two Take 2 cards (decision ``keep``)
+    offer_kind: np.ndarray | None = None  #: (m, 2) their kinds
+
+    @property
+    def own(self) -> np.ndarray:
+        """(m, S) own remembered values (-1 unknown or no slot)."""
+        return self.mem[np.arange(len(self.me)), self.me]
+
+    @property
+    def own_slots(self) -> np.ndarray:
+        """(m,) number of own lands."""
+        return self.nslots[np.arange(len(self.me)), self.me]
+
+    def slot_mask(self) -> np.ndarray:
+        """(m, P, S) True where a land exists."""
+        return np.arange(SLOTS)[None, None, :] < self.nslots[:, :, None]
+
+    def own_mask(self) -> np.ndarray:
+        """(m, S) True for the own occupied slots."""
+        return np.arange(SLOTS)[None, :] < self.own_slots[:, None]
+
+    def unseen_mean(self) -> np.ndarray:
+        """(m,) mean value of the cards this player has not seen anywhere (not face up, not remembered)."""
+        known = self.up_counts.sum(1).astype(float)
+        total = (self.up_counts * np.arange(10)).sum(1).astype(float)
+        mem = np.where(self.mem >= 0, self.mem, 0)
+        total += mem.sum((1, 2))
+        known += (self.mem >= 0).sum((1, 2))
+        left = N_CARDS - known
+        return np.where(left > 0, (DECK_TOTAL - total) / np.maximum(left, 1), DECK_TOTAL / N_CARDS)
+
+
+class Player:
+    """The decisions a Sen strategy makes; every method is vectorized over a batch of observations.
+
+    * ``start(obs, rng) -> int[m]``: a :class:`Start` code.
+    * ``face_up_slot(obs, rng) -> int[m]``: the own slot that receives the face-up top.
+    * ``drawn(obs, rng) -> int[m]``: for the drawn card ``obs.card``: an own slot to exchange it with,
+      ``Drawn.DISCARD``, or ``Drawn.USE`` (specials only).
+    * ``keep(obs, rng) -> int[m]``: 0 or 1, which of the two Take 2 cards ``obs.offer`` to keep.
+    * ``peek(obs, rng) -> (player[m], slot[m])``: the position to look at.
+    * ``swap(obs, rng) -> (player_a, slot_a, player_b, slot_b)``: two different positions.
+    * ``claim(obs, rng) -> (slot_a, slot_b, value)``: for ``Start.CLAIM`` (variant ``know_what_i_have``).
+    """
+
+
+def _pad_lookup(table: np.ndarray) -> np.ndarray:
+    """Lookup that maps id -1 to 0 (used as ``T[ids]`` with -1 -> last entry)."""
+    return np.concatenate([table, np.zeros(1, dtype=table.dtype)])
+
+
+_VALUE_PAD = _pad_lookup(VALUE)
+
+
+def values_of(ids: np.ndarray) -> np.ndarray:
+    """Card values of ids (-1, an empty slot, gives 0)."""
+    return _VALUE_PAD[ids]
+
+
+class Sen(Game):
+    name: ClassVar[str] = "sen"
+    title: ClassVar[str] = "Sen"
+    summary: ClassVar[str] = "Dream lands with ravens; say WAKE UP! when your dream holds the fewest."
+    min_players: ClassVar[int] = 2
+    max_players: ClassVar[int] = 5
+    default_players: ClassVar[int] = 4
+    Rules: ClassVar[type] = SenRules
+    Player: ClassVar[type] = Player
+    columns: ClassVar[dict[str, str]] = {
+        "rounds": "rounds played",
+        "called": "rounds ended by WAKE UP!",
+        "caller_ok": "called rounds whose caller had the fewest ravens (ties included)",
+        "penalties": "penalties given",
+        "dream_sum": "sum over rounds and seats of the raw dream total at round end",
+        "dream_n": "number of (round, seat) dream totals",
+    }
+    ratio_metrics: ClassVar[tuple[Metric, ...]] = (
+        Metric("mean_rounds", "rounds"),
+        Metric("mean_round_turns", "turns", "rounds"),
+        Metric("wake_rate", "called", "rounds"),
+        Metric("caller_success", "caller_ok", "called"),
+        Metric("mean_dream_total", "dream_sum", "dream_n"),
+        Metric("mean_score", "score", per_seat=True),
+        Metric("penalty_rate", "penalties", "called"),
+    )
+
+    # ------------------------------------------------------------------ set-up
+    def new_state(self, keys: np.ndarray, players: int, rules: SenRules,
+                  script: list | None = None) -> SenState:
+        n = len(keys)
+        z = lambda *shape, dt=np.int64: np.zeros(shape, dtype=dt)  # noqa: E731
+        st = SenState(
+            players=players, rules=rules, deal_keys=stream_keys(keys, STREAM_DEAL),
+            deck=z(n, N_CARDS, dt=np.int8), ptr=z(n), up=np.full((n, N_CARDS), -1, np.int8), up_len=z(n),
+            up_counts=z(n, 10),
+            dream=np.full((n, players, SLOTS), -1, np.int8), nslots=z(n, players),
+            mem=np.full((n, players, players, SLOTS), -1, np.int8), score=z(n, players),
+            cur=z(n), round=z(n), done=np.zeros(n, bool), turns=z(n), timeout=np.zeros(n, bool),
+            called=z(n), caller_ok=z(n), dream_sum=z(n), penalties=z(n), round_turns=z(n), script=script,
+            last_totals=z(n, players), last_points=z(n, players),
+        )
+        self._deal(st, np.arange(n))
+        return st
+
+    def _deal(self, st: SenState, idx: np.ndarray) -> None:
+        """Shuffle and deal a new round in games ``idx`` (deal of round r depends on (game, r) only)."""
+        P = st.players
+        decks = permutations(st.deal_keys[idx], st.round[idx], N_CARDS).astype(np.int8)
+        if st.script is not None:
+            for j, g in enumerate(idx):
+                r = int(st.round[g])
+                if r < len(st.script) and st.script[r] is not None:
+                    decks[j] = np.asarray(st.script[r])[g]
+        st.deck[idx] = decks
+        st.dream[idx] = -1
+        st.dream[idx, :, :HAND] = decks[:, : P * HAND].reshape(len(idx), P, HAND)
+        st.nslots[idx] = HAND
+        st.up[idx] = -1
+        st.up[idx, 0] = decks[:, P * HAND]
+        st.up_len[idx] = 1
+        st.up_counts[idx] = 0
+        st.up_counts[idx, VALUE[decks[:, P * HAND]]] = 1
+        st.ptr[idx] = P * HAND + 1
+        st.mem[idx] = -1
+        seats = np.arange(P)
+        for s in range(2):
+            st.mem[idx[:, None], seats[None, :], seats[None, :], s] = VALUE[st.dream[idx, :, s]]
+
+    # ------------------------------------------------------------------ observations
+    def observe(self, st: SenState, idx: np.ndarray, me: np.ndarray, **extra: Any) -> SenObs:
+        top = values_of(st.up[idx, st.up_len[idx] - 1]).astype(np.int64)
+        return SenObs(me=me, players=st.players, mem=st.mem[idx, me].astype(np.int64),
+                      nslots=st.nslots[idx], top=top, up_counts=st.up_counts[idx],
+                      pile_left=N_CARDS - st.ptr[idx], scores=st.score[idx], round=st.round[idx],
+                      rules=st.rules, **extra)
+
+    def observe_all(self, st: SenState, idx: np.ndarray, seat: int) -> dict[str, np.ndarray]:
+        me = np.full(len(idx), seat)
+        o = self.observe(st, idx, me)
+        up_vals = np.where(st.up[idx] >= 0, values_of(st.up[idx]), -1)
+        return {"mem": o.mem, "nslots": o.nslots, "top": o.top, "up_values": up_vals, "pile_left": o.pile_left,
+                "scores": o.scores, "round": o.round, "cur": st.cur[idx], "turns": st.turns[idx]}
+
+    def scramble_hidden(self, st: SenState, seat: int, draws) -> SenState:
+        """A copy where every card unknown to ``seat`` (unremembered dream lands and the face-down pile)
+        is permuted among those places."""
+        new = copy.deepcopy(st)
+        for g in np.flatnonzero(~st.done):
+            places = [("d", p, s) for p in range(st.players) for s in range(st.nslots[g, p])
+                      if st.mem[g, seat, p, s] < 0]
+            places += [("f", i, 0) for i in range(st.ptr[g], N_CARDS)]
+            cards = [st.dream[g, p, s] if k == "d" else st.deck[g, p] for k, p, s in places]
+            order = draws.permutation(np.array([g]), len(cards))[0] if cards else []
+            for (k, p, s), j in zip(places, order):
+                if k == "d":
+                    new.dream[g, p, s] = cards[j]
+                else:
+                    new.deck[g, p] = cards[j]
+        return new
+
+    # ------------------------------------------------------------------ a turn
+    def turn(self, st: SenState, idx: np.ndarray, seats: Seats) -> None:
+        P = st.players
+        rules = st.rules
+        me = st.cur[idx]
+        obs = lambda i, m, **kw: self.observe(st, i, m, **kw)  # noqa: E731
+        act = seats.ask("start", idx, me, obs)
+        ok = (act >= Start.WAKE) & (act <= Start.CLAIM)
+        if rules.know_what_i_have:
+            ns = st.nslots[idx, me]
+            ok &= (act != Start.CLAIM) | ((ns >= 2) & (ns <= 7))
+        else:
+            ok &= act != Start.CLAIM
+        illegal(seats, "start", me, ~ok, f"code {act[~ok][:1]}")
+
+        # face-up exchange
+        sel = act == Start.FACE_UP
+        if sel.any():
+            g, m = idx[sel], me[sel]
+            slot = seats.ask("face_up_slot", g, m, obs)
+            illegal(seats, "face_up_slot", m, (slot < 0) | (slot >= st.nslots[g, m]), "no such slot")
+            card = st.up[g, st.up_len[g] - 1]
+            st.up_len[g] -= 1
+            st.up[g, st.up_len[g]] = -1
+            st.up_counts[g, VALUE[card]] -= 1
+            old = st.dream[g, m, slot]
+            st.dream[g, m, slot] = card
+            self._push_up(st, g, old)
+            st.mem[g, :, m, slot] = VALUE[card][:, None]
+
+        # draw from the face-down pile
+        sel = act == Start.DRAW
+        if sel.any():
+            g, m = idx[sel], me[sel]
+            card = self._pop_down(st, g)
+            self._resolve_drawn(st, g, m, card, seats)
+
+        # I know what I have
+        sel = act == Start.CLAIM
+        if sel.any():
+            self._claim(st, idx[sel], me[sel], seats)
+
+        st.turns[idx] += 1
+        st.round_turns[idx] += 1
+        # round end: WAKE UP!, or the face-down pile emptied during this turn
+        woke = act == Start.WAKE
+        empty = (st.ptr[idx] >= N_CARDS) & ~woke
+        end = woke | empty
+        st.cur[idx] = (me + 1) % P
+        if end.any():
+            caller = np.where(woke, me, -1)
+            self._end_round(st, idx[end], caller[end], me[end])
+
+    def _pop_down(self, st: SenState, g: np.ndarray) -> np.ndarray:
+        card = st.deck[g, st.ptr[g]]
+        st.ptr[g] += 1
+        return card
+
+    def _push_up(self, st: SenState, g: np.ndarray, card: np.ndarray) -> None:
+        st.up[g, st.up_len[g]] = card
+        st.up_len[g] += 1
+        st.up_counts[g, VALUE[card]] += 1
+
+    def _resolve_drawn(self, st: SenState, g: np.ndarray, m: np.ndarray, card: np.ndarray, seats: Seats) -> None:
+        """B1/B2/B3 for a drawn card, following Take 2 chains until every game's card is resolved."""
+        P = st.players
+        obs = lambda i, mm, **kw: self.observe(st, i, mm, **kw)  # noqa: E731
+        while len(g):
+            kind = KIND[card]
+            d = seats.ask("drawn", g, m, obs, card=VALUE[card].astype(np.int64), card_kind=kind.astype(np.int64))
+            bad = ~(((d >= 0) & (d < st.nslots[g, m])) | (d == Drawn.DISCARD) | ((d == Drawn.USE) & (kind != Kind.PLAIN)))
+            illegal(seats, "drawn", m, bad, "no such slot, or USE on a plain land")
+            # exchange (B1)
+            ex = d >= 0
+            if ex.any():
+                ge, me_, s = g[ex], m[ex], d[ex]
+                old = st.dream[ge, me_, s]
+                st.dream[ge, me_, s] = card[ex]
+                self._push_up(st, ge, old)
+                st.mem[ge, :, me_, s] = -1
+                st.mem[ge, me_, me_, s] = VALUE[card[ex]]
+            # discard (B2) and use (B3) both put the card face up
+            dis = d < 0
+            if dis.any():
+                self._push_up(st, g[dis], card[dis])
+            use = d == Drawn.USE
+            # Peek 1
+            sel = use & (kind == Kind.PEEK)
+            if sel.any():
+                gp, mp = g[sel], m[sel]
+                pl, sl = seats.ask("peek", gp, mp, obs)
+                bad = (pl < 0) | (pl >= P)
+                bad |= (sl < 0) | (sl >= st.nslots[gp, np.clip(pl, 0, P - 1)])
+                illegal(seats, "peek", mp, bad, "no such position")
+                st.mem[gp, mp, pl, sl] = VALUE[st.dream[gp, pl, sl]]
+            # Swap 2
+            sel = use & (kind == Kind.SWAP)
+            if sel.any():
+                gs, ms = g[sel], m[sel]
+                pa, sa, pb, sb = seats.ask("swap", gs, ms, obs)
+                bad = (pa < 0) | (pa >= P) | (pb < 0) | (pb >= P)
+                pac, pbc = np.clip(pa, 0, P - 1), np.clip(pb, 0, P - 1)
+                bad |= (sa < 0) | (sa >= st.nslots[gs, pac]) | (sb < 0) | (sb >= st.nslots[gs, pbc])
+                bad |= (pa == pb) & (sa == sb)
+                illegal(seats, "swap", ms, bad, "positions must be two different existing lands")
+                a = st.dream[gs, pa, sa].copy()
+                st.dream[gs, pa, sa] = st.dream[gs, pb, sb]
+                st.dream[gs, pb, sb] = a
+                ma = st.mem[gs, :, pa, sa].copy()
+                st.mem[gs, :, pa, sa] = st.mem[gs, :, pb, sb]
+                st.mem[gs, :, pb, sb] = ma
+            # Take 2: draw up to two, keep one, discard the other, resolve the kept one again
+            sel = use & (kind == Kind.TAKE2)
+            if not sel.any():
+                break
+            gt, mt = g[sel], m[sel]
+            left = N_CARDS - st.ptr[gt]
+            has = left > 0
+            gt, mt, left = gt[has], mt[has], left[has]
+            if not len(gt):
+                break
+            first = self._pop_down(st, gt)
+            two = left >= 2
+            kept = first.copy()
+            if two.any():
+                g2, m2 = gt[two], mt[two]
+                second = self._pop_down(st, g2)
+                offer = np.stack([first[two], second], axis=1)
+                k = seats.ask("keep", g2, m2, obs, offer=VALUE[offer].astype(np.int64),
+                              offer_kind=KIND[offer].astype(np.int64))
+                illegal(seats, "keep", m2, (k != 0) & (k != 1), "must be 0 or 1")
+                kept[two] = offer[np.arange(len(g2)), k]
+                self._push_up(st, g2, offer[np.arange(len(g2)), 1 - k])
+            g, m, card = gt, mt, kept
+
+    def _claim(self, st: SenState, g: np.ndarray, m: np.ndarray, seats: Seats) -> None:
+        a, b, v = seats.ask("claim", g, m, lambda i, mm: self.observe(st, i, mm))
+        ns = st.nslots[g, m]
+        bad = (a < 0) | (a >= ns) | (b < 0) | (b >= ns) | (a == b) | (v < 0) | (v > 9)
+        illegal(seats, "claim", m, bad, "two different own slots and a value 0-9")
+        va = VALUE[st.dream[g, m, a]]
+        vb = VALUE[st.dream[g, m, b]]
+        right = (va == v) & (vb == v)
+        new = self._pop_down(st, g)
+        # wrong: both revealed to everyone, then a new unseen land at the end
+        w = ~right
+        if w.any():
+            gw, mw = g[w], m[w]
+            st.mem[gw, :, mw, a[w]] = va[w][:, None]
+            st.mem[gw, :, mw, b[w]] = vb[w][:, None]
+        # right: both to the face-up pile (lower slot first), the rest keep their order
+        if right.any():
+            gr, mr = g[right], m[right]
+            lo, hi = np.minimum(a, b)[right], np.maximum(a, b)[right]
+            self._push_up(st, gr, st.dream[gr, mr, lo])
+            self._push_up(st, gr, st.dream[gr, mr, hi])
+            slots = np.arange(SLOTS)[None, :]
+            keep = (slots != lo[:, None]) & (slots != hi[:, None]) & (slots < st.nslots[gr, mr][:, None])
+            order = np.argsort(~keep, axis=1, kind="stable")
+            rows = np.arange(len(gr))[:, None]
+            d = st.dream[gr, mr][rows, order]
+            d[:, SLOTS - 2:] = -1
+            st.dream[gr, mr] = d
+            mm = st.mem[gr, :, mr]  # (k, V, S)
+            mm = mm[rows[:, :, None], np.arange(st.players)[None, :, None], order[:, None, :]]
+            mm[:, :, SLOTS - 2:] = -1
+            st.mem[gr, :, mr] = mm
+            st.nslots[gr, mr] -= 2
+        last = st.nslots[g, m]
+        st.dream[g, m, last] = new
+        st.mem[g, :, m, last] = -1
+        st.nslots[g, m] += 1
+
+    # ------------------------------------------------------------------ scoring
+    def round_points(self, totals: np.ndarray, nines: np.ndarray, only_nines: np.ndarray, caller: np.ndarray,
+                     rules: SenRules) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Points added this round (k, P), whether the caller was fewest (k,), whether a penalty applied (k,).
+
+        ``totals``: raw dream totals; ``nines``: 9-lands per dream; ``only_nines``: dream is all 9s;
+        ``caller``: seat that said WAKE UP! or -1.
+        """
+        k, P = totals.shape
+        rows = np.arange(k)
+        adj = totals.copy()
+        if rules.ravens_not_scary:
+            most = nines.max(1)
+            unique = (nines == most[:, None]).sum(1) == 1
+            winner = np.argmax(nines, axis=1)
+            rew = unique & (most >= 1)
+            adj[rows[rew], winner[rew]] -= 9 * nines[rows[rew], winner[rew]]
+        called = caller >= 0
+        cs = np.maximum(caller, 0)
+        cal_total = adj[rows, cs]
+        fewest = cal_total <= adj.min(1)
+        strictly = fewest & ((adj == cal_total[:, None]).sum(1) == 1)
+        points = adj.copy()
+        caller_pts = np.where(fewest, np.where(strictly | (rules.caller_tie == "zero"), 0, cal_total),
+                              cal_total + rules.penalty)
+        points[rows[called], cs[called]] = caller_pts[called]
+        penalty = called & ~fewest
+        if rules.go_all_in:
+            alln = only_nines.sum(1) == 1
+            if alln.any():
+                who = np.argmax(only_nines, axis=1)
+                pts = np.full((k, P), 50, dtype=points.dtype)
+                pts[rows, who] = 0
+                points = np.where(alln[:, None], pts, points)
+                penalty &= ~alln
+        return points, called & fewest, penalty
+
+    def _end_round(self, st: SenState, g: np.ndarray, caller: np.ndarray, ender: np.ndarray) -> None:
+        rules = st.rules
+        d = st.dream[g]
+        vals = values_of(d).astype(np.int64)
+        present = d >= 0
+        totals = vals.sum(2)
+        nines = ((vals == 9) & present).sum(2)
+        only = (nines == st.nslots[g]) & (st.nslots[g] >= 1)
+        points, ok, pen = self.round_points(totals, nines, only, caller, rules)
+        st.score[g] += points
+        st.last_totals[g] = totals
+        st.last_points[g] = points
+        st.dream_sum[g] += totals.sum(1)
+        st.called[g] += caller >= 0
+        st.caller_ok[g] += ok
+        st.penalties[g] += pen
+        st.round[g] += 1
+        if rules.rounds is not None:
+            over = st.round[g] >= rules.rounds
+        else:
+            over = (st.score[g] >= rules.target).any(1)
+        st.done[g[over]] = True
+        nxt = g[~over]
+        if len(nxt):
+            st.cur[nxt] = (ender[~over] + 1) % st.players
+            self._deal(st, nxt)
+
+    # ------------------------------------------------------------------ results and checks
+    def outcome(self, st: SenState) -> dict[str, np.ndarray]:
+        win = tie_shares(st.score.astype(float), lower_is_better=True)
+        win[st.timeout] = 0.0
+        return {"score": st.score.astype(float), "win": win, "turns": st.turns.copy(), "timeout": st.timeout.copy(),
+                "rounds": st.round.copy(), "called": st.called.copy(), "caller_ok": st.caller_ok.copy(),
+                "penalties": st.penalties.copy(), "dream_sum": st.dream_sum.copy(),
+                "dream_n": st.round * st.players}
+
+    def check(self, st: SenState) -> None:
+        live = np.flatnonzero(~st.done)
+        if not len(live):
+            return
+        P = st.players
+        seen = np.zeros((len(live), N_CARDS + 1), dtype=np.int64)
+        rows = np.arange(len(live))[:, None]
+        d = st.dream[live].reshape(len(live), -1).astype(np.int64)
+        np.add.at(seen, (np.broadcast_to(rows, d.shape), np.where(d >= 0, d, N_CARDS)), 1)
+        up = st.up[live].astype(np.int64)
+        np.add.at(seen, (np.broadcast_to(rows, up.shape), np.where(up >= 0, up, N_CARDS)), 1)
+        down = np.arange(N_CARDS)[None, :] >= st.ptr[live][:, None]
+        dk = np.where(down, st.deck[live], N_CARDS).astype(np.int64)
+        np.add.at(seen, (np.broadcast_to(rows, dk.shape), dk), 1)
+        assert (seen[:, :N_CARDS] == 1).all(), "every card must be in exactly one place"
+        assert ((st.up[live] >= 0).sum(1) == st.up_len[live]).all(), "face-up pile length"
+        up_vals = np.where(st.up[live] >= 0, values_of(st.up[live]), -1)
+        counts = (up_vals[:, :, None] == np.arange(10)[None, None, :]).sum(1)
+        assert (counts == st.up_counts[live]).all(), "face-up value counts"
+        slots = np.arange(SLOTS)[None, None, :]
+        occupied = st.dream[live] >= 0
+        assert (occupied == (slots < st.nslots[live][:, :, None])).all(), "slots 0..nslots-1 occupied"
+        assert ((st.nslots[live] >= 1) & (st.nslots[live] <= SLOTS)).all()
+        truth = np.where(occupied, values_of(st.dream[live]), -1)[:, None, :, :]
+        mem = st.mem[live]
+        assert ((mem < 0) | (mem == truth)).all(), "a remembered value differs from the true value"
+        assert (mem[np.broadcast_to(~occupied[:, None], mem.shape)] == -1).all(), "memory of an empty slot"
+        assert st.ptr[live].max() < N_CARDS, "a live round with an empty face-down pile"
+        assert P == st.dream.shape[1]
+
