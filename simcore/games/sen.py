@@ -453,13 +453,12 @@ class Sen(Game):
             keep = (slots != lo[:, None]) & (slots != hi[:, None]) & (slots < st.nslots[gr, mr][:, None])
             order = np.argsort(~keep, axis=1, kind="stable")
             rows = np.arange(len(gr))[:, None]
+            left = slots < (st.nslots[gr, mr] - 2)[:, None]
             d = st.dream[gr, mr][rows, order]
-            d[:, SLOTS - 2:] = -1
-            st.dream[gr, mr] = d
+            st.dream[gr, mr] = np.where(left, d, -1)
             mm = st.mem[gr, :, mr]  # (k, V, S)
             mm = mm[rows[:, :, None], np.arange(st.players)[None, :, None], order[:, None, :]]
-            mm[:, :, SLOTS - 2:] = -1
-            st.mem[gr, :, mr] = mm
+            st.mem[gr, :, mr] = np.where(left[:, None, :], mm, -1)
             st.nslots[gr, mr] -= 2
         last = st.nslots[g, m]
         st.dream[g, m, last] = new

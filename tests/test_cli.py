@@ -1,0 +1,106 @@
+"""The command line through typer's CliRunner: the play contract, listings and one-line errors."""
+import json
+import textwrap
+
+import pytest
+from typer.testing import CliRunner
+
+from experiments.cli import app
+
+runner = CliRunner()
+
+
+def run(*args):
+    return runner.invoke(app, list(args))
+
+
+def test_play_json_contract_sen():
+    r = run("play", "sen", "--players", "4", "--strategy", "threshold:wake=10", "--games", "300", "--seed", "1", "--json")
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.stdout)
+    assert list(out) == ["game", "players", "games", "seed", "strategies", "rules", "win_share", "win_share_ci95",
+                         "mean_turns", "timeouts", "metrics"]
+    assert out["game"] == "sen" and out["players"] == 4 and out["games"] == 300 and out["seed"] == 1
+    assert out["strategies"] == ["threshold:wake=10"] * 4
+    assert out["rules"] == {"penalty": 5, "caller_tie": "zero", "target": 100, "rounds": None,
+                            "ravens_not_scary": False, "go_all_in": False, "know_what_i_have": False}
+    assert len(out["win_share"]) == 4 and abs(sum(out["win_share"]) - 1) < 1e-9
+    for (lo, hi), w in zip(out["win_share_ci95"], out["win_share"]):
+        assert lo < w < hi
+    m = out["metrics"]
+    for key in ["mean_rounds", "mean_round_turns", "wake_rate", "caller_success", "mean_dream_total", "mean_score"]:
+        assert key in m
+    assert len(m["mean_score"]) == 4
+    assert out["mean_turns"] == pytest.approx(m["mean_rounds"] * m["mean_round_turns"])
+    assert out["timeouts"] == 0
+
+
+def test_play_json_same_for_any_jobs_and_rules_applied():
+    a = json.loads(run("play", "sen", "--games", "200", "--seed", "3", "--json", "--rule", "penalty=15",
+                       "--rule", "rounds=1").stdout)
+    b = json.loads(run("play", "sen", "--games", "200", "--seed", "3", "--json", "--rule", "penalty=15",
+                       "--rule", "rounds=1", "--jobs", "2", "--chunk-size", "50").stdout)
+    assert a == b
+    assert a["rules"]["penalty"] == 15 and a["metrics"]["mean_rounds"] == 1.0
+
+
+def test_play_per_seat_strategies_and_table():
+    r = run("play", "sen", "-p", "3", "-s", "threshold:wake=8", "-s", "random:p_wake=0.2", "-s", "threshold", "-n", "100")
+    assert r.exit_code == 0, r.output
+    assert "threshold:wake=8" in r.stdout and "random:p_wake=0.2" in r.stdout and "win share" in r.stdout
+
+
+def test_user_strategy_file(tmp_path):
+    f = tmp_path / "my_sen.py"
+    f.write_text(textwrap.dedent('''
+        import dataclasses
+        from typing import ClassVar
+        import numpy as np
+        from strategies.sen import Threshold
+        from strategies.base import param
+
+        @dataclasses.dataclass(frozen=True)
+        class Cautious(Threshold):
+            """Threshold with a lower default wake value."""
+            wake: int = param(7, "wake value")
+    '''))
+    spec = f"{f}:Cautious:wake=8"
+    r = run("play", "sen", "-s", spec, "-n", "200", "--json", "--jobs", "2", "--chunk-size", "100")
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.stdout)
+    assert out["strategies"][0] == f"{f}:Cautious:wake=8"
+    ref = json.loads(run("play", "sen", "-s", "threshold:wake=8", "-n", "200", "--json").stdout)
+    assert out["win_share"] == ref["win_share"] and out["metrics"] == ref["metrics"]
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["play", "chess"], "unknown game"),
+    (["play", "sen", "-s", "nosuch"], "unknown strategy"),
+    (["play", "sen", "-s", "threshold:wakes=3"], "unknown parameter"),
+    (["play", "sen", "-s", "threshold:wake=high"], "expected an integer"),
+    (["play", "sen", "--players", "6"], "2-5 players"),
+    (["play", "sen", "--players", "1"], "2-5 players"),
+    (["play", "sen", "--rule", "pennalty=3"], "unknown rule option"),
+    (["play", "sen", "--rule", "penalty"], "KEY=VALUE"),
+    (["play", "sen", "--rule", "go_all_in=perhaps"], "true or false"),
+    (["play", "sen", "--games", "0"], "games"),
+    (["play", "sen", "--games", "many"], "--games"),
+    (["play", "sen", "--jobs", "0"], "jobs"),
+    (["play", "sen", "-p", "3", "-s", "random", "-s", "threshold"], "2 strategies given for 3 seats"),
+    (["play", "sen", "-s", "./nope.py:X"], "not found"),
+    (["strategies", "go"], "unknown game"),
+    (["play", "sen", "--frobnicate"], "No such option"),
+])
+def test_bad_input_is_one_line_exit_2(args, needle):
+    r = run(*args)
+    assert r.exit_code == 2, r.output
+    lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: ") and needle in lines[0], r.stderr
+    assert "Traceback" not in r.output
+
+
+def test_listings():
+    r = run("games")
+    assert r.exit_code == 0 and "sen" in r.stdout and "penalty=5" in r.stdout and "know_what_i_have=false" in r.stdout
+    r = run("strategies", "sen")
+    assert r.exit_code == 0 and "threshold:wake=10" in r.stdout and "random:p_wake=0.1" in r.stdout

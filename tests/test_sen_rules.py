@@ -1,0 +1,261 @@
+"""Sen rule fidelity: the rulebook's worked examples and the rulings, as scripted deals."""
+import numpy as np
+import pytest
+
+from simcore.games.sen import Drawn, Sen, SenRules, Start, VALUE
+from simcore.errors import IllegalAction, SenseiError
+from tests.sen_script import Scripted, make_deck, scripted_game
+
+W, UP, DR = Start.WAKE, Start.FACE_UP, Start.DRAW
+
+
+def points(totals, caller, nines=None, only=None, **rules):
+    eng = Sen()
+    t = np.array([totals])
+    n9 = np.zeros_like(t) if nines is None else np.array([nines])
+    on = np.zeros_like(t, dtype=bool) if only is None else np.array([only])
+    pts, ok, pen = eng.round_points(t, n9, on, np.array([caller]), SenRules(**rules))
+    return pts[0].tolist(), bool(ok[0]), bool(pen[0])
+
+
+def test_rulebook_example_penalty():
+    # player 4 calls with 11 while player 3 has 10: 11 + 5 = 16
+    assert points([19, 16, 10, 11], 3) == ([19, 16, 10, 16], False, True)
+
+
+def test_rulebook_penalty_15_option():
+    assert points([19, 16, 10, 11], 3, penalty=15)[0] == [19, 16, 10, 26]
+
+
+def test_caller_fewest_scores_zero_and_tie_rules():
+    assert points([19, 16, 10, 9], 3) == ([19, 16, 10, 0], True, False)
+    # tied for fewest: no penalty; zero (default) or count
+    assert points([19, 16, 10, 10], 3) == ([19, 16, 10, 0], True, False)
+    assert points([19, 16, 10, 10], 3, caller_tie="count") == ([19, 16, 10, 10], True, False)
+    # strictly fewest with caller_tie=count still scores 0
+    assert points([19, 16, 10, 9], 3, caller_tie="count")[0] == [19, 16, 10, 0]
+
+
+def test_rulebook_example_ravens_not_scary():
+    # player 1 holds the only 9 and does not count it: 19 -> 10; player 4 (11) is not fewest
+    pts, ok, pen = points([19, 16, 10, 11], 3, nines=[1, 0, 0, 0], ravens_not_scary=True)
+    assert pts == [10, 16, 10, 16] and not ok and pen
+
+
+def test_ravens_not_scary_ties_give_no_reward_and_reward_decides_caller_check():
+    assert points([19, 18, 10, 11], 3, nines=[1, 1, 0, 0], ravens_not_scary=True)[0] == [19, 18, 10, 16]
+    # the caller's own reward makes them fewest: 20 - 18 = 2 <= 10
+    assert points([12, 16, 10, 20], 3, nines=[0, 0, 0, 2], ravens_not_scary=True)[0] == [12, 16, 10, 0]
+    # variant off: nines are ignored
+    assert points([19, 16, 10, 11], 3, nines=[1, 0, 0, 0])[0] == [19, 16, 10, 16]
+
+
+def test_go_all_in():
+    pts, _, pen = points([36, 16, 10, 11], 3, nines=[4, 0, 0, 0], only=[True, False, False, False], go_all_in=True)
+    assert pts == [0, 50, 50, 50] and not pen  # overrides the caller's penalty
+    # two players with only 9s: normal scoring
+    pts, _, _ = points([36, 36, 10, 11], 3, nines=[4, 4, 0, 0], only=[True, True, False, False], go_all_in=True)
+    assert pts == [36, 36, 10, 16]
+    # variant off
+    assert points([36, 16, 10, 11], 3, only=[True, False, False, False])[0] == [36, 16, 10, 16]
+
+
+def test_deck_composition():
+    assert len(VALUE) == 54 and VALUE.sum() == 279
+    assert [int((VALUE == v).sum()) for v in range(10)] == [4, 4, 4, 4, 4, 7, 7, 7, 4, 9]
+
+
+def _run_turns(eng, st, seats, k):
+    for _ in range(k):
+        eng.turn(st, np.flatnonzero(~st.done), seats)
+        eng.check(st)
+
+
+def test_wake_up_ends_round_scores_and_next_starter():
+    deck = make_deck([[1, 2, 3, 4], [5, 5, 5, 5], [0, 0, 8, 8]], 7, [6, 6])
+    a0 = Scripted([])
+    a1 = Scripted([("start", W)])
+    eng, st, seats = scripted_game(3, SenRules(), deck, [a0, a0, a1])
+    st.cur[:] = 2
+    _run_turns(eng, st, seats, 1)
+    # totals 10, 20, 16: the caller (seat 2, 16) is not fewest -> 16 + 5
+    assert st.score[0].tolist() == [10, 20, 21]
+    assert st.round[0] == 1 and st.cur[0] == 0  # left of the caller starts
+    assert st.penalties[0] == 1 and st.called[0] == 1 and st.caller_ok[0] == 0
+    assert st.dream_sum[0] == 46
+
+
+def test_face_up_exchange_is_public_and_old_land_goes_face_up():
+    deck = make_deck([[1, 2, 9, 4], [5, 5, 5, 5]], 0, [6, 6, 6])
+    a = Scripted([("start", UP), ("face_up_slot", 2)])
+    eng, st, seats = scripted_game(2, SenRules(), deck, [a, Scripted([])])
+    _run_turns(eng, st, seats, 1)
+    assert VALUE[st.dream[0, 0, 2]] == 0
+    assert st.mem[0, :, 0, 2].tolist() == [0, 0]  # everybody knows the taken value
+    assert VALUE[st.up[0, st.up_len[0] - 1]] == 9 and st.up_len[0] == 1
+    assert st.cur[0] == 1 and st.turns[0] == 1
+
+
+def test_exchange_drawn_card_only_taker_knows():
+    deck = make_deck([[1, 2, 9, 4], [5, 5, 5, 5]], 0, [3, 6, 6])
+    a = Scripted([("start", DR), ("drawn", 0)])
+    eng, st, seats = scripted_game(2, SenRules(), deck, [a, Scripted([])])
+    st.mem[0, 1, 0, 0] = 1  # pretend seat 1 had learnt seat 0's slot 0
+    _run_turns(eng, st, seats, 1)
+    assert VALUE[st.dream[0, 0, 0]] == 3
+    assert st.mem[0, 0, 0, 0] == 3 and st.mem[0, 1, 0, 0] == -1
+    obs = a.seen[1][1]
+    assert obs.card[0] == 3
+    assert VALUE[st.up[0, 1]] == 1  # old land revealed on the face-up pile
+
+
+def test_peek_and_swap_memory_rules():
+    deck = make_deck([[1, 2, 9, 4], [5, 8, 7, 3]], 0, ["peek", 6, "swap", 6, 6])
+    a = Scripted([("start", DR), ("drawn", Drawn.USE), ("peek", (1, 1)),
+                  ("start", DR), ("drawn", Drawn.USE), ("swap", (0, 0, 1, 1))])
+    b = Scripted([("start", DR), ("drawn", Drawn.DISCARD)])
+    eng, st, seats = scripted_game(2, SenRules(), deck, [a, b])
+    _run_turns(eng, st, seats, 1)
+    assert st.mem[0, 0, 1, 1] == 8 and st.mem[0, 1, 1, 1] == 8  # seat 1 knew its own slot 1 already
+    assert st.up_len[0] == 2 and VALUE[st.up[0, 1]] == 6  # the Peek land went face up
+    _run_turns(eng, st, seats, 2)
+    # swap seat0 slot0 (1, known to seat 0 only) with seat1 slot1 (8, known to both)
+    assert VALUE[st.dream[0, 0, 0]] == 8 and VALUE[st.dream[0, 1, 1]] == 1
+    assert st.mem[0, 0, 0, 0] == 8 and st.mem[0, 1, 0, 0] == 8
+    assert st.mem[0, 0, 1, 1] == 1 and st.mem[0, 1, 1, 1] == -1
+
+
+def test_take2_chain_order_on_face_up_pile():
+    # draw Take 2, use it: draws "peek" and 4; keep the Peek (index 0), discard 4; use Peek on own slot 3
+    deck = make_deck([[1, 2, 9, 4], [5, 8, 7, 3]], 0, ["take2", "peek", 4, 6, 6])
+    a = Scripted([("start", DR), ("drawn", Drawn.USE), ("keep", 0), ("drawn", Drawn.USE), ("peek", (0, 3))])
+    eng, st, seats = scripted_game(2, SenRules(), deck, [a, Scripted([])])
+    _run_turns(eng, st, seats, 1)
+    up = [int(VALUE[c]) for c in st.up[0, : st.up_len[0]]]
+    assert up == [0, 5, 4, 6]  # start card, Take 2, the card not kept, then the kept Peek
+    assert st.mem[0, 0, 0, 3] == 4
+    keep_obs = a.seen[2][1]
+    assert keep_obs.offer[0].tolist() == [6, 4]
+
+
+def test_take2_with_one_card_left_takes_it_and_round_ends():
+    deck = make_deck([[1, 2, 9, 4], [5, 8, 7, 3]], 0, [])
+    rules = SenRules(rounds=1)
+    eng, st, seats = scripted_game(2, rules, deck, [Scripted([]), Scripted([])])
+    # leave only Take 2 and one more card in the face-down pile
+    take2 = 45
+    st.ptr[0] = 52
+    rest = [c for c in st.deck[0, 9:].tolist() if c != take2]
+    st.deck[0, 9:] = rest[:43] + [take2] + rest[43:]
+    last = int(st.deck[0, 53])
+    a = Scripted([("start", DR), ("drawn", Drawn.USE), ("drawn", 1)])
+    seats.groups[0] = a
+    seats.groups = [a]
+    _run_turns(eng, st, seats, 1)
+    assert st.dream[0, 0, 1] == last
+    assert st.done[0] and st.called[0] == 0 and st.round[0] == 1  # empty pile: round (and game) over
+
+
+def test_illegal_actions_are_rejected():
+    deck = make_deck([[1, 2, 9, 4], [5, 8, 7, 3]], 0, [3, 6, 6])
+    for answers in ([("start", DR), ("drawn", Drawn.USE)],         # USE on a plain land
+                    [("start", UP), ("face_up_slot", 4)],          # no slot 4
+                    [("start", Start.CLAIM)]):                     # variant off
+        eng, st, seats = scripted_game(2, SenRules(), deck, [Scripted(answers), Scripted([])])
+        with pytest.raises(IllegalAction):
+            _run_turns(eng, st, seats, 1)
+
+
+def test_rulebook_know_what_i_have_examples():
+    # Example 1: the player names two 7s correctly: both go face up, one unseen land comes: 3 lands
+    deck = make_deck([[7, 2, 7, 4], [5, 8, 1, 3]], 0, [6, 6, 6])
+    rules = SenRules(know_what_i_have=True)
+    a = Scripted([("start", Start.CLAIM), ("claim", (2, 0, 7))])
+    eng, st, seats = scripted_game(2, rules, deck, [a, Scripted([])])
+    _run_turns(eng, st, seats, 1)
+    assert st.nslots[0, 0] == 3
+    assert [int(VALUE[c]) for c in st.dream[0, 0, :3]] == [2, 4, 6]
+    assert st.mem[0, 0, 0, :3].tolist() == [2, -1, -1]  # slot 1 (was 2, known) moved to 0; new land unseen
+    assert [int(VALUE[c]) for c in st.up[0, : st.up_len[0]]] == [0, 7, 7]
+    # Example 2: wrong: both revealed to everyone and stay; one more unseen land: 5 lands
+    deck = make_deck([[7, 2, 6, 4], [5, 8, 1, 3]], 0, [6, 6, 6])
+    a = Scripted([("start", Start.CLAIM), ("claim", (0, 2, 7))])
+    eng, st, seats = scripted_game(2, rules, deck, [a, Scripted([])])
+    _run_turns(eng, st, seats, 1)
+    assert st.nslots[0, 0] == 5
+    assert st.mem[0, 1, 0, 0] == 7 and st.mem[0, 1, 0, 2] == 6
+    assert st.mem[0, 0, 0, 4] == -1 and VALUE[st.dream[0, 0, 4]] == 6
+
+
+def test_know_what_i_have_slot_limits():
+    deck = make_deck([[7, 2, 6, 4], [5, 8, 1, 3]], 0, [6, 6, 6])
+    rules = SenRules(know_what_i_have=True)
+    a = Scripted([("start", Start.CLAIM), ("claim", (0, 0, 7))])
+    eng, st, seats = scripted_game(2, rules, deck, [a, Scripted([])])
+    with pytest.raises(IllegalAction):
+        _run_turns(eng, st, seats, 1)
+
+
+def test_empty_pile_ends_round_after_the_turn_and_no_penalty():
+    class DrawDiscard:
+        def spec(self):
+            return "draw-discard"
+
+        def start(self, obs, rng):
+            return np.full(len(obs.me), Start.DRAW)
+
+        def drawn(self, obs, rng):
+            return np.full(len(obs.me), Drawn.DISCARD)
+
+    eng = Sen()
+    for players, pile in [(2, 45), (3, 41), (4, 37), (5, 33)]:
+        out = eng.play(np.arange(3), players, SenRules(rounds=2), [DrawDiscard()] * players, np.uint64(1), check=True)
+        assert (out["turns"] == 2 * pile).all() and (out["called"] == 0).all()
+        assert (out["penalties"] == 0).all()
+
+
+def test_round_starter_after_empty_pile_is_left_of_the_player_who_emptied():
+    class DrawDiscard:
+        def spec(self):
+            return "dd"
+
+        def start(self, obs, rng):
+            return np.full(len(obs.me), Start.DRAW)
+
+        def drawn(self, obs, rng):
+            return np.full(len(obs.me), Drawn.DISCARD)
+
+    eng = Sen()
+    from simcore.rng import game_keys, root_key
+    from simcore.game import Seats
+    keys = game_keys(root_key(0), np.arange(2))
+    st = eng.new_state(keys, 5, SenRules(rounds=3))
+    seats = Seats([DrawDiscard()] * 5, keys)
+    starters = []
+    while not st.done.all():
+        before = st.round.copy()
+        eng.turn(st, np.flatnonzero(~st.done), seats)
+        if (st.round != before).any():
+            starters.append(st.cur.copy())
+    # 33 turns per round: seat 32 % 5 = 2 empties the pile; seat 3 starts round 2; then 3 + 32 = 35 -> 0, seat 1
+    assert [s.tolist() for s in starters[:2]] == [[3, 3], [1, 1]]
+
+
+def test_target_and_rounds_options():
+    eng = Sen()
+    from strategies.sen import Threshold
+    out = eng.play(np.arange(50), 3, SenRules(target=30), [Threshold()] * 3, np.uint64(3))
+    assert (out["score"].max(1) >= 30).all()
+    out = eng.play(np.arange(50), 3, SenRules(rounds=3), [Threshold()] * 3, np.uint64(3))
+    assert (out["rounds"] == 3).all()
+
+
+def test_rule_validation():
+    with pytest.raises(SenseiError):
+        Sen().make_rules({"caller_tie": "maybe"})
+    with pytest.raises(SenseiError):
+        Sen().make_rules({"penalty": "lots"})
+    with pytest.raises(SenseiError):
+        Sen().make_rules({"rounds": "0"})
+    r = Sen().make_rules({"penalty": "15", "rounds": "none", "go_all_in": "true"})
+    assert r.penalty == 15 and r.rounds is None and r.go_all_in is True
