@@ -1,0 +1,780 @@
+"""Fan & Mallet (団扇と小槌, Katsumasa Tomioka 2016): two gods place followers round a ring of houses.
+
+Rules in brief (``rules/fan-and-mallet.md`` is binding):
+
+* 12 houses in a shuffled ring (positions 0..11, clockwise), one per colour per faction. A house's origin
+  has the house's colour and no power: it blocks its colour and gives the house its faction (for ties).
+* Each faction (White 0 = seat 0, the starting player; Black 1 = seat 1) owns 30 followers: spirit objects
+  of power 1..4 in each of 6 colours and one kid ghost per colour (base power 1, an ability fixed by the
+  colour). Each player shuffles their own 30 and draws 6.
+* A turn: play one card from the hand. From the house just clockwise of your pawn, go clockwise to the
+  first house with no follower of the card's colour and an origin of another colour (the pawn's own house
+  is looked at last); put the card on top of its stack and move your pawn there. A house reaching 5
+  followers is possessed: each faction sums its followers' powers (base + kid-ghost bonus); the higher
+  total places a marker (2 for the first possession of the game), a tie goes to the house's faction.
+  Then draw a card if your deck has any.
+* The first player to have placed 7 markers wins at once (no draw). Option ``match_points``: games in a
+  row, the winner scores the loser's unused markers, the loser starts the next game, first to the target
+  wins the match (one simulated game is then one match).
+
+Kid-ghost bonuses (stack order = placement order, bottom first): Umbrella (red) + power of the spirit
+object directly beneath; Bucket (blue) + the largest of 1..4 shown by no spirit object in the house;
+Mirror (green) + spirit objects in the unbroken runs directly beneath and above; Mortar (yellow) + the
+number of other followers whose power, bonus included, is odd (evaluated last); Cauldron (purple) + 4 if
+its faction has at most 2 followers in the house; Hatchet (brown) + 4 if the five factions alternate.
+
+Array layout (first axis = game of the batch):
+
+* card codes: ``card = faction * 30 + colour * 5 + kind``; kind 0..3 is a spirit object of power
+  kind + 1, kind 4 the kid ghost. Colours: red 0, blue 1, green 2, yellow 3, purple 4, brown 5.
+  -1 is "no card". A house card is ``faction * 6 + colour``.
+* ``ring_colour``, ``ring_faction`` (n, 12): the houses at ring positions 0..11.
+* ``stack`` (n, 12, 5) followers of each house in placement order, ``count`` (n, 12) their number,
+  ``colours`` (n, 12) bit mask of the colours present (origin included), ``owner`` (n, 12) the faction
+  that possessed the house or -1.
+* ``hand`` (n, 2, 6) per faction (= seat) hand slots, ``deck`` (n, 2, 30) the shuffled deck with drawn
+  entries set to -1, ``deck_pos`` (n, 2) cards drawn so far.
+* ``pawn`` (n, 2) ring position of each pawn (at set-up: one before the start position), ``markers``
+  (n, 2) markers placed, ``to_move`` (n,), ``first_done`` (n,) whether this game saw a possession,
+  ``first_winner`` (n,) the faction that won it (-1 before).
+* Match mode: ``points`` (n, 2), ``game_no`` (n,) game of the match (0-based), ``winner`` (n,) the
+  winner of the game (match) once done.
+
+Hands and decks are private; everything else is public.
+"""
+from __future__ import annotations
+
+import dataclasses
+from functools import cached_property
+from typing import Any, ClassVar
+
+import numba
+import numpy as np
+
+from ..errors import SenseiError
+from ..game import Game, Metric, illegal
+from ..options import Rules, option
+from ..rng import STREAM_DEAL, Draws, permutations, stream_keys
+
+N_HOUSES = 12
+STACK = 5
+HAND = 6
+DECK = 30
+N_COLOURS = 6
+KID = 4
+TARGET = 7
+COLOUR_NAMES = ("red", "blue", "green", "yellow", "purple", "brown")
+ABILITIES = ("umbrella", "bucket", "mirror", "mortar", "cauldron", "hatchet")
+UMBRELLA, BUCKET, MIRROR, MORTAR, CAULDRON, HATCHET = range(6)
+
+_ids = np.arange(2 * DECK)
+CARD_FACTION = (_ids // DECK).astype(np.int64)
+CARD_COLOUR = ((_ids % DECK) // 5).astype(np.int64)
+CARD_KIND = (_ids % 5).astype(np.int64)
+CARD_KID = CARD_KIND == KID
+CARD_POWER = np.where(CARD_KID, 1, CARD_KIND + 1).astype(np.int64)
+_OFFSETS = np.arange(1, N_HOUSES + 1)
+
+
+def card(faction: int, colour: int, kind: int) -> int:
+    """Card code of a follower (kind 0..3: spirit object of power kind+1; 4: kid ghost)."""
+    return faction * DECK + colour * 5 + kind
+
+
+def spirit(faction: int, colour: int, power: int) -> int:
+    return card(faction, colour, power - 1)
+
+
+def kid(faction: int, colour: int) -> int:
+    return card(faction, colour, KID)
+
+
+# ----------------------------------------------------------------------------------------------------
+# rule options
+
+def _parse_positions(value: Any) -> tuple[int, int]:
+    parts = list(value) if isinstance(value, (tuple, list)) else str(value).split(",")
+    try:
+        out = tuple(int(str(p).strip()) for p in parts)
+    except ValueError:
+        raise SenseiError(f"start_positions: expected two house numbers like 0,6, got {value!r}") from None
+    if len(out) != 2 or not all(0 <= x < N_HOUSES for x in out):
+        raise SenseiError(f"start_positions: expected two house numbers in 0..11 like 0,6, got {value!r}")
+    return out  # type: ignore[return-value]
+
+
+@dataclasses.dataclass(frozen=True)
+class FanAndMalletRules(Rules):
+    start_positions: tuple = option((0, 6), "ring houses where White's and Black's placement searches start",
+                                    parse=_parse_positions, show=lambda v: ",".join(map(str, v)))
+    match_points: int | None = option(None, "play games in a row until a player has this many points "
+                                            "(the loser's unused markers); none: a single game", min=1)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "start_positions", _parse_positions(self.start_positions))
+        mp = self.match_points
+        if mp is not None and (isinstance(mp, bool) or not isinstance(mp, (int, np.integer)) or mp < 1):
+            raise SenseiError(f"match_points: expected a positive integer or none, got {mp!r}")
+
+
+# ----------------------------------------------------------------------------------------------------
+# kernels: possession scoring and the placement search (numba, over arrays)
+
+@numba.njit(cache=True)
+def _score_house(st, n, bonus):
+    """Bonuses (written to ``bonus``) and faction totals of the first ``n`` followers of stack ``st``."""
+    shown = 0
+    n_white = 0
+    for i in range(n):
+        c = st[i]
+        if c < DECK:
+            n_white += 1
+        if c % 5 != KID:
+            shown |= 1 << (c % 5 + 1)
+    missing = 0
+    for v in range(4, 0, -1):
+        if not (shown >> v) & 1:
+            missing = v
+            break
+    alt = True
+    for i in range(1, n):
+        if (st[i] >= DECK) == (st[i - 1] >= DECK):
+            alt = False
+    mortar = -1
+    for i in range(n):
+        bonus[i] = 0
+        c = st[i]
+        if c % 5 != KID:
+            continue
+        col = (c % DECK) // 5
+        if col == UMBRELLA:
+            if i > 0 and st[i - 1] % 5 != KID:
+                bonus[i] = st[i - 1] % 5 + 1
+        elif col == BUCKET:
+            bonus[i] = missing
+        elif col == MIRROR:
+            run = 0
+            j = i - 1
+            while j >= 0 and st[j] % 5 != KID:
+                run += 1
+                j -= 1
+            j = i + 1
+            while j < n and st[j] % 5 != KID:
+                run += 1
+                j += 1
+            bonus[i] = run
+        elif col == MORTAR:
+            mortar = i
+        elif col == CAULDRON:
+            own = n_white if c < DECK else n - n_white
+            if own <= 2:
+                bonus[i] = 4
+        elif alt:  # HATCHET
+            bonus[i] = 4
+    if mortar >= 0:  # evaluated after every other kid ghost
+        odd = 0
+        for i in range(n):
+            if i != mortar:
+                c = st[i]
+                p = (1 if c % 5 == KID else c % 5 + 1) + bonus[i]
+                if p % 2 == 1:
+                    odd += 1
+        bonus[mortar] = odd
+    tw = 0
+    tb = 0
+    for i in range(n):
+        c = st[i]
+        p = (1 if c % 5 == KID else c % 5 + 1) + bonus[i]
+        if c < DECK:
+            tw += p
+        else:
+            tb += p
+    return tw, tb
+
+
+@numba.njit(cache=True)
+def _score_batch(cards, bonus, totals):
+    for r in range(cards.shape[0]):
+        n = 0
+        while n < cards.shape[1] and cards[r, n] >= 0:
+            n += 1
+        tw, tb = _score_house(cards[r], n, bonus[r])
+        totals[r, 0] = tw
+        totals[r, 1] = tb
+
+
+@numba.njit(cache=True)
+def _land(colours_row, pawn, colour):
+    """Ring position of the first house clockwise of ``pawn`` (the pawn's own house last) whose colour
+    mask (origin and followers) lacks ``colour``; -1 if none."""
+    h = pawn
+    for _ in range(N_HOUSES):
+        h += 1
+        if h == N_HOUSES:
+            h = 0
+        if not (colours_row[h] >> colour) & 1:
+            return h
+    return -1
+
+
+_LOWBIT = np.array([-1] + [(x & -x).bit_length() - 1 for x in range(1, 1 << N_HOUSES)], dtype=np.int64)
+_ALL = (1 << N_HOUSES) - 1
+
+
+@numba.njit(cache=True)
+def _land_free(free, pawn):
+    """The same search on ``free`` (bit h set: house h takes the colour): rotate and take the lowest bit."""
+    s = pawn + 1
+    if s == N_HOUSES:
+        s = 0
+    rot = ((free >> s) | (free << (N_HOUSES - s))) & _ALL
+    b = _LOWBIT[rot]
+    if b < 0:
+        return -1
+    h = s + b
+    return h - N_HOUSES if h >= N_HOUSES else h
+
+
+@numba.njit(cache=True)
+def _land_batch(colours, pawn, colour, out):
+    for r in range(colour.shape[0]):
+        for j in range(colour.shape[1]):
+            out[r, j] = _land(colours[r], pawn[r], colour[r, j])
+
+
+@numba.njit(cache=True)
+def _apply_turn(idx, actor, slot, hand, deck, deck_pos, stack, count, colours, free, owner, ring_faction, pawn,
+                markers, first_done, first_winner, turns, to_move, houses, first_white, ties, ties_white_house,
+                ab_kids, ab_bonus, ab_swing, over):
+    """Play card ``hand[g, actor, slot]`` in each game g of ``idx``: placement, possession, the win check
+    (``over``) and, unless the game was won, the draw and the change of player."""
+    bonus = np.zeros(STACK, dtype=np.int64)
+    for t in range(idx.shape[0]):
+        g = idx[t]
+        a = actor[t]
+        sl = slot[t]
+        c = hand[g, a, sl]
+        hand[g, a, sl] = -1
+        col = (c % DECK) // 5
+        h = _land_free(free[g, col], pawn[g, a])
+        if h < 0:
+            raise AssertionError("a follower found no house")
+        pos = count[g, h]
+        stack[g, h, pos] = c
+        count[g, h] = pos + 1
+        colours[g, h] |= 1 << col
+        free[g, col] &= ~(1 << h)
+        pawn[g, a] = h
+        turns[g] += 1
+        won = False
+        if pos == STACK - 1:
+            tw, tb = _score_house(stack[g, h], STACK, bonus)
+            hf = ring_faction[g, h]
+            tie = tw == tb
+            win = hf if tie else (0 if tw > tb else 1)
+            if first_done[g]:
+                markers[g, win] += 1
+            else:
+                markers[g, win] += 2
+                first_done[g] = True
+                first_winner[g] = win
+                if win == 0:
+                    first_white[g] += 1
+            owner[g, h] = win
+            houses[g] += 1
+            if tie:
+                ties[g] += 1
+                if hf == 0:
+                    ties_white_house[g] += 1
+            for i in range(STACK):
+                cc = stack[g, h, i]
+                if cc % 5 == KID:
+                    ab = (cc % DECK) // 5
+                    b = bonus[i]
+                    ab_kids[g, ab] += 1
+                    ab_bonus[g, ab] += b
+                    w2 = tw - b if cc < DECK else tw
+                    b2 = tb - b if cc >= DECK else tb
+                    alt = hf if w2 == b2 else (0 if w2 > b2 else 1)
+                    if alt != win:
+                        ab_swing[g, ab] += 1
+            won = markers[g, win] >= TARGET
+        over[t] = won
+        if not won:
+            p = deck_pos[g, a]
+            if p < DECK:
+                hand[g, a, sl] = deck[g, a, p]
+                deck[g, a, p] = -1
+                deck_pos[g, a] = p + 1
+            else:  # keep the hand in slots 0..size-1
+                last = HAND - 1
+                while last > sl and hand[g, a, last] < 0:
+                    last -= 1
+                if last > sl:
+                    hand[g, a, sl] = hand[g, a, last]
+                    hand[g, a, last] = -1
+            to_move[g] = 1 - a
+
+
+@numba.njit(cache=True)
+def _first_illegal(idx, actor, slot, hand):
+    """Position of the first invalid choice (slot out of range or empty), -1 if all are valid."""
+    for t in range(idx.shape[0]):
+        sl = slot[t]
+        if sl < 0 or sl >= HAND or hand[idx[t], actor[t], sl] < 0:
+            return t
+    return -1
+
+
+@dataclasses.dataclass
+class HouseScore:
+    """Scores of a batch of houses: ``power``/``bonus`` (m, 5) per stack position, ``totals`` (m, 2) per
+    faction, ``winner`` (m,) faction placing the marker, ``tie`` (m,) whether the totals were equal."""
+    power: np.ndarray
+    bonus: np.ndarray
+    totals: np.ndarray
+    winner: np.ndarray
+    tie: np.ndarray
+
+
+def score_houses(cards: np.ndarray, house_faction: np.ndarray) -> HouseScore:
+    """Powers of the followers ``cards`` (m, 5) (placement order, -1 = absent, only at the top) of houses
+    of faction ``house_faction`` (m,), with every kid-ghost bonus, and who would possess each house (the
+    same kernel the engine uses; a partial stack is judged as if it were complete)."""
+    cards = np.ascontiguousarray(cards, dtype=np.int64)
+    m = cards.shape[0]
+    bonus = np.zeros((m, STACK), dtype=np.int64)
+    totals = np.zeros((m, 2), dtype=np.int64)
+    _score_batch(cards, bonus, totals)
+    present = cards >= 0
+    power = np.where(present, CARD_POWER[np.maximum(cards, 0)] + bonus, 0)
+    tie = totals[:, 0] == totals[:, 1]
+    winner = np.where(tie, np.asarray(house_faction, dtype=np.int64), (totals[:, 1] > totals[:, 0]).astype(np.int64))
+    return HouseScore(power, bonus, totals, winner, tie)
+
+
+def landing(colours: np.ndarray, pawn: np.ndarray, colour: np.ndarray) -> np.ndarray:
+    """Ring position where a card of ``colour`` (k, J) lands from ``pawn`` (k,), given the colour masks
+    ``colours`` (k, 12) of the houses (origin included); -1 where no house fits (never in a real game)."""
+    colour = np.ascontiguousarray(colour, dtype=np.int64)
+    out = np.empty(colour.shape, dtype=np.int64)
+    _land_batch(np.ascontiguousarray(colours, dtype=np.int64), np.ascontiguousarray(pawn, dtype=np.int64),
+                colour, out)
+    return out
+
+
+# ----------------------------------------------------------------------------------------------------
+# state and observations
+
+@dataclasses.dataclass
+class FanAndMalletState:
+    keys: np.ndarray
+    ring_colour: np.ndarray
+    ring_faction: np.ndarray
+    stack: np.ndarray
+    count: np.ndarray
+    colours: np.ndarray
+    free: np.ndarray
+    owner: np.ndarray
+    hand: np.ndarray
+    deck: np.ndarray
+    deck_pos: np.ndarray
+    pawn: np.ndarray
+    markers: np.ndarray
+    to_move: np.ndarray
+    first_done: np.ndarray
+    first_winner: np.ndarray
+    points: np.ndarray
+    game_no: np.ndarray
+    winner: np.ndarray
+    done: np.ndarray
+    turns: np.ndarray
+    timeout: np.ndarray
+    # per-game statistics (summed over the games of a match)
+    houses: np.ndarray
+    first_white: np.ndarray
+    first_winner_won: np.ndarray
+    ties: np.ndarray
+    ties_white_house: np.ndarray
+    ab_kids: np.ndarray
+    ab_bonus: np.ndarray
+    ab_swing: np.ndarray
+    start_positions: tuple = (0, 6)
+    match_points: int | None = None
+
+    def copy(self) -> "FanAndMalletState":
+        return dataclasses.replace(self, **{f.name: getattr(self, f.name).copy() for f in dataclasses.fields(self)
+                                            if isinstance(getattr(self, f.name), np.ndarray)})
+
+
+class FanAndMalletObs:
+    """What the deciding seat knows, one row per game. Arrays indexed by faction use 0 = White, 1 = Black.
+
+    ``me`` (k,) the deciding faction; ``hand`` (k, 6) own hand (card codes, -1 empty); public: ``stack``
+    (k, 12, 5), ``count``, ``colours``, ``owner``, ``ring_colour``, ``ring_faction`` (k, 12); ``pawn``,
+    ``markers``, ``deck_left``, ``hand_size``, ``points`` (k, 2); ``first_done``, ``game_no``, ``turns`` (k,).
+    Derived helpers are computed on first use.
+    """
+
+    PUBLIC: ClassVar[tuple[str, ...]] = (
+        "stack", "count", "colours", "owner", "ring_colour", "ring_faction", "pawn", "markers", "deck_left",
+        "hand_size", "points", "first_done", "game_no", "turns", "to_move", "done")
+
+    def __init__(self, me: np.ndarray, hand: np.ndarray, public=None, **arrays: np.ndarray):
+        self.me = me
+        self.hand = hand
+        self._public = public
+        for k, v in arrays.items():
+            setattr(self, k, v)
+
+    def __getattr__(self, name: str):
+        # public fields are fetched on first use (most decisions need only a few of them)
+        if name in FanAndMalletObs.PUBLIC and self.__dict__.get("_public") is not None:
+            value = self._public(name)
+            setattr(self, name, value)
+            return value
+        raise AttributeError(name)
+
+    def __len__(self) -> int:
+        return len(self.me)
+
+    @cached_property
+    def rows(self) -> np.ndarray:
+        return np.arange(len(self.me))
+
+    @cached_property
+    def legal(self) -> np.ndarray:
+        """(k, 6) hand slots holding a card."""
+        return self.hand >= 0
+
+    @cached_property
+    def hand_count(self) -> np.ndarray:
+        """(k,) cards in hand; the hand always fills slots 0..hand_count-1."""
+        return self.legal.sum(axis=1)
+
+    @cached_property
+    def hand_colour(self) -> np.ndarray:
+        return np.where(self.legal, CARD_COLOUR[np.maximum(self.hand, 0)], 0)
+
+    @cached_property
+    def hand_power(self) -> np.ndarray:
+        """(k, 6) base power (kid ghosts 1, empty slots 0)."""
+        return np.where(self.legal, CARD_POWER[np.maximum(self.hand, 0)], 0)
+
+    @cached_property
+    def hand_kid(self) -> np.ndarray:
+        return self.legal & CARD_KID[np.maximum(self.hand, 0)]
+
+    @cached_property
+    def landing(self) -> np.ndarray:
+        """(k, 6) ring position where each hand card would be placed (-1 for empty slots)."""
+        pos = landing(self.colours, self.pawn[self.rows, self.me], self.hand_colour)
+        return np.where(self.legal, pos, -1)
+
+    @cached_property
+    def landing_count(self) -> np.ndarray:
+        """(k, 6) followers already in the house each card would land in."""
+        return np.where(self.legal, self.count[self.rows[:, None], np.maximum(self.landing, 0)], 0)
+
+    @cached_property
+    def closes(self) -> np.ndarray:
+        """(k, 6) whether playing the card completes (possesses) its house."""
+        return self.legal & (self.landing_count == STACK - 1)
+
+    @cached_property
+    def stake(self) -> np.ndarray:
+        """(k,) markers the next possession places (2 for the first of the game)."""
+        return np.where(self.first_done, 1, 2)
+
+    @cached_property
+    def close_margin(self) -> np.ndarray:
+        """(k, 6) own total minus the opponent's in the completed house for closing cards (0 elsewhere)."""
+        return self._closing[0]
+
+    @cached_property
+    def close_wins(self) -> np.ndarray:
+        """(k, 6) closing cards with which the deciding seat possesses the house."""
+        return self._closing[1]
+
+    @cached_property
+    def _closing(self) -> tuple[np.ndarray, np.ndarray]:
+        k = len(self.me)
+        margin = np.zeros((k, HAND), dtype=np.int64)
+        wins = np.zeros((k, HAND), dtype=bool)
+        r, j = np.nonzero(self.closes)
+        if len(r):
+            h = self.landing[r, j]
+            cards = self.stack[r, h].astype(np.int64)
+            cards[:, STACK - 1] = self.hand[r, j]
+            sc = score_houses(cards, self.ring_faction[r, h])
+            me = self.me[r]
+            margin[r, j] = sc.totals[np.arange(len(r)), me] - sc.totals[np.arange(len(r)), 1 - me]
+            wins[r, j] = sc.winner == me
+        return margin, wins
+
+    @cached_property
+    def unseen_opponent(self) -> np.ndarray:
+        """(k, 30) opponent cards (index colour * 5 + kind) not yet on the ring: in their hand or deck."""
+        opp = 1 - self.me
+        placed = self.stack.reshape(len(self.me), -1)
+        seen = np.zeros((len(self.me), 2 * DECK + 1), dtype=bool)
+        seen[self.rows[:, None], np.where(placed >= 0, placed, 2 * DECK)] = True
+        idx = opp[:, None] * DECK + np.arange(DECK)[None, :]
+        return ~np.take_along_axis(seen, idx, axis=1)
+
+
+class FanAndMalletPlayer:
+    """Decision interface: one decision per turn.
+
+    ``play(obs, rng) -> slot``: the hand slot (int, 0..5, must hold a card) of the follower to place; see
+    :class:`FanAndMalletObs` for what ``obs`` holds. Hands are compact: the cards fill slots
+    0..hand_count-1 (a drawn card takes the played card's slot; without a draw the last card moves there).
+    """
+
+    def play(self, obs: FanAndMalletObs, rng) -> np.ndarray:  # pragma: no cover - interface
+        raise NotImplementedError
+
+
+# ----------------------------------------------------------------------------------------------------
+# the engine
+
+class FanAndMallet(Game):
+    name = "fan-and-mallet"
+    title = "Fan & Mallet"
+    summary = "Place followers round a ring of 12 houses; possess houses with 5 followers; first to 7 markers wins."
+    min_players = 2
+    max_players = 2
+    Rules = FanAndMalletRules
+    Player = FanAndMalletPlayer
+    safety_turns = 100_000
+    columns: ClassVar[dict[str, str]] = {
+        "games_played": "games played (1, or the games of a match)",
+        "houses_possessed": "houses possessed when each game ended, summed over the games of a match",
+        "first_white": "games in which White won the first possession",
+        "first_winner_won": "games won by the winner of their first possession",
+        "ties": "possessions with equal totals (decided by the house's faction)",
+        "ties_white_house": "tied possessions in White houses",
+        **{f"kids_{a}": f"{a} kid ghosts in possessed houses" for a in ABILITIES},
+        **{f"bonus_{a}": f"bonus power added by {a} kid ghosts in possessed houses" for a in ABILITIES},
+        **{f"swing_{a}": f"possessions whose winner would change without the {a} bonus" for a in ABILITIES},
+    }
+    ratio_metrics = (
+        Metric("mean_houses_possessed", "houses_possessed", "games_played"),
+        Metric("first_possession_white", "first_white", "games_played"),
+        Metric("first_winner_won", "first_winner_won", "games_played"),
+        Metric("mean_games", "games_played"),
+        Metric("tie_share", "ties", "houses_possessed"),
+        Metric("tie_white_house_share", "ties_white_house", "ties"),
+        *(Metric(f"mean_bonus_{a}", f"bonus_{a}", f"kids_{a}") for a in ABILITIES),
+        *(Metric(f"swing_share_{a}", f"swing_{a}", f"kids_{a}") for a in ABILITIES),
+    )
+
+    # ----- set-up ---------------------------------------------------------------------------------
+    def new_state(self, keys: np.ndarray, players: int, rules: FanAndMalletRules) -> FanAndMalletState:
+        n = len(keys)
+        z = lambda *shape, dt=np.int64, v=0: np.full((n, *shape), v, dtype=dt)  # noqa: E731
+        s = FanAndMalletState(
+            keys=np.asarray(keys, dtype=np.uint64),
+            ring_colour=z(N_HOUSES, dt=np.int8), ring_faction=z(N_HOUSES, dt=np.int8),
+            stack=z(N_HOUSES, STACK, dt=np.int8, v=-1), count=z(N_HOUSES, dt=np.int8),
+            colours=z(N_HOUSES, dt=np.int8), free=z(N_COLOURS, dt=np.int16), owner=z(N_HOUSES, dt=np.int8, v=-1),
+            hand=z(2, HAND, dt=np.int8, v=-1), deck=z(2, DECK, dt=np.int8, v=-1), deck_pos=z(2, dt=np.int8),
+            pawn=z(2, dt=np.int8), markers=z(2, dt=np.int8), to_move=z(), first_done=z(dt=bool), first_winner=z(v=-1),
+            points=z(2), game_no=z(), winner=z(v=-1), done=z(dt=bool), turns=z(), timeout=z(dt=bool),
+            houses=z(), first_white=z(), first_winner_won=z(), ties=z(), ties_white_house=z(),
+            ab_kids=z(6), ab_bonus=z(6), ab_swing=z(6),
+            start_positions=tuple(rules.start_positions), match_points=rules.match_points,
+        )
+        self.deal(s, np.arange(n))
+        return s
+
+    def deal(self, s: FanAndMalletState, g: np.ndarray) -> None:
+        """Set up a fresh game (ring, decks, hands, pawns) in games ``g``; the deal of game number
+        ``game_no`` of a match depends only on the game key and that number."""
+        dk = stream_keys(s.keys[g], STREAM_DEAL, 0)
+        no = s.game_no[g]
+        ring = permutations(stream_keys(dk, 1), no, N_HOUSES)
+        s.ring_colour[g] = ring % N_COLOURS
+        s.ring_faction[g] = ring // N_COLOURS
+        s.colours[g] = 1 << s.ring_colour[g]
+        s.free[g] = (((s.ring_colour[g][:, None, :] != np.arange(N_COLOURS)[None, :, None])
+                      << np.arange(N_HOUSES)).sum(axis=2))
+        s.stack[g] = -1
+        s.count[g] = 0
+        s.owner[g] = -1
+        for f in (0, 1):
+            deck = permutations(stream_keys(dk, 2 + f), no, DECK) + f * DECK
+            s.hand[g, f] = deck[:, :HAND]
+            deck[:, :HAND] = -1
+            s.deck[g, f] = deck
+            s.deck_pos[g, f] = HAND
+            s.pawn[g, f] = (s.start_positions[f] - 1) % N_HOUSES
+        s.markers[g] = 0
+        s.first_done[g] = False
+        s.first_winner[g] = -1
+
+    # ----- observations ---------------------------------------------------------------------------
+    def public(self, s: FanAndMalletState, idx: np.ndarray, name: str) -> np.ndarray:
+        """One public field (see :class:`FanAndMalletObs`) for games ``idx``."""
+        if name == "deck_left":
+            return DECK - s.deck_pos[idx]
+        if name == "hand_size":
+            return (s.hand[idx] >= 0).sum(axis=2)
+        return getattr(s, name)[idx]
+
+    def observe_all(self, s: FanAndMalletState, idx: np.ndarray, seat) -> dict[str, np.ndarray]:
+        idx = np.asarray(idx)
+        me = np.broadcast_to(np.asarray(seat, dtype=np.int64), idx.shape).copy()
+        out = {"me": me, "hand": s.hand[idx, me]}
+        for name in FanAndMalletObs.PUBLIC:
+            out[name] = self.public(s, idx, name)
+        return out
+
+    def observe(self, s: FanAndMalletState, idx: np.ndarray, seat) -> FanAndMalletObs:
+        """The observation of seat(s) ``seat`` in games ``idx``: own hand now, public fields on use."""
+        idx = np.asarray(idx)
+        me = np.broadcast_to(np.asarray(seat, dtype=np.int64), idx.shape).copy()
+        return FanAndMalletObs(me, s.hand[idx, me], lambda name: self.public(s, idx, name))
+
+    def scramble_hidden(self, s: FanAndMalletState, seat: int, draws) -> FanAndMalletState:
+        """A copy in which the viewer's own deck order and the opponent's hand + deck are re-shuffled
+        (the opponent's unseen cards permuted among the places holding them)."""
+        out = s.copy()
+        n = len(s.done)
+        rows = np.arange(n)
+        u = draws.random(rows, 2 * (HAND + DECK)) if isinstance(draws, Draws) else \
+            np.asarray(draws.random((n, 2 * (HAND + DECK))))
+        own = out.deck[:, seat]
+        _shuffle_rows(own, own >= 0, u[:, :DECK])
+        opp = np.concatenate([out.hand[:, 1 - seat], out.deck[:, 1 - seat]], axis=1)
+        _shuffle_rows(opp, opp >= 0, u[:, DECK:DECK + HAND + DECK])
+        out.deck[:, seat] = own
+        out.hand[:, 1 - seat] = opp[:, :HAND]
+        out.deck[:, 1 - seat] = opp[:, HAND:]
+        return out
+
+    # ----- a turn ---------------------------------------------------------------------------------
+    def turn(self, s: FanAndMalletState, idx: np.ndarray, seats) -> None:
+        actor = s.to_move[idx]
+        k = len(idx)
+        slot = seats.ask("play", idx, actor, lambda i, a: self.observe(s, i, a))
+        if not np.issubdtype(slot.dtype, np.integer) or slot.ndim != 1:
+            illegal(seats, "play", actor, np.ones(k, dtype=bool), f"hand slot of type {slot.dtype}, shape {slot.shape}")
+        slot = slot.astype(np.int64, copy=False)
+        idx = idx.astype(np.int64, copy=False)
+        bad = _first_illegal(idx, actor, slot, s.hand)
+        if bad >= 0:
+            mask = np.zeros(k, dtype=bool)
+            mask[bad] = True
+            illegal(seats, "play", actor, mask, f"hand slot {slot[bad]} (hand {s.hand[idx[bad], actor[bad]].tolist()})")
+        over = np.zeros(k, dtype=bool)
+        _apply_turn(idx, actor, slot, s.hand, s.deck, s.deck_pos, s.stack, s.count, s.colours, s.free,
+                    s.owner, s.ring_faction, s.pawn, s.markers, s.first_done, s.first_winner, s.turns, s.to_move,
+                    s.houses, s.first_white, s.ties, s.ties_white_house, s.ab_kids, s.ab_bonus, s.ab_swing, over)
+        if over.any():
+            self._game_over(s, idx[over])
+
+    def _game_over(self, s: FanAndMalletState, g: np.ndarray) -> None:
+        """Games ``g`` were just won (a player placed the 7th marker): end them, or, in a match, score
+        the loser's unused markers and set up the next game, started by the loser."""
+        win = np.argmax(s.markers[g], axis=1)
+        s.first_winner_won[g] += s.first_winner[g] == win
+        if s.match_points is None:
+            s.winner[g] = win
+            s.done[g] = True
+            return
+        loser = 1 - win
+        s.points[g, win] += TARGET - s.markers[g, loser]
+        fin = s.points[g, win] >= s.match_points
+        s.winner[g[fin]] = win[fin]
+        s.done[g[fin]] = True
+        nxt = g[~fin]
+        if len(nxt):
+            s.game_no[nxt] += 1
+            self.deal(s, nxt)
+            s.to_move[nxt] = loser[~fin]
+
+    # ----- results --------------------------------------------------------------------------------
+    def outcome(self, s: FanAndMalletState) -> dict[str, np.ndarray]:
+        n = len(s.done)
+        win = np.zeros((n, 2))
+        ok = s.done & ~s.timeout & (s.winner >= 0)
+        win[np.flatnonzero(ok), s.winner[ok]] = 1.0
+        score = (s.markers if s.match_points is None else s.points).astype(np.float64)
+        out = {"score": score, "win": win, "turns": s.turns.copy(), "timeout": s.timeout.copy(),
+               "games_played": s.game_no + ok, "houses_possessed": s.houses.copy(),
+               "first_white": s.first_white.copy(), "first_winner_won": s.first_winner_won.copy(),
+               "ties": s.ties.copy(), "ties_white_house": s.ties_white_house.copy()}
+        for c, a in enumerate(ABILITIES):
+            out[f"kids_{a}"] = s.ab_kids[:, c].copy()
+            out[f"bonus_{a}"] = s.ab_bonus[:, c].copy()
+            out[f"swing_{a}"] = s.ab_swing[:, c].copy()
+        return out
+
+    # ----- invariants -----------------------------------------------------------------------------
+    def check(self, s: FanAndMalletState) -> None:
+        n = len(s.done)
+        rows = np.arange(n)
+        # every card in exactly one place: a hand, the undrawn deck, or a house
+        places = np.concatenate([s.hand.reshape(n, -1), s.deck.reshape(n, -1), s.stack.reshape(n, -1)], axis=1)
+        flat = (rows[:, None] * (2 * DECK + 1) + np.where(places >= 0, places, 2 * DECK)).ravel()
+        cnt = np.bincount(flat, minlength=n * (2 * DECK + 1)).reshape(n, -1)[:, :2 * DECK]
+        assert (cnt == 1).all(), "cards not conserved"
+        for f in (0, 1):
+            d = s.deck[:, f]
+            assert ((d >= 0) == (np.arange(DECK)[None, :] >= s.deck_pos[:, f, None])).all(), "deck"
+            assert ((d < 0) | (CARD_FACTION[np.maximum(d, 0)] == f)).all()
+            hd = s.hand[:, f]
+            assert ((hd < 0) | (CARD_FACTION[np.maximum(hd, 0)] == f)).all()
+        # houses
+        present = s.stack >= 0
+        assert (present.sum(axis=2) == s.count).all(), "count"
+        assert (present == (np.arange(STACK)[None, None, :] < s.count[:, :, None])).all(), "stack holes"
+        sc = np.where(present, CARD_COLOUR[np.maximum(s.stack, 0).astype(np.int64)], N_COLOURS)
+        bits = (1 << s.ring_colour) | np.bitwise_or.reduce(np.where(present, 1 << np.minimum(sc, 5), 0), axis=2)
+        assert (bits == s.colours).all(), "colour masks"
+        lacks = ((s.colours[:, None, :] >> np.arange(N_COLOURS)[None, :, None]) & 1) == 0
+        assert ((lacks << np.arange(N_HOUSES)).sum(axis=2) == s.free).all(), "free masks"
+        for c in range(N_COLOURS):
+            k = (sc == c).sum(axis=2) + (s.ring_colour == c)
+            assert (k <= 1).all(), "colour twice in a house"
+        assert ((s.owner >= 0) == (s.count == STACK)).all(), "owner"
+        # markers
+        for f in (0, 1):
+            m = (s.owner == f).sum(axis=1) + (s.first_winner == f)
+            assert (m == s.markers[:, f]).all(), "markers"
+        assert (s.markers <= TARGET).all()
+        assert (s.first_done == (s.first_winner >= 0)).all()
+        live = ~s.done
+        assert (s.markers[live] < TARGET).all(), "a live game has a winner"
+        assert (s.count.sum(axis=1) <= 2 * DECK).all()
+        # hands: 6 cards while the deck lasts (the winner of a game does not draw)
+        placed = np.stack([((CARD_FACTION[np.maximum(s.stack, 0).astype(np.int64)] == f) & present).sum(axis=(1, 2))
+                           for f in (0, 1)], axis=1)
+        hs = (s.hand >= 0).sum(axis=2)
+        compact = ((s.hand >= 0) == (np.arange(HAND)[None, None, :] < hs[:, :, None])).all(axis=(1, 2))
+        assert compact[~s.done].all(), "hand not compact"
+        assert (hs + (DECK - s.deck_pos) + placed == DECK).all()
+        want = np.minimum(HAND, DECK - placed)
+        assert (hs[live] == want[live]).all(), "hand size"
+        fin = s.done & ~s.timeout
+        assert (s.winner[fin] >= 0).all()
+        if s.match_points is None:
+            assert (s.markers[fin, s.winner[fin]] == TARGET).all()
+        else:
+            assert (s.points[fin, s.winner[fin]] >= s.match_points).all()
+            assert (s.points[live] < s.match_points).all()
+        assert (s.pawn >= 0).all() and (s.pawn < N_HOUSES).all()
+
+
+def _shuffle_rows(arr: np.ndarray, mask: np.ndarray, u: np.ndarray) -> None:
+    """Permute, in place and per row, the entries of ``arr`` where ``mask`` holds, among those places."""
+    n, w = arr.shape
+    big = np.where(mask, np.arange(w)[None, :], w + np.arange(w)[None, :])
+    places = np.argsort(big, axis=1, kind="stable")
+    source = np.argsort(np.where(mask, u[:, :w], 2.0 + u[:, :w]), axis=1, kind="stable")
+    k = mask.sum(axis=1)
+    keep = np.arange(w)[None, :] < k[:, None]
+    rows = np.broadcast_to(np.arange(n)[:, None], (n, w))
+    vals = arr[rows, source]
+    arr[rows[keep], places[keep]] = vals[keep]
