@@ -108,5 +108,205 @@ class Threshold(Strategy):
         return obs.me.copy(), np.argmax(unknown, axis=1)
 
 
-STRATEGIES = [RandomSen, Threshold]
+# ---------------------------------------------------------------------------------------------
+# Heuristics. They share one body of card-counting play (``_Counting``) and differ in the idea that
+# gives each its name: when to say WAKE UP!, and how to use Peek 1 and Swap 2.
+# ---------------------------------------------------------------------------------------------
+
+#: copies of each value 0..9 in the deck
+DECK_COUNTS = np.array([4, 4, 4, 4, 4, 7, 7, 7, 4, 9], dtype=float)
+
+
+def unseen_stats(obs: SenObs) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and variance (m,) of the value of a card this player has not seen (not face up, not remembered)."""
+    known = obs.up_counts.astype(float)
+    mem = obs.mem
+    for v in range(10):
+        known[:, v] += (mem == v).sum((1, 2))
+    left = np.maximum(DECK_COUNTS[None, :] - known, 0.0)
+    n = left.sum(1)
+    vals = np.arange(10, dtype=float)[None, :]
+    mean = np.where(n > 0, (left * vals).sum(1) / np.maximum(n, 1), 279 / 54)
+    var = np.where(n > 0, (left * vals ** 2).sum(1) / np.maximum(n, 1) - mean ** 2, 0.0)
+    return mean, np.maximum(var, 0.0)
+
+
+def dream_estimates(obs: SenObs, mean: np.ndarray, var: np.ndarray):
+    """Estimated total and variance of every dream (m, P), unknown lands at the unseen mean."""
+    exists = obs.slot_mask()
+    known = (obs.mem >= 0) & exists
+    unknown = (~known & exists).sum(2)
+    total = np.where(known, obs.mem, 0).sum(2) + unknown * mean[:, None]
+    return total, unknown * var[:, None]
+
+
+@dataclasses.dataclass(frozen=True)
+class _Counting(Strategy):
+    """Shared play: estimate unknown lands by counting the cards seen; put low cards on the worst slot."""
+
+    take_margin: float = param(0.5, "take or keep a card only if it beats the worst own estimate by this much", min=0.0)
+
+    # --- estimates
+    def _own(self, obs):
+        mean, var = unseen_stats(obs)
+        own = obs.own.astype(float)
+        est = np.where(own >= 0, own, mean[:, None])
+        est = np.where(obs.own_mask(), est, -np.inf)
+        return mean, var, est
+
+    def _worst(self, est):
+        w = np.argmax(est, axis=1)
+        return w, est[np.arange(len(est)), w]
+
+    # --- wake rule: subclasses decide
+    def wants_wake(self, obs, mean, var, est):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def start(self, obs, rng):
+        mean, var, est = self._own(obs)
+        _, worst = self._worst(est)
+        take = obs.top <= worst - self.take_margin
+        wake = self.wants_wake(obs, mean, var, est)
+        return np.where(wake, Start.WAKE, np.where(take, Start.FACE_UP, Start.DRAW))
+
+    def face_up_slot(self, obs, rng):
+        _, _, est = self._own(obs)
+        return self._worst(est)[0]
+
+    # --- gains of each use of a drawn card
+    def _peek_target(self, obs):
+        """Own unknown slot first (lowest index); -1 when none."""
+        unknown = (obs.own < 0) & obs.own_mask()
+        return np.where(unknown.any(1), np.argmax(unknown, axis=1), -1)
+
+    def _swap_plan(self, obs, mean, est):
+        """(gain, player_b, slot_b) of swapping the worst own land with the best opponent land."""
+        m = len(obs.me)
+        w, worst = self._worst(est)
+        mem = obs.mem.astype(float)
+        other = obs.slot_mask().copy()
+        other[np.arange(m), obs.me] = False
+        cand = np.where(mem >= 0, mem, mean[:, None, None] + 0.5)  # an unknown land is a little worse than known
+        cand = np.where(other, cand, np.inf).reshape(m, -1)
+        j = np.argmin(cand, axis=1)
+        gain = worst - cand[np.arange(m), j]
+        return gain, j // SLOTS, j % SLOTS, w
+
+    def _gains(self, obs, value, kind, mean, est):
+        """Gain (ravens saved, estimated) of exchanging ``value`` into the worst slot, and of using ``kind``."""
+        _, worst = self._worst(est)
+        ex = worst - value
+        use = np.full(len(obs.me), -np.inf)
+        use = np.where(kind == Kind.PEEK, np.where(self._peek_target(obs) >= 0, self.peek_value(), -np.inf), use)
+        use = np.where(kind == Kind.SWAP, self.swap_gain(obs, mean, est), use)
+        use = np.where(kind == Kind.TAKE2, np.maximum(worst - mean, 0.0) + 0.5, use)
+        return ex, use
+
+    def peek_value(self) -> float:
+        return 1.0
+
+    def swap_gain(self, obs, mean, est):
+        return np.full(len(obs.me), -np.inf)
+
+    def drawn(self, obs, rng):
+        mean, var, est = self._own(obs)
+        w, worst = self._worst(est)
+        ex, use = self._gains(obs, obs.card, obs.card_kind, mean, est)
+        do_use = (use > ex) & (use > 0)
+        do_ex = ~do_use & (ex >= self.take_margin)
+        return np.where(do_use, Drawn.USE, np.where(do_ex, w, Drawn.DISCARD))
+
+    def keep(self, obs, rng):
+        mean, var, est = self._own(obs)
+        g = []
+        for k in range(2):
+            ex, use = self._gains(obs, obs.offer[:, k], obs.offer_kind[:, k], mean, est)
+            g.append(np.maximum(ex, use))
+        return (g[1] > g[0]).astype(np.int64)
+
+    def peek(self, obs, rng):
+        t = self._peek_target(obs)
+        return obs.me.copy(), np.maximum(t, 0)
+
+    def swap(self, obs, rng):
+        mean, var, est = self._own(obs)
+        gain, pb, sb, w = self._swap_plan(obs, mean, est)
+        return obs.me.copy(), w, pb, sb
+
+
+@dataclasses.dataclass(frozen=True)
+class Counter(_Counting):
+    """Card counter: like ``threshold``, but an unknown land is worth the mean of the cards not yet seen
+    (the face-up pile and everything remembered are removed from the deck), Take 2 gives two looks,
+    and Peek 1 is used on unknown own lands. Wakes when its own estimate is at most ``wake``."""
+    name: ClassVar[str] = "counter"
+    game: ClassVar[str] = "sen"
+    wake: float = param(9.0, "say WAKE UP! when the estimated own total is at most this")
+
+    def wants_wake(self, obs, mean, var, est):
+        return np.where(obs.own_mask(), est, 0.0).sum(1) <= self.wake
+
+
+@dataclasses.dataclass(frozen=True)
+class Watcher(_Counting):
+    """Opponent-aware caller: estimates every dream from what it has seen (lands revealed, taken from the
+    face-up pile or peeked; unknown lands at the unseen mean) and says WAKE UP! when its own estimate is
+    below every opponent's by ``margin``, or at most ``sure`` regardless; never above ``cap``."""
+    name: ClassVar[str] = "watcher"
+    game: ClassVar[str] = "sen"
+    margin: float = param(3.0, "wake when own estimate + margin <= the lowest opponent estimate")
+    sure: float = param(4.0, "always wake at or below this estimated total")
+    cap: float = param(14.0, "never wake above this estimated total")
+
+    def wants_wake(self, obs, mean, var, est):
+        m = len(obs.me)
+        total, _ = dream_estimates(obs, mean, var)
+        own = total[np.arange(m), obs.me]
+        opp = total.copy()
+        opp[np.arange(m), obs.me] = np.inf
+        best_opp = opp.min(1)
+        return (own <= self.sure) | ((own + self.margin <= best_opp) & (own <= self.cap))
+
+
+@dataclasses.dataclass(frozen=True)
+class Swapper(Watcher):
+    """Watcher that also uses Swap 2 to hand its worst land to an opponent in exchange for their lowest
+    known land (or an unknown one when its own worst is far above the unseen mean), and keeps whichever
+    Take 2 card does most good. ``swap_min`` is the smallest estimated saving worth a swap."""
+    name: ClassVar[str] = "swapper"
+    game: ClassVar[str] = "sen"
+    swap_min: float = param(2.0, "use Swap 2 only when it saves at least this many ravens (estimated)", min=0.0)
+
+    def swap_gain(self, obs, mean, est):
+        gain = self._swap_plan(obs, mean, est)[0]
+        return np.where(gain >= self.swap_min, gain, -np.inf)
+
+
+@dataclasses.dataclass(frozen=True)
+class Gambler(Swapper):
+    """Penalty-aware caller: models each opponent's total as normal (known lands plus unknown lands at the
+    unseen mean and variance) and its own likewise, computes the chance p of holding the fewest, and says
+    WAKE UP! when the expected score of calling, (1 - p)(own + penalty), is below the own estimate minus
+    ``edge`` (what it still expects to gain by playing on)."""
+    name: ClassVar[str] = "gambler"
+    game: ClassVar[str] = "sen"
+    edge: float = param(2.0, "ravens it expects to save by playing on instead of calling now")
+
+    def wants_wake(self, obs, mean, var, est):
+        from scipy.special import ndtr
+
+        m = len(obs.me)
+        rows = np.arange(m)
+        total, tvar = dream_estimates(obs, mean, var)
+        own, own_var = total[rows, obs.me], tvar[rows, obs.me]
+        diff = total - own[:, None]                 # opponent minus own: we need it >= 0
+        sd = np.sqrt(tvar + own_var[:, None] + 0.25)
+        p_each = ndtr((diff + 0.5) / sd)
+        p_each[rows, obs.me] = 1.0
+        p = p_each.prod(1)
+        penalty = obs.rules.penalty
+        return (1 - p) * (own + penalty) <= own - self.edge
+
+
+STRATEGIES = [RandomSen, Threshold, Counter, Watcher, Swapper, Gambler]
 DEFAULT = "threshold"
