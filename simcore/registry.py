@@ -9,6 +9,7 @@ from .game import Game
 #: game name -> "module:Class"
 GAMES: dict[str, str] = {
     "sen": "simcore.games.sen:Sen",
+    "sensu": "simcore.games.sensu:Sensu",
     "fan-and-mallet": "simcore.games.fan_and_mallet:FanAndMallet",
 }
 

@@ -19,6 +19,7 @@ from .base import Strategy
 #: game name -> module defining ``STRATEGIES`` (a list of Strategy classes)
 MODULES: dict[str, str] = {
     "sen": "strategies.sen",
+    "sensu": "strategies.sensu",
     "senshi": "strategies.senshi",
     "fan-and-mallet": "strategies.fan_and_mallet",
 }

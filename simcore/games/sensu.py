@@ -1,0 +1,1256 @@
+"""Sensu (dV Giochi, 2023): collect hand cards summing to exactly 20, redeem them into fans of sticks.
+
+Rules in brief (``rules/sensu.md`` is binding):
+
+* 90 cards: three fan types (0 Gun-sen, 1 Hi-ogi, 2 Mai-ougi), each with values 1..9 in copies A, B, C
+  and three wild cards 1/2/3, 4/5/6, 7/8/9. 4-5 players use all 90; 2-3 players drop copy B (63);
+  solo uses copy A only (27). Each card has sticks (option ``sticks``: a value->sticks table; wilds 1).
+* Each player holds 5 cards. A turn is one action: **Draw** (top of the deck or of any discard pile,
+  then discard down to 5 onto one's own pile) or **Play** a combination: >= 2 hand cards, at most one
+  wild, summing to exactly 20. Redeem the card with the most sticks, plus one bonus card for a pair of
+  equal printed numbers and one for >= 3 cards of one type (each bonus: the fewest sticks among the rest);
+  the rest go onto one's pile in a chosen order; redeemed cards are placed in a chosen order on the fan
+  of their type if it stays <= 10 sticks (a fan at exactly 10 is closed), otherwise discarded.
+* The moment the deck is empty all discard piles are shuffled into a new deck (so between actions an
+  empty deck means every pile is empty). The first player to close two fans wins at once; option
+  ``max_turns`` stops a game without a winner (a timeout).
+* Variant ``powers``: a fan's power triggers when its second power-symbol card is added (Hi-ogi Wisdom:
+  draw 3 cards; Mai-ougi Harmony: put the top of any discard pile onto your fan if it fits; Gun-sen
+  Courage: remove the last, symbol-less card of one unclosed fan of each opponent). Variant
+  ``chosen_fan``: a dealt closed-fan card names the type to close first; other fans cannot reach 10.
+* Solo (``players=1``): 27 cards, a discard pile and four columns; draw a card onto the pile or a column,
+  or play a 3-5 card combination from the exposed cards (pile top, column ends, one per place). Ends at
+  the third closed fan or when the deck is empty and the player plays no more; score = sticks in fans
+  (+ the deck's sticks if all three are closed).
+
+Array layout (first axis = game, ``n`` games, ``P`` players; card ids are int8, ``-1`` = no card):
+
+* card ``c`` in 0..89: type ``c // 30``; ``j = c % 30``: ``j < 27`` is value ``j // 3 + 1`` of copy
+  ``"ABC"[j % 3]``; ``j`` = 27, 28, 29 the wilds 1/2/3, 4/5/6, 7/8/9. Per-card tables ``CARD_*`` have 91
+  entries, the last one for ``-1`` (no card), so ``TABLE[cards]`` works on padded arrays.
+* ``deck`` (n, D) with ``deck_n`` (n,): the top card is ``deck[g, deck_n[g] - 1]``.
+* ``hand`` (n, P, 8) with ``hand_n`` (n, P): cards packed at the front in the order they were taken.
+* ``pile`` (n, P, D) with ``pile_n`` (n, P): discard piles, top last (solo: P = 1, the one pile).
+* ``fan`` (n, P, 3, 10) with ``fan_n``, ``fan_sticks``, ``closed``, ``fan_power`` (n, P, 3): fans by type,
+  cards in placement order; ``triggered`` (n, P, 3) whether the fan's power has fired.
+* ``columns`` (n, 4, 27) with ``col_n`` (n, 4): solo columns, exposed card last (empty outside solo).
+* ``chosen`` (n, P) chosen fan type (-1 outside the variant); ``cf_deck`` (n, 15) / ``cf_n`` the face-down
+  closed-fan deck (types), ``cf_disc`` (n, 3) counts of its discarded cards.
+* ``limbo`` (n, 3): redeemed cards left unplaced when the game ended during building.
+
+Actions (integer codes, see :class:`Action`): a turn is ``DECK``, ``PILE + s`` (top of seat s's pile),
+``PASS`` (only when nothing can be drawn) or ``PLAY + mask`` (mask = bit set over the 6 combination slots:
+hand slots, or in solo the places 0 = pile top, 1..4 = column ends). Solo turns are ``DRAW`` (which ends
+the game when the deck is empty) or ``PLAY + mask``.
+"""
+from __future__ import annotations
+
+import copy
+import dataclasses
+from dataclasses import dataclass
+from enum import IntEnum
+from typing import Any, ClassVar
+
+import numba
+import numpy as np
+
+from simcore.errors import SenseiError
+from simcore.game import Game, Metric, Seats, illegal
+from simcore.options import Rules, option
+from simcore.rng import STREAM_DEAL, permutations, stream_keys, uniforms
+
+# ----------------------------------------------------------------------------------------------------
+# Cards
+# ----------------------------------------------------------------------------------------------------
+GUNSEN, HIOGI, MAIOUGI = 0, 1, 2
+TYPE_NAMES = ("Gun-sen", "Hi-ogi", "Mai-ougi")
+COURAGE, WISDOM, HARMONY = GUNSEN, HIOGI, MAIOUGI  # the power of each fan type
+LEVELS = ("Gutted", "Beginner", "Apprentice", "Samurai", "Master", "Grandmaster")
+TABLES = {
+    "A": (4, 4, 4, 3, 3, 3, 2, 2, 1),
+    "A2": (4, 4, 4, 3, 3, 3, 2, 1, 1),
+    "B": (4, 3, 3, 2, 2, 2, 1, 1, 1),
+    "C": (4, 4, 4, 3, 3, 2, 1, 1, 1),
+}
+HAND = 8         # hand slots (5 held; 6 after Wisdom; 7 while drawing)
+SLOTS = 6        # slots a combination is taken from
+FAN = 10         # cards per fan at most (>= 1 stick each)
+COLUMN = 27      # solo column length at most
+CF_CARDS = 15    # closed-fan cards
+
+_ids = np.arange(90)
+_j = _ids % 30
+CARD_TYPE = np.append(_ids // 30, -1).astype(np.int64)
+CARD_VALUE = np.append(np.where(_j < 27, _j // 3 + 1, 0), 0).astype(np.int64)      # printed value, 0 = wild
+CARD_WILD = np.append(np.where(_j < 27, -1, _j - 27), -1).astype(np.int64)        # wild class 0..2, -1
+CARD_COPY = np.append(np.where(_j < 27, _j % 3, 3), -1).astype(np.int64)          # 0 A, 1 B, 2 C, 3 wild
+del _ids, _j
+
+
+def deck_cards(players: int) -> np.ndarray:
+    """The card ids in play for a player count (90, 63 or 27 cards)."""
+    copy_ = CARD_COPY[:90]
+    if players == 1:
+        keep = copy_ == 0
+    elif players <= 3:
+        keep = copy_ != 1
+    else:
+        keep = np.ones(90, dtype=bool)
+    return np.flatnonzero(keep).astype(np.int8)
+
+
+def card_name(c: int) -> str:
+    c = int(c)
+    if c < 0:
+        return "-"
+    t = TYPE_NAMES[CARD_TYPE[c]]
+    if CARD_WILD[c] >= 0:
+        w = CARD_WILD[c]
+        return f"{t} wild {3 * w + 1}/{3 * w + 2}/{3 * w + 3}"
+    return f"{t} {CARD_VALUE[c]}{'ABC'[CARD_COPY[c]]}"
+
+
+# ----------------------------------------------------------------------------------------------------
+# Rules
+# ----------------------------------------------------------------------------------------------------
+def parse_sticks(value: Any) -> str:
+    """``A``, ``A2``, ``B``, ``C`` or nine values 1..4 (comma separated, or a list) for values 1..9."""
+    if isinstance(value, (list, tuple)):
+        items = [str(v) for v in value]
+    else:
+        text = str(value).strip()
+        if text.upper() in TABLES:
+            return text.upper()
+        items = text.split(",")
+    try:
+        vals = [int(str(v).strip()) for v in items]
+    except ValueError:
+        raise SenseiError(f"sticks: expected A, A2, B, C or nine values 1..4, got {value!r}") from None
+    if len(vals) != 9 or any(v < 1 or v > 4 for v in vals):
+        raise SenseiError(f"sticks: expected A, A2, B, C or nine values 1..4, got {value!r}")
+    return ",".join(map(str, vals))
+
+
+def parse_copies(value: Any) -> str:
+    """A set of copies among A, B, C (e.g. ``C`` or ``AC``)."""
+    text = str(value).strip().upper().replace(",", "")
+    if not text or any(ch not in "ABC" for ch in text):
+        raise SenseiError(f"power_copies: expected letters among A, B, C, got {value!r}")
+    return "".join(sorted(set(text)))
+
+
+@dataclass(frozen=True)
+class SensuRules(Rules):
+    sticks: str = option("A", "value->sticks table: A, A2, B, C, or nine values 1..4 for values 1..9 "
+                              "(wilds always 1 stick)", parse=parse_sticks)
+    power_copies: str = option("C", "copies whose cards carry their type's power symbol (letters among A, B, C)",
+                               parse=parse_copies)
+    powers: bool = option(False, "variant: fan powers (Wisdom, Harmony, Courage)")
+    chosen_fan: bool = option(False, "variant: a dealt closed-fan card names the fan to close first")
+    max_turns: int = option(1000, "turns in all after which a game stops with no winner (a timeout)", min=1)
+
+    def __post_init__(self):
+        object.__setattr__(self, "sticks", parse_sticks(self.sticks))
+        object.__setattr__(self, "power_copies", parse_copies(self.power_copies))
+        if not isinstance(self.max_turns, int) or self.max_turns < 1:
+            raise SenseiError(f"max_turns: must be a positive integer, got {self.max_turns!r}")
+
+    def sticks_table(self) -> np.ndarray:
+        vals = TABLES.get(self.sticks) or tuple(int(v) for v in self.sticks.split(","))
+        return np.asarray(vals, dtype=np.int64)
+
+
+def card_sticks(rules: SensuRules) -> np.ndarray:
+    """Sticks per card id (91 entries; the last, for no card, is 0)."""
+    table = rules.sticks_table()
+    st = np.where(CARD_WILD[:90] >= 0, 1, table[np.maximum(CARD_VALUE[:90] - 1, 0)])
+    return np.append(st, 0).astype(np.int64)
+
+
+def card_power(rules: SensuRules) -> np.ndarray:
+    """Whether each card id carries its type's power symbol (91 entries)."""
+    copies = [("ABC".index(ch)) for ch in rules.power_copies]
+    pw = np.isin(CARD_COPY[:90], copies)
+    return np.append(pw, False)
+
+
+# ----------------------------------------------------------------------------------------------------
+# Combinations: subset tables over the 6 slots
+# ----------------------------------------------------------------------------------------------------
+#: SUBSETS[m, s]: slot s belongs to subset m (m = bit mask over the slots)
+SUBSETS = ((np.arange(1 << SLOTS)[:, None] >> np.arange(SLOTS)[None, :]) & 1).astype(bool)
+SUBSET_SIZE = SUBSETS.sum(axis=1)
+#: LOWBIT[m]: lowest slot of subset m (subset sums are built as sum[m] = sum[m without it] + value)
+LOWBIT = np.array([0] + [(m & -m).bit_length() - 1 for m in range(1, 1 << SLOTS)], dtype=np.int64)
+#: NEED_OK[w + 1, s]: a subset whose printed values sum to s, with no wild (w = -1) or one wild of class
+#: w, can sum to exactly 20
+NEED_OK = np.zeros((4, 64), dtype=bool)
+NEED_OK[0, 20] = True
+for _w in range(3):
+    for _v in range(3 * _w + 1, 3 * _w + 4):
+        NEED_OK[_w + 1, 20 - _v] = True
+del _w, _v
+
+
+def combination_table(cards: np.ndarray) -> np.ndarray:
+    """(m, 64) bool: which slot subsets of ``cards`` (m, 6; -1 empty) are combinations (array version).
+
+    Uses the subset table: sums of printed values and wild counts per subset are one matrix product.
+    """
+    cards = np.asarray(cards, dtype=np.int64)
+    present = cards >= 0
+    val = CARD_VALUE[cards] * present
+    wild = (CARD_WILD[cards] >= 0) & present
+    wcls = np.where(wild, CARD_WILD[cards], 0)
+    sub = SUBSETS.T.astype(np.int64)  # (6, 64)
+    sums = val @ sub
+    nwild = wild.astype(np.int64) @ sub
+    wsum = wcls @ sub
+    missing = (~present).astype(np.int64) @ sub
+    ok = (missing == 0) & (SUBSET_SIZE[None, :] >= 2) & (nwild <= 1)
+    key = np.where(nwild == 1, wsum + 1, 0)
+    return ok & NEED_OK[key, np.clip(sums, 0, 63)]
+
+
+@numba.njit(cache=True)
+def _combos_row(cards, VAL, WCL, out, scratch, min_size):
+    """Fill ``out`` (64,) with the combination flags of one row of 6 slot cards (any may be empty).
+
+    ``scratch`` (4, 64) int64 holds the subset sums, wild counts, wild classes and sizes, each built from
+    the subset without its lowest slot (LOWBIT table).
+    """
+    sums = scratch[0]
+    nw = scratch[1]
+    wc = scratch[2]
+    size = scratch[3]
+    out[0] = False
+    for m in range(1, 1 << SLOTS):
+        b = LOWBIT[m]
+        prev = m & (m - 1)
+        c = cards[b]
+        if c < 0 or size[prev] < 0:
+            size[m] = -1
+            out[m] = False
+            continue
+        s = sums[prev] + VAL[c]
+        w = WCL[c]
+        k = nw[prev]
+        cls = wc[prev]
+        if w >= 0:
+            k += 1
+            cls += w
+        sums[m] = s
+        nw[m] = k
+        wc[m] = cls
+        size[m] = size[prev] + 1
+        if size[m] >= min_size and k <= 1 and s <= 20:
+            out[m] = NEED_OK[cls + 1 if k == 1 else 0, s]
+        else:
+            out[m] = False
+
+
+def redeem_count(cards: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Cards redeemed (1 + pair bonus + type bonus) for combination ``mask`` of slot ``cards`` (m, 6)."""
+    cards = np.asarray(cards, dtype=np.int64)
+    inc = SUBSETS[np.asarray(mask, dtype=np.int64)] & (cards >= 0)
+    val = np.where(inc & (CARD_WILD[cards] < 0), CARD_VALUE[cards], 0)
+    counts = np.zeros((len(cards), 10), dtype=np.int64)
+    np.add.at(counts, (np.repeat(np.arange(len(cards)), SLOTS), val.reshape(-1)), 1)
+    pair = (counts[:, 1:] >= 2).any(axis=1)
+    tcount = np.stack([(inc & (CARD_TYPE[cards] == t)).sum(axis=1) for t in range(3)], axis=1)
+    return 1 + pair.astype(np.int64) + (tcount >= 3).any(axis=1)
+
+
+# ----------------------------------------------------------------------------------------------------
+# Kernels (numba): observation building and moving cards, one call per batch
+# ----------------------------------------------------------------------------------------------------
+@numba.njit(cache=True)
+def _k_obs(hand, hand_n, pile, pile_n, deck_n, fan, fan_n, idx, seat, VAL, WCL,
+           o_cards, o_combos, o_src, o_top, o_fan_top):
+    P = pile_n.shape[1]
+    scratch = np.zeros((4, 64), np.int64)
+    for i in range(len(idx)):
+        g = idx[i]
+        p = seat[i]
+        for s in range(SLOTS):
+            o_cards[i, s] = hand[g, p, s] if s < hand_n[g, p] else -1
+        _combos_row(o_cards[i], VAL, WCL, o_combos[i], scratch, 2)
+        o_src[i, 0] = deck_n[g] > 0
+        for q in range(P):
+            k = pile_n[g, q]
+            o_src[i, 1 + q] = k > 0
+            o_top[i, q] = pile[g, q, k - 1] if k > 0 else -1
+            for t in range(3):
+                f = fan_n[g, q, t]
+                o_fan_top[i, q, t] = fan[g, q, t, f - 1] if f > 0 else -1
+
+
+@numba.njit(cache=True)
+def _k_obs_solo(pile, pile_n, columns, col_n, idx, VAL, WCL, o_cards, o_combos):
+    scratch = np.zeros((4, 64), np.int64)
+    for i in range(len(idx)):
+        g = idx[i]
+        k = pile_n[g, 0]
+        o_cards[i, 0] = pile[g, 0, k - 1] if k > 0 else -1
+        for c in range(4):
+            k = col_n[g, c]
+            o_cards[i, 1 + c] = columns[g, c, k - 1] if k > 0 else -1
+        o_cards[i, 5] = -1
+        _combos_row(o_cards[i], VAL, WCL, o_combos[i], scratch, 3)
+
+
+@numba.njit(cache=True)
+def _k_draw(deck, deck_n, pile, pile_n, hand, hand_n, idx, seat, src):
+    """Take the top of the deck (src 0) or of pile src-1 into the hand."""
+    for i in range(len(idx)):
+        g = idx[i]
+        p = seat[i]
+        s = src[i]
+        if s == 0:
+            deck_n[g] -= 1
+            c = deck[g, deck_n[g]]
+            deck[g, deck_n[g]] = -1
+        else:
+            q = s - 1
+            pile_n[g, q] -= 1
+            c = pile[g, q, pile_n[g, q]]
+            pile[g, q, pile_n[g, q]] = -1
+        hand[g, p, hand_n[g, p]] = c
+        hand_n[g, p] += 1
+
+
+@numba.njit(cache=True)
+def _k_discard(pile, pile_n, hand, hand_n, idx, seat, slot):
+    """Move hand slot ``slot`` onto the player's own pile (the hand stays packed)."""
+    for i in range(len(idx)):
+        g = idx[i]
+        p = seat[i]
+        s = slot[i]
+        c = hand[g, p, s]
+        n = hand_n[g, p]
+        for j in range(s, n - 1):
+            hand[g, p, j] = hand[g, p, j + 1]
+        hand[g, p, n - 1] = -1
+        hand_n[g, p] = n - 1
+        pile[g, p, pile_n[g, p]] = c
+        pile_n[g, p] += 1
+
+
+@numba.njit(cache=True)
+def _k_check_arrange(cards, mask, order, k, ST):
+    """True where ``order`` is not a legal arrangement of combination ``mask`` over slot ``cards``."""
+    m = len(mask)
+    bad = np.zeros(m, np.bool_)
+    hist = np.zeros(8, np.int64)
+    rest = np.zeros(8, np.int64)
+    for i in range(m):
+        c = 0
+        for s in range(SLOTS):
+            if (mask[i] >> s) & 1:
+                c += 1
+        seen = 0
+        for j in range(SLOTS):
+            s = order[i, j]
+            if j < c:
+                if s < 0 or s >= SLOTS or not ((mask[i] >> s) & 1) or ((seen >> s) & 1):
+                    bad[i] = True
+                    break
+                seen |= 1 << s
+            elif s != -1:
+                bad[i] = True
+                break
+        if bad[i]:
+            continue
+        # the redeemed cards must be one with the most sticks, then k-1 with the fewest of the rest:
+        # compare the stick histogram of the chosen cards with that of the canonical choice
+        hi = 0
+        for j in range(c):
+            hi = max(hi, ST[cards[i, order[i, j]]])
+        hist[:] = 0
+        rest[:] = 0
+        for j in range(k[i]):
+            hist[ST[cards[i, order[i, j]]]] += 1
+        for j in range(c):
+            rest[ST[cards[i, order[i, j]]]] += 1
+        hist[hi] -= 1
+        rest[hi] -= 1
+        need = k[i] - 1
+        for v in range(8):
+            take = min(need, rest[v])
+            hist[v] -= take
+            need -= take
+        for v in range(8):
+            if hist[v] != 0:
+                bad[i] = True
+    return bad
+
+
+@numba.njit(cache=True)
+def _k_take_hand(hand, hand_n, pile, pile_n, idx, seat, order, k, out):
+    """Play from the hand: remove the combination, discard its unredeemed cards in order, return redeemed."""
+    for i in range(len(idx)):
+        g = idx[i]
+        p = seat[i]
+        taken = np.full(SLOTS, -1, np.int64)
+        c = 0
+        for j in range(SLOTS):
+            s = order[i, j]
+            if s < 0:
+                break
+            taken[j] = hand[g, p, s]
+            c += 1
+        n = hand_n[g, p]
+        w = 0
+        for j in range(n):
+            used = False
+            for q in range(c):
+                if order[i, q] == j:
+                    used = True
+            if not used:
+                hand[g, p, w] = hand[g, p, j]
+                w += 1
+        for j in range(w, n):
+            hand[g, p, j] = -1
+        hand_n[g, p] = w
+        for j in range(k[i], c):
+            pile[g, p, pile_n[g, p]] = taken[j]
+            pile_n[g, p] += 1
+        for j in range(3):
+            out[i, j] = taken[j] if j < k[i] else -1
+
+
+@numba.njit(cache=True)
+def _k_take_places(pile, pile_n, columns, col_n, idx, order, k, out):
+    """Solo play: take the combination from the pile top / column ends, discard the unredeemed."""
+    for i in range(len(idx)):
+        g = idx[i]
+        taken = np.full(SLOTS, -1, np.int64)
+        c = 0
+        for j in range(SLOTS):
+            s = order[i, j]
+            if s < 0:
+                break
+            if s == 0:
+                pile_n[g, 0] -= 1
+                taken[j] = pile[g, 0, pile_n[g, 0]]
+                pile[g, 0, pile_n[g, 0]] = -1
+            else:
+                col_n[g, s - 1] -= 1
+                taken[j] = columns[g, s - 1, col_n[g, s - 1]]
+                columns[g, s - 1, col_n[g, s - 1]] = -1
+            c += 1
+        for j in range(k[i], c):
+            pile[g, 0, pile_n[g, 0]] = taken[j]
+            pile_n[g, 0] += 1
+        for j in range(3):
+            out[i, j] = taken[j] if j < k[i] else -1
+
+
+@numba.njit(cache=True)
+def _k_place(fan, fan_n, fan_sticks, closed, fan_power, pile, pile_n, chosen, idx, seat, card,
+             ST, PW, TYPE, powers, win_at):
+    """Place ``card`` on the player's fan of its type if it fits, else discard it.
+
+    Returns (status, trig): status 0 discarded, 1 placed, 2 placed and closed, 3 placed and the game won
+    (``win_at`` closed fans); trig = the fan type whose power fires, else -1.
+    """
+    m = len(idx)
+    status = np.zeros(m, np.int64)
+    trig = np.full(m, -1, np.int64)
+    for i in range(m):
+        g = idx[i]
+        p = seat[i]
+        c = card[i]
+        t = TYPE[c]
+        tot = fan_sticks[g, p, t] + ST[c]
+        ok = (not closed[g, p, t]) and tot <= 10
+        if ok and tot == 10 and chosen[g, p] >= 0 and chosen[g, p] != t:
+            ok = False
+        if not ok:
+            pile[g, p, pile_n[g, p]] = c
+            pile_n[g, p] += 1
+            continue
+        fan[g, p, t, fan_n[g, p, t]] = c
+        fan_n[g, p, t] += 1
+        fan_sticks[g, p, t] = tot
+        status[i] = 1
+        if powers and PW[c]:
+            fan_power[g, p, t] += 1
+            if fan_power[g, p, t] == 2:
+                trig[i] = t
+        if tot == 10:
+            closed[g, p, t] = True
+            status[i] = 2
+            nc = 0
+            for u in range(3):
+                nc += closed[g, p, u]
+            if nc >= win_at:
+                status[i] = 3
+                trig[i] = -1
+    return status, trig
+
+
+# ----------------------------------------------------------------------------------------------------
+# Actions, observations, the decision interface
+# ----------------------------------------------------------------------------------------------------
+class Action(IntEnum):
+    """Turn action codes. Multiplayer: DECK, PILE + s, PASS, PLAY + mask; solo: DRAW, PLAY + mask."""
+    DECK = 0
+    DRAW = 0   # solo: draw (ends the game when the deck is empty)
+    PILE = 1   # + seat whose pile top is taken (1..5)
+    PASS = 7   # nothing to draw and no play (only legal when no card can be drawn)
+    PLAY = 64  # + bit mask over the 6 combination slots
+
+
+@dataclass
+class SensuObs:
+    """What the deciding seat sees, for a batch of ``m`` games (absolute seat numbers).
+
+    ``cards`` (m, 6): the cards a combination can use, by slot: the own hand (multiplayer) or the exposed
+    cards of the places 0 = pile top, 1..4 = column ends (solo); -1 = empty. ``combos`` (m, 64): which slot
+    masks are combinations. ``sticks`` / ``power`` (91,): per-card tables of these rules.
+    Per-decision fields are None where they do not apply.
+    """
+    seat: np.ndarray           # (m,)
+    players: int
+    cards: np.ndarray          # (m, 6)
+    hand_n: np.ndarray         # (m,) cards in the own hand (solo: 0)
+    combos: np.ndarray         # (m, 64) bool
+    sources: np.ndarray        # (m, 1 + P) bool: deck, then each seat's pile non-empty
+    pile_top: np.ndarray       # (m, P) top card of each pile (-1 empty)
+    pile_n: np.ndarray         # (m, P)
+    deck_n: np.ndarray         # (m,)
+    fan_sticks: np.ndarray     # (m, P, 3)
+    fan_n: np.ndarray          # (m, P, 3)
+    fan_top: np.ndarray        # (m, P, 3) last card of each fan (-1 empty)
+    closed: np.ndarray         # (m, P, 3) bool
+    hand_counts: np.ndarray    # (m, P) hand sizes of every seat
+    chosen: np.ndarray         # (m, P) chosen fan type (-1: variant off)
+    sticks: np.ndarray         # (91,)
+    power: np.ndarray          # (91,) bool
+    powers: bool
+    chosen_fan: bool
+    piles: np.ndarray          # (m, P, D) every discard pile, bottom first (public: discards are face up)
+    columns: np.ndarray | None = None   # solo (m, 4, 27) columns, exposed card last
+    col_n: np.ndarray | None = None     # solo (m, 4)
+    hand: np.ndarray | None = None      # (m, 8) the whole own hand (multiplayer)
+    combo: np.ndarray | None = None     # arrange: the combination's slot mask (m,)
+    n_redeem: np.ndarray | None = None  # arrange: how many cards it redeems (m,)
+    card: np.ndarray | None = None      # solo place: the card drawn (m,)
+    harmony_ok: np.ndarray | None = None  # harmony: (m, P) piles whose top fits a fan
+    courage_ok: np.ndarray | None = None  # courage: (m, P, 3) fans whose last card may be removed
+
+    def take(self, pos: np.ndarray) -> "SensuObs":
+        out = {}
+        for f in dataclasses.fields(self):
+            v = getattr(self, f.name)
+            if isinstance(v, np.ndarray) and f.name not in ("sticks", "power"):
+                v = v[pos]
+            out[f.name] = v
+        return SensuObs(**out)
+
+    # ----- helpers for strategies -----
+    def fits(self, cards: np.ndarray, seat: np.ndarray | None = None) -> np.ndarray:
+        """Whether each card (m, k) would go onto the fan of its type of ``seat`` (default: own)."""
+        cards = np.asarray(cards, dtype=np.int64)
+        seat = self.seat if seat is None else seat
+        r = np.arange(len(cards))[:, None]
+        t = np.maximum(CARD_TYPE[cards], 0)
+        s = seat[:, None]
+        tot = self.fan_sticks[r, s, t] + self.sticks[cards]
+        ok = (cards >= 0) & ~self.closed[r, s, t] & (tot <= 10)
+        if self.chosen_fan:
+            ch = self.chosen[r, s]
+            ok &= ~((tot == 10) & (ch >= 0) & (ch != t))
+        return ok
+
+    def closes(self, cards: np.ndarray) -> np.ndarray:
+        """Whether each card (m, k) would close the own fan of its type."""
+        cards = np.asarray(cards, dtype=np.int64)
+        r = np.arange(len(cards))[:, None]
+        t = np.maximum(CARD_TYPE[cards], 0)
+        return self.fits(cards) & (self.fan_sticks[r, self.seat[:, None], t] + self.sticks[cards] == 10)
+
+    def redeem_count(self) -> np.ndarray:
+        """(m, 64) cards each slot mask would redeem (meaningful where ``combos``)."""
+        m = len(self.cards)
+        masks = np.broadcast_to(np.arange(64), (m, 64)).reshape(-1)
+        return redeem_count(np.repeat(self.cards, 64, axis=0), masks).reshape(m, 64)
+
+
+class Player:
+    """The decisions a Sensu strategy makes (every method is vectorized over a batch of ``SensuObs``).
+
+    Multiplayer:
+
+    * ``turn(obs, rng) -> codes``: ``Action.DECK``, ``Action.PILE + s``, ``Action.PASS`` (only when
+      nothing can be drawn: ``~obs.sources.any(1)``) or ``Action.PLAY + mask`` with ``obs.combos[mask]``.
+    * ``discard(obs, rng) -> slot``: after a draw, while the hand holds more than 5 cards, the hand slot
+      (``0 <= slot < obs.hand_n``) to discard; asked once per card.
+    * ``arrange(obs, rng) -> order`` (m, 6): for the combination ``obs.combo`` (``obs.n_redeem`` cards
+      redeemed): its slots, the redeemed ones first in build order, then the others in discard order (the
+      last becomes the pile top), padded with -1. The redeemed set must follow the redeeming rule (the most
+      sticks, then the fewest for each bonus; any choice among equal sticks). Use :func:`arrange_by`.
+    * powers: ``wisdom(obs, rng) -> source`` (0 deck, 1 + s pile; asked for each of the three cards);
+      ``harmony(obs, rng) -> seat`` whose pile top goes to a fan (``obs.harmony_ok``); ``courage(obs, rng)
+      -> (m, P)`` fan type to strip per opponent (``obs.courage_ok``; -1 where none may be stripped and for
+      the own seat).
+
+    Solo: ``solo_turn(obs, rng) -> codes`` (``Action.DRAW`` or ``Action.PLAY + mask`` over the places),
+    ``place(obs, rng) -> 0..4`` (where the drawn ``obs.card`` goes: 0 the pile, 1..4 a column) and
+    ``arrange`` as above over the places.
+    """
+
+    def turn(self, obs: SensuObs, rng) -> np.ndarray: ...
+    def discard(self, obs: SensuObs, rng) -> np.ndarray: ...
+    def arrange(self, obs: SensuObs, rng) -> np.ndarray: ...
+    def wisdom(self, obs: SensuObs, rng) -> np.ndarray: ...
+    def harmony(self, obs: SensuObs, rng) -> np.ndarray: ...
+    def courage(self, obs: SensuObs, rng) -> np.ndarray: ...
+    def solo_turn(self, obs: SensuObs, rng) -> np.ndarray: ...
+    def place(self, obs: SensuObs, rng) -> np.ndarray: ...
+
+
+def arrange_by(obs: SensuObs, redeem_pref: np.ndarray | None = None, discard_key: np.ndarray | None = None,
+               build_key: np.ndarray | None = None) -> np.ndarray:
+    """A legal ``arrange`` answer from per-slot preferences (each (m, 6), values in [0, 1)).
+
+    ``redeem_pref``: among cards of equal sticks, the higher is redeemed first (default: lowest slot).
+    ``discard_key``: the unredeemed cards are discarded in increasing key order (the largest ends on
+    top; default slot order). ``build_key``: the redeemed cards are built in increasing key order (default:
+    descending sticks, equal sticks in the order they were redeemed).
+    """
+    cards = obs.cards.astype(np.int64)
+    m = len(cards)
+    inc = SUBSETS[obs.combo] & (cards >= 0)
+    st = obs.sticks[cards].astype(np.float64)
+    slots = np.arange(SLOTS)
+    pref = (1.0 - (slots + 1) / 8.0)[None, :] * np.ones((m, 1)) if redeem_pref is None else redeem_pref
+    r = np.arange(m)
+    first = np.argmax(np.where(inc, st + 0.5 * pref, -np.inf), axis=1)
+    rest = inc.copy()
+    rest[r, first] = False
+    low = np.argsort(np.where(rest, st + 0.5 * (1.0 - pref), np.inf), axis=1, kind="stable")
+    rank = np.full((m, SLOTS), 9, dtype=np.int64)
+    rank[r, first] = 0
+    k = obs.n_redeem
+    for j in range(2):
+        sel = k >= j + 2
+        rank[r[sel], low[sel, j]] = j + 1
+    redeemed = rank < 9
+    if build_key is None:
+        bkey = -st * 4 + rank
+    else:
+        bkey = build_key
+    dkey = (slots / 8.0)[None, :] * np.ones((m, 1)) if discard_key is None else discard_key
+    key = np.where(redeemed, bkey - 100.0, np.where(inc, dkey, np.inf))
+    order = np.argsort(key, axis=1, kind="stable")
+    n_inc = inc.sum(axis=1)
+    return np.where(slots[None, :] < n_inc[:, None], order, -1)
+
+
+# ----------------------------------------------------------------------------------------------------
+# State
+# ----------------------------------------------------------------------------------------------------
+@dataclass
+class SensuState:
+    keys: np.ndarray
+    players: int
+    rules: SensuRules
+    done: np.ndarray
+    turns: np.ndarray
+    timeout: np.ndarray
+    current: np.ndarray
+    deck: np.ndarray
+    deck_n: np.ndarray
+    hand: np.ndarray
+    hand_n: np.ndarray
+    pile: np.ndarray
+    pile_n: np.ndarray
+    fan: np.ndarray
+    fan_n: np.ndarray
+    fan_sticks: np.ndarray
+    closed: np.ndarray
+    fan_power: np.ndarray
+    plays: np.ndarray
+    winner: np.ndarray
+    limbo: np.ndarray
+    reshuffles: np.ndarray
+    chosen: np.ndarray
+    cf_deck: np.ndarray
+    cf_n: np.ndarray
+    cf_disc: np.ndarray
+    cf_shuffles: np.ndarray
+    columns: np.ndarray
+    col_n: np.ndarray
+    ST: np.ndarray
+    PW: np.ndarray
+
+
+# ----------------------------------------------------------------------------------------------------
+# The engine
+# ----------------------------------------------------------------------------------------------------
+class Sensu(Game):
+    name: ClassVar[str] = "sensu"
+    title: ClassVar[str] = "Sensu"
+    summary: ClassVar[str] = "Play hand cards summing to 20 to redeem sticks; close two fans of 10 to win (or solo)."
+    min_players: ClassVar[int] = 1
+    max_players: ClassVar[int] = 5
+    Rules: ClassVar[type] = SensuRules
+    Player: ClassVar[type] = Player
+    columns: ClassVar[dict[str, str]] = {
+        "fans_closed": "fans closed per seat at the end, int (n, P)",
+        "plays": "combinations played, all players, int (n,)",
+        "plays_seat": "combinations played per seat, int (n, P)",
+        "reshuffles": "times the discard piles were shuffled into a new deck, int (n,)",
+        "level": "solo only: one-hot level (Gutted..Grandmaster), int (n, 6)",
+    }
+    ratio_metrics: ClassVar[tuple[Metric, ...]] = (
+        Metric("mean_plays", "plays"),
+        Metric("mean_fans_closed", "fans_closed", per_seat=True),
+        Metric("mean_plays_seat", "plays_seat", per_seat=True),
+        Metric("mean_sticks", "score", per_seat=True),
+        Metric("mean_reshuffles", "reshuffles"),
+    )
+
+    def validate(self, players: int, rules: Any) -> None:
+        super().validate(players, rules)
+        if players == 1 and (rules.powers or rules.chosen_fan):
+            raise SenseiError("sensu solo plays without the powers and chosen_fan variants")
+
+    # ----- set-up --------------------------------------------------------------------------------
+    def new_state(self, keys: np.ndarray, players: int, rules: Any, deck: np.ndarray | None = None,
+                  chosen: np.ndarray | None = None) -> SensuState:
+        """A fresh batch. ``deck`` (n, D) scripts the shuffled deck (last = top; hands are dealt from the
+        top, 5 cards to each seat in turn); ``chosen`` (n, P) scripts the chosen fans."""
+        rules = rules if isinstance(rules, SensuRules) else SensuRules.from_values(rules or {})
+        if players == 1 and (rules.powers or rules.chosen_fan):
+            raise SenseiError("sensu solo plays without the powers and chosen_fan variants")
+        keys = np.asarray(keys, dtype=np.uint64)
+        n = len(keys)
+        P = players
+        cards = deck_cards(P)
+        D = len(cards)
+        if deck is None:
+            perm = permutations(stream_keys(keys, STREAM_DEAL, 0), np.zeros(n, np.int64), D)
+            deck_arr = cards[perm]
+        else:
+            deck_arr = np.asarray(deck, dtype=np.int8).reshape(n, -1)
+            if deck_arr.shape[1] != D or not (np.sort(deck_arr, axis=1) == np.sort(cards)).all():
+                raise SenseiError(f"scripted deck must hold the {D} cards of {P} players")
+        deck_arr = deck_arr.astype(np.int8).copy()
+        deck_n = np.full(n, D, dtype=np.int64)
+        hand = np.full((n, P, HAND), -1, dtype=np.int8)
+        hand_n = np.zeros((n, P), dtype=np.int64)
+        if P > 1:
+            for p in range(P):
+                for j in range(5):
+                    deck_n -= 1
+                    hand[:, p, j] = deck_arr[np.arange(n), deck_n]
+                    deck_arr[np.arange(n), deck_n] = -1
+                hand_n[:, p] = 5
+        ch = np.full((n, P), -1, dtype=np.int64)
+        cf_deck = np.full((n, CF_CARDS), -1, dtype=np.int8)
+        cf_n = np.zeros(n, dtype=np.int64)
+        if rules.chosen_fan:
+            types = np.repeat(np.arange(3), 5).astype(np.int8)
+            perm = permutations(stream_keys(keys, STREAM_DEAL, 1), np.zeros(n, np.int64), CF_CARDS)
+            cf_deck = types[perm]
+            cf_n[:] = CF_CARDS
+            for p in range(P):
+                cf_n -= 1
+                ch[:, p] = cf_deck[np.arange(n), cf_n]
+                cf_deck[np.arange(n), cf_n] = -1
+            if chosen is not None:
+                ch = self._script_chosen(cf_deck, cf_n, ch, np.asarray(chosen, dtype=np.int64).reshape(n, P))
+        ST = card_sticks(rules)
+        PW = card_power(rules)
+        return SensuState(
+            keys=keys, players=P, rules=rules,
+            done=np.zeros(n, bool), turns=np.zeros(n, np.int64), timeout=np.zeros(n, bool),
+            current=np.zeros(n, np.int64), deck=deck_arr, deck_n=deck_n, hand=hand, hand_n=hand_n,
+            pile=np.full((n, P, D), -1, np.int8), pile_n=np.zeros((n, P), np.int64),
+            fan=np.full((n, P, 3, FAN), -1, np.int8), fan_n=np.zeros((n, P, 3), np.int64),
+            fan_sticks=np.zeros((n, P, 3), np.int64), closed=np.zeros((n, P, 3), bool),
+            fan_power=np.zeros((n, P, 3), np.int64), plays=np.zeros((n, P), np.int64),
+            winner=np.full(n, -1, np.int64), limbo=np.full((n, 3), -1, np.int8),
+            reshuffles=np.zeros(n, np.int64), chosen=ch, cf_deck=cf_deck, cf_n=cf_n,
+            cf_disc=np.zeros((n, 3), np.int64), cf_shuffles=np.zeros(n, np.int64),
+            columns=np.full((n, 4, COLUMN if P == 1 else 0), -1, np.int8), col_n=np.zeros((n, 4), np.int64),
+            ST=ST, PW=PW)
+
+    @staticmethod
+    def _script_chosen(cf_deck, cf_n, dealt, want):
+        """Swap the dealt chosen cards for scripted types (the deck keeps 15 cards, 5 of each type)."""
+        counts = np.stack([(cf_deck == t).sum(1) for t in range(3)], 1) + np.stack(
+            [(dealt == t).sum(1) for t in range(3)], 1)
+        need = np.stack([(want == t).sum(1) for t in range(3)], 1)
+        if (need > 5).any():
+            raise SenseiError("at most 5 chosen fans of one type")
+        rest = np.repeat(np.arange(3), 5)
+        for g in range(len(cf_deck)):  # scripted set-up only (tests)
+            left = list(rest)
+            for t in want[g]:
+                left.remove(t)
+            order = [t for t in cf_deck[g, :cf_n[g]]]
+            # keep the deck order of the types, taking them from what is left
+            pool = {t: left.count(t) for t in range(3)}
+            new = []
+            for t in order:
+                if pool[t] > 0:
+                    new.append(t)
+                    pool[t] -= 1
+            for t in range(3):
+                new.extend([t] * pool[t])
+            cf_deck[g, :cf_n[g]] = new[:cf_n[g]]
+        del counts
+        return want.copy()
+
+    # ----- observations --------------------------------------------------------------------------
+    def _observe(self, st: SensuState, idx: np.ndarray, seat: np.ndarray) -> SensuObs:
+        idx = np.asarray(idx, dtype=np.int64)
+        seat = np.asarray(seat, dtype=np.int64)
+        m = len(idx)
+        P = st.players
+        cards = np.empty((m, SLOTS), np.int8)
+        combos = np.empty((m, 64), np.bool_)
+        if P == 1:
+            _k_obs_solo(st.pile, st.pile_n, st.columns, st.col_n, idx, CARD_VALUE, CARD_WILD, cards, combos)
+            src = np.zeros((m, 2), bool)
+            src[:, 0] = st.deck_n[idx] > 0
+            src[:, 1] = st.pile_n[idx, 0] > 0
+            top = cards[:, :1].copy()
+            ftop = self._fan_top(st, idx)
+        else:
+            src = np.empty((m, 1 + P), np.bool_)
+            top = np.empty((m, P), np.int8)
+            ftop = np.empty((m, P, 3), np.int8)
+            _k_obs(st.hand, st.hand_n, st.pile, st.pile_n, st.deck_n, st.fan, st.fan_n, idx, seat,
+                   CARD_VALUE, CARD_WILD, cards, combos, src, top, ftop)
+        r = st.rules
+        return SensuObs(
+            seat=seat, players=P, cards=cards, hand_n=st.hand_n[idx, seat], combos=combos, sources=src,
+            pile_top=top, pile_n=st.pile_n[idx], deck_n=st.deck_n[idx], fan_sticks=st.fan_sticks[idx],
+            fan_n=st.fan_n[idx], fan_top=ftop, closed=st.closed[idx], hand_counts=st.hand_n[idx],
+            chosen=st.chosen[idx], sticks=st.ST, power=st.PW, powers=r.powers, chosen_fan=r.chosen_fan,
+            piles=st.pile[idx], hand=st.hand[idx, seat] if P > 1 else None,
+            columns=st.columns[idx] if P == 1 else None, col_n=st.col_n[idx] if P == 1 else None)
+
+    @staticmethod
+    def _fan_top(st: SensuState, idx: np.ndarray) -> np.ndarray:
+        f = st.fan[idx]
+        k = np.maximum(st.fan_n[idx] - 1, 0)
+        top = np.take_along_axis(f, k[..., None], axis=3)[..., 0]
+        return np.where(st.fan_n[idx] > 0, top, -1).astype(np.int8)
+
+    def observe_turn(self, st: SensuState, idx: np.ndarray, seat: np.ndarray) -> SensuObs:
+        """The observation of a turn decision (public for tests and tools)."""
+        return self._observe(st, idx, seat)
+
+    @staticmethod
+    def _sub(full: SensuObs, idx: np.ndarray):
+        """An ``observe`` callback for Seats.ask that slices a prebuilt observation of ``idx``."""
+        def observe(sub_idx, sub_seat):
+            if len(sub_idx) == len(idx):
+                return full
+            return full.take(np.searchsorted(idx, sub_idx))
+        return observe
+
+    def observe_all(self, st: SensuState, idx: np.ndarray, seat: int) -> dict[str, np.ndarray]:
+        """Everything ``seat`` may know in games ``idx``: own hand, all piles, fans, counts, chosen fans."""
+        idx = np.asarray(idx, dtype=np.int64)
+        out = {
+            "pile": st.pile[idx], "pile_n": st.pile_n[idx], "deck_n": st.deck_n[idx],
+            "fan": st.fan[idx], "fan_n": st.fan_n[idx], "fan_sticks": st.fan_sticks[idx],
+            "closed": st.closed[idx], "fan_power": st.fan_power[idx], "hand_n": st.hand_n[idx],
+            "hand": st.hand[idx, seat], "chosen": st.chosen[idx], "cf_n": st.cf_n[idx],
+            "cf_disc": st.cf_disc[idx], "columns": st.columns[idx], "col_n": st.col_n[idx],
+            "plays": st.plays[idx], "current": st.current[idx], "turns": st.turns[idx],
+            "done": st.done[idx], "winner": st.winner[idx], "limbo": st.limbo[idx],
+        }
+        return {k: np.array(v) for k, v in out.items()}
+
+    def scramble_hidden(self, st: SensuState, seat: int, draws: Any) -> SensuState:
+        """A copy in which the deck order, the other hands and the closed-fan deck order are re-dealt
+        (the unseen cards permuted among the unseen places, counts kept)."""
+        new = copy.deepcopy(st)
+        n = len(st.done)
+        P = st.players
+        D = st.deck.shape[1]
+
+        def rand(k):
+            if isinstance(draws, np.random.Generator):
+                return draws.random((n, k))
+            return draws.random(np.arange(n), k)
+
+        # unseen places: deck[0:deck_n], other hands' slots
+        W = D + P * HAND
+        cards = np.full((n, W), -1, np.int64)
+        hidden = np.zeros((n, W), bool)
+        cards[:, :D] = st.deck
+        hidden[:, :D] = np.arange(D)[None, :] < st.deck_n[:, None]
+        for p in range(P):
+            if p == seat:
+                continue
+            cards[:, D + p * HAND:D + (p + 1) * HAND] = st.hand[:, p]
+            hidden[:, D + p * HAND:D + (p + 1) * HAND] = np.arange(HAND)[None, :] < st.hand_n[:, p, None]
+        u = rand(W)
+        key = np.where(hidden, u, 2.0)
+        perm_vals = np.take_along_axis(cards, np.argsort(key, axis=1), axis=1)  # hidden cards, shuffled
+        pos_order = np.argsort(~hidden, axis=1, kind="stable")  # hidden positions first, in order
+        filled = cards.copy()
+        cnt = hidden.sum(1)
+        rows = np.repeat(np.arange(n), W)
+        j = np.tile(np.arange(W), n)
+        ok = j < np.repeat(cnt, W)
+        filled[rows[ok], pos_order.reshape(-1)[ok]] = perm_vals.reshape(-1)[ok]
+        new.deck = filled[:, :D].astype(np.int8)
+        for p in range(P):
+            if p != seat:
+                new.hand[:, p] = filled[:, D + p * HAND:D + (p + 1) * HAND].astype(np.int8)
+        if st.rules.chosen_fan:
+            u = rand(CF_CARDS)
+            key = np.where(np.arange(CF_CARDS)[None, :] < st.cf_n[:, None], u, 2.0)
+            new.cf_deck = np.take_along_axis(st.cf_deck, np.argsort(key, axis=1), axis=1)
+        return new
+
+    # ----- deck handling -------------------------------------------------------------------------
+    def _refill(self, st: SensuState, g: np.ndarray) -> None:
+        """Where the deck of game g is empty, shuffle all discard piles into a new deck (multiplayer)."""
+        if st.players == 1 or len(g) == 0:
+            return
+        g = g[(st.deck_n[g] == 0) & (st.pile_n[g].sum(axis=1) > 0)]
+        if len(g) == 0:
+            return
+        st.reshuffles[g] += 1
+        P, D = st.pile.shape[1], st.pile.shape[2]
+        flat = st.pile[g].reshape(len(g), P * D).astype(np.int64)
+        u = uniforms(stream_keys(st.keys[g], STREAM_DEAL, 0), st.reshuffles[g], P * D)
+        order = np.argsort(np.where(flat >= 0, u, 2.0), axis=1)
+        shuffled = np.take_along_axis(flat, order, axis=1)[:, :D]
+        st.deck[g] = shuffled.astype(np.int8)
+        st.deck_n[g] = (shuffled >= 0).sum(axis=1)
+        st.pile[g] = -1
+        st.pile_n[g] = 0
+
+    def _new_chosen(self, st: SensuState, g: np.ndarray, seat: np.ndarray) -> None:
+        """After closing the chosen fan: draw closed-fan cards until one names a type not closed yet."""
+        pending = np.ones(len(g), bool)
+        while pending.any():
+            gi, si = g[pending], seat[pending]
+            empty = st.cf_n[gi] == 0
+            if empty.any():  # reshuffle the discarded closed-fan cards
+                ge = gi[empty]
+                st.cf_shuffles[ge] += 1
+                types = np.repeat(np.arange(3), 5)
+                cnt = st.cf_disc[ge]
+                have = np.arange(CF_CARDS)[None, :] - np.array([0, 5, 10])[types][None, :] < cnt[:, types]
+                u = uniforms(stream_keys(st.keys[ge], STREAM_DEAL, 1), st.cf_shuffles[ge], CF_CARDS)
+                order = np.argsort(np.where(have, u, 2.0), axis=1)
+                deck = np.where(np.take_along_axis(have, order, 1), types[order], -1)
+                st.cf_deck[ge] = deck.astype(np.int8)
+                st.cf_n[ge] = have.sum(1)
+                st.cf_disc[ge] = 0
+                none = st.cf_n[ge] == 0
+                if none.any():  # nothing left to draw: no chosen fan any more
+                    st.chosen[ge[none], si[empty][none]] = -1
+                    pos = np.flatnonzero(pending)[np.flatnonzero(empty)[none]]
+                    pending[pos] = False
+                    continue
+            gi, si = g[pending], seat[pending]
+            st.cf_n[gi] -= 1
+            t = st.cf_deck[gi, st.cf_n[gi]].astype(np.int64)
+            st.cf_deck[gi, st.cf_n[gi]] = -1
+            ok = ~st.closed[gi, si, t]
+            st.chosen[gi[ok], si[ok]] = t[ok]
+            st.cf_disc[gi[~ok], t[~ok]] += 1
+            pos = np.flatnonzero(pending)
+            pending[pos[ok]] = False
+
+    # ----- turns ---------------------------------------------------------------------------------
+    def turn(self, st: SensuState, idx: np.ndarray, seats: Seats) -> None:
+        if st.players == 1:
+            self._solo_turn(st, idx, seats)
+            return
+        P = st.players
+        seat = st.current[idx]
+        obs = self._observe(st, idx, seat)
+        act = np.asarray(seats.ask("turn", idx, seat, self._sub(obs, idx)), dtype=np.int64)
+        r = np.arange(len(idx))
+        is_draw = (act >= 0) & (act <= P)
+        is_pass = act == Action.PASS
+        is_play = (act >= Action.PLAY) & (act < Action.PLAY + 64)
+        ok = np.zeros(len(idx), bool)
+        ok[is_draw] = obs.sources[r[is_draw], act[is_draw]]
+        ok[is_pass] = ~obs.sources[is_pass].any(axis=1)
+        ok[is_play] = obs.combos[r[is_play], act[is_play] - Action.PLAY]
+        illegal(seats, "turn", seat, ~ok, "not a legal draw, pass or combination")
+        if is_draw.any():
+            self._draw(st, idx[is_draw], seat[is_draw], act[is_draw], seats)
+        if is_play.any():
+            sub = obs.take(r[is_play])
+            self._play(st, idx[is_play], seat[is_play], act[is_play] - Action.PLAY, sub, seats)
+        st.turns[idx] += 1
+        st.current[idx] = (seat + 1) % P
+
+    def _draw(self, st, g, seat, src, seats) -> None:
+        _k_draw(st.deck, st.deck_n, st.pile, st.pile_n, st.hand, st.hand_n, g, seat, src)
+        self._refill(st, g)
+        while True:
+            over = st.hand_n[g, seat] > 5
+            if not over.any():
+                break
+            gi, si = g[over], seat[over]
+            obs = self._observe(st, gi, si)
+            slot = np.asarray(seats.ask("discard", gi, si, self._sub(obs, gi)), dtype=np.int64)
+            illegal(seats, "discard", si, (slot < 0) | (slot >= obs.hand_n), "not a hand slot")
+            _k_discard(st.pile, st.pile_n, st.hand, st.hand_n, gi, si, slot)
+            self._refill(st, gi)
+
+    def _arrange(self, st, g, seat, mask, obs, seats):
+        obs.combo = mask
+        obs.n_redeem = redeem_count(obs.cards, mask)
+        order = np.asarray(seats.ask("arrange", g, seat, self._sub(obs, g)), dtype=np.int64)
+        if order.shape != (len(g), SLOTS):
+            illegal(seats, "arrange", seat, np.ones(len(g), bool), "expected (games, 6) slot orders")
+        bad = _k_check_arrange(obs.cards.astype(np.int64), mask, order, obs.n_redeem, st.ST)
+        illegal(seats, "arrange", seat, bad, "not the combination's slots in a legal redeeming order")
+        return order, obs.n_redeem
+
+    def _play(self, st, g, seat, mask, obs, seats) -> None:
+        order, k = self._arrange(st, g, seat, mask, obs, seats)
+        red = np.empty((len(g), 3), np.int64)
+        _k_take_hand(st.hand, st.hand_n, st.pile, st.pile_n, g, seat, order, k, red)
+        st.plays[g, seat] += 1
+        self._refill(st, g)
+        self._build(st, g, seat, red, k, seats)
+
+    def _build(self, st, g, seat, red, k, seats, win_at: int = 2) -> None:
+        """Place the redeemed cards ``red`` (m, 3) in order; closing, winning, chosen fans and powers."""
+        for j in range(3):
+            sel = (k > j) & ~st.done[g]
+            if not sel.any():
+                break
+            gi, si = g[sel], seat[sel]
+            self._place(st, gi, si, red[sel, j], seats, win_at)
+            won = st.done[gi] & (st.limbo[gi, 0] == -2)
+            if won.any():  # the unplaced redeemed cards stay unplaced
+                rows = np.flatnonzero(sel)[won]
+                lim = np.full((len(rows), 3), -1, np.int64)
+                for q in range(j + 1, 3):
+                    lim[:, q - j - 1] = np.where(k[rows] > q, red[rows, q], -1)
+                st.limbo[gi[won]] = lim.astype(np.int8)
+
+    def _place(self, st, g, seat, card, seats, win_at) -> None:
+        """Place one card per game (a power may place more, recursively)."""
+        r = st.rules
+        status, trig = _k_place(st.fan, st.fan_n, st.fan_sticks, st.closed, st.fan_power, st.pile, st.pile_n,
+                                st.chosen, g, seat, card, st.ST, st.PW, CARD_TYPE, r.powers, win_at)
+        won = status == 3
+        if won.any():
+            st.winner[g[won]] = seat[won]
+            st.done[g[won]] = True
+            st.limbo[g[won], 0] = -2  # marker read by _build
+        if r.chosen_fan:
+            t = CARD_TYPE[card]
+            nc = (status == 2) & (st.chosen[g, seat] == t)
+            if nc.any():
+                self._new_chosen(st, g[nc], seat[nc])
+        if st.players > 1:
+            self._refill(st, g[status == 0])
+        if r.powers:
+            fire = trig >= 0
+            if fire.any():
+                self._powers(st, g[fire], seat[fire], trig[fire], seats, win_at)
+
+    def _powers(self, st, g, seat, ptype, seats, win_at) -> None:
+        P = st.players
+        w = ptype == WISDOM
+        if w.any():
+            gw, sw = g[w], seat[w]
+            for _ in range(3):
+                obs = self._observe(st, gw, sw)
+                can = obs.sources.any(axis=1)
+                if not can.any():
+                    break
+                gi, si, obs = gw[can], sw[can], obs.take(np.flatnonzero(can))
+                src = np.asarray(seats.ask("wisdom", gi, si, self._sub(obs, gi)), dtype=np.int64)
+                okr = (src >= 0) & (src <= P)
+                okr[okr] = obs.sources[np.flatnonzero(okr), src[okr]]
+                illegal(seats, "wisdom", si, ~okr, "not a card source")
+                _k_draw(st.deck, st.deck_n, st.pile, st.pile_n, st.hand, st.hand_n, gi, si, src)
+                self._refill(st, gi)
+        c = ptype == COURAGE
+        if c.any():
+            gc, sc = g[c], seat[c]
+            obs = self._observe(st, gc, sc)
+            okf = ~obs.closed & (obs.fan_n > 0) & ~st.PW[obs.fan_top.astype(np.int64)]
+            okf[np.arange(len(gc)), sc] = False
+            obs.courage_ok = okf
+            has = okf.any(axis=2)
+            if has.any():
+                sel = has.any(axis=1)
+                gi, si, o2 = gc[sel], sc[sel], obs.take(np.flatnonzero(sel))
+                ch = np.asarray(seats.ask("courage", gi, si, self._sub(o2, gi)), dtype=np.int64)
+                if ch.shape != (len(gi), P):
+                    illegal(seats, "courage", si, np.ones(len(gi), bool), "expected one fan per seat")
+                h = o2.courage_ok.any(axis=2)
+                legal_choice = np.take_along_axis(o2.courage_ok, np.clip(ch, 0, 2)[..., None], 2)[..., 0]
+                bad = np.where(h, (ch < 0) | (ch > 2) | ~legal_choice, ch != -1).any(axis=1)
+                illegal(seats, "courage", si, bad, "not a removable fan per opponent (-1 where none)")
+                for o in range(P):
+                    hit = h[:, o]
+                    if not hit.any():
+                        continue
+                    gg = gi[hit]
+                    t = ch[hit, o]
+                    st.fan_n[gg, o, t] -= 1
+                    cardo = st.fan[gg, o, t, st.fan_n[gg, o, t]].astype(np.int64)
+                    st.fan[gg, o, t, st.fan_n[gg, o, t]] = -1
+                    st.fan_sticks[gg, o, t] -= st.ST[cardo]
+                    st.pile[gg, o, st.pile_n[gg, o]] = cardo
+                    st.pile_n[gg, o] += 1
+                    self._refill(st, gg)
+        h = ptype == HARMONY
+        if h.any():
+            gh, sh = g[h], seat[h]
+            obs = self._observe(st, gh, sh)
+            okp = obs.fits(obs.pile_top)
+            obs.harmony_ok = okp
+            sel = okp.any(axis=1)
+            if sel.any():
+                gi, si, o2 = gh[sel], sh[sel], obs.take(np.flatnonzero(sel))
+                q = np.asarray(seats.ask("harmony", gi, si, self._sub(o2, gi)), dtype=np.int64)
+                okq = (q >= 0) & (q < P)
+                okq[okq] = o2.harmony_ok[np.flatnonzero(okq), q[okq]]
+                illegal(seats, "harmony", si, ~okq, "not a pile whose top fits a fan")
+                st.pile_n[gi, q] -= 1
+                card = st.pile[gi, q, st.pile_n[gi, q]].astype(np.int64)
+                st.pile[gi, q, st.pile_n[gi, q]] = -1
+                self._place(st, gi, si, card, seats, win_at)
+
+    # ----- solo ----------------------------------------------------------------------------------
+    def _solo_turn(self, st: SensuState, idx: np.ndarray, seats: Seats) -> None:
+        seat = np.zeros(len(idx), np.int64)
+        obs = self._observe(st, idx, seat)
+        has = obs.combos.any(axis=1)
+        over = (st.deck_n[idx] == 0) & ~has
+        if over.any():  # deck empty and nothing to play: the game ends (not a turn)
+            st.done[idx[over]] = True
+            keep = ~over
+            idx, seat, obs = idx[keep], seat[keep], obs.take(np.flatnonzero(keep))
+            if len(idx) == 0:
+                return
+        act = np.asarray(seats.ask("solo_turn", idx, seat, self._sub(obs, idx)), dtype=np.int64)
+        r = np.arange(len(idx))
+        is_draw = act == Action.DRAW
+        is_play = (act >= Action.PLAY) & (act < Action.PLAY + 64)
+        ok = is_draw.copy()
+        ok[is_play] = obs.combos[r[is_play], act[is_play] - Action.PLAY]
+        illegal(seats, "solo_turn", seat, ~ok, "not a draw or a combination")
+        end = is_draw & (st.deck_n[idx] == 0)
+        st.done[idx[end]] = True  # drawing from the empty deck ends the game; not a turn
+        d = is_draw & ~end
+        if d.any():
+            g = idx[d]
+            o2 = obs.take(r[d])
+            st.deck_n[g] -= 1
+            card = st.deck[g, st.deck_n[g]].astype(np.int64)
+            st.deck[g, st.deck_n[g]] = -1
+            o2.card = card
+            o2.deck_n = st.deck_n[g]
+            where = np.asarray(seats.ask("place", g, seat[d], self._sub(o2, g)), dtype=np.int64)
+            illegal(seats, "place", seat[d], (where < 0) | (where > 4), "not a place 0..4")
+            p0 = where == 0
+            st.pile[g[p0], 0, st.pile_n[g[p0], 0]] = card[p0]
+            st.pile_n[g[p0], 0] += 1
+            gc, col = g[~p0], where[~p0] - 1
+            st.columns[gc, col, st.col_n[gc, col]] = card[~p0]
+            st.col_n[gc, col] += 1
+        if is_play.any():
+            g = idx[is_play]
+            s0 = seat[is_play]
+            o2 = obs.take(r[is_play])
+            mask = act[is_play] - Action.PLAY
+            order, k = self._arrange(st, g, s0, mask, o2, seats)
+            red = np.empty((len(g), 3), np.int64)
+            _k_take_places(st.pile, st.pile_n, st.columns, st.col_n, g, order, k, red)
+            st.plays[g, 0] += 1
+            self._build(st, g, s0, red, k, seats, win_at=3)
+        st.turns[idx[~end]] += 1
+
+    # ----- results -------------------------------------------------------------------------------
+    def outcome(self, st: SensuState) -> dict[str, np.ndarray]:
+        n = len(st.done)
+        P = st.players
+        fans_closed = st.closed.sum(axis=2)
+        sticks = st.fan_sticks.sum(axis=2).astype(np.float64)
+        out = {"turns": st.turns.copy(), "timeout": st.timeout.copy(), "fans_closed": fans_closed,
+               "plays": st.plays.sum(axis=1), "plays_seat": st.plays.copy(), "reshuffles": st.reshuffles.copy()}
+        if P == 1:
+            score = sticks[:, 0] + np.where(st.closed[:, 0].all(axis=1),
+                                             np.where(st.deck >= 0, st.ST[st.deck.astype(np.int64)], 0).sum(1), 0)
+            out["score"] = score[:, None]
+            out["win"] = np.zeros((n, 0))
+            lvl = np.clip((score.astype(np.int64) - 15) // 5, 0, 5)
+            out["level"] = np.eye(6, dtype=np.int64)[lvl]
+        else:
+            out["score"] = sticks
+            win = np.zeros((n, P))
+            w = st.winner >= 0
+            win[np.flatnonzero(w), st.winner[w]] = 1.0
+            out["win"] = win
+        return out
+
+    def metrics(self, totals: dict[str, np.ndarray], n: int, players: int, rules: Any) -> dict[str, Any]:
+        out = super().metrics(totals, n, players, rules)
+        if players == 1:
+            out.pop("mean_sticks", None)
+            out["mean_score"] = float(np.asarray(totals["score"]).sum() / max(n, 1))
+            lv = np.asarray(totals["level"], dtype=float) / max(n, 1)
+            out["level_share"] = {name: float(v) for name, v in zip(LEVELS, lv)}
+        return out
+
+    # ----- conformance ---------------------------------------------------------------------------
+    def check(self, st: SensuState) -> None:
+        n = len(st.done)
+        P = st.players
+        expect = np.zeros(91, np.int64)
+        expect[deck_cards(P).astype(np.int64)] = 1
+        parts = [st.deck, st.hand.reshape(n, -1), st.pile.reshape(n, -1), st.fan.reshape(n, -1),
+                 st.limbo, st.columns.reshape(n, -1)]
+        allc = np.concatenate(parts, axis=1).astype(np.int64)
+        rows = np.repeat(np.arange(n), allc.shape[1])
+        cnt = np.zeros((n, 91), np.int64)
+        np.add.at(cnt, (rows, np.where(allc.reshape(-1) >= 0, allc.reshape(-1), 90)), 1)
+        assert (cnt[:, :90] == expect[None, :90]).all(), "cards not conserved"
+        # packed arrays agree with their counts
+        D = st.deck.shape[1]
+        assert ((st.deck >= 0) == (np.arange(D)[None] < st.deck_n[:, None])).all(), "deck count"
+        assert ((st.hand >= 0) == (np.arange(HAND)[None, None] < st.hand_n[..., None])).all(), "hand count"
+        assert ((st.pile >= 0) == (np.arange(D)[None, None] < st.pile_n[..., None])).all(), "pile count"
+        assert ((st.fan >= 0) == (np.arange(FAN)[None, None, None] < st.fan_n[..., None])).all(), "fan count"
+        fan = st.fan.astype(np.int64)
+        assert (np.where(fan >= 0, st.ST[fan], 0).sum(-1) == st.fan_sticks).all(), "fan sticks"
+        assert (np.where(fan >= 0, CARD_TYPE[fan], np.arange(3)[None, None, :, None]) ==
+                np.arange(3)[None, None, :, None]).all(), "fan of the wrong type"
+        assert (st.fan_sticks <= 10).all() and (st.closed == (st.fan_sticks == 10)).all(), "closing at 10"
+        if st.rules.powers:
+            assert (np.where(fan >= 0, st.PW[fan], False).sum(-1) == st.fan_power).all(), "power count"
+        nclosed = st.closed.sum(axis=2)
+        live = ~st.done
+        if P > 1:
+            assert (st.hand_n[live] <= 6).all(), "hand too large"
+            assert (nclosed[live] < 2).all(), "a live game with a winner"
+            won = st.done & ~st.timeout
+            assert (st.winner[won] >= 0).all() and (nclosed[won, st.winner[won]] == 2).all(), "winner"
+            assert ((st.deck_n > 0) | (st.pile_n.sum(axis=1) == 0)).all(), "empty deck with discards"
+            if st.rules.chosen_fan:
+                ch = st.chosen[live]
+                ok = (ch < 0) | ~np.take_along_axis(st.closed[live], np.maximum(ch, 0)[..., None], 2)[..., 0]
+                assert ok.all(), "chosen fan already closed"
+                cf = (st.cf_deck >= 0).sum(1) + st.cf_disc.sum(1) + (st.chosen >= 0).sum(1) + nclosed.sum(1)
+                assert (cf[live] == CF_CARDS).all(), "closed-fan cards not conserved"
+        else:
+            assert (st.turns <= 200).all()
+            assert (nclosed[live] < 3).all()
