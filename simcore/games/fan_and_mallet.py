@@ -613,6 +613,53 @@ class FanAndMallet(Game):
         s.first_done[g] = False
         s.first_winner[g] = -1
 
+    def scripted(self, ring, stacks=None, hands=None, decks=None, pawns=None, to_move: int = 0,
+                 rules: FanAndMalletRules | None = None, key: int = 0) -> FanAndMalletState:
+        """A one-game state from a given position (tests and worked examples).
+
+        ``ring``: 12 house cards (``faction * 6 + colour``) by ring position; ``stacks``: ring position ->
+        followers (card codes, bottom first, at most 4 so that no house is possessed yet); ``hands``: two
+        lists of card codes (White's, Black's); ``decks``: two lists, the next cards to draw in order; every
+        card of a faction given nowhere is put at the end of its deck (in code order). ``pawns``: ring
+        positions the pawns stand on (the search starts at the next house); default: from the rules.
+        """
+        rules = rules or FanAndMalletRules()
+        s = self.new_state(np.array([key], dtype=np.uint64), 2, rules)
+        ring = np.asarray(ring, dtype=np.int64)
+        assert sorted(ring.tolist()) == list(range(2 * N_COLOURS)), "the ring holds each house card once"
+        s.ring_colour[0] = ring % N_COLOURS
+        s.ring_faction[0] = ring // N_COLOURS
+        s.stack[0] = -1
+        s.count[0] = 0
+        used: set[int] = set()
+        for h, cards in (stacks or {}).items():
+            assert len(cards) < STACK, "scripted houses hold at most 4 followers"
+            s.stack[0, h, :len(cards)] = cards
+            s.count[0, h] = len(cards)
+            used.update(cards)
+        s.colours[0] = (1 << s.ring_colour[0]) | np.bitwise_or.reduce(
+            np.where(s.stack[0] >= 0, 1 << CARD_COLOUR[np.maximum(s.stack[0], 0)], 0), axis=1)
+        lacks = ((s.colours[0][None, :] >> np.arange(N_COLOURS)[:, None]) & 1) == 0
+        s.free[0] = (lacks << np.arange(N_HOUSES)).sum(axis=1)
+        hands = hands or ([], [])
+        decks = decks or ([], [])
+        for f in (0, 1):
+            hd = list(hands[f])
+            assert len(hd) <= HAND
+            used.update(hd)
+            s.hand[0, f] = -1
+            s.hand[0, f, :len(hd)] = hd
+            rest = [c for c in range(f * DECK, (f + 1) * DECK) if c not in used and c not in decks[f]]
+            deck = list(decks[f]) + rest
+            used.update(decks[f])
+            s.deck[0, f] = -1
+            s.deck_pos[0, f] = DECK - len(deck)
+            s.deck[0, f, DECK - len(deck):] = deck
+            if pawns is not None:
+                s.pawn[0, f] = pawns[f]
+        s.to_move[0] = to_move
+        return s
+
     # ----- observations ---------------------------------------------------------------------------
     def public(self, s: FanAndMalletState, idx: np.ndarray, name: str) -> np.ndarray:
         """One public field (see :class:`FanAndMalletObs`) for games ``idx``."""
