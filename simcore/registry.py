@@ -10,6 +10,7 @@ from .game import Game
 GAMES: dict[str, str] = {
     "sen": "simcore.games.sen:Sen",
     "sensu": "simcore.games.sensu:Sensu",
+    "senshi": "simcore.games.senshi:Senshi",
     "fan-and-mallet": "simcore.games.fan_and_mallet:FanAndMallet",
 }
 
