@@ -15,6 +15,7 @@ Everything here works on whole arrays of games at once.
 """
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 _U64 = np.uint64
@@ -64,9 +65,37 @@ def uniforms(keys: np.ndarray, counter: np.ndarray, k: int) -> np.ndarray:
     return (bits >> _U64(11)).astype(np.float64) * _INV53
 
 
+@numba.njit(cache=True, inline="always")
+def _mix_scalar(z):
+    z = (z ^ (z >> numba.uint64(30))) * numba.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> numba.uint64(27))) * numba.uint64(0x94D049BB133111EB)
+    return z ^ (z >> numba.uint64(31))
+
+
+@numba.njit(cache=True)
+def _permutations(keys, counter, n, out):
+    golden = numba.uint64(0x9E3779B97F4A7C15)
+    c2 = numba.uint64(0x94D049BB133111EB)
+    scale = 1.0 / 9007199254740992.0
+    for i in range(keys.shape[0]):
+        base = _mix_scalar(keys[i] + numba.uint64(counter[i]) * c2)
+        for j in range(n):
+            out[i, j] = j
+        for j in range(n - 1, 0, -1):
+            z = _mix_scalar(base ^ (numba.uint64(j + 1) * golden))
+            k = int(float(z >> numba.uint64(11)) * scale * (j + 1))
+            t = out[i, j]
+            out[i, j] = out[i, k]
+            out[i, k] = t
+
+
 def permutations(keys: np.ndarray, counter: np.ndarray, n: int) -> np.ndarray:
-    """A uniformly random permutation of ``range(n)`` per key (for shuffling decks)."""
-    return np.argsort(uniforms(keys, counter, n), axis=1, kind="stable")
+    """A uniformly random permutation of ``range(n)`` per key (Fisher-Yates driven by the key's hash
+    stream at draw number ``counter``; for shuffling decks)."""
+    keys = np.ascontiguousarray(keys, dtype=_U64)
+    out = np.empty((len(keys), n), dtype=np.int64)
+    _permutations(keys, np.ascontiguousarray(counter, dtype=np.int64), n, out)
+    return out
 
 
 def choose(u: np.ndarray, mask: np.ndarray) -> np.ndarray:

@@ -29,6 +29,7 @@ import dataclasses
 from enum import IntEnum
 from typing import Any, ClassVar
 
+import numba
 import numpy as np
 
 from ..errors import SenseiError
@@ -50,7 +51,11 @@ class Kind(IntEnum):
     SWAP = 3
 
 
+VALUE64 = VALUE.astype(np.int64)
+_VALUE_NB = VALUE.astype(np.int64)
 KIND = np.array([0] * 45 + [Kind.TAKE2] * 3 + [Kind.PEEK] * 3 + [Kind.SWAP] * 3, dtype=np.int8)
+KIND64 = KIND.astype(np.int64)
+_KIND_NB = KIND64
 #: sum of all card values and mean value (279 / 54 = 31 / 6)
 DECK_TOTAL = int(VALUE.sum())
 MEAN_NUM, MEAN_DEN = 31, 6
@@ -114,45 +119,87 @@ class SenState:
     last_points: np.ndarray | None = None
 
 
-@dataclasses.dataclass
 class SenObs:
     """What the deciding player may know, for a batch of m games (all arrays have m rows).
 
-    ``mem[i, p, s]`` is this player's memory of player p's slot s (-1 unknown); ``me`` is the
-    player's seat. Public: dream sizes, the face-up top and counts, pile size, scores.
+    ``mem[i, p, s]`` is this player's memory of player p's slot s (-1 unknown) and ``own`` its own row;
+    ``me`` is the player's seat. Public: dream sizes, the face-up top and counts, pile size, scores.
+    ``mem`` and ``up_counts`` may be given as zero-argument functions: they are then built on first use.
     """
-    me: np.ndarray            #: (m,) own seat
-    players: int
-    mem: np.ndarray           #: (m, P, S) remembered values, -1 unknown
-    nslots: np.ndarray        #: (m, P) lands in each dream
-    top: np.ndarray           #: (m,) value of the face-up top
-    up_counts: np.ndarray     #: (m, 10) how many cards of each value lie face up
-    pile_left: np.ndarray     #: (m,) cards in the face-down pile
-    scores: np.ndarray        #: (m, P) game scores so far
-    round: np.ndarray         #: (m,) round number, from 0
-    rules: SenRules
-    card: np.ndarray | None = None        #: (m,) value of the drawn card (decision ``drawn``)
-    card_kind: np.ndarray | None = None   #: (m,) its Kind
-    offer: np.ndarray | None = None       #: (m, 2) values of the two Take 2 cards (decision ``keep``)
-    offer_kind: np.ndarray | None = None  #: (m, 2) their kinds
+
+    def __init__(self, me, players, mem, nslots, top, up_counts, pile_left, scores, round, rules,
+                 card=None, card_kind=None, offer=None, offer_kind=None, own=None):
+        self.me = me                  #: (m,) own seat
+        self.players = players
+        self._mem = mem               #: (m, P, S) remembered values, -1 unknown
+        self._nslots = nslots         #: (m, P) lands in each dream
+        self.top = top                #: (m,) value of the face-up top
+        self._up_counts = up_counts   #: (m, 10) how many cards of each value lie face up
+        self.pile_left = pile_left    #: (m,) cards in the face-down pile
+        self._scores = scores         #: (m, P) game scores so far
+        self._round = round           #: (m,) round number, from 0
+        self.rules = rules
+        self.card = card              #: (m,) value of the drawn card (decision ``drawn``)
+        self.card_kind = card_kind    #: (m,) its Kind
+        self.offer = offer            #: (m, 2) values of the two Take 2 cards (decision ``keep``)
+        self.offer_kind = offer_kind  #: (m, 2) their kinds
+        self._own = own
+        self._own_slots = None
+        self._own_mask = None
+
+    @property
+    def mem(self) -> np.ndarray:
+        if callable(self._mem):
+            self._mem = self._mem()
+        return self._mem
+
+    @property
+    def nslots(self) -> np.ndarray:
+        if callable(self._nslots):
+            self._nslots = self._nslots()
+        return self._nslots
+
+    @property
+    def scores(self) -> np.ndarray:
+        if callable(self._scores):
+            self._scores = self._scores()
+        return self._scores
+
+    @property
+    def round(self) -> np.ndarray:
+        if callable(self._round):
+            self._round = self._round()
+        return self._round
+
+    @property
+    def up_counts(self) -> np.ndarray:
+        if callable(self._up_counts):
+            self._up_counts = self._up_counts()
+        return self._up_counts
 
     @property
     def own(self) -> np.ndarray:
         """(m, S) own remembered values (-1 unknown or no slot)."""
-        return self.mem[np.arange(len(self.me)), self.me]
+        if self._own is None:
+            self._own = self.mem[np.arange(len(self.me)), self.me]
+        return self._own
 
     @property
     def own_slots(self) -> np.ndarray:
         """(m,) number of own lands."""
-        return self.nslots[np.arange(len(self.me)), self.me]
+        if self._own_slots is None:
+            self._own_slots = self.nslots[np.arange(len(self.me)), self.me]
+        return self._own_slots
 
     def slot_mask(self) -> np.ndarray:
         """(m, P, S) True where a land exists."""
-        return np.arange(SLOTS)[None, None, :] < self.nslots[:, :, None]
+        return _SLOT_RANGE[None, None, :] < self.nslots[:, :, None]
 
     def own_mask(self) -> np.ndarray:
         """(m, S) True for the own occupied slots."""
-        return np.arange(SLOTS)[None, :] < self.own_slots[:, None]
+        if self._own_mask is None:
+            self._own_mask = _SLOT_RANGE[None, :] < self.own_slots[:, None]
+        return self._own_mask
 
     def unseen_mean(self) -> np.ndarray:
         """(m,) mean value of the cards this player has not seen anywhere (not face up, not remembered)."""
@@ -163,6 +210,9 @@ class SenObs:
         known += (self.mem >= 0).sum((1, 2))
         left = N_CARDS - known
         return np.where(left > 0, (DECK_TOTAL - total) / np.maximum(left, 1), DECK_TOTAL / N_CARDS)
+
+
+_SLOT_RANGE = np.arange(SLOTS)
 
 
 class Player:
@@ -177,6 +227,78 @@ class Player:
     * ``swap(obs, rng) -> (player_a, slot_a, player_b, slot_b)``: two different positions.
     * ``claim(obs, rng) -> (slot_a, slot_b, value)``: for ``Start.CLAIM`` (variant ``know_what_i_have``).
     """
+
+
+# ---------------------------------------------------------------------------------------------
+# Kernels for the common per-turn updates (data-dependent loops over the acting games, compiled).
+# Each checks the actions it applies and returns the position of the first illegal one, or -1.
+# ---------------------------------------------------------------------------------------------
+@numba.njit(cache=True)
+def _k_face_up(up, up_len, up_counts, dream, nslots, mem, g, m, slot):
+    V = mem.shape[1]
+    for i in range(g.shape[0]):
+        if slot[i] < 0 or slot[i] >= nslots[g[i], m[i]]:
+            return i
+    for i in range(g.shape[0]):
+        gi, mi, si = g[i], m[i], slot[i]
+        top = up_len[gi] - 1
+        card = up[gi, top]
+        old = dream[gi, mi, si]
+        dream[gi, mi, si] = card
+        up[gi, top] = old                      # the taken card leaves, the old land takes its place
+        up_counts[gi, _VALUE_NB[card]] -= 1
+        up_counts[gi, _VALUE_NB[old]] += 1
+        for v in range(V):
+            mem[gi, v, mi, si] = _VALUE_NB[card]
+    return -1
+
+
+@numba.njit(cache=True)
+def _k_pop(deck, ptr, g, out):
+    for i in range(g.shape[0]):
+        out[i] = deck[g[i], ptr[g[i]]]
+        ptr[g[i]] += 1
+
+
+@numba.njit(cache=True)
+def _k_drawn(up, up_len, up_counts, dream, nslots, mem, g, m, card, d):
+    """Exchange (d >= 0) or put face up (DISCARD -1, USE -2) each drawn card."""
+    V = mem.shape[1]
+    for i in range(g.shape[0]):
+        di = d[i]
+        if di >= 0:
+            if di >= nslots[g[i], m[i]]:
+                return i
+        elif di == -2:
+            if _KIND_NB[card[i]] == 0:
+                return i
+        elif di != -1:
+            return i
+    for i in range(g.shape[0]):
+        gi, mi, di = g[i], m[i], d[i]
+        c = card[i]
+        if di >= 0:
+            old = dream[gi, mi, di]
+            dream[gi, mi, di] = c
+            for v in range(V):
+                mem[gi, v, mi, di] = -1
+            mem[gi, mi, mi, di] = _VALUE_NB[c]
+            c = old
+        up[gi, up_len[gi]] = c
+        up_len[gi] += 1
+        up_counts[gi, _VALUE_NB[c]] += 1
+    return -1
+
+
+@numba.njit(cache=True)
+def _k_own(mem, nslots, up, up_len, idx, me, own, own_slots, top):
+    S = mem.shape[3]
+    for i in range(idx.shape[0]):
+        gi, mi = idx[i], me[i]
+        for s in range(S):
+            own[i, s] = mem[gi, mi, mi, s]
+        own_slots[i] = nslots[gi, mi]
+        top[i] = _VALUE_NB[up[gi, up_len[gi] - 1]]
 
 
 def _pad_lookup(table: np.ndarray) -> np.ndarray:
@@ -263,15 +385,23 @@ class Sen(Game):
 
     # ------------------------------------------------------------------ observations
     def observe(self, st: SenState, idx: np.ndarray, me: np.ndarray, **extra: Any) -> SenObs:
-        top = values_of(st.up[idx, st.up_len[idx] - 1]).astype(np.int64)
-        return SenObs(me=me, players=st.players, mem=st.mem[idx, me].astype(np.int64),
-                      nslots=st.nslots[idx], top=top, up_counts=st.up_counts[idx],
-                      pile_left=N_CARDS - st.ptr[idx], scores=st.score[idx], round=st.round[idx],
-                      rules=st.rules, **extra)
+        k = len(idx)
+        own = np.empty((k, SLOTS), dtype=np.int64)
+        own_slots = np.empty(k, dtype=np.int64)
+        top = np.empty(k, dtype=np.int64)
+        _k_own(st.mem, st.nslots, st.up, st.up_len, idx, me, own, own_slots, top)
+        mem, counts, nslots, score, rnd = st.mem, st.up_counts, st.nslots, st.score, st.round
+        obs = SenObs(me=me, players=st.players, mem=lambda: mem[idx, me].astype(np.int64), own=own,
+                     nslots=lambda: nslots[idx], top=top, up_counts=lambda: counts[idx],
+                     pile_left=N_CARDS - st.ptr[idx], scores=lambda: score[idx], round=lambda: rnd[idx],
+                     rules=st.rules, **extra)
+        obs._own_slots = own_slots
+        return obs
 
     def observe_all(self, st: SenState, idx: np.ndarray, seat: int) -> dict[str, np.ndarray]:
         me = np.full(len(idx), seat)
         o = self.observe(st, idx, me)
+        o.mem, o.up_counts, o.nslots, o.scores, o.round  # build the lazy parts
         up_vals = np.where(st.up[idx] >= 0, values_of(st.up[idx]), -1)
         return {"mem": o.mem, "nslots": o.nslots, "top": o.top, "up_values": up_vals, "pile_left": o.pile_left,
                 "scores": o.scores, "round": o.round, "cur": st.cur[idx], "turns": st.turns[idx]}
@@ -306,22 +436,15 @@ class Sen(Game):
             ok &= (act != Start.CLAIM) | ((ns >= 2) & (ns <= 7))
         else:
             ok &= act != Start.CLAIM
-        illegal(seats, "start", me, ~ok, f"code {act[~ok][:1]}")
+        illegal(seats, "start", me, ~ok, "not a Start code allowed here")
 
         # face-up exchange
         sel = act == Start.FACE_UP
         if sel.any():
             g, m = idx[sel], me[sel]
-            slot = seats.ask("face_up_slot", g, m, obs)
-            illegal(seats, "face_up_slot", m, (slot < 0) | (slot >= st.nslots[g, m]), "no such slot")
-            card = st.up[g, st.up_len[g] - 1]
-            st.up_len[g] -= 1
-            st.up[g, st.up_len[g]] = -1
-            st.up_counts[g, VALUE[card]] -= 1
-            old = st.dream[g, m, slot]
-            st.dream[g, m, slot] = card
-            self._push_up(st, g, old)
-            st.mem[g, :, m, slot] = VALUE[card][:, None]
+            slot = np.asarray(seats.ask("face_up_slot", g, m, obs), dtype=np.int64)
+            bad = _k_face_up(st.up, st.up_len, st.up_counts, st.dream, st.nslots, st.mem, g, m, slot)
+            illegal(seats, "face_up_slot", m, np.arange(len(g)) == bad, "no such slot")
 
         # draw from the face-down pile
         sel = act == Start.DRAW
@@ -347,8 +470,8 @@ class Sen(Game):
             self._end_round(st, idx[end], caller[end], me[end])
 
     def _pop_down(self, st: SenState, g: np.ndarray) -> np.ndarray:
-        card = st.deck[g, st.ptr[g]]
-        st.ptr[g] += 1
+        card = np.empty(len(g), dtype=np.int64)
+        _k_pop(st.deck, st.ptr, g, card)
         return card
 
     def _push_up(self, st: SenState, g: np.ndarray, card: np.ndarray) -> None:
@@ -362,23 +485,13 @@ class Sen(Game):
         obs = lambda i, mm, **kw: self.observe(st, i, mm, **kw)  # noqa: E731
         while len(g):
             kind = KIND[card]
-            d = seats.ask("drawn", g, m, obs, card=VALUE[card].astype(np.int64), card_kind=kind.astype(np.int64))
-            bad = ~(((d >= 0) & (d < st.nslots[g, m])) | (d == Drawn.DISCARD) | ((d == Drawn.USE) & (kind != Kind.PLAIN)))
-            illegal(seats, "drawn", m, bad, "no such slot, or USE on a plain land")
-            # exchange (B1)
-            ex = d >= 0
-            if ex.any():
-                ge, me_, s = g[ex], m[ex], d[ex]
-                old = st.dream[ge, me_, s]
-                st.dream[ge, me_, s] = card[ex]
-                self._push_up(st, ge, old)
-                st.mem[ge, :, me_, s] = -1
-                st.mem[ge, me_, me_, s] = VALUE[card[ex]]
-            # discard (B2) and use (B3) both put the card face up
-            dis = d < 0
-            if dis.any():
-                self._push_up(st, g[dis], card[dis])
+            d = np.asarray(seats.ask("drawn", g, m, obs, card=VALUE64[card], card_kind=KIND64[card]), dtype=np.int64)
+            # exchange (B1); discard (B2) and use (B3) both put the card face up
+            bad = _k_drawn(st.up, st.up_len, st.up_counts, st.dream, st.nslots, st.mem, g, m, card, d)
+            illegal(seats, "drawn", m, np.arange(len(g)) == bad, "no such slot, or USE on a plain land")
             use = d == Drawn.USE
+            if not use.any():
+                break
             # Peek 1
             sel = use & (kind == Kind.PEEK)
             if sel.any():
@@ -421,8 +534,7 @@ class Sen(Game):
                 g2, m2 = gt[two], mt[two]
                 second = self._pop_down(st, g2)
                 offer = np.stack([first[two], second], axis=1)
-                k = seats.ask("keep", g2, m2, obs, offer=VALUE[offer].astype(np.int64),
-                              offer_kind=KIND[offer].astype(np.int64))
+                k = seats.ask("keep", g2, m2, obs, offer=VALUE64[offer], offer_kind=KIND64[offer])
                 illegal(seats, "keep", m2, (k != 0) & (k != 1), "must be 0 or 1")
                 kept[two] = offer[np.arange(len(g2)), k]
                 self._push_up(st, g2, offer[np.arange(len(g2)), 1 - k])

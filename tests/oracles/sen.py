@@ -6,11 +6,10 @@ Independent of the vectorized engine (it imports nothing from simcore). Policies
 from __future__ import annotations
 
 import random
-from fractions import Fraction
 
 VALUES = [i // 4 for i in range(36)] + [9] * 9 + [5] * 3 + [6] * 3 + [7] * 3
 KINDS = ["plain"] * 45 + ["take2"] * 3 + ["peek"] * 3 + ["swap"] * 3
-MEAN = Fraction(279, 54)
+MEAN6 = 31  # 279/54 = 31/6: estimates are kept in sixths, as integers
 
 
 class Game:
@@ -169,15 +168,15 @@ class ThresholdPolicy:
         self.wake_at = wake
 
     def estimates(self, g, p):
-        return [Fraction(v) if v is not None else MEAN for v in g.mem[p][p]]
+        return [6 * v if v is not None else MEAN6 for v in g.mem[p][p]]
 
     def wake(self, g, p):
-        return sum(self.estimates(g, p)) <= self.wake_at
+        return sum(self.estimates(g, p)) <= 6 * self.wake_at
 
     def turn(self, g, p):
         e = self.estimates(g, p)
-        w = max(range(len(e)), key=lambda i: (e[i], -i))
-        if VALUES[g.up[-1]] < e[w]:
+        w = e.index(max(e))
+        if 6 * VALUES[g.up[-1]] < e[w]:
             g.take_up(p, w)
             return
         card = g.down.pop()
@@ -185,7 +184,7 @@ class ThresholdPolicy:
         if KINDS[card] == "peek" and unknown:
             g.up.append(card)
             g.peek(p, p, unknown[0])
-        elif VALUES[card] < e[w]:
+        elif 6 * VALUES[card] < e[w]:
             g.exchange_drawn(p, w, card)
         else:
             g.up.append(card)
