@@ -243,7 +243,7 @@ def _land_batch(colours, pawn, colour, out):
 
 
 @numba.njit(cache=True)
-def _apply_turn(idx, actor, slot, hand, deck, deck_pos, stack, count, colours, free, owner, ring_faction, pawn,
+def _apply_turn(idx, actor, slot, hand, hand_n, deck, deck_pos, stack, count, colours, free, owner, ring_faction, pawn,
                 markers, first_done, first_winner, turns, to_move, houses, first_white, ties, ties_white_house,
                 ab_kids, ab_bonus, ab_swing, over):
     """Play card ``hand[g, actor, slot]`` in each game g of ``idx``: placement, possession, the win check
@@ -255,6 +255,7 @@ def _apply_turn(idx, actor, slot, hand, deck, deck_pos, stack, count, colours, f
         sl = slot[t]
         c = hand[g, a, sl]
         hand[g, a, sl] = -1
+        hand_n[g, a] -= 1
         col = (c % DECK) // 5
         h = _land_free(free[g, col], pawn[g, a])
         if h < 0:
@@ -304,6 +305,7 @@ def _apply_turn(idx, actor, slot, hand, deck, deck_pos, stack, count, colours, f
             p = deck_pos[g, a]
             if p < DECK:
                 hand[g, a, sl] = deck[g, a, p]
+                hand_n[g, a] += 1
                 deck[g, a, p] = -1
                 deck_pos[g, a] = p + 1
             else:  # keep the hand in slots 0..size-1
@@ -377,6 +379,7 @@ class FanAndMalletState:
     free: np.ndarray
     owner: np.ndarray
     hand: np.ndarray
+    hand_n: np.ndarray
     deck: np.ndarray
     deck_pos: np.ndarray
     pawn: np.ndarray
@@ -450,7 +453,7 @@ class FanAndMalletObs:
     @cached_property
     def hand_count(self) -> np.ndarray:
         """(k,) cards in hand; the hand always fills slots 0..hand_count-1."""
-        return self.legal.sum(axis=1)
+        return self.hand_size[self.rows, self.me]
 
     @cached_property
     def hand_colour(self) -> np.ndarray:
@@ -578,7 +581,7 @@ class FanAndMallet(Game):
             ring_colour=z(N_HOUSES, dt=np.int8), ring_faction=z(N_HOUSES, dt=np.int8),
             stack=z(N_HOUSES, STACK, dt=np.int8, v=-1), count=z(N_HOUSES, dt=np.int8),
             colours=z(N_HOUSES, dt=np.int8), free=z(N_COLOURS, dt=np.int16), owner=z(N_HOUSES, dt=np.int8, v=-1),
-            hand=z(2, HAND, dt=np.int8, v=-1), deck=z(2, DECK, dt=np.int8, v=-1), deck_pos=z(2, dt=np.int8),
+            hand=z(2, HAND, dt=np.int8, v=-1), hand_n=z(2), deck=z(2, DECK, dt=np.int8, v=-1), deck_pos=z(2, dt=np.int8),
             pawn=z(2, dt=np.int8), markers=z(2, dt=np.int8), to_move=z(), first_done=z(dt=bool), first_winner=z(v=-1),
             points=z(2), game_no=z(), winner=z(v=-1), done=z(dt=bool), turns=z(), timeout=z(dt=bool),
             houses=z(), first_white=z(), first_winner_won=z(), ties=z(), ties_white_house=z(),
@@ -605,6 +608,7 @@ class FanAndMallet(Game):
         for f in (0, 1):
             deck = permutations(stream_keys(dk, 2 + f), no, DECK) + f * DECK
             s.hand[g, f] = deck[:, :HAND]
+            s.hand_n[g, f] = HAND
             deck[:, :HAND] = -1
             s.deck[g, f] = deck
             s.deck_pos[g, f] = HAND
@@ -649,6 +653,7 @@ class FanAndMallet(Game):
             used.update(hd)
             s.hand[0, f] = -1
             s.hand[0, f, :len(hd)] = hd
+            s.hand_n[0, f] = len(hd)
             rest = [c for c in range(f * DECK, (f + 1) * DECK) if c not in used and c not in decks[f]]
             deck = list(decks[f]) + rest
             used.update(decks[f])
@@ -666,7 +671,7 @@ class FanAndMallet(Game):
         if name == "deck_left":
             return DECK - s.deck_pos[idx]
         if name == "hand_size":
-            return (s.hand[idx] >= 0).sum(axis=2)
+            return s.hand_n[idx]
         return getattr(s, name)[idx]
 
     def observe_all(self, s: FanAndMalletState, idx: np.ndarray, seat) -> dict[str, np.ndarray]:
@@ -715,7 +720,7 @@ class FanAndMallet(Game):
             mask[bad] = True
             illegal(seats, "play", actor, mask, f"hand slot {slot[bad]} (hand {s.hand[idx[bad], actor[bad]].tolist()})")
         over = np.zeros(k, dtype=bool)
-        _apply_turn(idx, actor, slot, s.hand, s.deck, s.deck_pos, s.stack, s.count, s.colours, s.free,
+        _apply_turn(idx, actor, slot, s.hand, s.hand_n, s.deck, s.deck_pos, s.stack, s.count, s.colours, s.free,
                     s.owner, s.ring_faction, s.pawn, s.markers, s.first_done, s.first_winner, s.turns, s.to_move,
                     s.houses, s.first_white, s.ties, s.ties_white_house, s.ab_kids, s.ab_bonus, s.ab_swing, over)
         if over.any():
@@ -799,6 +804,7 @@ class FanAndMallet(Game):
         placed = np.stack([((CARD_FACTION[np.maximum(s.stack, 0).astype(np.int64)] == f) & present).sum(axis=(1, 2))
                            for f in (0, 1)], axis=1)
         hs = (s.hand >= 0).sum(axis=2)
+        assert (hs == s.hand_n).all(), "hand counts"
         compact = ((s.hand >= 0) == (np.arange(HAND)[None, None, :] < hs[:, :, None])).all(axis=(1, 2))
         assert compact[~s.done].all(), "hand not compact"
         assert (hs + (DECK - s.deck_pos) + placed == DECK).all()
