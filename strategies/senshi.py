@@ -169,4 +169,197 @@ def _greedy(me, hand, piles, loc, top, cards, card_tops, card_count, P):
     return kind, arg
 
 
-STRATEGIES = [Random, Greedy]
+# ----------------------------------------------------------------------------------------------------
+# heuristics
+
+
+def _setup_spread(obs: Observation) -> np.ndarray:
+    """Set-up pick shared by the heuristics: the middle stack showing the most distinct colours (all three
+    tiles with ``open_stacks``, else just the top, so every stack ties), preferring a top colour that is
+    rare among the middle tops (fewer players will be chasing it); ties: lowest index."""
+    vis = obs.visible.astype(np.int64)
+    distinct = np.zeros(obs.loc.shape, dtype=np.int64)
+    for c in range(NC):
+        distinct += (vis == c).any(axis=2)
+    mid = obs.loc == MIDDLE
+    topc = np.clip(obs.top.astype(np.int64), 0, NC - 1)
+    freq = np.stack([((obs.top == c) & mid).sum(axis=1) for c in range(NC)], axis=1)
+    rare = -freq[np.arange(len(obs))[:, None], topc]
+    return _best(distinct * 100 + rare, mid)
+
+
+def _weak(obs: Observation) -> np.ndarray:
+    """(m,4) my colours tied for my smallest pile."""
+    return obs.my_piles == obs.my_min[:, None]
+
+
+def _top_colour(obs: Observation) -> np.ndarray:
+    """(m,S) top colour of each stack clipped to 0..3 (use with a legality mask)."""
+    return np.clip(obs.top.astype(np.int64), 0, NC - 1)
+
+
+def _colour_at(table: np.ndarray, colour: np.ndarray) -> np.ndarray:
+    """table (m,4) looked up at colour (m,S) -> (m,S)."""
+    return np.take_along_axis(table, colour, axis=1)
+
+
+def _test_best(obs: Observation, mask: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(colour, gain) of the best Test among ``mask`` (default: every colour in hand); colour -1 if none."""
+    m = obs.can_test if mask is None else obs.can_test & mask
+    key = np.where(m, obs.gain * 1000 - obs.my_piles, -(1 << 30))
+    c = key.argmax(axis=1)
+    return np.where(m.any(axis=1), c, -1), obs.gain[np.arange(len(obs)), c]
+
+
+@dataclass(frozen=True)
+class Guard(Strategy):
+    """Guard the weakest pile: whenever my smallest pile is within ``margin`` of the lowest smallest pile
+    among the opponents (the elimination line), spend the turn on my weakest colour: Test it from hand,
+    else Train a tile of it (from an opponent's card first, which also denies them, then the middle), else
+    Study a middle stack showing it. Otherwise play for height like the reference gain rule: Test when the
+    gain reaches ``min_gain``, Study stacks whose top matches my hand or weakest colour, Train tops that
+    match my own card tops."""
+    name: ClassVar[str] = "guard"
+    game: ClassVar[str] = "senshi"
+    margin: int = param(0, "act on the weakest pile when my smallest pile <= the opponents' lowest smallest pile + margin",
+                        min=-5, max=30)
+    min_gain: int = param(2, "Test for height when the gain (1 + my matching tops - most matching tops of an opponent) reaches this",
+                          min=1, max=4)
+    late: int = param(4, "middle stacks left from which the guard is on (always on once the end is triggered)",
+                      min=0, max=24)
+
+    def setup_take(self, obs: Observation, rng) -> np.ndarray:
+        return _setup_spread(obs)
+
+    def act(self, obs: Observation, rng):
+        return _guarded(obs, self.margin, self.late, self.min_gain)
+
+
+def _guarded(obs: Observation, margin: int, late: int, min_gain: int, extra=()):
+    """The guard plan: weakest pile first when late and in danger, then Test for gain, then ``extra``
+    steps, then Study / Train / Test as the guard prefers."""
+    m = len(obs)
+    weak = _weak(obs)
+    is_late = (obs.mid_count <= late) | (obs.remaining >= 0)
+    danger = is_late & (obs.my_min <= obs.opp_low_min + margin)
+    tc = _top_colour(obs)
+    rel = obs.rel
+    weak_top = _colour_at(weak, tc)
+    c_weak, _ = _test_best(obs, weak)
+    tr_weak = _best(2 * (rel >= 1) + (rel == MIDDLE), obs.can_train & weak_top)
+    st_weak = _best(np.zeros(obs.loc.shape), obs.can_study & weak_top)
+    c, g = _test_best(obs)
+    in_hand = _colour_at(obs.hand > 0, tc)
+    st_any = _best(2 * weak_top + in_hand, obs.can_study)
+    mine = _colour_at(obs.my_tops > 0, tc)
+    tr_any = _best(2 * mine + (rel >= 1) - 0.001 * train_order_rank(obs), obs.can_train)
+    has_hand = obs.hand.sum(axis=1) > 0
+    return _combine(m, [
+        (danger & (c_weak >= 0), Kind.TEST, c_weak),
+        (danger & (tr_weak >= 0) & ~has_hand, Kind.TRAIN, tr_weak),
+        (danger & (st_weak >= 0), Kind.STUDY, st_weak),
+        (danger & (tr_weak >= 0), Kind.TRAIN, tr_weak),
+        ((c >= 0) & (g >= min_gain), Kind.TEST, c),
+        *extra,
+        (st_any >= 0, Kind.STUDY, st_any),
+        (~has_hand, Kind.TRAIN, tr_any),
+        (c >= 0, Kind.TEST, c),
+    ], obs)
+
+
+@dataclass(frozen=True)
+class Racer(Strategy):
+    """Race one tall pile: pick the colour where I am strongest (pile, card tops and hand together) and pour
+    everything into it: Test it when the gain reaches ``min_gain``, Study stacks showing it, Train its tiles
+    from opponents' cards or the middle. Safety valve: once the middle holds at most ``guard_at`` stacks (or
+    the end is triggered) and my smallest pile is at or below the opponents' lowest, fix the weakest colour
+    first."""
+    name: ClassVar[str] = "racer"
+    game: ClassVar[str] = "senshi"
+    min_gain: int = param(2, "Test the race colour when the gain reaches this", min=1, max=4)
+    guard_at: int = param(4, "middle stacks left at which the weakest pile starts to matter", min=0, max=24)
+
+    def setup_take(self, obs: Observation, rng) -> np.ndarray:
+        return _setup_spread(obs)
+
+    def act(self, obs: Observation, rng):
+        m = len(obs)
+        rows = np.arange(m)
+        strength = obs.my_piles * 4 + obs.my_tops * 2 + obs.hand
+        target = strength.argmax(axis=1)
+        is_target = np.arange(NC)[None, :] == target[:, None]
+        tc = _top_colour(obs)
+        rel = obs.rel
+        t_top = _colour_at(is_target, tc)
+        g_target = obs.gain[rows, target]
+        late = (obs.mid_count <= self.guard_at) | (obs.remaining >= 0)
+        danger = late & (obs.my_min <= obs.opp_low_min)
+        weak = _weak(obs)
+        c_weak, _ = _test_best(obs, weak)
+        tr_weak = _best(2 * (rel >= 1) + (rel == MIDDLE), obs.can_train & _colour_at(weak, tc))
+        st_target = _best(np.zeros(obs.loc.shape), obs.can_study & t_top)
+        tr_target = _best(2 * (rel >= 1) - 0.001 * train_order_rank(obs), obs.can_train & t_top & (rel != 0))
+        c, g = _test_best(obs)
+        has_hand = obs.hand.sum(axis=1) > 0
+        in_hand = _colour_at(obs.hand > 0, tc)
+        st_any = _best(in_hand, obs.can_study)
+        tr_any = _best(-train_order_rank(obs).astype(float), obs.can_train)
+        return _combine(m, [
+            (danger & (c_weak >= 0), Kind.TEST, c_weak),
+            (danger & (tr_weak >= 0), Kind.TRAIN, tr_weak),
+            ((obs.hand[rows, target] > 0) & (g_target >= self.min_gain), Kind.TEST, target),
+            (st_target >= 0, Kind.STUDY, st_target),
+            (tr_target >= 0, Kind.TRAIN, tr_target),
+            ((c >= 0) & (g >= self.min_gain), Kind.TEST, c),
+            (st_any >= 0, Kind.STUDY, st_any),
+            (~has_hand, Kind.TRAIN, tr_any),
+            (c >= 0, Kind.TEST, c),
+        ], obs)
+
+
+@dataclass(frozen=True)
+class Denier(Strategy):
+    """Deny the opponents: on top of the `guard` plan (weakest pile first when late and in danger, Test for
+    gain), when an opponent's card shows ``threat`` or more tops of one colour (a big payout whenever that
+    colour is tested), or a top of the colour of the tallest pile on the table while that opponent leads,
+    Train that tile away from them before studying (it also arms my hand; only while holding fewer than
+    ``max_hand`` tiles)."""
+    name: ClassVar[str] = "denier"
+    game: ClassVar[str] = "senshi"
+    threat: int = param(2, "an opponent's matching card tops in one colour that count as a threat", min=1, max=3)
+    min_gain: int = param(2, "Test when the gain reaches this", min=1, max=4)
+    max_hand: int = param(2, "deny only while holding fewer tiles than this", min=1, max=30)
+    margin: int = param(0, "guard margin, as in `guard`", min=-5, max=30)
+    late: int = param(4, "middle stacks left from which the guard is on, as in `guard`", min=0, max=24)
+
+    def setup_take(self, obs: Observation, rng) -> np.ndarray:
+        return _setup_spread(obs)
+
+    def act(self, obs: Observation, rng):
+        m = len(obs)
+        rows = np.arange(m)
+        tc = _top_colour(obs)
+        owner = np.clip(obs.loc.astype(np.int64), 0, obs.players - 1)
+        on_opp = obs.can_train & (obs.rel >= 1)
+        tops = obs.card_tops.astype(np.int64)
+        owner_count = tops[rows[:, None], owner, tc]                    # (m,S) matching tops of the owner
+        tall = obs.piles.max(axis=2).astype(np.int64)                   # (m,P)
+        tall_col = obs.piles.argmax(axis=2)                             # (m,P)
+        owner_tall = tall[rows[:, None], owner]
+        my_tall = obs.my_piles.max(axis=1)
+        on_tall = tc == tall_col[rows[:, None], owner]
+        table_top = tall.max(axis=1)
+        leader = (owner_tall == table_top[:, None]) & (owner_tall > my_tall[:, None])
+        threat = on_opp & ((owner_count >= self.threat) | (leader & on_tall))
+        threat &= (obs.hand.sum(axis=1) < self.max_hand)[:, None]
+        deny = _best(owner_count * 10 + owner_tall, threat)
+        return _guarded(obs, self.margin, self.late, self.min_gain, [(deny >= 0, Kind.TRAIN, deny)])
+
+
+def train_order_rank(obs: Observation) -> np.ndarray:
+    """(m,S) rank of each stack in the reference Train order (0 first); large for gone stacks."""
+    order = train_order(obs)
+    return np.argsort(np.argsort(order, axis=1, kind="stable"), axis=1, kind="stable")
+
+
+STRATEGIES = [Random, Greedy, Guard, Racer, Denier]

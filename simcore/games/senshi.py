@@ -248,6 +248,23 @@ class Observation:
         return self.piles[np.arange(len(self.me)), self.me].astype(np.int64)
 
     @cached_property
+    def my_min(self) -> np.ndarray:
+        """(m,) my smallest pile."""
+        return self.my_piles.min(axis=1)
+
+    @cached_property
+    def opp_low_min(self) -> np.ndarray:
+        """(m,) the lowest smallest pile among opponents (the bar I must stay above to avoid elimination)."""
+        mins = self.piles.min(axis=2).astype(np.int64)
+        return np.where(self.opp_mask, mins, 1 << 20).min(axis=1)
+
+    @cached_property
+    def opp_top_pile(self) -> np.ndarray:
+        """(m,) the tallest pile of any opponent."""
+        tall = self.piles.max(axis=2).astype(np.int64)
+        return np.where(self.opp_mask, tall, -1).max(axis=1)
+
+    @cached_property
     def visible(self) -> np.ndarray:
         """(m,S,3) the stack tiles this seat sees, top first (-1 unseen or gone)."""
         if self.stacks is not None:
@@ -447,6 +464,7 @@ class Senshi(Game):
                               "the tallest surviving pile wins.")
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 4
+    default_players: ClassVar[int] = 4
     Rules: ClassVar[type] = SenshiRules
     Player: ClassVar[type] = Player
     columns: ClassVar[dict[str, str]] = {
