@@ -136,8 +136,8 @@ class Closer(Strategy):
     game: ClassVar[str] = GAME
     feed: float = param(0.7, "penalty per marker at stake for leaving a house at 4 followers that the "
                              "opponent's next card may complete", min=0.0)
-    thrift: float = param(0.15, "penalty per point of power spent (keeps strong cards for possessions)", min=0.0)
-    build: float = param(0.1, "reward per point of own lead in a house that is not completed", min=0.0)
+    thrift: float = param(0.05, "penalty per point of power spent (keeps strong cards for possessions)", min=0.0)
+    build: float = param(0.3, "reward per point of own lead in a house that is not completed", min=0.0)
 
     kid_value: ClassVar[float] = 2.5
 
@@ -165,43 +165,79 @@ class Closer(Strategy):
 
 @dataclass(frozen=True)
 class Keeper(Closer):
-    """Like ``closer``, but holds kid ghosts for the houses where their ability pays: a kid ghost counts
-    as worth ``hold`` while in hand, and is played early only where its ability already gives at least
-    ``min_bonus``."""
+    """Like ``closer``, but holds kid ghosts for the houses where their ability pays: a kid ghost is played
+    on a house it does not complete only where its ability already adds at least ``min_bonus`` (judged
+    with the followers there now), otherwise playing it costs ``hold``."""
     name: ClassVar[str] = "keeper"
-    hold: float = param(4.0, "worth of a kid ghost kept in hand (in power points)", min=0.0)
-    min_bonus: int = param(3, "play a kid ghost on a house not yet completed only if its ability "
-                              "would already add at least this", min=0, max=5)
+    hold: float = param(0.5, "penalty for spending a kid ghost where its ability does not pay yet", min=0.0)
+    min_bonus: int = param(3, "a kid ghost's ability pays on a house not yet completed when it would "
+                              "already add at least this", min=0, max=5)
 
-    def value_of_card(self, obs: FanAndMalletObs) -> np.ndarray:
-        prospect = _kid_prospect(obs)
-        kid_cost = np.where(prospect >= self.min_bonus, 1.0, self.hold)
-        return np.where(obs.hand_kid & ~obs.closes, kid_cost,
-                        np.where(obs.hand_kid, self.hold / 2, obs.hand_power.astype(float)))
+    def score(self, obs: FanAndMalletObs) -> np.ndarray:
+        waste = obs.hand_kid & ~obs.closes & (_kid_prospect(obs) < self.min_bonus)
+        return super().score(obs) - self.hold * waste
+
+
+def _threat(obs: FanAndMalletObs, unseen: np.ndarray) -> np.ndarray:
+    """(k, 6) for each hand card that leaves its landing house one follower short: the chance that the
+    opponent holds a card that would land there on their next turn and possess the house, counting
+    only the opponent cards in ``unseen`` (k, 30) and drawing their hand at random from them."""
+    k = len(obs)
+    out = np.zeros((k, HAND))
+    r, j = np.nonzero(obs.legal & (obs.landing_count == STACK - 2))
+    if not len(r):
+        return out
+    m = len(r)
+    me = obs.me[r]
+    opp = 1 - me
+    h = obs.landing[r, j]
+    # colour masks after the move, and where each opponent colour would land from their pawn
+    cols = obs.colours[r].astype(np.int64)
+    cols[np.arange(m), h] |= 1 << obs.hand_colour[r, j]
+    land = landing(cols, obs.pawn[r, opp], np.broadcast_to(np.arange(N_COLOURS), (m, N_COLOURS)))
+    # every opponent card type as the fifth follower
+    types = opp[:, None] * DECK + np.arange(DECK)[None, :]                      # (m, 30)
+    base = obs.stack[r, h].astype(np.int64)                                       # (m, 5), 3 followers
+    base[np.arange(m), STACK - 2] = obs.hand[r, j]
+    stacks = np.repeat(base[:, None, :], DECK, axis=1)
+    stacks[:, :, STACK - 1] = types
+    sc = score_houses(stacks.reshape(-1, STACK), np.repeat(obs.ring_faction[r, h], DECK))
+    wins = (sc.winner.reshape(m, DECK) == opp[:, None])
+    lands = land[:, CARD_COLOUR[np.arange(DECK)]] == h[:, None]
+    u = unseen[r]
+    good = (u & lands & wins).sum(axis=1).astype(float)
+    total = u.sum(axis=1).astype(float)
+    held = obs.hand_size[r, opp]
+    # P(at least one of the `held` cards drawn from `total` is among the `good` ones)
+    miss = np.ones(m)
+    for i in range(HAND):
+        step = np.where(i < held, np.clip((total - good - i) / np.maximum(total - i, 1), 0, 1), 1.0)
+        miss *= step
+    out[r, j] = 1.0 - miss
+    return out
 
 
 @dataclass(frozen=True)
 class Counter(Closer):
-    """Like ``closer``, but counts the opponent's cards still unseen (in their hand or deck): the danger
-    of leaving a house one short is the share of those cards that would land there, and a house left one
-    short is judged by whether the opponent's strongest unseen card landing there would beat us."""
+    """Like ``closer``, but counts the opponent's cards still unseen (in their hand or deck): leaving a
+    house one follower short costs the chance that the opponent holds an unseen card that would land
+    there next turn and possess it; a house left short that the opponent cannot take is built up."""
     name: ClassVar[str] = "counter"
-    respect: float = param(1.0, "weight of the opponent's best unseen card in a house left at 4", min=0.0)
-
-    def avail(self, obs: FanAndMalletObs) -> np.ndarray:
-        unseen = obs.unseen_opponent.reshape(len(obs), N_COLOURS, 5)
-        return unseen.sum(axis=2).astype(float)
+    feed: float = param(1.0, "penalty per marker at stake, times the chance that the opponent takes a house "
+                             "left at 4 followers", min=0.0)
+    bait: float = param(0.3, "reward per marker at stake for leaving at 4 a house the opponent cannot take "
+                             "and that we lead", min=0.0)
 
     def score(self, obs: FanAndMalletObs) -> np.ndarray:
-        base = super().score(obs)
-        # in a house left one short, the opponent adds at most their strongest unseen spirit (4 mostly)
-        unseen = obs.unseen_opponent.reshape(len(obs), N_COLOURS, 5)[:, :, :4]
-        top = np.where(unseen.any(axis=2), 4 - np.argmax(unseen[:, :, ::-1], axis=2), 0)  # (k, 6)
-        best_opp = top.max(axis=1)[:, None].astype(float)
-        lead = _partial_margin(obs)
+        close = _closing_value(obs, 100.0)
+        spend = self.value_of_card(obs)
         leaves4 = obs.legal & (obs.landing_count == STACK - 2)
-        safe = leaves4 & (lead - self.respect * best_opp > 0)
-        return base + np.where(safe, self.feed * obs.stake[:, None], 0.0)
+        danger = _threat(obs, obs.unseen_opponent)
+        lead = _partial_margin(obs)
+        stake = obs.stake[:, None].astype(float)
+        open_score = (-self.feed * stake * danger + self.build * np.clip(lead, -6, 6)
+                      + self.bait * stake * (leaves4 & (danger == 0) & (lead > 0)))
+        return np.where(obs.closes, 10.0 * close, open_score) - self.thrift * spend
 
 
 STRATEGIES = [RandomPlay, Strongest, Closer, Keeper, Counter]
