@@ -4,9 +4,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+import numba
 import numpy as np
 
-from simcore.games.sensu import CARD_TYPE, CARD_VALUE, CARD_WILD, SLOTS, SUBSETS, Action, arrange_by
+from simcore.games.sensu import (CARD_TYPE, CARD_VALUE, CARD_WILD, SLOTS, Action, arrange_by, choose_rows,
+                                 combos_of)
 
 from .base import Strategy, param
 
@@ -70,12 +72,433 @@ class Random(Strategy):
         return rng.integers(5)
 
 
-def _choose_rows(u: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """Uniform choice among the True entries of each row (-1 where none), from one uniform per row."""
-    count = mask.sum(axis=1)
-    k = np.minimum((u * count).astype(np.int64), np.maximum(count - 1, 0))
-    pos = np.argmax(np.cumsum(mask, axis=1) > k[:, None], axis=1)
-    return np.where(count > 0, pos, -1)
+_choose_rows = choose_rows
 
 
-STRATEGIES = [Random]
+# ----------------------------------------------------------------------------------------------------
+# Heuristics: scoring kernels
+# ----------------------------------------------------------------------------------------------------
+@numba.njit(cache=True)
+def _eval_combo(cards, mask, fs, cl, chosen, ST, TYPE, VAL, WCL, w, close_bonus, win_bonus, closed_now, out_order):
+    """Best (value, order) of playing slot ``mask``: over every legal redeemed set and build order, the
+    weighted sticks placed plus bonuses for closing fans (and for the win). ``out_order`` gets the slots:
+    redeemed in build order, then the others, most valuable first (the least valuable ends on top)."""
+    slots = np.empty(SLOTS, np.int64)
+    c = 0
+    for s in range(SLOTS):
+        if (mask >> s) & 1:
+            slots[c] = s
+            c += 1
+    # redeem count
+    cnt = np.zeros(10, np.int64)
+    tc = np.zeros(3, np.int64)
+    pair = 0
+    three = 0
+    hi = 0
+    for j in range(c):
+        x = cards[slots[j]]
+        if WCL[x] < 0:
+            cnt[VAL[x]] += 1
+            if cnt[VAL[x]] == 2:
+                pair = 1
+        tc[TYPE[x]] += 1
+        if tc[TYPE[x]] == 3:
+            three = 1
+        hi = max(hi, ST[x])
+    k = 1 + pair + three
+    # canonical stick multiset: hi, then the k-1 smallest of the rest
+    st_sorted = np.empty(c, np.int64)
+    for j in range(c):
+        st_sorted[j] = ST[cards[slots[j]]]
+    st_sorted = np.sort(st_sorted)
+    want = np.zeros(8, np.int64)
+    want[hi] += 1
+    for j in range(k - 1):
+        want[st_sorted[j]] += 1
+    best = -1e9
+    best_sel = np.zeros(3, np.int64)
+    perm = np.empty(3, np.int64)
+    tmp = np.zeros(8, np.int64)
+    f2 = np.empty(3, np.int64)
+    c2 = np.empty(3, np.bool_)
+    # enumerate redeemed sets of size k by index combinations
+    for a in range(c):
+        for b in range(a + 1 if k > 1 else c, c if k > 1 else c + 1):
+            for d in range(b + 1 if k > 2 else c, c if k > 2 else c + 1):
+                sel = np.empty(k, np.int64)
+                sel[0] = a
+                if k > 1:
+                    sel[1] = b
+                if k > 2:
+                    sel[2] = d
+                tmp[:] = 0
+                for j in range(k):
+                    tmp[ST[cards[slots[sel[j]]]]] += 1
+                same = True
+                for v in range(8):
+                    if tmp[v] != want[v]:
+                        same = False
+                if not same:
+                    continue
+                # every build order of the redeemed cards
+                for p0 in range(k):
+                    for p1 in range(k):
+                        for p2 in range(k):
+                            if k >= 2 and p1 == p0:
+                                continue
+                            if k >= 3 and (p2 == p0 or p2 == p1):
+                                continue
+                            if k < 2 and p1 > 0:
+                                continue
+                            if k < 3 and p2 > 0:
+                                continue
+                            perm[0] = p0
+                            perm[1] = p1
+                            perm[2] = p2
+                            for t in range(3):
+                                f2[t] = fs[t]
+                                c2[t] = cl[t]
+                            val = 0.0
+                            ncl = closed_now
+                            ch = chosen
+                            for j in range(k):
+                                x = cards[slots[sel[perm[j]]]]
+                                t = TYPE[x]
+                                tot = f2[t] + ST[x]
+                                if c2[t] or tot > 10:
+                                    continue
+                                if tot == 10 and ch >= 0 and ch != t:
+                                    continue
+                                f2[t] = tot
+                                val += w[t] * ST[x]
+                                if tot == 10:
+                                    c2[t] = True
+                                    ncl += 1
+                                    val += close_bonus
+                                    if ncl >= 2:
+                                        val += win_bonus
+                                    if ch == t:
+                                        ch = -1  # the next chosen fan is unknown
+                                else:
+                                    # nearer to 10 is better
+                                    val += 0.05 * w[t] * tot
+                            if val > best:
+                                best = val
+                                for j in range(k):
+                                    best_sel[j] = sel[perm[j]]
+    # order: redeemed slots, then the others by decreasing keep-value (last = least useful on top)
+    used = np.zeros(c, np.bool_)
+    for j in range(k):
+        out_order[j] = slots[best_sel[j]]
+        used[best_sel[j]] = True
+    pos = k
+    for _ in range(c - k):
+        bj = -1
+        bv = -1e9
+        for j in range(c):
+            if used[j]:
+                continue
+            x = cards[slots[j]]
+            v = ST[x] + (1.5 if WCL[x] >= 0 else 0.0)
+            if v > bv:
+                bv = v
+                bj = j
+        used[bj] = True
+        out_order[pos] = slots[bj]
+        pos += 1
+    for j in range(pos, SLOTS):
+        out_order[j] = -1
+    return best
+
+
+@numba.njit(cache=True)
+def _k_score(cards, combos, fs, cl, chosen, ST, TYPE, VAL, WCL, w, close_bonus, win_bonus, out):
+    """Value of every combination (m, 64) (-inf where not a combination)."""
+    order = np.empty(SLOTS, np.int64)
+    for i in range(cards.shape[0]):
+        ncl = 0
+        for t in range(3):
+            ncl += cl[i, t]
+        for m in range(64):
+            if combos[i, m]:
+                out[i, m] = _eval_combo(cards[i], m, fs[i], cl[i], chosen[i], ST, TYPE, VAL, WCL, w[i],
+                                        close_bonus, win_bonus, ncl, order)
+            else:
+                out[i, m] = -np.inf
+
+
+@numba.njit(cache=True)
+def _k_arrange(cards, mask, fs, cl, chosen, ST, TYPE, VAL, WCL, w, close_bonus, win_bonus, out):
+    for i in range(cards.shape[0]):
+        ncl = 0
+        for t in range(3):
+            ncl += cl[i, t]
+        _eval_combo(cards[i], mask[i], fs[i], cl[i], chosen[i], ST, TYPE, VAL, WCL, w[i], close_bonus,
+                    win_bonus, ncl, out[i])
+
+
+@numba.njit(cache=True)
+def _k_potential(cards, fs, cl, ST, TYPE, VAL, WCL, w, out):
+    """How close each row of slot cards (m, 6) is to combinations: for every subset of 2-4 cards (at most
+    one wild) whose values leave 1..9 to reach 20, the weighted sticks of its best card that fits."""
+    for i in range(cards.shape[0]):
+        tot = 0.0
+        for m in range(1, 64):
+            size = 0
+            s = 0
+            nw = 0
+            lo = 0
+            hi = 0
+            ok = True
+            bestv = 0.0
+            for b in range(SLOTS):
+                if (m >> b) & 1:
+                    x = cards[i, b]
+                    if x < 0:
+                        ok = False
+                        break
+                    size += 1
+                    if WCL[x] >= 0:
+                        nw += 1
+                        lo += 3 * WCL[x] + 1
+                        hi += 3 * WCL[x] + 3
+                    else:
+                        lo += VAL[x]
+                        hi += VAL[x]
+                    t = TYPE[x]
+                    if not cl[i, t] and fs[i, t] + ST[x] <= 10:
+                        v = w[i, t] * ST[x]
+                        if v > bestv:
+                            bestv = v
+            if not ok or size < 2 or size > 4 or nw > 1:
+                continue
+            if 20 - hi <= 9 and 20 - lo >= 1:
+                tot += 1.0 + bestv
+        out[i] = tot
+
+
+def _own(obs):
+    r = np.arange(len(obs))
+    fs = obs.fan_sticks[r, obs.seat]
+    cl = obs.closed[r, obs.seat]
+    ch = obs.chosen[r, obs.seat] if obs.chosen_fan else np.full(len(obs), -1, np.int64)
+    return fs, cl, ch.astype(np.int64)
+
+
+def _cards64(cards):
+    return np.ascontiguousarray(cards, dtype=np.int64)
+
+
+@dataclass(frozen=True)
+class _Heuristic(Strategy):
+    """Shared machinery: combination values, smart arranging, powers, and a solo column planner."""
+    close_bonus: float = param(6.0, "value of closing a fan, in sticks", min=0.0)
+    play_min: float = param(0.0, "play the best combination only when its value is at least this", min=-1.0)
+
+    def weights(self, obs) -> np.ndarray:
+        """Value per stick placed on each own fan type (m, 3)."""
+        return np.ones((len(obs), 3))
+
+    def combo_values(self, obs, cards=None, combos=None) -> np.ndarray:
+        fs, cl, ch = _own(obs)
+        cards = obs.cards if cards is None else cards
+        combos = obs.combos if combos is None else combos
+        out = np.empty((len(cards), 64))
+        _k_score(_cards64(cards), np.ascontiguousarray(combos), fs, cl, ch, obs.sticks, CARD_TYPE, CARD_VALUE,
+                 CARD_WILD, self.weights(obs), self.close_bonus, 100.0, out)
+        return out
+
+    def best_play(self, obs):
+        vals = self.combo_values(obs)
+        best = np.argmax(vals, axis=1)
+        return best, vals[np.arange(len(obs)), best]
+
+    def arrange(self, obs, rng):
+        fs, cl, ch = _own(obs)
+        out = np.empty((len(obs), SLOTS), np.int64)
+        _k_arrange(_cards64(obs.cards), obs.combo.astype(np.int64), fs, cl, ch, obs.sticks, CARD_TYPE,
+                   CARD_VALUE, CARD_WILD, self.weights(obs), self.close_bonus, 100.0, out)
+        return out
+
+    def potential(self, obs, cards) -> np.ndarray:
+        fs, cl, _ = _own(obs)
+        out = np.empty(len(cards))
+        _k_potential(_cards64(cards), fs, cl, obs.sticks, CARD_TYPE, CARD_VALUE, CARD_WILD, self.weights(obs), out)
+        return out
+
+    # ----- multiplayer -----
+    def turn(self, obs, rng):
+        best, val = self.best_play(obs)
+        play = obs.combos.any(axis=1) & (val >= self.play_min)
+        src = self.draw_source(obs)
+        return np.where(play, Action.PLAY + best, src)
+
+    def draw_source(self, obs) -> np.ndarray:
+        """Take a pile top that completes a combination worth more than ``pile_min``; else the deck."""
+        m = len(obs)
+        P = obs.players
+        r = np.arange(m)
+        best_val = np.full(m, -np.inf)
+        best_src = np.where(obs.sources[:, 0], 0, -1)
+        tops = obs.pile_top.astype(np.int64)
+        n = obs.hand_n
+        for q in range(P):
+            ok = obs.sources[:, 1 + q] & (n < SLOTS)
+            if not ok.any():
+                continue
+            cards = obs.cards.copy()
+            cards[r[ok], n[ok]] = tops[ok, q]
+            combos = combos_of(cards)
+            with_it = combos & ((np.arange(64)[None, :] >> np.minimum(n, SLOTS - 1)[:, None]) & 1).astype(bool)
+            vals = np.where(with_it, self.combo_values(obs, cards, with_it), -np.inf).max(axis=1)
+            vals = np.where(ok, vals + self.pile_bias(obs, q), -np.inf)
+            better = vals > np.maximum(best_val, self.pile_min)
+            best_val = np.where(better, vals, best_val)
+            best_src = np.where(better, 1 + q, best_src)
+        # no deck: any non-empty pile
+        none = best_src < 0
+        if none.any():
+            best_src[none] = choose_rows(np.zeros(none.sum()), obs.sources[none])
+        return np.where(best_src >= 0, best_src, Action.PASS)
+
+    pile_min: ClassVar[float] = 0.0
+
+    def pile_bias(self, obs, q) -> np.ndarray:
+        return np.zeros(len(obs))
+
+    def discard(self, obs, rng):
+        """Keep the five cards with the best combinations and near-combinations."""
+        m = len(obs)
+        n = obs.hand_n
+        hand = obs.hand.astype(np.int64)
+        score = np.full((m, 8), -np.inf)
+        for s in range(8):
+            ok = s < n
+            if not ok.any():
+                continue
+            rest = np.delete(hand, s, axis=1)
+            rest = np.concatenate([rest, np.full((m, 1), -1)], axis=1)[:, :SLOTS]
+            combos = combos_of(rest)
+            vals = np.where(combos, self.combo_values(obs, rest, combos), -np.inf).max(axis=1)
+            vals = np.where(np.isfinite(vals), vals + 5.0, 0.0)
+            sc = vals + self.keep_weight * self.potential(obs, rest) - self.feed(obs, hand[:, s])
+            score[:, s] = np.where(ok, sc, -np.inf)
+        return np.argmax(score, axis=1)
+
+    keep_weight: ClassVar[float] = 0.3
+
+    def feed(self, obs, card) -> np.ndarray:
+        """Penalty for putting ``card`` on top of the own pile."""
+        return np.zeros(len(obs))
+
+    # ----- powers -----
+    def wisdom(self, obs, rng):
+        src = self.draw_source(obs)
+        return np.where(src == Action.PASS, choose_rows(np.zeros(len(obs)), obs.sources), src)
+
+    def harmony(self, obs, rng):
+        tops = obs.pile_top.astype(np.int64)
+        st = np.where(obs.harmony_ok, obs.sticks[tops] + 10.0 * obs.closes(tops), -np.inf)
+        return np.argmax(st, axis=1)
+
+    def courage(self, obs, rng):
+        # strip the fan nearest to closing
+        score = np.where(obs.courage_ok, obs.fan_sticks, -1)
+        best = np.argmax(score, axis=2)
+        return np.where(obs.courage_ok.any(axis=2), best, -1)
+
+    # ----- solo -----
+    def solo_turn(self, obs, rng):
+        best, val = self.best_play(obs)
+        has = obs.combos.any(axis=1)
+        play = has & ((val >= self.solo_min) | (obs.deck_n == 0))
+        return np.where(play, Action.PLAY + best, Action.DRAW)
+
+    solo_min: ClassVar[float] = 0.0
+
+    def place(self, obs, rng):
+        """Put the drawn card where the exposed cards then hold the most valuable combination; otherwise
+        on the column that keeps the best near-combinations, avoiding covering useful cards."""
+        m = len(obs)
+        card = obs.card.astype(np.int64)
+        base = obs.cards.astype(np.int64)
+        score = np.empty((m, 5))
+        for q in range(5):
+            cards = base.copy()
+            cards[:, q] = card
+            combos = combos_of(cards, 3)
+            vals = np.where(combos, self.combo_values(obs, cards, combos), -np.inf).max(axis=1)
+            vals = np.where(np.isfinite(vals), vals + 10.0, 0.0)
+            score[:, q] = vals + 0.3 * self.potential(obs, cards)
+        # the pile keeps only its top usable; prefer columns on ties
+        score[:, 0] -= 0.01
+        return np.argmax(score, axis=1)
+
+
+@dataclass(frozen=True)
+class Redeemer(_Heuristic):
+    """Greedy: play the combination that places the most sticks and closes fans soonest (every legal
+    redeemed set and build order is tried); draw a pile top only when it completes such a combination."""
+    name: ClassVar[str] = "redeemer"
+    game: ClassVar[str] = "sensu"
+    close_bonus: float = param(6.0, "value of closing a fan, in sticks", min=0.0)
+    play_min: float = param(0.0, "play the best combination only when its value is at least this", min=-1.0)
+
+
+@dataclass(frozen=True)
+class Planner(_Heuristic):
+    """Patient: keeps cards that complete 20 with what it holds, waits for combinations worth
+    ``play_min`` sticks, and does not feed the next player (penalises discards that fit their fans)."""
+    name: ClassVar[str] = "planner"
+    game: ClassVar[str] = "sensu"
+    close_bonus: float = param(6.0, "value of closing a fan, in sticks", min=0.0)
+    play_min: float = param(3.0, "play the best combination only when its value is at least this", min=-1.0)
+    keep: float = param(0.5, "weight of near-combinations kept in hand when discarding", min=0.0)
+    feed_penalty: float = param(1.0, "penalty per stick of a discard that fits the next player's fans", min=0.0)
+    hold_turns: int = param(60, "after this many own turns, play any combination", min=0)
+
+    @property
+    def keep_weight(self) -> float:  # type: ignore[override]
+        return self.keep
+
+    def turn(self, obs, rng):
+        best, val = self.best_play(obs)
+        has = obs.combos.any(axis=1)
+        # impatience: hands that hold a combination for long cost tempo; play anything once the deck is low
+        urgent = obs.deck_n < 10
+        play = has & ((val >= self.play_min) | urgent)
+        src = self.draw_source(obs)
+        return np.where(play, Action.PLAY + best, src)
+
+    def feed(self, obs, card):
+        nxt = (obs.seat + 1) % obs.players
+        fits = obs.fits(card[:, None], nxt)[:, 0]
+        return self.feed_penalty * fits * obs.sticks[card]
+
+
+@dataclass(frozen=True)
+class Focus(_Heuristic):
+    """Commits to two fan types (the two it has the most sticks in, or ``pair``): sticks on the third
+    type count only ``off_weight``; otherwise plays like the redeemer."""
+    name: ClassVar[str] = "focus"
+    game: ClassVar[str] = "sensu"
+    close_bonus: float = param(8.0, "value of closing a fan, in sticks", min=0.0)
+    play_min: float = param(0.0, "play the best combination only when its value is at least this", min=-1.0)
+    off_weight: float = param(0.3, "value of a stick on the fan type outside the focus", min=0.0, max=1.0)
+    pair: str = param("auto", "the two focus types: auto, 01, 02 or 12", choices=("auto", "01", "02", "12"))
+
+    def weights(self, obs):
+        m = len(obs)
+        w = np.full((m, 3), self.off_weight)
+        if self.pair != "auto":
+            w[:, [int(self.pair[0]), int(self.pair[1])]] = 1.0
+            return w
+        fs, cl, _ = _own(obs)
+        key = fs + 20 * cl - 0.01 * np.arange(3)[None, :]
+        off = np.argmin(key, axis=1)
+        w[:] = 1.0
+        w[np.arange(m), off] = self.off_weight
+        return w
+
+
+STRATEGIES = [Random, Redeemer, Planner, Focus]

@@ -249,45 +249,85 @@ def _combos_row(cards, VAL, WCL, out, scratch, min_size):
             out[m] = False
 
 
+def combos_of(cards: np.ndarray, min_size: int = 2) -> np.ndarray:
+    """(m, 64) combination flags of slot cards (m, 6) (numba kernel over the subset tables)."""
+    cards = np.ascontiguousarray(cards, dtype=np.int8)
+    out = np.empty((len(cards), 64), np.bool_)
+    _k_combos(cards, CARD_VALUE, CARD_WILD, out, min_size)
+    return out
+
+
 def redeem_count(cards: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """Cards redeemed (1 + pair bonus + type bonus) for combination ``mask`` of slot ``cards`` (m, 6)."""
-    cards = np.asarray(cards, dtype=np.int64)
-    inc = SUBSETS[np.asarray(mask, dtype=np.int64)] & (cards >= 0)
-    val = np.where(inc & (CARD_WILD[cards] < 0), CARD_VALUE[cards], 0)
-    counts = np.zeros((len(cards), 10), dtype=np.int64)
-    np.add.at(counts, (np.repeat(np.arange(len(cards)), SLOTS), val.reshape(-1)), 1)
-    pair = (counts[:, 1:] >= 2).any(axis=1)
-    tcount = np.stack([(inc & (CARD_TYPE[cards] == t)).sum(axis=1) for t in range(3)], axis=1)
-    return 1 + pair.astype(np.int64) + (tcount >= 3).any(axis=1)
+    """Cards redeemed (1 + pair bonus + type bonus) by combination ``mask`` of slot ``cards`` (m, 6)."""
+    cards = np.ascontiguousarray(cards, dtype=np.int8)
+    out = np.empty(len(cards), np.int64)
+    _k_redeem(cards, np.asarray(mask, dtype=np.int64), CARD_VALUE, CARD_WILD, CARD_TYPE, out)
+    return out
 
 
 # ----------------------------------------------------------------------------------------------------
 # Kernels (numba): observation building and moving cards, one call per batch
 # ----------------------------------------------------------------------------------------------------
 @numba.njit(cache=True)
-def _k_obs(hand, hand_n, pile, pile_n, deck_n, fan, fan_n, idx, seat, VAL, WCL,
-           o_cards, o_combos, o_src, o_top, o_fan_top):
-    P = pile_n.shape[1]
+def _k_combos(cards, VAL, WCL, out, min_size):
+    """Combination flags (m, 64) of slot cards (m, 6)."""
     scratch = np.zeros((4, 64), np.int64)
-    for i in range(len(idx)):
-        g = idx[i]
-        p = seat[i]
-        for s in range(SLOTS):
-            o_cards[i, s] = hand[g, p, s] if s < hand_n[g, p] else -1
-        _combos_row(o_cards[i], VAL, WCL, o_combos[i], scratch, 2)
-        o_src[i, 0] = deck_n[g] > 0
-        for q in range(P):
-            k = pile_n[g, q]
-            o_src[i, 1 + q] = k > 0
-            o_top[i, q] = pile[g, q, k - 1] if k > 0 else -1
-            for t in range(3):
-                f = fan_n[g, q, t]
-                o_fan_top[i, q, t] = fan[g, q, t, f - 1] if f > 0 else -1
+    for i in range(cards.shape[0]):
+        _combos_row(cards[i], VAL, WCL, out[i], scratch, min_size)
 
 
 @numba.njit(cache=True)
-def _k_obs_solo(pile, pile_n, columns, col_n, idx, VAL, WCL, o_cards, o_combos):
-    scratch = np.zeros((4, 64), np.int64)
+def _redeem_one(cards, mask, VAL, WCL, TYPE):
+    cnt = np.zeros(10, np.int64)
+    tc = np.zeros(3, np.int64)
+    pair = 0
+    three = 0
+    for s in range(SLOTS):
+        if (mask >> s) & 1:
+            c = cards[s]
+            if c < 0:
+                continue
+            if WCL[c] < 0:
+                cnt[VAL[c]] += 1
+                if cnt[VAL[c]] == 2:
+                    pair = 1
+            tc[TYPE[c]] += 1
+            if tc[TYPE[c]] == 3:
+                three = 1
+    return 1 + pair + three
+
+
+@numba.njit(cache=True)
+def _k_redeem(cards, mask, VAL, WCL, TYPE, out):
+    for i in range(cards.shape[0]):
+        out[i] = _redeem_one(cards[i], mask[i], VAL, WCL, TYPE)
+
+
+@numba.njit(cache=True)
+def _k_redeem_all(cards, VAL, WCL, TYPE, out):
+    for i in range(cards.shape[0]):
+        for m in range(64):
+            out[i, m] = _redeem_one(cards[i], m, VAL, WCL, TYPE)
+
+
+@numba.njit(cache=True)
+def _k_cards(hand, hand_n, pile, pile_n, deck_n, idx, seat, o_cards, o_src):
+    """The own hand's first 6 slots and the drawable sources of each observed game."""
+    P = pile_n.shape[1]
+    for i in range(len(idx)):
+        g = idx[i]
+        p = seat[i]
+        n = hand_n[g, p]
+        for s in range(SLOTS):
+            o_cards[i, s] = hand[g, p, s] if s < n else -1
+        o_src[i, 0] = deck_n[g] > 0
+        for q in range(P):
+            o_src[i, 1 + q] = pile_n[g, q] > 0
+
+
+@numba.njit(cache=True)
+def _k_places(pile, pile_n, columns, col_n, idx, o_cards):
+    """Solo: the exposed card of each place (0 = pile top, 1..4 = column ends)."""
     for i in range(len(idx)):
         g = idx[i]
         k = pile_n[g, 0]
@@ -296,7 +336,6 @@ def _k_obs_solo(pile, pile_n, columns, col_n, idx, VAL, WCL, o_cards, o_combos):
             k = col_n[g, c]
             o_cards[i, 1 + c] = columns[g, c, k - 1] if k > 0 else -1
         o_cards[i, 5] = -1
-        _combos_row(o_cards[i], VAL, WCL, o_combos[i], scratch, 3)
 
 
 @numba.njit(cache=True)
@@ -502,80 +541,185 @@ class Action(IntEnum):
     PLAY = 64  # + bit mask over the 6 combination slots
 
 
-@dataclass
+class PublicView:
+    """The public arrays of a batch (discard piles, fans, counts, chosen fans): nothing hidden.
+
+    Observations read their lazily computed fields from this view, never from the state itself (the
+    deck order and the hands are not in it).
+    """
+    __slots__ = ("pile", "pile_n", "deck_n", "fan", "fan_n", "fan_sticks", "closed", "hand_n", "chosen",
+                 "columns", "col_n")
+
+    def __init__(self, st: "SensuState"):
+        for k in self.__slots__:
+            setattr(self, k, getattr(st, k))
+
+
 class SensuObs:
     """What the deciding seat sees, for a batch of ``m`` games (absolute seat numbers).
 
-    ``cards`` (m, 6): the cards a combination can use, by slot: the own hand (multiplayer) or the exposed
-    cards of the places 0 = pile top, 1..4 = column ends (solo); -1 = empty. ``combos`` (m, 64): which slot
-    masks are combinations. ``sticks`` / ``power`` (91,): per-card tables of these rules.
-    Per-decision fields are None where they do not apply.
+    Always present: ``seat`` (m,), ``players``, ``cards`` (m, 6): the cards a combination can use, by slot
+    (the own hand in multiplayer; in solo the exposed cards of the places 0 = pile top, 1..4 = column ends;
+    -1 = empty), ``hand_n`` (m,) own hand size (solo: 0), ``sources`` (m, 1 + P) bool: the deck, then each
+    seat's pile, can be drawn from; ``sticks`` / ``power`` (91,) per-card tables of these rules; the flags
+    ``powers`` and ``chosen_fan``.
+
+    Computed on first use (properties): ``combos`` (m, 64) which slot masks are combinations; ``hand``
+    (m, 8) the whole own hand; ``pile_top`` (m, P), ``pile_n`` (m, P), ``piles`` (m, P, D) every discard
+    pile bottom first (discards are face up); ``deck_n`` (m,); ``fan_sticks``, ``fan_n``, ``closed``,
+    ``fan_top`` (m, P, 3); ``hand_counts`` (m, P); ``chosen`` (m, P) chosen fan types (-1 when the variant
+    is off); solo: ``columns`` (m, 4, 27), ``col_n`` (m, 4).
+
+    Per decision (None elsewhere): ``combo`` / ``n_redeem`` (arrange: the combination's slot mask and the
+    number of cards it redeems), ``card`` (solo place: the card drawn), ``harmony_ok`` (m, P) piles whose
+    top fits a fan, ``courage_ok`` (m, P, 3) fans whose last card may be removed.
     """
-    seat: np.ndarray           # (m,)
-    players: int
-    cards: np.ndarray          # (m, 6)
-    hand_n: np.ndarray         # (m,) cards in the own hand (solo: 0)
-    combos: np.ndarray         # (m, 64) bool
-    sources: np.ndarray        # (m, 1 + P) bool: deck, then each seat's pile non-empty
-    pile_top: np.ndarray       # (m, P) top card of each pile (-1 empty)
-    pile_n: np.ndarray         # (m, P)
-    deck_n: np.ndarray         # (m,)
-    fan_sticks: np.ndarray     # (m, P, 3)
-    fan_n: np.ndarray          # (m, P, 3)
-    fan_top: np.ndarray        # (m, P, 3) last card of each fan (-1 empty)
-    closed: np.ndarray         # (m, P, 3) bool
-    hand_counts: np.ndarray    # (m, P) hand sizes of every seat
-    chosen: np.ndarray         # (m, P) chosen fan type (-1: variant off)
-    sticks: np.ndarray         # (91,)
-    power: np.ndarray          # (91,) bool
-    powers: bool
-    chosen_fan: bool
-    piles: np.ndarray          # (m, P, D) every discard pile, bottom first (public: discards are face up)
-    columns: np.ndarray | None = None   # solo (m, 4, 27) columns, exposed card last
-    col_n: np.ndarray | None = None     # solo (m, 4)
-    hand: np.ndarray | None = None      # (m, 8) the whole own hand (multiplayer)
-    combo: np.ndarray | None = None     # arrange: the combination's slot mask (m,)
-    n_redeem: np.ndarray | None = None  # arrange: how many cards it redeems (m,)
-    card: np.ndarray | None = None      # solo place: the card drawn (m,)
-    harmony_ok: np.ndarray | None = None  # harmony: (m, P) piles whose top fits a fan
-    courage_ok: np.ndarray | None = None  # courage: (m, P, 3) fans whose last card may be removed
+
+    _LAZY = ("_combos", "_pile_top", "_fan_top")
+
+    def __init__(self, view: PublicView, idx: np.ndarray, seat: np.ndarray, players: int, cards: np.ndarray,
+                 hand_n: np.ndarray, sources: np.ndarray, sticks: np.ndarray, power: np.ndarray,
+                 powers: bool, chosen_fan: bool, own_hand: np.ndarray | None = None, solo: bool = False):
+        self._view = view
+        self._idx = idx
+        self._own_hand = own_hand
+        self.seat = seat
+        self.players = players
+        self.cards = cards
+        self.hand_n = hand_n
+        self.sources = sources
+        self.sticks = sticks
+        self.power = power
+        self.powers = powers
+        self.chosen_fan = chosen_fan
+        self.solo = solo
+        self.combo = None
+        self.n_redeem = None
+        self.card = None
+        self.harmony_ok = None
+        self.courage_ok = None
+        self._combos = None
+        self._pile_top = None
+        self._fan_top = None
 
     def take(self, pos: np.ndarray) -> "SensuObs":
-        out = {}
-        for f in dataclasses.fields(self):
-            v = getattr(self, f.name)
-            if isinstance(v, np.ndarray) and f.name not in ("sticks", "power"):
-                v = v[pos]
-            out[f.name] = v
-        return SensuObs(**out)
+        """The observation of a subset of the games (positions ``pos``)."""
+        out = SensuObs(self._view, self._idx[pos], self.seat[pos], self.players, self.cards[pos], self.hand_n[pos],
+                       self.sources[pos], self.sticks, self.power, self.powers, self.chosen_fan,
+                       None if self._own_hand is None else self._own_hand[pos], self.solo)
+        for k in ("combo", "n_redeem", "card", "harmony_ok", "courage_ok") + self._LAZY:
+            v = getattr(self, k)
+            if v is not None:
+                setattr(out, k, v[pos])
+        return out
+
+    def __len__(self) -> int:
+        return len(self.seat)
+
+    # ----- lazily computed fields -----
+    @property
+    def combos(self) -> np.ndarray:
+        if self._combos is None:
+            self._combos = np.empty((len(self.cards), 64), np.bool_)
+            _k_combos(self.cards, CARD_VALUE, CARD_WILD, self._combos, 3 if self.solo else 2)
+        return self._combos
+
+    @property
+    def hand(self) -> np.ndarray | None:
+        if self._own_hand is None:
+            return None
+        return self._own_hand
+
+    @property
+    def pile_n(self) -> np.ndarray:
+        return self._view.pile_n[self._idx]
+
+    @property
+    def piles(self) -> np.ndarray:
+        return self._view.pile[self._idx]
+
+    @property
+    def pile_top(self) -> np.ndarray:
+        if self._pile_top is None:
+            n = self._view.pile_n[self._idx]
+            top = np.take_along_axis(self._view.pile[self._idx], np.maximum(n - 1, 0)[..., None], axis=2)[..., 0]
+            self._pile_top = np.where(n > 0, top, -1).astype(np.int8)
+        return self._pile_top
+
+    @property
+    def deck_n(self) -> np.ndarray:
+        return self._view.deck_n[self._idx]
+
+    @property
+    def fan_sticks(self) -> np.ndarray:
+        return self._view.fan_sticks[self._idx]
+
+    @property
+    def fan_n(self) -> np.ndarray:
+        return self._view.fan_n[self._idx]
+
+    @property
+    def closed(self) -> np.ndarray:
+        return self._view.closed[self._idx]
+
+    @property
+    def fan_top(self) -> np.ndarray:
+        if self._fan_top is None:
+            f = self._view.fan[self._idx]
+            n = self._view.fan_n[self._idx]
+            top = np.take_along_axis(f, np.maximum(n - 1, 0)[..., None], axis=3)[..., 0]
+            self._fan_top = np.where(n > 0, top, -1).astype(np.int8)
+        return self._fan_top
+
+    @property
+    def fans(self) -> np.ndarray:
+        """(m, P, 3, 10) every fan's cards in placement order."""
+        return self._view.fan[self._idx]
+
+    @property
+    def hand_counts(self) -> np.ndarray:
+        return self._view.hand_n[self._idx]
+
+    @property
+    def chosen(self) -> np.ndarray:
+        return self._view.chosen[self._idx]
+
+    @property
+    def columns(self) -> np.ndarray | None:
+        return self._view.columns[self._idx] if self.solo else None
+
+    @property
+    def col_n(self) -> np.ndarray | None:
+        return self._view.col_n[self._idx] if self.solo else None
 
     # ----- helpers for strategies -----
     def fits(self, cards: np.ndarray, seat: np.ndarray | None = None) -> np.ndarray:
         """Whether each card (m, k) would go onto the fan of its type of ``seat`` (default: own)."""
         cards = np.asarray(cards, dtype=np.int64)
         seat = self.seat if seat is None else seat
-        r = np.arange(len(cards))[:, None]
+        r = self._idx[:, None]
         t = np.maximum(CARD_TYPE[cards], 0)
         s = seat[:, None]
-        tot = self.fan_sticks[r, s, t] + self.sticks[cards]
-        ok = (cards >= 0) & ~self.closed[r, s, t] & (tot <= 10)
+        v = self._view
+        tot = v.fan_sticks[r, s, t] + self.sticks[cards]
+        ok = (cards >= 0) & ~v.closed[r, s, t] & (tot <= 10)
         if self.chosen_fan:
-            ch = self.chosen[r, s]
+            ch = v.chosen[r, s]
             ok &= ~((tot == 10) & (ch >= 0) & (ch != t))
         return ok
 
     def closes(self, cards: np.ndarray) -> np.ndarray:
         """Whether each card (m, k) would close the own fan of its type."""
         cards = np.asarray(cards, dtype=np.int64)
-        r = np.arange(len(cards))[:, None]
         t = np.maximum(CARD_TYPE[cards], 0)
-        return self.fits(cards) & (self.fan_sticks[r, self.seat[:, None], t] + self.sticks[cards] == 10)
+        tot = self._view.fan_sticks[self._idx[:, None], self.seat[:, None], t] + self.sticks[cards]
+        return self.fits(cards) & (tot == 10)
 
-    def redeem_count(self) -> np.ndarray:
+    def redeem_counts(self) -> np.ndarray:
         """(m, 64) cards each slot mask would redeem (meaningful where ``combos``)."""
-        m = len(self.cards)
-        masks = np.broadcast_to(np.arange(64), (m, 64)).reshape(-1)
-        return redeem_count(np.repeat(self.cards, 64, axis=0), masks).reshape(m, 64)
+        out = np.empty((len(self.cards), 64), np.int64)
+        _k_redeem_all(self.cards, CARD_VALUE, CARD_WILD, CARD_TYPE, out)
+        return out
 
 
 class Player:
@@ -609,6 +753,32 @@ class Player:
     def courage(self, obs: SensuObs, rng) -> np.ndarray: ...
     def solo_turn(self, obs: SensuObs, rng) -> np.ndarray: ...
     def place(self, obs: SensuObs, rng) -> np.ndarray: ...
+
+
+@numba.njit(cache=True)
+def _k_choose(u, mask, out):
+    for i in range(mask.shape[0]):
+        cnt = 0
+        for j in range(mask.shape[1]):
+            cnt += mask[i, j]
+        if cnt == 0:
+            out[i] = -1
+            continue
+        k = min(int(u[i] * cnt), cnt - 1)
+        for j in range(mask.shape[1]):
+            if mask[i, j]:
+                if k == 0:
+                    out[i] = j
+                    break
+                k -= 1
+
+
+def choose_rows(u: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Index of a uniformly chosen True entry of each row of ``mask`` given one uniform per row (-1 where
+    none); the same rule as ``simcore.rng.choose``, in one pass."""
+    out = np.empty(len(mask), np.int64)
+    _k_choose(np.asarray(u, dtype=np.float64), np.ascontiguousarray(mask, dtype=np.bool_), out)
+    return out
 
 
 def arrange_by(obs: SensuObs, redeem_pref: np.ndarray | None = None, discard_key: np.ndarray | None = None,
@@ -696,6 +866,7 @@ class Sensu(Game):
     summary: ClassVar[str] = "Play hand cards summing to 20 to redeem sticks; close two fans of 10 to win (or solo)."
     min_players: ClassVar[int] = 1
     max_players: ClassVar[int] = 5
+    default_players: ClassVar[int] = 4
     Rules: ClassVar[type] = SensuRules
     Player: ClassVar[type] = Player
     columns: ClassVar[dict[str, str]] = {
@@ -813,35 +984,18 @@ class Sensu(Game):
         m = len(idx)
         P = st.players
         cards = np.empty((m, SLOTS), np.int8)
-        combos = np.empty((m, 64), np.bool_)
+        r = st.rules
         if P == 1:
-            _k_obs_solo(st.pile, st.pile_n, st.columns, st.col_n, idx, CARD_VALUE, CARD_WILD, cards, combos)
+            _k_places(st.pile, st.pile_n, st.columns, st.col_n, idx, cards)
             src = np.zeros((m, 2), bool)
             src[:, 0] = st.deck_n[idx] > 0
             src[:, 1] = st.pile_n[idx, 0] > 0
-            top = cards[:, :1].copy()
-            ftop = self._fan_top(st, idx)
-        else:
-            src = np.empty((m, 1 + P), np.bool_)
-            top = np.empty((m, P), np.int8)
-            ftop = np.empty((m, P, 3), np.int8)
-            _k_obs(st.hand, st.hand_n, st.pile, st.pile_n, st.deck_n, st.fan, st.fan_n, idx, seat,
-                   CARD_VALUE, CARD_WILD, cards, combos, src, top, ftop)
-        r = st.rules
-        return SensuObs(
-            seat=seat, players=P, cards=cards, hand_n=st.hand_n[idx, seat], combos=combos, sources=src,
-            pile_top=top, pile_n=st.pile_n[idx], deck_n=st.deck_n[idx], fan_sticks=st.fan_sticks[idx],
-            fan_n=st.fan_n[idx], fan_top=ftop, closed=st.closed[idx], hand_counts=st.hand_n[idx],
-            chosen=st.chosen[idx], sticks=st.ST, power=st.PW, powers=r.powers, chosen_fan=r.chosen_fan,
-            piles=st.pile[idx], hand=st.hand[idx, seat] if P > 1 else None,
-            columns=st.columns[idx] if P == 1 else None, col_n=st.col_n[idx] if P == 1 else None)
-
-    @staticmethod
-    def _fan_top(st: SensuState, idx: np.ndarray) -> np.ndarray:
-        f = st.fan[idx]
-        k = np.maximum(st.fan_n[idx] - 1, 0)
-        top = np.take_along_axis(f, k[..., None], axis=3)[..., 0]
-        return np.where(st.fan_n[idx] > 0, top, -1).astype(np.int8)
+            return SensuObs(PublicView(st), idx, seat, P, cards, np.zeros(m, np.int64), src, st.ST, st.PW,
+                            r.powers, r.chosen_fan, None, True)
+        src = np.empty((m, 1 + P), np.bool_)
+        _k_cards(st.hand, st.hand_n, st.pile, st.pile_n, st.deck_n, idx, seat, cards, src)
+        return SensuObs(PublicView(st), idx, seat, P, cards, st.hand_n[idx, seat], src, st.ST, st.PW,
+                        r.powers, r.chosen_fan, st.hand[idx, seat])
 
     def observe_turn(self, st: SensuState, idx: np.ndarray, seat: np.ndarray) -> SensuObs:
         """The observation of a turn decision (public for tests and tools)."""
@@ -850,7 +1004,7 @@ class Sensu(Game):
     @staticmethod
     def _sub(full: SensuObs, idx: np.ndarray):
         """An ``observe`` callback for Seats.ask that slices a prebuilt observation of ``idx``."""
-        def observe(sub_idx, sub_seat):
+        def observe(sub_idx, sub_seat, **_):
             if len(sub_idx) == len(idx):
                 return full
             return full.take(np.searchsorted(idx, sub_idx))
@@ -1158,7 +1312,6 @@ class Sensu(Game):
             card = st.deck[g, st.deck_n[g]].astype(np.int64)
             st.deck[g, st.deck_n[g]] = -1
             o2.card = card
-            o2.deck_n = st.deck_n[g]
             where = np.asarray(seats.ask("place", g, seat[d], self._sub(o2, g)), dtype=np.int64)
             illegal(seats, "place", seat[d], (where < 0) | (where > 4), "not a place 0..4")
             p0 = where == 0
