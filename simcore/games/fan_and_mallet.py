@@ -416,7 +416,9 @@ class FanAndMalletObs:
     ``me`` (k,) the deciding faction; ``hand`` (k, 6) own hand (card codes, -1 empty); public: ``stack``
     (k, 12, 5), ``count``, ``colours``, ``owner``, ``ring_colour``, ``ring_faction`` (k, 12); ``pawn``,
     ``markers``, ``deck_left``, ``hand_size``, ``points`` (k, 2); ``first_done``, ``game_no``, ``turns`` (k,).
-    Derived helpers are computed on first use.
+    The own hand is copied when the observation is made; the public fields are copied from the game on
+    first use (most decisions need only a few of them), and derived helpers are computed on first use.
+    Nothing hidden from the deciding seat (the opponent's hand, either deck) is reachable.
     """
 
     PUBLIC: ClassVar[tuple[str, ...]] = (
