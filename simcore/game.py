@@ -23,6 +23,7 @@ that single mechanism: engines only ever touch the games they are handed.
 """
 from __future__ import annotations
 
+import copy
 import dataclasses
 from typing import Any, Callable, ClassVar, Sequence
 
@@ -116,6 +117,13 @@ class Seats:
             raise IllegalAction(f"strategy {agent!r}: decision {decision!r} returned the wrong number of values")
         return res
 
+    def splice(self, places: np.ndarray, fresh: "Seats") -> None:
+        """Give batch positions ``places`` the random streams (keys, counters) of ``fresh``'s games."""
+        P = self.players
+        dst = (np.asarray(places)[:, None] * P + np.arange(P)[None, :]).reshape(-1)
+        self.draws.keys[dst] = fresh.draws.keys
+        self.draws.counter[dst] = fresh.draws.counter
+
     def name(self, seat: int) -> str:
         agent = self.agents[seat]
         return getattr(agent, "spec", lambda: repr(agent))()
@@ -153,6 +161,8 @@ class Game:
     columns: ClassVar[dict[str, str]] = {}
     #: contract metrics computed from column sums
     ratio_metrics: ClassVar[tuple[Metric, ...]] = ()
+    #: games played side by side in a chunk (finished games hand their place to the next)
+    batch_width: ClassVar[int] = 8192
     #: hard cap on turns per game when the rules have none (a safety net; counted as a timeout)
     safety_turns: ClassVar[int] = 100_000
 
@@ -193,35 +203,72 @@ class Game:
         return self.Rules.from_values(values or {}, self.name)
 
     def play(self, game_ids: np.ndarray, players: int, rules: Any, agents: Sequence[Any], root: np.uint64,
-             check: bool = False, on_turn: Callable[[Any], None] | None = None) -> dict[str, np.ndarray]:
-        """Play complete games with global indices ``game_ids``; returns the outcome columns.
+             check: bool = False, on_turn: Callable[[Any], None] | None = None,
+             width: int | None = None) -> dict[str, np.ndarray]:
+        """Play complete games with global indices ``game_ids``; returns the outcome columns in that order.
 
-        ``check`` runs :meth:`check` after every turn (tests); ``on_turn(state)`` is a test hook.
+        ``width`` is the number of games played side by side: when it is smaller than the number of
+        games, every finished game hands its place to the next one (its outcome is kept), so the batch
+        stays full and the per-step cost is shared by ``width`` games to the end. Results do not depend
+        on ``width``. ``check`` runs :meth:`check` after every turn (tests); ``on_turn(state)`` is a test
+        hook.
         """
         if len(agents) != players:
             raise SenseiError(f"{len(agents)} strategies for {players} seats")
-        keys = game_keys(root, np.asarray(game_ids))
+        ids = np.asarray(game_ids, dtype=np.int64)
+        n = len(ids)
+        width = n if width is None else max(1, min(int(width), n))
+        keys = game_keys(root, ids[:width])
         state = self.new_state(keys, players, rules)
         seats = Seats(agents, keys)
         self.setup(state, seats)
         limit = self.turn_limit(rules)
+        refill = width < n
+        refill_at = max(1, width // 8)  # hand places over in bulk: a fresh batch has a fixed cost
+        slot_game = np.arange(width)  # position in ``ids`` of the game in each place, -1 once retired
+        nxt = width
+        results: dict[str, np.ndarray] | None = None
         while True:
             idx = np.flatnonzero(~state.done)
-            if len(idx) == 0:
+            if len(idx) == 0 and not refill:
                 break
             over = state.turns[idx] >= limit
             if over.any():
                 state.timeout[idx[over]] = True
                 state.done[idx[over]] = True
                 idx = idx[~over]
-                if len(idx) == 0:
-                    break
-            self.turn(state, idx, seats)
-            if check:
-                self.check(state)
-            if on_turn is not None:
-                on_turn(state)
-        return self.outcome(state)
+            if len(idx):
+                self.turn(state, idx, seats)
+                if check:
+                    self.check(state)
+                if on_turn is not None:
+                    on_turn(state)
+            if not refill:
+                continue
+            fin = np.flatnonzero(state.done & (slot_game >= 0))
+            if len(fin) == 0 or (len(fin) < refill_at and not state.done.all()):
+                continue
+            res = self.outcome(take(state, fin, width))
+            if results is None:
+                results = {k: np.zeros((n,) + np.asarray(v).shape[1:], dtype=np.asarray(v).dtype)
+                           for k, v in res.items()}
+            for k, v in res.items():
+                results[k][slot_game[fin]] = v
+            slot_game[fin] = -1
+            k = min(len(fin), n - nxt)
+            if k:
+                places = fin[:k]
+                new_keys = game_keys(root, ids[nxt:nxt + k])
+                fresh = self.new_state(new_keys, players, rules)
+                fresh_seats = Seats(agents, new_keys)
+                self.setup(fresh, fresh_seats)
+                splice(state, places, fresh, width)
+                seats.splice(places, fresh_seats)
+                slot_game[places] = np.arange(nxt, nxt + k)
+                nxt += k
+            if (slot_game < 0).all():
+                break
+        return results if refill else self.outcome(state)
 
     def check(self, state: Any) -> None:
         """Invariants that must hold after every turn (raise AssertionError)."""
@@ -230,6 +277,29 @@ class Game:
         from .options import describe
         return {"name": self.name, "title": self.title, "players": [self.min_players, self.max_players],
                 "summary": self.summary, "rules": describe(self.Rules)}
+
+
+def _batch_fields(state: Any, width: int):
+    for name, value in vars(state).items():
+        if isinstance(value, np.ndarray) and value.ndim >= 1 and value.shape[0] == width:
+            yield name, value
+
+
+def take(state: Any, idx: np.ndarray, width: int) -> Any:
+    """A shallow copy of a batch state holding only the games ``idx`` (arrays with a batch axis sliced)."""
+    sub = copy.copy(state)
+    for name, value in _batch_fields(state, width):
+        setattr(sub, name, value[idx])
+    return sub
+
+
+def splice(state: Any, places: np.ndarray, fresh: Any, width: int) -> None:
+    """Put the games of batch state ``fresh`` into ``state`` at batch positions ``places``."""
+    k = len(places)
+    for name, value in _batch_fields(state, width):
+        new = getattr(fresh, name)
+        if isinstance(new, np.ndarray) and new.ndim >= 1 and new.shape[0] == k:
+            value[places] = new
 
 
 def _clean(v: Any) -> Any:

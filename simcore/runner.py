@@ -35,6 +35,8 @@ class Totals:
     turns_hist: np.ndarray
     games: pl.DataFrame | None = None
     seconds: float = 0.0
+    #: compact per-game vectors (float32, game order) of the outcome columns named in ``per_game``
+    vectors: dict[str, np.ndarray] | None = None
 
     @staticmethod
     def of(outcome: dict[str, np.ndarray]) -> "Totals":
@@ -48,10 +50,14 @@ class Totals:
         games = self.games
         if other.games is not None:
             games = other.games if games is None else pl.concat([games, other.games])
+        vectors = self.vectors
+        if other.vectors is not None:
+            vectors = other.vectors if vectors is None else {
+                k: np.concatenate([vectors[k], other.vectors[k]]) for k in vectors}
         return Totals(self.n + other.n,
                       {k: self.sums[k] + other.sums[k] for k in self.sums},
                       {k: self.sumsq[k] + other.sumsq[k] for k in self.sumsq},
-                      self.turns_hist + other.turns_hist, games, self.seconds + other.seconds)
+                      self.turns_hist + other.turns_hist, games, self.seconds + other.seconds, vectors)
 
 
 def tidy_games(outcome: dict[str, np.ndarray], game_ids: np.ndarray, names: Sequence[str]) -> pl.DataFrame:
@@ -69,23 +75,41 @@ def tidy_games(outcome: dict[str, np.ndarray], game_ids: np.ndarray, names: Sequ
     return pl.DataFrame({k: (list(v) if v.dtype == object else v) for k, v in cols.items()})
 
 
+def game_vectors(outcome: dict[str, np.ndarray], names: Sequence[str]) -> dict[str, np.ndarray]:
+    """Compact float32 copies of the outcome columns ``names``: shape (n,) or (n, players)."""
+    out = {}
+    for k in names:
+        if k not in outcome:
+            raise SenseiError(f"per-game column {k!r} is not an outcome column (known: {', '.join(outcome)})")
+        out[k] = np.asarray(outcome[k], dtype=np.float32)
+    return out
+
+
 def play_chunk(game: str, players: int, rules: Any, agents: Sequence[Any], seed: int, start: int, stop: int,
-               keep_games: bool = False) -> Totals:
-    """Play games ``start..stop-1`` (global indices) and reduce them to totals."""
+               keep_games: bool = False, per_game: Sequence[str] = ()) -> Totals:
+    """Play games ``start..stop-1`` (global indices) and reduce them to totals.
+
+    ``per_game`` names outcome columns to keep as compact float32 per-game vectors (``Totals.vectors``),
+    for paired comparisons between runs that replay the same games.
+    """
     eng = get_game(game)
     t0 = time.perf_counter()
     ids = np.arange(start, stop, dtype=np.int64)
-    out = eng.play(ids, players, rules, agents, root_key(seed))
+    out = eng.play(ids, players, rules, agents, root_key(seed), width=eng.batch_width)
     tot = Totals.of(out)
     if keep_games:
         tot.games = tidy_games(out, ids, [a.spec() if hasattr(a, "spec") else repr(a) for a in agents])
+    if per_game:
+        tot.vectors = game_vectors(out, per_game)
     tot.seconds = time.perf_counter() - t0
     return tot
 
 
 def default_chunk(n_games: int) -> int:
-    """Chunk size from the number of games only (never from the number of workers)."""
-    return int(min(4096, max(256, math.ceil(n_games / 16))))
+    """Chunk size from the number of games only (never from the number of workers): large batches
+    amortise the per-step cost of the vectorized engines; at least 4 chunks when there are many games,
+    so that workers share the load."""
+    return int(min(16384, max(1024, math.ceil(n_games / 4))))
 
 
 @dataclasses.dataclass
@@ -146,6 +170,10 @@ class RunResult:
 
     def games(self) -> pl.DataFrame | None:
         return self.totals.games
+
+    def per_game(self) -> dict[str, np.ndarray] | None:
+        """The per-game float32 vectors asked for with ``simulate(per_game=...)``, in game order."""
+        return self.totals.vectors
 
     def turn_distribution(self) -> np.ndarray:
         h = self.totals.turns_hist
@@ -212,10 +240,12 @@ def check_jobs(jobs: int) -> int:
 def simulate(game: str | Game, agents: Sequence[Any], players: int | None = None, rules: Any = None,
              n_games: int = 1000, seed: int = 0, jobs: int = 1, chunk_size: int | None = None,
              keep_games: bool = False, progress: bool = False, backend: str | None = None,
-             first_game: int = 0) -> RunResult:
+             first_game: int = 0, per_game: Sequence[str] = ()) -> RunResult:
     """Play ``n_games`` complete games of ``game`` with one agent per seat; see the module docstring.
 
     ``agents`` are strategy objects (one per seat); ``rules`` a Rules instance or a dict of options.
+    ``per_game`` names outcome columns (e.g. ``("win", "score")``) kept per game as compact float32
+    arrays, returned by :meth:`RunResult.per_game` (memory: 4 bytes per game and value).
     """
     eng = get_game(game)
     players = len(agents) if players is None else players
@@ -233,7 +263,9 @@ def simulate(game: str | Game, agents: Sequence[Any], players: int | None = None
     if size < 1:
         raise SenseiError(f"chunk size must be positive, got {size}")
     parts = chunks(n_games, size, first_game)
-    tasks = [(play_chunk, (eng.name, players, rules, list(agents), seed, a, b, keep_games)) for a, b in parts]
+    per_game = tuple(per_game)
+    tasks = [(play_chunk, (eng.name, players, rules, list(agents), seed, a, b, keep_games, per_game))
+             for a, b in parts]
     bar = _Progress(n_games, f"{eng.name} {players}p", progress)
     results: list[Totals] = []
     t0 = time.perf_counter()

@@ -1,0 +1,85 @@
+"""Shared benchmark helpers: alternate engine and oracle runs so that load changes hit both alike,
+speed-up of 2 workers over 1, and peak memory of a process tree."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+import time
+from typing import Callable
+
+
+def alternate(engine: Callable[[], int], oracle: Callable[[], int], seconds: float) -> tuple[float, float]:
+    """Games per second of ``engine`` and ``oracle`` (each returns the games it played), interleaved."""
+    eng_n = ora_n = 0
+    eng_t = ora_t = 0.0
+    t_end = time.perf_counter() + seconds
+    while time.perf_counter() < t_end or not (eng_n and ora_n):
+        t0 = time.perf_counter()
+        eng_n += engine()
+        t1 = time.perf_counter()
+        ora_n += oracle()
+        t2 = time.perf_counter()
+        eng_t += t1 - t0
+        ora_t += t2 - t1
+    return eng_n / eng_t, ora_n / ora_t
+
+
+def jobs_speedup(game: str, specs: list[str], players: int, n_games: int, rules: dict | None = None) -> float:
+    """Wall-time ratio of jobs=1 over jobs=2 for the same run (workers started before timing)."""
+    from simcore.runner import simulate
+    from strategies.registry import lineup
+
+    agents = lineup(game, specs, players)
+    simulate(game, agents, n_games=4096, seed=0, jobs=2, rules=rules)  # start the workers
+    t0 = time.perf_counter()
+    simulate(game, agents, n_games=n_games, seed=1, jobs=1, rules=rules)
+    t1 = time.perf_counter()
+    simulate(game, agents, n_games=n_games, seed=1, jobs=2, rules=rules)
+    t2 = time.perf_counter()
+    return (t1 - t0) / (t2 - t1)
+
+
+def _tree_rss(pid: int) -> int:
+    """Resident set size (bytes) of a process and all its descendants, from /proc."""
+    total = 0
+    stack = [pid]
+    while stack:
+        p = stack.pop()
+        try:
+            with open(f"/proc/{p}/status") as f:
+                for line in f:
+                    if line.startswith("VmRSS:"):
+                        total += int(line.split()[1]) * 1024
+                        break
+            for task in os.listdir(f"/proc/{p}/task"):
+                with open(f"/proc/{p}/task/{task}/children") as f:
+                    stack.extend(int(c) for c in f.read().split())
+        except (FileNotFoundError, ProcessLookupError, PermissionError):
+            continue
+    return total
+
+
+def peak_memory(args: list[str], poll: float = 0.1) -> tuple[int, float, str]:
+    """Run ``args`` (a command line); return (peak tree RSS in bytes, seconds, stdout)."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    peak = [0]
+    done = threading.Event()
+
+    def watch():
+        while not done.is_set():
+            peak[0] = max(peak[0], _tree_rss(proc.pid))
+            time.sleep(poll)
+
+    th = threading.Thread(target=watch, daemon=True)
+    th.start()
+    out, _ = proc.communicate()
+    done.set()
+    th.join()
+    return peak[0], time.perf_counter() - t0, out
+
+
+def sensei_cmd() -> list[str]:
+    return [sys.executable, "-m", "experiments.cli"]
