@@ -90,9 +90,9 @@ class Seats:
                              {k: v[sel] for k, v in extra.items()})
             if out is None:
                 if isinstance(res, tuple):
-                    out = tuple(np.zeros(len(idx), dtype=r.dtype) for r in res)
+                    out = tuple(np.zeros((len(idx),) + r.shape[1:], dtype=r.dtype) for r in res)
                 else:
-                    out = np.zeros(len(idx), dtype=res.dtype)
+                    out = np.zeros((len(idx),) + res.shape[1:], dtype=res.dtype)
             if isinstance(res, tuple):
                 for o, r in zip(out, res):
                     o[sel] = r
