@@ -7,8 +7,8 @@ from typing import ClassVar
 import numba
 import numpy as np
 
-from simcore.games.sensu import (CARD_TYPE, CARD_VALUE, CARD_WILD, SLOTS, Action, arrange_by, choose_rows,
-                                 combos_of)
+from simcore.games.sensu import (CARD_TYPE, CARD_VALUE, CARD_WILD, SLOTS, SUBSET_SIZE, Action, arrange_by,
+                                 choose_rows, combos_of)
 
 from .base import Strategy, param
 
@@ -349,7 +349,9 @@ class _Heuristic(Strategy):
             cards = obs.cards.copy()
             cards[r[ok], n[ok]] = tops[ok, q]
             combos = combos_of(cards)
+            # combinations with the drawn card that survive the discard back to 5 cards
             with_it = combos & ((np.arange(64)[None, :] >> np.minimum(n, SLOTS - 1)[:, None]) & 1).astype(bool)
+            with_it &= (SUBSET_SIZE[None, :] <= 5)
             vals = np.where(with_it, self.combo_values(obs, cards, with_it), -np.inf).max(axis=1)
             vals = np.where(ok, vals + self.pile_bias(obs, q), -np.inf)
             better = vals > np.maximum(best_val, self.pile_min)
@@ -455,7 +457,8 @@ class Planner(_Heuristic):
     play_min: float = param(3.0, "play the best combination only when its value is at least this", min=-1.0)
     keep: float = param(0.5, "weight of near-combinations kept in hand when discarding", min=0.0)
     feed_penalty: float = param(1.0, "penalty per stick of a discard that fits the next player's fans", min=0.0)
-    hold_turns: int = param(60, "after this many own turns, play any combination", min=0)
+    impatience: float = param(0.1, "chance per turn of playing a combination worth less than play_min",
+                              min=0.0, max=1.0)
 
     @property
     def keep_weight(self) -> float:  # type: ignore[override]
@@ -464,9 +467,9 @@ class Planner(_Heuristic):
     def turn(self, obs, rng):
         best, val = self.best_play(obs)
         has = obs.combos.any(axis=1)
-        # impatience: hands that hold a combination for long cost tempo; play anything once the deck is low
-        urgent = obs.deck_n < 10
-        play = has & ((val >= self.play_min) | urgent)
+        # waiting for a better combination costs tempo: play anyway when the deck runs low, or by chance
+        anyway = (obs.deck_n < 10) | (rng.random() < self.impatience)
+        play = has & ((val >= self.play_min) | anyway)
         src = self.draw_source(obs)
         return np.where(play, Action.PLAY + best, src)
 

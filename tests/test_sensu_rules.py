@@ -1,0 +1,422 @@
+"""Sensu rules: the rulebook's redeeming examples, decks, combinations, building, powers, chosen fan, solo."""
+import itertools
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+
+from simcore.errors import IllegalAction, SenseiError
+from simcore.game import Seats
+from simcore.games.sensu import (CARD_TYPE, LEVELS, SLOTS, SUBSETS, Action, Sensu, _k_check_arrange,
+                                 arrange_by, card_sticks, combination_table, combos_of, deck_cards, redeem_count)
+from simcore.rng import game_keys, root_key
+from tests.oracles import sensu as oracle
+
+ENG = Sensu()
+GUN, HI, MAI = 0, 1, 2
+
+
+def card(t, v, copy="A"):
+    return t * 30 + (v - 1) * 3 + "ABC".index(copy)
+
+
+def wild(t, w):
+    return t * 30 + 27 + w
+
+
+def make(players=4, hands=None, rules=None, top=(), chosen=None):
+    """A state whose seats hold ``hands`` and whose deck has ``top`` (drawn first) on top."""
+    rules = ENG.make_rules(rules or {})
+    hands = hands or []
+    cards = [int(c) for c in deck_cards(players)]
+    fixed = [c for h in hands for c in h] + list(top)
+    rest = [c for c in cards if c not in fixed]
+    # the deal takes the deck's top: seat 0 gets its 5 cards first
+    dealt = []
+    for p in range(players if players > 1 else 0):
+        h = list(hands[p]) if p < len(hands) else []
+        while len(h) < 5:
+            h.append(rest.pop())
+        dealt.append(h)
+    deck = rest + list(reversed(top)) + [c for h in reversed(dealt) for c in reversed(h)]
+    keys = game_keys(root_key(0), np.array([0]))
+    return ENG.new_state(keys, players, rules, deck=np.array([deck]), chosen=chosen)
+
+
+def take_card(st, c):
+    """Remove card c from the deck (a card in a hand is first swapped with the deck's top card)."""
+    where = np.argwhere(st.hand[0] == c)
+    if len(where):
+        p, s = where[0]
+        top = st.deck[0, st.deck_n[0] - 1]
+        st.deck[0, st.deck_n[0] - 1] = c
+        st.hand[0, p, s] = top
+    pos = int(np.flatnonzero(st.deck[0, :st.deck_n[0]] == c)[0])
+    st.deck[0, pos:st.deck_n[0] - 1] = st.deck[0, pos + 1:st.deck_n[0]].copy()
+    st.deck_n[0] -= 1
+    st.deck[0, st.deck_n[0]] = -1
+
+
+def move_to_fan(st, seat, cards):
+    """Put cards (taken from the deck) on seat's fans, as if placed earlier."""
+    for c in cards:
+        take_card(st, c)
+        t = CARD_TYPE[c]
+        st.fan[0, seat, t, st.fan_n[0, seat, t]] = c
+        st.fan_n[0, seat, t] += 1
+        st.fan_sticks[0, seat, t] += st.ST[c]
+        st.closed[0, seat, t] = st.fan_sticks[0, seat, t] == 10
+        st.fan_power[0, seat, t] += st.PW[c]
+
+
+def move_to_pile(st, seat, cards):
+    for c in cards:
+        take_card(st, c)
+        st.pile[0, seat, st.pile_n[0, seat]] = c
+        st.pile_n[0, seat] += 1
+
+
+@dataclass(frozen=True)
+class Script:
+    """Plays the given action codes in turn order and arranges with the given slot orders."""
+    actions: tuple = ()
+    orders: tuple = ()
+    wisdom_src: int = 0
+    harmony_pile: int = -1
+
+    def spec(self):
+        return "script"
+
+    def turn(self, obs, rng):
+        return np.full(len(obs), self.actions[0])
+
+    def solo_turn(self, obs, rng):
+        return np.full(len(obs), self.actions[0])
+
+    def arrange(self, obs, rng):
+        if self.orders:
+            return np.array([list(self.orders[0]) + [-1] * (SLOTS - len(self.orders[0]))])
+        return arrange_by(obs)
+
+    def discard(self, obs, rng):
+        return obs.hand_n - 1
+
+    def wisdom(self, obs, rng):
+        return np.full(len(obs), self.wisdom_src)
+
+    def harmony(self, obs, rng):
+        return np.where(obs.harmony_ok[:, self.harmony_pile], self.harmony_pile, np.argmax(obs.harmony_ok, 1)) \
+            if self.harmony_pile >= 0 else np.argmax(obs.harmony_ok, axis=1)
+
+    def courage(self, obs, rng):
+        best = np.argmax(obs.courage_ok, axis=2)
+        return np.where(obs.courage_ok.any(axis=2), best, -1)
+
+    def place(self, obs, rng):
+        return np.full(len(obs), self.actions[1] if len(self.actions) > 1 else 0)
+
+
+def one_turn(st, agent, players=None):
+    players = players or st.players
+    seats = Seats([agent] * players, st.keys)
+    ENG.turn(st, np.array([0]), seats)
+    ENG.check(st)
+
+
+def mask_of(slots):
+    return sum(1 << s for s in slots)
+
+
+def legal_redeemed(hand, slots):
+    """Every (redeemed set, in slot numbers) the engine accepts for combination ``slots`` of ``hand``."""
+    cards = np.array([list(hand) + [-1] * (SLOTS - len(hand))], dtype=np.int64)
+    mask = np.array([mask_of(slots)])
+    k = int(redeem_count(cards, mask)[0])
+    st = card_sticks(ENG.make_rules())
+    ok = set()
+    for perm in itertools.permutations(slots):
+        order = np.array([list(perm) + [-1] * (SLOTS - len(perm))])
+        if not _k_check_arrange(cards, mask, order, np.array([k]), st)[0]:
+            ok.add(frozenset(perm[:k]))
+    return k, ok
+
+
+# ----- the rulebook's redeeming examples (default sticks table A) -------------------------------------
+def test_example_1_six_seven_seven():
+    hand = [card(GUN, 6), card(HI, 7), card(MAI, 7)]
+    k, ok = legal_redeemed(hand, [0, 1, 2])
+    assert k == 2  # the 6 (3 sticks) and, for the pair, one 7 of the player's choice
+    assert ok == {frozenset({0, 1}), frozenset({0, 2})}
+
+
+def test_example_2_two_three_six_nine():
+    hand = [card(GUN, 2), card(GUN, 3), card(HI, 6), card(GUN, 9)]
+    k, ok = legal_redeemed(hand, [0, 1, 2, 3])
+    assert k == 2  # the 2 or the 3 (4 sticks); three Gun-sen: the 9 (1 stick)
+    assert ok == {frozenset({0, 3}), frozenset({1, 3})}
+
+
+def test_example_3_two_two_four_five_seven():
+    hand = [card(GUN, 2), card(HI, 2, "C"), card(GUN, 4), card(GUN, 5), card(MAI, 7)]
+    k, ok = legal_redeemed(hand, [0, 1, 2, 3, 4])
+    assert k == 3  # one 2; both bonuses: the 7 and the 4 or the 5
+    assert ok == {frozenset({a, 4, b}) for a in (0, 1) for b in (2, 3)}
+
+
+def test_example_4_wild_card():
+    hand = [card(MAI, 3), card(MAI, 5), wild(MAI, 0), card(GUN, 9)]
+    cards = np.array([hand + [-1, -1]])
+    assert combination_table(cards)[0, 0b1111]  # 3 + 5 + (wild as 3) + 9
+    k, ok = legal_redeemed(hand, [0, 1, 2, 3])
+    assert k == 2  # the 3; three Mai-ougi (the wild counts): the 9 or the wild; no pair (3 and wild-3)
+    assert ok == {frozenset({0, 2}), frozenset({0, 3})}
+
+
+def test_example_played_through_the_engine():
+    """Example 3 in a real turn: redeemed cards built in the chosen order, the rest discarded in order."""
+    hand = [card(GUN, 2), card(HI, 2, "C"), card(GUN, 4), card(GUN, 5), card(MAI, 7)]
+    st = make(4, [hand])
+    # redeem the Hi-ogi 2, the 7 and the Gun-sen 5; discard the Gun-sen 4, then the Gun-sen 2 (top)
+    one_turn(st, Script(actions=(Action.PLAY + 0b11111,), orders=((1, 4, 3, 2, 0),)))
+    assert st.fan_sticks[0, 0].tolist() == [3, 4, 2]
+    assert st.pile[0, 0, :st.pile_n[0, 0]].tolist() == [card(GUN, 4), card(GUN, 2)]
+    assert st.hand_n[0, 0] == 0 and st.plays[0, 0] == 1 and st.turns[0] == 1 and st.current[0] == 1
+    # an illegal redeemed set (the 4 instead of the 7) is refused
+    st = make(4, [hand])
+    with pytest.raises(IllegalAction):
+        one_turn(st, Script(actions=(Action.PLAY + 0b11111,), orders=((1, 2, 3, 4, 0),)))
+
+
+def test_sticks_tables_and_custom_table():
+    assert card_sticks(ENG.make_rules())[[card(GUN, v) for v in range(1, 10)]].tolist() == [4, 4, 4, 3, 3, 3, 2, 2, 1]
+    assert card_sticks(ENG.make_rules({"sticks": "B"}))[[card(GUN, v) for v in range(1, 10)]].tolist() == \
+        [4, 3, 3, 2, 2, 2, 1, 1, 1]
+    r = ENG.make_rules({"sticks": "4,4,4,3,3,2,1,1,1"})
+    assert r.sticks == "4,4,4,3,3,2,1,1,1"
+    assert card_sticks(r)[wild(HI, 2)] == 1
+    for bad in ("D", "1,2,3", "5,4,4,3,3,3,2,2,1"):
+        with pytest.raises(SenseiError):
+            ENG.make_rules({"sticks": bad})
+    with pytest.raises(SenseiError):
+        ENG.make_rules({"power_copies": "X"})
+
+
+def test_deck_sizes():
+    assert len(deck_cards(5)) == len(deck_cards(4)) == 90
+    assert len(deck_cards(3)) == len(deck_cards(2)) == 63
+    assert len(deck_cards(1)) == 27
+    assert not any(c % 30 < 27 and c % 3 == 1 for c in deck_cards(3))  # no copy B
+    assert all(c % 30 < 27 and c % 3 == 0 for c in deck_cards(1))    # copy A, no wilds
+    for p, d in ((1, 27), (2, 63), (4, 90)):
+        st = ENG.new_state(game_keys(root_key(1), np.arange(3)), p, ENG.make_rules())
+        assert st.deck_n.tolist() == [d - 5 * p * (p > 1)] * 3
+        ENG.check(st)
+
+
+def test_combinations_match_brute_force():
+    rng = np.random.default_rng(0)
+    deck = deck_cards(4)
+    for n in (3, 4, 5, 6):
+        hands = np.array([rng.choice(deck, n, replace=False) for _ in range(400)])
+        cards = np.full((400, SLOTS), -1)
+        cards[:, :n] = hands
+        fast = combos_of(cards)
+        arr = combination_table(cards)
+        assert (fast == arr).all()
+        for i in range(400):
+            brute = {sum(1 << s for s in sub) for sub in oracle.combinations([int(c) for c in hands[i]])}
+            assert set(np.flatnonzero(fast[i]).tolist()) == brute
+
+
+def test_redeem_count_matches_oracle():
+    rng = np.random.default_rng(1)
+    deck = deck_cards(4)
+    hands = np.array([rng.choice(deck, 5, replace=False) for _ in range(300)])
+    cards = np.full((300, SLOTS), -1)
+    cards[:, :5] = hands
+    masks = rng.integers(1, 32, 300)
+    got = redeem_count(cards, masks)
+    for i in range(300):
+        sub = [int(hands[i, s]) for s in range(5) if SUBSETS[masks[i], s]]
+        assert got[i] == (oracle.redeem_count(sub) if len(sub) else 1)
+
+
+# ----- building ---------------------------------------------------------------------------------------
+def test_closing_at_exactly_ten_and_unusable_cards():
+    # fan Gun-sen at 8 sticks; redeem a Gun-sen 3 (3 sticks: 11, unusable) and a Gun-sen 7 (2: closes)
+    hand = [card(GUN, 3), card(GUN, 7), card(HI, 9), card(MAI, 1), card(MAI, 8)]
+    st = make(4, [hand])
+    move_to_fan(st, 0, [card(GUN, 1, "B"), card(GUN, 4, "B"), card(GUN, 9, "B")])  # 4 + 3 + 1 = 8
+    assert st.fan_sticks[0, 0, GUN] == 8
+    # 3 + 7 + 9 + 1 = 20: three Gun-sen? no (2); pair? no -> 1 redeemed... use 3,7,9,1 with Mai 1
+    mask = mask_of([0, 1, 2, 3])
+    cards = np.array([hand + [-1]])
+    assert combos_of(cards)[0, mask]
+    k = int(redeem_count(cards, np.array([mask]))[0])
+    assert k == 1  # no pair, only two Gun-sen
+    # the 3 and the 1 tie on 4 sticks: redeem the Gun-sen 3, which does not fit (8 + 4 > 10)
+    one_turn(st, Script(actions=(Action.PLAY + mask,), orders=((0, 1, 2, 3),)))
+    assert st.fan_sticks[0, 0, GUN] == 8 and not st.closed[0, 0].any()
+    assert st.pile[0, 0, st.pile_n[0, 0] - 1] == card(GUN, 3)  # the unusable card follows the discards
+    # now close: fan Gun-sen at 8, redeem a Gun-sen 7 (2 sticks) from 7 + 7 + 6 (pair -> 2 cards)
+    hand = [card(GUN, 7), card(HI, 7), card(MAI, 6), card(MAI, 9), card(HI, 9)]
+    st = make(4, [hand])
+    move_to_fan(st, 0, [card(GUN, 1, "B"), card(GUN, 4, "B"), card(GUN, 9, "B")])
+    one_turn(st, Script(actions=(Action.PLAY + mask_of([0, 1, 2]),), orders=((2, 0, 1),)))
+    assert st.closed[0, 0, GUN] and st.fan_sticks[0, 0, GUN] == 10
+    assert st.fan_sticks[0, 0, MAI] == 3
+
+
+def test_second_closed_fan_wins_at_once():
+    hand = [card(GUN, 7), card(HI, 7), card(MAI, 6), card(MAI, 9), card(HI, 9)]
+    st = make(4, [hand])
+    move_to_fan(st, 0, [card(GUN, 1, "B"), card(GUN, 4, "B"), card(GUN, 9, "B")])  # 8
+    move_to_fan(st, 0, [card(HI, 1, "B"), card(HI, 2, "B"), card(HI, 9, "B")])     # 9 -> a 7 does not fit
+    move_to_fan(st, 0, [card(MAI, 1, "B"), card(MAI, 2, "B"), card(MAI, 8, "B")])  # 10? 4+4+2 = closed
+    assert st.closed[0, 0, MAI]
+    # redeem the 6 (Mai-ougi, closed: unusable), then the Gun-sen 7 closes the second fan: win
+    one_turn(st, Script(actions=(Action.PLAY + mask_of([0, 1, 2]),), orders=((2, 0, 1),)))
+    assert st.done[0] and st.winner[0] == 0 and not st.timeout[0]
+    out = ENG.outcome(st)
+    assert out["win"][0].tolist() == [1.0, 0, 0, 0] and out["fans_closed"][0, 0] == 2
+
+
+def test_reshuffle_when_the_deck_empties():
+    st = make(2)
+    # leave one card in the deck; the rest on seat 1's pile
+    while st.deck_n[0] > 1:
+        move_to_pile(st, 1, [int(st.deck[0, 0])])
+    one_turn(st, Script(actions=(Action.DECK,)))
+    # the draw took the last card: piles shuffled into the deck, then the discard starts a new pile
+    assert st.reshuffles[0] == 1 and st.pile_n[0].tolist() == [1, 0]
+    assert st.deck_n[0] == 63 - 10 - 1
+    # batch draws agree with a pass when nothing can be drawn
+    obs = ENG.observe_turn(st, np.array([0]), np.array([1]))
+    assert obs.sources[0].tolist() == [True, True, False]
+
+
+def test_timeout_is_reported():
+    agents = [ENG_random()] * 4
+    out = ENG.play(np.arange(8), 4, ENG.make_rules({"max_turns": 5}), agents, root_key(1))
+    assert out["timeout"].all() and (out["turns"] == 5).all() and (out["win"] == 0).all()
+
+
+def ENG_random():
+    from strategies.sensu import Random
+    return Random()
+
+
+# ----- powers -----------------------------------------------------------------------------------------
+def test_power_wisdom_draws_three_without_discard():
+    # Hi-ogi fan holds one power card (copy C); redeem a Hi-ogi C card: Wisdom
+    hand = [card(HI, 6, "C"), card(GUN, 7), card(MAI, 7), card(GUN, 9), card(MAI, 9)]
+    st = make(4, [hand], {"powers": True})
+    move_to_fan(st, 0, [card(HI, 9, "C")])
+    one_turn(st, Script(actions=(Action.PLAY + mask_of([0, 1, 2]),), orders=((0, 1, 2),)))
+    assert st.fan_power[0, 0, HI] == 2
+    assert st.hand_n[0, 0] == 2 + 3  # two cards kept, three drawn, no discard
+    # Courage does not fire for non-power cards; the 7 went onto Gun-sen
+    assert st.fan_sticks[0, 0, GUN] == 2
+
+
+def test_power_harmony_takes_a_pile_top_and_chains_into_courage():
+    hand = [card(MAI, 6, "C"), card(GUN, 7), card(HI, 7), card(GUN, 9), card(HI, 9)]
+    st = make(4, [hand], {"powers": True})
+    move_to_fan(st, 0, [card(MAI, 9, "C")])  # one Mai-ougi power card already
+    move_to_fan(st, 0, [card(GUN, 8, "C")])  # one Gun-sen power card already
+    move_to_pile(st, 2, [card(GUN, 5, "C")])  # Harmony will take it: second Gun-sen power -> Courage
+    move_to_fan(st, 1, [card(HI, 1), card(HI, 5)])          # seat 1: last card 5A (no symbol): removed
+    move_to_fan(st, 3, [card(MAI, 2, "C")])                 # seat 3: last card has a symbol: stays
+    move_to_fan(st, 3, [card(GUN, 2, "A"), card(GUN, 3, "C")])
+    # Harmony could also take the Hi-ogi 7 just discarded onto seat 0's pile; take seat 2's top
+    one_turn(st, Script(actions=(Action.PLAY + mask_of([0, 1, 2]),), orders=((0, 1, 2),), harmony_pile=2))
+    # the 6C (3 sticks) triggered Harmony; the Gun-sen 5C (3) joined the Gun-sen fan (2 + 2 + 3 = 7)
+    assert st.fan_power[0, 0, MAI] == 2 and st.fan_power[0, 0, GUN] == 2
+    assert st.fan_sticks[0, 0, GUN] == 2 + 2 + 3
+    assert st.pile_n[0, 2] == 0
+    # Courage: seat 1 lost its Hi-ogi 5; seat 3 kept both fans (last cards bear symbols); seat 2 had none
+    assert st.fan_n[0, 1, HI] == 1 and st.pile[0, 1, st.pile_n[0, 1] - 1] == card(HI, 5)
+    assert st.fan_n[0, 3].tolist() == [2, 0, 1]
+
+
+def test_harmony_only_takes_cards_that_fit():
+    hand = [card(MAI, 6, "C"), card(GUN, 7), card(HI, 7), card(GUN, 9), card(HI, 9)]
+    st = make(4, [hand], {"powers": True})
+    move_to_fan(st, 0, [card(MAI, 9, "C")])
+    move_to_fan(st, 0, [card(HI, 1, "B"), card(HI, 2, "B")])  # Hi-ogi at 8
+    move_to_pile(st, 1, [card(HI, 3, "B")])  # 4 sticks: does not fit
+    one_turn(st, Script(actions=(Action.PLAY + mask_of([0, 1, 2]),), orders=((0, 1, 2),)))
+    assert st.fan_power[0, 0, MAI] == 2
+    assert st.pile_n[0, 1] == 1  # nothing fitted: Harmony had no effect
+
+
+# ----- chosen fan -------------------------------------------------------------------------------------
+def test_chosen_fan_blocks_other_closures_and_redraws():
+    hand = [card(GUN, 7), card(HI, 7), card(MAI, 6), card(MAI, 9), card(HI, 9)]
+    st = make(4, [hand], {"chosen_fan": True}, chosen=[[HI, GUN, GUN, MAI]])
+    move_to_fan(st, 0, [card(GUN, 1, "B"), card(GUN, 4, "B"), card(GUN, 9, "B")])  # Gun-sen at 8
+    # the Gun-sen 7 would close Gun-sen, but Hi-ogi is the chosen fan: unusable, discarded
+    one_turn(st, Script(actions=(Action.PLAY + mask_of([0, 1, 2]),), orders=((2, 0, 1),)))
+    assert st.fan_sticks[0, 0, GUN] == 8 and not st.closed[0, 0].any()
+    assert st.pile[0, 0, st.pile_n[0, 0] - 1] == card(GUN, 7)
+    # seat 1 must close Gun-sen first: closing it draws a new chosen fan of another type
+    hand1 = [card(GUN, 7, "C"), card(HI, 7, "C"), card(MAI, 6, "C"), card(MAI, 9, "C"), card(HI, 9, "C")]
+    st = make(4, [hand, hand1], {"chosen_fan": True}, chosen=[[HI, GUN, GUN, MAI]])
+    move_to_fan(st, 1, [card(GUN, 1, "B"), card(GUN, 4, "B"), card(GUN, 9, "B")])
+    st.current[0] = 1
+    one_turn(st, Script(actions=(Action.PLAY + mask_of([0, 1, 2]),), orders=((2, 0, 1),)))
+    assert st.closed[0, 1, GUN] and st.chosen[0, 1] in (HI, MAI)
+
+
+def test_chosen_fan_deck_is_conserved_in_play():
+    agents = [ENG_random()] * 5
+    ENG.play(np.arange(40), 5, ENG.make_rules({"chosen_fan": True, "powers": True}), agents, root_key(4), check=True)
+
+
+# ----- solo -------------------------------------------------------------------------------------------
+def test_solo_combination_from_places_and_scoring():
+    keys = game_keys(root_key(0), np.array([0]))
+    cards = [int(c) for c in deck_cards(1)]
+    st = ENG.new_state(keys, 1, ENG.make_rules(), deck=np.array([cards]))
+    # draw three cards onto columns 1..3 and play them if they make 20
+    st.deck[0] = -1
+    order = [card(GUN, 9), card(HI, 6), card(MAI, 5)] + [c for c in cards if c not in (card(GUN, 9), card(HI, 6), card(MAI, 5))]
+    st.deck[0, :27] = list(reversed(order))
+    for col in (1, 2, 3):
+        one_turn(st, Script(actions=(Action.DRAW, col)), 1)
+    assert st.col_n[0].tolist() == [1, 1, 1, 0]
+    obs = ENG.observe_turn(st, np.array([0]), np.array([0]))
+    assert obs.combos[0, 0b1110] and obs.combos[0].sum() == 1
+    one_turn(st, Script(actions=(Action.PLAY + 0b1110,)), 1)
+    # the 6 (3 sticks) is redeemed; 9 and 5 go onto the pile
+    assert st.fan_sticks[0, 0].tolist() == [0, 3, 0] and st.pile_n[0, 0] == 2 and st.turns[0] == 4
+    out = ENG.outcome(st)
+    assert out["score"][0, 0] == 3 and out["win"].shape == (1, 0) and out["level"][0, 0] == 1
+
+
+def test_solo_score_counts_the_deck_only_with_three_closed_fans():
+    keys = game_keys(root_key(0), np.array([0, 1]))
+    st = ENG.new_state(keys, 1, ENG.make_rules())
+    st.fan_sticks[:, 0] = 10
+    st.closed[:, 0] = True
+    st.closed[1, 0, 2] = False
+    st.fan_sticks[1, 0, 2] = 9
+    out = ENG.outcome(st)
+    deck_sticks = st.ST[st.deck[0].astype(np.int64)].sum()
+    assert out["score"][0, 0] == 30 + deck_sticks
+    assert out["score"][1, 0] == 29
+    assert LEVELS[int(np.argmax(out["level"][1]))] == "Apprentice"
+    assert LEVELS[int(np.argmax(out["level"][0]))] == "Grandmaster"
+
+
+def test_solo_end_and_levels():
+    agents = [ENG_random()]
+    out = ENG.play(np.arange(200), 1, ENG.make_rules(), agents, root_key(2), check=True)
+    assert not out["timeout"].any() and (out["level"].sum(1) == 1).all()
+    lv = np.clip((out["score"][:, 0].astype(int) - 15) // 5, 0, 5)
+    assert (np.argmax(out["level"], 1) == lv).all()
+    m = ENG.metrics({k: np.asarray(v, float).sum(0) for k, v in out.items()}, 200, 1, ENG.make_rules())
+    assert set(m["level_share"]) == set(LEVELS) and abs(sum(m["level_share"].values()) - 1) < 1e-9
+    assert m["mean_score"] == pytest.approx(out["score"].mean())
+    with pytest.raises(SenseiError):
+        ENG.validate(1, ENG.make_rules({"powers": True}))
