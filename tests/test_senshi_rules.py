@@ -1,0 +1,321 @@
+"""Senshi rule fidelity: the rulebook's worked examples and the rulings, as scripted deals and positions."""
+import numpy as np
+import pytest
+
+from simcore.errors import IllegalAction
+from simcore.game import Seats
+from simcore.games.senshi import (GONE, MIDDLE, REMOVED, STACKS, Kind, Senshi, SenshiRules, winners)
+from simcore.rng import game_keys, root_key
+
+R, G, Y, B = 0, 1, 2, 3          # Strength (red), Agility (green), Honor (yellow), Wisdom (blue)
+STUDY, TRAIN, TEST, PASS = Kind.STUDY, Kind.TRAIN, Kind.TEST, Kind.PASS
+
+
+def deal_for(players, first):
+    """A deal whose first stacks (top first) are given; the remaining tiles follow colour by colour."""
+    left = [18 - REMOVED[players]] * 4
+    for stack in first:
+        for c in stack:
+            left[c] -= 1
+    rest = [c for c in range(4) for _ in range(left[c])]
+    stacks = [list(s) for s in first] + [rest[i:i + 3] for i in range(0, len(rest), 3)]
+    assert len(stacks) == STACKS[players]
+    return np.array(stacks, dtype=np.int8)[None]
+
+
+class Script:
+    """A strategy for a batch of one game answering from a list: set-up stack, then (kind, arg) per turn."""
+
+    def __init__(self, setup=None, acts=()):
+        self.setup = setup
+        self.acts = list(acts)
+        self.seen = []
+
+    def spec(self):
+        return "script"
+
+    def setup_take(self, obs, rng):
+        return np.array([self.setup])
+
+    def act(self, obs, rng):
+        self.seen.append(obs)
+        k, a = self.acts.pop(0)
+        return np.array([int(k)]), np.array([a])
+
+
+def scripted(players, first, scripts, **rules):
+    eng = Senshi()
+    keys = game_keys(root_key(0), np.arange(1))
+    st = eng.new_state(keys, players, SenshiRules(**rules), deal=deal_for(players, first))
+    seats = Seats(scripts, keys)
+    eng.setup(st, seats)
+    eng.check(st)
+    return eng, st, seats
+
+
+def step(eng, st, seats, k=1):
+    for _ in range(k):
+        eng.turn(st, np.flatnonzero(~st.done), seats)
+        eng.check(st)
+
+
+def result(piles, hands, emptier):
+    res = winners(np.array([piles]), np.array([hands]), np.array([emptier]))
+    return [bool(x) for x in res["eliminated"][0]], bool(res["nobody"][0]), int(res["winner"][0])
+
+
+# ----- set-up ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize("players,removed,stacks,middle", [(2, 6, 16, 14), (3, 3, 20, 17), (4, 0, 24, 20)])
+def test_tile_removal_and_stack_counts(players, removed, stacks, middle):
+    eng = Senshi()
+    st = eng.new_state(game_keys(root_key(1), np.arange(50)), players, SenshiRules())
+    assert REMOVED[players] == removed and st.loc.shape == (50, stacks)
+    for c in range(4):
+        assert ((st.tiles == c).sum(axis=(1, 2)) == 18 - removed).all()
+    assert (st.mid_count == stacks).all()
+    seats = Seats([Script(setup=p) for p in range(players)], game_keys(root_key(1), np.arange(1)))
+    st1 = eng.new_state(game_keys(root_key(1), np.arange(1)), players, SenshiRules())
+    eng.setup(st1, seats)
+    assert st1.mid_count[0] == middle and (st1.hand_size[0] == 3).all() and st1.turns[0] == 0
+    # each set-up stack went to its chooser; the other players know only its top tile
+    for p in range(players):
+        assert st1.loc[0, p] == GONE
+        assert st1.hand[0, p].tolist() == np.bincount(st1.tiles[0, p], minlength=4).tolist()
+        assert st1.known[0, p].sum() == 1 and st1.known[0, p, st1.tiles[0, p, 0]] == 1
+    eng.check(st1)
+
+
+def test_secret_hand_variant_deals_three_hidden_tiles():
+    eng = Senshi()
+    st = eng.new_state(game_keys(root_key(2), np.arange(20)), 3, SenshiRules(secret_hand=True))
+    assert (st.hand_size == 3).all() and (st.known == 0).all() and (st.mid_count == 17).all()
+    eng.check(st)
+
+
+def test_setup_choice_must_be_a_middle_stack():
+    with pytest.raises(IllegalAction):
+        scripted(2, [], [Script(setup=0), Script(setup=0)])
+    with pytest.raises(IllegalAction):
+        scripted(2, [], [Script(setup=99), Script(setup=1)])
+
+
+# ----- actions ----------------------------------------------------------------------------------------
+def test_study_limit_example():
+    # Yoshihisa (seat 1) takes a third stack; he cannot Study again until one of them is empty.
+    kaito = Script(setup=0, acts=[(TRAIN, 10), (TRAIN, 10), (TRAIN, 10), (TRAIN, 4)])
+    yoshi = Script(setup=1, acts=[(STUDY, 2), (STUDY, 3), (STUDY, 4)])
+    eng, st, seats = scripted(2, [], [kaito, yoshi])
+    step(eng, st, seats, 6)
+    assert st.card_count[0, 1] == 3 and st.cards[0, 1].tolist() == [2, 3, 4]
+    obs = eng.observe(st, np.array([0]), np.array([1]))
+    assert not obs.can_study.any() and obs.kinds[0].tolist() == [False, False, True, True]
+    yoshi.acts.append((STUDY, 5))
+    with pytest.raises(IllegalAction, match="three stacks"):
+        step(eng, st, seats, 2)
+
+
+def test_emptied_card_stack_frees_the_slot():
+    kaito = Script(setup=0, acts=[(TRAIN, 3), (TRAIN, 3), (TRAIN, 3)])
+    yoshi = Script(setup=1, acts=[(STUDY, 2), (STUDY, 3), (STUDY, 4), (STUDY, 5)])
+    eng, st, seats = scripted(2, [], [kaito, yoshi])
+    # Kaito trains Yoshihisa's second stack away tile by tile, between Yoshihisa's Studies
+    step(eng, st, seats, 1)   # Kaito trains stack 3 while it is still in the middle
+    step(eng, st, seats, 1)   # Yoshihisa studies 2
+    step(eng, st, seats, 1)   # Kaito trains 3 again (middle)
+    step(eng, st, seats, 1)   # Yoshihisa studies 3 (1 tile left)
+    step(eng, st, seats, 1)   # Kaito trains its last tile from Yoshihisa's card: the stack is removed
+    assert st.loc[0, 3] == GONE and st.card_count[0, 1] == 1 and st.cards[0, 1].tolist() == [2, -1, -1]
+    step(eng, st, seats, 1)   # Yoshihisa studies 4
+    assert st.cards[0, 1].tolist() == [2, 4, -1]
+
+
+def test_train_example_from_middle_and_from_another_card():
+    # Masamune (seat 0) trains from the middle; Tomoe (seat 1) then trains from Masamune's stack.
+    masamune = Script(setup=0, acts=[(STUDY, 2), (TRAIN, 5)])
+    tomoe = Script(setup=1, acts=[(STUDY, 3), (TRAIN, 2)])
+    eng, st, seats = scripted(2, [[R, G, G], [Y, Y, Y], [B, R, G], [G, G, G], [R, R, R], [Y, B, B]],
+                              [masamune, tomoe])
+    step(eng, st, seats, 2)
+    before = st.hand[0].copy()
+    step(eng, st, seats, 1)                      # Masamune trains the yellow top of middle stack 5
+    assert (st.hand[0, 0] - before[0]).tolist() == [0, 0, 1, 0]
+    assert st.height[0, 5] == 2 and st.top[0, 5] == B and st.loc[0, 5] == MIDDLE
+    step(eng, st, seats, 1)                      # Tomoe trains the blue top of Masamune's stack 2
+    assert (st.hand[0] - before).tolist() == [[0, 0, 1, 0], [0, 0, 0, 1]]
+    assert st.top[0, 2] == R and st.card_tops[0, 0].tolist() == [1, 0, 0, 0]
+    # trained tiles are public: Tomoe's blue is known to everyone
+    assert st.known[0, 1, B] == 1
+
+
+def test_test_example_other_player_moves_two_tiles():
+    # Himari (seat 1) Tests a blue tile. She has one stack with a blue top: both go to her Wisdom pile.
+    # Yoshihisa (seat 2) has two stacks with blue tops and moves both, on Himari's turn; his stack [B, B, Y]
+    # gives only its top tile. Kaito (seat 0) has a red top and gets nothing.
+    first = [[R, R, R], [B, G, G], [Y, Y, Y],        # the three hands
+             [R, G, Y], [B, G, R], [B, B, Y], [B, R, R]]
+    kaito = Script(setup=0, acts=[(STUDY, 3), (TRAIN, 19), (TRAIN, 19)])
+    himari = Script(setup=1, acts=[(STUDY, 4), (TRAIN, 7), (TEST, B)])
+    yoshi = Script(setup=2, acts=[(STUDY, 5), (STUDY, 6)])
+    eng, st, seats = scripted(3, first, [kaito, himari, yoshi])
+    step(eng, st, seats, 6)
+    assert st.card_tops[0, 2, B] == 2 and st.card_tops[0, 1, B] == 1
+    step(eng, st, seats, 1)                      # Kaito trains from the middle
+    hand = st.hand[0, 1].copy()
+    step(eng, st, seats, 1)                      # Himari Tests blue
+    assert st.piles[0, 1].tolist() == [0, 0, 0, 2]
+    assert st.piles[0, 2].tolist() == [0, 0, 0, 2]
+    assert st.piles[0, 0].tolist() == [0, 0, 0, 0]
+    assert st.top[0, 5] == B and st.height[0, 5] == 2      # the second blue of [B, B, Y] stays
+    assert st.top[0, 6] == R and st.top[0, 4] == G
+    assert (hand - st.hand[0, 1]).tolist() == [0, 0, 0, 1]
+    assert st.turns[0] == 8
+
+
+def test_illegal_actions_are_refused():
+    cases = [
+        ((TEST, B), "not in hand"),               # seat 0 holds [R, R, R]
+        ((TRAIN, 0), "no longer on the table"),   # stack 0 went to a hand
+        ((STUDY, 99), "no such stack"),
+        ((PASS, 0), "pass with a legal action"),
+        ((7, 0), "unknown action kind"),
+        ((TEST, 4), "no such colour"),
+    ]
+    for act, msg in cases:
+        eng, st, seats = scripted(2, [[R, R, R]], [Script(setup=0, acts=[act]), Script(setup=1)])
+        with pytest.raises(IllegalAction, match=msg):
+            step(eng, st, seats)
+
+
+# ----- end of the game ----------------------------------------------------------------------------------
+class Drain:
+    """Test strategy: Train the lowest middle stack, but Study the middle's last stack when allowed; with
+    the middle empty, Test the lowest colour in hand, else Train the first stack anywhere, else pass."""
+
+    def __init__(self):
+        self.log = []
+
+    def spec(self):
+        return "drain"
+
+    def setup_take(self, obs, rng):
+        return np.argmax(obs.loc == MIDDLE, axis=1)
+
+    def act(self, obs, rng):
+        self.log.append((int(obs.turns[0]), int(obs.me[0]), int(obs.mid_count[0])))
+        mid = obs.loc == MIDDLE
+        first_mid = np.argmax(mid, axis=1)
+        last = (obs.mid_count == 1) & obs.can_study.any(axis=1)
+        kind = np.where(last, int(STUDY), int(TRAIN))
+        arg = first_mid.copy()
+        empty = obs.mid_count == 0
+        has = obs.hand.sum(axis=1) > 0
+        kind = np.where(empty & has, int(TEST), kind)
+        arg = np.where(empty & has, np.argmax(obs.hand > 0, axis=1), arg)
+        anywhere = np.argmax(obs.can_train, axis=1)
+        kind = np.where(empty & ~has, int(TRAIN), kind)
+        arg = np.where(empty & ~has, anywhere, arg)
+        kind = np.where(obs.must_pass, int(PASS), kind)
+        return kind, arg
+
+
+def test_end_of_game_example_final_round():
+    # Seating clockwise: Kaito 0, Tomoe 1, Yoshihisa 2, Himari 3. The Drain players train 19 middle
+    # stacks away (57 turns); turn 58 is Tomoe's, who Studies the last stack. Yoshihisa, Himari, Kaito
+    # then take one more turn each and Tomoe ends the game.
+    agent = Drain()
+    eng, st, seats = scripted(4, [], [agent] * 4)
+    while not st.done[0]:
+        step(eng, st, seats)
+    log = agent.log
+    assert log[57][:2] == (57, 1) and log[57][2] == 1
+    assert st.emptier[0] == 1
+    assert [who for _, who, _ in log[58:]] == [2, 3, 0, 1]
+    assert st.turns[0] == 62 and len(log) == 62
+
+
+def test_final_round_turn_order_in_random_games():
+    from strategies.senshi import Random
+    eng = Senshi()
+    for players in (2, 3, 4):
+        ids = np.arange(200)
+        trig = np.full(len(ids), -1)
+        seq = []
+
+        def hook(state):
+            newly = (state.remaining >= 0) & (trig < 0)
+            trig[newly] = state.turns[newly]
+            seq.append((state.turns.copy(), state.cur.copy(), state.done.copy()))
+
+        out = eng.play(ids, players, SenshiRules(), [Random()] * players, root_key(4), check=True, on_turn=hook)
+        assert (trig > 0).all()
+        # exactly P turns after the emptying turn, and the emptier is the player of that turn
+        assert (out["turns"] == trig + players).all()
+        last_turns, _, _ = seq[-1]
+        assert (last_turns == trig + players).all()
+
+
+# ----- victory -------------------------------------------------------------------------------------------
+def test_victory_example_1():
+    # Kaito 7,4,3,3 (eliminated: smallest pile 3); Himari 5,4,4,4; Yoshihisa 6,5,4,4 wins with 6
+    elim, nobody, win = result([[7, 4, 3, 3], [5, 4, 4, 4], [6, 5, 4, 4]], [0, 0, 0], 2)
+    assert elim == [True, False, False] and not nobody and win == 2
+
+
+def test_victory_example_2():
+    # all tied for the smallest pile (3): nobody eliminated; Kaito's 7 wins
+    elim, nobody, win = result([[7, 4, 3, 3], [5, 4, 4, 3], [6, 5, 4, 3]], [0, 0, 0], 2)
+    assert elim == [False, False, False] and nobody and win == 0
+
+
+def test_victory_example_3_ties_on_hand_then_turn_order():
+    # Kaito 0, Himari 1, Yoshihisa 2 tie for the tallest pile; Tomoe (3) holds the shortest and is out.
+    # Hands: Kaito 2, Himari 2, Yoshihisa 0. With Tomoe having emptied the middle, the final turns run
+    # Kaito, Himari, Yoshihisa, Tomoe: Himari played later than Kaito and wins.
+    piles = [[6, 3, 3, 2], [6, 4, 2, 2], [6, 5, 5, 2], [5, 5, 5, 1]]
+    hands = [2, 2, 0, 4]
+    elim, nobody, win = result(piles, hands, 3)
+    assert elim == [False, False, False, True] and win == 1
+    # had Kaito emptied the middle, he would have played last of all and win the tie
+    assert result(piles, hands, 0)[2] == 0
+    # a larger hand beats turn order
+    assert result(piles, [2, 3, 0, 4], 3)[2] == 1 and result(piles, [3, 2, 0, 4], 1)[2] == 0
+
+
+def test_two_players_whoever_is_not_eliminated_wins():
+    assert result([[9, 9, 9, 0], [1, 1, 1, 1]], [0, 0], 0)[2] == 1
+    elim, nobody, win = result([[9, 1, 1, 1], [3, 3, 3, 1]], [0, 5], 0)
+    assert nobody and win == 0
+
+
+def test_every_smallest_pile_holder_is_eliminated():
+    elim, nobody, win = result([[1, 5, 5, 5], [1, 9, 9, 9], [2, 2, 2, 3], [4, 2, 2, 2]], [0, 0, 0, 0], 0)
+    assert elim == [True, True, False, False] and win == 3   # the 9s of seat 1 do not count
+
+
+def test_outcome_columns_from_a_finished_position():
+    eng = Senshi()
+    st = eng.new_state(game_keys(root_key(0), np.arange(1)), 3, SenshiRules())
+    # a position built by hand: empty the table into piles and hands keeping 15 tiles of each colour
+    st.loc[:] = GONE
+    st.height[:] = 0
+    st.top[:] = -1
+    st.mid_count[:] = 0
+    piles = np.array([[7, 4, 3, 3], [4, 4, 4, 5], [4, 5, 8, 7]])
+    st.piles[0] = piles
+    st.hand[0] = 15 - piles                       # what is not in a pile is in a hand (by colour)
+    st.hand[0, 0] = [0, 0, 0, 0]
+    st.hand[0, 1] = [0, 0, 0, 0]
+    st.hand[0, 2] = 15 - piles.sum(axis=0)
+    st.hand_size[0] = st.hand[0].sum(axis=1)
+    st.remaining[:] = 0
+    st.emptier[:] = 2
+    st.turns[:] = 30
+    st.cur[:] = 0
+    st.done[:] = True
+    eng.check(st)
+    out = eng.outcome(st)
+    assert out["eliminated"][0].tolist() == [1, 0, 0]
+    assert out["win"][0].tolist() == [0, 0, 1]
+    assert out["winning_pile"][0] == 8 and out["nobody_eliminated"][0] == 0
+    assert out["score"][0].tolist() == [3, 4, 4] and out["max_pile"][0].tolist() == [7, 5, 8]
+    assert out["n_eliminated"][0] == 1 and out["tallest_eliminated"][0] == 0
