@@ -15,13 +15,14 @@ import time
 from typing import Any, Callable, Sequence
 
 import numpy as np
-import polars as pl
 
 from .errors import SenseiError
 from .game import Game
 from .registry import get_game
 from .rng import root_key
-from .stats import mean_ci, wilson
+
+# polars, scipy and statsmodels are imported where they are used, so that worker processes (which
+# only play chunks) stay small.
 
 TURN_HIST = 4096  # turn-count histogram bins (the last bin collects longer games)
 
@@ -33,7 +34,7 @@ class Totals:
     sums: dict[str, np.ndarray]
     sumsq: dict[str, np.ndarray]
     turns_hist: np.ndarray
-    games: pl.DataFrame | None = None
+    games: Any = None  # polars.DataFrame of per-game rows, when asked
     seconds: float = 0.0
     #: compact per-game vectors (float32, game order) of the outcome columns named in ``per_game``
     vectors: dict[str, np.ndarray] | None = None
@@ -49,6 +50,8 @@ class Totals:
     def merge(self, other: "Totals") -> "Totals":
         games = self.games
         if other.games is not None:
+            import polars as pl
+
             games = other.games if games is None else pl.concat([games, other.games])
         vectors = self.vectors
         if other.vectors is not None:
@@ -60,8 +63,10 @@ class Totals:
                       self.turns_hist + other.turns_hist, games, self.seconds + other.seconds, vectors)
 
 
-def tidy_games(outcome: dict[str, np.ndarray], game_ids: np.ndarray, names: Sequence[str]) -> pl.DataFrame:
-    """One row per (game, seat) with every outcome column."""
+def tidy_games(outcome: dict[str, np.ndarray], game_ids: np.ndarray, names: Sequence[str]) -> Any:
+    """One row per (game, seat) with every outcome column (a polars DataFrame)."""
+    import polars as pl
+
     n = len(game_ids)
     players = len(names)
     cols: dict[str, Any] = {
@@ -133,6 +138,7 @@ class RunResult:
         return [a.spec() if hasattr(a, "spec") else repr(a) for a in self.agents]
 
     def win_share(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        from .stats import wilson
         s = self.totals.sums["win"]
         lo, hi = wilson(s, self.n)
         return s / max(self.n, 1), lo, hi
@@ -155,8 +161,11 @@ class RunResult:
             "metrics": self.game.metrics(t.sums, self.n, self.players, self.rules),
         }
 
-    def seats(self) -> pl.DataFrame:
-        """One row per seat: strategy, win share with its Wilson interval, mean score with its t interval."""
+    def seats(self) -> Any:
+        """One row per seat (polars): strategy, win share with its Wilson interval, mean score with its t interval."""
+        import polars as pl
+
+        from .stats import mean_ci
         t = self.totals
         share, lo, hi = self.win_share()
         mean, half = mean_ci(t.sums["score"], t.sumsq["score"], self.n)
@@ -168,7 +177,7 @@ class RunResult:
             "mean_score": mean, "score_half_ci": half,
         })
 
-    def games(self) -> pl.DataFrame | None:
+    def games(self) -> Any:
         return self.totals.games
 
     def per_game(self) -> dict[str, np.ndarray] | None:

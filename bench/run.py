@@ -1,0 +1,67 @@
+"""``make bench``: one table for every game: engine games per second on one core, the plain-Python
+oracle's speed and the ratio, the speed-up of 2 workers over 1, and peak memory of a large run.
+
+``python -m bench.run [--seconds S] [--big-games N] [--quick]``. Figures are measured in one run on one
+machine: compare ratios, not absolute numbers.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import sys
+
+from .common import jobs_speedup, peak_memory, sensei_cmd
+
+#: game -> (bench module, lineup for the 2-worker and memory runs, players)
+GAMES = {
+    "sen": ("bench.sen", ["threshold"], 4),
+    "senshi": ("bench.senshi", ["greedy"], 4),
+    "sensu": ("bench.sensu", ["random"], 4),
+    "fan-and-mallet": ("bench.fan_and_mallet", ["strongest"], 2),
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--seconds", type=float, default=6.0, help="seconds per speed measurement")
+    ap.add_argument("--jobs-games", type=int, default=131072, help="games for the 2-worker speed-up")
+    ap.add_argument("--big-games", type=int, default=1_000_000, help="games of the large Sen run (memory)")
+    ap.add_argument("--quick", action="store_true", help="small sizes (a smoke run)")
+    args = ap.parse_args(argv)
+    if args.quick:
+        args.seconds, args.jobs_games, args.big_games = 1.0, 16384, 50_000
+    rows = []
+    for game, (module, specs, players) in GAMES.items():
+        try:
+            mod = importlib.import_module(module)
+        except ImportError:
+            continue
+        res = mod.bench(args.seconds)
+        res = res[0] if isinstance(res, list) else res
+        res["speedup_2_jobs"] = round(jobs_speedup(game, specs, players, args.jobs_games), 2)
+        rows.append(res)
+        print(json.dumps(res), file=sys.stderr)
+    # peak memory of one large run through the command line, and of a run 10x smaller (flatness)
+    mem = []
+    for n in (args.big_games // 10, args.big_games):
+        cmd = sensei_cmd() + ["play", "sen", "--games", str(n), "--jobs", "2", "--json", "--seed", "1"]
+        peak, secs, _ = peak_memory(cmd)
+        mem.append({"games": n, "peak_mib": round(peak / 2 ** 20, 1), "seconds": round(secs, 1),
+                    "games_per_s": round(n / secs)})
+    print()
+    print(f"{'game':<16}{'players':>8}{'policy':>12}{'engine g/s':>12}{'oracle g/s':>12}{'ratio':>8}{'2 jobs':>8}")
+    for r in rows:
+        print(f"{r['game']:<16}{r['players']:>8}{str(r.get('policy', '')):>12}{r['engine_games_per_s']:>12,}"
+              f"{r['oracle_games_per_s']:>12,}{r['ratio']:>8}{r['speedup_2_jobs']:>8}")
+    print()
+    print("peak memory, sen 4 players threshold, --jobs 2, whole process tree:")
+    for m in mem:
+        print(f"  {m['games']:>12,} games: {m['peak_mib']:>8} MiB in {m['seconds']} s ({m['games_per_s']:,} games/s)")
+    print(f"cores: {os.cpu_count()}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
