@@ -1,0 +1,96 @@
+"""Sensu strategies: legal complete games, no hidden-information leak, reproducibility."""
+import copy
+
+import numpy as np
+import pytest
+
+from simcore.registry import get_game
+from simcore.rng import AgentRandom, Draws, game_keys, root_key
+from simcore.runner import simulate
+from strategies.registry import lineup, strategies_for
+
+ENG = get_game("sensu")
+NAMES = list(strategies_for("sensu"))
+
+
+def test_registered():
+    assert NAMES[0] == "random" and len(NAMES) >= 4
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_strategy_plays_legal_games(name):
+    for players, rules in ((1, {}), (2, {}), (3, {"sticks": "C"}), (4, {"powers": True}),
+                           (5, {"chosen_fan": True, "powers": True}), (4, {"chosen_fan": True})):
+        agents = lineup("sensu", [name], players)
+        out = ENG.play(np.arange(30), players, ENG.make_rules(rules), agents, root_key(7), check=True)
+        assert (out["turns"] > 0).all()
+        if players > 1:
+            assert out["timeout"].mean() < 0.2
+            assert np.allclose(out["win"].sum(1), np.where(out["timeout"], 0, 1))
+
+
+def test_mixed_table():
+    agents = lineup("sensu", NAMES[:4], 4)
+    ENG.play(np.arange(40), 4, ENG.make_rules({"powers": True}), agents, root_key(8), check=True)
+
+
+@pytest.mark.parametrize("players", [1, 4])
+def test_no_leak_views_and_decisions(players):
+    rules = ENG.make_rules({"powers": True} if players > 1 else {})
+    agents = lineup("sensu", NAMES, players) if players == len(NAMES) else lineup("sensu", ["planner"], players)
+    strategies = [lineup("sensu", [n], 1)[0] for n in NAMES]
+    draws = Draws(game_keys(root_key(5), np.arange(12)))
+    seen = [0]
+
+    def decide(strategy, st, idx, seat):
+        obs = ENG.observe_turn(st, idx, np.full(len(idx), seat))
+        rng = AgentRandom(Draws(game_keys(root_key(6), np.arange(12))), idx)
+        return strategy.solo_turn(obs, rng) if players == 1 else strategy.turn(obs, rng)
+
+    def probe(st):
+        live = np.flatnonzero(~st.done)
+        if len(live) == 0 or int(st.turns.max()) % 4:
+            return
+        for seat in range(players):
+            view = ENG.observe_all(st, live, seat)
+            other = ENG.scramble_hidden(st, seat, draws)
+            again = ENG.observe_all(other, live, seat)
+            for k in view:
+                np.testing.assert_array_equal(view[k], again[k], err_msg=k)
+            for s in strategies:
+                np.testing.assert_array_equal(decide(s, st, live, seat), decide(s, other, live, seat))
+            seen[0] += 1
+            if players > 1:  # the other hands really changed
+                others = [p for p in range(players) if p != seat]
+                assert not np.array_equal(st.hand[live][:, others], other.hand[live][:, others]) or \
+                    not np.array_equal(st.deck[live], other.deck[live])
+
+    ENG.play(np.arange(12), players, rules, agents, root_key(9), on_turn=probe)
+    assert seen[0] > 5
+
+
+@pytest.mark.parametrize("players", [1, 3])
+def test_batch_of_one_equals_batch_of_n(players):
+    agents = lineup("sensu", ["random"], players)
+    rules = ENG.make_rules({"powers": True} if players > 1 else {})
+    ids = np.arange(40, 52)
+    together = ENG.play(ids, players, rules, agents, root_key(12))
+    for j, g in enumerate(ids[:4]):
+        alone = ENG.play(np.array([g]), players, rules, agents, root_key(12))
+        for k in together:
+            np.testing.assert_array_equal(alone[k][0], together[k][j], err_msg=k)
+
+
+@pytest.mark.parametrize("players", [1, 4])
+def test_jobs_do_not_change_results(players):
+    agents = lineup("sensu", ["random"], players)
+    a = simulate("sensu", agents, n_games=200, seed=4, jobs=1, chunk_size=50).summary()
+    b = simulate("sensu", agents, n_games=200, seed=4, jobs=2, chunk_size=50).summary()
+    assert a == b
+
+
+def test_scripted_deck_is_checked():
+    from simcore.errors import SenseiError
+    keys = game_keys(root_key(0), np.array([0]))
+    with pytest.raises(SenseiError):
+        ENG.new_state(keys, 4, ENG.make_rules(), deck=np.zeros((1, 90), dtype=np.int8))
