@@ -145,6 +145,7 @@ class _Counting(Strategy):
     """Shared play: estimate unknown lands by counting the cards seen; put low cards on the worst slot."""
 
     take_margin: float = param(0.5, "take or keep a card only if it beats the worst own estimate by this much", min=0.0)
+    claim_gain: float = param(3.0, "variant know_what_i_have: name a known pair when it saves at least this (estimated)")
 
     # --- estimates
     def _own(self, obs):
@@ -167,7 +168,40 @@ class _Counting(Strategy):
         _, worst = self._worst(est)
         take = obs.top <= worst - self.take_margin
         wake = self.wants_wake(obs, mean, var, est)
-        return np.where(wake, Start.WAKE, np.where(take, Start.FACE_UP, Start.DRAW))
+        act = np.where(wake, Start.WAKE, np.where(take, Start.FACE_UP, Start.DRAW))
+        if obs.rules.know_what_i_have:
+            gain, _, _, _ = self._best_pair(obs, mean)
+            act = np.where(~wake & (gain >= self.claim_gain), Start.CLAIM, act)
+        return act
+
+    def _best_pair(self, obs, mean):
+        """The most valuable known pair of equal own lands: (gain, slot_a, slot_b, value); gain -inf if none.
+
+        Naming a known pair always succeeds (memory is true): both lands leave, one unseen land comes.
+        Legal with 2 to 7 lands."""
+        own = obs.own
+        m = len(own)
+        best = np.full(m, -np.inf)
+        sa = np.zeros(m, dtype=np.int64)
+        sb = np.ones(m, dtype=np.int64)
+        val = np.zeros(m, dtype=np.int64)
+        n = obs.own_slots
+        for a in range(SLOTS):
+            for b in range(a + 1, SLOTS):
+                ok = (own[:, a] >= 0) & (own[:, a] == own[:, b]) & (b < n)
+                gain = np.where(ok, 2 * own[:, a] - mean, -np.inf)
+                better = gain > best
+                best = np.where(better, gain, best)
+                sa = np.where(better, a, sa)
+                sb = np.where(better, b, sb)
+                val = np.where(better, own[:, a], val)
+        best = np.where((n >= 2) & (n <= 7), best, -np.inf)
+        return best, sa, sb, val
+
+    def claim(self, obs, rng):
+        mean, _ = unseen_stats(obs)
+        _, a, b, v = self._best_pair(obs, mean)
+        return a, b, v
 
     def face_up_slot(self, obs, rng):
         _, _, est = self._own(obs)

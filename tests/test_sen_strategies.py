@@ -67,3 +67,51 @@ def focus_share(spec, field, players, n, seed=5):
 def test_swapper_beats_best_threshold_head_to_head():
     share, lo, hi = focus_share("swapper", "threshold:wake=13", 4, 600)
     assert lo > 0.25, (share, lo, hi)
+
+
+def test_every_strategy_is_legal_under_every_variant():
+    from simcore.games.sen import Sen
+    from simcore.rng import root_key
+    from strategies.registry import strategies_for
+
+    eng = Sen()
+    variants = [{"know_what_i_have": True}, {"ravens_not_scary": True, "go_all_in": True, "penalty": 15},
+                {"rounds": 2, "caller_tie": "count"}]
+    for rules in variants:
+        for players in (2, 5):
+            for name in strategies_for("sen"):
+                agents = [resolve("sen", name)] * players
+                eng.play(np.arange(12), players, eng.make_rules(rules), agents, root_key(4), check=True)
+
+
+def test_heuristics_name_known_pairs_under_know_what_i_have():
+    from simcore.games.sen import Sen
+    from simcore.rng import root_key
+
+    eng = Sen()
+    claims = []
+
+    def spy(state):
+        claims.append(int((state.nslots != 4).sum()))
+
+    eng.play(np.arange(40), 4, eng.make_rules({"know_what_i_have": True}), [resolve("sen", "counter")] * 4,
+             root_key(4), check=True, on_turn=spy)
+    assert max(claims) > 0  # some dream changed size: a pair was named
+
+
+def head_to_head(a, b, n, seed=3, players=4):
+    """A in seats 0, 2 and B in 1, 3, then the other way round: A's share of the wins (0.5 = even)."""
+    wins, total = 0.0, 0
+    for start in range(2):
+        seats_a = [i for i in range(players) if (i + start) % 2 == 0]
+        agents = [resolve("sen", a if i in seats_a else b) for i in range(players)]
+        r = simulate("sen", agents, n_games=n, seed=seed)
+        wins += r.totals.sums["win"][seats_a].sum()
+        total += r.n
+    lo, hi = wilson(wins, total)
+    return wins / total, float(lo), float(hi)
+
+
+def test_gambler_beats_the_best_threshold_two_against_two():
+    share, lo, hi = head_to_head("gambler", "threshold:wake=16", 2000)
+    assert lo > 0.5, (share, lo, hi)
