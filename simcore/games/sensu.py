@@ -269,11 +269,68 @@ def redeem_count(cards: np.ndarray, mask: np.ndarray) -> np.ndarray:
 # Kernels (numba): observation building and moving cards, one call per batch
 # ----------------------------------------------------------------------------------------------------
 @numba.njit(cache=True)
-def _k_combos(cards, VAL, WCL, out, min_size):
-    """Combination flags (m, 64) of slot cards (m, 6)."""
+def _k_build_table(VAL, WCL):
+    """TABLE5[code]: bit m set when the slot subset m of 5 slots is a combination, for every hand code
+    (base-13 digits per slot: 0 empty, 1..9 a value, 10..12 a wild of class 0..2)."""
+    n = 13 ** 5
+    table = np.zeros(n, np.uint32)
+    rep = np.empty(SLOTS, np.int8)
+    out = np.empty(64, np.bool_)
+    scratch = np.zeros((4, 64), np.int64)
+    for code in range(n):
+        x = code
+        for s in range(5):
+            d = x % 13
+            x //= 13
+            rep[s] = -1 if d == 0 else ((d - 1) * 3 if d <= 9 else 27 + d - 10)
+        rep[5] = -1
+        _combos_row(rep, VAL, WCL, out, scratch, 2)
+        bits = 0
+        for m in range(32):
+            if out[m]:
+                bits |= 1 << m
+        table[code] = bits
+    return table
+
+
+_TABLE5: list = []
+
+
+def _table5() -> np.ndarray:
+    if not _TABLE5:
+        _TABLE5.append(_k_build_table(CARD_VALUE, CARD_WILD))
+    return _TABLE5[0]
+
+
+#: DIGIT[c]: the base-13 digit of a card in TABLE5 codes (0 for no card)
+DIGIT = np.append(np.where(CARD_WILD[:90] >= 0, 10 + CARD_WILD[:90], CARD_VALUE[:90]), 0).astype(np.int64)
+
+
+@numba.njit(cache=True)
+def _k_combos_t(cards, VAL, WCL, DIG, table, out, min_size):
+    """Combination flags (m, 64) of slot cards (m, 6): a table lookup when slot 5 is empty (at most 5
+    cards), the incremental subset sums otherwise."""
     scratch = np.zeros((4, 64), np.int64)
     for i in range(cards.shape[0]):
-        _combos_row(cards[i], VAL, WCL, out[i], scratch, min_size)
+        if cards[i, 5] >= 0:
+            _combos_row(cards[i], VAL, WCL, out[i], scratch, min_size)
+            continue
+        code = 0
+        mul = 1
+        for s in range(5):
+            code += DIG[cards[i, s]] * mul
+            mul *= 13
+        bits = table[code]
+        for m in range(32):
+            out[i, m] = (bits >> m) & 1
+        for m in range(32, 64):
+            out[i, m] = False
+
+
+def _k_combos(cards, VAL, WCL, out, min_size):
+    """Combination flags (m, 64) of slot cards (m, 6) (two cards never make 20, so ``min_size`` 2 or 3
+    gives the same flags; it is kept for the incremental path)."""
+    _k_combos_t(cards, VAL, WCL, DIGIT, _table5(), out, min_size)
 
 
 @numba.njit(cache=True)
