@@ -227,17 +227,62 @@ class _Progress:
 
 
 def run_chunks(tasks: list[tuple[Callable, tuple]], jobs: int, on_result: Callable[[int, Any], None],
-               backend: str | None = None) -> None:
-    """Run ``tasks`` (function, args) with joblib, handing each result, in task order, to ``on_result``."""
-    if jobs == 1 or len(tasks) <= 1:
+               backend: str | None = None, scheduler: str | None = None) -> None:
+    """Run ``tasks`` (function, args) and hand each result, in task order, to ``on_result``.
+
+    ``backend``: None or "loky" (local worker processes, ``jobs`` of them), "threading", or "dask" (a
+    dask.distributed cluster through joblib's dask backend: ``scheduler`` is its address, e.g.
+    ``tcp://10.0.0.5:8786``; without one a local cluster of ``jobs`` worker processes is started).
+    Every task is a whole chunk returning aggregates, so a cluster is not slowed by traffic.
+    """
+    backend = (backend or "loky").lower()
+    if backend not in ("loky", "threading", "dask", "multiprocessing"):
+        raise SenseiError(f"unknown backend {backend!r} (known: loky, threading, multiprocessing, dask)")
+    if scheduler and backend != "dask":
+        raise SenseiError("a scheduler address needs --backend dask")
+    if backend != "dask" and (jobs == 1 or len(tasks) <= 1):
         for i, (fn, args) in enumerate(tasks):
             on_result(i, fn(*args))
         return
     from joblib import Parallel, delayed, parallel_config
-    with parallel_config(backend=backend or "loky", n_jobs=jobs):
+    if backend == "dask":
+        with _dask_client(scheduler, jobs):
+            with parallel_config(backend="dask"):
+                par = Parallel(n_jobs=-1, return_as="generator")
+                for i, res in enumerate(par(delayed(fn)(*args) for fn, args in tasks)):
+                    on_result(i, res)
+        return
+    with parallel_config(backend=backend, n_jobs=jobs):
         par = Parallel(return_as="generator")
         for i, res in enumerate(par(delayed(fn)(*args) for fn, args in tasks)):
             on_result(i, res)
+
+
+class _dask_client:
+    """Connect to a dask scheduler (or start a local cluster) for the duration of a run."""
+
+    def __init__(self, scheduler: str | None, jobs: int):
+        self.scheduler, self.jobs, self.client = scheduler, jobs, None
+
+    def __enter__(self):
+        try:
+            from distributed import Client
+        except ImportError:
+            raise SenseiError("the dask backend needs the 'distributed' extra: pip install 'sensei[distributed]'") from None
+        try:
+            if self.scheduler:
+                self.client = Client(self.scheduler, timeout=10)
+            else:
+                self.client = Client(n_workers=self.jobs, threads_per_worker=1, processes=True,
+                                     dashboard_address=None)
+        except (OSError, TimeoutError, ValueError) as exc:
+            raise SenseiError(f"cannot reach dask scheduler {self.scheduler!r}: {exc}") from None
+        return self.client
+
+    def __exit__(self, *exc):
+        if self.client is not None:
+            self.client.close()
+        return False
 
 
 def check_jobs(jobs: int) -> int:
@@ -249,7 +294,7 @@ def check_jobs(jobs: int) -> int:
 def simulate(game: str | Game, agents: Sequence[Any], players: int | None = None, rules: Any = None,
              n_games: int = 1000, seed: int = 0, jobs: int = 1, chunk_size: int | None = None,
              keep_games: bool = False, progress: bool = False, backend: str | None = None,
-             first_game: int = 0, per_game: Sequence[str] = ()) -> RunResult:
+             first_game: int = 0, per_game: Sequence[str] = (), scheduler: str | None = None) -> RunResult:
     """Play ``n_games`` complete games of ``game`` with one agent per seat; see the module docstring.
 
     ``agents`` are strategy objects (one per seat); ``rules`` a Rules instance or a dict of options.
@@ -284,7 +329,7 @@ def simulate(game: str | Game, agents: Sequence[Any], players: int | None = None
         bar.advance(tot.n)
 
     try:
-        run_chunks(tasks, jobs, take, backend)
+        run_chunks(tasks, jobs, take, backend, scheduler)
     finally:
         bar.close()
     total = results[0]

@@ -38,3 +38,121 @@ def round_sig(x: float, digits: int = 6) -> float:
     if x is None or not math.isfinite(x):
         return x
     return float(f"{x:.{digits}g}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Experiments: intervals from per-game values, paired differences, sequential tests, ratings.
+# ---------------------------------------------------------------------------------------------
+
+def values_ci(values, alpha: float = 0.05):
+    """Mean of per-game values and its t interval ``(mean, lo, hi)`` (scipy's t distribution)."""
+    x = np.asarray(values, dtype=np.float64)
+    n = x.size
+    if n == 0:
+        return math.nan, math.nan, math.nan
+    mean = float(x.mean())
+    if n < 2:
+        return mean, math.nan, math.nan
+    se = float(x.std(ddof=1)) / math.sqrt(n)
+    if se == 0.0:
+        return mean, mean, mean
+    lo, hi = _st.t.interval(1 - alpha, n - 1, loc=mean, scale=se)
+    return mean, float(lo), float(hi)
+
+
+def paired_diff(a, b, alpha: float = 0.05) -> dict:
+    """Paired difference ``a - b`` of per-game values measured on the same games (common random numbers).
+
+    Returns mean difference, its t interval, the p-value of a paired t test (scipy ``ttest_rel``) and the
+    correlation of the pairs (how much the pairing removed luck: the variance shrinks by ``2 rho sd_a sd_b``).
+    """
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    if a.shape != b.shape:
+        raise ValueError(f"paired values need equal shapes, got {a.shape} and {b.shape}")
+    mean, lo, hi = values_ci(a - b, alpha)
+    n = a.size
+    p = math.nan
+    rho = math.nan
+    if n >= 2:
+        d = a - b
+        if np.ptp(d) > 0:
+            p = float(_st.ttest_rel(a, b).pvalue)
+        else:
+            p = 1.0 if d[0] == 0 else 0.0
+        if np.ptp(a) > 0 and np.ptp(b) > 0:
+            rho = float(np.corrcoef(a, b)[0, 1])
+    return {"diff": mean, "lo": lo, "hi": hi, "p_value": p, "n": int(n), "rho": rho}
+
+
+def sprt_bounds(alpha: float = 0.05, beta: float = 0.05) -> tuple[float, float]:
+    """Wald's log-likelihood-ratio bounds ``(lower, upper)``: accept H0 below, H1 above."""
+    if not (0 < alpha < 1 and 0 < beta < 1):
+        raise ValueError("alpha and beta must lie in (0, 1)")
+    return math.log(beta / (1 - alpha)), math.log((1 - beta) / alpha)
+
+
+def sprt_llr(total: float, total_sq: float, n: int, mu0: float, mu1: float) -> float:
+    """Log-likelihood ratio of H1 (mean mu1) against H0 (mean mu0) for n per-game values.
+
+    The generalised SPRT used by chess-engine testing (fishtest): per-game values are bounded, so their
+    mean is asymptotically normal with the sample variance; the LLR of two normal means with that
+    variance is ``(mu1 - mu0) * (total - n (mu0 + mu1) / 2) / var``.
+    """
+    if n < 2:
+        return 0.0
+    mean = total / n
+    var = max(total_sq / n - mean * mean, 0.0)
+    if var <= 0.0:
+        var = 1e-12
+    return float((mu1 - mu0) * (total - n * (mu0 + mu1) / 2.0) / var)
+
+
+def sprt_decide(llr: float, alpha: float = 0.05, beta: float = 0.05) -> str:
+    """``"H1"`` (accept the alternative), ``"H0"`` or ``"continue"``."""
+    lo, hi = sprt_bounds(alpha, beta)
+    if llr >= hi:
+        return "H1"
+    if llr <= lo:
+        return "H0"
+    return "continue"
+
+
+ELO_PER_LOGIT = 400.0 / math.log(10.0)
+
+
+def bradley_terry(names, a, b, wins_a, wins_b, opponents=None, alpha: float = 0.05):
+    """Bradley-Terry (Luce) ratings with Wald intervals, fitted by a binomial GLM (statsmodels).
+
+    Each match-up ``i`` puts strategy ``a[i]`` in one seat against ``opponents[i]`` copies of ``b[i]``
+    (1 for two-player games) and records the win shares: ``wins_a[i]`` for the lone ``a`` and ``wins_b[i]``
+    for the field. The model: ``P(a wins) = exp(t_a) / (exp(t_a) + k exp(t_b))`` with ``k`` = opponents,
+    a logistic regression on ``t_a - t_b`` with offset ``-log k``. The first name is the reference
+    (strength 0). Returns a dict name -> (elo, elo_lo, elo_hi), Elo = 400 / ln 10 * t.
+    """
+    import statsmodels.api as sm
+
+    names = list(names)
+    index = {n: i for i, n in enumerate(names)}
+    m = len(a)
+    k = np.ones(m) if opponents is None else np.asarray(opponents, dtype=float)
+    X = np.zeros((m, len(names)))
+    for i, (x, y) in enumerate(zip(a, b)):
+        X[i, index[x]] += 1.0
+        X[i, index[y]] -= 1.0
+    X = X[:, 1:]
+    wa = np.asarray(wins_a, dtype=float)
+    wb = np.asarray(wins_b, dtype=float)
+    tot = wa + wb
+    keep = tot > 0
+    out = {names[0]: (0.0, 0.0, 0.0)}
+    if len(names) == 1:
+        return out
+    model = sm.GLM(wa[keep] / tot[keep], X[keep], family=sm.families.Binomial(),
+                   var_weights=tot[keep], offset=-np.log(k[keep]))
+    res = model.fit()
+    ci = np.asarray(res.conf_int(alpha))
+    for j, name in enumerate(names[1:]):
+        out[name] = (float(res.params[j]) * ELO_PER_LOGIT, float(ci[j, 0]) * ELO_PER_LOGIT,
+                     float(ci[j, 1]) * ELO_PER_LOGIT)
+    return out
