@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import sys
 from typing import Any, List, Optional
 
@@ -188,6 +189,54 @@ def strategies(game: str = typer.Argument(..., help="a game name")) -> None:
             typer.echo(f"    {line}")
         for p in s["params"]:
             typer.echo(f"    - {p['name']} ({p['type']}, default {_show_default(p['default'])}): {p['help']}")
+
+
+@app.command("run")
+def run_cmd(
+    config: str = typer.Argument(..., help="experiment config (TOML), e.g. experiments/sen_wake_threshold.toml"),
+    games: Optional[int] = typer.Option(None, "--games", "-n", help="games (deals) per cell instead of the config's"),
+    jobs: int = typer.Option(1, "--jobs", "-j", help="worker processes (results do not depend on it)"),
+    out: str = typer.Option("runs", "--out", "-o", help="folder that receives the run folder and the index page"),
+    progress: bool = typer.Option(True, "--progress/--no-progress", help="progress bar on stderr"),
+    report: bool = typer.Option(True, "--report/--no-report", help="write the HTML report at the end"),
+    backend: Optional[str] = typer.Option(None, "--backend", help="joblib backend (loky, dask, ...)"),
+) -> None:
+    """Run every cell of an experiment, write its run folder (parquet tables, config, manifest) and report.
+
+    Example: sensei run experiments/sen_wake_threshold.toml --games 2000 --jobs 4
+    """
+    from experiments.experiment import run_experiment
+
+    res = run_experiment(config, games=games, jobs=jobs, progress=progress, backend=backend)
+    path = res.write(out)
+    typer.echo(f"{res.config.title}: {res.manifest['games_played']:,} games in {res.manifest['seconds_playing']:.1f} s")
+    for sentence in res.answer:
+        typer.echo(f"  {sentence}")
+    typer.echo(f"run folder: {path}")
+    if report:
+        page = _report(path)
+        typer.echo(f"report: {page}")
+        typer.echo(f"index: {os.path.join(os.path.dirname(os.path.abspath(path)), 'index.html')}")
+
+
+def _report(run_dir: str) -> str:
+    from reports import ReportError, build_report
+
+    try:
+        return build_report(run_dir)
+    except ReportError as exc:
+        raise SenseiError(str(exc)) from None
+
+
+@app.command("report")
+def report_cmd(run_dir: str = typer.Argument(..., help="a run folder written by sensei run")) -> None:
+    """Write RUN_DIR/report.html from the run's result files (no games are played) and refresh the index.
+
+    Example: sensei report runs/sen_wake_threshold-20250101-120000
+    """
+    page = _report(run_dir)
+    typer.echo(f"report: {page}")
+    typer.echo(f"index: {os.path.join(os.path.dirname(os.path.abspath(run_dir)), 'index.html')}")
 
 
 def main() -> None:

@@ -1,0 +1,497 @@
+"""Experiment configs: one TOML file asks one question; this module reads, checks and expands it.
+
+A config is data only (nothing in it is executed). :func:`load` reads a file (or takes a dict), checks
+every key, type, strategy, parameter, rule option and player count before anything runs, and expands
+the sweeps into :class:`Cell` objects: one cell is one lineup under one set of rules and one player
+count. Every mistake raises :class:`~simcore.errors.SenseiError` naming the file, the key and what was
+expected. The schema is documented in ``experiments/README.md``.
+"""
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import os
+import re
+import tomllib
+from typing import Any
+
+from simcore.errors import SenseiError
+from simcore.registry import get_game
+from strategies.registry import make_strategy, resolve, strategies_for
+
+TOP_KEYS = {"title", "question", "game", "players", "games", "seed", "chunk_size", "rules", "lineup", "sweep",
+            "sprt", "report"}
+LINEUP_KEYS = {"focus", "field", "seats", "tournament", "rotate"}
+SPRT_KEYS = {"h0", "h1", "alpha", "beta", "max_games"}
+REPORT_KEYS = {"answer", "over", "metric", "goal", "baseline", "per_game", "notes"}
+ANSWERS = ("best", "effect", "ratings", "sprt")
+#: cell figures an answer may be about: name -> (label, better direction for "best" by default)
+METRICS = {
+    "win_share": ("win share", "max"),
+    "mean_score": ("mean score", None),
+    "mean_turns": ("mean turns per game", "min"),
+}
+_SEAT_KEY = re.compile(r"^seat(\d+)$")
+
+
+@dataclasses.dataclass(frozen=True)
+class SprtSpec:
+    """Sequential test on the focus seat's per-deal win share minus the fair share 1/P."""
+    h0: float
+    h1: float
+    alpha: float
+    beta: float
+    max_games: int
+
+
+@dataclasses.dataclass(frozen=True)
+class ReportSpec:
+    answer: str
+    over: str | None
+    metric: str
+    goal: str
+    baseline: Any
+    per_game: bool
+    notes: str
+
+
+@dataclasses.dataclass
+class Cell:
+    """One point of the grid: player count, rules, and the lineup (strategies in base seat order)."""
+    index: int
+    players: int
+    rules: Any
+    agents: list[Any]
+    #: role of each base seat: "focus", "field", "seat"
+    roles: list[str]
+    #: the sweep axis values of this cell (axis name -> value as written in the config)
+    axes: dict[str, Any]
+    #: the tournament pair (a, b) for tournament cells
+    pair: tuple[str, str] | None = None
+
+    def rotations(self, rotate: bool) -> list[tuple[int, tuple[int, ...]]]:
+        """The rotations to play: ``(offset, focus_seats)`` for each distinct rotation of the lineup.
+
+        Rotation ``r`` seats base seat 0 (the focus) in seat ``r``. Rotations that give the same lineup
+        (self-play, repeated strategies) replay the very same games, so each is played once and the
+        focus is read from every seat it would have held: ``focus_seats``. Summed over the result, every
+        seat counts once for the focus, so the focus's figures are balanced over seats.
+        """
+        if not rotate:
+            return [(0, (0,))]
+        specs = [a.spec() for a in self.agents]
+        first: dict[tuple, int] = {}
+        seats: dict[int, list[int]] = {}
+        for r in range(self.players):
+            key = tuple(specs[(s - r) % self.players] for s in range(self.players))
+            r0 = first.setdefault(key, r)
+            seats.setdefault(r0, []).append(r)
+        return [(r, tuple(v)) for r, v in seats.items()]
+
+
+@dataclasses.dataclass
+class Config:
+    path: str
+    raw: dict[str, Any]
+    title: str
+    question: str
+    game: str
+    games: int
+    seed: int
+    chunk_size: int | None
+    rotate: bool
+    kind: str            # "focus", "seats" or "tournament"
+    axes: list[str]      # sweep axis names, in order
+    cells: list[Cell]
+    sprt: SprtSpec | None
+    report: ReportSpec
+    strategies: list[str] = dataclasses.field(default_factory=list)  # tournament entrants
+
+    @property
+    def group_axes(self) -> list[str]:
+        """Axes that split the answer into groups: every axis but the one the answer is about."""
+        return [a for a in self.axes if a != self.report.over]
+
+
+class _Checker:
+    """Error messages that name the file and the key."""
+
+    def __init__(self, path: str):
+        self.path = path
+
+    def fail(self, key: str, expected: str, got: Any = dataclasses.MISSING) -> None:
+        where = f"{self.path}: {key}" if key else self.path
+        tail = "" if got is dataclasses.MISSING else f", got {_show(got)}"
+        raise SenseiError(f"{where}: expected {expected}{tail}")
+
+    def keys(self, table: dict, allowed: set, where: str) -> None:
+        for k in table:
+            if k not in allowed:
+                self.fail(f"{where}{k}", "one of the keys " + ", ".join(sorted(allowed)), f"unknown key {k!r}")
+
+    def table(self, value: Any, key: str) -> dict:
+        if not isinstance(value, dict):
+            self.fail(key, "a table", value)
+        return value
+
+    def text(self, value: Any, key: str) -> str:
+        if not isinstance(value, str) or not value.strip():
+            self.fail(key, "non-empty text", value)
+        return value.strip()
+
+    def integer(self, value: Any, key: str, low: int = 1) -> int:
+        if not isinstance(value, int) or isinstance(value, bool) or value < low:
+            self.fail(key, f"an integer >= {low}", value)
+        return value
+
+    def number(self, value: Any, key: str, low: float | None = None, high: float | None = None) -> float:
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            self.fail(key, "a number", value)
+        if (low is not None and value <= low) or (high is not None and value >= high):
+            self.fail(key, f"a number in ({low}, {high})", value)
+        return float(value)
+
+
+def _show(v: Any) -> str:
+    text = repr(v)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def read_toml(path: str) -> dict[str, Any]:
+    if not os.path.isfile(path):
+        raise SenseiError(f"{path}: config file not found")
+    try:
+        with open(path, "rb") as fh:
+            return tomllib.load(fh)
+    except tomllib.TOMLDecodeError as exc:
+        raise SenseiError(f"{path}: not valid TOML: {exc}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SenseiError(f"{path}: cannot be read: {exc}") from None
+
+
+def load(source: str | os.PathLike | dict[str, Any], games: int | None = None) -> Config:
+    """Read and check a config (a TOML path or an already parsed dict); ``games`` overrides its games."""
+    if isinstance(source, dict):
+        path, raw = "<config>", source
+    else:
+        path = os.fspath(source)
+        raw = read_toml(path)
+    return parse(raw, path, games)
+
+
+def parse(raw: dict[str, Any], path: str = "<config>", games_override: int | None = None) -> Config:
+    ck = _Checker(path)
+    ck.table(raw, "")
+    ck.keys(raw, TOP_KEYS, "")
+    for key in ("title", "question", "game", "lineup"):
+        if key not in raw:
+            ck.fail(key, "this key (required)", "nothing")
+    title = ck.text(raw["title"], "title")
+    question = ck.text(raw["question"], "question")
+    game_name = ck.text(raw["game"], "game")
+    try:
+        eng = get_game(game_name)
+    except SenseiError as exc:
+        raise SenseiError(f"{path}: game: {exc}") from None
+    games = ck.integer(raw.get("games", 1000), "games")
+    if games_override is not None:
+        games = ck.integer(games_override, "--games")
+    seed = ck.integer(raw.get("seed", 0), "seed", 0)
+    chunk_size = raw.get("chunk_size")
+    if chunk_size is not None:
+        chunk_size = ck.integer(chunk_size, "chunk_size")
+
+    # fixed rule options, checked by the game's own option parser
+    fixed_rules = ck.table(raw.get("rules", {}), "rules")
+    _rules(eng, fixed_rules, ck, "rules")
+
+    # players: an integer, or a list (a sweep axis)
+    players_raw = raw.get("players", eng.default_players)
+    sweep = ck.table(raw.get("sweep", {}), "sweep")
+    axes: list[tuple[str, list[tuple[Any, dict[str, Any]]]]] = []
+    if isinstance(players_raw, list):
+        if "players" in sweep:
+            ck.fail("players", "players either at the top or in [sweep], not both")
+        axes.append(("players", _grid_values(players_raw, "players", ck)))
+        base_players = None
+    else:
+        base_players = ck.integer(players_raw, "players")
+
+    lineup = ck.table(raw["lineup"], "lineup")
+    ck.keys(lineup, LINEUP_KEYS, "lineup.")
+    kinds = [k for k in ("focus", "seats", "tournament") if k in lineup]
+    if len(kinds) != 1:
+        ck.fail("lineup", "exactly one of focus (with field), seats or tournament", sorted(lineup))
+    kind = "focus" if kinds[0] == "focus" else kinds[0]
+    rotate = lineup.get("rotate", True)
+    if not isinstance(rotate, bool):
+        ck.fail("lineup.rotate", "true or false", rotate)
+    roles: dict[str, Any] = {}
+    entrants: list[str] = []
+    if kind == "focus":
+        roles["focus"] = ck.text(lineup["focus"], "lineup.focus")
+        if "field" not in lineup:
+            ck.fail("lineup.field", "a strategy spec for the other seats (required with focus)", "nothing")
+        roles["field"] = ck.text(lineup["field"], "lineup.field")
+    elif kind == "seats":
+        if "field" in lineup:
+            ck.fail("lineup.field", "field only together with focus", lineup["field"])
+        seats = lineup["seats"]
+        if isinstance(seats, str):
+            seats = [seats]
+        if not isinstance(seats, list) or not seats:
+            ck.fail("lineup.seats", "a non-empty list of strategy specs, one per seat (or one for all)", seats)
+        for i, s in enumerate(seats):
+            roles[f"seat{i}"] = ck.text(s, f"lineup.seats[{i}]")
+    else:
+        if "field" in lineup:
+            ck.fail("lineup.field", "field only together with focus", lineup["field"])
+        entrants = lineup["tournament"]
+        if not isinstance(entrants, list) or len(entrants) < 2:
+            ck.fail("lineup.tournament", "a list of at least two strategy specs", entrants)
+        entrants = [ck.text(s, f"lineup.tournament[{i}]") for i, s in enumerate(entrants)]
+        if len(set(entrants)) != len(entrants):
+            ck.fail("lineup.tournament", "distinct strategy specs", entrants)
+        for i, s in enumerate(entrants):
+            _strategy(eng, s, {}, ck, f"lineup.tournament[{i}]")
+        if not rotate:
+            ck.fail("lineup.rotate", "true for a tournament (seats are always rotated)", rotate)
+
+    # sweeps: lists are grid axes, tables are named cases
+    for key, value in sweep.items():
+        where = f"sweep.{key}"
+        if isinstance(value, dict):
+            if not value:
+                ck.fail(where, "at least one named case", value)
+            cases = []
+            for name, settings in value.items():
+                ck.table(settings, f"{where}.{name}")
+                for sk in settings:
+                    if isinstance(settings[sk], (list, dict)):
+                        ck.fail(f"{where}.{name}.{sk}", "a single value", settings[sk])
+                    _check_setting_key(sk, f"{where}.{name}.{sk}", kind, roles, ck)
+                cases.append((name, dict(settings)))
+            axes.append((key, cases))
+        else:
+            _check_setting_key(key, where, kind, roles, ck)
+            axes.append((key, [(v, {key: v}) for v in _grid_values(value, where, ck)]))
+    names = [a for a, _ in axes]
+    if len(set(names)) != len(names):
+        ck.fail("sweep", "each axis once", names)
+
+    sprt = _sprt(raw.get("sprt"), ck, kind)
+    report = _report(raw.get("report", {}), ck, kind, names, sprt, axes)
+
+    # expand the grid into cells, checking each one completely before anything runs
+    cells: list[Cell] = []
+    combos = itertools.product(*[vals for _, vals in axes]) if axes else [()]
+    for combo in combos:
+        settings: dict[str, tuple[Any, str]] = {}
+        axis_values: dict[str, Any] = {}
+        for (axis, _), (label, sets) in zip(axes, combo):
+            axis_values[axis] = label
+            for k, v in sets.items():
+                settings[k] = (v, f"sweep.{axis}" + ("" if k == axis else f".{label}.{k}"))
+        cells.extend(_make_cells(eng, kind, roles, entrants, fixed_rules, base_players, settings, axis_values,
+                                 ck, len(cells)))
+    if not cells:
+        ck.fail("sweep", "at least one cell", "none")
+    rep_over = report.over
+    if report.answer == "effect" and rep_over is not None:
+        labels = [lab for a, vals in axes if a == rep_over for lab, _ in vals]
+        if report.baseline not in labels:
+            ck.fail("report.baseline", f"one of the values of {rep_over}: {', '.join(map(str, labels))}",
+                    report.baseline)
+    return Config(path=path, raw=raw, title=title, question=question, game=eng.name, games=games, seed=seed,
+                  chunk_size=chunk_size, rotate=rotate, kind=kind, axes=names, cells=cells, sprt=sprt,
+                  report=report, strategies=entrants)
+
+
+def _grid_values(value: Any, where: str, ck: _Checker) -> list[Any]:
+    if not isinstance(value, list):
+        ck.fail(where, "a list of values (a sweep axis) or a table of named cases", value)
+    if not value:
+        ck.fail(where, "a non-empty list (an empty sweep has no cells)", value)
+    for i, v in enumerate(value):
+        if isinstance(v, (list, dict)):
+            ck.fail(f"{where}[{i}]", "a single value", v)
+    if len({repr(v) for v in value}) != len(value):
+        ck.fail(where, "distinct values", value)
+    return list(value)
+
+
+def _check_setting_key(key: str, where: str, kind: str, roles: dict[str, Any], ck: _Checker) -> None:
+    """A sweep key: players, rules.OPTION, ROLE (a whole spec), ROLE.PARAM, or strategy.PARAM (every seat)."""
+    if key == "players":
+        return
+    head, _, tail = key.partition(".")
+    if head == "rules" and tail:
+        return
+    if kind == "tournament":
+        if head == "strategy" and tail:
+            return
+        ck.fail(where, "players, rules.OPTION or strategy.PARAM for a tournament", key)
+    if head == "strategy" and tail:
+        return
+    if head in roles and "." not in tail:
+        return
+    ck.fail(where, "players, rules.OPTION, strategy.PARAM, or one of "
+            + ", ".join(f"{r}, {r}.PARAM" for r in roles), key)
+
+
+def _rules(eng, values: dict[str, Any], ck: _Checker, where: str):
+    for k, v in values.items():
+        if isinstance(v, (list, dict)):
+            ck.fail(f"{where}.{k}", "a single value (use [sweep] for several)", v)
+    try:
+        return eng.make_rules(values)
+    except SenseiError as exc:
+        raise SenseiError(f"{ck.path}: {where}: {exc}") from None
+
+
+def _strategy(eng, spec: str, params: dict[str, Any], ck: _Checker, where: str):
+    try:
+        s = resolve(eng.name, spec)
+        if params:
+            known = strategies_for(eng.name)
+            cls = type(s)
+            if s.name not in known or known[s.name] is not cls:
+                ck.fail(where, "a registered strategy to sweep parameters of", spec)
+            s = make_strategy(cls, {**s.params(), **params}, s.name)
+        return s
+    except SenseiError as exc:
+        if str(exc).startswith(ck.path):
+            raise
+        raise SenseiError(f"{ck.path}: {where}: {exc}") from None
+
+
+def _make_cells(eng, kind, roles, entrants, fixed_rules, base_players, settings, axis_values, ck, start):
+    rules_vals = dict(fixed_rules)
+    players = base_players
+    players_where = "players"
+    role_spec = dict(roles)
+    role_params: dict[str, dict[str, Any]] = {r: {} for r in roles}
+    all_params: dict[str, Any] = {}
+    where_of: dict[str, str] = {}
+    for key, (value, where) in settings.items():
+        head, _, tail = key.partition(".")
+        if key == "players":
+            players = ck.integer(value, where)
+            players_where = where
+        elif head == "rules":
+            rules_vals[tail] = value
+            where_of["rules"] = where
+        elif head == "strategy":
+            all_params[tail] = value
+            where_of["strategy"] = where
+        elif tail:
+            role_params[head][tail] = value
+            where_of[head] = where
+        else:
+            if not isinstance(value, str):
+                ck.fail(where, "a strategy spec", value)
+            role_spec[head] = value
+            where_of[head] = where
+    if players is None:
+        ck.fail("players", "a player count", None)
+    rules = _rules(eng, rules_vals, ck, where_of.get("rules", "rules"))
+    try:
+        eng.validate(players, rules)
+    except SenseiError as exc:
+        raise SenseiError(f"{ck.path}: {players_where}: {exc}") from None
+
+    def strat(spec, params, where):
+        merged = dict(params)
+        if all_params:
+            merged = {**all_params, **merged}
+        return _strategy(eng, spec, merged, ck, where)
+
+    out = []
+    if kind == "focus":
+        focus = strat(role_spec["focus"], role_params["focus"], where_of.get("focus", "lineup.focus"))
+        field = strat(role_spec["field"], role_params["field"], where_of.get("field", "lineup.field"))
+        out.append(Cell(start, players, rules, [focus] + [field] * (players - 1),
+                        ["focus"] + ["field"] * (players - 1), dict(axis_values)))
+    elif kind == "seats":
+        seat_roles = list(roles)
+        if len(seat_roles) == 1:
+            agents = [strat(role_spec["seat0"], role_params["seat0"], where_of.get("seat0", "lineup.seats"))] * players
+        else:
+            if len(seat_roles) != players:
+                ck.fail(players_where if players_where != "players" else "lineup.seats",
+                        f"{len(seat_roles)} seats to match the lineup's {len(seat_roles)} strategies", players)
+            agents = [strat(role_spec[r], role_params[r], where_of.get(r, f"lineup.seats[{i}]"))
+                      for i, r in enumerate(seat_roles)]
+        out.append(Cell(start, players, rules, agents, ["seat"] * players, dict(axis_values)))
+    else:
+        made = [strat(s, {}, where_of.get("strategy", f"lineup.tournament[{i}]")) for i, s in enumerate(entrants)]
+        for i, j in itertools.permutations(range(len(made)), 2):
+            if players == 2 and j < i:
+                continue  # two seats: (A, B) rotated is (B, A)
+            out.append(Cell(start + len(out), players, rules, [made[i]] + [made[j]] * (players - 1),
+                            ["focus"] + ["field"] * (players - 1), dict(axis_values),
+                            pair=(entrants[i], entrants[j])))
+    return out
+
+
+def _sprt(value: Any, ck: _Checker, kind: str) -> SprtSpec | None:
+    if value is None:
+        return None
+    t = ck.table(value, "sprt")
+    ck.keys(t, SPRT_KEYS, "sprt.")
+    if kind != "focus":
+        ck.fail("sprt", "a focus lineup (the test asks whether the focus beats the field)", kind)
+    h0 = ck.number(t.get("h0", 0.0), "sprt.h0", -1.0, 1.0)
+    h1 = ck.number(t.get("h1", 0.02), "sprt.h1", -1.0, 1.0)
+    if h1 <= h0:
+        ck.fail("sprt.h1", f"a number greater than h0 = {h0}", h1)
+    alpha = ck.number(t.get("alpha", 0.05), "sprt.alpha", 0.0, 0.5)
+    beta = ck.number(t.get("beta", 0.05), "sprt.beta", 0.0, 0.5)
+    max_games = ck.integer(t.get("max_games", 100_000), "sprt.max_games")
+    return SprtSpec(h0, h1, alpha, beta, max_games)
+
+
+def _report(value: Any, ck: _Checker, kind: str, axes: list[str], sprt: SprtSpec | None, axis_defs) -> ReportSpec:
+    t = ck.table(value, "report")
+    ck.keys(t, REPORT_KEYS, "report.")
+    default = "sprt" if sprt else ("ratings" if kind == "tournament" else "best")
+    answer = t.get("answer", default)
+    if answer not in ANSWERS:
+        ck.fail("report.answer", "one of " + ", ".join(ANSWERS), answer)
+    if answer == "sprt" and sprt is None:
+        ck.fail("report.answer", "an [sprt] table for answer = 'sprt'", answer)
+    if answer == "ratings" and kind != "tournament":
+        ck.fail("report.answer", "a tournament lineup for answer = 'ratings'", answer)
+    over = t.get("over")
+    if answer in ("best", "effect"):
+        if over is None:
+            cands = [a for a in axes if a != "players"]
+            if len(cands) != 1:
+                ck.fail("report.over", "the sweep axis the answer is about (one of " + ", ".join(axes) + ")",
+                        "nothing")
+            over = cands[0]
+        if over not in axes:
+            ck.fail("report.over", "one of the sweep axes " + (", ".join(axes) or "(there are none)"), over)
+    elif over is not None:
+        ck.fail("report.over", f"nothing for answer = {answer!r}", over)
+    metric = t.get("metric", "win_share")
+    if metric not in METRICS:
+        ck.fail("report.metric", "one of " + ", ".join(METRICS), metric)
+    if metric in ("win_share", "mean_score") and kind == "seats" and answer == "best":
+        ck.fail("report.metric", "mean_turns for a seats lineup (win share and score belong to a focus)", metric)
+    goal = t.get("goal", METRICS[metric][1])
+    if goal not in ("max", "min"):
+        ck.fail("report.goal", "max or min (which direction of the metric is better)", goal)
+    baseline = t.get("baseline")
+    if answer == "effect":
+        if baseline is None:
+            ck.fail("report.baseline", "the value of report.over to compare every other value with", "nothing")
+    elif baseline is not None:
+        ck.fail("report.baseline", "nothing unless answer = 'effect'", baseline)
+    per_game = t.get("per_game", False)
+    if not isinstance(per_game, bool):
+        ck.fail("report.per_game", "true or false", per_game)
+    notes = t.get("notes", "")
+    if not isinstance(notes, str):
+        ck.fail("report.notes", "text", notes)
+    return ReportSpec(answer, over, metric, goal, baseline, per_game, notes.strip())

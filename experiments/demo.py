@@ -1,0 +1,57 @@
+"""``make demo``: run the shipped questions at a small size and write their reports.
+
+Usage: ``python -m experiments.demo [GAMES] [--jobs J] [--out DIR]`` (GAMES: deals per cell, default 300).
+Adding a question to the demo is one line in :data:`QUESTIONS`: the config path, and optionally a
+factor on GAMES for questions whose cells are much slower or faster than Sen's.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+#: (config, games factor): the shipped questions, run in this order
+QUESTIONS: list[tuple[str, float]] = [
+    ("experiments/sen_wake_threshold.toml", 1.0),
+    ("experiments/sen_variants.toml", 1.0),
+]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m experiments.demo", description=__doc__.splitlines()[0])
+    ap.add_argument("games", nargs="?", type=int, default=300, help="deals per cell (default 300)")
+    ap.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 1, help="worker processes")
+    ap.add_argument("--out", "-o", default="runs", help="folder for the run folders and the index page")
+    args = ap.parse_args(argv)
+    if args.games < 1:
+        ap.error("games must be a positive integer")
+
+    from reports import build_report
+    from simcore.errors import SenseiError
+
+    from .experiment import run_experiment
+
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    t0 = time.perf_counter()
+    index = None
+    for path, factor in QUESTIONS:
+        games = max(1, int(round(args.games * factor)))
+        try:
+            res = run_experiment(os.path.join(here, path), games=games, jobs=args.jobs, progress=True)
+        except SenseiError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        run_dir = res.write(args.out)
+        build_report(run_dir)
+        index = os.path.join(os.path.abspath(args.out), "index.html")
+        print(f"{res.config.title}: {res.manifest['games_played']:,} games in {res.manifest['seconds_playing']:.0f} s")
+        for sentence in res.answer:
+            print(f"  {sentence}")
+        print(f"  report: {os.path.join(run_dir, 'report.html')}")
+    print(f"demo finished in {time.perf_counter() - t0:.0f} s; report index: {index}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,210 @@
+"""Running an experiment: every cell, every rotation, chunk by chunk, with common random numbers.
+
+Each cell plays deals ``0 .. games-1`` with the experiment's seed, so all cells replay the same deals
+(:mod:`simcore.rng` keys every deal by seed and global game index). A lineup is played once per
+distinct rotation of its seats over the same deals (the focus strategy sits in seat 0, then 1, ...), so
+seat luck cancels within a deal. The unit of a paired comparison is the deal: the focus seat's win
+share, score and the game length averaged over the rotations of that deal.
+
+Work is split into tasks (cell, rotation, chunk of deals) whose boundaries depend only on the number of
+games and the chunk size, never on the number of workers: results are identical for any ``jobs``.
+With an ``[sprt]`` table, deals are played ``games`` at a time until every cell's sequential test
+decides or ``sprt.max_games`` deals have been played.
+"""
+from __future__ import annotations
+
+import dataclasses
+import sys
+import time
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from simcore.runner import Totals, check_jobs, chunks, default_chunk, play_chunk, run_chunks
+from simcore.stats import sprt_decide, sprt_llr
+
+from .config import Cell, Config
+
+#: rows of the per-deal vector block kept for paired comparisons and the SPRT
+VEC_ROWS = ("focus_win", "focus_score", "turns", "seat0_win")
+
+
+def cell_chunk(game: str, players: int, rules: Any, agents: list[Any], seed: int, start: int, stop: int,
+               focus_seats: tuple[int, ...], keep_games: bool, keep_vectors: bool):
+    """Play one chunk of one rotation of a cell; reduce it in the worker to what the experiment keeps.
+
+    ``focus_seats`` are the seats the focus strategy holds in this rotation and the rotations equal to
+    it (see :meth:`Cell.rotations`). Returns the runner's Totals, score counts (focus seats and all
+    seats) and, when asked, a (4, n) float32 block of per-deal sums over ``focus_seats`` (see
+    :data:`VEC_ROWS`).
+    """
+    tot = play_chunk(game, players, rules, agents, seed, start, stop, keep_games, per_game=("win", "score", "turns"))
+    v = tot.vectors
+    tot.vectors = None
+    score = v["score"]
+    fs = list(focus_seats)
+    k = np.float32(len(fs))
+    focus_vals, focus_counts = np.unique(score[:, fs], return_counts=True)
+    all_vals, all_counts = np.unique(score, return_counts=True)
+    hist = {"focus": (focus_vals, focus_counts), "all": (all_vals, all_counts)}
+    block = None
+    if keep_vectors:
+        block = np.stack([v["win"][:, fs].sum(1), score[:, fs].sum(1), v["turns"] * k, v["win"][:, 0] * k])
+        block = block.astype(np.float32)
+    return tot, hist, block
+
+
+@dataclasses.dataclass
+class CellRun:
+    """What has been played of one cell: totals per rotation, score counts, per-deal vectors."""
+    cell: Cell
+    rotations: list[tuple[int, tuple[int, ...]]]
+    totals: dict[int, Totals] = dataclasses.field(default_factory=dict)
+    hist: dict[str, dict[float, int]] = dataclasses.field(default_factory=lambda: {"focus": {}, "all": {}})
+    #: (4, deals) sums over rotations and focus seats of the per-deal values (divide by :attr:`weight`)
+    vec_sum: np.ndarray | None = None
+    deals: int = 0
+    seconds: float = 0.0
+    sprt: dict[str, Any] | None = None
+    games_rows: list[pl.DataFrame] = dataclasses.field(default_factory=list)
+
+    @property
+    def weight(self) -> int:
+        """Seats the focus holds per deal over all rotations (P when rotated, else 1)."""
+        return sum(len(seats) for _, seats in self.rotations)
+
+    def vectors(self) -> np.ndarray | None:
+        """(4, deals) per-deal values averaged over the rotations, float32."""
+        if self.vec_sum is None:
+            return None
+        return (self.vec_sum[:, :self.deals] / np.float32(self.weight)).astype(np.float32)
+
+
+class CellProgress:
+    """Progress on stderr: cells done, games per second and time left (rich), shown after ``delay`` s."""
+
+    def __init__(self, cells: int, games: int, enabled: bool, label: str, delay: float = 0.5):
+        self.cells, self.games, self.enabled, self.delay, self.label = cells, games, enabled, delay, label
+        self.t0 = time.perf_counter()
+        self.done_games = 0
+        self.done_cells = 0
+        self.bar = None
+        self.task = None
+
+    def update(self, games: int = 0, cells: int = 0, total_games: int | None = None) -> None:
+        self.done_games += games
+        self.done_cells += cells
+        if total_games is not None:
+            self.games = total_games
+        if not self.enabled:
+            return
+        if self.bar is None and time.perf_counter() - self.t0 >= self.delay:
+            from rich.console import Console
+            from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+            self.bar = Progress(TextColumn("{task.description}"), BarColumn(),
+                                TextColumn("cells {task.fields[cells]}"), TextColumn("{task.fields[rate]}"),
+                                TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn(),
+                                console=Console(file=sys.stderr), transient=False)
+            self.bar.start()
+            self.task = self.bar.add_task(self.label, total=self.games, cells="", rate="")
+        if self.bar is not None:
+            rate = self.done_games / max(time.perf_counter() - self.t0, 1e-9)
+            self.bar.update(self.task, completed=self.done_games, total=self.games,
+                            cells=f"{self.done_cells}/{self.cells}", rate=f"{rate:,.0f} games/s")
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.update(self.task, completed=self.done_games)
+            self.bar.stop()
+
+
+def needs_vectors(cfg: Config) -> bool:
+    """Per-deal vectors are kept only when a paired comparison or the SPRT needs them."""
+    return cfg.sprt is not None or cfg.report.answer in ("best", "effect")
+
+
+def play_cells(cfg: Config, jobs: int = 1, progress: bool = False, backend: str | None = None) -> list[CellRun]:
+    """Play every cell of ``cfg``; returns one :class:`CellRun` per cell, in cell order."""
+    jobs = check_jobs(jobs)
+    keep_vec = needs_vectors(cfg)
+    runs = [CellRun(c, c.rotations(cfg.rotate)) for c in cfg.cells]
+    per_round = cfg.games
+    max_deals = cfg.sprt.max_games if cfg.sprt else cfg.games
+    if cfg.sprt:
+        per_round = min(per_round, max_deals)
+    size = cfg.chunk_size or default_chunk(per_round)
+    total_games = sum(len(r.rotations) for r in runs) * per_round
+    bar = CellProgress(len(runs), total_games, progress, f"{cfg.game}: {len(runs)} cells")
+    played_total = 0
+    try:
+        start = 0
+        active = list(range(len(runs)))
+        while active and start < max_deals:
+            stop = min(start + per_round, max_deals)
+            tasks, owners = [], []
+            for i in active:
+                run = runs[i]
+                c = run.cell
+                for r, seats in run.rotations:
+                    agents = [c.agents[(s - r) % c.players] for s in range(c.players)]
+                    for a, b in chunks(stop - start, size, start):
+                        tasks.append((cell_chunk, (cfg.game, c.players, c.rules, agents, cfg.seed, a, b, seats,
+                                                   cfg.report.per_game, keep_vec)))
+                        owners.append((i, r, a, b))
+                if keep_vec:
+                    grow = np.zeros((len(VEC_ROWS), stop), dtype=np.float32)
+                    if run.vec_sum is not None:
+                        grow[:, :run.vec_sum.shape[1]] = run.vec_sum
+                    run.vec_sum = grow
+            left = {i: sum(1 for o in owners if o[0] == i) for i in active}
+
+            def take(k: int, res) -> None:
+                i, r, a, b = owners[k]
+                tot, hist, block = res
+                run = runs[i]
+                if tot.games is not None:
+                    run.games_rows.append(tot.games.with_columns(pl.lit(i).alias("cell"), pl.lit(r).alias("rotation")))
+                    tot.games = None
+                run.totals[r] = tot if r not in run.totals else run.totals[r].merge(tot)
+                run.seconds += tot.seconds
+                for key, (vals, counts) in hist.items():
+                    h = run.hist[key]
+                    for v, n in zip(vals.tolist(), counts.tolist()):
+                        h[v] = h.get(v, 0) + n
+                if block is not None:
+                    run.vec_sum[:, a:b] += block
+                left[i] -= 1
+                bar.update(games=b - a, cells=1 if (left[i] == 0 and (cfg.sprt is None or stop >= max_deals)) else 0)
+
+            run_chunks(tasks, jobs, take, backend)
+            played_total += sum(b - a for _, _, a, b in owners)
+            for i in active:
+                runs[i].deals = stop
+            start = stop
+            if cfg.sprt is None:
+                break
+            still = []
+            for i in active:
+                decision = _sprt_update(runs[i], cfg)
+                if decision == "continue" and stop < max_deals:
+                    still.append(i)
+                elif stop < max_deals:
+                    bar.update(cells=1)
+            remaining_rounds = -(-(max_deals - stop) // per_round) if still else 0
+            bar.update(total_games=played_total + sum(len(runs[i].rotations) for i in still) * per_round
+                       * remaining_rounds)
+            active = still
+    finally:
+        bar.close()
+    return runs
+
+
+def _sprt_update(run: CellRun, cfg: Config) -> str:
+    """Update the cell's sequential test on per-deal focus win share minus the fair share."""
+    s = cfg.sprt
+    x = run.vectors()[0].astype(np.float64) - 1.0 / run.cell.players
+    llr = sprt_llr(float(x.sum()), float((x * x).sum()), len(x), s.h0, s.h1)
+    decision = sprt_decide(llr, s.alpha, s.beta)
+    run.sprt = {"llr": llr, "decision": decision, "deals": len(x)}
+    return decision
