@@ -1,0 +1,232 @@
+"""Self-contained HTML reports of run folders, and the index page listing every run.
+
+A report reads a run folder (parquet tables, ``summary.json``, ``manifest.json``, ``config.toml``) and
+writes ``report.html`` into it: the question, the answer sentences with their intervals, plots (inline
+base64 PNG), balance figures, tables, and what is needed to reproduce the run. Nothing is fetched from
+the network and no game is played. The index page (``index.html`` next to the run folders) lists every
+run with its answer.
+"""
+from __future__ import annotations
+
+import html
+import json
+import math
+import os
+from typing import Any
+
+import jinja2
+import polars as pl
+
+from . import plots
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_TEMPLATES = os.path.join(_HERE, "templates")
+TABLES = ("cells", "seats", "turns", "scores", "paired", "ratings", "sprt")
+
+
+class ReportError(ValueError):
+    """A run folder that cannot be reported on (missing or unreadable files); the message is one line."""
+
+
+def _env() -> jinja2.Environment:
+    return jinja2.Environment(loader=jinja2.FileSystemLoader(_TEMPLATES), autoescape=jinja2.select_autoescape(["j2"]),
+                              undefined=jinja2.StrictUndefined)
+
+
+def _css() -> str:
+    with open(os.path.join(_TEMPLATES, "style.css"), encoding="utf-8") as fh:
+        return fh.read()
+
+
+def read_run(run_dir: str) -> dict[str, Any]:
+    """The files of a run folder: tables (polars), summary, manifest and config text."""
+    if not os.path.isdir(run_dir):
+        raise ReportError(f"{run_dir}: not a run folder")
+    out: dict[str, Any] = {"tables": {}}
+    for name in ("summary", "manifest"):
+        p = os.path.join(run_dir, f"{name}.json")
+        try:
+            with open(p, encoding="utf-8") as fh:
+                out[name] = json.load(fh)
+        except FileNotFoundError:
+            raise ReportError(f"{run_dir}: no {name}.json (not a run folder)") from None
+        except (OSError, json.JSONDecodeError) as exc:
+            raise ReportError(f"{p}: unreadable: {exc}") from None
+    for name in TABLES:
+        p = os.path.join(run_dir, f"{name}.parquet")
+        try:
+            out["tables"][name] = pl.read_parquet(p) if os.path.isfile(p) else pl.DataFrame()
+        except Exception as exc:  # a damaged parquet file may fail in many ways; report it on one line
+            raise ReportError(f"{p}: unreadable: {exc}") from None
+    if out["tables"]["cells"].height == 0:
+        raise ReportError(f"{run_dir}: cells.parquet is missing or empty")
+    try:
+        with open(os.path.join(run_dir, "config.toml"), encoding="utf-8") as fh:
+            out["config_text"] = fh.read()
+    except OSError:
+        out["config_text"] = "(config.toml missing)"
+    return out
+
+
+# ------------------------------------------------------------------------------------ tables as HTML
+def _cell(v: Any, col: str) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float):
+        if not math.isfinite(v):
+            return ""
+        if any(k in col for k in ("share", "_lo", "_hi", "completion", "advantage", "spread")) and abs(v) <= 1.0 \
+                and "score" not in col and "turns" not in col and "elo" not in col:
+            return f"{v * 100:.2f}%"
+        if col in ("p_value", "seat_balance_p"):
+            return f"{v:.3g}"
+        return f"{v:,.3f}" if abs(v) < 1000 else f"{v:,.1f}"
+    if isinstance(v, int):
+        return f"{v:,}" if col not in ("players", "seat", "cell", "rotation") else str(v)
+    return html.escape(str(v))
+
+
+def html_table(df: pl.DataFrame, max_rows: int = 400) -> str:
+    if df.height == 0:
+        return "<p class='small'>(no rows)</p>"
+    cols = df.columns
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in cols)
+    body = []
+    for row in df.head(max_rows).iter_rows():
+        body.append("<tr>" + "".join(f"<td>{_cell(v, c)}</td>" for v, c in zip(row, cols)) + "</tr>")
+    more = f"<p class='small'>first {max_rows} of {df.height:,} rows; all rows are in the parquet file</p>" \
+        if df.height > max_rows else ""
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>{more}"
+
+
+def _present(df: pl.DataFrame, cols: list[str]) -> list[str]:
+    return [c for c in cols if c in df.columns]
+
+
+def _lineup_cols(cells: pl.DataFrame) -> list[str]:
+    return _present(cells, ["a", "b"]) or _present(cells, ["focus", "field"]) or \
+        [c for c in cells.columns if c.startswith("seat") and c[4:].isdigit()]
+
+
+def _balance(cells: pl.DataFrame, axes: list[str]) -> tuple[str, bool]:
+    """Balance figures per group of cells: first-seat advantage, spread, completion, game length."""
+    df = plots.group_labels(cells, axes)
+    w = pl.col("games")
+    aggs = [w.sum().alias("games"),
+            ((pl.col("seat0_win_share") * w).sum() / w.sum()).alias("seat0_win_share"),
+            ((pl.col("seat_advantage") * w).sum() / w.sum()).alias("first_seat_advantage"),
+            ((pl.col("seat_spread") * w).sum() / w.sum()).alias("seat_spread"),
+            ((pl.col("mean_turns") * w).sum() / w.sum()).alias("mean_turns"),
+            pl.col("timeouts").sum().alias("timeouts"),
+            (1 - pl.col("timeouts").sum() / w.sum()).alias("completion")]
+    if "seat_balance_p" in df.columns:
+        aggs.append(pl.col("seat_balance_p").min().alias("min_seat_balance_p"))
+    has_lead = "mean.lead_changes" in df.columns
+    if has_lead:
+        aggs.append(((pl.col("mean.lead_changes") * w).sum() / w.sum()).alias("lead_changes"))
+    for c in ("metric.mean_rounds", "metric.wake_rate", "metric.caller_success"):
+        if c in df.columns:
+            aggs.append(((pl.col(c) * w).sum() / w.sum()).alias(c.split(".", 1)[1]))
+    agg = df.group_by("group", maintain_order=True).agg(aggs)
+    return html_table(agg), has_lead
+
+
+def build_report(run_dir: str, index: bool = True) -> str:
+    """Write ``RUN_DIR/report.html`` (and refresh the index next to the run); returns the report's path."""
+    run = read_run(run_dir)
+    s, m, t = run["summary"], run["manifest"], run["tables"]
+    cells = t["cells"]
+    axes, gaxes, over = s["axes"], s["group_axes"], s.get("over")
+    figures: list[plots.Figure] = []
+    metric = s["metric"]
+    mcols = {"win_share": ("focus_win_share", "focus_win_lo", "focus_win_hi"),
+             "mean_score": ("focus_mean_score", "focus_score_lo", "focus_score_hi"),
+             "mean_turns": ("mean_turns", "turns_lo", "turns_hi")}
+    if s["answer_kind"] == "best" and over:
+        y, lo, hi = mcols[metric]
+        figures.append(plots.sweep_lines(cells, over, gaxes, y, lo, hi, s["metric_label"], metric == "win_share"))
+        if metric != "mean_score" and s["lineup"] == "focus":
+            figures.append(plots.sweep_lines(cells, over, gaxes, *mcols["mean_score"], "mean score"))
+        if metric != "mean_turns":
+            figures.append(plots.sweep_lines(cells, over, gaxes, *mcols["mean_turns"], "mean turns per game"))
+        figures.append(plots.sweep_heatmap(cells, over, gaxes, y, s["metric_label"], metric == "win_share"))
+    if t["paired"].height:
+        figures.append(plots.paired_plot(t["paired"], gaxes))
+    if t["ratings"].height:
+        figures.append(plots.ratings_plot(t["ratings"], axes))
+        figures.extend(plots.win_matrices(cells, axes, s["strategies"]))
+    if t["sprt"].height:
+        figures.append(plots.sprt_plot(t["sprt"]))
+    dist_axes = gaxes if s["answer_kind"] == "best" else axes
+    figures.append(plots.turns_distribution(t["turns"], cells, dist_axes))
+    figures.append(plots.score_distribution(t["scores"], cells, dist_axes, "focus" if s["lineup"] == "focus" else "all"))
+    figures.append(plots.seat_shares(t["seats"], cells, dist_axes))
+    figures.append(plots.lead_changes_plot(cells, dist_axes))
+    figures = [f for f in figures if f is not None]
+
+    balance, has_lead = _balance(cells, axes if s["answer_kind"] != "best" else gaxes)
+    key = _present(cells, ["cell", "players"]) + [a for a in axes if a != "players" and a in cells.columns]
+    lineup = [c for c in _lineup_cols(cells) if c not in key]
+    figs = ["deals", "rotations", "games", "focus_win_share", "focus_win_lo", "focus_win_hi", "focus_mean_score",
+            "focus_score_lo", "focus_score_hi", "mean_turns", "seat_advantage", "completion", "mean.lead_changes",
+            "sprt"]
+    if s["lineup"] == "seats":
+        figs = [f for f in figs if not f.startswith("focus")]
+    tables = [{"title": "Cells", "caption": "one row per cell (every parameter and figure is in cells.parquet); "
+               "focus = the studied seat, win share with its Wilson 95% interval, mean score with its t interval",
+               "html": html_table(cells.select(key + lineup + _present(cells, figs)))}]
+    if t["paired"].height:
+        tables.append({"title": "Paired differences", "caption": "value minus versus, on the same deals: mean, "
+                       "95% interval, paired t-test p-value, correlation of the pairs (rho)",
+                       "html": html_table(t["paired"])})
+    if t["ratings"].height:
+        tables.append({"title": "Ratings", "caption": "Bradley-Terry ratings on the Elo scale with 95% intervals; "
+                       "win share per seat occupied, against the fair share 1/P", "html": html_table(t["ratings"])})
+    if t["sprt"].height:
+        cols = _present(t["sprt"], ["cell", "players", "focus", "field", "deals", "llr", "lower", "upper",
+                                    "decision", "h0", "h1"])
+        tables.append({"title": "Sequential tests", "caption": "SPRT of the focus seat's win share advantage "
+                       "over the fair share: H0 advantage = h0, H1 advantage = h1", "html": html_table(t["sprt"].select(cols))})
+    seat_cols = _present(t["seats"], ["cell", "rotation", "seat", "strategy", "role", "games", "win_share", "win_lo",
+                                      "win_hi", "mean_score", "score_lo", "score_hi"])
+    tables.append({"title": "Seats", "caption": "one row per cell, rotation and seat", "html":
+                   html_table(t["seats"].select(seat_cols), max_rows=200)})
+
+    page = _env().get_template("report.html.j2").render(
+        s=s, m=m, css=_css(), figures=figures, tables=tables, balance=balance, has_lead=has_lead,
+        config_text=run["config_text"])
+    path = os.path.join(run_dir, "report.html")
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(page)
+    if index:
+        build_index(os.path.dirname(os.path.abspath(run_dir)))
+    return path
+
+
+def build_index(out_dir: str) -> str:
+    """Write ``OUT_DIR/index.html`` listing every run folder in it (newest first)."""
+    runs = []
+    for name in sorted(os.listdir(out_dir)):
+        d = os.path.join(out_dir, name)
+        if not os.path.isfile(os.path.join(d, "summary.json")):
+            continue
+        try:
+            with open(os.path.join(d, "summary.json"), encoding="utf-8") as fh:
+                s = json.load(fh)
+            with open(os.path.join(d, "manifest.json"), encoding="utf-8") as fh:
+                m = json.load(fh)
+        except (OSError, json.JSONDecodeError):
+            continue
+        answer = s.get("answer") or [""]
+        runs.append({"name": name, "title": s.get("title", ""), "game": s.get("game", ""),
+                     "cells": m.get("cells", 0), "games": m.get("games_played", 0), "started": m.get("started", ""),
+                     "answer": answer[0] + (f" (+{len(answer) - 1} more)" if len(answer) > 1 else ""),
+                     "report": os.path.isfile(os.path.join(d, "report.html"))})
+    runs.sort(key=lambda r: r["started"], reverse=True)
+    page = _env().get_template("index.html.j2").render(runs=runs, css=_css(), where=os.path.abspath(out_dir))
+    path = os.path.join(out_dir, "index.html")
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(page)
+    return path
