@@ -1009,29 +1009,21 @@ class Sensu(Game):
 
     @staticmethod
     def _script_chosen(cf_deck, cf_n, dealt, want):
-        """Swap the dealt chosen cards for scripted types (the deck keeps 15 cards, 5 of each type)."""
-        counts = np.stack([(cf_deck == t).sum(1) for t in range(3)], 1) + np.stack(
-            [(dealt == t).sum(1) for t in range(3)], 1)
-        need = np.stack([(want == t).sum(1) for t in range(3)], 1)
-        if (need > 5).any():
-            raise SenseiError("at most 5 chosen fans of one type")
-        rest = np.repeat(np.arange(3), 5)
-        for g in range(len(cf_deck)):  # scripted set-up only (tests)
-            left = list(rest)
-            for t in want[g]:
-                left.remove(t)
-            order = [t for t in cf_deck[g, :cf_n[g]]]
-            # keep the deck order of the types, taking them from what is left
-            pool = {t: left.count(t) for t in range(3)}
+        """Scripted chosen fans (tests): the face-down closed-fan deck keeps its order of types but its
+        composition becomes the 15 cards less the scripted ones."""
+        for t in range(3):
+            if ((want == t).sum(1) > 5).any():
+                raise SenseiError("at most 5 chosen fans of one type")
+        for g in range(len(cf_deck)):  # scripted set-up only
+            pool = [5 - int((want[g] == t).sum()) for t in range(3)]
             new = []
-            for t in order:
+            for t in cf_deck[g, :cf_n[g]]:
                 if pool[t] > 0:
-                    new.append(t)
+                    new.append(int(t))
                     pool[t] -= 1
             for t in range(3):
                 new.extend([t] * pool[t])
             cf_deck[g, :cf_n[g]] = new[:cf_n[g]]
-        del counts
         return want.copy()
 
     # ----- observations --------------------------------------------------------------------------
