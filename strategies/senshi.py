@@ -12,11 +12,13 @@ from typing import ClassVar
 import numba
 import numpy as np
 
-from simcore.games.senshi import MAX_CARD, MIDDLE, NC, Kind, Observation
+from simcore.games.senshi import MAX_CARD, MIDDLE, NC, STACKS, Kind, Observation
 
 from .base import Strategy, param
 
 BIG = 1 << 20
+#: middle stacks after set-up, per player count
+STACKS_MIDDLE = {p: s - p for p, s in STACKS.items()}
 
 
 def _first(mask: np.ndarray) -> np.ndarray:
@@ -362,4 +364,102 @@ def train_order_rank(obs: Observation) -> np.ndarray:
     return np.argsort(np.argsort(order, axis=1, kind="stable"), axis=1, kind="stable")
 
 
-STRATEGIES = [Random, Greedy, Guard, Racer, Denier]
+@dataclass(frozen=True)
+class Counter(Strategy):
+    """Count the unseen tiles and look one move ahead. Every player's position is valued as
+    ``tallest + w_min * smallest`` of their expected piles, where a pile counts its tiles, plus ``a_hand``
+    per tile of that colour in hand, ``a_top`` per card stack showing that colour and ``a_deep`` per tile
+    of that colour buried on their card. Opponents' hidden hand
+    tiles and the tiles under every stack top are estimated from the unseen counts (all tiles minus piles,
+    hands' known parts and visible stack tiles), so a Train or Test that uncovers a tile is valued by what
+    it is likely to uncover. Hand tiles lose value as the end nears (a tile never played scores nothing).
+    Each legal option is scored as my value minus ``w_opp`` times the best opponent's, with a penalty of
+    ``w_risk`` per tile my smallest pile trails the lowest opponent's, growing as the middle empties; the
+    best option is taken."""
+    name: ClassVar[str] = "counter"
+    game: ClassVar[str] = "senshi"
+    w_min: float = param(1.0, "weight of the smallest pile in a player's value", min=0.0, max=10.0)
+    a_hand: float = param(0.5, "value of a tile in hand (before the end-game discount)", min=0.0, max=1.0)
+    a_top: float = param(0.6, "value of a stack top of a colour on one's own card", min=0.0, max=1.0)
+    w_opp: float = param(0.25, "weight of the best opponent's value", min=0.0, max=3.0)
+    w_risk: float = param(4.0, "penalty per tile my smallest pile trails the opponents' lowest (late game)",
+                          min=0.0, max=10.0)
+    a_deep: float = param(0.4, "value of a tile buried under a top on one's own card (expected colour)",
+                          min=0.0, max=1.0)
+
+    def setup_take(self, obs: Observation, rng) -> np.ndarray:
+        return _setup_spread(obs)
+
+    def act(self, obs: Observation, rng):
+        m, P = len(obs), obs.players
+        S = obs.loc.shape[1]
+        rows = np.arange(m)
+        me = obs.me
+        unseen = np.maximum(obs.unseen, 0).astype(np.float64)
+        tot = unseen.sum(axis=1, keepdims=True)
+        share = np.where(tot > 0, unseen / np.maximum(tot, 1), 0.25)                  # (m,4)
+        # expected hands: mine exactly, the others' known part plus their unknown tiles spread as unseen
+        known = obs.known.astype(np.float64)
+        unknown = obs.hand_size.astype(np.float64) - known.sum(axis=2)
+        H = known + unknown[:, :, None] * share[:, None, :]
+        H[rows, me] = obs.hand
+        # hand tiles are worth less when few turns remain to play them
+        my_turns = np.where(obs.remaining >= 0, 1.0, 1.0 + 2.0 * obs.mid_count / P)
+        hand_w = self.a_hand * np.minimum(1.0, my_turns[:, None] / np.maximum(obs.hand_size.astype(np.float64), 1.0))
+        T = obs.card_tops.astype(np.float64)
+        piles = obs.piles.astype(np.float64)
+        # the tiles under each stack top: seen (open stacks) or expected from the unseen counts
+        h = obs.height.astype(np.int64)
+        deep = h >= 2
+        if obs.stacks is not None:
+            st = obs.stacks.astype(np.int64)
+            nxt_col = np.take_along_axis(st, np.clip(4 - h, 0, 2)[:, :, None], 2)[:, :, 0]
+            nxt = ((nxt_col[:, :, None] == np.arange(NC)) & deep[:, :, None]).astype(np.float64)
+            below = np.stack([((st == c) & (np.arange(3)[None, None, :] > (3 - h)[:, :, None])).sum(axis=2)
+                              for c in range(NC)], axis=2).astype(np.float64)
+        else:
+            nxt = deep[:, :, None] * share[:, None, :]                                  # (m,S,4)
+            below = np.maximum(h - 1, 0)[:, :, None] * share[:, None, :]                # (m,S,4)
+        owner = obs.loc.astype(np.int64)
+        own = (owner[:, :, None] == np.arange(P)[None, None, :]).astype(np.float64)   # (m,S,P)
+        D = np.einsum("msp,msk->mpk", own, below)                                       # buried tiles on cards
+        Q = piles + hand_w[:, :, None] * H + self.a_top * T + self.a_deep * D          # (m,P,4)
+        tc = _top_colour(obs)
+        onehot_top = (tc[:, :, None] == np.arange(NC)).astype(np.float64)              # (m,S,4)
+        is_me = (np.arange(P)[None, :] == me[:, None]).astype(np.float64)             # (m,P)
+        # Study s: my card gains a top of colour t and the tiles below it
+        q_study = Q[:, None] + is_me[:, None, :, None] * (self.a_top * onehot_top + self.a_deep * below)[:, :, None, :]
+        # Train s: my hand gains colour t; the owner's card loses top t and shows the next tile
+        q_train = (Q[:, None] + hand_w[rows, me][:, None, None, None] * is_me[:, None, :, None] * onehot_top[:, :, None, :]
+                   + own[:, :, :, None] * ((self.a_top - self.a_deep) * nxt - self.a_top * onehot_top)[:, :, None, :])
+        # Test c: one tile from my hand to my pile; every matching card top moves to its owner's pile
+        # and uncovers the next tile (expected); the card's top value is replaced by that
+        cc = np.arange(NC)
+        oh = (cc[:, None] == cc[None, :]).astype(np.float64)                             # (4 test, 4 colour)
+        match = (obs.loc[:, :, None] >= 0) & (tc[:, :, None] == cc[None, None, :])     # (m,S,4 test)
+        moved = (match[:, :, :, None] * own[:, :, None, :]).sum(axis=1)                  # (m,4 test,P)
+        fresh = np.einsum("msc,msp,msk->mcpk", match.astype(np.float64), own, nxt)        # (m,4 test,P,4)
+        q_test = (Q[:, None]
+                  + (1.0 - hand_w[rows, me])[:, None, None, None] * is_me[:, None, :, None] * oh[None, :, None, :]
+                  + (1.0 - self.a_top) * moved[:, :, :, None] * oh[None, :, None, :]
+                  + (self.a_top - self.a_deep) * fresh)
+        q_all = np.concatenate([q_study, q_train, q_test], axis=1)                       # (m,A,P,4)
+        value = q_all.max(axis=3) + self.w_min * q_all.min(axis=3)                        # (m,A,P)
+        low = q_all.min(axis=3)
+        opp = is_me[:, None, :] == 0
+        best_opp = np.where(opp, value, -np.inf).max(axis=2)
+        opp_low = np.where(opp, low, np.inf).min(axis=2)
+        my_v = (value * is_me[:, None, :]).sum(axis=2)
+        my_low = (low * is_me[:, None, :]).sum(axis=2)
+        stage = np.where(obs.remaining >= 0, 1.0, 1.0 - obs.mid_count / float(STACKS_MIDDLE[P]))
+        risk = np.maximum(opp_low - my_low + 0.5, 0.0) * (stage ** 2)[:, None]
+        score = my_v - self.w_opp * best_opp - self.w_risk * risk
+        legal = np.concatenate([obs.can_study, obs.can_train, obs.can_test], axis=1)
+        choice = _best(score, legal)
+        kind = np.where(choice < S, int(Kind.STUDY), np.where(choice < 2 * S, int(Kind.TRAIN), int(Kind.TEST)))
+        arg = np.where(choice < S, choice, np.where(choice < 2 * S, choice - S, choice - 2 * S))
+        kind = np.where(obs.must_pass, int(Kind.PASS), kind)
+        return kind, np.maximum(arg, 0)
+
+
+STRATEGIES = [Random, Greedy, Guard, Racer, Denier, Counter]

@@ -17,7 +17,7 @@ RULES = [SenshiRules(), SenshiRules(open_stacks=True), SenshiRules(secret_hand=T
 
 
 def test_registered_strategies():
-    assert {"random", "greedy", "guard", "racer", "denier"} <= set(NAMES)
+    assert {"random", "greedy", "guard", "racer", "denier", "counter"} <= set(NAMES)
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
@@ -41,7 +41,7 @@ def test_every_strategy_legal_and_tiles_conserved(players):
 def test_heuristic_parameters_and_specs():
     s = resolve("senshi", "guard:margin=2,late=6,min_gain=3")
     assert s.spec() == "guard:margin=2,min_gain=3,late=6"
-    for spec in ["racer:min_gain=1,guard_at=10", "denier:threat=3,max_hand=5"]:
+    for spec in ["racer:min_gain=1,guard_at=10", "denier:threat=3,max_hand=5", "counter:w_min=3,a_deep=0.1"]:
         agents = [resolve("senshi", spec)] + lineup("senshi", ["greedy"], 2)
         ENG.play(np.arange(30), 3, SenshiRules(), agents, root_key(2), check=True)
 
