@@ -76,7 +76,13 @@ def tidy_games(outcome: dict[str, np.ndarray], game_ids: np.ndarray, names: Sequ
     }
     for k, v in outcome.items():
         v = np.asarray(v)
-        cols[k] = v.reshape(-1) if v.ndim == 2 else np.repeat(v, players)
+        if v.ndim == 1:
+            cols[k] = np.repeat(v, players)
+        elif v.shape[1] == players:
+            cols[k] = v.reshape(-1)
+        else:  # a per-game vector of another width (e.g. a one-hot level): one column per entry
+            for j in range(v.shape[1]):
+                cols[f"{k}_{j}"] = np.repeat(v[:, j], players)
     return pl.DataFrame({k: (list(v) if v.dtype == object else v) for k, v in cols.items()})
 
 
@@ -168,6 +174,8 @@ class RunResult:
         from .stats import mean_ci
         t = self.totals
         share, lo, hi = self.win_share()
+        if len(share) != self.players:  # no win share (solo games)
+            share = lo = hi = np.full(self.players, np.nan)
         mean, half = mean_ci(t.sums["score"], t.sumsq["score"], self.n)
         return pl.DataFrame({
             "seat": list(range(self.players)),

@@ -109,3 +109,18 @@ def test_results_do_not_depend_on_jobs_or_chunking(name):
     assert a["mean_turns"] == c["mean_turns"]
     d = simulate(name, agents, n_games=300, seed=8, jobs=1).summary()
     assert d["mean_turns"] != a["mean_turns"] or d["win_share"] != a["win_share"]
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_tables_for_every_player_count(name):
+    eng = get_game(name)
+    for players in player_counts(eng):
+        agents = reference_agents(name, players)
+        res = simulate(name, agents, players=players, n_games=40, seed=1, keep_games=True)
+        seats = res.seats()
+        assert seats.height == players
+        games = res.games()
+        assert games.height == 40 * players
+        assert set(games["seat"].unique().to_list()) == set(range(players))
+        s = res.summary()
+        assert len(s["win_share"]) in (0, players)
