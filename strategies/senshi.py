@@ -32,10 +32,6 @@ def _best(score: np.ndarray, mask: np.ndarray) -> np.ndarray:
     return np.where(mask.any(axis=1), s.argmax(axis=1), -1)
 
 
-def _rows(obs: Observation) -> np.ndarray:
-    return np.arange(len(obs))
-
-
 def train_order(obs: Observation) -> np.ndarray:
     """(m,S) the reference order of Train targets: middle by index, then my card, then opponents in turn order."""
     rel = obs.rel
@@ -48,12 +44,6 @@ def train_order(obs: Observation) -> np.ndarray:
             pos[rows[ok, 0], s[ok]] = j
     key = np.where(rel >= 0, (1 + rel) * BIG + pos, np.arange(obs.loc.shape[1])[None, :])
     return np.where(obs.can_train, key, np.iinfo(np.int64).max)
-
-
-def test_choice(obs: Observation, gain: np.ndarray) -> np.ndarray:
-    """Colour in hand with the largest gain; ties: smallest own pile, then lowest colour."""
-    key = np.where(obs.can_test, gain * 1000 - obs.my_piles, -np.inf)
-    return key.argmax(axis=1)
 
 
 def _combine(m: int, choices: list[tuple[np.ndarray, int, np.ndarray]], obs: Observation):

@@ -51,3 +51,56 @@ def test_oracle_conserves_tiles_and_secret_hand():
         for policy in ("random", "greedy"):
             res = play_games(30, players, policy, seed=1, secret_hand=True, check=True)
             assert all(sum(r["win"]) == 1 for r in res)
+
+
+def _greedy_by_the_letter(o, i):
+    """The rulings' `greedy` for row i of an observation, written plainly."""
+    P, me = o.players, int(o.me[i])
+    tops = o.card_tops[i].astype(int)
+    hand, piles = o.hand[i].astype(int), o.piles[i, me].astype(int)
+
+    def gain(c):
+        return 1 + tops[me, c] - max(tops[q, c] for q in range(P) if q != me)
+
+    colours = [c for c in range(4) if hand[c] > 0]
+    best = max(colours, key=lambda c: (gain(c), -piles[c], -c)) if colours else None
+    if best is not None and gain(best) >= 2:
+        return 3, best
+    middle = [s for s in range(o.loc.shape[1]) if o.loc[i, s] == -1]
+    if middle and o.card_count[i, me] < 3:
+        weak = min(range(4), key=lambda c: (piles[c], c))
+        pick = [s for s in middle if o.top[i, s] == weak]
+        return 1, (pick or middle)[0]
+    if best is None:
+        if middle:
+            return 2, middle[0]
+        for k in range(P):
+            q = (me + k) % P
+            if o.cards[i, q, 0] >= 0:
+                return 2, int(o.cards[i, q, 0])
+        return 0, None
+    return 3, best
+
+
+def test_greedy_decisions_follow_the_rulings_exactly():
+    from simcore.games.senshi import Senshi, SenshiRules
+    from simcore.rng import root_key
+    from strategies.senshi import Greedy
+    eng, g = Senshi(), Greedy()
+    checked = [0]
+
+    def probe(state):
+        live = np.flatnonzero(~state.done)
+        if len(live) == 0:
+            return
+        obs = eng.observe(state, live, state.cur[live])
+        kind, arg = g.act(obs, None)
+        for i in range(len(live)):
+            k, a = _greedy_by_the_letter(obs, i)
+            assert kind[i] == k and (a is None or arg[i] == a), (i, kind[i], arg[i], k, a)
+            checked[0] += 1
+
+    for players in (2, 3, 4):
+        mixed = lineup("senshi", ["random", "greedy", "counter", "greedy"][:players], players)
+        eng.play(np.arange(20), players, SenshiRules(), mixed, root_key(8), on_turn=probe)
+    assert checked[0] > 2000

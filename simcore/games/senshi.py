@@ -48,8 +48,20 @@ Array layout (first axis = game, ``n`` games, ``P`` players, ``S`` = 16 / 20 / 2
 
 Scripted deals: ``new_state(keys, players, rules, deal=...)`` takes ``deal`` int (n, S, 3) colours top
 first in set-up order (with ``secret_hand`` the first P stacks are the players' hands), instead of the
-shuffle; tests may also overwrite state arrays after ``new_state`` (keep ``top``, ``mid_count`` and
-``card_count`` consistent, :meth:`Senshi.check` verifies them).
+shuffle; tests may also overwrite state arrays after ``new_state`` (keep the "kept in step" arrays
+consistent: :meth:`Senshi.check` verifies them).
+
+Randomness: one shuffle per game (Fisher-Yates driven by ``simcore.rng.uniforms`` on the deal stream);
+nothing else in the engine is random.
+
+Outcome columns (per game): ``score`` is each seat's **smallest pile** (the figure that decides
+elimination); ``eliminated`` per seat, ``nobody_eliminated``, ``winning_pile`` (the winner's largest pile)
+and ``has_winner`` feed the contract metrics; also ``n_eliminated``, ``tallest_eliminated`` (a holder of
+the table's tallest pile was eliminated), ``tie_hand`` / ``tie_order`` (which tie-break decided),
+``max_pile``, ``hand`` and the four piles per seat (``pile_strength`` ... ``pile_wisdom``).
+
+Speed: the turn (validation and effects) is one numba kernel looping over the games of the batch; the
+observation is a handful of row copies (``np.take``).
 """
 from __future__ import annotations
 
@@ -86,6 +98,7 @@ class Kind(IntEnum):
 
 @dataclass(frozen=True)
 class SenshiRules(Rules):
+    """The options of ``rules/senshi.md``; they combine freely (``secret_hand`` is allowed with 2 players)."""
     secret_hand: bool = option(False, "starting hands are 3 random tiles drawn before the stacks are formed "
                                       "(the rulebook's variant) instead of a chosen middle stack")
     open_stacks: bool = option(False, "every tile of every stack is visible to all (false: only the tops)")
@@ -574,11 +587,12 @@ class Senshi(Game):
 
     # ----- one turn -----------------------------------------------------------------------------
     def turn(self, st: SenshiState, idx: np.ndarray, seats: Seats) -> None:
-        actor = st.cur[idx].astype(np.int64)
+        idx = np.asarray(idx, dtype=np.int64)
+        actor = np.take(st.cur, idx).astype(np.int64)
         kind, arg = seats.ask("act", idx, actor, lambda i, a: self.observe(st, i, a))
         kind = np.asarray(kind, dtype=np.int64)
         arg = np.asarray(arg, dtype=np.int64)
-        err = _apply_turn(idx.astype(np.int64), actor, kind, arg, st.tiles, st.height, st.top, st.loc, st.cards,
+        err = _apply_turn(idx, actor, kind, arg, st.tiles, st.height, st.top, st.loc, st.cards,
                           st.hand, st.hand_size, st.known, st.piles, st.card_tops, st.mid_count, st.card_count,
                           st.turns, st.remaining, st.emptier, st.cur, st.done, st.players)
         if err.any():
