@@ -89,6 +89,21 @@ def _permutations(keys, counter, n, out):
             out[i, k] = t
 
 
+@numba.njit(cache=True)
+def _draw(keys, counter, idx, k, out):
+    """Rows of ``uniforms`` for keys ``keys[idx]`` at their counters, advancing those counters."""
+    golden = numba.uint64(0x9E3779B97F4A7C15)
+    c2 = numba.uint64(0x94D049BB133111EB)
+    scale = 1.0 / 9007199254740992.0
+    for i in range(idx.shape[0]):
+        g = idx[i]
+        base = _mix_scalar(keys[g] + numba.uint64(counter[g]) * c2)
+        counter[g] += 1
+        for j in range(k):
+            z = _mix_scalar(base ^ (numba.uint64(j + 1) * golden))
+            out[i, j] = float(z >> numba.uint64(11)) * scale
+
+
 def permutations(keys: np.ndarray, counter: np.ndarray, n: int) -> np.ndarray:
     """A uniformly random permutation of ``range(n)`` per key (Fisher-Yates driven by the key's hash
     stream at draw number ``counter``; for shuffling decks)."""
@@ -127,8 +142,11 @@ class Draws:
         return c
 
     def random(self, idx: np.ndarray, k: int | None = None) -> np.ndarray:
-        """Uniform floats: shape ``(len(idx),)`` if k is None, else ``(len(idx), k)``."""
-        out = uniforms(self.keys[idx], self._next(idx), 1 if k is None else k)
+        """Uniform floats: shape ``(len(idx),)`` if k is None, else ``(len(idx), k)`` (the same numbers
+        as :func:`uniforms` at each game's counter; ``idx`` must not repeat a game)."""
+        idx = np.asarray(idx, dtype=np.int64)
+        out = np.empty((len(idx), 1 if k is None else k), dtype=np.float64)
+        _draw(self.keys, self.counter, idx, out.shape[1], out)
         return out[:, 0] if k is None else out
 
     def integers(self, idx: np.ndarray, high) -> np.ndarray:
