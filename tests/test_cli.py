@@ -104,3 +104,18 @@ def test_listings():
     assert r.exit_code == 0 and "sen" in r.stdout and "penalty=5" in r.stdout and "know_what_i_have=false" in r.stdout
     r = run("strategies", "sen")
     assert r.exit_code == 0 and "threshold:wake=10" in r.stdout and "random:p_wake=0.1" in r.stdout
+
+
+def test_progress_bar_on_stderr_only_after_the_delay(capsys):
+    from simcore.runner import _Progress
+
+    quiet = _Progress(100, "sen 4p", enabled=True, delay=60.0)
+    quiet.advance(50)
+    quiet.close()
+    assert capsys.readouterr().err == ""
+    bar = _Progress(100, "sen 4p", enabled=True, delay=0.0)
+    bar.advance(50)
+    bar.advance(50)
+    bar.close()
+    err = capsys.readouterr().err
+    assert "sen 4p" in err and "games/s" in err and "100/100" in err
