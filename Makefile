@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.sensei-installed
 
-.PHONY: demo test bench env clean
+.PHONY: demo test bench env clean browser
 
 env: $(STAMP)
 
@@ -14,11 +14,18 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install -q -e '.[test,distributed]'
 	touch $(STAMP)
 
-test: $(STAMP)
+# the report test opens a generated report in headless Chromium (Debian's package; playwright cannot
+# download its own browser here)
+browser:
+	test -x /usr/bin/chromium || (apt-get update && apt-get install -y chromium)
+
+test: $(STAMP) browser
 	$(PY) -m pytest
 
+# GAMES: deals per cell of each shipped question (make demo GAMES=2000 for tighter intervals)
+GAMES ?= 300
 demo: $(STAMP)
-	$(PY) -m experiments.demo
+	$(PY) -m experiments.demo $(GAMES)
 
 bench: $(STAMP)
 	$(PY) -m bench.run

@@ -376,6 +376,23 @@ def answer_sprt(cfg: Config, sprt: pl.DataFrame, cells: pl.DataFrame) -> list[st
     return out
 
 
+def answer_summary(cfg: Config, cells: pl.DataFrame) -> list[str]:
+    """One sentence per cell: the focus's win share (or the seats' balance) and the game length."""
+    out = []
+    for c in cells.iter_rows(named=True):
+        desc = describe_group(cfg.axes, tuple(c[a] for a in cfg.axes)) or f"{c['players']} players"
+        length = (f"game length {c['mean_turns']:.1f} turns ± {_half(c['turns_lo'], c['turns_hi']):.1f}, "
+                  f"first-seat advantage {fmt_metric('seat_advantage', c['seat_advantage'], True)}")
+        if cfg.kind == "seats":
+            out.append(f"{desc}: {length}")
+        else:
+            out.append(f"{c['focus']} against {c['field']} ({desc}): win share "
+                       f"{fmt_metric('win_share', c['focus_win_share'])} ± "
+                       f"{fmt_metric('win_share', _half(c['focus_win_lo'], c['focus_win_hi']))} (fair "
+                       f"{fmt_metric('win_share', c['fair_share'])}), mean score {c['focus_mean_score']:.2f}; {length}")
+    return out
+
+
 def analyse(cfg: Config, runs: list[CellRun]) -> dict[str, Any]:
     """All tables and the answer sentences."""
     cells = cells_table(cfg, runs)
@@ -390,6 +407,8 @@ def analyse(cfg: Config, runs: list[CellRun]) -> dict[str, Any]:
         answer, paired = answer_effect(cfg, cells, runs, tables["ratings"])
     elif kind == "ratings":
         answer = answer_ratings(cfg, tables["ratings"])
+    elif kind == "summary":
+        answer = answer_summary(cfg, cells)
     else:
         answer = answer_sprt(cfg, tables["sprt"], cells)
     tables["paired"] = paired

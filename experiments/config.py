@@ -24,7 +24,7 @@ TOP_KEYS = {"title", "question", "game", "players", "games", "seed", "chunk_size
 LINEUP_KEYS = {"focus", "field", "seats", "tournament", "rotate"}
 SPRT_KEYS = {"h0", "h1", "alpha", "beta", "max_games"}
 REPORT_KEYS = {"answer", "over", "metric", "goal", "baseline", "per_game", "notes"}
-ANSWERS = ("best", "effect", "ratings", "sprt")
+ANSWERS = ("best", "effect", "ratings", "sprt", "summary")
 #: cell figures an answer may be about: name -> (label, better direction for "best" by default)
 METRICS = {
     "win_share": ("win share", "max"),
@@ -257,6 +257,9 @@ def parse(raw: dict[str, Any], path: str = "<config>", games_override: int | Non
         if not rotate:
             ck.fail("lineup.rotate", "true for a tournament (seats are always rotated)", rotate)
 
+    for role, spec in roles.items():
+        _strategy(eng, spec, {}, ck, "lineup.seats" if role.startswith("seat") else f"lineup.{role}")
+
     # sweeps: lists are grid axes, tables are named cases
     for key, value in sweep.items():
         where = f"sweep.{key}"
@@ -279,9 +282,6 @@ def parse(raw: dict[str, Any], path: str = "<config>", games_override: int | Non
     if len(set(names)) != len(names):
         ck.fail("sweep", "each axis once", names)
 
-    sprt = _sprt(raw.get("sprt"), ck, kind)
-    report = _report(raw.get("report", {}), ck, kind, names, sprt, axes)
-
     # expand the grid into cells, checking each one completely before anything runs
     cells: list[Cell] = []
     combos = itertools.product(*[vals for _, vals in axes]) if axes else [()]
@@ -296,6 +296,8 @@ def parse(raw: dict[str, Any], path: str = "<config>", games_override: int | Non
                                  ck, len(cells)))
     if not cells:
         ck.fail("sweep", "at least one cell", "none")
+    sprt = _sprt(raw.get("sprt"), ck, kind)
+    report = _report(raw.get("report", {}), ck, kind, names, sprt, axes)
     rep_over = report.over
     if report.answer == "effect" and rep_over is not None:
         labels = [lab for a, vals in axes if a == rep_over for lab, _ in vals]
@@ -454,7 +456,8 @@ def _sprt(value: Any, ck: _Checker, kind: str) -> SprtSpec | None:
 def _report(value: Any, ck: _Checker, kind: str, axes: list[str], sprt: SprtSpec | None, axis_defs) -> ReportSpec:
     t = ck.table(value, "report")
     ck.keys(t, REPORT_KEYS, "report.")
-    default = "sprt" if sprt else ("ratings" if kind == "tournament" else "best")
+    swept = [a for a in axes if a != "players"]
+    default = "sprt" if sprt else ("ratings" if kind == "tournament" else ("best" if swept else "summary"))
     answer = t.get("answer", default)
     if answer not in ANSWERS:
         ck.fail("report.answer", "one of " + ", ".join(ANSWERS), answer)

@@ -5,6 +5,7 @@ Formulas come from statsmodels/scipy rather than being written by hand.
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 from scipy import stats as _st
@@ -121,14 +122,16 @@ def sprt_decide(llr: float, alpha: float = 0.05, beta: float = 0.05) -> str:
 ELO_PER_LOGIT = 400.0 / math.log(10.0)
 
 
-def bradley_terry(names, a, b, wins_a, wins_b, opponents=None, alpha: float = 0.05):
+def bradley_terry(names, a, b, wins_a, wins_b, opponents=None, alpha: float = 0.05, prior: float = 0.5):
     """Bradley-Terry (Luce) ratings with Wald intervals, fitted by a binomial GLM (statsmodels).
 
     Each match-up ``i`` puts strategy ``a[i]`` in one seat against ``opponents[i]`` copies of ``b[i]``
     (1 for two-player games) and records the win shares: ``wins_a[i]`` for the lone ``a`` and ``wins_b[i]``
     for the field. The model: ``P(a wins) = exp(t_a) / (exp(t_a) + k exp(t_b))`` with ``k`` = opponents,
     a logistic regression on ``t_a - t_b`` with offset ``-log k``. The first name is the reference
-    (strength 0). Returns a dict name -> (elo, elo_lo, elo_hi), Elo = 400 / ln 10 * t.
+    (strength 0). ``prior`` wins are added to both sides of every match-up, so that a strategy that wins
+    (or loses) every game still gets a finite rating. Returns a dict name -> (elo, elo_lo, elo_hi),
+    Elo = 400 / ln 10 * t.
     """
     import statsmodels.api as sm
 
@@ -141,8 +144,8 @@ def bradley_terry(names, a, b, wins_a, wins_b, opponents=None, alpha: float = 0.
         X[i, index[x]] += 1.0
         X[i, index[y]] -= 1.0
     X = X[:, 1:]
-    wa = np.asarray(wins_a, dtype=float)
-    wb = np.asarray(wins_b, dtype=float)
+    wa = np.asarray(wins_a, dtype=float) + prior
+    wb = np.asarray(wins_b, dtype=float) + prior
     tot = wa + wb
     keep = tot > 0
     out = {names[0]: (0.0, 0.0, 0.0)}
@@ -150,7 +153,11 @@ def bradley_terry(names, a, b, wins_a, wins_b, opponents=None, alpha: float = 0.
         return out
     model = sm.GLM(wa[keep] / tot[keep], X[keep], family=sm.families.Binomial(),
                    var_weights=tot[keep], offset=-np.log(k[keep]))
-    res = model.fit()
+    with warnings.catch_warnings():
+        # with as many match-ups as ratings the residual degrees of freedom are 0, and statsmodels warns
+        # while computing a dispersion that the binomial family does not use (its scale is 1)
+        warnings.simplefilter("ignore", RuntimeWarning)
+        res = model.fit()
     ci = np.asarray(res.conf_int(alpha))
     for j, name in enumerate(names[1:]):
         out[name] = (float(res.params[j]) * ELO_PER_LOGIT, float(ci[j, 0]) * ELO_PER_LOGIT,

@@ -1,0 +1,59 @@
+"""A generated report in a real browser (headless Chromium driven by playwright): no console errors,
+every image loaded with a non-zero size, and the answer sentence on the page."""
+import os
+import shutil
+
+import pytest
+
+from experiments import run_experiment
+from reports import build_report
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+pytestmark = pytest.mark.browser
+
+
+def _browser_or_skip():
+    if os.path.exists(CHROMIUM):
+        return
+    if os.environ.get("CI"):
+        pytest.fail(f"{CHROMIUM} is missing: `make test` installs it (apt-get install chromium)")
+    pytest.skip(f"{CHROMIUM} is not installed (make test installs it)")
+
+
+def test_report_renders_in_chromium(tmp_path):
+    _browser_or_skip()
+    from playwright.sync_api import sync_playwright
+
+    res = run_experiment({"title": "Browser test", "question": "Which wake is best?", "game": "sen", "players": 3,
+                          "games": 15, "seed": 4, "lineup": {"focus": "threshold", "field": "threshold"},
+                          "sweep": {"focus.wake": [8, 11]}})
+    run_dir = res.write(str(tmp_path / "runs"))
+    page_path = build_report(run_dir)
+    problems = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            page = browser.new_page()
+            page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type in ("error", "warning") else None)
+            page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+            page.on("requestfailed", lambda r: problems.append(f"request failed: {r.url}"))
+            page.goto("file://" + os.path.abspath(page_path))
+            page.wait_for_load_state("load")
+            images = page.evaluate("Array.from(document.images).map(i => [i.complete, i.naturalWidth, i.naturalHeight,"
+                                   " i.getBoundingClientRect().width])")
+            answer = page.locator("li.answer-sentence").all_inner_texts()
+            index = os.path.join(os.path.dirname(run_dir), "index.html")
+            page.goto("file://" + index)
+            page.wait_for_load_state("load")
+            link = page.locator("a", has_text=os.path.basename(run_dir)).count()
+        finally:
+            browser.close()
+    assert problems == []
+    assert len(images) >= 5
+    for done, w, h, shown in images:
+        assert done and w > 0 and h > 0 and shown > 0
+    assert answer == res.answer and answer[0].startswith("best wake: ")
+    assert link == 1

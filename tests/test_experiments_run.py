@@ -1,0 +1,133 @@
+"""Running experiments: tables, common random numbers, seat rotation, jobs independence, SPRT, tournaments."""
+import json
+import os
+
+import numpy as np
+import polars as pl
+import pytest
+
+from experiments import run_experiment
+from simcore.runner import simulate
+from strategies.registry import resolve
+
+
+def focus_cfg(**extra):
+    raw = {"title": "t", "question": "q", "game": "sen", "players": 3, "games": 40, "seed": 5,
+           "lineup": {"focus": "threshold", "field": "threshold:wake=10"},
+           "sweep": {"focus.wake": [7, 10]}}
+    raw.update(extra)
+    return raw
+
+
+@pytest.fixture(scope="module")
+def wake_run():
+    return run_experiment(focus_cfg())
+
+
+def test_cells_table_has_every_parameter_and_interval(wake_run):
+    cells = wake_run.cells
+    assert isinstance(cells, pl.DataFrame) and cells.height == 2
+    for col in ["players", "focus.wake", "field.wake", "rules.penalty", "rules.target", "focus", "field",
+                "focus_win_share", "focus_win_lo", "focus_win_hi", "focus_mean_score", "mean_turns", "seat_advantage",
+                "completion", "metric.wake_rate"]:
+        assert col in cells.columns, col
+    row = cells.row(0, named=True)
+    assert row["focus_win_lo"] < row["focus_win_share"] < row["focus_win_hi"]
+    assert row["games"] == 3 * 40 and row["rotations"] == 3
+    seats = wake_run.seats
+    assert seats.height == 3 * 3 + 3 and set(seats["role"]) == {"focus", "field"}
+    assert wake_run.answer and wake_run.answer[0].startswith("best wake: ")
+
+
+def test_self_play_focus_gets_exactly_the_fair_share(wake_run):
+    # wake=10 against wake=10: one game per deal, the focus read from every seat
+    row = wake_run.cells.filter(pl.col("focus.wake") == 10).row(0, named=True)
+    assert row["rotations"] == 1 and row["focus_games"] == 3 * 40
+    assert row["timeouts"] == 0 and row["focus_win_share"] == pytest.approx(1 / 3)
+
+
+def test_rotated_focus_matches_direct_simulation(wake_run):
+    row = wake_run.cells.filter(pl.col("focus.wake") == 7).row(0, named=True)
+    focus, field = resolve("sen", "threshold:wake=7"), resolve("sen", "threshold:wake=10")
+    wins, scores = 0.0, 0.0
+    for seat in range(3):
+        agents = [field] * 3
+        agents[seat] = focus
+        r = simulate("sen", agents, n_games=40, seed=5)
+        wins += r.totals.sums["win"][seat]
+        scores += r.totals.sums["score"][seat]
+    assert row["focus_win_share"] == pytest.approx(wins / 120)
+    assert row["focus_mean_score"] == pytest.approx(scores / 120)
+
+
+def test_paired_differences_are_exact_when_nothing_changes():
+    # threshold never claims, so know_what_i_have replays every deal move for move: common random numbers
+    res = run_experiment(focus_cfg(sweep={"rules.know_what_i_have": [False, True]},
+                                   lineup={"focus": "threshold:wake=8", "field": "threshold"},
+                                   report={"answer": "effect", "over": "rules.know_what_i_have", "baseline": False}))
+    p = res.paired
+    assert p.height == 3 and (p["diff"] == 0).all() and (p["lo"] == 0).all()
+    assert "+0.0" in res.answer[1]
+
+
+def test_results_do_not_depend_on_jobs():
+    a = run_experiment(focus_cfg(games=30), jobs=1)
+    b = run_experiment(focus_cfg(games=30, chunk_size=16), jobs=2)
+    c = run_experiment(focus_cfg(games=30, chunk_size=16), jobs=1)
+    drop = ["seconds"]
+    assert b.cells.drop(drop).equals(c.cells.drop(drop))
+    assert a.cells.drop(drop).equals(b.cells.drop(drop))
+    assert a.answer == b.answer and a.paired.equals(b.paired)
+
+
+def test_sprt_stops_when_the_answer_is_clear():
+    res = run_experiment(focus_cfg(players=2, games=50, lineup={"focus": "threshold", "field": "random:p_wake=0.3"},
+                                   sweep={}, sprt={"h0": 0.0, "h1": 0.1, "max_games": 2000}))
+    s = res.sprt.row(0, named=True)
+    assert s["decision"] == "H1" and s["deals"] < 2000 and s["deals"] % 50 == 0
+    assert s["llr"] >= s["upper"]
+    assert "better" in res.answer[0]
+
+
+def test_tournament_ratings_and_win_matrix():
+    res = run_experiment({"title": "t", "question": "q", "game": "sen", "players": 2, "games": 60, "seed": 2,
+                          "lineup": {"tournament": ["random", "threshold"]}})
+    assert res.cells.height == 1 and set(res.cells["a"]) == {"random"}
+    r = {row["strategy"]: row for row in res.ratings.iter_rows(named=True)}
+    assert r["random"]["elo"] == 0 and r["threshold"]["elo_lo"] > 0
+    assert res.answer[0].startswith("strongest: threshold")
+    row = res.cells.row(0, named=True)
+    assert row["focus_win_share"] + row["field_win_share"] == pytest.approx(1.0)
+
+
+def test_run_folder_holds_tables_config_and_manifest(tmp_path, wake_run):
+    path = wake_run.write(str(tmp_path))
+    for name in ["cells", "seats", "turns", "scores", "paired", "ratings", "sprt"]:
+        assert os.path.isfile(os.path.join(path, f"{name}.parquet")), name
+    back = pl.read_parquet(os.path.join(path, "cells.parquet"))
+    assert back.equals(wake_run.cells)
+    man = json.load(open(os.path.join(path, "manifest.json")))
+    for key in ["sensei_version", "git_commit", "seed", "cells", "games_played", "seconds_playing", "command"]:
+        assert key in man
+    assert man["seed"] == 5 and man["cells"] == 2
+    import tomllib
+    assert tomllib.loads(open(os.path.join(path, "config.toml")).read())["seed"] == 5
+    turns = pl.read_parquet(os.path.join(path, "turns.parquet"))
+    assert turns.group_by("cell").agg(pl.col("count").sum()).sort("cell")["count"].to_list() == [120, 40]
+
+
+def test_per_game_rows_when_asked():
+    res = run_experiment(focus_cfg(games=10, sweep={}, report={"per_game": True}))
+    g = res.games
+    assert g is not None and g.height == 10 * 3    # self-play: one game per deal, three seats
+    assert {"cell", "rotation", "game", "seat", "strategy", "win", "score"} <= set(g.columns)
+    assert res.answer[0].startswith("threshold:wake=10 against threshold:wake=10")
+
+
+def test_runner_per_game_vectors_are_compact_and_consistent():
+    agents = [resolve("sen", "threshold")] * 3
+    r = simulate("sen", agents, n_games=50, seed=1, per_game=("win", "turns"), chunk_size=16)
+    v = r.per_game()
+    assert v["win"].dtype == np.float32 and v["win"].shape == (50, 3) and v["turns"].shape == (50,)
+    assert v["turns"].sum() == r.totals.sums["turns"]
+    assert simulate("sen", agents, n_games=50, seed=1).per_game() is None
