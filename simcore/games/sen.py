@@ -301,6 +301,31 @@ def _k_own(mem, nslots, up, up_len, idx, me, own, own_slots, top):
         top[i] = _VALUE_NB[up[gi, up_len[gi] - 1]]
 
 
+@numba.njit(cache=True)
+def _k_deal(decks, idx, P, deck, ptr, up, up_len, up_counts, dream, nslots, mem):
+    """Lay out shuffled decks: 4 lands per player (player p gets deck[4p:4p+4] in slots 0-3), the next
+    card face up, the rest face down; every player knows their own slots 0 and 1."""
+    for i in range(idx.shape[0]):
+        g = idx[i]
+        for c in range(decks.shape[1]):
+            deck[g, c] = decks[i, c]
+        dream[g, :, :] = -1
+        mem[g, :, :, :] = -1
+        up[g, :] = -1
+        up_counts[g, :] = 0
+        for p in range(P):
+            nslots[g, p] = 4
+            for s in range(4):
+                dream[g, p, s] = decks[i, 4 * p + s]
+            mem[g, p, p, 0] = _VALUE_NB[dream[g, p, 0]]
+            mem[g, p, p, 1] = _VALUE_NB[dream[g, p, 1]]
+        first = decks[i, 4 * P]
+        up[g, 0] = first
+        up_len[g] = 1
+        up_counts[g, _VALUE_NB[first]] = 1
+        ptr[g] = 4 * P + 1
+
+
 def _pad_lookup(table: np.ndarray) -> np.ndarray:
     """Lookup that maps id -1 to 0 (used as ``T[ids]`` with -1 -> last entry)."""
     return np.concatenate([table, np.zeros(1, dtype=table.dtype)])
@@ -368,20 +393,7 @@ class Sen(Game):
                 r = int(st.round[g])
                 if r < len(st.script) and st.script[r] is not None:
                     decks[j] = np.asarray(st.script[r])[g]
-        st.deck[idx] = decks
-        st.dream[idx] = -1
-        st.dream[idx, :, :HAND] = decks[:, : P * HAND].reshape(len(idx), P, HAND)
-        st.nslots[idx] = HAND
-        st.up[idx] = -1
-        st.up[idx, 0] = decks[:, P * HAND]
-        st.up_len[idx] = 1
-        st.up_counts[idx] = 0
-        st.up_counts[idx, VALUE[decks[:, P * HAND]]] = 1
-        st.ptr[idx] = P * HAND + 1
-        st.mem[idx] = -1
-        seats = np.arange(P)
-        for s in range(2):
-            st.mem[idx[:, None], seats[None, :], seats[None, :], s] = VALUE[st.dream[idx, :, s]]
+        _k_deal(decks, idx, st.players, st.deck, st.ptr, st.up, st.up_len, st.up_counts, st.dream, st.nslots, st.mem)
 
     # ------------------------------------------------------------------ observations
     def observe(self, st: SenState, idx: np.ndarray, me: np.ndarray, **extra: Any) -> SenObs:
