@@ -8,7 +8,7 @@ from simcore.rng import root_key
 from strategies.registry import lineup
 from tests.oracles.sen import play_games
 
-FIELDS = ["turns", "rounds", "called", "caller_ok", "dream_sum"]
+FIELDS = ["turns", "rounds", "called", "caller_ok", "dream_sum", "lead_changes"]
 
 
 def compare(players, specs, n_oracle, n_engine, z_max=4.0, **rules):

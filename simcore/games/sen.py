@@ -112,6 +112,8 @@ class SenState:
     dream_sum: np.ndarray
     penalties: np.ndarray
     round_turns: np.ndarray
+    leader: np.ndarray
+    lead_changes: np.ndarray
     #: scripted shuffles for tests: list (per round) of (n, 54) decks, or None
     script: list | None = None
     #: round totals (n, P) of the last finished round of each game (for tests and reports)
@@ -355,6 +357,7 @@ class Sen(Game):
         "penalties": "penalties given",
         "dream_sum": "sum over rounds and seats of the raw dream total at round end",
         "dream_n": "number of (round, seat) dream totals",
+        "lead_changes": "times the single leader (lowest score) changed between rounds",
     }
     ratio_metrics: ClassVar[tuple[Metric, ...]] = (
         Metric("mean_rounds", "rounds"),
@@ -364,6 +367,7 @@ class Sen(Game):
         Metric("mean_dream_total", "dream_sum", "dream_n"),
         Metric("mean_score", "score", per_seat=True),
         Metric("penalty_rate", "penalties", "called"),
+        Metric("mean_lead_changes", "lead_changes"),
     )
 
     # ------------------------------------------------------------------ set-up
@@ -378,7 +382,8 @@ class Sen(Game):
             dream=np.full((n, players, SLOTS), -1, np.int8), nslots=z(n, players),
             mem=np.full((n, players, players, SLOTS), -1, np.int8), score=z(n, players),
             cur=z(n), round=z(n), done=np.zeros(n, bool), turns=z(n), timeout=np.zeros(n, bool),
-            called=z(n), caller_ok=z(n), dream_sum=z(n), penalties=z(n), round_turns=z(n), script=script,
+            called=z(n), caller_ok=z(n), dream_sum=z(n), penalties=z(n), round_turns=z(n),
+            leader=np.full(n, -1, dtype=np.int64), lead_changes=z(n), script=script,
             last_totals=z(n, players), last_points=z(n, players),
         )
         self._deal(st, np.arange(n))
@@ -636,6 +641,13 @@ class Sen(Game):
         only = (nines == st.nslots[g]) & (st.nslots[g] >= 1)
         points, ok, pen = self.round_points(totals, nines, only, caller, rules)
         st.score[g] += points
+        # lead changes: the single lowest score after a round differs from the last single leader
+        sc = st.score[g]
+        unique = (sc == sc.min(1, keepdims=True)).sum(1) == 1
+        lead = np.argmin(sc, axis=1)
+        prev = st.leader[g]
+        st.lead_changes[g] += unique & (prev >= 0) & (lead != prev)
+        st.leader[g] = np.where(unique, lead, prev)
         st.last_totals[g] = totals
         st.last_points[g] = points
         st.dream_sum[g] += totals.sum(1)
@@ -660,6 +672,7 @@ class Sen(Game):
         return {"score": st.score.astype(float), "win": win, "turns": st.turns.copy(), "timeout": st.timeout.copy(),
                 "rounds": st.round.copy(), "called": st.called.copy(), "caller_ok": st.caller_ok.copy(),
                 "penalties": st.penalties.copy(), "dream_sum": st.dream_sum.copy(),
+                "lead_changes": st.lead_changes.copy(),
                 "dream_n": st.round * st.players}
 
     def check(self, st: SenState) -> None:

@@ -27,6 +27,8 @@ class Game:
         self.caller_ok = 0
         self.dream_sum = 0
         self.starter = 0
+        self.leader = None
+        self.lead_changes = 0
 
     # --- a round
     def deal(self):
@@ -93,6 +95,12 @@ class Game:
                 pts = [0 if o else 50 for o in only]
         for p in range(self.P):
             self.scores[p] += pts[p]
+        best = min(self.scores)
+        if self.scores.count(best) == 1:
+            lead = self.scores.index(best)
+            if self.leader is not None and lead != self.leader:
+                self.lead_changes += 1
+            self.leader = lead
 
     # --- actions
     def take_up(self, p, slot):
@@ -208,5 +216,6 @@ def play_games(n, seed, players, specs, **rules):
         g = Game(players, random.Random(seed * 1_000_003 + i), policies, **rules)
         win = g.play()
         out.append({"win": win, "score": list(g.scores), "turns": g.turns, "rounds": g.rounds,
-                    "called": g.called, "caller_ok": g.caller_ok, "dream_sum": g.dream_sum})
+                    "called": g.called, "caller_ok": g.caller_ok, "dream_sum": g.dream_sum,
+                    "lead_changes": g.lead_changes})
     return out
