@@ -24,9 +24,10 @@ def own_estimates6(obs: SenObs, unknown6: np.ndarray | int = MEAN_NUM) -> np.nda
     """(m, S) own slot estimates in sixths: remembered value * 6, ``unknown6`` if unknown; a huge
     negative number for slots that do not exist (so they are never the worst)."""
     own = obs.own
-    unknown6 = np.broadcast_to(np.asarray(unknown6), (len(own),))[:, None]
-    e = np.where(own >= 0, own * MEAN_DEN, unknown6)
-    return np.where(obs.own_mask(), e, -(10 ** 6))
+    if np.ndim(unknown6):
+        unknown6 = np.asarray(unknown6, dtype=own.dtype)[:, None]
+    e = np.where(own >= 0, own * own.dtype.type(MEAN_DEN), own.dtype.type(unknown6) if np.ndim(unknown6) == 0 else unknown6)
+    return np.where(obs.own_mask(), e, own.dtype.type(-(10 ** 6)))
 
 
 def worst_slot(e6: np.ndarray) -> np.ndarray:

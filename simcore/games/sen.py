@@ -51,11 +51,12 @@ class Kind(IntEnum):
     SWAP = 3
 
 
-VALUE64 = VALUE.astype(np.int64)
+#: lookups used for observations: strategies get int32 arrays (fast, and no overflow in arithmetic)
+VALUE32 = VALUE.astype(np.int32)
 _VALUE_NB = VALUE.astype(np.int64)
 KIND = np.array([0] * 45 + [Kind.TAKE2] * 3 + [Kind.PEEK] * 3 + [Kind.SWAP] * 3, dtype=np.int8)
-KIND64 = KIND.astype(np.int64)
-_KIND_NB = KIND64
+KIND32 = KIND.astype(np.int32)
+_KIND_NB = KIND.astype(np.int64)
 #: sum of all card values and mean value (279 / 54 = 31 / 6)
 DECK_TOTAL = int(VALUE.sum())
 MEAN_NUM, MEAN_DEN = 31, 6
@@ -403,13 +404,13 @@ class Sen(Game):
     # ------------------------------------------------------------------ observations
     def observe(self, st: SenState, idx: np.ndarray, me: np.ndarray, **extra: Any) -> SenObs:
         k = len(idx)
-        own = np.empty((k, SLOTS), dtype=np.int64)
-        own_slots = np.empty(k, dtype=np.int64)
-        top = np.empty(k, dtype=np.int64)
+        own = np.empty((k, SLOTS), dtype=np.int32)
+        own_slots = np.empty(k, dtype=np.int32)
+        top = np.empty(k, dtype=np.int32)
         _k_own(st.mem, st.nslots, st.up, st.up_len, idx, me, own, own_slots, top)
         mem, counts, nslots, score, rnd = st.mem, st.up_counts, st.nslots, st.score, st.round
-        obs = SenObs(me=me, players=st.players, mem=lambda: mem[idx, me].astype(np.int64), own=own,
-                     nslots=lambda: nslots[idx], top=top, up_counts=lambda: counts[idx],
+        obs = SenObs(me=me, players=st.players, mem=lambda: mem[idx, me].astype(np.int32), own=own,
+                     nslots=lambda: nslots[idx].astype(np.int32), top=top, up_counts=lambda: counts[idx],
                      pile_left=N_CARDS - st.ptr[idx], scores=lambda: score[idx], round=lambda: rnd[idx],
                      rules=st.rules, **extra)
         obs._own_slots = own_slots
@@ -502,7 +503,7 @@ class Sen(Game):
         obs = lambda i, mm, **kw: self.observe(st, i, mm, **kw)  # noqa: E731
         while len(g):
             kind = KIND[card]
-            d = np.asarray(seats.ask("drawn", g, m, obs, card=VALUE64[card], card_kind=KIND64[card]), dtype=np.int64)
+            d = np.asarray(seats.ask("drawn", g, m, obs, card=VALUE32[card], card_kind=KIND32[card]), dtype=np.int64)
             # exchange (B1); discard (B2) and use (B3) both put the card face up
             bad = _k_drawn(st.up, st.up_len, st.up_counts, st.dream, st.nslots, st.mem, g, m, card, d)
             illegal(seats, "drawn", m, np.arange(len(g)) == bad, "no such slot, or USE on a plain land")
@@ -551,7 +552,7 @@ class Sen(Game):
                 g2, m2 = gt[two], mt[two]
                 second = self._pop_down(st, g2)
                 offer = np.stack([first[two], second], axis=1)
-                k = seats.ask("keep", g2, m2, obs, offer=VALUE64[offer], offer_kind=KIND64[offer])
+                k = seats.ask("keep", g2, m2, obs, offer=VALUE32[offer], offer_kind=KIND32[offer])
                 illegal(seats, "keep", m2, (k != 0) & (k != 1), "must be 0 or 1")
                 kept[two] = offer[np.arange(len(g2)), k]
                 self._push_up(st, g2, offer[np.arange(len(g2)), 1 - k])
