@@ -22,8 +22,8 @@ browser:
 test: $(STAMP) browser
 	$(PY) -m pytest
 
-# GAMES: deals per cell of each shipped question (make demo GAMES=2000 for tighter intervals)
-GAMES ?= 300
+# GAMES: deals per cell of each shipped question (make demo GAMES=4000 for tighter intervals)
+GAMES ?= 800
 demo: $(STAMP)
 	$(PY) -m experiments.demo $(GAMES)
 

@@ -1,6 +1,6 @@
 """``make demo``: run the shipped questions at a small size and write their reports.
 
-Usage: ``python -m experiments.demo [GAMES] [--jobs J] [--out DIR]`` (GAMES: deals per cell, default 300).
+Usage: ``python -m experiments.demo [GAMES] [--jobs J] [--out DIR]`` (GAMES: deals per cell, default 800).
 Adding a question to the demo is one line in :data:`QUESTIONS`: the config path, and optionally a
 factor on GAMES for questions whose cells are much slower or faster than Sen's.
 """
@@ -20,7 +20,7 @@ QUESTIONS: list[tuple[str, float]] = [
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m experiments.demo", description=__doc__.splitlines()[0])
-    ap.add_argument("games", nargs="?", type=int, default=300, help="deals per cell (default 300)")
+    ap.add_argument("games", nargs="?", type=int, default=800, help="deals per cell (default 800)")
     ap.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 1, help="worker processes")
     ap.add_argument("--out", "-o", default="runs", help="folder for the run folders and the index page")
     args = ap.parse_args(argv)
