@@ -380,7 +380,21 @@ class Counter(Strategy):
     def setup_take(self, obs: Observation, rng) -> np.ndarray:
         return _setup_spread(obs)
 
+    #: games scored at once (the option arrays are games x options x players x colours)
+    block: ClassVar[int] = 1024
+
     def act(self, obs: Observation, rng):
+        m = len(obs)
+        if m <= self.block:
+            return self._act(obs)
+        kind = np.empty(m, dtype=np.int64)
+        arg = np.empty(m, dtype=np.int64)
+        for a in range(0, m, self.block):
+            part = slice(a, min(a + self.block, m))
+            kind[part], arg[part] = self._act(obs.subset(part))
+        return kind, arg
+
+    def _act(self, obs: Observation):
         m, P = len(obs), obs.players
         S = obs.loc.shape[1]
         rows = np.arange(m)
@@ -412,7 +426,7 @@ class Counter(Strategy):
             below = np.maximum(h - 1, 0)[:, :, None] * share[:, None, :]                # (m,S,4)
         owner = obs.loc.astype(np.int64)
         own = (owner[:, :, None] == np.arange(P)[None, None, :]).astype(np.float64)   # (m,S,P)
-        D = np.einsum("msp,msk->mpk", own, below)                                       # buried tiles on cards
+        D = np.matmul(own.transpose(0, 2, 1), below)                                    # buried tiles on cards
         Q = piles + hand_w[:, :, None] * H + self.a_top * T + self.a_deep * D          # (m,P,4)
         tc = _top_colour(obs)
         onehot_top = (tc[:, :, None] == np.arange(NC)).astype(np.float64)              # (m,S,4)
@@ -427,20 +441,28 @@ class Counter(Strategy):
         cc = np.arange(NC)
         oh = (cc[:, None] == cc[None, :]).astype(np.float64)                             # (4 test, 4 colour)
         match = (obs.loc[:, :, None] >= 0) & (tc[:, :, None] == cc[None, None, :])     # (m,S,4 test)
-        moved = (match[:, :, :, None] * own[:, :, None, :]).sum(axis=1)                  # (m,4 test,P)
-        fresh = np.einsum("msc,msp,msk->mcpk", match.astype(np.float64), own, nxt)        # (m,4 test,P,4)
+        mt = match.astype(np.float64).transpose(0, 2, 1)                                  # (m,4 test,S)
+        moved = np.matmul(mt, own)                                                        # (m,4 test,P)
+        fresh = np.matmul(mt, (own[:, :, :, None] * nxt[:, :, None, :]).reshape(m, S, P * NC)).reshape(m, NC, P, NC)
         q_test = (Q[:, None]
                   + (1.0 - hand_w[rows, me])[:, None, None, None] * is_me[:, None, :, None] * oh[None, :, None, :]
                   + (1.0 - self.a_top) * moved[:, :, :, None] * oh[None, :, None, :]
                   + (self.a_top - self.a_deep) * fresh)
         q_all = np.concatenate([q_study, q_train, q_test], axis=1)                       # (m,A,P,4)
-        value = q_all.max(axis=3) + self.w_min * q_all.min(axis=3)                        # (m,A,P)
-        low = q_all.min(axis=3)
-        opp = is_me[:, None, :] == 0
-        best_opp = np.where(opp, value, -np.inf).max(axis=2)
-        opp_low = np.where(opp, low, np.inf).min(axis=2)
-        my_v = (value * is_me[:, None, :]).sum(axis=2)
-        my_low = (low * is_me[:, None, :]).sum(axis=2)
+        # (reductions over the short colour and player axes written out: much faster than .max(axis))
+        high = np.maximum(np.maximum(q_all[..., 0], q_all[..., 1]), np.maximum(q_all[..., 2], q_all[..., 3]))
+        low = np.minimum(np.minimum(q_all[..., 0], q_all[..., 1]), np.minimum(q_all[..., 2], q_all[..., 3]))
+        value = high + self.w_min * low                                                   # (m,A,P)
+        best_opp = np.full(value.shape[:2], -np.inf)
+        opp_low = np.full(value.shape[:2], np.inf)
+        my_v = np.zeros(value.shape[:2])
+        my_low = np.zeros(value.shape[:2])
+        for p in range(P):
+            mine = (me == p)[:, None]
+            best_opp = np.where(mine, best_opp, np.maximum(best_opp, value[:, :, p]))
+            opp_low = np.where(mine, opp_low, np.minimum(opp_low, low[:, :, p]))
+            my_v = np.where(mine, value[:, :, p], my_v)
+            my_low = np.where(mine, low[:, :, p], my_low)
         stage = np.where(obs.remaining >= 0, 1.0, 1.0 - obs.mid_count / float(STACKS_MIDDLE[P]))
         risk = np.maximum(opp_low - my_low + 0.5, 0.0) * (stage ** 2)[:, None]
         score = my_v - self.w_opp * best_opp - self.w_risk * risk

@@ -192,6 +192,14 @@ class Observation:
     def __len__(self) -> int:
         return len(self.me)
 
+    def subset(self, rows: np.ndarray | slice) -> "Observation":
+        """The observation of some of the games (rows), e.g. to score options in blocks."""
+        out = {}
+        for f in dataclasses.fields(self):
+            v = getattr(self, f.name)
+            out[f.name] = v[rows] if isinstance(v, np.ndarray) else v
+        return Observation(**out)
+
     # ----- legal moves --------------------------------------------------------------------------
     @cached_property
     def my_card_count(self) -> np.ndarray:
@@ -505,6 +513,8 @@ class Senshi(Game):
         Metric("mean_largest_pile", "max_pile", per_seat=True),
     )
     safety_turns: ClassVar[int] = 1000
+    #: games side by side: Senshi games have similar lengths, so a wide batch without refills is fastest
+    batch_width: ClassVar[int] = 16384
 
     # ----- set-up -------------------------------------------------------------------------------
     def new_state(self, keys: np.ndarray, players: int, rules: SenshiRules, deal: np.ndarray | None = None) -> SenshiState:
