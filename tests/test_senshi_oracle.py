@@ -104,3 +104,33 @@ def test_greedy_decisions_follow_the_rulings_exactly():
         mixed = lineup("senshi", ["random", "greedy", "counter", "greedy"][:players], players)
         eng.play(np.arange(20), players, SenshiRules(), mixed, root_key(8), on_turn=probe)
     assert checked[0] > 2000
+
+
+def test_random_policy_probabilities():
+    """`random`: a uniform legal kind, then a uniform target of that kind (checked on one position)."""
+    from simcore.games.senshi import Senshi, SenshiRules
+    from simcore.game import Seats
+    from simcore.rng import AgentRandom, Draws, game_keys, root_key
+    from strategies.senshi import Random
+    eng = Senshi()
+    keys = game_keys(root_key(5), np.arange(1))
+    st = eng.new_state(keys, 3, SenshiRules())
+    seats = Seats(lineup("senshi", ["greedy"], 3), keys)
+    eng.setup(st, seats)
+    for _ in range(5):   # a position with stacks on cards, a hand, and Study legal
+        eng.turn(st, np.array([0]), seats)
+    obs = eng.observe(st, np.array([0]), st.cur[:1])
+    assert obs.kinds[0, 1:].all()
+    n = 30000
+    many = obs.subset(np.zeros(n, dtype=np.int64))
+    kind, arg = Random().act(many, AgentRandom(Draws(game_keys(root_key(6), np.arange(n))), np.arange(n)))
+    def close(count, p):
+        return abs(count - n * p) <= 4 * np.sqrt(n * p * (1 - p))
+    for k, mask in ((1, obs.can_study[0]), (2, obs.can_train[0]), (3, obs.can_test[0])):
+        sel = kind == k
+        assert close(sel.sum(), 1 / 3)
+        targets = np.flatnonzero(mask)
+        assert set(np.unique(arg[sel])) == set(targets)
+        for t in targets:
+            q = 1 / 3 / len(targets)
+            assert close((sel & (arg == t)).sum(), q)
