@@ -205,12 +205,12 @@ def _test_best(obs: Observation, mask: np.ndarray | None = None) -> tuple[np.nda
 
 @dataclass(frozen=True)
 class Guard(Strategy):
-    """Guard the weakest pile: whenever my smallest pile is within ``margin`` of the lowest smallest pile
-    among the opponents (the elimination line), spend the turn on my weakest colour: Test it from hand,
-    else Train a tile of it (from an opponent's card first, which also denies them, then the middle), else
-    Study a middle stack showing it. Otherwise play for height like the reference gain rule: Test when the
-    gain reaches ``min_gain``, Study stacks whose top matches my hand or weakest colour, Train tops that
-    match my own card tops."""
+    """Guard the weakest pile: once the middle is down to ``late`` stacks (or the end is triggered) and my
+    smallest pile is within ``margin`` of the lowest smallest pile among the opponents (the elimination
+    line), spend the turn on my weakest colour: Test it from hand, else Train a tile of it (from an
+    opponent's card first, which also denies them, then the middle) or Study a middle stack showing it.
+    Otherwise play for height like the reference gain rule: Test when the gain reaches ``min_gain``, Study
+    stacks whose top matches my weakest colour or my hand, Train tops that match my own card tops."""
     name: ClassVar[str] = "guard"
     game: ClassVar[str] = "senshi"
     margin: int = param(0, "act on the weakest pile when my smallest pile <= the opponents' lowest smallest pile + margin",
