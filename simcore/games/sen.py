@@ -204,16 +204,6 @@ class SenObs:
             self._own_mask = _SLOT_RANGE[None, :] < self.own_slots[:, None]
         return self._own_mask
 
-    def unseen_mean(self) -> np.ndarray:
-        """(m,) mean value of the cards this player has not seen anywhere (not face up, not remembered)."""
-        known = self.up_counts.sum(1).astype(float)
-        total = (self.up_counts * np.arange(10)).sum(1).astype(float)
-        mem = np.where(self.mem >= 0, self.mem, 0)
-        total += mem.sum((1, 2))
-        known += (self.mem >= 0).sum((1, 2))
-        left = N_CARDS - known
-        return np.where(left > 0, (DECK_TOTAL - total) / np.maximum(left, 1), DECK_TOTAL / N_CARDS)
-
 
 _SLOT_RANGE = np.arange(SLOTS)
 
