@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 from typing import ClassVar
 
+import numba
 import numpy as np
 
 from simcore.games.sen import MEAN_DEN, MEAN_NUM, SLOTS, Drawn, Kind, SenObs, Start
@@ -77,6 +78,62 @@ class RandomSen(Strategy):
         return a // SLOTS, a % SLOTS, b // SLOTS, b % SLOTS
 
 
+# The reference policy is the benchmark's policy: its three rules are compiled loops over the batch of
+# observations (the same comparisons as written in the rulings, in sixths).
+@numba.njit(cache=True)
+def _worst6(own, n):
+    """(index, estimate in sixths) of the own slot with the largest estimate, lowest index on ties."""
+    w, ew = 0, -1
+    for s in range(n):
+        e = own[s] * MEAN_DEN if own[s] >= 0 else MEAN_NUM
+        if e > ew:
+            w, ew = s, e
+    return w, ew
+
+
+@numba.njit(cache=True)
+def _threshold_start(own, nslots, top, wake6):
+    out = np.empty(own.shape[0], dtype=np.int32)
+    for i in range(own.shape[0]):
+        total = 0
+        for s in range(nslots[i]):
+            total += own[i, s] * MEAN_DEN if own[i, s] >= 0 else MEAN_NUM
+        w, ew = _worst6(own[i], nslots[i])
+        if total <= wake6:
+            out[i] = 0          # Start.WAKE
+        elif top[i] * MEAN_DEN < ew:
+            out[i] = 1          # Start.FACE_UP
+        else:
+            out[i] = 2          # Start.DRAW
+    return out
+
+
+@numba.njit(cache=True)
+def _threshold_worst(own, nslots):
+    out = np.empty(own.shape[0], dtype=np.int32)
+    for i in range(own.shape[0]):
+        out[i] = _worst6(own[i], nslots[i])[0]
+    return out
+
+
+@numba.njit(cache=True)
+def _threshold_drawn(own, nslots, card, kind):
+    out = np.empty(own.shape[0], dtype=np.int32)
+    for i in range(own.shape[0]):
+        unknown = False
+        for s in range(nslots[i]):
+            if own[i, s] < 0:
+                unknown = True
+        w, ew = _worst6(own[i], nslots[i])
+        if kind[i] == 2 and unknown:    # Kind.PEEK
+            out[i] = -2                 # Drawn.USE
+        elif card[i] * MEAN_DEN < ew:
+            out[i] = w
+        else:
+            out[i] = -1                 # Drawn.DISCARD
+    return out
+
+
 @dataclasses.dataclass(frozen=True)
 class Threshold(Strategy):
     """Reference policy: wake when the own estimate is at most ``wake``; replace the worst known slot
@@ -86,23 +143,13 @@ class Threshold(Strategy):
     wake: int = param(10, "say WAKE UP! when the estimated own total (unknown = 279/54) is at most this")
 
     def start(self, obs, rng):
-        e6 = own_estimates6(obs)
-        total6 = np.where(obs.own_mask(), e6, 0).sum(1)
-        w = worst_slot(e6)
-        ew6 = e6[_rows(obs), w]
-        return np.where(total6 <= self.wake * MEAN_DEN, Start.WAKE,
-                        np.where(obs.top * MEAN_DEN < ew6, Start.FACE_UP, Start.DRAW))
+        return _threshold_start(obs.own, obs.own_slots, obs.top, self.wake * MEAN_DEN)
 
     def face_up_slot(self, obs, rng):
-        return worst_slot(own_estimates6(obs))
+        return _threshold_worst(obs.own, obs.own_slots)
 
     def drawn(self, obs, rng):
-        e6 = own_estimates6(obs)
-        w = worst_slot(e6)
-        unknown = ((obs.own < 0) & obs.own_mask()).any(1)
-        use_peek = (obs.card_kind == Kind.PEEK) & unknown
-        better = obs.card * MEAN_DEN < e6[_rows(obs), w]
-        return np.where(use_peek, Drawn.USE, np.where(better, w, Drawn.DISCARD))
+        return _threshold_drawn(obs.own, obs.own_slots, obs.card, obs.card_kind)
 
     def peek(self, obs, rng):
         unknown = (obs.own < 0) & obs.own_mask()
