@@ -27,7 +27,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--seconds", type=float, default=6.0, help="seconds per speed measurement")
     ap.add_argument("--jobs-games", type=int, default=131072, help="games for the 2-worker speed-up")
-    ap.add_argument("--big-games", type=int, default=1_000_000, help="games of the large Sen run (memory)")
+    ap.add_argument("--big-games", type=int, default=10_000_000, help="games of the large Sen run (memory)")
     ap.add_argument("--quick", action="store_true", help="small sizes (a smoke run)")
     args = ap.parse_args(argv)
     if args.quick:
