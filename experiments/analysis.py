@@ -15,6 +15,7 @@ The answer is a list of sentences (one per group of cells), each with its 95% in
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import Any
 
@@ -94,16 +95,21 @@ def cells_table(cfg: Config, runs: list[CellRun]) -> pl.DataFrame:
         row.update({"deals": run.deals, "rotations": len(run.rotations), "games": n})
         # the focus over every seat it holds (each seat once per deal when rotated)
         nf = sum(run.totals[r].n * len(seats) for r, seats in run.rotations)
-        fw = sum(float(run.totals[r].sums["win"][list(seats)].sum()) for r, seats in run.rotations)
+        has_win = np.asarray(sums["win"]).size == P  # solo games (Sensu) report a score and no win
         fs = sum(float(run.totals[r].sums["score"][list(seats)].sum()) for r, seats in run.rotations)
         fs2 = sum(float(run.totals[r].sumsq["score"][list(seats)].sum()) for r, seats in run.rotations)
-        lo, hi = wilson(fw, nf)
-        row.update({"focus_games": nf, "focus_win_share": fw / nf, "focus_win_lo": float(lo),
-                    "focus_win_hi": float(hi), "fair_share": 1.0 / P})
+        if has_win:
+            fw = sum(float(run.totals[r].sums["win"][list(seats)].sum()) for r, seats in run.rotations)
+            lo, hi = wilson(fw, nf)
+            row.update({"focus_games": nf, "focus_win_share": fw / nf, "focus_win_lo": float(lo),
+                        "focus_win_hi": float(hi), "fair_share": 1.0 / P})
+        else:
+            row.update({"focus_games": nf, "focus_win_share": None, "focus_win_lo": None, "focus_win_hi": None,
+                        "fair_share": None})
         mean, half = mean_ci(fs, fs2, nf)
         row.update({"focus_mean_score": float(mean), "focus_score_lo": _num(mean - half),
-                    "focus_score_hi": _num(mean + half)})
-        if P > 1:
+                    "focus_score_hi": _num(mean + half), "focus_score_median": _median(run.hist["focus"])})
+        if P > 1 and has_win:
             field_w = sum(len(seats) * float(run.totals[r].sums["win"].sum()) for r, seats in run.rotations) - fw
             row["field_win_share"] = field_w / (nf * (P - 1))
         tm, th = mean_ci(sums["turns"], sumsq["turns"], n)
@@ -111,10 +117,14 @@ def cells_table(cfg: Config, runs: list[CellRun]) -> pl.DataFrame:
         timeouts = float(sums["timeout"])
         row.update({"timeouts": int(round(timeouts)), "completion": 1.0 - timeouts / n})
         seat = np.asarray(sums["win"], dtype=float)
-        s0lo, s0hi = wilson(seat[0], n)
-        row.update({"seat0_win_share": seat[0] / n, "seat0_win_lo": float(s0lo), "seat0_win_hi": float(s0hi),
-                    "seat_advantage": seat[0] / n - 1.0 / P, "seat_spread": float((seat.max() - seat.min()) / n)})
-        if seat.sum() > 0 and P > 1:
+        if has_win:
+            s0lo, s0hi = wilson(seat[0], n)
+            row.update({"seat0_win_share": seat[0] / n, "seat0_win_lo": float(s0lo), "seat0_win_hi": float(s0hi),
+                        "seat_advantage": seat[0] / n - 1.0 / P, "seat_spread": float((seat.max() - seat.min()) / n)})
+        else:
+            row.update({"seat0_win_share": None, "seat0_win_lo": None, "seat0_win_hi": None, "seat_advantage": None,
+                        "seat_spread": None})
+        if has_win and seat.sum() > 0 and P > 1:
             row["seat_balance_p"] = float(_st.chisquare(seat).pvalue)
         for k, v in sums.items():
             if k in STANDARD:
@@ -124,6 +134,10 @@ def cells_table(cfg: Config, runs: list[CellRun]) -> pl.DataFrame:
         for k, v in eng.metrics(sums, n, P, c.rules).items():
             if isinstance(v, (int, float)) or v is None:
                 row[f"metric.{k}"] = _num(v)
+            elif isinstance(v, dict):  # named shares (e.g. Sensu's level_share): one column each
+                for name, x in v.items():
+                    if isinstance(x, (int, float)) or x is None:
+                        row[f"metric.{k}.{name}"] = _num(x)
         row["seconds"] = run.seconds
         if run.sprt is not None:
             row["sprt"] = run.sprt["decision"]
@@ -138,15 +152,26 @@ def seats_table(cfg: Config, runs: list[CellRun]) -> pl.DataFrame:
         params = cell_params(cfg, run)
         for r, _ in run.rotations:
             t = run.totals[r]
-            lo, hi = wilson(t.sums["win"], t.n)
+            has_win = np.asarray(t.sums["win"]).size == c.players
+            lo, hi = wilson(t.sums["win"], t.n) if has_win else ([None] * c.players, [None] * c.players)
             mean, half = mean_ci(t.sums["score"], t.sumsq["score"], t.n)
             for s in range(c.players):
                 base = (s - r) % c.players
                 rows.append({**params, "rotation": r, "seat": s, "strategy": c.agents[base].spec(),
-                             "role": c.roles[base], "games": t.n, "win_share": float(t.sums["win"][s] / t.n),
-                             "win_lo": float(lo[s]), "win_hi": float(hi[s]), "mean_score": float(mean[s]),
+                             "role": c.roles[base], "games": t.n,
+                             "win_share": float(t.sums["win"][s] / t.n) if has_win else None,
+                             "win_lo": _num(lo[s]), "win_hi": _num(hi[s]), "mean_score": float(mean[s]),
                              "score_lo": _num(mean[s] - half[s]), "score_hi": _num(mean[s] + half[s])})
     return frame(rows)
+
+
+def _median(hist: dict[float, int]) -> float | None:
+    """Median of a {value: count} histogram (the lower middle value for an even count)."""
+    if not hist:
+        return None
+    vals = np.array(sorted(hist))
+    cum = np.cumsum([hist[v] for v in vals])
+    return float(vals[np.searchsorted(cum, (cum[-1] + 1) // 2)])
 
 
 def turns_table(runs: list[CellRun]) -> pl.DataFrame:
@@ -327,6 +352,12 @@ def answer_effect(cfg: Config, cells: pl.DataFrame, runs: list[CellRun], ratings
             part = [f"game length {turns[0]:.1f} turns ± {_half(turns[1], turns[2]):.1f}",
                     f"first-seat advantage {fmt_metric('seat_advantage', adv, True)} ± "
                     f"{fmt_metric('seat_advantage', _half(float(s0lo), float(s0hi)))}"]
+            stopped = int(sub["timeouts"].sum())
+            if stopped:  # games stopped at the turn limit: nobody's win, and their turns count in the length
+                clo, chi = wilson(n - stopped, n)
+                part.append(f"completion {fmt_metric('win_share', 1 - stopped / n)} "
+                            f"[{fmt_metric('win_share', float(clo))}, {fmt_metric('win_share', float(chi))}] "
+                            f"({stopped:,} of {n:,} games stopped at the turn limit)")
             if value != rep.baseline:
                 for metric, row in (("mean_turns", 2), ("seat_advantage", 3), ("win_share", 0)):
                     if metric == "win_share" and cfg.kind != "focus":
@@ -393,6 +424,369 @@ def answer_summary(cfg: Config, cells: pl.DataFrame) -> list[str]:
     return out
 
 
+# ------------------------------------------------------------------------- deal-by-deal estimates
+# The calibration and balance answers read one row per game (report.per_game): every interval below is
+# computed over deals (the unit of common random numbers), so that the rotations of a deal and the cells
+# that replay it are never counted as independent games.
+
+def short_spec(agent) -> str:
+    """The strategy's name with only the parameters that differ from their defaults (for sentences)."""
+    diff = []
+    for f in dataclasses.fields(agent):
+        if f.init and f.default is not dataclasses.MISSING and getattr(agent, f.name) != f.default:
+            diff.append(f"{f.name}={getattr(agent, f.name)}")
+    name = getattr(agent, "name", None) or type(agent).__name__
+    return name + (":" + ",".join(diff) if diff else "")
+
+
+def _lineup_label(cell) -> str:
+    specs = [short_spec(a) for a in cell.agents]
+    if len(set(specs)) == 1:
+        return specs[0] if cell.players == 1 else f"{specs[0]} in every seat"
+    return " / ".join(specs)
+
+
+def _strategy(cfg: Config, row: dict[str, Any]) -> str:
+    return row.get("seat0") if cfg.kind == "seats" else row.get("focus")
+
+
+def _strategy_label(runs: list[CellRun], row: dict[str, Any]) -> str:
+    return short_spec(runs[row["cell"]].cell.agents[0])
+
+
+def _ratio_ci(x: np.ndarray, y: np.ndarray) -> tuple[float | None, float | None, float | None]:
+    """sum(x) / sum(y) over deals with a t interval of its linearisation (x - R y) / mean(y) (the ratio
+    estimator's delta method: deals are the units, whatever each holds)."""
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    if y.sum() <= 0:
+        return None, None, None
+    r = float(x.sum() / y.sum())
+    _, lo, hi = values_ci((x - r * y) / y.mean())
+    half = _half(lo, hi)
+    if not math.isfinite(half):
+        return r, None, None
+    return r, r - half, r + half
+
+
+def _metric_defs(cfg: Config) -> list[Any]:
+    """The game's ratio metrics named by report.metrics (``prefix_*`` expands to the family), in order."""
+    eng = get_game(cfg.game)
+    known = [m for m in eng.ratio_metrics if not m.per_seat]
+    out = []
+    for name in cfg.report.metrics:
+        hit = [m for m in known if (m.name.startswith(name[:-1]) if name.endswith("*") else m.name == name)]
+        out.extend(m for m in hit if m not in out)
+    return out
+
+
+def deal_frame(cfg: Config, run: CellRun, metric_defs: list[Any] = ()) -> pl.DataFrame:
+    """One row per deal of a cell: seat 0's win (mean over rotations), the focus's score (mean over the seats
+    it holds), the game length (mean over rotations), and for each ratio metric its numerator and
+    denominator summed over the rotations (``num.NAME``, ``den.NAME``)."""
+    if not run.games_rows:
+        raise ValueError("deal-by-deal estimates need one row per game (report.per_game = true)")
+    g = pl.concat(run.games_rows, how="diagonal_relaxed").with_columns(pl.col("rotation").cast(pl.Int64),
+                                                                      pl.col("seat").cast(pl.Int64))
+    held = pl.DataFrame({"rotation": [r for r, seats in run.rotations for _ in seats],
+                         "seat": [s for _, seats in run.rotations for s in seats]},
+                        schema={"rotation": pl.Int64, "seat": pl.Int64})
+    focus = g.join(held, on=["rotation", "seat"]).group_by("game").agg(pl.col("score").mean().alias("focus_score"))
+    aggs = [pl.col("turns").mean().alias("turns"), pl.len().alias("plays")]
+    if "win" in g.columns:
+        aggs.append(pl.col("win").mean().alias("seat0_win"))
+    for m in metric_defs:
+        aggs.append(pl.col(m.num).sum().alias(f"num.{m.name}"))
+        aggs.append((pl.col(m.den).sum() if m.den else pl.len()).cast(pl.Float64).alias(f"den.{m.name}"))
+    first = g.filter(pl.col("seat") == 0).group_by("game").agg(aggs)
+    return first.join(focus, on="game").sort("game")
+
+
+def _pool(frames: list[pl.DataFrame], metric_defs: list[Any]) -> pl.DataFrame:
+    """Deals pooled over cells: means of the per-deal values, sums of the metrics' parts."""
+    df = pl.concat(frames, how="diagonal_relaxed")
+    aggs = [pl.col(c).mean() for c in ("turns", "seat0_win", "focus_score") if c in df.columns]
+    for m in metric_defs:
+        aggs += [pl.col(f"num.{m.name}").sum(), pl.col(f"den.{m.name}").sum()]
+    return df.group_by("game").agg(aggs).sort("game")
+
+
+def _mean_row(values: np.ndarray) -> tuple[float, float | None, float | None]:
+    m, lo, hi = values_ci(values)
+    return m, _num(lo), _num(hi)
+
+
+def _is_share(name: str) -> bool:
+    return "share" in name or name.endswith("_won") or name.startswith("first_") or name.startswith("level.")
+
+
+def _fmt_fig(name: str, x: float | None, signed: bool = False) -> str:
+    if x is None or not math.isfinite(x):
+        return "n/a"
+    sign = "+" if signed else ""
+    if _is_share(name) or name in ("seat_advantage", "seat0_win_share"):
+        return f"{x * 100:{sign}.1f}%"
+    return f"{x:{sign}.2f}"
+
+
+def _est(scope: str, cell: int | None, group: str, case: Any, strategy: str | None, players: int | None,
+         figure: str, value, lo, hi, deals: int, band: tuple[float, float] | None = None) -> dict[str, Any]:
+    return {"scope": scope, "cell": cell, "group": group, "case": None if case is None else _label(case),
+            "strategy": strategy, "players": players, "figure": figure, "value": _num(value), "lo": _num(lo),
+            "hi": _num(hi), "deals": deals, "band_lo": band[0] if band else None, "band_hi": band[1] if band else None}
+
+
+def _inside(lo: float | None, hi: float | None, band: tuple[float, float], x: float) -> str:
+    """'in' when the interval lies inside [band), 'out' when wholly outside it, else 'borderline'."""
+    b0, b1 = band
+    lo = x if lo is None else lo
+    hi = x if hi is None else hi
+    if lo >= b0 and hi < b1:
+        return "in"
+    if hi < b0 or lo >= b1:
+        return "out"
+    return "borderline"
+
+
+def answer_calibration(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
+    """Which value of ``over`` (e.g. Sensu's sticks table) makes the game's solo level scale plausible for
+    good play, and how much the headline figures (solo score, first-seat advantage, game length) depend on
+    it. Good play is the solo strategy with the highest mean score for that value."""
+    rep = cfg.report
+    over, band, top_band = rep.over, rep.score_band, rep.top_share
+    gaxes = cfg.group_axes
+    eng = get_game(cfg.game)
+    values = cells[over].unique(maintain_order=True).to_list()
+    v0 = values[0]
+    frames = {i: deal_frame(cfg, runs[i]) for i in cells["cell"].to_list()}
+    est, paired_rows, sentences = [], [], []
+
+    def key_of(row):
+        return tuple(row[a] for a in gaxes)
+
+    # ----- solo: level shares and the criterion, per value of `over`
+    solo = cells.filter(pl.col("players") == 1)
+    levels_of = {}
+    for row in solo.iter_rows(named=True):
+        run = runs[row["cell"]]
+        n, sums, _, _ = _pooled(run)
+        names = list(eng.metrics(sums, n, 1, run.cell.rules).get("level_share", {}))
+        counts = np.asarray(sums["level"], dtype=float)
+        lo, hi = wilson(counts, n)
+        levels_of[row["cell"]] = (names, counts / n, lo, hi, n)
+        strat = _strategy_label(runs, row)
+        desc = describe_group(gaxes, key_of(row))
+        est.append(_est("cell", row["cell"], desc, row[over], strat, 1, "mean_score", row["focus_mean_score"],
+                        row["focus_score_lo"], row["focus_score_hi"], run.deals, band))
+        est.append(_est("cell", row["cell"], desc, row[over], strat, 1, "median_score", row["focus_score_median"],
+                        None, None, run.deals))
+        for j, name in enumerate(names):
+            est.append(_est("cell", row["cell"], desc, row[over], strat, 1, f"level.{name}", counts[j] / n, lo[j],
+                            hi[j], run.deals, top_band if j == len(names) - 1 else None))
+    verdicts: dict[Any, tuple[str, dict[str, Any]]] = {}
+    by_value = {v: solo.filter(pl.col(over) == v) for v in values}
+    for v in values:
+        sub = by_value[v]
+        if sub.height == 0:
+            continue
+        sub = sub.sort("focus_mean_score", descending=True)
+        best, worst = sub.row(0, named=True), sub.row(sub.height - 1, named=True)
+        names, shares, lo, hi, n = levels_of[best["cell"]]
+        top = len(names) - 1
+        in_band = _inside(best["focus_score_lo"], best["focus_score_hi"], band, best["focus_mean_score"])
+        in_top = _inside(float(lo[top]), float(hi[top]), top_band, float(shares[top]))
+        verdict = ("plausible" if in_band == in_top == "in" else
+                   "implausible" if "out" in (in_band, in_top) else "borderline")
+        med = best["focus_score_median"]
+        med_level = names[int(np.clip((med - 15) // 5, 0, top))] if med is not None and len(names) == 6 else None
+        why = []
+        if in_band != "in":
+            why.append(f"mean {'outside' if in_band == 'out' else 'at the edge of'} {band[0]:g}-{band[1]:g}")
+        if in_top != "in":
+            side = ("below" if hi[top] < top_band[0] else "above" if lo[top] >= top_band[1] else "at the edge of")
+            why.append(f"{names[top]} {side} {top_band[0] * 100:g}%-{top_band[1] * 100:g}%")
+        text = (f"{short(over)} {_label(v)}: {verdict}" + (f" ({'; '.join(why)})" if why else "") + ": "
+                f"{_strategy_label(runs, best)} (best of {sub.height} solo strategies) averages "
+                f"{best['focus_mean_score']:.1f} ± {_half(best['focus_score_lo'], best['focus_score_hi']):.1f}"
+                + (f", median {med:g}" + (f" ({med_level})" if med_level else "") if med is not None else "")
+                + f"; {names[top]} in {shares[top] * 100:.1f}% [{lo[top] * 100:.1f}%, {hi[top] * 100:.1f}%] of games; "
+                + "levels " + ", ".join(f"{nm} {x * 100:.1f}%" for nm, x in zip(names, shares)))
+        if worst["cell"] != best["cell"]:
+            text += (f"; {_strategy_label(runs, worst)} averages {worst['focus_mean_score']:.1f} ± "
+                     f"{_half(worst['focus_score_lo'], worst['focus_score_hi']):.1f}")
+        # the same strategy under the first value, on the same deals
+        same = by_value[v0].filter(pl.col("seat0" if cfg.kind == "seats" else "focus") == _strategy(cfg, best))
+        if v != v0 and same.height:
+            ref = same.row(0, named=True)
+            a, b = frames[best["cell"]], frames[ref["cell"]]
+            j = a.join(b, on="game", suffix="_ref")
+            d = paired_diff(j["focus_score"].to_numpy(), j["focus_score_ref"].to_numpy())
+            paired_rows.append({**{ax: best[ax] for ax in gaxes}, "metric": "mean_score", "over": over, "value": v,
+                                "versus": v0, "diff": d["diff"], "lo": d["lo"], "hi": d["hi"],
+                                "p_value": d["p_value"], "rho": d["rho"], "deals": d["n"]})
+            text += f"; vs {_label(v0)}: {d['diff']:+.2f} [{d['lo']:+.2f}, {d['hi']:+.2f}] points (same deals)"
+        verdicts[v] = (verdict, best)
+        sentences.append(text)
+
+    # ----- multiplayer: first-seat advantage and game length per value of `over`
+    multi = cells.filter(pl.col("players") > 1)
+    mp_sentences, clear_changes = [], []
+    groups = {}
+    for row in multi.iter_rows(named=True):
+        groups.setdefault(key_of(row), []).append(row)
+    for key, rows in groups.items():
+        rows = {r[over]: r for r in rows}
+        first = next(iter(rows.values()))
+        P = int(first["players"])
+        desc = f"{P} players, {_lineup_label(runs[first['cell']].cell)}"
+        adv_parts, len_parts = [], []
+        worst_adv = worst_len = None
+        for v in values:
+            if v not in rows:
+                continue
+            r = rows[v]
+            f = frames[r["cell"]]
+            w, wlo, whi = _mean_row(f["seat0_win"].to_numpy())
+            t, tlo, thi = _mean_row(f["turns"].to_numpy())
+            dgroup = describe_group(gaxes, key)
+            est.append(_est("cell", r["cell"], dgroup, v, desc, P, "seat_advantage", w - 1 / P,
+                            None if wlo is None else wlo - 1 / P, None if whi is None else whi - 1 / P, r["deals"]))
+            est.append(_est("cell", r["cell"], dgroup, v, desc, P, "mean_turns", t, tlo, thi, r["deals"]))
+            adv_parts.append(f"{_label(v)} {(w - 1 / P) * 100:+.1f}% ± {_half(wlo, whi) * 100:.1f}%")
+            len_parts.append(f"{_label(v)} {t:.1f} ± {_half(tlo, thi):.1f}")
+            if v != v0 and v0 in rows:
+                g0 = frames[rows[v0]["cell"]]
+                j = f.join(g0, on="game", suffix="_ref")
+                for metric, col in (("seat_advantage", "seat0_win"), ("mean_turns", "turns")):
+                    d = paired_diff(j[col].to_numpy(), j[f"{col}_ref"].to_numpy())
+                    paired_rows.append({**{ax: k for ax, k in zip(gaxes, key)}, "metric": metric, "over": over,
+                                        "value": v, "versus": v0, "diff": d["diff"], "lo": d["lo"], "hi": d["hi"],
+                                        "p_value": d["p_value"], "rho": d["rho"], "deals": d["n"]})
+                    slot = (v, d)
+                    if metric == "seat_advantage":
+                        if worst_adv is None or abs(d["diff"]) > abs(worst_adv[1]["diff"]):
+                            worst_adv = slot
+                        if d["lo"] > 0 or d["hi"] < 0:
+                            clear_changes.append(f"{P} players {_label(v)} {d['diff'] * 100:+.1f}% "
+                                                 f"[{d['lo'] * 100:+.1f}%, {d['hi'] * 100:+.1f}%]")
+                    elif worst_len is None or abs(d["diff"]) > abs(worst_len[1]["diff"]):
+                        worst_len = slot
+        text = f"{desc}: first-seat advantage " + ", ".join(adv_parts)
+        if worst_adv is not None:
+            v, d = worst_adv
+            clear = d["lo"] > 0 or d["hi"] < 0
+            text += (f" (largest change from {_label(v0)}: {_label(v)} {d['diff'] * 100:+.1f}% "
+                     f"[{d['lo'] * 100:+.1f}%, {d['hi'] * 100:+.1f}%]" + ("" if clear else ", not clearly different")
+                     + ")")
+        text += "; game length " + ", ".join(len_parts) + " turns"
+        if worst_len is not None:
+            v, d = worst_len
+            text += f" (largest change {_label(v)} {d['diff']:+.1f} [{d['lo']:+.1f}, {d['hi']:+.1f}])"
+        mp_sentences.append(text)
+
+    # ----- the verdict first, in plain words
+    plausible = [v for v in values if v in verdicts and verdicts[v][0] == "plausible"]
+    border = [v for v in values if v in verdicts and verdicts[v][0] == "borderline"]
+    bad = [v for v in values if v in verdicts and verdicts[v][0] == "implausible"]
+    names = levels_of[next(iter(levels_of))][0]
+    crit = (f"good play (the best solo strategy) averages {band[0]:g}-{band[1]:g} and reaches {names[-1]} in "
+            f"{top_band[0] * 100:g}%-{top_band[1] * 100:g}% of games, both 95% intervals inside")
+    if plausible:
+        head = (f"{short(over)} {', '.join(map(_label, plausible))} make{'s' if len(plausible) == 1 else ''} the "
+                f"level scale plausible")
+    else:
+        head = f"no {short(over)} makes the level scale plausible"
+    head += f" (criterion: {crit})"
+    if border:
+        head += f"; borderline: {', '.join(map(_label, border))}"
+    if bad:
+        head += f"; implausible: {', '.join(map(_label, bad))}"
+    means = [(v, verdicts[v][1]) for v in values if v in verdicts]
+    lo_v, lo_row = min(means, key=lambda t: t[1]["focus_mean_score"])
+    hi_v, hi_row = max(means, key=lambda t: t[1]["focus_mean_score"])
+    head += (f". The best heuristic's solo average depends on the table: from {lo_row['focus_mean_score']:.1f} "
+             f"({_label(lo_v)}) to {hi_row['focus_mean_score']:.1f} ({_label(hi_v)})")
+    if groups:
+        head += (". The first-seat advantage " + ("changes clearly with the table for " + "; ".join(clear_changes)
+                                                    if clear_changes else
+                                                    "does not change clearly with the table for any player count")
+                 + f" (paired against {_label(v0)} on the same deals)")
+    return [head] + sentences + mp_sentences, frame(paired_rows), frame(est)
+
+
+def answer_balance(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
+    """Does seat 0 (the first player) win more than 1/P, for every value of ``over`` (e.g. a pairing of
+    strategies, rotated so that each plays every seat) and pooled per group; plus the game's ratio metrics
+    named in report.metrics, pooled over every cell. Intervals over deals."""
+    rep = cfg.report
+    over = rep.over
+    gaxes = cfg.group_axes
+    defs = _metric_defs(cfg)
+    frames = {i: deal_frame(cfg, runs[i], defs) for i in cells["cell"].to_list()}
+    est, sentences = [], []
+
+    def metric_rows(scope, cell, group, case, strat, P, f, deals):
+        for m in defs:
+            v, lo, hi = _ratio_ci(f[f"num.{m.name}"].to_numpy(), f[f"den.{m.name}"].to_numpy())
+            est.append(_est(scope, cell, group, case, strat, P, m.name, v, lo, hi, deals))
+
+    for key, sub in _groups(cells, gaxes):
+        desc = describe_group(gaxes, key)
+        P = int(sub["players"][0])
+        above, below, best = [], [], None
+        for row in sub.iter_rows(named=True):
+            f = frames[row["cell"]]
+            strat = _lineup_label(runs[row["cell"]].cell)
+            w, lo, hi = _mean_row(f["seat0_win"].to_numpy())
+            est.append(_est("cell", row["cell"], desc, row[over], strat, P, "seat0_win_share", w, lo, hi, f.height))
+            metric_rows("cell", row["cell"], desc, row[over], strat, P, f, f.height)
+            if lo is not None and lo > 1 / P:
+                above.append(row[over])
+            if hi is not None and hi < 1 / P:
+                below.append(row[over])
+            if best is None or abs(w - 1 / P) > abs(best[1] - 1 / P):
+                best = (row[over], w, lo, hi)
+        pooled = _pool([frames[i] for i in sub["cell"].to_list()], defs)
+        w, lo, hi = _mean_row(pooled["seat0_win"].to_numpy())
+        est.append(_est("group", None, desc, None, None, P, "seat0_win_share", w, lo, hi, pooled.height))
+        metric_rows("group", None, desc, None, None, P, pooled, pooled.height)
+        clear = lo is not None and (lo > 1 / P or hi < 1 / P)
+        rotated = "each lineup played in every seat order" if cfg.rotate else "lineups as listed (not rotated)"
+        text = ((f"{desc}: " if desc else "") + f"seat 0 (the first player) wins {w * 100:.1f}% ± "
+                f"{_half(lo, hi) * 100:.1f}% of games over the {sub.height} {short(over)}s ({rotated}), "
+                f"advantage {(w - 1 / P) * 100:+.1f}% over the fair {100 / P:.0f}%"
+                + ("" if clear else ", not clearly different from it")
+                + f"; above {100 / P:.0f}% in {len(above)} of {sub.height} {short(over)}s"
+                + (f" ({', '.join(map(_label, above))})" if 0 < len(above) <= 6 else "")
+                + f", below in {len(below)}" + (f" ({', '.join(map(_label, below))})" if 0 < len(below) <= 6 else ""))
+        if best is not None:
+            text += (f"; largest: {_label(best[0])} {best[1] * 100:.1f}% ± {_half(best[2], best[3]) * 100:.1f}%")
+        sentences.append(text)
+    if defs:
+        pooled = _pool(list(frames.values()), defs)
+        metric_rows("all", None, "all cells", None, None, None, pooled, pooled.height)
+        allrows = {r["figure"]: r for r in est if r["scope"] == "all"}
+        families: dict[str, list[Any]] = {}
+        for name in rep.metrics:
+            families[name] = [m for m in defs if (m.name.startswith(name[:-1]) if name.endswith("*") else m.name == name)]
+        plain = [n for n in rep.metrics if not n.endswith("*")]
+        scope = f"over every cell ({len(frames)} cells, {pooled.height:,} deals, each deal counted once)"
+        if plain:
+            parts = [f"{n} {_fmt_fig(n, allrows[n]['value'])} ± {_fmt_fig(n, _half(allrows[n]['lo'], allrows[n]['hi']))}"
+                     for n in plain]
+            sentences.append(f"{scope}: " + ", ".join(parts))
+        for name in rep.metrics:
+            if not name.endswith("*"):
+                continue
+            prefix = name[:-1]
+            ms = sorted(families[name], key=lambda m: -(allrows[m.name]["value"] or -math.inf))
+            parts = [f"{m.name[len(prefix):]} {_fmt_fig(m.name, allrows[m.name]['value'])} ± "
+                     f"{_fmt_fig(m.name, _half(allrows[m.name]['lo'], allrows[m.name]['hi']))}" for m in ms]
+            sentences.append(f"{prefix.rstrip('_')} {scope}, largest first: " + ", ".join(parts))
+    return sentences, frame(est)
+
+
+
 def analyse(cfg: Config, runs: list[CellRun]) -> dict[str, Any]:
     """All tables and the answer sentences."""
     cells = cells_table(cfg, runs)
@@ -409,10 +803,14 @@ def analyse(cfg: Config, runs: list[CellRun]) -> dict[str, Any]:
         answer = answer_ratings(cfg, tables["ratings"])
     elif kind == "summary":
         answer = answer_summary(cfg, cells)
+    elif kind == "calibration":
+        answer, paired, tables["estimates"] = answer_calibration(cfg, cells, runs)
+    elif kind == "balance":
+        answer, tables["estimates"] = answer_balance(cfg, cells, runs)
     else:
         answer = answer_sprt(cfg, tables["sprt"], cells)
     tables["paired"] = paired
     games = [g for r in runs for g in r.games_rows]
     if games:
-        tables["games"] = pl.concat(games)
+        tables["games"] = pl.concat(games, how="diagonal_relaxed")
     return {"tables": tables, "answer": answer}
