@@ -21,7 +21,7 @@ from . import plots
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _TEMPLATES = os.path.join(_HERE, "templates")
-TABLES = ("cells", "seats", "turns", "scores", "paired", "ratings", "sprt")
+TABLES = ("cells", "seats", "turns", "scores", "paired", "ratings", "sprt", "estimates")
 
 
 class ReportError(ValueError):
@@ -112,6 +112,8 @@ def _lineup_cols(cells: pl.DataFrame) -> list[str]:
 
 def _balance(cells: pl.DataFrame, axes: list[str]) -> tuple[str, bool]:
     """Balance figures per group of cells: first-seat advantage, spread, completion, game length."""
+    if "seat0_win_share" in cells.columns and cells["seat0_win_share"].null_count() < cells.height:
+        cells = cells.filter(pl.col("seat0_win_share").is_not_null())  # solo cells have no seats to balance
     df = plots.group_labels(cells, axes)
     w = pl.col("games")
     aggs = [w.sum().alias("games"),
@@ -159,11 +161,25 @@ def build_report(run_dir: str, index: bool = True) -> str:
         figures.extend(plots.win_matrices(cells, axes, s["strategies"]))
     if t["sprt"].height:
         figures.append(plots.sprt_plot(t["sprt"]))
-    dist_axes = gaxes if s["answer_kind"] == "best" else axes
-    figures.append(plots.turns_distribution(t["turns"], cells, dist_axes))
-    figures.append(plots.score_distribution(t["scores"], cells, dist_axes, "focus" if s["lineup"] == "focus" else "all"))
-    figures.append(plots.seat_shares(t["seats"], cells, dist_axes))
-    figures.append(plots.lead_changes_plot(cells, dist_axes))
+    est = t["estimates"]
+    kind = s["answer_kind"]
+    dist_axes = gaxes if kind in ("best", "balance") else axes
+    dist_cells = cells
+    if kind == "calibration":
+        figures += _calibration_figures(est, cells, t, over, gaxes)
+        dist_cells = cells.filter(pl.col("players") > 1)  # the solo scores are drawn above
+    elif kind == "balance":
+        figures.append(plots.estimate_lines(est, "seat0_win_share", plots.short(over), "seat 0's win share (%)",
+                                            1.0 / int(cells["players"][0]), 100.0))
+        figures.extend(plots.seat0_matrices(t["seats"], cells, axes, over))
+        figures.append(plots.metric_families(est))
+    if dist_cells.height:
+        figures.append(plots.turns_distribution(t["turns"], dist_cells, dist_axes))
+        if kind != "calibration":
+            figures.append(plots.score_distribution(t["scores"], dist_cells, dist_axes,
+                                                    "focus" if s["lineup"] == "focus" else "all"))
+        figures.append(plots.seat_shares(t["seats"], dist_cells, dist_axes))
+        figures.append(plots.lead_changes_plot(dist_cells, dist_axes))
     figures = [f for f in figures if f is not None]
 
     balance, has_lead = _balance(cells, axes if s["answer_kind"] != "best" else gaxes)
@@ -181,6 +197,10 @@ def build_report(run_dir: str, index: bool = True) -> str:
         tables.append({"title": "Paired differences", "caption": "value minus versus, on the same deals: mean, "
                        "95% interval, paired t-test p-value, correlation of the pairs (rho)",
                        "html": html_table(t["paired"])})
+    if est.height:
+        tables.append({"title": "Estimates", "caption": "every figure of the answer with its 95% interval over deals "
+                       "(scope cell: one cell; group: the cells of a group pooled deal by deal; all: every cell); "
+                       "band: what the calibration criterion asks of the figure", "html": html_table(est)})
     if t["ratings"].height:
         tables.append({"title": "Ratings", "caption": "Bradley-Terry ratings on the Elo scale with 95% intervals; "
                        "win share per seat occupied, against the fair share 1/P", "html": html_table(t["ratings"])})
@@ -203,6 +223,23 @@ def build_report(run_dir: str, index: bool = True) -> str:
     if index:
         build_index(os.path.dirname(os.path.abspath(run_dir)))
     return path
+
+
+def _calibration_figures(est: pl.DataFrame, cells: pl.DataFrame, t: dict[str, pl.DataFrame], over: str,
+                         gaxes: list[str]) -> list[plots.Figure | None]:
+    """The criterion, the level shares and the solo score distribution of the best solo strategy per value of
+    ``over``; then the multiplayer figures (first-seat advantage, game length) per value."""
+    out = [plots.calibration_plot(est, over), plots.levels_plot(est, over)]
+    solo = cells.filter(pl.col("players") == 1)
+    if solo.height:
+        col = "seat0" if "seat0" in solo.columns else "focus"
+        best = (solo.group_by(col).agg(pl.col("focus_mean_score").mean()).sort("focus_mean_score", descending=True)
+                [col][0])
+        out.append(plots.score_distribution(t["scores"], solo.filter(pl.col(col) == best), [over], "all"))
+    out.append(plots.estimate_lines(est, "seat_advantage", plots.short(over), "first-seat advantage (points)",
+                                    0.0, 100.0))
+    out.append(plots.estimate_lines(est, "mean_turns", plots.short(over), "mean turns per game"))
+    return out
 
 
 def build_index(out_dir: str) -> str:

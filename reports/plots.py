@@ -151,6 +151,9 @@ def seat_shares(seats: pl.DataFrame, cells: pl.DataFrame, axes: list[str]) -> Fi
         return None
     g = group_labels(cells, axes).select(["cell", "group", "players"])
     df = seats.select(["cell", "seat", "games", "win_share"]).join(g, on="cell")
+    df = df.filter(pl.col("win_share").is_not_null())  # solo games have no win
+    if df.height == 0:
+        return None
     agg = (df.group_by(["group", "seat"], maintain_order=True)
            .agg((pl.col("win_share") * pl.col("games")).sum().alias("w"), pl.col("games").sum().alias("n"),
                 pl.col("players").first()))
@@ -275,3 +278,165 @@ def lead_changes_plot(cells: pl.DataFrame, axes: list[str]) -> Figure | None:
     ax.set_ylabel("lead changes per game")
     plt.setp(ax.get_xticklabels(), rotation=30, ha="right")
     return Figure("Lead changes", "mean number of changes of the leading seat per game (drama)", _encode(fig))
+
+
+# ------------------------------------------------------------------ calibration and balance answers
+def calibration_plot(est: pl.DataFrame, over: str) -> Figure | None:
+    """The criterion of a calibration answer: each solo strategy's mean score and the top level's share for
+    every value of ``over``, with 95% intervals, against the bands the criterion asks for (shaded)."""
+    if est.height == 0 or "figure" not in est.columns:
+        return None
+    score = est.filter((pl.col("scope") == "cell") & (pl.col("figure") == "mean_score"))
+    top_rows = est.filter((pl.col("scope") == "cell") & pl.col("figure").str.starts_with("level.")
+                          & pl.col("band_lo").is_not_null())
+    if score.height == 0:
+        return None
+    cases = score["case"].unique(maintain_order=True).to_list()
+    strategies = score["strategy"].unique(maintain_order=True).to_list()[:MAX_HUES]
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
+    width = 0.8 / max(len(strategies), 1)
+    for panel, (ax, df, scale, label) in enumerate(
+            ((axes[0], score, 1, "mean score"),
+             (axes[1], top_rows, 100, (top_rows["figure"][0].split(".", 1)[1] + " share (%)") if top_rows.height else ""))):
+        if df.height == 0:
+            ax.set_visible(False)
+            continue
+        ax.axhspan(df["band_lo"][0] * scale, df["band_hi"][0] * scale, color="tab:green", alpha=0.12, linewidth=0,
+                   label="criterion band")
+        for j, (color, s) in enumerate(zip(sns.color_palette("tab10", len(strategies)), strategies)):
+            sub = df.filter(pl.col("strategy") == s)
+            x = np.array([cases.index(c) for c in sub["case"].to_list()]) - 0.4 + width * (j + 0.5)
+            y = sub["value"].to_numpy() * scale
+            lo = sub["lo"].fill_null(np.nan).to_numpy() * scale
+            hi = sub["hi"].fill_null(np.nan).to_numpy() * scale
+            ax.errorbar(x, y, yerr=[np.nan_to_num(y - lo), np.nan_to_num(hi - y)], fmt="o", color=color, label=s,
+                        capsize=3)
+        ax.set_xticks(range(len(cases)), cases)
+        ax.set_xlabel(short(over))
+        ax.set_ylabel(label)
+        if panel == 0:
+            ax.legend(fontsize=8)
+    return Figure("Calibration criterion", f"left: each solo strategy's mean score by {short(over)}; right: the "
+                  "share of its games reaching the top level; 95% intervals (t, Wilson); shaded: the bands the "
+                  "criterion asks of the best strategy", _encode(fig))
+
+
+def levels_plot(est: pl.DataFrame, over: str) -> Figure | None:
+    """Level shares of each solo strategy for every value of ``over`` (bars with Wilson 95% intervals)."""
+    if est.height == 0 or "figure" not in est.columns:
+        return None
+    df = est.filter((pl.col("scope") == "cell") & pl.col("figure").str.starts_with("level."))
+    if df.height == 0:
+        return None
+    strategies = df["strategy"].unique(maintain_order=True).to_list()[:4]
+    cases = df["case"].unique(maintain_order=True).to_list()
+    levels = df["figure"].unique(maintain_order=True).to_list()
+    fig, axes = plt.subplots(1, len(strategies), figsize=(5 * len(strategies), 4), squeeze=False, sharey=True)
+    width = 0.8 / max(len(cases), 1)
+    for ax, s in zip(axes[0], strategies):
+        sub = df.filter(pl.col("strategy") == s)
+        for j, (color, c) in enumerate(zip(sns.color_palette("crest", len(cases)), cases)):
+            part = sub.filter(pl.col("case") == c)
+            x = np.array([levels.index(f) for f in part["figure"].to_list()]) - 0.4 + width * (j + 0.5)
+            y = part["value"].to_numpy() * 100
+            lo = part["lo"].fill_null(np.nan).to_numpy() * 100
+            hi = part["hi"].fill_null(np.nan).to_numpy() * 100
+            ax.bar(x, y, width=width, color=color, label=c)
+            ax.errorbar(x, y, yerr=[np.nan_to_num(y - lo), np.nan_to_num(hi - y)], fmt="none", ecolor="black",
+                        capsize=2, linewidth=0.8)
+        ax.set_xticks(range(len(levels)), [f.split(".", 1)[1] for f in levels])
+        plt.setp(ax.get_xticklabels(), rotation=30, ha="right")
+        ax.set_title(s)
+        ax.set_ylabel("share of games (%)")
+        ax.legend(title=short(over), fontsize=8)
+    return Figure("Levels", f"share of games at each level of the scale, per solo strategy and {short(over)}, "
+                  "with Wilson 95% intervals", _encode(fig))
+
+
+def estimate_lines(est: pl.DataFrame, figure: str, xlabel: str, ylabel: str, reference: float | None = None,
+                   scale: float = 1.0) -> Figure | None:
+    """One figure of the estimates table for every case (x) with 95% intervals, one colour per group."""
+    if est.height == 0 or "figure" not in est.columns:
+        return None
+    df = est.filter((pl.col("scope") == "cell") & (pl.col("figure") == figure))
+    if df.height == 0:
+        return None
+    cases = df["case"].unique(maintain_order=True).to_list()
+    key = "group" if df["group"].n_unique() > 1 else "strategy"
+    groups = df[key].unique(maintain_order=True).to_list()[:MAX_HUES]
+    fig, ax = plt.subplots(figsize=(max(8, 0.55 * len(cases) + 3), 4.5))
+    width = 0.8 / max(len(groups), 1)
+    for j, (color, g) in enumerate(zip(sns.color_palette("tab10", len(groups)), groups)):
+        sub = df.filter(pl.col(key) == g)
+        x = np.array([cases.index(c) for c in sub["case"].to_list()]) - 0.4 + width * (j + 0.5)
+        y = sub["value"].to_numpy() * scale
+        lo = sub["lo"].fill_null(np.nan).to_numpy() * scale
+        hi = sub["hi"].fill_null(np.nan).to_numpy() * scale
+        ax.errorbar(x, y, yerr=[np.nan_to_num(y - lo), np.nan_to_num(hi - y)], fmt="o", color=color, label=g,
+                    capsize=3)
+    if reference is not None:
+        ax.axhline(reference * scale, color="grey", linestyle=":", linewidth=1)
+    ax.set_xticks(range(len(cases)), cases)
+    plt.setp(ax.get_xticklabels(), rotation=30 if len(cases) > 5 else 0, ha="right" if len(cases) > 5 else "center")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.legend(fontsize=8, ncols=2)
+    return Figure(f"{ylabel} by {xlabel}", f"{ylabel} for each {xlabel}, with 95% intervals over deals"
+                  + ("; dotted: the fair share" if reference is not None else ""), _encode(fig))
+
+
+def seat0_matrices(seats: pl.DataFrame, cells: pl.DataFrame, axes: list[str], over: str) -> list[Figure]:
+    """For two-player lineups: seat 0's win share for every (seat 0 strategy, seat 1 strategy) orientation
+    played, one matrix per group of cells (the values of ``over`` pooled)."""
+    if seats.height == 0 or "win_share" not in seats.columns or int(cells["players"].max()) != 2:
+        return []
+    group_axes = [a for a in axes if a != over]
+    g = group_labels(cells, group_axes).select(["cell", "group"])
+    df = seats.select(["cell", "rotation", "seat", "strategy", "win_share", "games"]).join(g, on="cell")
+    first = df.filter(pl.col("seat") == 0).rename({"strategy": "white"})
+    second = df.filter(pl.col("seat") == 1).select(["cell", "rotation", pl.col("strategy").alias("black")])
+    m = first.join(second, on=["cell", "rotation"])
+    names = list(dict.fromkeys(m["white"].to_list() + m["black"].to_list()))
+    labels = [n.split(":", 1)[0] for n in names]
+    out = []
+    for gname in m["group"].unique(maintain_order=True).to_list()[:6]:
+        sub = m.filter(pl.col("group") == gname)
+        grid = np.full((len(names), len(names)), np.nan)
+        for r in sub.iter_rows(named=True):
+            grid[names.index(r["white"]), names.index(r["black"])] = r["win_share"] * 100
+        fig, ax = plt.subplots(figsize=(1.3 * len(names) + 2.5, 1.0 * len(names) + 1.5))
+        sns.heatmap(grid, annot=True, fmt=".1f", cmap="RdBu_r", center=50, ax=ax, xticklabels=labels,
+                    yticklabels=labels, cbar_kws={"label": "seat 0's win share (%)"})
+        ax.set_xlabel("seat 1 plays")
+        ax.set_ylabel("seat 0 (first player) plays")
+        out.append(Figure(f"Seat 0 by orientation: {gname}", f"{gname}: seat 0's win share (%) with the row "
+                          "strategy in seat 0 and the column strategy in seat 1 (each orientation of a pairing is "
+                          "one rotation of its cell)", _encode(fig)))
+    return out
+
+
+def metric_families(est: pl.DataFrame) -> Figure | None:
+    """The balance answer's metrics pooled over every cell, with 95% intervals over deals; one panel each for
+    shares and for other figures."""
+    if est.height == 0 or "figure" not in est.columns:
+        return None
+    df = est.filter((pl.col("scope") == "all") & pl.col("value").is_not_null())
+    if df.height == 0:
+        return None
+    is_share = pl.col("figure").str.contains("share") | pl.col("figure").str.ends_with("_won") | \
+        pl.col("figure").str.starts_with("first_")
+    parts = [(df.filter(is_share), 100, "share (%)"), (df.filter(~is_share), 1, "mean")]
+    parts = [p for p in parts if p[0].height]
+    fig, axes = plt.subplots(1, len(parts), figsize=(6.5 * len(parts), 4.5), squeeze=False)
+    for ax, (sub, scale, label) in zip(axes[0], parts):
+        y = sub["value"].to_numpy() * scale
+        lo = sub["lo"].fill_null(np.nan).to_numpy() * scale
+        hi = sub["hi"].fill_null(np.nan).to_numpy() * scale
+        x = np.arange(sub.height)
+        ax.bar(x, y, color="tab:blue", alpha=0.7)
+        ax.errorbar(x, y, yerr=[np.nan_to_num(y - lo), np.nan_to_num(hi - y)], fmt="none", ecolor="black", capsize=3)
+        ax.set_xticks(x, sub["figure"].to_list())
+        plt.setp(ax.get_xticklabels(), rotation=40, ha="right")
+        ax.set_ylabel(label)
+    return Figure("Metrics", "the answer's metrics over every cell (each deal counted once), with 95% intervals "
+                  "over deals", _encode(fig))
