@@ -90,7 +90,10 @@ def play(
     progress: Optional[bool] = typer.Option(None, "--progress/--no-progress",
                                             help="progress bar on stderr (default: on, off with --json)"),
     chunk_size: Optional[int] = typer.Option(None, "--chunk-size", help="games per batch (results do not depend on it)"),
-    backend: Optional[str] = typer.Option(None, "--backend", help="joblib backend (loky, dask, ...)"),
+    backend: Optional[str] = typer.Option(None, "--backend",
+                                          help="loky (default), threading, multiprocessing or dask"),
+    scheduler: Optional[str] = typer.Option(None, "--scheduler",
+                                            help="dask scheduler address, e.g. tcp://10.0.0.5:8786 (implies --backend dask)"),
 ) -> None:
     """Play N games and print win shares and the game's metrics.
 
@@ -108,8 +111,10 @@ def play(
     specs = list(strategy) if strategy else [default_strategy(eng.name)]
     agents = lineup(eng.name, specs, p)
     show = (not as_json) if progress is None else progress
+    if scheduler is not None and backend is None:
+        backend = "dask"
     res = simulate(eng, agents, players=p, rules=rules, n_games=games, seed=seed, jobs=jobs, chunk_size=chunk_size,
-                   progress=show, backend=backend)
+                   progress=show, backend=backend, scheduler=scheduler)
     summary = res.summary()
     if as_json:
         sys.stdout.write(json.dumps(_json_clean(summary)) + "\n")
@@ -196,22 +201,58 @@ def run_cmd(
     config: str = typer.Argument(..., help="experiment config (TOML), e.g. experiments/sen_wake_threshold.toml"),
     games: Optional[int] = typer.Option(None, "--games", "-n", help="games (deals) per cell instead of the config's"),
     jobs: int = typer.Option(1, "--jobs", "-j", help="worker processes (results do not depend on it)"),
-    out: str = typer.Option("runs", "--out", "-o", help="folder that receives the run folder and the index page"),
+    out: Optional[str] = typer.Option(None, "--out", "-o",
+                                      help="folder that receives the run folder and the index page (default: runs)"),
+    resume: Optional[str] = typer.Option(None, "--resume",
+                                         help="an unfinished run folder of this config: play only what is missing"),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="progress bar on stderr"),
     report: bool = typer.Option(True, "--report/--no-report", help="write the HTML report at the end"),
-    backend: Optional[str] = typer.Option(None, "--backend", help="joblib backend (loky, dask, ...)"),
+    backend: Optional[str] = typer.Option(None, "--backend",
+                                          help="loky (default), threading, multiprocessing or dask; "
+                                               "with --scheduler, replaces the config's [run] table"),
+    scheduler: Optional[str] = typer.Option(None, "--scheduler",
+                                            help="dask scheduler address, e.g. tcp://10.0.0.5:8786 (implies --backend dask)"),
 ) -> None:
     """Run every cell of an experiment, write its run folder (parquet tables, config, manifest) and report.
 
+    Finished work is saved as it arrives: after Ctrl-C or a crash, `--resume RUN_DIR` plays only what is
+    missing and gives the same results as an uninterrupted run.
+
     Example: sensei run experiments/sen_wake_threshold.toml --games 2000 --jobs 4
     """
-    from experiments.experiment import run_experiment
+    import signal
+    import warnings
 
-    res = run_experiment(config, games=games, jobs=jobs, progress=progress, backend=backend)
-    path = res.write(out)
+    from experiments.experiment import RunInterrupted, run_experiment
+
+    # joblib warns when an interrupted run leaves tasks unfinished; the one line below says it all
+    warnings.filterwarnings("ignore", message=".*tasks which were still being processed.*")
+    if out is not None and resume is not None:
+        raise SenseiError("--resume continues the run in its own folder: give --out or --resume, not both")
+    previous = signal.getsignal(signal.SIGTERM)
+
+    def _term(signum, frame):  # a polite kill (SIGTERM) stops like Ctrl-C: finished work is kept
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, _term)
+    try:
+        res = run_experiment(config, games=games, jobs=jobs, progress=progress, backend=backend, scheduler=scheduler,
+                             out=None if resume else (out or "runs"), resume=resume)
+    except RunInterrupted as exc:
+        _err_plain(str(exc))
+        sys.exit(130)
+    except KeyboardInterrupt:
+        _err_plain("interrupted")
+        sys.exit(130)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    path = res.run_dir
     typer.echo(f"{res.config.title}: {res.manifest['games_played']:,} games in {res.manifest['seconds_playing']:.1f} s")
     for sentence in res.answer:
         typer.echo(f"  {sentence}")
+    if res.manifest.get("chunks_restored"):
+        typer.echo(f"resumed: {res.manifest['chunks_restored']} finished chunks read back, "
+                   f"{res.manifest['chunks_played']} played now")
     typer.echo(f"run folder: {path}")
     if report:
         page = _report(path)
@@ -219,9 +260,15 @@ def run_cmd(
         typer.echo(f"index: {os.path.join(os.path.dirname(os.path.abspath(path)), 'index.html')}")
 
 
+def _err_plain(text: str) -> None:
+    typer.echo(_one_line(text), err=True)
+
+
 def _report(run_dir: str) -> str:
+    from experiments.experiment import check_complete
     from reports import ReportError, build_report
 
+    check_complete(run_dir)  # an incomplete run folder is not a result: say so in one line
     try:
         return build_report(run_dir)
     except ReportError as exc:

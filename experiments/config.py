@@ -20,14 +20,16 @@ from simcore.registry import get_game
 from strategies.registry import make_strategy, resolve, strategies_for
 
 TOP_KEYS = {"title", "question", "game", "players", "games", "seed", "chunk_size", "rules", "lineup", "sweep",
-            "sprt", "report"}
+            "sprt", "report", "run"}
 LINEUP_KEYS = {"focus", "field", "seats", "tournament", "rotate"}
 SPRT_KEYS = {"h0", "h1", "alpha", "beta", "max_games"}
-REPORT_KEYS = {"answer", "over", "metric", "goal", "baseline", "per_game", "notes", "score_band", "top_share",
-               "metrics"}
-ANSWERS = ("best", "effect", "ratings", "sprt", "summary", "calibration", "balance")
-#: answers that read one row per game (report.per_game = true)
-PER_GAME_ANSWERS = ("calibration", "balance")
+#: [run]: where the games are played (never changes the results; `sensei run --backend/--scheduler` win)
+RUN_KEYS = {"backend", "scheduler"}
+BACKENDS = ("loky", "threading", "multiprocessing", "dask")
+#: specs that name a Python file (FILE.py:Class, ./x, dir/x): configs never load code
+_FILE_SPEC = re.compile(r"(\.py$|^[.~]|[/\\])", re.IGNORECASE)
+REPORT_KEYS = {"answer", "over", "metric", "goal", "baseline", "per_game", "notes"}
+ANSWERS = ("best", "effect", "ratings", "sprt", "summary")
 #: cell figures an answer may be about: name -> (label, better direction for "best" by default)
 METRICS = {
     "win_share": ("win share", "max"),
@@ -56,11 +58,6 @@ class ReportSpec:
     baseline: Any
     per_game: bool
     notes: str
-    #: calibration: the mean score band good play should reach, and the band of the top level's share
-    score_band: tuple[float, float] | None = None
-    top_share: tuple[float, float] | None = None
-    #: balance: the game's ratio metrics to report with intervals (names; ``prefix_*`` for a family)
-    metrics: tuple[str, ...] = ()
 
 
 @dataclasses.dataclass
@@ -114,6 +111,8 @@ class Config:
     sprt: SprtSpec | None
     report: ReportSpec
     strategies: list[str] = dataclasses.field(default_factory=list)  # tournament entrants
+    backend: str | None = None     # [run] backend: loky, threading, multiprocessing or dask
+    scheduler: str | None = None   # [run] scheduler: a dask scheduler address (implies dask)
 
     @property
     def group_axes(self) -> list[str]:
@@ -306,7 +305,6 @@ def parse(raw: dict[str, Any], path: str = "<config>", games_override: int | Non
         ck.fail("sweep", "at least one cell", "none")
     sprt = _sprt(raw.get("sprt"), ck, kind)
     report = _report(raw.get("report", {}), ck, kind, names, sprt, axes)
-    report = _report_extra(raw.get("report", {}), ck, kind, report, eng, cells)
     rep_over = report.over
     if report.answer == "effect" and rep_over is not None:
         labels = [lab for a, vals in axes if a == rep_over for lab, _ in vals]
@@ -315,7 +313,7 @@ def parse(raw: dict[str, Any], path: str = "<config>", games_override: int | Non
                     report.baseline)
     return Config(path=path, raw=raw, title=title, question=question, game=eng.name, games=games, seed=seed,
                   chunk_size=chunk_size, rotate=rotate, kind=kind, axes=names, cells=cells, sprt=sprt,
-                  report=report, strategies=entrants)
+                  report=report, strategies=entrants, **_run_table(raw.get("run"), ck))
 
 
 def _grid_values(value: Any, where: str, ck: _Checker) -> list[Any]:
@@ -360,7 +358,28 @@ def _rules(eng, values: dict[str, Any], ck: _Checker, where: str):
         raise SenseiError(f"{ck.path}: {where}: {exc}") from None
 
 
+def _run_table(value: Any, ck: _Checker) -> dict[str, Any]:
+    """The optional [run] table: backend and scheduler (a scheduler address implies the dask backend)."""
+    if value is None:
+        return {}
+    t = ck.table(value, "run")
+    ck.keys(t, RUN_KEYS, "run.")
+    backend = t.get("backend")
+    if backend is not None and backend not in BACKENDS:
+        ck.fail("run.backend", "one of " + ", ".join(BACKENDS), backend)
+    scheduler = t.get("scheduler")
+    if scheduler is not None:
+        scheduler = ck.text(scheduler, "run.scheduler")
+        if backend not in (None, "dask"):
+            ck.fail("run.backend", "dask (or nothing) with a scheduler address", backend)
+        backend = "dask"
+    return {"backend": backend, "scheduler": scheduler}
+
+
 def _strategy(eng, spec: str, params: dict[str, Any], ck: _Checker, where: str):
+    if isinstance(spec, str) and _FILE_SPEC.search(spec.strip().partition(":")[0]):
+        ck.fail(where, "a registered strategy NAME[:k=v,...] (configs are data and never load a Python file; "
+                "use FILE.py:Class strategies with sensei play, or register the strategy)", spec)
     try:
         s = resolve(eng.name, spec)
         if params:
@@ -475,7 +494,7 @@ def _report(value: Any, ck: _Checker, kind: str, axes: list[str], sprt: SprtSpec
     if answer == "ratings" and kind != "tournament":
         ck.fail("report.answer", "a tournament lineup for answer = 'ratings'", answer)
     over = t.get("over")
-    if answer in ("best", "effect", "calibration", "balance"):
+    if answer in ("best", "effect"):
         if over is None:
             cands = [a for a in axes if a != "players"]
             if len(cands) != 1:
@@ -507,57 +526,3 @@ def _report(value: Any, ck: _Checker, kind: str, axes: list[str], sprt: SprtSpec
     if not isinstance(notes, str):
         ck.fail("report.notes", "text", notes)
     return ReportSpec(answer, over, metric, goal, baseline, per_game, notes.strip())
-
-
-def _band(value: Any, ck: _Checker, key: str, low: float | None, high: float | None) -> tuple[float, float]:
-    if not isinstance(value, list) or len(value) != 2:
-        ck.fail(key, "two numbers [low, high]", value)
-    lo = ck.number(value[0], f"{key}[0]")
-    hi = ck.number(value[1], f"{key}[1]")
-    if (low is not None and lo < low) or (high is not None and hi > high) or lo >= hi:
-        within = f" within [{low}, {high}]" if low is not None and high is not None else ""
-        ck.fail(key, f"two numbers [low, high] with low < high{within}", value)
-    return lo, hi
-
-
-def _report_extra(t: dict, ck: _Checker, kind: str, report: ReportSpec, eng, cells: list[Cell]) -> ReportSpec:
-    """The keys of the calibration and balance answers (see experiments/README.md)."""
-    answer = report.answer
-    if answer in PER_GAME_ANSWERS and not report.per_game:
-        ck.fail("report.per_game", f"true for answer = {answer!r} (its intervals are computed deal by deal "
-                "from one row per game)", report.per_game)
-    band = top = None
-    if answer == "calibration":
-        if kind == "tournament":
-            ck.fail("lineup", "a focus or seats lineup for answer = 'calibration'", "tournament")
-        if "level" not in eng.columns:
-            ck.fail("report.answer", "a game that reports a `level` outcome column for answer = 'calibration'",
-                    eng.name)
-        if not any(c.players == 1 for c in cells):
-            ck.fail("players", "at least one solo cell (players = 1: the level scale is a solo score scale)",
-                    sorted({c.players for c in cells}))
-        for key in ("score_band", "top_share"):
-            if key not in t:
-                ck.fail(f"report.{key}", "this key (required for answer = 'calibration')", "nothing")
-        band = _band(t["score_band"], ck, "report.score_band", None, None)
-        top = _band(t["top_share"], ck, "report.top_share", 0.0, 1.0)
-    else:
-        for key in ("score_band", "top_share"):
-            if key in t:
-                ck.fail(f"report.{key}", "nothing unless answer = 'calibration'", t[key])
-    names: tuple[str, ...] = ()
-    if "metrics" in t:
-        if answer != "balance":
-            ck.fail("report.metrics", "nothing unless answer = 'balance'", t["metrics"])
-        known = {m.name: m for m in eng.ratio_metrics if not m.per_seat}
-        raw = t["metrics"]
-        if not isinstance(raw, list) or not raw:
-            ck.fail("report.metrics", "a non-empty list of metric names", raw)
-        for i, name in enumerate(raw):
-            name = ck.text(name, f"report.metrics[{i}]")
-            ok = any(k.startswith(name[:-1]) for k in known) if name.endswith("*") else name in known
-            if not ok:
-                ck.fail(f"report.metrics[{i}]", f"a metric of {eng.name} (one of {', '.join(known) or 'none'}; "
-                        "prefix_* for a family)", name)
-        names = tuple(raw)
-    return dataclasses.replace(report, score_band=band, top_share=top, metrics=names)

@@ -10,17 +10,25 @@ Work is split into tasks (cell, rotation, chunk of deals) whose boundaries depen
 games and the chunk size, never on the number of workers: results are identical for any ``jobs``.
 With an ``[sprt]`` table, deals are played ``games`` at a time until every cell's sequential test
 decides or ``sprt.max_games`` deals have been played.
+
+With a :class:`ChunkStore`, every finished task is written to its own file as it arrives (a temporary
+file in the same folder, fsync, then ``os.replace``), and tasks already in the store are read back
+instead of played: an interrupted run resumes where it stopped. Results are applied in task order
+whether they were played or read back, so a resumed run's tables are identical to an uninterrupted one.
 """
 from __future__ import annotations
 
 import dataclasses
+import os
 import sys
+import tempfile
 import time
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 import polars as pl
 
+from simcore.errors import SenseiError
 from simcore.runner import Totals, check_jobs, chunks, default_chunk, play_chunk, run_chunks
 from simcore.stats import sprt_decide, sprt_llr
 
@@ -124,8 +132,134 @@ def needs_vectors(cfg: Config) -> bool:
     return cfg.sprt is not None or cfg.report.answer in ("best", "effect")
 
 
-def play_cells(cfg: Config, jobs: int = 1, progress: bool = False, backend: str | None = None) -> list[CellRun]:
-    """Play every cell of ``cfg``; returns one :class:`CellRun` per cell, in cell order."""
+def chunk_size(cfg: Config) -> int:
+    """Deals per task: the config's chunk_size, else a size from the deals per round only."""
+    per_round = min(cfg.games, cfg.sprt.max_games) if cfg.sprt else cfg.games
+    return cfg.chunk_size or default_chunk(per_round)
+
+
+def atomic_write(path: str, write: Callable[[Any], None], binary: bool = True) -> None:
+    """Write ``path`` so that it is either complete or absent: ``write(fh)`` fills a temporary file in
+    the same folder, which is flushed, fsynced and renamed over ``path`` (then the folder is fsynced)."""
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix="." + os.path.basename(path) + ".", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8"})) as fh:
+            write(fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    _fsync_dir(folder)
+
+
+def _fsync_dir(folder: str) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:  # some platforms cannot open a folder; the rename itself is still atomic
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+class ChunkStore:
+    """Finished tasks of one run, one ``.npz`` file each (plus a ``.games.parquet`` with per-game rows).
+
+    A task is named by its cell, rotation and deals (``c3-r1-0-512``): those depend only on the config,
+    the number of games and the chunk size, which a resumed run must share (see the run folder's
+    fingerprint). Files hold plain arrays and are read with ``allow_pickle=False``: nothing in a run
+    folder is ever executed.
+    """
+
+    def __init__(self, folder: str):
+        if os.path.islink(folder):
+            raise SenseiError(f"{folder}: is a symbolic link; a run folder keeps its files inside itself")
+        os.makedirs(folder, exist_ok=True)
+        self.folder = folder
+        for name in os.listdir(folder):  # temporary files of a write that was interrupted
+            if name.startswith(".") and name.endswith(".tmp"):
+                try:
+                    os.unlink(os.path.join(folder, name))
+                except OSError:
+                    pass
+        self.done = {name[:-4] for name in os.listdir(folder) if name.endswith(".npz")}
+        self.restored = 0
+        self.saved = 0
+
+    @staticmethod
+    def key(cell: int, rotation: int, a: int, b: int) -> str:
+        return f"c{cell}-r{rotation}-{a}-{b}"
+
+    def _path(self, key: str, ext: str = ".npz") -> str:
+        return os.path.join(self.folder, key + ext)
+
+    def has(self, key: str) -> bool:
+        return key in self.done
+
+    def save(self, key: str, result: tuple) -> None:
+        tot, hist, block = result
+        arrays: dict[str, np.ndarray] = {"n": np.asarray(tot.n, dtype=np.int64),
+                                         "seconds": np.asarray(tot.seconds, dtype=np.float64),
+                                         "turns_hist": np.asarray(tot.turns_hist),
+                                         "has_games": np.asarray(tot.games is not None)}
+        for k, v in tot.sums.items():
+            arrays["sum." + k] = np.asarray(v)
+        for k, v in tot.sumsq.items():
+            arrays["sq." + k] = np.asarray(v)
+        for who, (vals, counts) in hist.items():
+            arrays["hv." + who] = np.asarray(vals)
+            arrays["hc." + who] = np.asarray(counts)
+        if block is not None:
+            arrays["block"] = block
+        if tot.games is not None:  # first the rows, then the file that says the task is done
+            atomic_write(self._path(key, ".games.parquet"), tot.games.write_parquet)
+        atomic_write(self._path(key), lambda fh: np.savez(fh, **arrays))
+        self.done.add(key)
+        self.saved += 1
+
+    def load(self, key: str, games: int) -> tuple:
+        """The result of a finished task, as :func:`cell_chunk` returned it."""
+        path = self._path(key)
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                data = {k: z[k] for k in z.files}
+            n = int(data["n"])
+            sums = {k[4:]: _scalar(v) for k, v in data.items() if k.startswith("sum.")}
+            sumsq = {k[3:]: _scalar(v) for k, v in data.items() if k.startswith("sq.")}
+            hist = {k[3:]: (data[k], data["hc." + k[3:]]) for k in data if k.startswith("hv.")}
+            tot = Totals(n, sums, sumsq, data["turns_hist"], None, float(data["seconds"]))
+            if bool(data["has_games"]):
+                tot.games = pl.read_parquet(self._path(key, ".games.parquet"))
+        except Exception as exc:  # a damaged or foreign file may fail in many ways; say which file
+            raise SenseiError(f"{path}: unreadable finished chunk ({type(exc).__name__}); delete it and resume "
+                              "again to replay it") from None
+        if n != games or set(sums) != set(sumsq):
+            raise SenseiError(f"{path}: holds {n} games, expected {games}; delete it and resume again to replay it")
+        self.restored += 1
+        return tot, hist, data.get("block")
+
+
+def _scalar(v: np.ndarray) -> Any:
+    """0-d arrays back to numpy scalars, as the column sums of :meth:`Totals.of` are."""
+    return v[()] if v.ndim == 0 else v
+
+
+def play_cells(cfg: Config, jobs: int = 1, progress: bool = False, backend: str | None = None,
+               scheduler: str | None = None, store: ChunkStore | None = None) -> list[CellRun]:
+    """Play every cell of ``cfg``; returns one :class:`CellRun` per cell, in cell order.
+
+    ``backend``/``scheduler`` choose where tasks run (:func:`simcore.runner.run_chunks`); with a
+    ``store``, finished tasks are saved as they arrive and tasks already stored are not played again.
+    """
     jobs = check_jobs(jobs)
     keep_vec = needs_vectors(cfg)
     runs = [CellRun(c, c.rotations(cfg.rotate)) for c in cfg.cells]
@@ -133,7 +267,7 @@ def play_cells(cfg: Config, jobs: int = 1, progress: bool = False, backend: str 
     max_deals = cfg.sprt.max_games if cfg.sprt else cfg.games
     if cfg.sprt:
         per_round = min(per_round, max_deals)
-    size = cfg.chunk_size or default_chunk(per_round)
+    size = chunk_size(cfg)
     total_games = sum(len(r.rotations) for r in runs) * per_round
     bar = CellProgress(len(runs), total_games, progress, f"{cfg.game}: {len(runs)} cells")
     played_total = 0
@@ -177,7 +311,36 @@ def play_cells(cfg: Config, jobs: int = 1, progress: bool = False, backend: str 
                 left[i] -= 1
                 bar.update(games=b - a, cells=1 if (left[i] == 0 and (cfg.sprt is None or stop >= max_deals)) else 0)
 
-            run_chunks(tasks, jobs, take, backend)
+            keys = [ChunkStore.key(*o) for o in owners] if store is not None else None
+            todo = [k for k in range(len(tasks)) if keys is None or not store.has(keys[k])]
+            arrived: dict[int, Any] = {}
+            nxt = 0
+
+            def drain() -> None:
+                # apply results in task order, whether played now or read back from the store
+                nonlocal nxt
+                while nxt < len(tasks):
+                    if nxt in arrived:
+                        res = arrived.pop(nxt)
+                    elif keys is not None and store.has(keys[nxt]):
+                        i, r, a, b = owners[nxt]
+                        res = store.load(keys[nxt], b - a)
+                    else:
+                        return
+                    take(nxt, res)
+                    nxt += 1
+
+            def got(j: int, res) -> None:
+                k = todo[j]
+                if store is not None:
+                    store.save(keys[k], res)
+                arrived[k] = res
+                drain()
+
+            drain()
+            if todo:
+                run_chunks([tasks[k] for k in todo], jobs, got, backend, scheduler)
+            drain()
             played_total += sum(b - a for _, _, a, b in owners)
             for i in active:
                 runs[i].deals = stop

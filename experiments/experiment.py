@@ -11,15 +11,27 @@ A run folder holds ``cells.parquet``, ``seats.parquet``, ``turns.parquet``, ``sc
 ``games.parquet`` when ``report.per_game`` is on, ``config.toml`` (the config as run), ``summary.json``
 (question, answer sentences and what the report should show) and ``manifest.json`` (sensei version, git
 commit, seed, cell count, timings).
+
+Nothing is lost and nothing is half-written. ``run_experiment(..., out=DIR)`` makes the run folder before
+the first game, with ``config.toml`` and ``resume.json`` (the run's fingerprint: the config, seed, games
+per cell and chunk size), and saves every finished task into ``parts/`` as it arrives
+(:class:`~experiments.engine.ChunkStore`). ``run_experiment(..., resume=RUN_DIR)`` continues such a folder
+(refusing when the fingerprint differs) and ends with the same tables as an uninterrupted run. Every file
+is written atomically (temporary file, fsync, rename) and ``manifest.json`` comes last: a folder without
+it is an incomplete run, which :func:`load_tables`, ``sensei report`` and the index page do not present
+as a result.
 """
 from __future__ import annotations
 
 import dataclasses
 import datetime as _dt
+import hashlib
 import json
 import os
 import platform
 import re
+import shlex
+import shutil
 import subprocess
 import time
 from typing import Any
@@ -29,11 +41,21 @@ import polars as pl
 from simcore.errors import SenseiError
 
 from .analysis import analyse
-from .config import METRICS, Config, load
-from .engine import play_cells
+from .config import BACKENDS, METRICS, Config, load
+from .engine import ChunkStore, atomic_write, chunk_size, play_cells
 from .tomlwrite import dumps as toml_dumps
 
 TABLES = ("cells", "seats", "turns", "scores", "paired", "ratings", "sprt")
+#: files of a run folder that is being played (removed once manifest.json is written)
+STATE, PARTS = "resume.json", "parts"
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """An interrupted run (Ctrl-C): its finished tasks are kept in ``run_dir``; ``resume`` says how to go on."""
+
+    def __init__(self, run_dir: str, done: int, resume: str):
+        super().__init__(f"interrupted: {done} finished chunks kept in {run_dir}; resume with: {resume}")
+        self.run_dir, self.done, self.resume = run_dir, done, resume
 
 
 def sensei_version() -> str:
@@ -111,26 +133,66 @@ class Experiment:
         }
 
     def write(self, out: str = "runs", name: str | None = None) -> str:
-        """Write the run folder under ``out`` and return its path."""
-        stem = name or _slug(os.path.splitext(os.path.basename(self.config.path))[0] or "experiment")
-        stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
-        os.makedirs(out, exist_ok=True)
-        path = os.path.join(out, f"{stem}-{stamp}")
-        k = 1
-        while os.path.exists(path):
-            k += 1
-            path = os.path.join(out, f"{stem}-{stamp}-{k}")
-        os.makedirs(path)
+        """Write a new run folder under ``out`` (named after the config, or ``name``) and return its path.
+
+        Every file is written atomically and the manifest last. The folder name is made of letters,
+        digits, ``.``, ``_`` and ``-`` only, so it never leaves ``out``.
+        """
+        stem = _slug(name or os.path.splitext(os.path.basename(self.config.path))[0] or "experiment")
+        path = new_run_folder(out, stem)
+        self.finish(path)
+        return path
+
+    def finish(self, path: str) -> None:
+        """Write the tables, config, summary and (last) the manifest into the existing folder ``path``."""
         for key, df in self.tables.items():
-            df.write_parquet(os.path.join(path, f"{key}.parquet"))
-        with open(os.path.join(path, "config.toml"), "w", encoding="utf-8") as fh:
-            fh.write(self.manifest["config_text"])
+            atomic_write(os.path.join(path, f"{key}.parquet"), df.write_parquet)
+        text = self.manifest["config_text"]
+        atomic_write(os.path.join(path, "config.toml"), lambda fh: fh.write(text), binary=False)
+        summary = self.summary()
+        atomic_write(os.path.join(path, "summary.json"), lambda fh: json.dump(summary, fh, indent=2, default=str),
+                     binary=False)
         man = {k: v for k, v in self.manifest.items() if k != "config_text"}
-        with open(os.path.join(path, "manifest.json"), "w", encoding="utf-8") as fh:
-            json.dump(man, fh, indent=2, default=str)
-        with open(os.path.join(path, "summary.json"), "w", encoding="utf-8") as fh:
-            json.dump(self.summary(), fh, indent=2, default=str)
+        atomic_write(os.path.join(path, "manifest.json"), lambda fh: json.dump(man, fh, indent=2, default=str),
+                     binary=False)
+        # the run is complete: the resume state has done its job
+        shutil.rmtree(os.path.join(path, PARTS), ignore_errors=True)
+        try:
+            os.unlink(os.path.join(path, STATE))
+        except OSError:
+            pass
         self.run_dir = path
+
+
+def new_run_folder(out: str, stem: str, stamp: str | None = None) -> str:
+    """Make a new, empty folder ``out/STEM-STAMP`` (``-2``, ``-3``, ... when taken) and return its path.
+
+    ``stem`` is reduced to letters, digits, ``.``, ``_`` and ``-`` and a stamp is appended, so the name is
+    never ``..``, never absolute and never holds a separator; an existing entry of that name (a folder, a
+    file, a symbolic link, even a dangling one) is never reused.
+    """
+    stem = _slug(stem)
+    stamp = stamp or _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+    try:
+        os.makedirs(out, exist_ok=True)
+    except OSError as exc:
+        raise SenseiError(f"{out}: cannot make the output folder: {exc.strerror or exc}") from None
+    if not os.path.isdir(out):
+        raise SenseiError(f"{out}: not a folder")
+    base = os.path.realpath(out)
+    k = 1
+    while True:
+        name = f"{stem}-{stamp}" + ("" if k == 1 else f"-{k}")
+        path = os.path.join(out, name)
+        try:
+            os.mkdir(path)
+        except FileExistsError:
+            k += 1
+            continue
+        except OSError as exc:
+            raise SenseiError(f"{path}: cannot make the run folder: {exc.strerror or exc}") from None
+        if os.path.dirname(os.path.realpath(path)) != base:  # pragma: no cover - guaranteed by the name
+            raise SenseiError(f"{path}: outside {out}")
         return path
 
 
@@ -139,47 +201,179 @@ def _slug(text: str) -> str:
 
 
 def run_experiment(source: str | os.PathLike | dict[str, Any], games: int | None = None, jobs: int = 1,
-                   progress: bool = False, backend: str | None = None) -> Experiment:
+                   progress: bool = False, backend: str | None = None, scheduler: str | None = None,
+                   out: str | None = None, resume: str | None = None) -> Experiment:
     """Run every cell of a config (a TOML path or a dict) and return the tables and the answer.
 
     ``games`` overrides the config's games per cell (with an ``[sprt]`` table: the deals per look).
-    Results do not depend on ``jobs``.
+    Results do not depend on ``jobs``, ``backend`` or ``scheduler`` (a dask scheduler address, which
+    implies the dask backend); without either, the config's ``[run]`` table chooses them.
+
+    With ``out``, the run folder is made in ``out`` before the first game and every finished task is
+    saved into it as it arrives; with ``resume`` (a run folder made that way and not finished), the
+    tasks already saved are read back instead of played. Either way the complete run folder is written
+    at the end (``Experiment.run_dir``). Ctrl-C then raises :class:`RunInterrupted`, which says how
+    to resume.
     """
     cfg = load(source, games)
+    if backend is None and scheduler is None:
+        backend, scheduler = cfg.backend, cfg.scheduler
+    backend, scheduler = check_backend(backend, scheduler)
+    text = _config_text(source, cfg)
+    fingerprint = run_fingerprint(cfg)
+    run_dir = store = None
+    state: dict[str, Any] = {}
+    if out is not None and resume is not None:
+        raise SenseiError("give out (a folder for a new run) or resume (an unfinished run folder), not both")
+    if resume is not None:
+        run_dir = os.fspath(resume)
+        state = open_unfinished(run_dir, fingerprint)
+        state.setdefault("resumed", []).append(_now())
+    elif out is not None:
+        stem = os.path.splitext(os.path.basename(cfg.path))[0] if not isinstance(source, dict) else "experiment"
+        run_dir = new_run_folder(os.fspath(out), stem)
+        atomic_write(os.path.join(run_dir, "config.toml"), lambda fh: fh.write(text), binary=False)
+        state = {"fingerprint": fingerprint, "started": _now(), "command": _command(cfg, games), "resumed": []}
+    if run_dir is not None:
+        atomic_write(os.path.join(run_dir, STATE), lambda fh: json.dump(state, fh, indent=2), binary=False)
+        store = ChunkStore(os.path.join(run_dir, PARTS))
+    try:
+        res = _play(cfg, games, jobs, progress, backend, scheduler, store, state, fingerprint, text)
+        if run_dir is not None:
+            res.finish(run_dir)
+    except KeyboardInterrupt:
+        if run_dir is None or os.path.isfile(os.path.join(run_dir, "manifest.json")):
+            raise
+        done = sum(1 for f in os.listdir(store.folder) if f.endswith(".npz"))
+        raise RunInterrupted(run_dir, done, _command(cfg, games, resume=run_dir)) from None
+    except SenseiError:
+        if out is not None and store is not None and not store.done:
+            shutil.rmtree(run_dir, ignore_errors=True)  # a new folder with nothing played: leave no trace
+        raise
+    return res
+
+
+def check_backend(backend: str | None, scheduler: str | None) -> tuple[str | None, str | None]:
+    """A known backend, and a scheduler address only with dask (an address alone implies dask)."""
+    if scheduler is not None and (not isinstance(scheduler, str) or not scheduler.strip()):
+        raise SenseiError(f"scheduler: expected a dask scheduler address such as tcp://10.0.0.5:8786, got {scheduler!r}")
+    if scheduler and backend is None:
+        backend = "dask"
+    if backend is not None:
+        backend = backend.lower()
+        if backend not in BACKENDS:
+            raise SenseiError(f"unknown backend {backend!r} (known: {', '.join(BACKENDS)})")
+        if scheduler and backend != "dask":
+            raise SenseiError(f"a scheduler address needs the dask backend, not {backend!r}")
+    return backend, scheduler
+
+
+def _play(cfg: Config, games: int | None, jobs: int, progress: bool, backend: str | None, scheduler: str | None,
+          store: ChunkStore | None, state: dict[str, Any], fingerprint: dict[str, Any], text: str) -> Experiment:
     started = _dt.datetime.now().astimezone()
     t0 = time.perf_counter()
-    runs = play_cells(cfg, jobs=jobs, progress=progress, backend=backend)
+    runs = play_cells(cfg, jobs=jobs, progress=progress, backend=backend, scheduler=scheduler, store=store)
     played = time.perf_counter() - t0
     result = analyse(cfg, runs)
     total_games = sum(t.n for r in runs for t in r.totals.values())
-    if isinstance(source, dict) or not os.path.isfile(os.fspath(source)):
-        text = toml_dumps(cfg.raw)
-    else:
-        with open(os.fspath(source), encoding="utf-8") as fh:
-            text = fh.read()
     manifest = {
         "sensei_version": sensei_version(), "git_commit": git_commit(), "config": cfg.path,
         "title": cfg.title, "game": cfg.game, "seed": cfg.seed, "games_per_cell": cfg.games,
         "games_override": games, "cells": len(cfg.cells), "rotations": sum(len(r.rotations) for r in runs),
-        "games_played": total_games, "jobs": jobs, "started": started.isoformat(timespec="seconds"),
+        "games_played": total_games, "jobs": jobs, "backend": backend or "loky", "scheduler": scheduler,
+        "started": state.get("started", started.isoformat(timespec="seconds")),
         "seconds_playing": round(played, 3), "seconds_total": round(time.perf_counter() - t0, 3),
         "games_per_second": round(total_games / max(played, 1e-9), 1), "python": platform.python_version(),
-        "command": _command(cfg, games), "config_text": text,
+        "command": _command(cfg, games), "fingerprint": fingerprint, "config_text": text,
     }
+    if store is not None:
+        manifest.update({"resumed": state.get("resumed", []), "chunks_restored": store.restored,
+                         "chunks_played": store.saved})
     return Experiment(cfg, result["tables"], result["answer"], manifest)
 
 
-def _command(cfg: Config, games: int | None) -> str:
-    cmd = f"sensei run {cfg.path}"
+def _now() -> str:
+    return _dt.datetime.now().astimezone().isoformat(timespec="seconds")
+
+
+def _config_text(source: Any, cfg: Config) -> str:
+    if isinstance(source, dict) or not os.path.isfile(os.fspath(source)):
+        return toml_dumps(cfg.raw)
+    with open(os.fspath(source), encoding="utf-8") as fh:
+        return fh.read()
+
+
+def run_fingerprint(cfg: Config) -> dict[str, Any]:
+    """What a resumed run must share with the interrupted one for its saved tasks to be valid: the
+    config (as parsed, without its games, seed and [run] table, which are compared on their own or do
+    not change results), the seed, the games per cell, the chunk size and the sensei version."""
+    rest = {k: v for k, v in cfg.raw.items() if k not in ("games", "seed", "run")}
+    digest = hashlib.sha256(json.dumps(rest, sort_keys=True, default=str).encode()).hexdigest()
+    return {"config_sha256": digest, "seed": cfg.seed, "games": cfg.games, "chunk_size": chunk_size(cfg),
+            "sensei_version": sensei_version()}
+
+
+_WHAT = {"seed": "the seed", "games": "games per cell", "chunk_size": "the chunk size",
+         "config_sha256": "the config", "sensei_version": "the sensei version"}
+
+
+def open_unfinished(run_dir: str, fingerprint: dict[str, Any]) -> dict[str, Any]:
+    """Check that ``run_dir`` is an unfinished run of the same config, seed and games; return its state."""
+    if not os.path.isdir(run_dir):
+        raise SenseiError(f"{run_dir}: no such run folder to resume")
+    if os.path.isfile(os.path.join(run_dir, "manifest.json")):
+        raise SenseiError(f"{run_dir}: this run is complete (manifest.json is there); nothing to resume")
+    path = os.path.join(run_dir, STATE)
+    if os.path.islink(path) or os.path.islink(os.path.join(run_dir, PARTS)):
+        raise SenseiError(f"{run_dir}: {STATE} or {PARTS} is a symbolic link; a run folder keeps its files inside itself")
+    try:
+        with open(path, encoding="utf-8") as fh:
+            state = json.load(fh)
+        old = state["fingerprint"]
+        if not isinstance(old, dict):
+            raise TypeError("fingerprint")
+    except FileNotFoundError:
+        raise SenseiError(f"{run_dir}: not an unfinished run folder (no {STATE})") from None
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise SenseiError(f"{path}: unreadable ({type(exc).__name__})") from None
+    for key in ("seed", "games", "chunk_size", "config_sha256", "sensei_version"):
+        if old.get(key) != fingerprint[key]:
+            if key == "config_sha256":
+                detail = f"compare with {os.path.join(run_dir, 'config.toml')}"
+            else:
+                detail = f"interrupted run: {old.get(key)}, now: {fingerprint[key]}"
+            raise SenseiError(f"{run_dir}: cannot resume: {_WHAT[key]} differs from the interrupted run's ({detail})")
+    return state
+
+
+def _command(cfg: Config, games: int | None, resume: str | None = None) -> str:
+    cmd = f"sensei run {shlex.quote(cfg.path)}"
     if games is not None:
         cmd += f" --games {games}"
+    if resume is not None:
+        cmd += f" --resume {shlex.quote(resume)}"
     return cmd
 
 
-def load_tables(run_dir: str) -> dict[str, pl.DataFrame]:
-    """The tables of a run folder (for notebooks and reports)."""
+def check_complete(run_dir: str) -> None:
+    """Raise a one-line SenseiError unless ``run_dir`` is a complete run folder (manifest.json written)."""
     if not os.path.isdir(run_dir):
         raise SenseiError(f"{run_dir}: not a run folder")
+    if not os.path.isfile(os.path.join(run_dir, "manifest.json")):
+        hint = ""
+        try:
+            with open(os.path.join(run_dir, STATE), encoding="utf-8") as fh:
+                cmd = json.load(fh).get("command")
+            if isinstance(cmd, str):
+                hint = f"; finish it with: {cmd} --resume {shlex.quote(run_dir)}"
+        except (OSError, ValueError, AttributeError):
+            pass
+        raise SenseiError(f"{run_dir}: incomplete run (no manifest.json){hint}")
+
+
+def load_tables(run_dir: str) -> dict[str, pl.DataFrame]:
+    """The tables of a complete run folder (for notebooks and reports)."""
+    check_complete(run_dir)
     out = {}
     for name in TABLES + ("games",):
         p = os.path.join(run_dir, f"{name}.parquet")
