@@ -28,8 +28,11 @@ RUN_KEYS = {"backend", "scheduler"}
 BACKENDS = ("loky", "threading", "multiprocessing", "dask")
 #: specs that name a Python file (FILE.py:Class, ./x, dir/x): configs never load code
 _FILE_SPEC = re.compile(r"(\.py$|^[.~]|[/\\])", re.IGNORECASE)
-REPORT_KEYS = {"answer", "over", "metric", "goal", "baseline", "per_game", "notes"}
-ANSWERS = ("best", "effect", "ratings", "sprt", "summary")
+REPORT_KEYS = {"answer", "over", "metric", "goal", "baseline", "per_game", "notes", "score_band", "top_share",
+               "metrics"}
+ANSWERS = ("best", "effect", "ratings", "sprt", "summary", "calibration", "balance")
+#: answers that read one row per game (report.per_game = true)
+PER_GAME_ANSWERS = ("calibration", "balance")
 #: cell figures an answer may be about: name -> (label, better direction for "best" by default)
 METRICS = {
     "win_share": ("win share", "max"),
@@ -58,6 +61,11 @@ class ReportSpec:
     baseline: Any
     per_game: bool
     notes: str
+    #: calibration: the mean score band good play should reach, and the band of the top level's share
+    score_band: tuple[float, float] | None = None
+    top_share: tuple[float, float] | None = None
+    #: balance: the game's ratio metrics to report with intervals (names; ``prefix_*`` for a family)
+    metrics: tuple[str, ...] = ()
 
 
 @dataclasses.dataclass
@@ -305,6 +313,7 @@ def parse(raw: dict[str, Any], path: str = "<config>", games_override: int | Non
         ck.fail("sweep", "at least one cell", "none")
     sprt = _sprt(raw.get("sprt"), ck, kind)
     report = _report(raw.get("report", {}), ck, kind, names, sprt, axes)
+    report = _report_extra(raw.get("report", {}), ck, kind, report, eng, cells)
     rep_over = report.over
     if report.answer == "effect" and rep_over is not None:
         labels = [lab for a, vals in axes if a == rep_over for lab, _ in vals]
@@ -494,7 +503,7 @@ def _report(value: Any, ck: _Checker, kind: str, axes: list[str], sprt: SprtSpec
     if answer == "ratings" and kind != "tournament":
         ck.fail("report.answer", "a tournament lineup for answer = 'ratings'", answer)
     over = t.get("over")
-    if answer in ("best", "effect"):
+    if answer in ("best", "effect", "calibration", "balance"):
         if over is None:
             cands = [a for a in axes if a != "players"]
             if len(cands) != 1:
@@ -526,3 +535,57 @@ def _report(value: Any, ck: _Checker, kind: str, axes: list[str], sprt: SprtSpec
     if not isinstance(notes, str):
         ck.fail("report.notes", "text", notes)
     return ReportSpec(answer, over, metric, goal, baseline, per_game, notes.strip())
+
+
+def _band(value: Any, ck: _Checker, key: str, low: float | None, high: float | None) -> tuple[float, float]:
+    if not isinstance(value, list) or len(value) != 2:
+        ck.fail(key, "two numbers [low, high]", value)
+    lo = ck.number(value[0], f"{key}[0]")
+    hi = ck.number(value[1], f"{key}[1]")
+    if (low is not None and lo < low) or (high is not None and hi > high) or lo >= hi:
+        within = f" within [{low}, {high}]" if low is not None and high is not None else ""
+        ck.fail(key, f"two numbers [low, high] with low < high{within}", value)
+    return lo, hi
+
+
+def _report_extra(t: dict, ck: _Checker, kind: str, report: ReportSpec, eng, cells: list[Cell]) -> ReportSpec:
+    """The keys of the calibration and balance answers (see experiments/README.md)."""
+    answer = report.answer
+    if answer in PER_GAME_ANSWERS and not report.per_game:
+        ck.fail("report.per_game", f"true for answer = {answer!r} (its intervals are computed deal by deal "
+                "from one row per game)", report.per_game)
+    band = top = None
+    if answer == "calibration":
+        if kind == "tournament":
+            ck.fail("lineup", "a focus or seats lineup for answer = 'calibration'", "tournament")
+        if "level" not in eng.columns:
+            ck.fail("report.answer", "a game that reports a `level` outcome column for answer = 'calibration'",
+                    eng.name)
+        if not any(c.players == 1 for c in cells):
+            ck.fail("players", "at least one solo cell (players = 1: the level scale is a solo score scale)",
+                    sorted({c.players for c in cells}))
+        for key in ("score_band", "top_share"):
+            if key not in t:
+                ck.fail(f"report.{key}", "this key (required for answer = 'calibration')", "nothing")
+        band = _band(t["score_band"], ck, "report.score_band", None, None)
+        top = _band(t["top_share"], ck, "report.top_share", 0.0, 1.0)
+    else:
+        for key in ("score_band", "top_share"):
+            if key in t:
+                ck.fail(f"report.{key}", "nothing unless answer = 'calibration'", t[key])
+    names: tuple[str, ...] = ()
+    if "metrics" in t:
+        if answer != "balance":
+            ck.fail("report.metrics", "nothing unless answer = 'balance'", t["metrics"])
+        known = {m.name: m for m in eng.ratio_metrics if not m.per_seat}
+        raw = t["metrics"]
+        if not isinstance(raw, list) or not raw:
+            ck.fail("report.metrics", "a non-empty list of metric names", raw)
+        for i, name in enumerate(raw):
+            name = ck.text(name, f"report.metrics[{i}]")
+            ok = any(k.startswith(name[:-1]) for k in known) if name.endswith("*") else name in known
+            if not ok:
+                ck.fail(f"report.metrics[{i}]", f"a metric of {eng.name} (one of {', '.join(known) or 'none'}; "
+                        "prefix_* for a family)", name)
+        names = tuple(raw)
+    return dataclasses.replace(report, score_band=band, top_share=top, metrics=names)
