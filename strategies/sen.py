@@ -179,13 +179,24 @@ def unseen_stats(obs: SenObs) -> tuple[np.ndarray, np.ndarray]:
     return mean, np.maximum(var, 0.0)
 
 
-def dream_estimates(obs: SenObs, mean: np.ndarray, var: np.ndarray):
-    """Estimated total and variance of every dream (m, P), unknown lands at the unseen mean."""
+def dream_estimates(obs: SenObs, mean: np.ndarray, var: np.ndarray, kept_value: float | None = None):
+    """Estimated total and variance of every dream (m, P), unknown lands at the unseen mean.
+
+    With ``kept_value``, an unknown land that its owner drew and kept (public history) is estimated at
+    that value instead, with a smaller spread: players keep a drawn land only when it is low."""
     exists = obs.slot_mask()
     known = (obs.mem >= 0) & exists
-    unknown = (~known & exists).sum(2)
-    total = np.where(known, obs.mem, 0).sum(2) + unknown * mean[:, None]
-    return total, unknown * var[:, None]
+    unknown = ~known & exists
+    if kept_value is None:
+        n_unknown = unknown.sum(2)
+        total = np.where(known, obs.mem, 0).sum(2) + n_unknown * mean[:, None]
+        return total, n_unknown * var[:, None]
+    kept = unknown & obs.kept
+    plain = (unknown & ~obs.kept).sum(2)
+    n_kept = kept.sum(2)
+    total = np.where(known, obs.mem, 0).sum(2) + plain * mean[:, None] + n_kept * kept_value
+    spread = plain * var[:, None] + n_kept * np.minimum(var, 4.0)[:, None]
+    return total, spread
 
 
 @dataclasses.dataclass(frozen=True)
@@ -339,10 +350,14 @@ class Watcher(_Counting):
     margin: float = param(3.0, "wake when own estimate + margin <= the lowest opponent estimate")
     sure: float = param(4.0, "always wake at or below this estimated total")
     cap: float = param(14.0, "never wake above this estimated total")
+    kept_value: float = param(3.0, "estimate of an unknown land its owner drew and kept (public); -1: the unseen mean")
+
+    def _kept(self):
+        return None if self.kept_value < 0 else self.kept_value
 
     def wants_wake(self, obs, mean, var, est):
         m = len(obs.me)
-        total, _ = dream_estimates(obs, mean, var)
+        total, _ = dream_estimates(obs, mean, var, self._kept())
         own = total[np.arange(m), obs.me]
         opp = total.copy()
         opp[np.arange(m), obs.me] = np.inf
@@ -372,14 +387,14 @@ class Gambler(Swapper):
     ``edge`` (what it still expects to gain by playing on)."""
     name: ClassVar[str] = "gambler"
     game: ClassVar[str] = "sen"
-    edge: float = param(2.0, "ravens it expects to save by playing on instead of calling now")
+    edge: float = param(2.5, "ravens it expects to save by playing on instead of calling now")
 
     def wants_wake(self, obs, mean, var, est):
         from scipy.special import ndtr
 
         m = len(obs.me)
         rows = np.arange(m)
-        total, tvar = dream_estimates(obs, mean, var)
+        total, tvar = dream_estimates(obs, mean, var, self._kept())
         own, own_var = total[rows, obs.me], tvar[rows, obs.me]
         diff = total - own[:, None]                 # opponent minus own: we need it >= 0
         sd = np.sqrt(tvar + own_var[:, None] + 0.25)

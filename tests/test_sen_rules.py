@@ -92,6 +92,7 @@ def test_face_up_exchange_is_public_and_old_land_goes_face_up():
     _run_turns(eng, st, seats, 1)
     assert VALUE[st.dream[0, 0, 2]] == 0
     assert st.mem[0, :, 0, 2].tolist() == [0, 0]  # everybody knows the taken value
+    assert not st.kept[0].any()
     assert VALUE[st.up[0, st.up_len[0] - 1]] == 9 and st.up_len[0] == 1
     assert st.cur[0] == 1 and st.turns[0] == 1
 
@@ -104,6 +105,7 @@ def test_exchange_drawn_card_only_taker_knows():
     _run_turns(eng, st, seats, 1)
     assert VALUE[st.dream[0, 0, 0]] == 3
     assert st.mem[0, 0, 0, 0] == 3 and st.mem[0, 1, 0, 0] == -1
+    assert st.kept[0, 0].tolist() == [True] + [False] * 7  # public: seat 0 kept a drawn land in slot 0
     obs = a.seen[1][1]
     assert obs.card[0] == 3
     assert VALUE[st.up[0, 1]] == 1  # old land revealed on the face-up pile
@@ -123,6 +125,19 @@ def test_peek_and_swap_memory_rules():
     assert VALUE[st.dream[0, 0, 0]] == 8 and VALUE[st.dream[0, 1, 1]] == 1
     assert st.mem[0, 0, 0, 0] == 8 and st.mem[0, 1, 0, 0] == 8
     assert st.mem[0, 0, 1, 1] == 1 and st.mem[0, 1, 1, 1] == -1
+    assert not st.kept[0].any()
+
+
+def test_kept_flag_moves_with_a_swapped_land():
+    deck = make_deck([[1, 2, 9, 4], [5, 8, 7, 3]], 0, [2, 6, "swap", 6, 6])
+    a = Scripted([("start", DR), ("drawn", 3), ("start", DR), ("drawn", Drawn.USE), ("swap", (0, 3, 1, 0))])
+    b = Scripted([("start", DR), ("drawn", Drawn.DISCARD)])
+    eng, st, seats = scripted_game(2, SenRules(), deck, [a, b])
+    _run_turns(eng, st, seats, 1)
+    assert st.kept[0, 0, 3] and st.kept[0].sum() == 1
+    _run_turns(eng, st, seats, 2)
+    assert st.kept[0, 1, 0] and st.kept[0].sum() == 1
+    assert st.mem[0, 0, 1, 0] == 2 and st.mem[0, 1, 1, 0] == -1
 
 
 def test_take2_chain_order_on_face_up_pile():

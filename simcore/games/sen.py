@@ -16,6 +16,8 @@ Array layout (n games, P players, S = 8 dream slots, the most a dream can hold):
 * ``dream[n, P, S]``: card id in each slot, -1 for no card; ``nslots[n, P]``: the occupied slots are
   always ``0 .. nslots-1`` (removals keep the order of the rest).
 * ``mem[n, V, P, S]``: what viewer V remembers of player P's slot S: a value 0-9, or -1 (unknown).
+* ``kept[n, P, S]``: public history: the land at player P's slot S was drawn from the face-down pile and
+  kept there by P (everyone saw the exchange, not the value); it moves with the land when swapped.
 * card ids: 0-35 are values 0-8 (id // 4), 36-44 are 9s, 45-47 Take 2 (5), 48-50 Peek 1 (6),
   51-53 Swap 2 (7); :data:`VALUE` and :data:`KIND` map ids to value and kind.
 
@@ -101,6 +103,7 @@ class SenState:
     dream: np.ndarray
     nslots: np.ndarray
     mem: np.ndarray
+    kept: np.ndarray
     score: np.ndarray
     cur: np.ndarray
     round: np.ndarray
@@ -131,7 +134,7 @@ class SenObs:
     """
 
     def __init__(self, me, players, mem, nslots, top, up_counts, pile_left, scores, round, rules,
-                 card=None, card_kind=None, offer=None, offer_kind=None, own=None):
+                 card=None, card_kind=None, offer=None, offer_kind=None, own=None, kept=None):
         self.me = me                  #: (m,) own seat
         self.players = players
         self._mem = mem               #: (m, P, S) remembered values, -1 unknown
@@ -147,6 +150,7 @@ class SenObs:
         self.offer = offer            #: (m, 2) values of the two Take 2 cards (decision ``keep``)
         self.offer_kind = offer_kind  #: (m, 2) their kinds
         self._own = own
+        self._kept = kept             #: (m, P, S) public: the land there was drawn and kept by its owner
         self._own_slots = None
         self._own_mask = None
 
@@ -155,6 +159,12 @@ class SenObs:
         if callable(self._mem):
             self._mem = self._mem()
         return self._mem
+
+    @property
+    def kept(self) -> np.ndarray:
+        if callable(self._kept):
+            self._kept = self._kept()
+        return self._kept
 
     @property
     def nslots(self) -> np.ndarray:
@@ -227,7 +237,7 @@ class Player:
 # Each checks the actions it applies and returns the position of the first illegal one, or -1.
 # ---------------------------------------------------------------------------------------------
 @numba.njit(cache=True)
-def _k_face_up(up, up_len, up_counts, dream, nslots, mem, g, m, slot):
+def _k_face_up(up, up_len, up_counts, dream, nslots, mem, kept, g, m, slot):
     V = mem.shape[1]
     for i in range(g.shape[0]):
         if slot[i] < 0 or slot[i] >= nslots[g[i], m[i]]:
@@ -243,6 +253,7 @@ def _k_face_up(up, up_len, up_counts, dream, nslots, mem, g, m, slot):
         up_counts[gi, _VALUE_NB[old]] += 1
         for v in range(V):
             mem[gi, v, mi, si] = _VALUE_NB[card]
+        kept[gi, mi, si] = False
     return -1
 
 
@@ -254,7 +265,7 @@ def _k_pop(deck, ptr, g, out):
 
 
 @numba.njit(cache=True)
-def _k_drawn(up, up_len, up_counts, dream, nslots, mem, g, m, card, d):
+def _k_drawn(up, up_len, up_counts, dream, nslots, mem, kept, g, m, card, d):
     """Exchange (d >= 0) or put face up (DISCARD -1, USE -2) each drawn card."""
     V = mem.shape[1]
     for i in range(g.shape[0]):
@@ -276,6 +287,7 @@ def _k_drawn(up, up_len, up_counts, dream, nslots, mem, g, m, card, d):
             for v in range(V):
                 mem[gi, v, mi, di] = -1
             mem[gi, mi, mi, di] = _VALUE_NB[c]
+            kept[gi, mi, di] = True
             c = old
         up[gi, up_len[gi]] = c
         up_len[gi] += 1
@@ -295,7 +307,7 @@ def _k_own(mem, nslots, up, up_len, idx, me, own, own_slots, top):
 
 
 @numba.njit(cache=True)
-def _k_deal(decks, idx, P, deck, ptr, up, up_len, up_counts, dream, nslots, mem):
+def _k_deal(decks, idx, P, deck, ptr, up, up_len, up_counts, dream, nslots, mem, kept):
     """Lay out shuffled decks: 4 lands per player (player p gets deck[4p:4p+4] in slots 0-3), the next
     card face up, the rest face down; every player knows their own slots 0 and 1."""
     for i in range(idx.shape[0]):
@@ -304,6 +316,7 @@ def _k_deal(decks, idx, P, deck, ptr, up, up_len, up_counts, dream, nslots, mem)
             deck[g, c] = decks[i, c]
         dream[g, :, :] = -1
         mem[g, :, :, :] = -1
+        kept[g, :, :] = False
         up[g, :] = -1
         up_counts[g, :] = 0
         for p in range(P):
@@ -371,7 +384,8 @@ class Sen(Game):
             deck=z(n, N_CARDS, dt=np.int8), ptr=z(n), up=np.full((n, N_CARDS), -1, np.int8), up_len=z(n),
             up_counts=z(n, 10),
             dream=np.full((n, players, SLOTS), -1, np.int8), nslots=z(n, players),
-            mem=np.full((n, players, players, SLOTS), -1, np.int8), score=z(n, players),
+            mem=np.full((n, players, players, SLOTS), -1, np.int8), kept=np.zeros((n, players, SLOTS), bool),
+            score=z(n, players),
             cur=z(n), round=z(n), done=np.zeros(n, bool), turns=z(n), timeout=np.zeros(n, bool),
             called=z(n), caller_ok=z(n), dream_sum=z(n), penalties=z(n), round_turns=z(n),
             leader=np.full(n, -1, dtype=np.int64), lead_changes=z(n), script=script,
@@ -389,7 +403,8 @@ class Sen(Game):
                 r = int(st.round[g])
                 if r < len(st.script) and st.script[r] is not None:
                     decks[j] = np.asarray(st.script[r])[g]
-        _k_deal(decks, idx, st.players, st.deck, st.ptr, st.up, st.up_len, st.up_counts, st.dream, st.nslots, st.mem)
+        _k_deal(decks, idx, st.players, st.deck, st.ptr, st.up, st.up_len, st.up_counts, st.dream, st.nslots,
+                st.mem, st.kept)
 
     # ------------------------------------------------------------------ observations
     def observe(self, st: SenState, idx: np.ndarray, me: np.ndarray, **extra: Any) -> SenObs:
@@ -398,20 +413,20 @@ class Sen(Game):
         own_slots = np.empty(k, dtype=np.int32)
         top = np.empty(k, dtype=np.int32)
         _k_own(st.mem, st.nslots, st.up, st.up_len, idx, me, own, own_slots, top)
-        mem, counts, nslots, score, rnd = st.mem, st.up_counts, st.nslots, st.score, st.round
+        mem, counts, nslots, score, rnd, kept = st.mem, st.up_counts, st.nslots, st.score, st.round, st.kept
         obs = SenObs(me=me, players=st.players, mem=lambda: mem[idx, me].astype(np.int32), own=own,
                      nslots=lambda: nslots[idx].astype(np.int32), top=top, up_counts=lambda: counts[idx],
                      pile_left=N_CARDS - st.ptr[idx], scores=lambda: score[idx], round=lambda: rnd[idx],
-                     rules=st.rules, **extra)
+                     rules=st.rules, kept=lambda: kept[idx], **extra)
         obs._own_slots = own_slots
         return obs
 
     def observe_all(self, st: SenState, idx: np.ndarray, seat: int) -> dict[str, np.ndarray]:
         me = np.full(len(idx), seat)
         o = self.observe(st, idx, me)
-        o.mem, o.up_counts, o.nslots, o.scores, o.round  # build the lazy parts
+        o.mem, o.up_counts, o.nslots, o.scores, o.round, o.kept  # build the lazy parts
         up_vals = np.where(st.up[idx] >= 0, values_of(st.up[idx]), -1)
-        return {"mem": o.mem, "nslots": o.nslots, "top": o.top, "up_values": up_vals, "pile_left": o.pile_left,
+        return {"mem": o.mem, "kept": o.kept, "nslots": o.nslots, "top": o.top, "up_values": up_vals, "pile_left": o.pile_left,
                 "scores": o.scores, "round": o.round, "cur": st.cur[idx], "turns": st.turns[idx]}
 
     def scramble_hidden(self, st: SenState, seat: int, draws) -> SenState:
@@ -451,7 +466,7 @@ class Sen(Game):
         if sel.any():
             g, m = idx[sel], me[sel]
             slot = np.asarray(seats.ask("face_up_slot", g, m, obs), dtype=np.int64)
-            bad = _k_face_up(st.up, st.up_len, st.up_counts, st.dream, st.nslots, st.mem, g, m, slot)
+            bad = _k_face_up(st.up, st.up_len, st.up_counts, st.dream, st.nslots, st.mem, st.kept, g, m, slot)
             illegal(seats, "face_up_slot", m, np.arange(len(g)) == bad, "no such slot")
 
         # draw from the face-down pile
@@ -495,7 +510,7 @@ class Sen(Game):
             kind = KIND[card]
             d = np.asarray(seats.ask("drawn", g, m, obs, card=VALUE32[card], card_kind=KIND32[card]), dtype=np.int64)
             # exchange (B1); discard (B2) and use (B3) both put the card face up
-            bad = _k_drawn(st.up, st.up_len, st.up_counts, st.dream, st.nslots, st.mem, g, m, card, d)
+            bad = _k_drawn(st.up, st.up_len, st.up_counts, st.dream, st.nslots, st.mem, st.kept, g, m, card, d)
             illegal(seats, "drawn", m, np.arange(len(g)) == bad, "no such slot, or USE on a plain land")
             use = d == Drawn.USE
             if not use.any():
@@ -525,6 +540,9 @@ class Sen(Game):
                 ma = st.mem[gs, :, pa, sa].copy()
                 st.mem[gs, :, pa, sa] = st.mem[gs, :, pb, sb]
                 st.mem[gs, :, pb, sb] = ma
+                ka = st.kept[gs, pa, sa].copy()
+                st.kept[gs, pa, sa] = st.kept[gs, pb, sb]
+                st.kept[gs, pb, sb] = ka
             # Take 2: draw up to two, keep one, discard the other, resolve the kept one again
             sel = use & (kind == Kind.TAKE2)
             if not sel.any():
@@ -579,10 +597,12 @@ class Sen(Game):
             mm = st.mem[gr, :, mr]  # (k, V, S)
             mm = mm[rows[:, :, None], np.arange(st.players)[None, :, None], order[:, None, :]]
             st.mem[gr, :, mr] = np.where(left[:, None, :], mm, -1)
+            st.kept[gr, mr] = np.where(left, st.kept[gr, mr][rows, order], False)
             st.nslots[gr, mr] -= 2
         last = st.nslots[g, m]
         st.dream[g, m, last] = new
         st.mem[g, :, m, last] = -1
+        st.kept[g, m, last] = False
         st.nslots[g, m] += 1
 
     # ------------------------------------------------------------------ scoring
@@ -693,6 +713,7 @@ class Sen(Game):
         mem = st.mem[live]
         assert ((mem < 0) | (mem == truth)).all(), "a remembered value differs from the true value"
         assert (mem[np.broadcast_to(~occupied[:, None], mem.shape)] == -1).all(), "memory of an empty slot"
+        assert not st.kept[live][~occupied].any(), "kept flag on an empty slot"
         assert st.ptr[live].max() < N_CARDS, "a live round with an empty face-down pile"
         assert P == st.dream.shape[1]
 
