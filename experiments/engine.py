@@ -19,6 +19,7 @@ whether they were played or read back, so a resumed run's tables are identical t
 from __future__ import annotations
 
 import dataclasses
+import io
 import os
 import sys
 import tempfile
@@ -172,7 +173,7 @@ def _fsync_dir(folder: str) -> None:
 
 
 class ChunkStore:
-    """Finished tasks of one run, one ``.npz`` file each (plus a ``.games.parquet`` with per-game rows).
+    """Finished tasks of one run, one ``.npz`` file each (per-game rows inside it as parquet bytes).
 
     A task is named by its cell, rotation and deals (``c3-r1-0-512``): those depend only on the config,
     the number of games and the chunk size, which a resumed run must share (see the run folder's
@@ -199,8 +200,8 @@ class ChunkStore:
     def key(cell: int, rotation: int, a: int, b: int) -> str:
         return f"c{cell}-r{rotation}-{a}-{b}"
 
-    def _path(self, key: str, ext: str = ".npz") -> str:
-        return os.path.join(self.folder, key + ext)
+    def _path(self, key: str) -> str:
+        return os.path.join(self.folder, key + ".npz")
 
     def has(self, key: str) -> bool:
         return key in self.done
@@ -220,8 +221,10 @@ class ChunkStore:
             arrays["hc." + who] = np.asarray(counts)
         if block is not None:
             arrays["block"] = block
-        if tot.games is not None:  # first the rows, then the file that says the task is done
-            atomic_write(self._path(key, ".games.parquet"), tot.games.write_parquet)
+        if tot.games is not None:  # per-game rows as the bytes of a parquet file, in the same file
+            buf = io.BytesIO()
+            tot.games.write_parquet(buf)
+            arrays["games"] = np.frombuffer(buf.getvalue(), dtype=np.uint8)
         atomic_write(self._path(key), lambda fh: np.savez(fh, **arrays))
         self.done.add(key)
         self.saved += 1
@@ -238,7 +241,7 @@ class ChunkStore:
             hist = {k[3:]: (data[k], data["hc." + k[3:]]) for k in data if k.startswith("hv.")}
             tot = Totals(n, sums, sumsq, data["turns_hist"], None, float(data["seconds"]))
             if bool(data["has_games"]):
-                tot.games = pl.read_parquet(self._path(key, ".games.parquet"))
+                tot.games = pl.read_parquet(io.BytesIO(data["games"].tobytes()))
         except Exception as exc:  # a damaged or foreign file may fail in many ways; say which file
             raise SenseiError(f"{path}: unreadable finished chunk ({type(exc).__name__}); delete it and resume "
                               "again to replay it") from None

@@ -1,0 +1,278 @@
+"""Nothing lost: a `sensei run` killed part-way (SIGKILL, or Ctrl-C) resumes from its finished chunks and
+ends with the same tables and answer as an uninterrupted run; a resume of another config, seed or number
+of games is refused; an incomplete run folder is never presented as a result; dask clusters give the same
+tables as a local run."""
+import glob
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+import polars as pl
+import pytest
+from typer.testing import CliRunner
+
+from experiments.cli import app
+from experiments.config import load
+from experiments.engine import ChunkStore, play_cells
+from experiments.experiment import run_experiment
+from experiments.analysis import analyse
+from reports import build_index
+
+SENSEI = os.path.join(os.path.dirname(sys.executable), "sensei")
+runner = CliRunner()
+
+# 4 cells (2 and 3 players, wake 6 and 12), 5 rotations per wake value, 300 deals in chunks of 50:
+# 60 chunks, a few seconds of play; per-game rows and paired vectors are kept, so every kind of saved
+# chunk (totals, score counts, per-deal vectors, per-game rows) is restored.
+CONFIG = """\
+title = "Resume check"
+question = "Which wake value wins more, 6 or 12?"
+game = "sen"
+games = 300
+seed = 11
+chunk_size = 50
+
+[lineup]
+focus = "threshold"
+field = "threshold:wake=10"
+
+[sweep]
+players = [2, 3]
+"focus.wake" = [6, 12]
+
+[report]
+per_game = true
+"""
+TOTAL_CHUNKS = 60
+
+
+@pytest.fixture(scope="module")
+def config(tmp_path_factory):
+    path = tmp_path_factory.mktemp("cfg") / "resume_check.toml"
+    path.write_text(CONFIG)
+    return str(path)
+
+
+@pytest.fixture(scope="module")
+def reference(config, tmp_path_factory):
+    """The uninterrupted run."""
+    res = run_experiment(config, out=str(tmp_path_factory.mktemp("ref")))
+    assert res.manifest["chunks_played"] == TOTAL_CHUNKS and res.manifest["chunks_restored"] == 0
+    return res.run_dir
+
+
+def assert_same_run(a: str, b: str) -> None:
+    """Same files, same tables (cells' `seconds` is a timing, like the manifest), same answer and config."""
+    files = lambda d: sorted(f for f in os.listdir(d) if f not in ("report.html",))
+    assert files(a) == files(b)
+    assert not {"parts", "resume.json"} & set(files(a))
+    for name in files(a):
+        if name.endswith(".parquet"):
+            x, y = pl.read_parquet(os.path.join(a, name)), pl.read_parquet(os.path.join(b, name))
+            if name == "cells.parquet":
+                x, y = x.drop("seconds"), y.drop("seconds")
+            assert x.columns == y.columns and x.dtypes == y.dtypes, name
+            assert x.equals(y), name
+    for name in ("summary.json", "config.toml"):
+        with open(os.path.join(a, name)) as fa, open(os.path.join(b, name)) as fb:
+            assert fa.read() == fb.read(), name
+
+
+def start_run(config: str, out: str, *extra: str) -> subprocess.Popen:
+    # SIGINT at its default disposition, as in a terminal (a background job of a shell ignores it)
+    return subprocess.Popen([SENSEI, "run", config, "--no-report", "--no-progress", "--out", out, *extra],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+
+
+def wait_for_parts(proc: subprocess.Popen, out: str, at_least: int) -> int:
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < 60:
+        n = len(glob.glob(os.path.join(out, "*", "parts", "*.npz")))
+        if n >= at_least:
+            return n
+        assert proc.poll() is None, proc.communicate()
+        time.sleep(0.01)
+    raise AssertionError("no finished chunks after 60 s")
+
+
+def one_error_line(r, *words):
+    lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+    assert r.exit_code == 2 and len(lines) == 1 and lines[0].startswith("error: "), (r.exit_code, r.stderr)
+    assert "Traceback" not in r.output
+    for w in words:
+        assert w in lines[0], (w, lines[0])
+    return lines[0]
+
+
+def test_sigkill_then_resume_gives_the_uninterrupted_results(config, reference, tmp_path):
+    out = str(tmp_path / "runs")
+    proc = start_run(config, out)
+    wait_for_parts(proc, out, 12)
+    proc.kill()
+    proc.wait()
+    (run_dir,) = glob.glob(os.path.join(out, "*"))
+    kept = len(glob.glob(os.path.join(run_dir, "parts", "*.npz")))
+    assert 12 <= kept < TOTAL_CHUNKS, kept
+    assert not os.path.exists(os.path.join(run_dir, "manifest.json"))
+
+    # an incomplete folder is not a result: report says so, the index leaves it out
+    r = runner.invoke(app, ["report", run_dir])
+    one_error_line(r, "incomplete run", "--resume")
+    index = build_index(out)
+    assert os.path.basename(run_dir) not in open(index).read()
+
+    # a resume with another seed, number of games or config is refused, and touches nothing
+    for text, extra, what in [(CONFIG.replace("seed = 11", "seed = 12"), [], "the seed"),
+                              (CONFIG, ["--games", "200"], "games per cell"),
+                              (CONFIG.replace('"focus.wake" = [6, 12]', '"focus.wake" = [6, 13]'), [], "the config"),
+                              (CONFIG.replace("chunk_size = 50", "chunk_size = 60"), [], "the chunk size")]:
+        other = tmp_path / "other.toml"
+        other.write_text(text)
+        r = runner.invoke(app, ["run", str(other), "--resume", run_dir, "--no-progress", "--no-report", *extra])
+        one_error_line(r, "cannot resume", what)
+    assert len(glob.glob(os.path.join(run_dir, "parts", "*.npz"))) == kept
+    r = runner.invoke(app, ["run", config, "--resume", run_dir, "--out", out])
+    one_error_line(r, "not both")
+
+    t0 = time.perf_counter()
+    done = subprocess.run([SENSEI, "run", config, "--no-progress", "--resume", run_dir],
+                          capture_output=True, text=True, timeout=120)
+    resume_seconds = time.perf_counter() - t0
+    assert done.returncode == 0, done.stderr
+    assert "resumed:" in done.stdout and "Traceback" not in done.stderr
+    man = json.load(open(os.path.join(run_dir, "manifest.json")))
+    assert man["chunks_restored"] == kept and man["chunks_played"] == TOTAL_CHUNKS - kept
+    assert len(man["resumed"]) == 1 and man["games_played"] == json.load(
+        open(os.path.join(reference, "manifest.json")))["games_played"]
+    assert_same_run(reference, run_dir)
+    assert os.path.basename(run_dir) in open(os.path.join(out, "index.html")).read()
+    print(f"resume of {TOTAL_CHUNKS - kept} chunks: {resume_seconds:.1f} s")
+
+    # a finished run cannot be resumed again
+    r = runner.invoke(app, ["run", config, "--resume", run_dir, "--no-progress"])
+    one_error_line(r, "complete")
+
+
+def test_ctrl_c_keeps_finished_work_and_says_how_to_resume(config, reference, tmp_path):
+    out = str(tmp_path / "runs")
+    proc = start_run(config, out, "--jobs", "2")
+    wait_for_parts(proc, out, 8)
+    os.killpg(proc.pid, signal.SIGINT)  # as Ctrl-C in a terminal: the command and its worker processes
+    stdout, stderr = proc.communicate(timeout=60)
+    (run_dir,) = glob.glob(os.path.join(out, "*"))
+    assert proc.returncode == 130, (proc.returncode, stderr)
+    assert "Traceback" not in stderr and "Warning" not in stderr, stderr
+    lines = [ln for ln in stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1, stderr
+    assert lines[0].startswith("interrupted: ") and f"--resume {run_dir}" in lines[0], lines[0]
+    kept = len(glob.glob(os.path.join(run_dir, "parts", "*.npz")))
+    assert kept >= 8 and not os.path.exists(os.path.join(run_dir, "manifest.json"))
+
+    r = runner.invoke(app, ["run", config, "--resume", run_dir, "--no-progress", "--no-report"])
+    assert r.exit_code == 0, r.output
+    assert not glob.glob(os.path.join(run_dir, "*", ".*.tmp")) and not glob.glob(os.path.join(run_dir, ".*.tmp"))
+    man = json.load(open(os.path.join(run_dir, "manifest.json")))
+    assert man["chunks_restored"] == kept and man["chunks_restored"] + man["chunks_played"] == TOTAL_CHUNKS
+    assert_same_run(reference, run_dir)
+
+
+def test_resume_from_any_subset_of_saved_chunks(tmp_path):
+    """SPRT looks and tournaments resume too: with any chunks missing, the tables are the same."""
+    sprt = {"title": "t", "question": "q", "game": "sen", "players": 2, "games": 20, "seed": 3, "chunk_size": 8,
+            "lineup": {"focus": "threshold:wake=16", "field": "random"},
+            "sprt": {"h0": 0.0, "h1": 0.2, "max_games": 100}}
+    tour = {"title": "t", "question": "q", "game": "sen", "games": 24, "seed": 4, "chunk_size": 10,
+            "lineup": {"tournament": ["counter", "gambler"]}, "sweep": {"players": [2, 3]},
+            "report": {"per_game": True}}
+    for k, raw in enumerate((sprt, tour)):
+        cfg = load(raw)
+        plain = analyse(cfg, play_cells(cfg))
+        folder = str(tmp_path / f"parts-{k}")
+        store = ChunkStore(folder)
+        first = analyse(cfg, play_cells(cfg, store=store))
+        saved = sorted(os.listdir(folder))
+        assert store.saved == sum(f.endswith(".npz") for f in saved) > 4
+        for f in saved[::3]:  # lose every third file (and with it, its chunk)
+            os.unlink(os.path.join(folder, f))
+        open(os.path.join(folder, ".c0-r0-0-8.npz.x.tmp"), "w").write("half a file")  # an interrupted write
+        again = ChunkStore(folder)
+        resumed = analyse(cfg, play_cells(cfg, store=again))
+        assert again.restored > 0 and again.saved > 0
+        assert not [f for f in os.listdir(folder) if f.endswith(".tmp")]
+        for got in (first, resumed):
+            assert got["answer"] == plain["answer"]
+            for name, df in plain["tables"].items():
+                a, b = df, got["tables"][name]
+                if name == "cells":
+                    a, b = a.drop("seconds"), b.drop("seconds")
+                assert a.equals(b), name
+
+
+def test_damaged_chunk_file_is_named_not_trusted(tmp_path):
+    raw = {"title": "t", "question": "q", "game": "sen", "players": 2, "games": 16, "seed": 1, "chunk_size": 8,
+           "lineup": {"focus": "threshold", "field": "random"}}
+    cfg = load(raw)
+    folder = str(tmp_path / "parts")
+    play_cells(cfg, store=ChunkStore(folder))
+    victim = sorted(f for f in os.listdir(folder) if f.endswith(".npz"))[0]
+    with open(os.path.join(folder, victim), "wb") as fh:
+        fh.write(b"not a chunk")
+    with pytest.raises(Exception) as info:
+        play_cells(cfg, store=ChunkStore(folder))
+    assert type(info.value).__name__ == "SenseiError" and victim in str(info.value)
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    pytest.importorskip("distributed")
+    from distributed import LocalCluster
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as c:
+        yield c
+
+
+def test_experiment_on_a_dask_cluster_matches_the_local_run(config, reference, cluster, tmp_path):
+    out = str(tmp_path / "runs")
+    r = runner.invoke(app, ["run", config, "--no-progress", "--no-report", "--out", out,
+                            "--scheduler", cluster.scheduler_address])
+    assert r.exit_code == 0, r.output
+    (run_dir,) = glob.glob(os.path.join(out, "*"))
+    man = json.load(open(os.path.join(run_dir, "manifest.json")))
+    assert man["backend"] == "dask" and man["scheduler"] == cluster.scheduler_address
+    assert_same_run(reference, run_dir)
+
+    # the same through the config's [run] table (the fingerprint ignores it: a resume may move to a cluster)
+    cfg2 = tmp_path / "cluster.toml"
+    cfg2.write_text(CONFIG.replace("[report]", f'[run]\nbackend = "dask"\nscheduler = "{cluster.scheduler_address}"'
+                                               "\n\n[report]"))
+    res = run_experiment(str(cfg2), out=str(tmp_path / "runs2"))
+    assert res.manifest["backend"] == "dask" and res.manifest["fingerprint"] == json.load(
+        open(os.path.join(reference, "manifest.json")))["fingerprint"]
+    ref = pl.read_parquet(os.path.join(reference, "cells.parquet")).drop("seconds")
+    assert res.cells.drop("seconds").equals(ref)
+
+    # sensei play on the cluster: the same JSON as a local play
+    args = ["play", "sen", "-p", "3", "-s", "threshold:wake=8", "--games", "600", "--chunk-size", "200", "--json"]
+    local = runner.invoke(app, args)
+    remote = runner.invoke(app, args + ["--scheduler", cluster.scheduler_address])
+    assert local.exit_code == remote.exit_code == 0, remote.output
+    assert json.loads(local.stdout) == json.loads(remote.stdout)
+
+
+def test_backend_and_scheduler_mistakes_are_one_line(config, tmp_path):
+    out = tmp_path / "runs"
+    for args, words in [(["--backend", "spark"], ["unknown backend"]),
+                        (["--backend", "loky", "--scheduler", "tcp://127.0.0.1:9"], ["needs the dask backend"]),
+                        (["--scheduler", "bogus://127.0.0.1:9"], ["cannot reach"])]:
+        r = runner.invoke(app, ["run", config, "--no-progress", "--out", str(out), *args])
+        one_error_line(r, *words)
+    assert not out.exists() or not os.listdir(out)  # nothing was played: no run folder left behind
+    bad = tmp_path / "bad.toml"
+    bad.write_text(CONFIG + '\n[run]\nbackend = "loky"\nscheduler = "tcp://x:1"\n')
+    one_error_line(runner.invoke(app, ["run", str(bad), "--out", str(out)]), "run.backend")
+    bad.write_text(CONFIG + '\n[run]\nworkers = 3\n')
+    one_error_line(runner.invoke(app, ["run", str(bad), "--out", str(out)]), "run.workers")
