@@ -227,7 +227,7 @@ def parse(raw: dict[str, Any], path: str = "<config>", games_override: int | Non
     if isinstance(players_raw, list):
         if "players" in sweep:
             ck.fail("players", "players either at the top or in [sweep], not both")
-        axes.append(("players", _grid_values(players_raw, "players", ck)))
+        axes.append(("players", [(v, {"players": v}) for v in _grid_values(players_raw, "players", ck)]))
         base_players = None
     else:
         base_players = ck.integer(players_raw, "players")
