@@ -520,13 +520,27 @@ def _is_share(name: str) -> bool:
     return "share" in name or name.endswith("_won") or name.startswith("first_") or name.startswith("level.")
 
 
-def _fmt_fig(name: str, x: float | None, signed: bool = False) -> str:
+def _pm(name: str, x: float | None, lo: float | None, hi: float | None) -> str:
+    """``value ± half`` with enough decimals that a small half-width does not print as 0."""
+    half = _half(lo, hi)
     if x is None or not math.isfinite(x):
         return "n/a"
-    sign = "+" if signed else ""
-    if _is_share(name) or name in ("seat_advantage", "seat0_win_share"):
-        return f"{x * 100:{sign}.1f}%"
-    return f"{x:{sign}.2f}"
+    scale, unit, d = (100.0, "%", 1) if _is_share(name) or name in ("seat_advantage", "seat0_win_share") else \
+        (1.0, "", 2)
+    if not math.isfinite(half):
+        return f"{x * scale:.{d}f}{unit}"
+    while d < 4 and round(half * scale, d) == 0:
+        d += 1
+    return f"{x * scale:.{d}f}{unit} ± {half * scale:.{d}f}{unit}"
+
+
+def _holm(pvalues: list[float]) -> list[bool]:
+    """Which of several tests reject at 5% with Holm's correction for multiple comparisons (statsmodels)."""
+    if not pvalues:
+        return []
+    from statsmodels.stats.multitest import multipletests
+    p = np.nan_to_num(np.asarray(pvalues, dtype=float), nan=1.0)
+    return [bool(r) for r in multipletests(p, alpha=0.05, method="holm")[0]]
 
 
 def _est(scope: str, cell: int | None, group: str, case: Any, strategy: str | None, players: int | None,
@@ -630,7 +644,7 @@ def answer_calibration(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
 
     # ----- multiplayer: first-seat advantage and game length per value of `over`
     multi = cells.filter(pl.col("players") > 1)
-    mp_sentences, clear_changes = [], []
+    mp_sentences, changes = [], []
     groups = {}
     for row in multi.iter_rows(named=True):
         groups.setdefault(key_of(row), []).append(row)
@@ -666,18 +680,15 @@ def answer_calibration(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
                     if metric == "seat_advantage":
                         if worst_adv is None or abs(d["diff"]) > abs(worst_adv[1]["diff"]):
                             worst_adv = slot
-                        if d["lo"] > 0 or d["hi"] < 0:
-                            clear_changes.append(f"{P} players {_label(v)} {d['diff'] * 100:+.1f}% "
-                                                 f"[{d['lo'] * 100:+.1f}%, {d['hi'] * 100:+.1f}%]")
+                        changes.append((f"{P} players {_label(v)} {d['diff'] * 100:+.1f}% "
+                                        f"[{d['lo'] * 100:+.1f}%, {d['hi'] * 100:+.1f}%]", d["p_value"]))
                     elif worst_len is None or abs(d["diff"]) > abs(worst_len[1]["diff"]):
                         worst_len = slot
         text = f"{desc}: first-seat advantage " + ", ".join(adv_parts)
         if worst_adv is not None:
             v, d = worst_adv
-            clear = d["lo"] > 0 or d["hi"] < 0
             text += (f" (largest change from {_label(v0)}: {_label(v)} {d['diff'] * 100:+.1f}% "
-                     f"[{d['lo'] * 100:+.1f}%, {d['hi'] * 100:+.1f}%]" + ("" if clear else ", not clearly different")
-                     + ")")
+                     f"[{d['lo'] * 100:+.1f}%, {d['hi'] * 100:+.1f}%], p = {d['p_value']:.2g})")
         text += "; game length " + ", ".join(len_parts) + " turns"
         if worst_len is not None:
             v, d = worst_len
@@ -689,8 +700,8 @@ def answer_calibration(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
     border = [v for v in values if v in verdicts and verdicts[v][0] == "borderline"]
     bad = [v for v in values if v in verdicts and verdicts[v][0] == "implausible"]
     names = levels_of[next(iter(levels_of))][0]
-    crit = (f"good play (the best solo strategy) averages {band[0]:g}-{band[1]:g} and reaches {names[-1]} in "
-            f"{top_band[0] * 100:g}%-{top_band[1] * 100:g}% of games, both 95% intervals inside")
+    crit = (f"the best solo strategy averages between {band[0]:g} and {band[1]:g} and reaches {names[-1]} in "
+            f"{top_band[0] * 100:g}% to {top_band[1] * 100:g}% of its games, both 95% intervals inside")
     if plausible:
         head = (f"{short(over)} {', '.join(map(_label, plausible))} make{'s' if len(plausible) == 1 else ''} the "
                 f"level scale plausible")
@@ -704,13 +715,18 @@ def answer_calibration(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
     means = [(v, verdicts[v][1]) for v in values if v in verdicts]
     lo_v, lo_row = min(means, key=lambda t: t[1]["focus_mean_score"])
     hi_v, hi_row = max(means, key=lambda t: t[1]["focus_mean_score"])
-    head += (f". The best heuristic's solo average depends on the table: from {lo_row['focus_mean_score']:.1f} "
-             f"({_label(lo_v)}) to {hi_row['focus_mean_score']:.1f} ({_label(hi_v)})")
-    if groups:
-        head += (". The first-seat advantage " + ("changes clearly with the table for " + "; ".join(clear_changes)
-                                                    if clear_changes else
-                                                    "does not change clearly with the table for any player count")
-                 + f" (paired against {_label(v0)} on the same deals)")
+    head += (f". The best heuristic's solo average ranges from "
+             f"{_pm('mean_score', lo_row['focus_mean_score'], lo_row['focus_score_lo'], lo_row['focus_score_hi'])} "
+             f"({short(over)} {_label(lo_v)}) to "
+             f"{_pm('mean_score', hi_row['focus_mean_score'], hi_row['focus_score_lo'], hi_row['focus_score_hi'])} "
+             f"({short(over)} {_label(hi_v)})")
+    if changes:
+        clear = [c for c, r in zip(changes, _holm([p for _, p in changes])) if r]
+        head += (". The first-seat advantage " + (f"changes clearly with {short(over)} for "
+                                                    + "; ".join(t for t, _ in clear) if clear else
+                                                    f"does not change clearly with {short(over)} for any player count")
+                 + f" (each value paired against {short(over)} {_label(v0)} on the same deals; Holm's correction over "
+                 f"the {len(changes)} comparisons)")
     return [head] + sentences + mp_sentences, frame(paired_rows), frame(est)
 
 
@@ -733,19 +749,21 @@ def answer_balance(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
     for key, sub in _groups(cells, gaxes):
         desc = describe_group(gaxes, key)
         P = int(sub["players"][0])
-        above, below, best = [], [], None
+        above, below, best, tests = [], [], None, []
         for row in sub.iter_rows(named=True):
             f = frames[row["cell"]]
             strat = _lineup_label(runs[row["cell"]].cell)
             w, lo, hi = _mean_row(f["seat0_win"].to_numpy())
             est.append(_est("cell", row["cell"], desc, row[over], strat, P, "seat0_win_share", w, lo, hi, f.height))
             metric_rows("cell", row["cell"], desc, row[over], strat, P, f, f.height)
-            if lo is not None and lo > 1 / P:
-                above.append(row[over])
-            if hi is not None and hi < 1 / P:
-                below.append(row[over])
+            x = f["seat0_win"].to_numpy()
+            p = float(_st.ttest_1samp(x, 1 / P).pvalue) if np.ptp(x) > 0 else (1.0 if x[0] == 1 / P else 0.0)
+            tests.append((row[over], w, p))
             if best is None or abs(w - 1 / P) > abs(best[1] - 1 / P):
                 best = (row[over], w, lo, hi)
+        for (case, share, _), rejected in zip(tests, _holm([t[2] for t in tests])):
+            if rejected:
+                (above if share > 1 / P else below).append(case)
         pooled = _pool([frames[i] for i in sub["cell"].to_list()], defs)
         w, lo, hi = _mean_row(pooled["seat0_win"].to_numpy())
         est.append(_est("group", None, desc, None, None, P, "seat0_win_share", w, lo, hi, pooled.height))
@@ -756,9 +774,11 @@ def answer_balance(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
                 f"{_half(lo, hi) * 100:.1f}% of games over the {sub.height} {short(over)}s ({rotated}), "
                 f"advantage {(w - 1 / P) * 100:+.1f}% over the fair {100 / P:.0f}%"
                 + ("" if clear else ", not clearly different from it")
-                + f"; above {100 / P:.0f}% in {len(above)} of {sub.height} {short(over)}s"
+                + f"; clearly above {100 / P:.0f}% in {len(above)} of {sub.height} {short(over)}s"
                 + (f" ({', '.join(map(_label, above))})" if 0 < len(above) <= 6 else "")
-                + f", below in {len(below)}" + (f" ({', '.join(map(_label, below))})" if 0 < len(below) <= 6 else ""))
+                + f", clearly below in {len(below)}"
+                + (f" ({', '.join(map(_label, below))})" if 0 < len(below) <= 6 else "")
+                + f" (t tests over deals, Holm's correction over the {sub.height})")
         if best is not None:
             text += (f"; largest: {_label(best[0])} {best[1] * 100:.1f}% ± {_half(best[2], best[3]) * 100:.1f}%")
         sentences.append(text)
@@ -772,16 +792,17 @@ def answer_balance(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
         plain = [n for n in rep.metrics if not n.endswith("*")]
         scope = f"over every cell ({len(frames)} cells, {pooled.height:,} deals, each deal counted once)"
         if plain:
-            parts = [f"{n} {_fmt_fig(n, allrows[n]['value'])} ± {_fmt_fig(n, _half(allrows[n]['lo'], allrows[n]['hi']))}"
-                     for n in plain]
+            parts = [f"{n} {_pm(n, allrows[n]['value'], allrows[n]['lo'], allrows[n]['hi'])}" for n in plain]
             sentences.append(f"{scope}: " + ", ".join(parts))
         for name in rep.metrics:
             if not name.endswith("*"):
                 continue
             prefix = name[:-1]
             ms = sorted(families[name], key=lambda m: -(allrows[m.name]["value"] or -math.inf))
-            parts = [f"{m.name[len(prefix):]} {_fmt_fig(m.name, allrows[m.name]['value'])} ± "
-                     f"{_fmt_fig(m.name, _half(allrows[m.name]['lo'], allrows[m.name]['hi']))}" for m in ms]
+            parts = []
+            for m in ms:
+                r = allrows[m.name]
+                parts.append(f"{m.name[len(prefix):]} {_pm(m.name, r['value'], r['lo'], r['hi'])}")
             sentences.append(f"{prefix.rstrip('_')} {scope}, largest first: " + ", ".join(parts))
     return sentences, frame(est)
 

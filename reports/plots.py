@@ -281,6 +281,11 @@ def lead_changes_plot(cells: pl.DataFrame, axes: list[str]) -> Figure | None:
 
 
 # ------------------------------------------------------------------ calibration and balance answers
+def _yerr(y: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> list[np.ndarray]:
+    """Error bar lengths below and above (missing bounds draw none; rounding never makes them negative)."""
+    return [np.clip(np.nan_to_num(y - lo), 0, None), np.clip(np.nan_to_num(hi - y), 0, None)]
+
+
 def calibration_plot(est: pl.DataFrame, over: str) -> Figure | None:
     """The criterion of a calibration answer: each solo strategy's mean score and the top level's share for
     every value of ``over``, with 95% intervals, against the bands the criterion asks for (shaded)."""
@@ -309,7 +314,7 @@ def calibration_plot(est: pl.DataFrame, over: str) -> Figure | None:
             y = sub["value"].to_numpy() * scale
             lo = sub["lo"].fill_null(np.nan).to_numpy() * scale
             hi = sub["hi"].fill_null(np.nan).to_numpy() * scale
-            ax.errorbar(x, y, yerr=[np.nan_to_num(y - lo), np.nan_to_num(hi - y)], fmt="o", color=color, label=s,
+            ax.errorbar(x, y, yerr=_yerr(y, lo, hi), fmt="o", color=color, label=s,
                         capsize=3)
         ax.set_xticks(range(len(cases)), cases)
         ax.set_xlabel(short(over))
@@ -342,7 +347,7 @@ def levels_plot(est: pl.DataFrame, over: str) -> Figure | None:
             lo = part["lo"].fill_null(np.nan).to_numpy() * 100
             hi = part["hi"].fill_null(np.nan).to_numpy() * 100
             ax.bar(x, y, width=width, color=color, label=c)
-            ax.errorbar(x, y, yerr=[np.nan_to_num(y - lo), np.nan_to_num(hi - y)], fmt="none", ecolor="black",
+            ax.errorbar(x, y, yerr=_yerr(y, lo, hi), fmt="none", ecolor="black",
                         capsize=2, linewidth=0.8)
         ax.set_xticks(range(len(levels)), [f.split(".", 1)[1] for f in levels])
         plt.setp(ax.get_xticklabels(), rotation=30, ha="right")
@@ -372,7 +377,7 @@ def estimate_lines(est: pl.DataFrame, figure: str, xlabel: str, ylabel: str, ref
         y = sub["value"].to_numpy() * scale
         lo = sub["lo"].fill_null(np.nan).to_numpy() * scale
         hi = sub["hi"].fill_null(np.nan).to_numpy() * scale
-        ax.errorbar(x, y, yerr=[np.nan_to_num(y - lo), np.nan_to_num(hi - y)], fmt="o", color=color, label=g,
+        ax.errorbar(x, y, yerr=_yerr(y, lo, hi), fmt="o", color=color, label=g,
                     capsize=3)
     if reference is not None:
         ax.axhline(reference * scale, color="grey", linestyle=":", linewidth=1)
@@ -434,7 +439,7 @@ def metric_families(est: pl.DataFrame) -> Figure | None:
         hi = sub["hi"].fill_null(np.nan).to_numpy() * scale
         x = np.arange(sub.height)
         ax.bar(x, y, color="tab:blue", alpha=0.7)
-        ax.errorbar(x, y, yerr=[np.nan_to_num(y - lo), np.nan_to_num(hi - y)], fmt="none", ecolor="black", capsize=3)
+        ax.errorbar(x, y, yerr=_yerr(y, lo, hi), fmt="none", ecolor="black", capsize=3)
         ax.set_xticks(x, sub["figure"].to_list())
         plt.setp(ax.get_xticklabels(), rotation=40, ha="right")
         ax.set_ylabel(label)
