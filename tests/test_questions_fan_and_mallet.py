@@ -1,0 +1,103 @@
+"""The shipped Fan & Mallet question: fan_and_mallet_balance.toml validates, runs at a tiny size, answers
+with intervals and builds its report; its deal-by-deal figures agree with the cell totals and the games."""
+import os
+import re
+
+import numpy as np
+import polars as pl
+import pytest
+from markupsafe import escape
+
+from experiments import load_config, run_experiment
+from experiments.analysis import _ratio_ci
+from reports import build_report
+from simcore.errors import SenseiError
+from simcore.runner import simulate
+from simcore.stats import values_ci
+from strategies.registry import resolve
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PATH = os.path.join(ROOT, "experiments", "fan_and_mallet_balance.toml")
+STRATEGIES = {"random", "strongest", "closer", "keeper", "counter"}
+
+
+def test_config_pairs_every_strategy_both_ways_for_each_start():
+    cfg = load_config(PATH)
+    assert cfg.game == "fan-and-mallet" and cfg.report.answer == "balance" and cfg.report.per_game
+    assert cfg.rotate  # each pairing is played with each strategy as White (seat 0)
+    pairs = {frozenset(a.name for a in c.agents) for c in cfg.cells}
+    assert len(pairs) == 15 and set().union(*pairs) == STRATEGIES
+    assert {c.rules.start_positions for c in cfg.cells} == {(0, 6), (0, 3), (0, 1), (0, 0)}
+    assert len(cfg.cells) == 60
+    # an asymmetric pairing is played in two orientations, self-play in one
+    assert sorted({len(c.rotations(cfg.rotate)) for c in cfg.cells}) == [1, 2]
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    return run_experiment(PATH, games=8)
+
+
+def test_answer_has_an_interval_for_every_start_and_metric(tiny, tmp_path):
+    ans = tiny.answer
+    starts = [s for s in ans if s.startswith("start_positions ")]
+    assert [s.split(":")[0] for s in starts] == [f"start_positions {p}" for p in ("0,6", "0,3", "0,1", "0,0")]
+    for s in starts:
+        assert re.search(r"seat 0 \(the first player\) wins \d+\.\d% ± \d+\.\d% of games over the 15 pairings", s)
+    rest = ans[len(starts):]
+    assert rest[0].startswith("over every cell") and all(k in rest[0] for k in
+                                                         ("first_winner_won", "tie_share", "tie_white_house_share"))
+    assert rest[1].startswith("mean_bonus over every cell") and rest[2].startswith("swing_share over every cell")
+    for s in rest:
+        assert s.count("±") >= 3
+    page = open(build_report(tiny.write(str(tmp_path)), index=False), encoding="utf-8").read()
+    assert "Seat 0 by orientation" in page and "Estimates" in page and all(str(escape(s)) in page for s in ans)
+
+
+def test_deal_by_deal_figures_agree_with_totals_and_games(tiny):
+    est = tiny.tables["estimates"]
+    cells = tiny.cells
+    per_cell = est.filter((pl.col("scope") == "cell") & (pl.col("figure") == "seat0_win_share"))
+    joined = per_cell.join(cells.select(["cell", "seat0_win_share", "metric.first_winner_won"]), on="cell")
+    assert joined.height == 60
+    assert np.allclose(joined["value"].to_numpy(), joined["seat0_win_share"].to_numpy())
+    fww = est.filter((pl.col("scope") == "cell") & (pl.col("figure") == "first_winner_won")).join(
+        cells.select(["cell", "metric.first_winner_won"]), on="cell")
+    assert np.allclose(fww["value"].to_numpy(), fww["metric.first_winner_won"].to_numpy())
+    # pooled over every cell: the ratio of the sums over all games
+    games = tiny.games.filter(pl.col("seat") == 0)
+    allrow = est.filter((pl.col("scope") == "all") & (pl.col("figure") == "tie_white_house_share")).row(0, named=True)
+    assert allrow["value"] == pytest.approx(games["ties_white_house"].sum() / games["ties"].sum())
+    assert allrow["lo"] < allrow["value"] < allrow["hi"] and allrow["deals"] == 8
+
+
+def test_rotation_reads_white_in_both_orientations(tiny):
+    cfg = load_config(PATH)
+    (cell,) = [c for c in cfg.cells if c.axes == {"rules.start_positions": "0,6", "pairing": "closer_vs_counter"}]
+    seats = tiny.seats.filter((pl.col("cell") == cell.index) & (pl.col("seat") == 0)).sort("rotation")
+    assert seats["strategy"].str.split(":").list.first().to_list() == ["closer", "counter"]
+    # rotation 1 is counter as White against closer as Black: the same games as a direct simulation
+    r = simulate("fan-and-mallet", [resolve("fan-and-mallet", "counter"), resolve("fan-and-mallet", "closer")],
+                 rules={"start_positions": "0,6"}, n_games=8, seed=cfg.seed)
+    assert seats["win_share"][1] == pytest.approx(r.totals.sums["win"][0] / 8)
+
+
+def test_ratio_interval():
+    y = np.array([3.0, 5.0, 4.0, 6.0])
+    r, lo, hi = _ratio_ci(0.5 * y, y)
+    assert (r, lo, hi) == (0.5, 0.5, 0.5)
+    x = np.array([1.0, 0.0, 1.0, 1.0, 0.0, 1.0])
+    assert _ratio_ci(x, np.ones_like(x)) == pytest.approx(values_ci(x))
+    assert _ratio_ci(x, np.zeros_like(x)) == (None, None, None)
+
+
+def test_unknown_metric_is_a_config_mistake():
+    raw = {"title": "t", "question": "q", "game": "fan-and-mallet", "lineup": {"seats": ["closer", "keeper"]},
+           "sweep": {"rules.start_positions": ["0,6", "0,0"]},
+           "report": {"answer": "balance", "per_game": True, "metrics": ["tie_share", "mean_luck_*"]}}
+    with pytest.raises(SenseiError, match=r"report.metrics\[1\]: expected a metric of fan-and-mallet"):
+        load_config(raw)
+    raw["report"]["metrics"] = ["tie_share"]
+    raw["report"]["per_game"] = False
+    with pytest.raises(SenseiError, match="report.per_game: expected true"):
+        load_config(raw)
