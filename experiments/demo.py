@@ -15,6 +15,10 @@ import time
 QUESTIONS: list[tuple[str, float]] = [
     ("experiments/sen_wake_threshold.toml", 1.0),
     ("experiments/sen_variants.toml", 1.0),
+    # Sensu and Fan & Mallet deals are cheap: five times the deals (4000 at the default 800) keep their intervals useful
+    ("experiments/sensu_balance.toml", 5.0),
+    ("experiments/sensu_sticks_calibration.toml", 5.0),   # solo level shares near 1% need many deals
+    ("experiments/fan_and_mallet_balance.toml", 5.0),
 ]
 
 
