@@ -515,7 +515,7 @@ def _report(value: Any, ck: _Checker, kind: str, axes: list[str], sprt: SprtSpec
     elif over is not None:
         ck.fail("report.over", f"nothing for answer = {answer!r}", over)
     metric = t.get("metric", "win_share")
-    if metric not in METRICS:
+    if not isinstance(metric, str) or metric not in METRICS:
         ck.fail("report.metric", "one of " + ", ".join(METRICS), metric)
     if metric in ("win_share", "mean_score") and kind == "seats" and answer == "best":
         ck.fail("report.metric", "mean_turns for a seats lineup (win share and score belong to a focus)", metric)

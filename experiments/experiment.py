@@ -167,16 +167,16 @@ class Experiment:
 def new_run_folder(out: str, stem: str, stamp: str | None = None) -> str:
     """Make a new, empty folder ``out/STEM-STAMP`` (``-2``, ``-3``, ... when taken) and return its path.
 
-    ``stem`` is reduced to letters, digits, ``.``, ``_`` and ``-`` and a stamp is appended, so the name is
+    ``stem`` is reduced to letters, digits, ``.``, ``_`` and ``-`` (80 at most) and a stamp is appended, so the name is
     never ``..``, never absolute and never holds a separator; an existing entry of that name (a folder, a
     file, a symbolic link, even a dangling one) is never reused.
     """
-    stem = _slug(stem)
+    stem = _slug(stem)[:80]
     stamp = stamp or _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
     try:
         os.makedirs(out, exist_ok=True)
-    except OSError as exc:
-        raise SenseiError(f"{out}: cannot make the output folder: {exc.strerror or exc}") from None
+    except (OSError, ValueError) as exc:  # ValueError: a NUL in the name
+        raise SenseiError(f"{out!r}: cannot make the output folder: {getattr(exc, 'strerror', None) or exc}") from None
     if not os.path.isdir(out):
         raise SenseiError(f"{out}: not a folder")
     base = os.path.realpath(out)
