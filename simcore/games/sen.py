@@ -332,6 +332,43 @@ def _k_deal(decks, idx, P, deck, ptr, up, up_len, up_counts, dream, nslots, mem,
         ptr[g] = 4 * P + 1
 
 
+@numba.njit(cache=True)
+def _k_split(act, idx, me, nslots, kwih, order, counts):
+    """Check Start codes and order the games by code (WAKE, FACE_UP, DRAW, CLAIM) into ``order``;
+    ``counts`` receives how many of each. Returns the first illegal position or -1."""
+    for i in range(act.shape[0]):
+        a = act[i]
+        if a < 0 or a > 3:
+            return i
+        if a == 3:
+            n = nslots[idx[i], me[i]]
+            if not kwih or n < 2 or n > 7:
+                return i
+        counts[a] += 1
+    start = np.zeros(4, dtype=np.int64)
+    for k in range(1, 4):
+        start[k] = start[k - 1] + counts[k - 1]
+    for i in range(act.shape[0]):
+        order[start[act[i]]] = i
+        start[act[i]] += 1
+    return -1
+
+
+@numba.njit(cache=True)
+def _k_finish(act, idx, me, P, turns, round_turns, cur, ptr, end):
+    """Count the turn, pass it to the left, and list (in ``end``) the games whose round is over."""
+    n = 0
+    for i in range(idx.shape[0]):
+        g = idx[i]
+        turns[g] += 1
+        round_turns[g] += 1
+        cur[g] = (me[i] + 1) % P
+        if act[i] == 0 or ptr[g] >= 54:
+            end[n] = i
+            n += 1
+    return n
+
+
 def _pad_lookup(table: np.ndarray) -> np.ndarray:
     """Lookup that maps id -1 to 0 (used as ``T[ids]`` with -1 -> last entry)."""
     return np.concatenate([table, np.zeros(1, dtype=table.dtype)])
@@ -452,45 +489,41 @@ class Sen(Game):
         rules = st.rules
         me = st.cur[idx]
         obs = lambda i, m, **kw: self.observe(st, i, m, **kw)  # noqa: E731
-        act = seats.ask("start", idx, me, obs)
-        ok = (act >= Start.WAKE) & (act <= Start.CLAIM)
-        if rules.know_what_i_have:
-            ns = st.nslots[idx, me]
-            ok &= (act != Start.CLAIM) | ((ns >= 2) & (ns <= 7))
-        else:
-            ok &= act != Start.CLAIM
-        illegal(seats, "start", me, ~ok, "not a Start code allowed here")
+        act = np.asarray(seats.ask("start", idx, me, obs), dtype=np.int64)
+        # check the codes and split the games by action in one pass
+        order = np.empty(len(idx), dtype=np.int64)
+        counts = np.zeros(4, dtype=np.int64)
+        bad = _k_split(act, idx, me, st.nslots, rules.know_what_i_have, order, counts)
+        illegal(seats, "start", me, np.arange(len(idx)) == bad, "not a Start code allowed here")
+        ends = np.cumsum(counts)
+        fu = order[ends[0]:ends[1]]
+        dr = order[ends[1]:ends[2]]
+        cl = order[ends[2]:ends[3]]
 
         # face-up exchange
-        sel = act == Start.FACE_UP
-        if sel.any():
-            g, m = idx[sel], me[sel]
+        if len(fu):
+            g, m = idx[fu], me[fu]
             slot = np.asarray(seats.ask("face_up_slot", g, m, obs), dtype=np.int64)
             bad = _k_face_up(st.up, st.up_len, st.up_counts, st.dream, st.nslots, st.mem, st.kept, g, m, slot)
             illegal(seats, "face_up_slot", m, np.arange(len(g)) == bad, "no such slot")
 
         # draw from the face-down pile
-        sel = act == Start.DRAW
-        if sel.any():
-            g, m = idx[sel], me[sel]
+        if len(dr):
+            g, m = idx[dr], me[dr]
             card = self._pop_down(st, g)
             self._resolve_drawn(st, g, m, card, seats)
 
         # I know what I have
-        sel = act == Start.CLAIM
-        if sel.any():
-            self._claim(st, idx[sel], me[sel], seats)
+        if len(cl):
+            self._claim(st, idx[cl], me[cl], seats)
 
-        st.turns[idx] += 1
-        st.round_turns[idx] += 1
-        # round end: WAKE UP!, or the face-down pile emptied during this turn
-        woke = act == Start.WAKE
-        empty = (st.ptr[idx] >= N_CARDS) & ~woke
-        end = woke | empty
-        st.cur[idx] = (me + 1) % P
-        if end.any():
-            caller = np.where(woke, me, -1)
-            self._end_round(st, idx[end], caller[end], me[end])
+        # count the turn, pass to the left; the round ends on WAKE UP! or when this turn emptied the pile
+        end = np.empty(len(idx), dtype=np.int64)
+        n_end = _k_finish(act, idx, me, P, st.turns, st.round_turns, st.cur, st.ptr, end)
+        if n_end:
+            e = end[:n_end]
+            caller = np.where(act[e] == Start.WAKE, me[e], -1)
+            self._end_round(st, idx[e], caller, me[e])
 
     def _pop_down(self, st: SenState, g: np.ndarray) -> np.ndarray:
         card = np.empty(len(g), dtype=np.int64)
