@@ -111,8 +111,10 @@ def play(
     specs = list(strategy) if strategy else [default_strategy(eng.name)]
     agents = lineup(eng.name, specs, p)
     show = (not as_json) if progress is None else progress
-    if scheduler is not None and backend is None:
-        backend = "dask"
+    if scheduler is not None:
+        if not scheduler.strip():
+            raise SenseiError("--scheduler: expected a dask scheduler address such as tcp://10.0.0.5:8786")
+        backend = backend or "dask"
     res = simulate(eng, agents, players=p, rules=rules, n_games=games, seed=seed, jobs=jobs, chunk_size=chunk_size,
                    progress=show, backend=backend, scheduler=scheduler)
     summary = res.summary()
@@ -221,6 +223,7 @@ def run_cmd(
     Example: sensei run experiments/sen_wake_threshold.toml --games 2000 --jobs 4
     """
     import signal
+    import threading
     import warnings
 
     from experiments.experiment import RunInterrupted, run_experiment
@@ -229,23 +232,25 @@ def run_cmd(
     warnings.filterwarnings("ignore", message=".*tasks which were still being processed.*")
     if out is not None and resume is not None:
         raise SenseiError("--resume continues the run in its own folder: give --out or --resume, not both")
-    previous = signal.getsignal(signal.SIGTERM)
+    main_thread = threading.current_thread() is threading.main_thread()  # signals belong to the main thread
+    previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)} if main_thread else {}
 
     def _term(signum, frame):  # a polite kill (SIGTERM) stops like Ctrl-C: finished work is kept
         raise KeyboardInterrupt
 
-    signal.signal(signal.SIGTERM, _term)
+    if main_thread:
+        signal.signal(signal.SIGTERM, _term)
     try:
         res = run_experiment(config, games=games, jobs=jobs, progress=progress, backend=backend, scheduler=scheduler,
                              out=None if resume else (out or "runs"), resume=resume)
-    except RunInterrupted as exc:
-        _err_plain(str(exc))
-        sys.exit(130)
-    except KeyboardInterrupt:
-        _err_plain("interrupted")
+    except KeyboardInterrupt as exc:  # RunInterrupted says what was kept and how to resume
+        if main_thread:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C does not cut this line short
+        _err_plain(str(exc) if isinstance(exc, RunInterrupted) else "interrupted")
         sys.exit(130)
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for s, handler in previous.items():
+            signal.signal(s, handler)
     path = res.run_dir
     typer.echo(f"{res.config.title}: {res.manifest['games_played']:,} games in {res.manifest['seconds_playing']:.1f} s")
     for sentence in res.answer:
