@@ -369,6 +369,116 @@ def _k_finish(act, idx, me, P, turns, round_turns, cur, ptr, end):
     return n
 
 
+@numba.njit(cache=True)
+def _score_round(totals, nines, only, caller, penalty, tie_count, ravens, allin, points):
+    """One round's points per seat into ``points``; returns (caller was fewest, penalty applied).
+
+    Order of the rulings: the ``ravens_not_scary`` reward, then the caller check on the totals after it;
+    ``go_all_in``, when it applies, overrides everything (no penalty on top)."""
+    P = totals.shape[0]
+    for p in range(P):
+        points[p] = totals[p]
+    if ravens:
+        most, who, count = 0, 0, 0
+        for p in range(P):
+            if nines[p] > most:
+                most, who, count = nines[p], p, 1
+            elif nines[p] == most:
+                count += 1
+        if most >= 1 and count == 1:
+            points[who] -= 9 * nines[who]
+    fewest = False
+    pen = False
+    if caller >= 0:
+        c = points[caller]
+        low, same = points[0], 0
+        for p in range(P):
+            low = min(low, points[p])
+        for p in range(P):
+            if points[p] == c:
+                same += 1
+        if c <= low:
+            fewest = True
+            points[caller] = c if (tie_count and same > 1) else 0
+        else:
+            points[caller] = c + penalty
+            pen = True
+    if allin:
+        k = 0
+        for p in range(P):
+            if only[p]:
+                k += 1
+        if k == 1:
+            for p in range(P):
+                points[p] = 0 if only[p] else 50
+            pen = False
+    return fewest, pen
+
+
+@numba.njit(cache=True)
+def _k_end_round(g, caller, ender, P, dream, nslots, score, last_totals, last_points, dream_sum, called, caller_ok,
+                 penalties, rounds, leader, lead_changes, done, cur, penalty, tie_count, ravens, allin, n_rounds,
+                 target, nxt):
+    """Score the round of each game in ``g``, update its statistics and end the game or list it in
+    ``nxt`` for a new deal (returns how many)."""
+    totals = np.zeros(P, dtype=np.int64)
+    nines = np.zeros(P, dtype=np.int64)
+    only = np.zeros(P, dtype=np.bool_)
+    points = np.zeros(P, dtype=np.int64)
+    k = 0
+    for i in range(g.shape[0]):
+        gi = g[i]
+        for p in range(P):
+            t, n9 = 0, 0
+            for s in range(nslots[gi, p]):
+                v = _VALUE_NB[dream[gi, p, s]]
+                t += v
+                if v == 9:
+                    n9 += 1
+            totals[p], nines[p] = t, n9
+            only[p] = nslots[gi, p] >= 1 and n9 == nslots[gi, p]
+        ok, pen = _score_round(totals, nines, only, caller[i], penalty, tie_count, ravens, allin, points)
+        low = np.int64(1) << 62
+        for p in range(P):
+            score[gi, p] += points[p]
+            last_totals[gi, p] = totals[p]
+            last_points[gi, p] = points[p]
+            dream_sum[gi] += totals[p]
+            low = min(low, score[gi, p])
+        # lead changes: the single lowest score after a round differs from the last single leader
+        lead, same = 0, 0
+        for p in range(P):
+            if score[gi, p] == low:
+                if same == 0:
+                    lead = p
+                same += 1
+        if same == 1:
+            if leader[gi] >= 0 and lead != leader[gi]:
+                lead_changes[gi] += 1
+            leader[gi] = lead
+        if caller[i] >= 0:
+            called[gi] += 1
+        if ok:
+            caller_ok[gi] += 1
+        if pen:
+            penalties[gi] += 1
+        rounds[gi] += 1
+        if n_rounds >= 0:
+            over = rounds[gi] >= n_rounds
+        else:
+            over = False
+            for p in range(P):
+                if score[gi, p] >= target:
+                    over = True
+        if over:
+            done[gi] = True
+        else:
+            cur[gi] = (ender[i] + 1) % P
+            nxt[k] = gi
+            k += 1
+    return k
+
+
 def _pad_lookup(table: np.ndarray) -> np.ndarray:
     """Lookup that maps id -1 to 0 (used as ``T[ids]`` with -1 -> last entry)."""
     return np.concatenate([table, np.zeros(1, dtype=table.dtype)])
@@ -644,70 +754,26 @@ class Sen(Game):
         """Points added this round (k, P), whether the caller was fewest (k,), whether a penalty applied (k,).
 
         ``totals``: raw dream totals; ``nines``: 9-lands per dream; ``only_nines``: dream is all 9s;
-        ``caller``: seat that said WAKE UP! or -1.
+        ``caller``: seat that said WAKE UP! or -1. (The same scoring the engine applies at round end.)
         """
         k, P = totals.shape
-        rows = np.arange(k)
-        adj = totals.copy()
-        if rules.ravens_not_scary:
-            most = nines.max(1)
-            unique = (nines == most[:, None]).sum(1) == 1
-            winner = np.argmax(nines, axis=1)
-            rew = unique & (most >= 1)
-            adj[rows[rew], winner[rew]] -= 9 * nines[rows[rew], winner[rew]]
-        called = caller >= 0
-        cs = np.maximum(caller, 0)
-        cal_total = adj[rows, cs]
-        fewest = cal_total <= adj.min(1)
-        strictly = fewest & ((adj == cal_total[:, None]).sum(1) == 1)
-        points = adj.copy()
-        caller_pts = np.where(fewest, np.where(strictly | (rules.caller_tie == "zero"), 0, cal_total),
-                              cal_total + rules.penalty)
-        points[rows[called], cs[called]] = caller_pts[called]
-        penalty = called & ~fewest
-        if rules.go_all_in:
-            alln = only_nines.sum(1) == 1
-            if alln.any():
-                who = np.argmax(only_nines, axis=1)
-                pts = np.full((k, P), 50, dtype=points.dtype)
-                pts[rows, who] = 0
-                points = np.where(alln[:, None], pts, points)
-                penalty &= ~alln
-        return points, called & fewest, penalty
+        points = np.zeros((k, P), dtype=np.int64)
+        flags = np.zeros((k, 2), dtype=np.bool_)
+        for i in range(k):
+            flags[i] = _score_round(np.asarray(totals[i], np.int64), np.asarray(nines[i], np.int64),
+                                    np.asarray(only_nines[i], np.bool_), int(caller[i]), rules.penalty,
+                                    rules.caller_tie == "count", rules.ravens_not_scary, rules.go_all_in, points[i])
+        return points, flags[:, 0], flags[:, 1]
 
     def _end_round(self, st: SenState, g: np.ndarray, caller: np.ndarray, ender: np.ndarray) -> None:
         rules = st.rules
-        d = st.dream[g]
-        vals = values_of(d).astype(np.int64)
-        present = d >= 0
-        totals = vals.sum(2)
-        nines = ((vals == 9) & present).sum(2)
-        only = (nines == st.nslots[g]) & (st.nslots[g] >= 1)
-        points, ok, pen = self.round_points(totals, nines, only, caller, rules)
-        st.score[g] += points
-        # lead changes: the single lowest score after a round differs from the last single leader
-        sc = st.score[g]
-        unique = (sc == sc.min(1, keepdims=True)).sum(1) == 1
-        lead = np.argmin(sc, axis=1)
-        prev = st.leader[g]
-        st.lead_changes[g] += unique & (prev >= 0) & (lead != prev)
-        st.leader[g] = np.where(unique, lead, prev)
-        st.last_totals[g] = totals
-        st.last_points[g] = points
-        st.dream_sum[g] += totals.sum(1)
-        st.called[g] += caller >= 0
-        st.caller_ok[g] += ok
-        st.penalties[g] += pen
-        st.round[g] += 1
-        if rules.rounds is not None:
-            over = st.round[g] >= rules.rounds
-        else:
-            over = (st.score[g] >= rules.target).any(1)
-        st.done[g[over]] = True
-        nxt = g[~over]
-        if len(nxt):
-            st.cur[nxt] = (ender[~over] + 1) % st.players
-            self._deal(st, nxt)
+        nxt = np.empty(len(g), dtype=np.int64)
+        k = _k_end_round(g, caller, ender, st.players, st.dream, st.nslots, st.score, st.last_totals, st.last_points,
+                         st.dream_sum, st.called, st.caller_ok, st.penalties, st.round, st.leader, st.lead_changes,
+                         st.done, st.cur, rules.penalty, rules.caller_tie == "count", rules.ravens_not_scary,
+                         rules.go_all_in, -1 if rules.rounds is None else rules.rounds, rules.target, nxt)
+        if k:
+            self._deal(st, nxt[:k])
 
     # ------------------------------------------------------------------ results and checks
     def outcome(self, st: SenState) -> dict[str, np.ndarray]:
