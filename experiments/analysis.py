@@ -644,7 +644,7 @@ def answer_calibration(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
 
     # ----- multiplayer: first-seat advantage and game length per value of `over`
     multi = cells.filter(pl.col("players") > 1)
-    mp_sentences, changes = [], []
+    mp_sentences, changes, longest = [], [], None
     groups = {}
     for row in multi.iter_rows(named=True):
         groups.setdefault(key_of(row), []).append(row)
@@ -693,6 +693,8 @@ def answer_calibration(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
         if worst_len is not None:
             v, d = worst_len
             text += f" (largest change {_label(v)} {d['diff']:+.1f} [{d['lo']:+.1f}, {d['hi']:+.1f}])"
+            if longest is None or abs(d["diff"]) > abs(longest[2]["diff"]):
+                longest = (P, v, d)
         mp_sentences.append(text)
 
     # ----- the verdict first, in plain words
@@ -727,6 +729,12 @@ def answer_calibration(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
                                                     f"does not change clearly with {short(over)} for any player count")
                  + f" (each value paired against {short(over)} {_label(v0)} on the same deals; Holm's correction over "
                  f"the {len(changes)} comparisons)")
+    if longest is not None:
+        P, v, d = longest
+        clear = d["lo"] > 0 or d["hi"] < 0
+        head += (f"; the game length {'changes' if clear else 'does not change clearly'}: the largest change is "
+                 f"{d['diff']:+.1f} turns [{d['lo']:+.1f}, {d['hi']:+.1f}] ({short(over)} {_label(v)} against "
+                 f"{_label(v0)}, {P} players)")
     return [head] + sentences + mp_sentences, frame(paired_rows), frame(est)
 
 
