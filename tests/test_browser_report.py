@@ -57,3 +57,31 @@ def test_report_renders_in_chromium(tmp_path):
         assert done and w > 0 and h > 0 and shown > 0
     assert answer == res.answer and answer[0].startswith("best wake: ")
     assert link == 1
+
+
+def test_calibration_report_renders_in_chromium(tmp_path):
+    """The Sensu sticks calibration (its own plots and the estimates table) at a tiny size."""
+    _browser_or_skip()
+    from playwright.sync_api import sync_playwright
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    res = run_experiment(os.path.join(root, "experiments", "sensu_sticks_calibration.toml"), games=12)
+    page_path = build_report(res.write(str(tmp_path / "runs")), index=False)
+    problems = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            page = browser.new_page()
+            page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type in ("error", "warning") else None)
+            page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+            page.goto("file://" + os.path.abspath(page_path))
+            page.wait_for_load_state("load")
+            images = page.evaluate("Array.from(document.images).map(i => [i.alt, i.complete && i.naturalWidth > 0])")
+            answer = page.locator("li.answer-sentence").all_inner_texts()
+            tables = page.locator("h3").all_inner_texts()
+        finally:
+            browser.close()
+    assert problems == []
+    assert all(ok for _, ok in images) and {"Calibration criterion", "Levels"} <= {alt for alt, _ in images}
+    assert answer == res.answer and "level scale plausible" in answer[0]
+    assert "Estimates" in tables
