@@ -21,8 +21,10 @@ from __future__ import annotations
 import dataclasses
 import io
 import os
+import queue
 import sys
 import tempfile
+import threading
 import time
 from typing import Any, Callable
 
@@ -139,9 +141,10 @@ def chunk_size(cfg: Config) -> int:
     return cfg.chunk_size or default_chunk(per_round)
 
 
-def atomic_write(path: str, write: Callable[[Any], None], binary: bool = True) -> None:
+def atomic_write(path: str, write: Callable[[Any], None], binary: bool = True, sync_dir: bool = True) -> None:
     """Write ``path`` so that it is either complete or absent: ``write(fh)`` fills a temporary file in
-    the same folder, which is flushed, fsynced and renamed over ``path`` (then the folder is fsynced)."""
+    the same folder, which is flushed, fsynced and renamed over ``path``; then the folder is fsynced
+    (``sync_dir``), so that the new name also survives a power failure."""
     folder = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(dir=folder, prefix="." + os.path.basename(path) + ".", suffix=".tmp")
     try:
@@ -156,7 +159,8 @@ def atomic_write(path: str, write: Callable[[Any], None], binary: bool = True) -
         except OSError:
             pass
         raise
-    _fsync_dir(folder)
+    if sync_dir:
+        _fsync_dir(folder)
 
 
 def _fsync_dir(folder: str) -> None:
@@ -195,6 +199,9 @@ class ChunkStore:
         self.done = {name[:-4] for name in os.listdir(folder) if name.endswith(".npz")}
         self.restored = 0
         self.saved = 0
+        self._queue: queue.Queue = queue.Queue(maxsize=256)
+        self._thread: threading.Thread | None = None
+        self._error: BaseException | None = None
 
     @staticmethod
     def key(cell: int, rotation: int, a: int, b: int) -> str:
@@ -207,27 +214,44 @@ class ChunkStore:
         return key in self.done
 
     def save(self, key: str, result: tuple) -> None:
-        tot, hist, block = result
-        arrays: dict[str, np.ndarray] = {"n": np.asarray(tot.n, dtype=np.int64),
-                                         "seconds": np.asarray(tot.seconds, dtype=np.float64),
-                                         "turns_hist": np.asarray(tot.turns_hist),
-                                         "has_games": np.asarray(tot.games is not None)}
-        for k, v in tot.sums.items():
-            arrays["sum." + k] = np.asarray(v)
-        for k, v in tot.sumsq.items():
-            arrays["sq." + k] = np.asarray(v)
-        for who, (vals, counts) in hist.items():
-            arrays["hv." + who] = np.asarray(vals)
-            arrays["hc." + who] = np.asarray(counts)
-        if block is not None:
-            arrays["block"] = block
-        if tot.games is not None:  # per-game rows as the bytes of a parquet file, in the same file
-            buf = io.BytesIO()
-            tot.games.write_parquet(buf)
-            arrays["games"] = np.frombuffer(buf.getvalue(), dtype=np.uint8)
-        atomic_write(self._path(key), lambda fh: np.savez(fh, **arrays))
-        self.done.add(key)
-        self.saved += 1
+        """Queue a finished task for writing; a writer thread writes it atomically while play goes on."""
+        self._raise()
+        arrays = _chunk_arrays(result)  # now: the caller goes on to change the result
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._writer, name="sensei-chunk-writer", daemon=True)
+            self._thread.start()
+        self._queue.put((key, arrays))
+
+    def _writer(self) -> None:
+        while True:
+            item = self._queue.get()
+            try:
+                if item is None:
+                    return
+                key, arrays = item
+                if self._error is None:
+                    # no folder fsync per chunk (it would double the cost): after a power failure a chunk
+                    # whose new name was lost is simply played again
+                    atomic_write(self._path(key), lambda fh: np.savez(fh, **arrays), sync_dir=False)
+                    self.done.add(key)
+                    self.saved += 1
+            except BaseException as exc:  # reported in the main thread by the next save or close
+                self._error = exc
+            finally:
+                self._queue.task_done()
+
+    def _raise(self) -> None:
+        if self._error is not None:
+            exc, self._error = self._error, None
+            raise SenseiError(f"{self.folder}: cannot save a finished chunk: {exc}") from None
+
+    def close(self) -> None:
+        """Wait until every queued chunk is on disk (also after Ctrl-C), then stop the writer."""
+        if self._thread is not None:
+            self._queue.put(None)
+            self._thread.join()
+            self._thread = None
+        self._raise()
 
     def load(self, key: str, games: int) -> tuple:
         """The result of a finished task, as :func:`cell_chunk` returned it."""
@@ -249,6 +273,29 @@ class ChunkStore:
             raise SenseiError(f"{path}: holds {n} games, expected {games}; delete it and resume again to replay it")
         self.restored += 1
         return tot, hist, data.get("block")
+
+
+def _chunk_arrays(result: tuple) -> dict[str, np.ndarray]:
+    """A task's result (:func:`cell_chunk`) as named plain arrays for ``np.savez``."""
+    tot, hist, block = result
+    arrays: dict[str, np.ndarray] = {"n": np.asarray(tot.n, dtype=np.int64),
+                                     "seconds": np.asarray(tot.seconds, dtype=np.float64),
+                                     "turns_hist": np.asarray(tot.turns_hist),
+                                     "has_games": np.asarray(tot.games is not None)}
+    for k, v in tot.sums.items():
+        arrays["sum." + k] = np.asarray(v)
+    for k, v in tot.sumsq.items():
+        arrays["sq." + k] = np.asarray(v)
+    for who, (vals, counts) in hist.items():
+        arrays["hv." + who] = np.asarray(vals)
+        arrays["hc." + who] = np.asarray(counts)
+    if block is not None:
+        arrays["block"] = block
+    if tot.games is not None:  # per-game rows as the bytes of a parquet file, in the same file
+        buf = io.BytesIO()
+        tot.games.write_parquet(buf)
+        arrays["games"] = np.frombuffer(buf.getvalue(), dtype=np.uint8)
+    return arrays
 
 
 def _scalar(v: np.ndarray) -> Any:
@@ -316,6 +363,7 @@ def play_cells(cfg: Config, jobs: int = 1, progress: bool = False, backend: str 
 
             keys = [ChunkStore.key(*o) for o in owners] if store is not None else None
             todo = [k for k in range(len(tasks)) if keys is None or not store.has(keys[k])]
+            stored = set(range(len(tasks))) - set(todo)
             arrived: dict[int, Any] = {}
             nxt = 0
 
@@ -325,7 +373,7 @@ def play_cells(cfg: Config, jobs: int = 1, progress: bool = False, backend: str 
                 while nxt < len(tasks):
                     if nxt in arrived:
                         res = arrived.pop(nxt)
-                    elif keys is not None and store.has(keys[nxt]):
+                    elif nxt in stored:
                         i, r, a, b = owners[nxt]
                         res = store.load(keys[nxt], b - a)
                     else:
@@ -363,6 +411,8 @@ def play_cells(cfg: Config, jobs: int = 1, progress: bool = False, backend: str 
             active = still
     finally:
         bar.close()
+        if store is not None:
+            store.close()
     return runs
 
 

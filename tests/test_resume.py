@@ -276,3 +276,17 @@ def test_backend_and_scheduler_mistakes_are_one_line(config, tmp_path):
     one_error_line(runner.invoke(app, ["run", str(bad), "--out", str(out)]), "run.backend")
     bad.write_text(CONFIG + '\n[run]\nworkers = 3\n')
     one_error_line(runner.invoke(app, ["run", str(bad), "--out", str(out)]), "run.workers")
+
+
+def test_a_chunk_that_cannot_be_saved_stops_the_run_with_one_error(tmp_path, monkeypatch):
+    import experiments.engine as engine
+    from simcore.errors import SenseiError
+
+    def disk_full(path, write, binary=True, sync_dir=True):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(engine, "atomic_write", disk_full)
+    cfg = load({"title": "t", "question": "q", "game": "sen", "players": 2, "games": 16, "seed": 1, "chunk_size": 8,
+                "lineup": {"focus": "threshold", "field": "random"}})
+    with pytest.raises(SenseiError, match="cannot save a finished chunk: .*No space left"):
+        play_cells(cfg, store=ChunkStore(str(tmp_path / "parts")))
