@@ -105,7 +105,7 @@ class Seats:
         method = getattr(agent, decision, None)
         if method is None:
             raise IllegalAction(f"strategy {agent!r} has no decision {decision!r}")
-        rng = AgentRandom(self.draws, idx * self.players + actor)
+        rng = AgentRandom(self.draws, idx, actor, self.players)
         res = method(observe(idx, actor, **extra), rng)
         if isinstance(res, tuple):
             res = tuple(np.asarray(r) for r in res)
@@ -129,11 +129,19 @@ class Seats:
         return getattr(agent, "spec", lambda: repr(agent))()
 
 
-def illegal(seats: Seats, decision: str, actor: np.ndarray, bad: np.ndarray, what: str) -> None:
-    """Raise IllegalAction if any entry of ``bad`` is set, naming the strategy and the decision."""
-    if np.any(bad):
-        seat = int(np.asarray(actor)[np.flatnonzero(bad)[0]])
-        raise IllegalAction(f"strategy {seats.name(seat)} (seat {seat}) made an illegal {decision}: {what}")
+def illegal(seats: Seats, decision: str, actor: np.ndarray, bad: np.ndarray | int, what: str) -> None:
+    """Raise IllegalAction if any entry of the mask ``bad`` is set (or, given a position, if it is >= 0),
+    naming the strategy and the decision."""
+    if np.ndim(bad) == 0:
+        if bad < 0:
+            return
+        pos = int(bad)
+    elif np.any(bad):
+        pos = int(np.flatnonzero(bad)[0])
+    else:
+        return
+    seat = int(np.asarray(actor)[pos])
+    raise IllegalAction(f"strategy {seats.name(seat)} (seat {seat}) made an illegal {decision}: {what}")
 
 
 @dataclasses.dataclass(frozen=True)

@@ -45,14 +45,17 @@ def parse_scalar(name: str, tp: type, value: Any) -> Any:
     if tp is int:
         if isinstance(value, bool):
             raise SenseiError(f"{name}: expected an integer, got {value!r}")
-        if isinstance(value, int):
+        if isinstance(value, int) and abs(value) <= 2 ** 53:
             return value
-        if isinstance(value, float) and value.is_integer():
+        if isinstance(value, float) and value.is_integer() and abs(value) <= 2 ** 53:
             return int(value)
         try:
-            return int(str(value).strip())
+            out = int(str(value).strip())
         except ValueError:
             raise SenseiError(f"{name}: expected an integer, got {value!r}") from None
+        if abs(out) > 2 ** 53:
+            raise SenseiError(f"{name}: integer too large, got {value!r}")
+        return out
     if tp is float:
         if isinstance(value, bool):
             raise SenseiError(f"{name}: expected a number, got {value!r}")

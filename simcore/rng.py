@@ -169,11 +169,20 @@ class AgentRandom:
     ``random(k=None)``, ``integers(high)``, ``choose(mask)`` return one value (or row) per observed game.
     """
 
-    __slots__ = ("_draws", "_flat")
+    __slots__ = ("_draws", "_idx", "_actor", "_players", "_flat_cache")
 
-    def __init__(self, draws: Draws, flat: np.ndarray):
+    def __init__(self, draws: Draws, idx: np.ndarray, actor: np.ndarray | None = None, players: int = 1):
+        """``draws`` streams at positions ``idx * players + actor`` (or ``idx`` itself without ``actor``)."""
         self._draws = draws
-        self._flat = flat
+        self._idx, self._actor, self._players = idx, actor, players
+        self._flat_cache = idx if actor is None else None
+
+    @property
+    def _flat(self) -> np.ndarray:
+        """Positions of the acting (game, seat) streams, built on first use."""
+        if self._flat_cache is None:
+            self._flat_cache = self._idx * self._players + self._actor
+        return self._flat_cache
 
     def random(self, k: int | None = None) -> np.ndarray:
         return self._draws.random(self._flat, k)
@@ -185,4 +194,4 @@ class AgentRandom:
         return self._draws.choose(self._flat, mask)
 
     def __len__(self) -> int:
-        return len(self._flat)
+        return len(self._idx)

@@ -80,11 +80,13 @@ class Drawn(IntEnum):
 
 @dataclasses.dataclass(frozen=True)
 class SenRules(Rules):
-    penalty: int = option(5, "ravens added to a caller who is not the fewest (the rulebook's harsh option: 15)", min=0)
+    penalty: int = option(5, "ravens added to a caller who is not the fewest (the rulebook's harsh option: 15)",
+                          min=0, max=10_000)
     caller_tie: str = option("zero", "a caller tied for fewest adds 0 (zero) or their total without penalty (count)",
                              choices=("zero", "count"))
-    target: int = option(100, "the game ends after a round in which a score reaches this", min=1)
-    rounds: int | None = option(None, "play exactly this many rounds instead (target is then ignored)", min=1)
+    target: int = option(100, "the game ends after a round in which a score reaches this", min=1, max=1_000_000)
+    rounds: int | None = option(None, "play exactly this many rounds instead (target is then ignored)",
+                                min=1, max=100_000)
     ravens_not_scary: bool = option(False, "variant: the single player with most 9s does not add them")
     go_all_in: bool = option(False, "variant: a dream of only 9s scores 0 and everybody else 50")
     know_what_i_have: bool = option(False, "variant: a third action, naming two own lands of equal value")
@@ -604,7 +606,7 @@ class Sen(Game):
         order = np.empty(len(idx), dtype=np.int64)
         counts = np.zeros(4, dtype=np.int64)
         bad = _k_split(act, idx, me, st.nslots, rules.know_what_i_have, order, counts)
-        illegal(seats, "start", me, np.arange(len(idx)) == bad, "not a Start code allowed here")
+        illegal(seats, "start", me, bad, "not a Start code allowed here")
         ends = np.cumsum(counts)
         fu = order[ends[0]:ends[1]]
         dr = order[ends[1]:ends[2]]
@@ -615,7 +617,7 @@ class Sen(Game):
             g, m = idx[fu], me[fu]
             slot = np.asarray(seats.ask("face_up_slot", g, m, obs), dtype=np.int64)
             bad = _k_face_up(st.up, st.up_len, st.up_counts, st.dream, st.nslots, st.mem, st.kept, g, m, slot)
-            illegal(seats, "face_up_slot", m, np.arange(len(g)) == bad, "no such slot")
+            illegal(seats, "face_up_slot", m, bad, "no such slot")
 
         # draw from the face-down pile
         if len(dr):
@@ -654,7 +656,7 @@ class Sen(Game):
             d = np.asarray(seats.ask("drawn", g, m, obs, card=VALUE32[card], card_kind=KIND32[card]), dtype=np.int64)
             # exchange (B1); discard (B2) and use (B3) both put the card face up
             bad = _k_drawn(st.up, st.up_len, st.up_counts, st.dream, st.nslots, st.mem, st.kept, g, m, card, d)
-            illegal(seats, "drawn", m, np.arange(len(g)) == bad, "no such slot, or USE on a plain land")
+            illegal(seats, "drawn", m, bad, "no such slot, or USE on a plain land")
             use = d == Drawn.USE
             if not use.any():
                 break
