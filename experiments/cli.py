@@ -27,7 +27,9 @@ class _OneLineErrors(TyperGroup):
     def main(self, *args: Any, **kwargs: Any) -> Any:
         standalone = kwargs.pop("standalone_mode", True)
         try:
-            return super().main(*args, standalone_mode=False, **kwargs)
+            rv = super().main(*args, standalone_mode=False, **kwargs)
+            # without standalone mode, click returns the code of a typer.Exit instead of raising it
+            code = rv if isinstance(rv, int) and not isinstance(rv, bool) else 0
         except typer.Exit as exc:
             code = exc.exit_code
         except typer.Abort:
@@ -45,8 +47,6 @@ class _OneLineErrors(TyperGroup):
         except IllegalAction as exc:
             _err(str(exc))
             code = 3
-        else:
-            code = 0
         if standalone:
             sys.exit(code)
         return code

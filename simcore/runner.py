@@ -266,6 +266,25 @@ def run_chunks(tasks: list[tuple[Callable, tuple]], jobs: int, on_result: Callab
             on_result(i, res)
 
 
+def _sensei_version() -> str:
+    """The installed sensei version and the engines' source fingerprint (workers must match)."""
+    import hashlib
+    import os
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        v = version("sensei")
+    except PackageNotFoundError:
+        v = "unknown"
+    here = os.path.dirname(os.path.abspath(__file__))
+    h = hashlib.sha1()
+    for root, _, files in sorted(os.walk(here)):
+        for f in sorted(files):
+            if f.endswith(".py"):
+                with open(os.path.join(root, f), "rb") as fh:
+                    h.update(fh.read())
+    return f"{v}+{h.hexdigest()[:10]}"
+
+
 class _dask_client:
     """Connect to a dask scheduler (or start a local cluster) for the duration of a run."""
 
@@ -279,12 +298,18 @@ class _dask_client:
             raise SenseiError("the dask backend needs the 'distributed' extra: pip install 'sensei[distributed]'") from None
         try:
             if self.scheduler:
-                self.client = Client(self.scheduler, timeout=10)
+                self.client = Client(self.scheduler, timeout=5)
             else:
                 self.client = Client(n_workers=self.jobs, threads_per_worker=1, processes=True,
                                      dashboard_address=None)
         except (OSError, TimeoutError, ValueError) as exc:
             raise SenseiError(f"cannot reach dask scheduler {self.scheduler!r}: {exc}") from None
+        mine = _sensei_version()
+        theirs = set(self.client.run(_sensei_version).values())
+        if theirs and theirs != {mine}:
+            self.client.close()
+            raise SenseiError(f"dask workers run sensei {', '.join(sorted(theirs))}, this machine {mine}: "
+                              "install the same version everywhere")
         return self.client
 
     def __exit__(self, *exc):
