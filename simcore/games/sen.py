@@ -556,12 +556,23 @@ class Sen(Game):
                 st.mem, st.kept)
 
     # ------------------------------------------------------------------ observations
-    def observe(self, st: SenState, idx: np.ndarray, me: np.ndarray, **extra: Any) -> SenObs:
+    def own_view(self, st: SenState, idx: np.ndarray, me: np.ndarray):
+        """(own memory (k, S), own dream size (k,), face-up top value (k,)) of seat ``me`` in games ``idx``."""
         k = len(idx)
         own = np.empty((k, SLOTS), dtype=np.int32)
         own_slots = np.empty(k, dtype=np.int32)
         top = np.empty(k, dtype=np.int32)
         _k_own(st.mem, st.nslots, st.up, st.up_len, idx, me, own, own_slots, top)
+        for a in (own, own_slots, top):  # shared by the decisions of a turn: strategies must not write
+            a.flags.writeable = False
+        return own, own_slots, top
+
+    def observe(self, st: SenState, idx: np.ndarray, me: np.ndarray, own=None, own_slots=None, top=None,
+                **extra: Any) -> SenObs:
+        """The observation of seat ``me[i]`` in game ``idx[i]``; ``own``, ``own_slots``, ``top`` may be
+        handed in when the engine already holds them for these games (same values as :meth:`own_view`)."""
+        if own is None:
+            own, own_slots, top = self.own_view(st, idx, me)
         mem, counts, nslots, score, rnd, kept = st.mem, st.up_counts, st.nslots, st.score, st.round, st.kept
         obs = SenObs(me=me, players=st.players, mem=lambda: mem[idx, me].astype(np.int32), own=own,
                      nslots=lambda: nslots[idx].astype(np.int32), top=top, up_counts=lambda: counts[idx],
@@ -601,7 +612,8 @@ class Sen(Game):
         rules = st.rules
         me = st.cur[idx]
         obs = lambda i, m, **kw: self.observe(st, i, m, **kw)  # noqa: E731
-        act = np.asarray(seats.ask("start", idx, me, obs), dtype=np.int64)
+        own, own_slots, top = self.own_view(st, idx, me)
+        act = np.asarray(seats.ask("start", idx, me, obs, own=own, own_slots=own_slots, top=top), dtype=np.int64)
         # check the codes and split the games by action in one pass
         order = np.empty(len(idx), dtype=np.int64)
         counts = np.zeros(4, dtype=np.int64)
@@ -615,7 +627,8 @@ class Sen(Game):
         # face-up exchange
         if len(fu):
             g, m = idx[fu], me[fu]
-            slot = np.asarray(seats.ask("face_up_slot", g, m, obs), dtype=np.int64)
+            slot = np.asarray(seats.ask("face_up_slot", g, m, obs, own=own[fu], own_slots=own_slots[fu], top=top[fu]),
+                              dtype=np.int64)
             bad = _k_face_up(st.up, st.up_len, st.up_counts, st.dream, st.nslots, st.mem, st.kept, g, m, slot)
             illegal(seats, "face_up_slot", m, bad, "no such slot")
 
@@ -623,7 +636,7 @@ class Sen(Game):
         if len(dr):
             g, m = idx[dr], me[dr]
             card = self._pop_down(st, g)
-            self._resolve_drawn(st, g, m, card, seats)
+            self._resolve_drawn(st, g, m, card, seats, (own[dr], own_slots[dr], top[dr]))
 
         # I know what I have
         if len(cl):
@@ -647,13 +660,18 @@ class Sen(Game):
         st.up_len[g] += 1
         st.up_counts[g, VALUE[card]] += 1
 
-    def _resolve_drawn(self, st: SenState, g: np.ndarray, m: np.ndarray, card: np.ndarray, seats: Seats) -> None:
-        """B1/B2/B3 for a drawn card, following Take 2 chains until every game's card is resolved."""
+    def _resolve_drawn(self, st: SenState, g: np.ndarray, m: np.ndarray, card: np.ndarray, seats: Seats,
+                       view: tuple | None = None) -> None:
+        """B1/B2/B3 for a drawn card, following Take 2 chains until every game's card is resolved.
+        ``view``: the players' own view at the start of the turn (unchanged by drawing)."""
         P = st.players
         obs = lambda i, mm, **kw: self.observe(st, i, mm, **kw)  # noqa: E731
         while len(g):
             kind = KIND[card]
-            d = np.asarray(seats.ask("drawn", g, m, obs, card=VALUE32[card], card_kind=KIND32[card]), dtype=np.int64)
+            pre = {} if view is None else {"own": view[0], "own_slots": view[1], "top": view[2]}
+            view = None  # a Take 2 chain changes the face-up pile (and maybe memory): look again
+            d = np.asarray(seats.ask("drawn", g, m, obs, card=VALUE32[card], card_kind=KIND32[card], **pre),
+                           dtype=np.int64)
             # exchange (B1); discard (B2) and use (B3) both put the card face up
             bad = _k_drawn(st.up, st.up_len, st.up_counts, st.dream, st.nslots, st.mem, st.kept, g, m, card, d)
             illegal(seats, "drawn", m, bad, "no such slot, or USE on a plain land")
