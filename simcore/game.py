@@ -169,6 +169,8 @@ class Game:
     columns: ClassVar[dict[str, str]] = {}
     #: contract metrics computed from column sums
     ratio_metrics: ClassVar[tuple[Metric, ...]] = ()
+    #: state arrays that are tables shared by the whole batch, not per game (never sliced or spliced)
+    state_constants: ClassVar[tuple[str, ...]] = ()
     #: games played side by side in a chunk (finished games hand their place to the next)
     batch_width: ClassVar[int] = 8192
     #: hard cap on turns per game when the rules have none (a safety net; counted as a timeout)
@@ -256,7 +258,7 @@ class Game:
             fin = np.flatnonzero(state.done & (slot_game >= 0))
             if len(fin) == 0 or (len(fin) < refill_at and not state.done.all()):
                 continue
-            res = self.outcome(take(state, fin, width))
+            res = self.outcome(take(state, fin, width, self.state_constants))
             if results is None:
                 results = {k: np.zeros((n,) + np.asarray(v).shape[1:], dtype=np.asarray(v).dtype)
                            for k, v in res.items()}
@@ -270,7 +272,7 @@ class Game:
                 fresh = self.new_state(new_keys, players, rules)
                 fresh_seats = Seats(agents, new_keys)
                 self.setup(fresh, fresh_seats)
-                splice(state, places, fresh, width)
+                splice(state, places, fresh, width, self.state_constants)
                 seats.splice(places, fresh_seats)
                 slot_game[places] = np.arange(nxt, nxt + k)
                 nxt += k
@@ -287,24 +289,27 @@ class Game:
                 "summary": self.summary, "rules": describe(self.Rules)}
 
 
-def _batch_fields(state: Any, width: int):
+def _batch_fields(state: Any, width: int, constants: tuple[str, ...] = ()):
+    """The per-game arrays of a batch state: arrays whose first axis is the batch (``constants`` excepted)."""
     for name, value in vars(state).items():
+        if name in constants:
+            continue
         if isinstance(value, np.ndarray) and value.ndim >= 1 and value.shape[0] == width:
             yield name, value
 
 
-def take(state: Any, idx: np.ndarray, width: int) -> Any:
+def take(state: Any, idx: np.ndarray, width: int, constants: tuple[str, ...] = ()) -> Any:
     """A shallow copy of a batch state holding only the games ``idx`` (arrays with a batch axis sliced)."""
     sub = copy.copy(state)
-    for name, value in _batch_fields(state, width):
+    for name, value in _batch_fields(state, width, constants):
         setattr(sub, name, value[idx])
     return sub
 
 
-def splice(state: Any, places: np.ndarray, fresh: Any, width: int) -> None:
+def splice(state: Any, places: np.ndarray, fresh: Any, width: int, constants: tuple[str, ...] = ()) -> None:
     """Put the games of batch state ``fresh`` into ``state`` at batch positions ``places``."""
     k = len(places)
-    for name, value in _batch_fields(state, width):
+    for name, value in _batch_fields(state, width, constants):
         new = getattr(fresh, name)
         if isinstance(new, np.ndarray) and new.ndim >= 1 and new.shape[0] == k:
             value[places] = new

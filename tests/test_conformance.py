@@ -124,3 +124,30 @@ def test_tables_for_every_player_count(name):
         assert set(games["seat"].unique().to_list()) == set(range(players))
         s = res.summary()
         assert len(s["win_share"]) in (0, players)
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_batch_width_equal_to_a_table_length_changes_nothing(name):
+    """Refilling must never treat a shared table in the state as per-game data."""
+    eng = get_game(name)
+    players = eng.default_players
+    agents = reference_agents(name, players)
+    rules = eng.make_rules()
+    state = eng.new_state(np.zeros(3, dtype=np.uint64), players, rules)
+    lengths = {v.shape[0] for v in vars(state).values() if isinstance(v, np.ndarray) and v.ndim and v.shape[0] != 3}
+    for w in sorted(lengths)[:2]:
+        ids = np.arange(w + 5)
+        full = eng.play(ids, players, rules, agents, root_key(4))
+        narrow = eng.play(ids, players, rules, agents, root_key(4), width=w)
+        for k in full:
+            np.testing.assert_array_equal(narrow[k], full[k], err_msg=f"{k} with width {w}")
+        # the mechanism itself: a table as long as the batch is neither sliced nor overwritten
+        from simcore.game import splice, take
+        wide = eng.new_state(np.arange(w, dtype=np.uint64), players, rules)
+        fresh = eng.new_state(np.arange(w, dtype=np.uint64) + 7, players, rules)
+        places = np.arange(w)[::-1]
+        sub = take(wide, places[:2], w, eng.state_constants)
+        splice(wide, places, fresh, w, eng.state_constants)
+        for f in eng.state_constants:
+            assert getattr(sub, f).shape == getattr(fresh, f).shape
+            np.testing.assert_array_equal(getattr(wide, f), getattr(fresh, f))

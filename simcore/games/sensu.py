@@ -924,6 +924,8 @@ class Sensu(Game):
     min_players: ClassVar[int] = 1
     max_players: ClassVar[int] = 5
     default_players: ClassVar[int] = 4
+    #: the sticks and power-symbol tables in the state are shared by the batch
+    state_constants: ClassVar[tuple[str, ...]] = ("ST", "PW")
     Rules: ClassVar[type] = SensuRules
     Player: ClassVar[type] = Player
     columns: ClassVar[dict[str, str]] = {
