@@ -26,6 +26,32 @@ def alternate(engine: Callable[[], int], oracle: Callable[[], int], seconds: flo
     return eng_n / eng_t, ora_n / ora_t
 
 
+def engine_vs_oracle(game: str, players: int, policy: str, oracle: Callable[[int, int], object],
+                     seconds: float, batch: int = 65536, small: int = 500, chunk_size: int | None = None) -> dict:
+    """Full games per second of the engine (``simulate``, one worker) and of the plain-Python oracle
+    (``oracle(n_games, seed)``), measured alternately in this process, and their ratio."""
+    from simcore.runner import simulate
+    from strategies.registry import lineup
+
+    agents = lineup(game, [policy], players)
+    simulate(game, agents, n_games=512, seed=0)  # compile / load the kernels
+    seed = [0]
+
+    def engine() -> int:
+        seed[0] += 1
+        simulate(game, agents, n_games=batch, seed=seed[0], jobs=1, chunk_size=chunk_size)
+        return batch
+
+    def run_oracle() -> int:
+        seed[0] += 1
+        oracle(small, seed[0])
+        return small
+
+    eng, ora = alternate(engine, run_oracle, seconds)
+    return {"game": game, "players": players, "policy": policy, "engine_games_per_s": round(eng),
+            "oracle_games_per_s": round(ora), "ratio": round(eng / ora, 1)}
+
+
 def jobs_speedup(game: str, specs: list[str], players: int, n_games: int, rules: dict | None = None) -> float:
     """Wall-time ratio of jobs=1 over jobs=2 for the same run (workers started before timing)."""
     from simcore.runner import simulate

@@ -7,36 +7,15 @@ from __future__ import annotations
 import json
 import sys
 
-from simcore.runner import simulate
-from strategies.registry import lineup
-
-from .common import alternate
-
-GAME = "sen"
+from .common import engine_vs_oracle
 
 
 def bench(seconds: float = 5.0, policy: str = "threshold", players: int = 4) -> dict:
     sys.path.insert(0, ".")
     from tests.oracles.sen import play_games
 
-    agents = lineup(GAME, [policy], players)
-    simulate(GAME, agents, n_games=512, seed=0)  # compile / load the kernels
-    seed = [0]
-    batch, small = 32768, 500
-
-    def engine() -> int:
-        seed[0] += 1
-        simulate(GAME, agents, n_games=batch, seed=seed[0], jobs=1)
-        return batch
-
-    def oracle() -> int:
-        seed[0] += 1
-        play_games(small, seed[0], players, [policy])
-        return small
-
-    eng, ora = alternate(engine, oracle, seconds)
-    return {"game": GAME, "players": players, "policy": policy, "engine_games_per_s": round(eng),
-            "oracle_games_per_s": round(ora), "ratio": round(eng / ora, 1)}
+    return engine_vs_oracle("sen", players, policy, lambda n, seed: play_games(n, seed, players, [policy]),
+                            seconds, batch=32768, small=500)
 
 
 if __name__ == "__main__":
