@@ -23,6 +23,7 @@ import numpy as np
 import polars as pl
 from scipy import stats as _st
 
+from simcore.errors import SenseiError
 from simcore.registry import get_game
 from simcore.stats import bradley_terry, mean_ci, paired_diff, sprt_bounds, values_ci, wilson
 
@@ -815,6 +816,234 @@ def answer_balance(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
     return sentences, frame(est)
 
 
+# ------------------------------------------------------------------------------ risk and turn order
+# Both answers read one row per game (report.per_game): the shares of a cell are Wilson intervals over the
+# games played (each rotation of a deal is a game), the paired differences are t intervals over deals.
+
+def _event_rows(cfg: Config, run: CellRun) -> pl.DataFrame:
+    """A cell's per-game rows (game, rotation, seat) with ``win`` and, with report.event, ``event`` (0/1)."""
+    if not run.games_rows:
+        raise ValueError("the risk and turn_order answers need one row per game (report.per_game = true)")
+    ev = cfg.report.event
+    g = pl.concat(run.games_rows, how="diagonal_relaxed")
+    cols = [pl.col("game").cast(pl.Int64), pl.col("rotation").cast(pl.Int64), pl.col("seat").cast(pl.Int64),
+            pl.col("win").cast(pl.Float64)]
+    if ev is not None:
+        cols.append(pl.col(ev).cast(pl.Float64).alias("event"))
+    g = g.select(cols)
+    if ev is not None:
+        bad = g.filter(~pl.col("event").is_in([0.0, 1.0]))
+        if bad.height:
+            raise SenseiError(f"report.event: {ev} is not a 0/1 column of {cfg.game} (it holds {bad['event'][0]:g})")
+    return g
+
+
+def _share(k: float, n: float) -> tuple[float | None, float | None, float | None]:
+    """A share k/n with its Wilson 95% interval (None when n is 0)."""
+    if n <= 0:
+        return None, None, None
+    lo, hi = wilson(k, n)
+    return k / n, float(lo), float(hi)
+
+
+def _ci(x: float | None, lo: float | None, hi: float | None) -> str:
+    """``31.2% [30.1%, 32.3%]``."""
+    if x is None:
+        return "n/a"
+    if lo is None or hi is None:
+        return f"{x * 100:.1f}%"
+    return f"{x * 100:.1f}% [{lo * 100:.1f}%, {hi * 100:.1f}%]"
+
+
+def _dci(d: dict[str, Any]) -> str:
+    """A paired difference ``+1.2% [+0.3%, +2.1%]``."""
+    if d["lo"] is None or not math.isfinite(d["lo"]):
+        return f"{d['diff'] * 100:+.1f}%"
+    return f"{d['diff'] * 100:+.1f}% [{d['lo'] * 100:+.1f}%, {d['hi'] * 100:+.1f}%]"
+
+
+def _direction(d: dict[str, Any]) -> int:
+    """+1 / -1 when the paired interval lies wholly above / below 0, else 0."""
+    lo, hi = d["lo"], d["hi"]
+    if lo is None or hi is None or not (math.isfinite(lo) and math.isfinite(hi)):
+        return 0
+    return 1 if lo > 0 else -1 if hi < 0 else 0
+
+
+def _linearised(x: np.ndarray, y: np.ndarray) -> np.ndarray | None:
+    """Per-deal pseudo-values of the ratio R = sum(x) / sum(y): R + (x - R y) / mean(y) (the ratio
+    estimator's delta method). Their mean is R; paired t on two cells' pseudo-values gives the paired
+    difference of two ratios over the same deals."""
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    if y.sum() <= 0:
+        return None
+    r = x.sum() / y.sum()
+    return r + (x - r * y) / y.mean()
+
+
+def _paired_row(gaxes: list[str], key: tuple, metric: str, over: str, value: Any, versus: Any,
+                d: dict[str, Any], **extra) -> dict[str, Any]:
+    return {**{a: v for a, v in zip(gaxes, key)}, "metric": metric, "over": over, "value": _label(value),
+            "versus": _label(versus), **extra, "diff": d["diff"], "lo": _num(d["lo"]), "hi": _num(d["hi"]),
+            "p_value": _num(d["p_value"]), "rho": _num(d["rho"]), "deals": d["n"]}
+
+
+def _baseline_of(cfg: Config, values: list[Any]) -> Any:
+    return cfg.report.baseline if cfg.report.baseline is not None else values[0]
+
+
+def answer_risk(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
+    """The focus's risk of the event (report.event, e.g. being eliminated), its win share, and its win share
+    in the games where the event did not happen, for every value of ``over`` and group; each value paired
+    deal by deal against the baseline (default: the first value)."""
+    rep = cfg.report
+    ev, over, gaxes = rep.event, rep.over, cfg.group_axes
+    f_ev, f_win, f_cond = f"{ev}_share", "win_share", f"win_share_if_not_{ev}"
+    sentences, paired_rows, est = [], [], []
+    for key, sub in _groups(cells, gaxes):
+        desc = describe_group(gaxes, key)
+        P = int(sub["players"][0])
+        figs: dict[Any, dict[str, Any]] = {}
+        for i in sub["cell"].to_list():
+            run = runs[i]
+            g = _event_rows(cfg, run)
+            held = pl.DataFrame({"rotation": [r for r, seats in run.rotations for _ in seats],
+                                 "seat": [s for _, seats in run.rotations for s in seats]},
+                                schema={"rotation": pl.Int64, "seat": pl.Int64})
+            deals = (g.join(held, on=["rotation", "seat"]).group_by("game")
+                     .agg(pl.len().cast(pl.Float64).alias("plays"), pl.col("win").sum(), pl.col("event").sum(),
+                          (pl.col("win") * (1 - pl.col("event"))).sum().alias("win_clear"),
+                          (1 - pl.col("event")).sum().alias("clear"))
+                     .sort("game"))
+            n = float(deals["plays"].sum())
+            e, w, wc, c = (float(deals[k].sum()) for k in ("event", "win", "win_clear", "clear"))
+            value = run.cell.axes[over]
+            fig = {"cell": i, "deals": deals, "games": n, "clear": c, "focus": short_spec(run.cell.agents[0]),
+                   "field": short_spec(run.cell.agents[1]) if P > 1 else None,
+                   f_ev: _share(e, n), f_win: _share(w, n), f_cond: _share(wc, c)}
+            figs[value] = fig
+            for name in (f_ev, f_win, f_cond):
+                est.append(_est("cell", i, desc, value, fig["focus"], P, name, *fig[name], deals.height))
+        values = list(figs)
+        base = _baseline_of(cfg, values)
+        fields = {f["field"] for f in figs.values()}
+        against = (f" against {fields.pop()} in every other seat" if len(fields) == 1 and P > 1 else "")
+
+        def top(name: str, best: str) -> tuple[Any, dict]:
+            pick = min if best == "min" else max
+            return pick(((v, f) for v, f in figs.items() if f[name][0] is not None), key=lambda t: t[1][name][0])
+
+        lo_v, lo_f = top(f_ev, "min")
+        hi_v, hi_f = top(f_win, "max")
+        cv, cf = top(f_cond, "max")
+        sentences.append(
+            (f"{desc}{against}: " if desc else (f"{against.strip()}: " if against else ""))
+            + f"least often {ev}: {_label(lo_v)}, {_ci(*lo_f[f_ev])}; most wins: {_label(hi_v)}, {_ci(*hi_f[f_win])} "
+            f"(fair share {100 / P:.1f}%); most wins when not {ev}: {_label(cv)}, {_ci(*cf[f_cond])}")
+        bf = figs.get(base)
+        for value, f in figs.items():
+            text = (f"{_label(value)}" + (f" ({desc})" if desc else "") + f": {ev} in {_ci(*f[f_ev])} of its "
+                    f"{f['games']:,.0f} games, wins {_ci(*f[f_win])}, and wins {_ci(*f[f_cond])} of the "
+                    f"{f['clear']:,.0f} games it was not {ev} in")
+            if bf is not None and value != base:
+                j = f["deals"].join(bf["deals"], on="game", suffix="_ref")
+                d_ev = paired_diff((j["event"] / j["plays"]).to_numpy(), (j["event_ref"] / j["plays_ref"]).to_numpy())
+                d_win = paired_diff((j["win"] / j["plays"]).to_numpy(), (j["win_ref"] / j["plays_ref"]).to_numpy())
+                a = _linearised(j["win_clear"].to_numpy(), j["clear"].to_numpy())
+                b = _linearised(j["win_clear_ref"].to_numpy(), j["clear_ref"].to_numpy())
+                d_cond = paired_diff(a, b) if a is not None and b is not None else None
+                parts = [f"{ev} {_dci(d_ev)}", f"win share {_dci(d_win)}"]
+                for name, d in ((f_ev, d_ev), (f_win, d_win), (f_cond, d_cond)):
+                    if d is not None:
+                        paired_rows.append(_paired_row(gaxes, key, name, over, value, base, d))
+                if d_cond is not None:
+                    parts.append(f"win share when not {ev} {_dci(d_cond)}")
+                risk = {-1: f"less often {ev}", 1: f"more often {ev}", 0: f"not clearly more or less often {ev}"}
+                wins = {1: "wins more", -1: "wins less", 0: "no clear change in wins"}
+                text += (f"; vs {_label(base)} on the same deals: " + ", ".join(parts)
+                         + f" ({risk[_direction(d_ev)]}, {wins[_direction(d_win)]})")
+            sentences.append(text)
+    return sentences, frame(paired_rows), frame(est)
+
+
+def answer_turn_order(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
+    """Each table seat's win share (and, with report.event, its event rate, e.g. elimination) for every value
+    of ``over`` and group, with a chi-square test of equal seats; each value paired deal by deal against the
+    baseline (default: the first value), seat by seat."""
+    rep = cfg.report
+    ev, over, gaxes = rep.event, rep.over, cfg.group_axes
+    names = ["win_share"] + ([f"{ev}_share"] if ev else [])
+    sentences, paired_rows, est = [], [], []
+    for key, sub in _groups(cells, gaxes):
+        desc = describe_group(gaxes, key)
+        P = int(sub["players"][0])
+        figs: dict[Any, dict[str, Any]] = {}
+        for i in sub["cell"].to_list():
+            run = runs[i]
+            g = _event_rows(cfg, run)
+            aggs = [pl.col("win").mean()] + ([pl.col("event").mean()] if ev else [])
+            per = g.group_by(["game", "seat"]).agg(aggs).sort(["game", "seat"])   # a deal's rotations averaged
+            n = float(g.filter(pl.col("seat") == 0).height)                          # games per seat
+            wins = np.array([float(g.filter(pl.col("seat") == s)["win"].sum()) for s in range(P)])
+            fig = {"cell": i, "per": per, "games": n, "lineup": _lineup_label(run.cell),
+                   "p": float(_st.chisquare(wins).pvalue) if wins.sum() > 0 and P > 1 else None,
+                   "win_share": [_share(wins[s], n) for s in range(P)]}
+            if ev:
+                fig[names[1]] = [_share(float(g.filter(pl.col("seat") == s)["event"].sum()), n) for s in range(P)]
+            value = run.cell.axes[over]
+            figs[value] = fig
+            deals = per["game"].n_unique()
+            for name in names:
+                for s, (x, lo, hi) in enumerate(fig[name]):
+                    est.append({**_est("cell", i, desc, value, fig["lineup"], P, name, x, lo, hi, deals), "seat": s})
+        values = list(figs)
+        base = _baseline_of(cfg, values)
+        bf = figs.get(base)
+        diffs: dict[Any, dict[str, list[dict[str, Any]]]] = {}
+        for value, f in figs.items():
+            if bf is None or value == base:
+                continue
+            j = f["per"].join(bf["per"], on=["game", "seat"], suffix="_ref")
+            diffs[value] = {}
+            for name, col in zip(names, ["win", "event"]):
+                ds = []
+                for s in range(P):
+                    js = j.filter(pl.col("seat") == s)
+                    d = paired_diff(js[col].to_numpy(), js[f"{col}_ref"].to_numpy())
+                    ds.append(d)
+                    paired_rows.append(_paired_row(gaxes, key, name, over, value, base, d, seat=s))
+                diffs[value][name] = ds
+        # the group's headline: seat 0 under the baseline, and how each value moves it
+        head_f = bf if bf is not None else figs[values[0]]
+        x0, lo0, hi0 = head_f["win_share"][0]
+        shares = [w[0] or 0.0 for w in head_f["win_share"]]
+        text = ((f"{desc}, " if desc else "") + f"{head_f['lineup']}, {short(over)} {_label(base)}: seat 0 (the first "
+                f"player) wins {_ci(x0, lo0, hi0)} against the fair {100 / P:.1f}% (advantage {(x0 - 1 / P) * 100:+.1f}%"
+                + (", clearly" if lo0 is not None and (lo0 > 1 / P or hi0 < 1 / P) else ", not clearly")
+                + f" different from it); best seat {int(np.argmax(shares))}, worst seat {int(np.argmin(shares))}")
+        if ev:
+            e = head_f[names[1]]
+            text += f"; {ev}: seat 0 {_ci(*e[0])}, seat {P - 1} {_ci(*e[P - 1])}"
+        moves = [f"{_label(v)} {_dci(d['win_share'][0])}" for v, d in diffs.items()]
+        if moves:
+            text += "; seat 0's win share changes on the same deals with " + ", ".join(moves)
+        sentences.append(text)
+        for value, f in figs.items():
+            text = ((f"{desc}, " if desc else "") + f"{short(over)} {_label(value)}: win share "
+                    + ", ".join(f"seat {s} {_ci(*x)}" for s, x in enumerate(f["win_share"]))
+                    + f" (fair {100 / P:.1f}%" + (f"; chi-square test of equal seats p = {f['p']:.2g}" if f["p"] is not None
+                                                 else "") + ")")
+            if ev:
+                text += f"; {ev} " + ", ".join(f"seat {s} {_ci(*x)}" for s, x in enumerate(f[names[1]]))
+            if value in diffs:
+                text += f"; vs {_label(base)} on the same deals: win share " + ", ".join(
+                    f"seat {s} {_dci(d)}" for s, d in enumerate(diffs[value]["win_share"]))
+                if ev:
+                    text += f"; {ev} " + ", ".join(f"seat {s} {_dci(d)}" for s, d in enumerate(diffs[value][names[1]]))
+            sentences.append(text)
+    return sentences, frame(paired_rows), frame(est)
+
 
 def analyse(cfg: Config, runs: list[CellRun]) -> dict[str, Any]:
     """All tables and the answer sentences."""
@@ -836,6 +1065,10 @@ def analyse(cfg: Config, runs: list[CellRun]) -> dict[str, Any]:
         answer, paired, tables["estimates"] = answer_calibration(cfg, cells, runs)
     elif kind == "balance":
         answer, tables["estimates"] = answer_balance(cfg, cells, runs)
+    elif kind == "risk":
+        answer, paired, tables["estimates"] = answer_risk(cfg, cells, runs)
+    elif kind == "turn_order":
+        answer, paired, tables["estimates"] = answer_turn_order(cfg, cells, runs)
     else:
         answer = answer_sprt(cfg, tables["sprt"], cells)
     tables["paired"] = paired

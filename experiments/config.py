@@ -29,10 +29,13 @@ BACKENDS = ("loky", "threading", "multiprocessing", "dask")
 #: specs that name a Python file (FILE.py:Class, ./x, dir/x): configs never load code
 _FILE_SPEC = re.compile(r"(\.py$|^[.~]|[/\\])", re.IGNORECASE)
 REPORT_KEYS = {"answer", "over", "metric", "goal", "baseline", "per_game", "notes", "score_band", "top_share",
-               "metrics"}
-ANSWERS = ("best", "effect", "ratings", "sprt", "summary", "calibration", "balance")
+               "metrics", "event"}
+ANSWERS = ("best", "effect", "ratings", "sprt", "summary", "calibration", "balance", "risk", "turn_order")
 #: answers that read one row per game (report.per_game = true)
-PER_GAME_ANSWERS = ("calibration", "balance")
+PER_GAME_ANSWERS = ("calibration", "balance", "risk", "turn_order")
+#: answers that compare every value of `over` with report.baseline (required by effect, optional for the
+#: others: the first value of `over` by default)
+BASELINE_ANSWERS = ("effect", "risk", "turn_order")
 #: cell figures an answer may be about: name -> (label, better direction for "best" by default)
 METRICS = {
     "win_share": ("win share", "max"),
@@ -66,6 +69,8 @@ class ReportSpec:
     top_share: tuple[float, float] | None = None
     #: balance: the game's ratio metrics to report with intervals (names; ``prefix_*`` for a family)
     metrics: tuple[str, ...] = ()
+    #: risk, turn_order: a per-seat 0/1 outcome column (e.g. Senshi's ``eliminated``)
+    event: str | None = None
 
 
 @dataclasses.dataclass
@@ -315,7 +320,7 @@ def parse(raw: dict[str, Any], path: str = "<config>", games_override: int | Non
     report = _report(raw.get("report", {}), ck, kind, names, sprt, axes)
     report = _report_extra(raw.get("report", {}), ck, kind, report, eng, cells)
     rep_over = report.over
-    if report.answer == "effect" and rep_over is not None:
+    if report.answer in BASELINE_ANSWERS and rep_over is not None and report.baseline is not None:
         labels = [lab for a, vals in axes if a == rep_over for lab, _ in vals]
         if report.baseline not in labels:
             ck.fail("report.baseline", f"one of the values of {rep_over}: {', '.join(map(str, labels))}",
@@ -503,7 +508,7 @@ def _report(value: Any, ck: _Checker, kind: str, axes: list[str], sprt: SprtSpec
     if answer == "ratings" and kind != "tournament":
         ck.fail("report.answer", "a tournament lineup for answer = 'ratings'", answer)
     over = t.get("over")
-    if answer in ("best", "effect", "calibration", "balance"):
+    if answer in ("best", "effect", "calibration", "balance", "risk", "turn_order"):
         if over is None:
             cands = [a for a in axes if a != "players"]
             if len(cands) != 1:
@@ -526,8 +531,8 @@ def _report(value: Any, ck: _Checker, kind: str, axes: list[str], sprt: SprtSpec
     if answer == "effect":
         if baseline is None:
             ck.fail("report.baseline", "the value of report.over to compare every other value with", "nothing")
-    elif baseline is not None:
-        ck.fail("report.baseline", "nothing unless answer = 'effect'", baseline)
+    elif baseline is not None and answer not in BASELINE_ANSWERS:
+        ck.fail("report.baseline", "nothing unless answer is " + ", ".join(BASELINE_ANSWERS), baseline)
     per_game = t.get("per_game", False)
     if not isinstance(per_game, bool):
         ck.fail("report.per_game", "true or false", per_game)
@@ -588,4 +593,29 @@ def _report_extra(t: dict, ck: _Checker, kind: str, report: ReportSpec, eng, cel
                 ck.fail(f"report.metrics[{i}]", f"a metric of {eng.name} (one of {', '.join(known) or 'none'}; "
                         "prefix_* for a family)", name)
         names = tuple(raw)
-    return dataclasses.replace(report, score_band=band, top_share=top, metrics=names)
+    event = _event(t, ck, kind, answer, eng, cells)
+    return dataclasses.replace(report, score_band=band, top_share=top, metrics=names, event=event)
+
+
+def _event(t: dict, ck: _Checker, kind: str, answer: str, eng, cells: list[Cell]) -> str | None:
+    """report.event of the risk and turn_order answers: a per-seat 0/1 outcome column of the game, the
+    numerator of one of its per-seat rates (e.g. Senshi's ``eliminated``, behind ``elimination_rate``)."""
+    if answer in ("risk", "turn_order") and kind == "tournament":
+        ck.fail("lineup", f"a focus or seats lineup for answer = {answer!r}", "tournament")
+    if answer == "risk" and kind != "focus":
+        ck.fail("lineup", "a focus lineup for answer = 'risk' (the figures are the focus's)", kind)
+    if answer in ("risk", "turn_order") and any(c.players < 2 for c in cells):
+        ck.fail("players", f"at least 2 players in every cell for answer = {answer!r} (seats are compared)",
+                sorted({c.players for c in cells}))
+    if "event" not in t:
+        if answer == "risk":
+            ck.fail("report.event", "this key (required for answer = 'risk')", "nothing")
+        return None
+    if answer not in ("risk", "turn_order"):
+        ck.fail("report.event", "nothing unless answer is risk or turn_order", t["event"])
+    rates = {m.num: m.name for m in eng.ratio_metrics if m.per_seat and m.den is None and m.num in eng.columns}
+    name = t["event"]
+    if not isinstance(name, str) or name not in rates:
+        known = ", ".join(f"{c} ({m})" for c, m in rates.items()) or "none"
+        ck.fail("report.event", f"a per-seat 0/1 outcome column of {eng.name} (one of {known})", name)
+    return name
