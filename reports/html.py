@@ -154,7 +154,7 @@ def build_report(run_dir: str, index: bool = True) -> str:
         if metric != "mean_turns":
             figures.append(plots.sweep_lines(cells, over, gaxes, *mcols["mean_turns"], "mean turns per game"))
         figures.append(plots.sweep_heatmap(cells, over, gaxes, y, s["metric_label"], metric == "win_share"))
-    if t["paired"].height:
+    if t["paired"].height and s["answer_kind"] != "turn_order":  # turn_order: by seat, below
         figures.append(plots.paired_plot(t["paired"], gaxes))
     if t["ratings"].height:
         figures.append(plots.ratings_plot(t["ratings"], axes))
@@ -163,7 +163,7 @@ def build_report(run_dir: str, index: bool = True) -> str:
         figures.append(plots.sprt_plot(t["sprt"]))
     est = t["estimates"]
     kind = s["answer_kind"]
-    dist_axes = gaxes if kind in ("best", "balance") else axes
+    dist_axes = gaxes if kind in ("best", "balance", "risk", "turn_order") else axes
     dist_cells = cells
     if kind == "calibration":
         figures += _calibration_figures(est, cells, t, over, gaxes)
@@ -173,6 +173,10 @@ def build_report(run_dir: str, index: bool = True) -> str:
                                             1.0 / int(cells["players"][0]), 100.0))
         figures.extend(plots.seat0_matrices(t["seats"], cells, axes, over))
         figures.append(plots.metric_families(est))
+    elif kind == "risk":
+        figures += _risk_figures(est, over)
+    elif kind == "turn_order":
+        figures += _turn_order_figures(est, t["paired"], over, gaxes)
     if dist_cells.height:
         figures.append(plots.turns_distribution(t["turns"], dist_cells, dist_axes))
         if kind != "calibration":
@@ -240,6 +244,27 @@ def _calibration_figures(est: pl.DataFrame, cells: pl.DataFrame, t: dict[str, pl
                                     0.0, 100.0))
     out.append(plots.estimate_lines(est, "mean_turns", plots.short(over), "mean turns per game"))
     return out
+
+
+def _risk_figures(est: pl.DataFrame, over: str) -> list[plots.Figure | None]:
+    """The risk answer: risk against reward per group, then the three figures of every value of ``over``."""
+    if est.height == 0:
+        return []
+    names = est["figure"].unique(maintain_order=True).to_list()
+    event = next((f for f in names if f.endswith("_share") and f != "win_share" and not f.startswith("win_share")),
+                 None)
+    if event is None:
+        return []
+    return [plots.risk_tradeoff(est, event), plots.estimate_panels(est, names, plots.short(over))]
+
+
+def _turn_order_figures(est: pl.DataFrame, paired: pl.DataFrame, over: str,
+                        gaxes: list[str]) -> list[plots.Figure | None]:
+    """The turn_order answer: every seat's figures per value of ``over``, and the paired differences by seat."""
+    if est.height == 0:
+        return []
+    names = est["figure"].unique(maintain_order=True).to_list()
+    return [plots.seat_figures(est, names, over), plots.seat_paired_plot(paired, gaxes)]
 
 
 def build_index(out_dir: str) -> str:

@@ -231,7 +231,7 @@ def paired_plot(paired: pl.DataFrame, group_axes: list[str]) -> Figure | None:
     fig, axes = plt.subplots(1, len(metrics), figsize=(5.5 * len(metrics), 4), squeeze=False)
     for ax, metric in zip(axes[0], metrics):
         sub = df.filter(pl.col("metric") == metric)
-        scale = 100 if metric in ("win_share", "seat_advantage") else 1
+        scale = 100 if metric in ("win_share", "seat_advantage") or "share" in metric else 1
         raw = sub["value"].unique(maintain_order=True)
         values = [str(v) for v in (raw.sort() if raw.dtype.is_numeric() else raw).to_list()]
         groups = sub["group"].unique(maintain_order=True).to_list()[:MAX_HUES]
@@ -245,6 +245,8 @@ def paired_plot(paired: pl.DataFrame, group_axes: list[str]) -> Figure | None:
             ax.errorbar(x, d, yerr=[d - lo, hi - d], fmt="o", color=color, label=g, capsize=3)
         ax.axhline(0, color="grey", linewidth=1)
         ax.set_xticks(range(len(values)), values)
+        if len(values) > 6 or max(map(len, values)) > 8:  # long labels (e.g. strategy specs) slanted
+            plt.setp(ax.get_xticklabels(), rotation=40, ha="right")
         ax.set_title(metric.replace("_", " ") + (" (points)" if scale == 100 else ""))
         ax.set_xlabel(short(sub["over"][0]))
         ax.legend(fontsize=7)
@@ -445,3 +447,161 @@ def metric_families(est: pl.DataFrame) -> Figure | None:
         ax.set_ylabel(label)
     return Figure("Metrics", "the answer's metrics over every cell (each deal counted once), with 95% intervals "
                   "over deals", _encode(fig))
+
+
+# ------------------------------------------------------------------------ risk and turn order answers
+def _pct(name: str) -> bool:
+    return "share" in name or name in ("seat_advantage",)
+
+
+def risk_tradeoff(est: pl.DataFrame, event_figure: str) -> Figure | None:
+    """The risk answer's trade-off: each focus's event share (x, e.g. eliminated) against its win share (y),
+    with 95% intervals both ways, one panel per group (player count); dotted: the fair share 1/P."""
+    if est.height == 0 or "figure" not in est.columns:
+        return None
+    cell = est.filter(pl.col("scope") == "cell")
+    x_df = cell.filter(pl.col("figure") == event_figure)
+    y_df = cell.filter(pl.col("figure") == "win_share")
+    if x_df.height == 0 or y_df.height == 0:
+        return None
+    df = x_df.join(y_df.select(["cell", pl.col("value").alias("y"), pl.col("lo").alias("y_lo"),
+                                pl.col("hi").alias("y_hi")]), on="cell")
+    groups = df["group"].unique(maintain_order=True).to_list()[:6]
+    cases = df["case"].unique(maintain_order=True).to_list()
+    fig, axes = plt.subplots(1, len(groups), figsize=(5.2 * len(groups), 4.8), squeeze=False)
+    palette = sns.color_palette("tab10" if len(cases) <= 10 else "tab20", len(cases))
+    for ax, g in zip(axes[0], groups):
+        sub = df.filter(pl.col("group") == g)
+        for r in sub.iter_rows(named=True):
+            c = palette[cases.index(r["case"])]
+            x, y = r["value"] * 100, r["y"] * 100
+            xerr = _yerr(np.array([x]), np.array([(r["lo"] if r["lo"] is not None else np.nan) * 100]),
+                         np.array([(r["hi"] if r["hi"] is not None else np.nan) * 100]))
+            yerr = _yerr(np.array([y]), np.array([(r["y_lo"] if r["y_lo"] is not None else np.nan) * 100]),
+                         np.array([(r["y_hi"] if r["y_hi"] is not None else np.nan) * 100]))
+            ax.errorbar([x], [y], xerr=xerr, yerr=yerr, fmt="o", color=c, capsize=2, label=r["case"])
+            ax.annotate(r["case"], (x, y), textcoords="offset points", xytext=(4, 4), fontsize=7, color=c)
+        P = sub["players"][0]
+        if P:
+            ax.axhline(100 / P, color="grey", linestyle=":", linewidth=1)
+        ax.set_title(g)
+        ax.set_xlabel(event_figure.replace("_share", "").replace("_", " ") + " (% of the focus's games)")
+        ax.set_ylabel("win share (%)")
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    seen = dict(zip(labels, handles))
+    fig.legend(seen.values(), seen.keys(), loc="lower center", ncols=min(5, len(seen)), fontsize=8,
+               bbox_to_anchor=(0.5, -0.08))
+    return Figure("Risk against reward", f"each focus strategy's {event_figure.replace('_share', '')} share (x) "
+                  "and win share (y) against the field, with Wilson 95% intervals, one panel per group; up and to "
+                  "the left is better; dotted: the fair share 1/P", _encode(fig))
+
+
+def estimate_panels(est: pl.DataFrame, figures: list[str], xlabel: str) -> Figure | None:
+    """Several figures of the estimates table side by side: each case (x) with its 95% interval, one colour
+    per group."""
+    if est.height == 0 or "figure" not in est.columns:
+        return None
+    df = est.filter((pl.col("scope") == "cell") & pl.col("figure").is_in(figures))
+    figures = [f for f in figures if f in set(df["figure"].to_list())]
+    if not figures:
+        return None
+    cases = df["case"].unique(maintain_order=True).to_list()
+    groups = df["group"].unique(maintain_order=True).to_list()[:MAX_HUES]
+    fig, axes = plt.subplots(1, len(figures), figsize=(max(5.5, 0.5 * len(cases) + 2.5) * len(figures), 4.5),
+                             squeeze=False)
+    width = 0.8 / max(len(groups), 1)
+    for ax, name in zip(axes[0], figures):
+        scale = 100 if _pct(name) else 1
+        for j, (color, g) in enumerate(zip(sns.color_palette("tab10", len(groups)), groups)):
+            sub = df.filter((pl.col("figure") == name) & (pl.col("group") == g))
+            x = np.array([cases.index(c) for c in sub["case"].to_list()]) - 0.4 + width * (j + 0.5)
+            y = sub["value"].fill_null(np.nan).to_numpy() * scale
+            lo = sub["lo"].fill_null(np.nan).to_numpy() * scale
+            hi = sub["hi"].fill_null(np.nan).to_numpy() * scale
+            ax.errorbar(x, y, yerr=_yerr(y, lo, hi), fmt="o", color=color, label=g, capsize=2)
+        ax.set_xticks(range(len(cases)), cases)
+        plt.setp(ax.get_xticklabels(), rotation=40, ha="right")
+        ax.set_title(name.replace("_", " ") + (" (%)" if scale == 100 else ""))
+        ax.set_xlabel(xlabel)
+    axes[0][0].legend(fontsize=8)
+    return Figure("Figures by " + xlabel, ", ".join(f.replace("_", " ") for f in figures)
+                  + f" for each {xlabel} and group, with 95% intervals", _encode(fig))
+
+
+def seat_figures(est: pl.DataFrame, figures: list[str], over: str) -> Figure | None:
+    """The turn_order answer: each seat's figures (rows: win share, event share) per group (columns), one bar
+    per value of ``over``, with 95% intervals; dotted: the fair share 1/P."""
+    if est.height == 0 or "seat" not in est.columns:
+        return None
+    df = est.filter((pl.col("scope") == "cell") & pl.col("figure").is_in(figures) & pl.col("seat").is_not_null())
+    figures = [f for f in figures if f in set(df["figure"].to_list())]
+    if not figures:
+        return None
+    groups = df["group"].unique(maintain_order=True).to_list()[:6]
+    cases = df["case"].unique(maintain_order=True).to_list()
+    fig, axes = plt.subplots(len(figures), len(groups), figsize=(4.6 * len(groups), 3.8 * len(figures)),
+                             squeeze=False, sharey="row")
+    width = 0.8 / max(len(cases), 1)
+    palette = sns.color_palette("crest", len(cases))
+    for i, name in enumerate(figures):
+        for k, g in enumerate(groups):
+            ax = axes[i][k]
+            sub = df.filter((pl.col("figure") == name) & (pl.col("group") == g))
+            for j, (color, c) in enumerate(zip(palette, cases)):
+                part = sub.filter(pl.col("case") == c).sort("seat")
+                x = part["seat"].to_numpy() - 0.4 + width * (j + 0.5)
+                y = part["value"].fill_null(np.nan).to_numpy() * 100
+                lo = part["lo"].fill_null(np.nan).to_numpy() * 100
+                hi = part["hi"].fill_null(np.nan).to_numpy() * 100
+                ax.bar(x, y, width=width, color=color, label=c)
+                ax.errorbar(x, y, yerr=_yerr(y, lo, hi), fmt="none", ecolor="black", capsize=2, linewidth=0.8)
+            P = int(sub["players"][0]) if sub.height else 0
+            if name == "win_share" and P:
+                ax.axhline(100 / P, color="black", linestyle=":", linewidth=1)
+            ax.set_xticks(range(P), [str(s) for s in range(P)])
+            ax.set_xlabel("seat (0 plays first)")
+            ax.set_title(g)
+            if k == 0:
+                ax.set_ylabel(name.replace("_", " ") + " (%)")
+    axes[0][0].legend(title=short(over), fontsize=8)
+    fig.tight_layout()
+    return Figure("Seats", f"each table seat's {' and '.join(f.replace('_', ' ') for f in figures)} per "
+                  f"{short(over)} and group, with Wilson 95% intervals; dotted: the fair share 1/P", _encode(fig))
+
+
+def seat_paired_plot(paired: pl.DataFrame, group_axes: list[str]) -> Figure | None:
+    """The turn_order answer's paired differences: each value minus the baseline, seat by seat, on the same
+    deals (rows: figures, columns: groups)."""
+    if paired.height == 0 or "seat" not in paired.columns:
+        return None
+    df = group_labels(paired, group_axes)
+    metrics = df["metric"].unique(maintain_order=True).to_list()
+    groups = df["group"].unique(maintain_order=True).to_list()[:6]
+    values = df["value"].unique(maintain_order=True).to_list()
+    fig, axes = plt.subplots(len(metrics), len(groups), figsize=(4.6 * len(groups), 3.6 * len(metrics)),
+                             squeeze=False, sharey="row")
+    width = 0.8 / max(len(values), 1)
+    for i, metric in enumerate(metrics):
+        scale = 100 if _pct(metric) else 1
+        for k, g in enumerate(groups):
+            ax = axes[i][k]
+            sub = df.filter((pl.col("metric") == metric) & (pl.col("group") == g))
+            for j, (color, v) in enumerate(zip(sns.color_palette("tab10", len(values)), values)):
+                part = sub.filter(pl.col("value") == v).sort("seat")
+                x = part["seat"].to_numpy() - 0.4 + width * (j + 0.5)
+                d = part["diff"].to_numpy() * scale
+                lo = part["lo"].fill_null(np.nan).to_numpy() * scale
+                hi = part["hi"].fill_null(np.nan).to_numpy() * scale
+                ax.errorbar(x, d, yerr=_yerr(d, lo, hi), fmt="o", color=color, label=f"{v} - {part['versus'][0]}"
+                            if part.height else str(v), capsize=2)
+            ax.axhline(0, color="grey", linewidth=1)
+            P = int(sub["seat"].max()) + 1 if sub.height else 0
+            ax.set_xticks(range(P), [str(s) for s in range(P)])
+            ax.set_xlabel("seat")
+            ax.set_title(g)
+            if k == 0:
+                ax.set_ylabel(metric.replace("_", " ") + (" (points)" if scale == 100 else ""))
+    axes[0][0].legend(fontsize=7)
+    fig.tight_layout()
+    return Figure("Paired differences by seat", "each value minus the baseline on the same deals, seat by seat, "
+                  "with paired 95% intervals", _encode(fig))
