@@ -1,0 +1,228 @@
+"""The shipped Senshi questions: senshi_elimination.toml (the risk answer) and senshi_seats.toml (the
+turn_order answer) validate, run at a tiny size, answer with intervals and build their reports; their figures
+agree with a direct simulation of the same deals and with the engine's own metrics."""
+import os
+import re
+
+import numpy as np
+import polars as pl
+import pytest
+from markupsafe import escape
+
+from experiments import load_config, run_experiment
+from experiments.analysis import _linearised
+from reports import build_report
+from simcore.errors import SenseiError
+from simcore.runner import simulate
+from simcore.stats import wilson
+from strategies.registry import resolve
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ELIMINATION = os.path.join(ROOT, "experiments", "senshi_elimination.toml")
+SEATS = os.path.join(ROOT, "experiments", "senshi_seats.toml")
+CI = r"\d+\.\d% \[\d+\.\d%, \d+\.\d%\]"          # a share with its interval
+DIFF = r"[-+]\d+\.\d% \[[-+]\d+\.\d%, [-+]\d+\.\d%\]"  # a paired difference with its interval
+GAMES = 10
+
+
+def _est(res, cell, figure, seat=None):
+    est = res.tables["estimates"].filter((pl.col("cell") == cell) & (pl.col("figure") == figure))
+    if seat is not None:
+        est = est.filter(pl.col("seat") == seat)
+    (row,) = est.iter_rows(named=True)
+    return row
+
+
+def _cell(cfg, **axes):
+    (cell,) = [c for c in cfg.cells if all(c.axes[k] == v for k, v in axes.items())]
+    return cell
+
+
+# ------------------------------------------------------------------------------- elimination (risk)
+def test_elimination_config_studies_every_heuristic_and_the_guard_margins():
+    cfg = load_config(ELIMINATION)
+    assert cfg.game == "senshi" and cfg.kind == "focus" and cfg.rotate
+    rep = cfg.report
+    assert (rep.answer, rep.over, rep.event, rep.baseline, rep.per_game) == ("risk", "focus", "eliminated", "guard", True)
+    assert {c.players for c in cfg.cells} == {2, 3, 4}
+    assert {c.agents[1].spec() for c in cfg.cells} == {resolve("senshi", "counter").spec()}
+    assert {c.agents[0].name for c in cfg.cells} == {"greedy", "guard", "racer", "denier", "counter"}
+    margins = {c.agents[0].margin for c in cfg.cells if c.agents[0].name == "guard"}
+    assert margins == {0, 1, 2, 3, 4}
+    # every focus sits in every seat (P rotations), except counter against counter (one game, read from every seat)
+    for c in cfg.cells:
+        rot = c.rotations(True)
+        assert len(rot) == (1 if c.agents[0].name == "counter" else c.players)
+        assert sorted(s for _, seats in rot for s in seats) == list(range(c.players))
+
+
+@pytest.fixture(scope="module")
+def elimination():
+    return run_experiment(ELIMINATION, games=GAMES, jobs=2)
+
+
+def test_elimination_answers_with_intervals_and_paired_differences(elimination, tmp_path):
+    cfg = elimination.config
+    ans = elimination.answer
+    heads = [s for s in ans if re.match(r"\d players against counter in every other seat: ", s)]
+    assert [h[0] for h in heads] == ["2", "3", "4"]
+    for h in heads:
+        assert re.search(f"least often eliminated: .+, {CI}; most wins: .+, {CI} \\(fair share", h)
+    values = [s for s in ans if s not in heads]
+    assert len(values) == len(cfg.cells)
+    for s in values:
+        assert re.search(f"eliminated in {CI} of its \\d+ games, wins {CI}, and wins {CI} of the \\d+ games it was "
+                         "not eliminated in", s), s
+        if s.startswith("guard ("):
+            assert "vs guard" not in s
+        else:
+            assert re.search(f"; vs guard on the same deals: eliminated {DIFF}, win share {DIFF}", s), s
+    page = open(build_report(elimination.write(str(tmp_path)), index=False), encoding="utf-8").read()
+    assert "Risk against reward" in page and "Paired differences" in page and "Estimates" in page
+    assert all(str(escape(s)) in page for s in ans)
+
+
+def test_elimination_figures_equal_a_direct_simulation_of_the_same_deals(elimination):
+    cfg = elimination.config
+    cell = _cell(cfg, players=3, focus="racer")
+    P = 3
+    wins = elim = 0.0
+    for r in range(P):   # rotation r: racer in seat r, counter elsewhere, the same deals
+        agents = [resolve("senshi", "counter")] * P
+        agents[r] = resolve("senshi", "racer")
+        sim = simulate("senshi", agents, rules={}, n_games=GAMES, seed=cfg.seed)
+        wins += sim.totals.sums["win"][r]
+        elim += sim.totals.sums["eliminated"][r]
+        # the engine's own metric, seat by seat
+        assert sim.summary()["metrics"]["elimination_rate"][r] == pytest.approx(sim.totals.sums["eliminated"][r] / GAMES)
+    n = GAMES * P
+    e = _est(elimination, cell.index, "eliminated_share")
+    assert e["value"] == pytest.approx(elim / n) and (e["lo"], e["hi"]) == pytest.approx(tuple(map(float, wilson(elim, n))))
+    assert _est(elimination, cell.index, "win_share")["value"] == pytest.approx(wins / n)
+    # a winner is never eliminated: the wins among the games it survived are all its wins
+    assert _est(elimination, cell.index, "win_share_if_not_eliminated")["value"] == pytest.approx(wins / (n - elim))
+    row = elimination.cells.filter(pl.col("cell") == cell.index).row(0, named=True)
+    assert row["focus_win_share"] == pytest.approx(wins / n)
+
+
+def test_counter_against_counter_is_the_fair_reference(elimination):
+    cfg = elimination.config
+    for P in (2, 3, 4):
+        cell = _cell(cfg, players=P, focus="counter")
+        assert _est(elimination, cell.index, "win_share")["value"] == pytest.approx(1 / P)
+        sim = simulate("senshi", [resolve("senshi", "counter")] * P, n_games=GAMES, seed=cfg.seed)
+        rate = np.mean(sim.summary()["metrics"]["elimination_rate"])
+        assert _est(elimination, cell.index, "eliminated_share")["value"] == pytest.approx(rate)
+
+
+def test_paired_differences_are_the_differences_of_the_same_deals(elimination):
+    cfg = elimination.config
+    paired = elimination.paired
+    for P, focus in ((2, "greedy"), (4, "guard:margin=2")):
+        cell, base = _cell(cfg, players=P, focus=focus), _cell(cfg, players=P, focus="guard")
+        for figure in ("eliminated_share", "win_share", "win_share_if_not_eliminated"):
+            (d,) = paired.filter((pl.col("players") == P) & (pl.col("value") == focus) & (pl.col("metric") == figure)
+                                 ).iter_rows(named=True)
+            assert d["versus"] == "guard" and d["deals"] == GAMES
+            a, b = _est(elimination, cell.index, figure)["value"], _est(elimination, base.index, figure)["value"]
+            assert d["diff"] == pytest.approx(a - b)
+            assert d["lo"] <= d["diff"] <= d["hi"] or np.isnan(d["lo"])
+
+
+def test_linearised_ratio_pseudo_values():
+    x = np.array([1.0, 0.0, 2.0, 3.0])
+    y = np.array([2.0, 1.0, 3.0, 3.0])
+    z = _linearised(x, y)
+    assert z.mean() == pytest.approx(x.sum() / y.sum())
+    assert np.allclose(_linearised(0.5 * y, y), 0.5)
+    assert _linearised(x, np.zeros(4)) is None
+
+
+# ------------------------------------------------------------------------------- seats (turn_order)
+def test_seats_config_plays_counter_everywhere_under_each_variant():
+    cfg = load_config(SEATS)
+    assert cfg.game == "senshi" and cfg.kind == "seats"
+    assert (cfg.report.answer, cfg.report.over, cfg.report.baseline, cfg.report.event) == \
+        ("turn_order", "variant", "base", "eliminated")
+    assert {c.players for c in cfg.cells} == {2, 3, 4}
+    assert {(c.rules.open_stacks, c.rules.secret_hand) for c in cfg.cells} == \
+        {(False, False), (True, False), (False, True), (True, True)}
+    assert all({a.name for a in c.agents} == {"counter"} for c in cfg.cells)
+
+
+@pytest.fixture(scope="module")
+def seats():
+    return run_experiment(SEATS, games=16, jobs=2)
+
+
+def test_seats_answer_every_seat_with_intervals(seats, tmp_path):
+    ans = seats.answer
+    assert len(ans) == 3 * 5
+    for P in (2, 3, 4):
+        (head,) = [s for s in ans if s.startswith(f"{P} players, counter in every seat, variant base: ")]
+        assert re.search(f"seat 0 \\(the first player\\) wins {CI} against the fair", head)
+        assert re.search(f"changes on the same deals with open_stacks {DIFF}, secret_hand {DIFF}, both {DIFF}", head)
+        for v in ("base", "open_stacks", "secret_hand", "both"):
+            (s,) = [s for s in ans if s.startswith(f"{P} players, variant {v}: ")]
+            assert len(re.findall(f"seat \\d {CI}", s)) == 2 * P   # win share and elimination, every seat
+            assert "chi-square test of equal seats p = " in s
+            assert (len(re.findall(f"seat \\d {DIFF}", s)) == 2 * P) == (v != "base")
+    page = open(build_report(seats.write(str(tmp_path)), index=False), encoding="utf-8").read()
+    assert "<b>Seats.</b>" in page and "<b>Paired differences by seat.</b>" in page
+    assert all(str(escape(s)) in page for s in ans)
+
+
+def test_seat_figures_equal_a_direct_simulation(seats):
+    cfg = seats.config
+    cell = _cell(cfg, players=4, variant="open_stacks")
+    sim = simulate("senshi", [resolve("senshi", "counter")] * 4, rules={"open_stacks": True}, n_games=16, seed=cfg.seed)
+    m = sim.summary()["metrics"]
+    for s in range(4):
+        assert _est(seats, cell.index, "win_share", s)["value"] == pytest.approx(sim.totals.sums["win"][s] / 16)
+        assert _est(seats, cell.index, "eliminated_share", s)["value"] == pytest.approx(m["elimination_rate"][s])
+    # paired: open_stacks minus base, seat by seat, equals the difference of the shares (same deals)
+    base = _cell(cfg, players=4, variant="base")
+    d = seats.paired.filter((pl.col("players") == 4) & (pl.col("value") == "open_stacks")
+                            & (pl.col("metric") == "eliminated_share") & (pl.col("seat") == 3)).row(0, named=True)
+    assert d["diff"] == pytest.approx(_est(seats, cell.index, "eliminated_share", 3)["value"]
+                                      - _est(seats, base.index, "eliminated_share", 3)["value"])
+
+
+# ------------------------------------------------------------------------------------ config mistakes
+BASE = {"title": "t", "question": "q", "game": "senshi", "players": 2, "games": 4,
+        "lineup": {"focus": "guard", "field": "greedy"}, "sweep": {"focus.margin": [0, 1]},
+        "report": {"answer": "risk", "per_game": True, "event": "eliminated"}}
+
+
+@pytest.mark.parametrize("report, lineup, message", [
+    ({"event": None}, None, "report.event: expected this key"),
+    ({"event": "winning_pile"}, None, r"report.event: expected a per-seat 0/1 outcome column of senshi \(one of "
+                                      r"eliminated \(elimination_rate\)"),
+    ({"answer": "balance"}, None, "report.event: expected nothing unless"),
+    ({"per_game": False}, None, "report.per_game: expected true"),
+    ({}, {"seats": ["guard", "greedy"]}, "lineup: expected a focus lineup for answer = 'risk'"),
+    ({"answer": "turn_order"}, {"tournament": ["guard", "greedy"]}, "lineup: expected a focus or seats lineup"),
+    ({"baseline": 7}, None, "report.baseline: expected one of the values of focus.margin"),
+])
+def test_config_mistakes_are_named(report, lineup, message):
+    raw = {**BASE, "report": {**BASE["report"], **report}, "lineup": lineup or BASE["lineup"]}
+    raw["report"] = {k: v for k, v in raw["report"].items() if v is not None}
+    if lineup:   # a sweep that suits any lineup
+        raw["sweep"] = {"rules.open_stacks": [False, True]}
+    with pytest.raises(SenseiError, match=message):
+        load_config(raw)
+
+
+def test_an_event_that_is_not_zero_or_one_is_refused():
+    raw = {**BASE, "report": {**BASE["report"], "event": "max_pile"}}
+    with pytest.raises(SenseiError, match="report.event: max_pile is not a 0/1 column of senshi"):
+        run_experiment(raw)
+
+
+def test_seat_answers_need_two_players_in_every_cell():
+    raw = {"title": "t", "question": "q", "game": "sensu", "players": [1, 2], "lineup": {"seats": ["planner"]},
+           "sweep": {"rules.sticks": ["A", "B"]}, "report": {"answer": "turn_order", "per_game": True}}
+    with pytest.raises(SenseiError, match="players: expected at least 2 players in every cell"):
+        load_config(raw)
+    raw["players"] = [2, 3]
+    assert load_config(raw).report.event is None   # the event is optional for turn_order
