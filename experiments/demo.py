@@ -19,6 +19,10 @@ QUESTIONS: list[tuple[str, float]] = [
     ("experiments/sensu_balance.toml", 5.0),
     ("experiments/sensu_sticks_calibration.toml", 5.0),   # solo level shares near 1% need many deals
     ("experiments/fan_and_mallet_balance.toml", 5.0),
+    # Senshi: the elimination question has 30 cells against a field of counter (the slowest heuristic),
+    # twice the deals (1600); the seat question's 12 self-play cells play five times (4000)
+    ("experiments/senshi_elimination.toml", 2.0),
+    ("experiments/senshi_seats.toml", 5.0),
 ]
 
 
