@@ -263,7 +263,10 @@ class ChunkStore:
             sums = {k[4:]: _scalar(v) for k, v in data.items() if k.startswith("sum.")}
             sumsq = {k[3:]: _scalar(v) for k, v in data.items() if k.startswith("sq.")}
             hist = {k[3:]: (data[k], data["hc." + k[3:]]) for k in data if k.startswith("hv.")}
-            tot = Totals(n, sums, sumsq, data["turns_hist"], None, float(data["seconds"]))
+            exact = {k[3:]: _scalar(v) for k, v in data.items() if k.startswith("ex.")}
+            exact_sq = {k[4:]: _scalar(v) for k, v in data.items() if k.startswith("ex2.")}
+            tot = Totals(n, sums, sumsq, data["turns_hist"], None, float(data["seconds"]), exact=exact,
+                         exact_sq=exact_sq)
             if bool(data["has_games"]):
                 tot.games = pl.read_parquet(io.BytesIO(data["games"].tobytes()))
         except Exception as exc:  # a damaged or foreign file may fail in many ways; say which file
@@ -286,6 +289,9 @@ def _chunk_arrays(result: tuple) -> dict[str, np.ndarray]:
         arrays["sum." + k] = np.asarray(v)
     for k, v in tot.sumsq.items():
         arrays["sq." + k] = np.asarray(v)
+    for k, v in tot.exact.items():  # exact integer sums: a resumed run adds up to the same figures
+        arrays["ex." + k] = np.asarray(v)
+        arrays["ex2." + k] = np.asarray(tot.exact_sq[k])
     for who, (vals, counts) in hist.items():
         arrays["hv." + who] = np.asarray(vals)
         arrays["hc." + who] = np.asarray(counts)

@@ -27,6 +27,22 @@ from .rng import root_key
 TURN_HIST = 4096  # turn-count histogram bins (the last bin collects longer games)
 
 
+#: sums of values that are multiples of 1/60 (integers, and win shares 1/k for k <= 5) are kept as
+#: exact integers (in 60ths, squares in 3600ths), so they do not depend on how games are split in chunks
+_SCALE, _SCALE_SQ = 60, 3600
+_EXACT_LIMIT = 2.0 ** 52
+
+
+def _column_sums(v: np.ndarray, scale: int) -> tuple[np.ndarray, np.ndarray | None]:
+    """(float sums over games, exact integer sums in 1/scale units or None when not representable)."""
+    scaled = v * scale
+    rounded = np.round(scaled)
+    if np.array_equal(scaled, rounded) and (np.abs(rounded).sum(axis=0) < _EXACT_LIMIT).all():
+        ints = rounded.astype(np.int64).sum(axis=0)
+        return ints / scale, ints
+    return v.sum(axis=0), None
+
+
 @dataclasses.dataclass
 class Totals:
     """Column sums (and sums of squares) over a set of games, mergeable chunk by chunk."""
@@ -38,14 +54,22 @@ class Totals:
     seconds: float = 0.0
     #: compact per-game vectors (float32, game order) of the outcome columns named in ``per_game``
     vectors: dict[str, np.ndarray] | None = None
+    #: exact integer sums (60ths) and sums of squares (3600ths) of the columns that allow them
+    exact: dict[str, np.ndarray] = dataclasses.field(default_factory=dict)
+    exact_sq: dict[str, np.ndarray] = dataclasses.field(default_factory=dict)
 
     @staticmethod
     def of(outcome: dict[str, np.ndarray]) -> "Totals":
         n = len(outcome["turns"])
-        sums = {k: np.asarray(v, dtype=np.float64).sum(axis=0) for k, v in outcome.items()}
-        sumsq = {k: (np.asarray(v, dtype=np.float64) ** 2).sum(axis=0) for k, v in outcome.items()}
+        sums, sumsq, exact, exact_sq = {}, {}, {}, {}
+        for k, v in outcome.items():
+            v = np.asarray(v, dtype=np.float64)
+            sums[k], e = _column_sums(v, _SCALE)
+            sumsq[k], e2 = _column_sums(v ** 2, _SCALE_SQ)
+            if e is not None and e2 is not None:
+                exact[k], exact_sq[k] = e, e2
         hist = np.bincount(np.minimum(outcome["turns"], TURN_HIST - 1).astype(np.int64), minlength=TURN_HIST)
-        return Totals(n, sums, sumsq, hist)
+        return Totals(n, sums, sumsq, hist, exact=exact, exact_sq=exact_sq)
 
     def merge(self, other: "Totals") -> "Totals":
         games = self.games
@@ -57,10 +81,12 @@ class Totals:
         if other.vectors is not None:
             vectors = other.vectors if vectors is None else {
                 k: np.concatenate([vectors[k], other.vectors[k]]) for k in vectors}
-        return Totals(self.n + other.n,
-                      {k: self.sums[k] + other.sums[k] for k in self.sums},
-                      {k: self.sumsq[k] + other.sumsq[k] for k in self.sumsq},
-                      self.turns_hist + other.turns_hist, games, self.seconds + other.seconds, vectors)
+        exact = {k: self.exact[k] + other.exact[k] for k in self.exact if k in other.exact}
+        exact_sq = {k: self.exact_sq[k] + other.exact_sq[k] for k in exact}
+        sums = {k: exact[k] / _SCALE if k in exact else self.sums[k] + other.sums[k] for k in self.sums}
+        sumsq = {k: exact_sq[k] / _SCALE_SQ if k in exact else self.sumsq[k] + other.sumsq[k] for k in self.sumsq}
+        return Totals(self.n + other.n, sums, sumsq, self.turns_hist + other.turns_hist, games,
+                      self.seconds + other.seconds, vectors, exact, exact_sq)
 
 
 def tidy_games(outcome: dict[str, np.ndarray], game_ids: np.ndarray, names: Sequence[str]) -> Any:

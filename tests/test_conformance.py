@@ -105,8 +105,8 @@ def test_results_do_not_depend_on_jobs_or_chunking(name):
     b = simulate(name, agents, n_games=300, seed=7, jobs=2, chunk_size=100).summary()
     c = simulate(name, agents, n_games=300, seed=7, jobs=1, chunk_size=300).summary()
     assert a == b
-    assert a["win_share"] == pytest.approx(c["win_share"], abs=1e-12)
-    assert a["mean_turns"] == c["mean_turns"]
+    # sums are exact (integers and win shares in 60ths), so even the chunking changes nothing
+    assert a == c
     d = simulate(name, agents, n_games=300, seed=8, jobs=1).summary()
     assert d["mean_turns"] != a["mean_turns"] or d["win_share"] != a["win_share"]
 
