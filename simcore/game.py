@@ -23,6 +23,7 @@ that single mechanism: engines only ever touch the games they are handed.
 """
 from __future__ import annotations
 
+import abc
 import copy
 import dataclasses
 from typing import Any, Callable, ClassVar, Sequence
@@ -153,7 +154,7 @@ class Metric:
     per_seat: bool = False
 
 
-class Game:
+class Game(abc.ABC):
     """Base class of every engine; see the module docstring for what a game provides."""
 
     name: ClassVar[str] = ""
@@ -177,17 +178,20 @@ class Game:
     safety_turns: ClassVar[int] = 100_000
 
     # ----- what a game implements -------------------------------------------------------------
-    def new_state(self, keys: np.ndarray, players: int, rules: Any) -> Any:  # pragma: no cover
-        raise NotImplementedError
+    @abc.abstractmethod
+    def new_state(self, keys: np.ndarray, players: int, rules: Any) -> Any:
+        """A fresh batch of games, one per key."""
 
     def setup(self, state: Any, seats: Seats) -> None:
         """Set-up decisions (not turns), asked once after ``new_state``; none by default."""
 
-    def turn(self, state: Any, idx: np.ndarray, seats: Seats) -> None:  # pragma: no cover
-        raise NotImplementedError
+    @abc.abstractmethod
+    def turn(self, state: Any, idx: np.ndarray, seats: Seats) -> None:
+        """One player's turn in each game of ``idx``."""
 
-    def outcome(self, state: Any) -> dict[str, np.ndarray]:  # pragma: no cover
-        raise NotImplementedError
+    @abc.abstractmethod
+    def outcome(self, state: Any) -> dict[str, np.ndarray]:
+        """Per-game result columns (see :data:`STANDARD_COLUMNS`)."""
 
     def turn_limit(self, rules: Any) -> int:
         return int(getattr(rules, "max_turns", None) or self.safety_turns)

@@ -6,6 +6,7 @@ Values are compared in sixths (an unknown land is worth 279/54 = 31/6) so that r
 """
 from __future__ import annotations
 
+import abc
 import dataclasses
 from typing import ClassVar
 
@@ -200,7 +201,7 @@ def dream_estimates(obs: SenObs, mean: np.ndarray, var: np.ndarray, kept_value: 
 
 
 @dataclasses.dataclass(frozen=True)
-class _Counting(Strategy):
+class _Counting(Strategy, abc.ABC):
     """Shared play: estimate unknown lands by counting the cards seen; put low cards on the worst slot."""
 
     take_margin: float = param(0.5, "take or keep a card only if it beats the worst own estimate by this much", min=0.0)
@@ -219,8 +220,9 @@ class _Counting(Strategy):
         return w, est[np.arange(len(est)), w]
 
     # --- wake rule: subclasses decide
-    def wants_wake(self, obs, mean, var, est):  # pragma: no cover - abstract
-        raise NotImplementedError
+    @abc.abstractmethod
+    def wants_wake(self, obs, mean, var, est):
+        """(m,) True where the player says WAKE UP!"""
 
     def start(self, obs, rng):
         mean, var, est = self._own(obs)

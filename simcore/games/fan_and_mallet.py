@@ -537,7 +537,7 @@ class FanAndMalletPlayer:
     """
 
     def play(self, obs: FanAndMalletObs, rng) -> np.ndarray:  # pragma: no cover - interface
-        raise NotImplementedError
+        """The hand slot to play in each observed game."""
 
 
 # ----------------------------------------------------------------------------------------------------

@@ -118,10 +118,10 @@ class Player:
     """
 
     def setup_take(self, obs: "Observation", rng) -> np.ndarray:  # pragma: no cover - interface
-        raise NotImplementedError
+        """The middle stack to take into hand at set-up, per observed game."""
 
     def act(self, obs: "Observation", rng) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover
-        raise NotImplementedError
+        """(action kind, target) per observed game."""
 
 
 @dataclass
