@@ -14,13 +14,14 @@ import sys
 
 from .common import jobs_speedup, peak_memory, sensei_cmd
 
-#: game -> (bench module, lineup for the 2-worker and memory runs, players)
-GAMES = {
-    "sen": ("bench.sen", ["threshold"], 4),
-    "senshi": ("bench.senshi", ["greedy"], 4),
-    "sensu": ("bench.sensu", ["random"], 4),
-    "fan-and-mallet": ("bench.fan_and_mallet", ["strongest"], 2),
-}
+#: rows of the table: (game, bench module, its keyword arguments, lineup for the 2-worker run, players)
+ROWS = [
+    ("sen", "bench.sen", {}, ["threshold"], 4),
+    ("senshi", "bench.senshi", {}, ["greedy"], 4),
+    ("sensu", "bench.sensu", {"players": 4}, ["random"], 4),
+    ("sensu", "bench.sensu", {"players": 1}, ["random"], 1),
+    ("fan-and-mallet", "bench.fan_and_mallet", {}, ["strongest"], 2),
+]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -33,13 +34,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.quick:
         args.seconds, args.jobs_games, args.big_games = 1.0, 16384, 50_000
     rows = []
-    for game, (module, specs, players) in GAMES.items():
-        try:
-            mod = importlib.import_module(module)
-        except ImportError:
-            continue
-        res = mod.bench(args.seconds)
-        res = res[0] if isinstance(res, list) else res
+    for game, module, kwargs, specs, players in ROWS:
+        mod = importlib.import_module(module)
+        res = mod.bench(args.seconds, **kwargs)
         res["speedup_2_jobs"] = round(jobs_speedup(game, specs, players, args.jobs_games), 2)
         rows.append(res)
         print(json.dumps(res), file=sys.stderr)
