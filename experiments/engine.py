@@ -23,15 +23,15 @@ import io
 import os
 import queue
 import sys
-import tempfile
 import threading
 import time
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import polars as pl
 
 from simcore.errors import SenseiError
+from simcore.files import atomic_write
 from simcore.runner import Totals, check_jobs, chunks, default_chunk, play_chunk, run_chunks
 from simcore.stats import sprt_decide, sprt_llr
 
@@ -139,41 +139,6 @@ def chunk_size(cfg: Config) -> int:
     """Deals per task: the config's chunk_size, else a size from the deals per round only."""
     per_round = min(cfg.games, cfg.sprt.max_games) if cfg.sprt else cfg.games
     return cfg.chunk_size or default_chunk(per_round)
-
-
-def atomic_write(path: str, write: Callable[[Any], None], binary: bool = True, sync_dir: bool = True) -> None:
-    """Write ``path`` so that it is either complete or absent: ``write(fh)`` fills a temporary file in
-    the same folder, which is flushed, fsynced and renamed over ``path``; then the folder is fsynced
-    (``sync_dir``), so that the new name also survives a power failure."""
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix="." + os.path.basename(path) + ".", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8"})) as fh:
-            write(fh)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    if sync_dir:
-        _fsync_dir(folder)
-
-
-def _fsync_dir(folder: str) -> None:
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:  # some platforms cannot open a folder; the rename itself is still atomic
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 class ChunkStore:

@@ -17,6 +17,8 @@ from typing import Any
 import jinja2
 import polars as pl
 
+from simcore.files import atomic_write
+
 from . import plots
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
@@ -222,8 +224,7 @@ def build_report(run_dir: str, index: bool = True) -> str:
         s=s, m=m, css=_css(), figures=figures, tables=tables, balance=balance, has_lead=has_lead,
         config_text=run["config_text"])
     path = os.path.join(run_dir, "report.html")
-    with open(path, "w", encoding="utf-8") as fh:
-        fh.write(page)
+    atomic_write(path, lambda fh: fh.write(page), binary=False)
     if index:
         build_index(os.path.dirname(os.path.abspath(run_dir)))
     return path
@@ -289,6 +290,5 @@ def build_index(out_dir: str) -> str:
     runs.sort(key=lambda r: r["started"], reverse=True)
     page = _env().get_template("index.html.j2").render(runs=runs, css=_css(), where=os.path.abspath(out_dir))
     path = os.path.join(out_dir, "index.html")
-    with open(path, "w", encoding="utf-8") as fh:
-        fh.write(page)
+    atomic_write(path, lambda fh: fh.write(page), binary=False)
     return path

@@ -1,0 +1,41 @@
+"""Files that are either complete or absent (run folders, reports)."""
+from __future__ import annotations
+
+import os
+import tempfile
+from typing import Any, Callable
+
+
+def atomic_write(path: str, write: Callable[[Any], None], binary: bool = True, sync_dir: bool = True) -> None:
+    """Write ``path`` so that it is either complete or absent: ``write(fh)`` fills a temporary file in
+    the same folder, which is flushed, fsynced and renamed over ``path``; then the folder is fsynced
+    (``sync_dir``), so that the new name also survives a power failure."""
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix="." + os.path.basename(path) + ".", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8"})) as fh:
+            write(fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    if sync_dir:
+        _fsync_dir(folder)
+
+
+def _fsync_dir(folder: str) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:  # some platforms cannot open a folder; the rename itself is still atomic
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
