@@ -127,12 +127,30 @@ class SenState:
     last_points: np.ndarray | None = None
 
 
+class _Lazy:
+    """An observation field given either as an array or as a zero-argument function that builds it on
+    first use (most decisions read only a few fields)."""
+
+    def __set_name__(self, owner, name):
+        self.slot = "_" + name
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self
+        value = getattr(obj, self.slot)
+        if callable(value):
+            value = value()
+            setattr(obj, self.slot, value)
+        return value
+
+
 class SenObs:
     """What the deciding player may know, for a batch of m games (all arrays have m rows).
 
     ``mem[i, p, s]`` is this player's memory of player p's slot s (-1 unknown) and ``own`` its own row;
-    ``me`` is the player's seat. Public: dream sizes, the face-up top and counts, pile size, scores.
-    ``mem`` and ``up_counts`` may be given as zero-argument functions: they are then built on first use.
+    ``me`` is the player's seat. Public: dream sizes, the face-up top and counts, pile size, scores, and
+    which lands were drawn and kept by their owners. ``mem``, ``kept``, ``nslots``, ``scores``, ``round``
+    and ``up_counts`` may be given as zero-argument functions: they are then built on first use.
     """
 
     def __init__(self, me, players, mem, nslots, top, up_counts, pile_left, scores, round, rules,
@@ -156,41 +174,12 @@ class SenObs:
         self._own_slots = None
         self._own_mask = None
 
-    @property
-    def mem(self) -> np.ndarray:
-        if callable(self._mem):
-            self._mem = self._mem()
-        return self._mem
-
-    @property
-    def kept(self) -> np.ndarray:
-        if callable(self._kept):
-            self._kept = self._kept()
-        return self._kept
-
-    @property
-    def nslots(self) -> np.ndarray:
-        if callable(self._nslots):
-            self._nslots = self._nslots()
-        return self._nslots
-
-    @property
-    def scores(self) -> np.ndarray:
-        if callable(self._scores):
-            self._scores = self._scores()
-        return self._scores
-
-    @property
-    def round(self) -> np.ndarray:
-        if callable(self._round):
-            self._round = self._round()
-        return self._round
-
-    @property
-    def up_counts(self) -> np.ndarray:
-        if callable(self._up_counts):
-            self._up_counts = self._up_counts()
-        return self._up_counts
+    mem = _Lazy()        #: (m, P, S) remembered values, -1 unknown
+    kept = _Lazy()       #: (m, P, S) public: the land there was drawn and kept by its owner
+    nslots = _Lazy()     #: (m, P) lands in each dream
+    scores = _Lazy()     #: (m, P) game scores so far
+    round = _Lazy()      #: (m,) round number, from 0
+    up_counts = _Lazy()  #: (m, 10) how many cards of each value lie face up
 
     @property
     def own(self) -> np.ndarray:
