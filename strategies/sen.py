@@ -82,27 +82,19 @@ class RandomSen(Strategy):
 # The reference policy is the benchmark's policy: its three rules are compiled loops over the batch of
 # observations (the same comparisons as written in the rulings, in sixths).
 @numba.njit(cache=True)
-def _worst6(own, n):
-    """(index, estimate in sixths) of the own slot with the largest estimate, lowest index on ties."""
-    w, ew = 0, -1
-    for s in range(n):
-        e = own[s] * MEAN_DEN if own[s] >= 0 else MEAN_NUM
-        if e > ew:
-            w, ew = s, e
-    return w, ew
-
-
-@numba.njit(cache=True)
 def _threshold_start(own, nslots, top, wake6):
     out = np.empty(own.shape[0], dtype=np.int32)
     for i in range(own.shape[0]):
-        total = 0
+        total, worst = 0, -1
         for s in range(nslots[i]):
-            total += own[i, s] * MEAN_DEN if own[i, s] >= 0 else MEAN_NUM
-        w, ew = _worst6(own[i], nslots[i])
+            v = own[i, s]
+            e = v * MEAN_DEN if v >= 0 else MEAN_NUM
+            total += e
+            if e > worst:
+                worst = e
         if total <= wake6:
             out[i] = 0          # Start.WAKE
-        elif top[i] * MEAN_DEN < ew:
+        elif top[i] * MEAN_DEN < worst:
             out[i] = 1          # Start.FACE_UP
         else:
             out[i] = 2          # Start.DRAW
@@ -111,9 +103,16 @@ def _threshold_start(own, nslots, top, wake6):
 
 @numba.njit(cache=True)
 def _threshold_worst(own, nslots):
+    """The own slot with the largest estimate (lowest index on ties)."""
     out = np.empty(own.shape[0], dtype=np.int32)
     for i in range(own.shape[0]):
-        out[i] = _worst6(own[i], nslots[i])[0]
+        w, worst = 0, -1
+        for s in range(nslots[i]):
+            v = own[i, s]
+            e = v * MEAN_DEN if v >= 0 else MEAN_NUM
+            if e > worst:
+                w, worst = s, e
+        out[i] = w
     return out
 
 
@@ -122,13 +121,17 @@ def _threshold_drawn(own, nslots, card, kind):
     out = np.empty(own.shape[0], dtype=np.int32)
     for i in range(own.shape[0]):
         unknown = False
+        w, worst = 0, -1
         for s in range(nslots[i]):
-            if own[i, s] < 0:
+            v = own[i, s]
+            if v < 0:
                 unknown = True
-        w, ew = _worst6(own[i], nslots[i])
+            e = v * MEAN_DEN if v >= 0 else MEAN_NUM
+            if e > worst:
+                w, worst = s, e
         if kind[i] == 2 and unknown:    # Kind.PEEK
             out[i] = -2                 # Drawn.USE
-        elif card[i] * MEAN_DEN < ew:
+        elif card[i] * MEAN_DEN < worst:
             out[i] = w
         else:
             out[i] = -1                 # Drawn.DISCARD

@@ -231,10 +231,9 @@ class Player:
 def _k_face_up(up, up_len, up_counts, dream, nslots, mem, kept, g, m, slot):
     V = mem.shape[1]
     for i in range(g.shape[0]):
-        if slot[i] < 0 or slot[i] >= nslots[g[i], m[i]]:
-            return i
-    for i in range(g.shape[0]):
         gi, mi, si = g[i], m[i], slot[i]
+        if si < 0 or si >= nslots[gi, mi]:
+            return i                           # illegal: the run stops, so nothing is undone
         top = up_len[gi] - 1
         card = up[gi, top]
         old = dream[gi, mi, si]
@@ -260,19 +259,11 @@ def _k_drawn(up, up_len, up_counts, dream, nslots, mem, kept, g, m, card, d):
     """Exchange (d >= 0) or put face up (DISCARD -1, USE -2) each drawn card."""
     V = mem.shape[1]
     for i in range(g.shape[0]):
-        di = d[i]
-        if di >= 0:
-            if di >= nslots[g[i], m[i]]:
-                return i
-        elif di == -2:
-            if _KIND_NB[card[i]] == 0:
-                return i
-        elif di != -1:
-            return i
-    for i in range(g.shape[0]):
         gi, mi, di = g[i], m[i], d[i]
         c = card[i]
         if di >= 0:
+            if di >= nslots[gi, mi]:
+                return i                       # illegal: the run stops, so nothing is undone
             old = dream[gi, mi, di]
             dream[gi, mi, di] = c
             for v in range(V):
@@ -280,6 +271,11 @@ def _k_drawn(up, up_len, up_counts, dream, nslots, mem, kept, g, m, card, d):
             mem[gi, mi, mi, di] = _VALUE_NB[c]
             kept[gi, mi, di] = True
             c = old
+        elif di == -2:
+            if _KIND_NB[c] == 0:
+                return i
+        elif di != -1:
+            return i
         up[gi, up_len[gi]] = c
         up_len[gi] += 1
         up_counts[gi, _VALUE_NB[c]] += 1
