@@ -76,14 +76,20 @@ def _mix_scalar(z):
 def _permutations(keys, counter, n, out):
     golden = numba.uint64(0x9E3779B97F4A7C15)
     c2 = numba.uint64(0x94D049BB133111EB)
-    scale = 1.0 / 9007199254740992.0
+    low = numba.uint64(0xFFFFFFFF)
     for i in range(keys.shape[0]):
         base = _mix_scalar(keys[i] + numba.uint64(counter[i]) * c2)
         for j in range(n):
             out[i, j] = j
+        # Fisher-Yates; each 64-bit hash gives two 32-bit draws, k = floor(u * (j + 1)) by multiply-shift
+        z = numba.uint64(0)
         for j in range(n - 1, 0, -1):
-            z = _mix_scalar(base ^ (numba.uint64(j + 1) * golden))
-            k = int(float(z >> numba.uint64(11)) * scale * (j + 1))
+            if (n - 1 - j) % 2 == 0:
+                z = _mix_scalar(base ^ (numba.uint64(j + 1) * golden))
+                u = z & low
+            else:
+                u = z >> numba.uint64(32)
+            k = int((u * numba.uint64(j + 1)) >> numba.uint64(32))
             t = out[i, j]
             out[i, j] = out[i, k]
             out[i, k] = t
