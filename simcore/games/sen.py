@@ -256,14 +256,16 @@ def _k_pop(deck, ptr, g, out):
 
 @numba.njit(cache=True)
 def _k_drawn(up, up_len, up_counts, dream, nslots, mem, kept, g, m, card, d):
-    """Exchange (d >= 0) or put face up (DISCARD -1, USE -2) each drawn card."""
+    """Exchange (d >= 0) or put face up (DISCARD -1, USE -2) each drawn card; returns (first illegal
+    position or -1, how many cards are used for their action)."""
     V = mem.shape[1]
+    n_use = 0
     for i in range(g.shape[0]):
         gi, mi, di = g[i], m[i], d[i]
         c = card[i]
         if di >= 0:
             if di >= nslots[gi, mi]:
-                return i                       # illegal: the run stops, so nothing is undone
+                return i, n_use                # illegal: the run stops, so nothing is undone
             old = dream[gi, mi, di]
             dream[gi, mi, di] = c
             for v in range(V):
@@ -273,13 +275,14 @@ def _k_drawn(up, up_len, up_counts, dream, nslots, mem, kept, g, m, card, d):
             c = old
         elif di == -2:
             if _KIND_NB[c] == 0:
-                return i
+                return i, n_use
+            n_use += 1
         elif di != -1:
-            return i
+            return i, n_use
         up[gi, up_len[gi]] = c
         up_len[gi] += 1
         up_counts[gi, _VALUE_NB[c]] += 1
-    return -1
+    return -1, n_use
 
 
 @numba.njit(cache=True)
@@ -652,17 +655,16 @@ class Sen(Game):
         P = st.players
         obs = lambda i, mm, **kw: self.observe(st, i, mm, **kw)  # noqa: E731
         while len(g):
-            kind = KIND[card]
+            value, kind = VALUE32[card], KIND32[card]
             pre = {} if view is None else {"own": view[0], "own_slots": view[1], "top": view[2]}
             view = None  # a Take 2 chain changes the face-up pile (and maybe memory): look again
-            d = np.asarray(seats.ask("drawn", g, m, obs, card=VALUE32[card], card_kind=KIND32[card], **pre),
-                           dtype=np.int64)
+            d = np.asarray(seats.ask("drawn", g, m, obs, card=value, card_kind=kind, **pre), dtype=np.int64)
             # exchange (B1); discard (B2) and use (B3) both put the card face up
-            bad = _k_drawn(st.up, st.up_len, st.up_counts, st.dream, st.nslots, st.mem, st.kept, g, m, card, d)
+            bad, n_use = _k_drawn(st.up, st.up_len, st.up_counts, st.dream, st.nslots, st.mem, st.kept, g, m, card, d)
             illegal(seats, "drawn", m, bad, "no such slot, or USE on a plain land")
-            use = d == Drawn.USE
-            if not use.any():
+            if n_use == 0:
                 break
+            use = d == Drawn.USE
             # Peek 1
             sel = use & (kind == Kind.PEEK)
             if sel.any():
