@@ -145,6 +145,24 @@ def illegal(seats: Seats, decision: str, actor: np.ndarray, bad: np.ndarray | in
     raise IllegalAction(f"strategy {seats.name(seat)} (seat {seat}) made an illegal {decision}: {what}")
 
 
+def policy_table(agents: Sequence[Any], codes: Sequence[int]) -> tuple[np.ndarray, np.ndarray] | None:
+    """The compiled lineup of ``agents``: (policy code per seat (P,), parameters (P, K) float64), when
+    every agent has a compiled form (``compiled_policy()``) whose code is one of ``codes``; else None."""
+    forms = []
+    for agent in agents:
+        get = getattr(agent, "compiled_policy", None)
+        form = get() if callable(get) else None
+        if form is None or form[0] not in codes:
+            return None
+        forms.append(form)
+    width = max([len(p) for _, p in forms] + [1])
+    code = np.array([c for c, _ in forms], dtype=np.int64)
+    params = np.zeros((len(forms), width), dtype=np.float64)
+    for i, (_, p) in enumerate(forms):
+        params[i, :len(p)] = p
+    return code, params
+
+
 @dataclasses.dataclass(frozen=True)
 class Metric:
     """A contract figure computed as sum(num)/sum(den) over games (den None: the number of games)."""
@@ -193,6 +211,17 @@ class Game(abc.ABC):
     def outcome(self, state: Any) -> dict[str, np.ndarray]:
         """Per-game result columns (see :data:`STANDARD_COLUMNS`)."""
 
+    def compiled_lineup(self, agents: Sequence[Any], players: int, rules: Any) -> Any | None:
+        """The compiled form of a lineup when every seat's strategy has one for this game (see
+        :meth:`play_compiled`), else None. Default: no compiled lane."""
+        return None
+
+    def play_compiled(self, state: Any, seats: Seats, lineup: Any, limit: int) -> None:
+        """Play every game of ``state`` to its end (or to ``limit`` turns, a timeout) in compiled code,
+        one game after another, for the ``lineup`` given by :meth:`compiled_lineup`. It must give
+        exactly the outcome of the turn-by-turn lane: the same rule kernels, the same random streams."""
+        raise NotImplementedError
+
     def turn_limit(self, rules: Any) -> int:
         return int(getattr(rules, "max_turns", None) or self.safety_turns)
 
@@ -218,7 +247,7 @@ class Game(abc.ABC):
 
     def play(self, game_ids: np.ndarray, players: int, rules: Any, agents: Sequence[Any], root: np.uint64,
              check: bool = False, on_turn: Callable[[Any], None] | None = None,
-             width: int | None = None) -> dict[str, np.ndarray]:
+             width: int | None = None, compiled: bool = True) -> dict[str, np.ndarray]:
         """Play complete games with global indices ``game_ids``; returns the outcome columns in that order.
 
         ``width`` is the number of games played side by side: when it is smaller than the number of
@@ -226,12 +255,21 @@ class Game(abc.ABC):
         stays full and the per-step cost is shared by ``width`` games to the end. Results do not depend
         on ``width``. ``check`` runs :meth:`check` after every turn (tests); ``on_turn(state)`` is a test
         hook.
+
+        When every seat's strategy has a compiled form (:meth:`compiled_lineup`) and ``compiled`` is
+        True, the games are played in the compiled lane instead (blocks of ``width`` games, each played
+        to its end in one compiled call); its results are the same game by game.
         """
         if len(agents) != players:
             raise SenseiError(f"{len(agents)} strategies for {players} seats")
         ids = np.asarray(game_ids, dtype=np.int64)
         n = len(ids)
         width = n if width is None else max(1, min(int(width), n))
+        lineup = None
+        if compiled and not check and on_turn is None:
+            lineup = self.compiled_lineup(agents, players, rules)
+        if lineup is not None:
+            return self._play_compiled_blocks(ids, players, rules, agents, root, width, lineup)
         keys = game_keys(root, ids[:width])
         state = self.new_state(keys, players, rules)
         seats = Seats(agents, keys)
@@ -283,6 +321,21 @@ class Game(abc.ABC):
             if (slot_game < 0).all():
                 break
         return results if refill else self.outcome(state)
+
+    def _play_compiled_blocks(self, ids: np.ndarray, players: int, rules: Any, agents: Sequence[Any],
+                              root: np.uint64, width: int, lineup: Any) -> dict[str, np.ndarray]:
+        limit = self.turn_limit(rules)
+        parts = []
+        for a in range(0, len(ids), width):
+            keys = game_keys(root, ids[a:a + width])
+            state = self.new_state(keys, players, rules)
+            seats = Seats(agents, keys)
+            self.setup(state, seats)
+            self.play_compiled(state, seats, lineup, limit)
+            parts.append(self.outcome(state))
+        if len(parts) == 1:
+            return parts[0]
+        return {k: np.concatenate([np.asarray(p[k]) for p in parts]) for k in parts[0]}
 
     def check(self, state: Any) -> None:
         """Invariants that must hold after every turn (raise AssertionError)."""

@@ -123,7 +123,7 @@ def game_vectors(outcome: dict[str, np.ndarray], names: Sequence[str]) -> dict[s
 
 
 def play_chunk(game: str, players: int, rules: Any, agents: Sequence[Any], seed: int, start: int, stop: int,
-               keep_games: bool = False, per_game: Sequence[str] = ()) -> Totals:
+               keep_games: bool = False, per_game: Sequence[str] = (), compiled: bool = True) -> Totals:
     """Play games ``start..stop-1`` (global indices) and reduce them to totals.
 
     ``per_game`` names outcome columns to keep as compact float32 per-game vectors (``Totals.vectors``),
@@ -132,7 +132,7 @@ def play_chunk(game: str, players: int, rules: Any, agents: Sequence[Any], seed:
     eng = get_game(game)
     t0 = time.perf_counter()
     ids = np.arange(start, stop, dtype=np.int64)
-    out = eng.play(ids, players, rules, agents, root_key(seed), width=eng.batch_width)
+    out = eng.play(ids, players, rules, agents, root_key(seed), width=eng.batch_width, compiled=compiled)
     tot = Totals.of(out)
     if keep_games:
         tot.games = tidy_games(out, ids, [a.spec() if hasattr(a, "spec") else repr(a) for a in agents])
@@ -353,12 +353,15 @@ def check_jobs(jobs: int) -> int:
 def simulate(game: str | Game, agents: Sequence[Any], players: int | None = None, rules: Any = None,
              n_games: int = 1000, seed: int = 0, jobs: int = 1, chunk_size: int | None = None,
              keep_games: bool = False, progress: bool = False, backend: str | None = None,
-             first_game: int = 0, per_game: Sequence[str] = (), scheduler: str | None = None) -> RunResult:
+             first_game: int = 0, per_game: Sequence[str] = (), scheduler: str | None = None,
+             compiled: bool = True) -> RunResult:
     """Play ``n_games`` complete games of ``game`` with one agent per seat; see the module docstring.
 
     ``agents`` are strategy objects (one per seat); ``rules`` a Rules instance or a dict of options.
     ``per_game`` names outcome columns (e.g. ``("win", "score")``) kept per game as compact float32
     arrays, returned by :meth:`RunResult.per_game` (memory: 4 bytes per game and value).
+    ``compiled=False`` keeps to the turn-by-turn lane even when the lineup has a compiled form (the
+    results are the same; for tests and benchmarks).
     """
     eng = get_game(game)
     players = len(agents) if players is None else players
@@ -377,7 +380,7 @@ def simulate(game: str | Game, agents: Sequence[Any], players: int | None = None
         raise SenseiError(f"chunk size must be positive, got {size}")
     parts = chunks(n_games, size, first_game)
     per_game = tuple(per_game)
-    tasks = [(play_chunk, (eng.name, players, rules, list(agents), seed, a, b, keep_games, per_game))
+    tasks = [(play_chunk, (eng.name, players, rules, list(agents), seed, a, b, keep_games, per_game, compiled))
              for a, b in parts]
     bar = _Progress(n_games, f"{eng.name} {players}p", progress)
     results: list[Totals] = []

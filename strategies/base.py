@@ -53,6 +53,20 @@ class Strategy:
             return head
         return head + ":" + ",".join(f"{k}={_fmt(v)}" for k, v in ps.items())
 
+    #: a strategy whose decisions also exist as compiled kernels in its game's engine sets this to the
+    #: engine's code for them (e.g. ``simcore.games.sen.POLICY_THRESHOLD``) and gives their numeric
+    #: parameters in :meth:`compiled_params`
+    compiled_code: ClassVar[int | None] = None
+
+    def compiled_params(self) -> tuple[float, ...]:
+        return ()
+
+    def compiled_policy(self) -> tuple[int, tuple[float, ...]] | None:
+        """``(code, params)`` of this strategy's compiled form, or None. Only the class that declares
+        ``compiled_code`` has one: a subclass may change any decision, so it plays the batch lane."""
+        code = type(self).__dict__.get("compiled_code")
+        return None if code is None else (int(code), tuple(float(x) for x in self.compiled_params()))
+
     def __str__(self) -> str:
         return self.spec()
 
