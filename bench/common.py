@@ -27,19 +27,21 @@ def alternate(engine: Callable[[], int], oracle: Callable[[], int], seconds: flo
 
 
 def engine_vs_oracle(game: str, players: int, policy: str, oracle: Callable[[int, int], object],
-                     seconds: float, batch: int = 65536, small: int = 500, chunk_size: int | None = None) -> dict:
+                     seconds: float, batch: int = 65536, small: int = 500, chunk_size: int | None = None,
+                     compiled: bool = True) -> dict:
     """Full games per second of the engine (``simulate``, one worker) and of the plain-Python oracle
-    (``oracle(n_games, seed)``), measured alternately in this process, and their ratio."""
+    (``oracle(n_games, seed)``), measured alternately in this process, and their ratio.
+    ``compiled=False`` measures the turn-by-turn lane even where the lineup has a compiled one."""
     from simcore.runner import simulate
     from strategies.registry import lineup
 
     agents = lineup(game, [policy], players)
-    simulate(game, agents, n_games=512, seed=0)  # compile / load the kernels
+    simulate(game, agents, n_games=512, seed=0, compiled=compiled)  # compile / load the kernels
     seed = [0]
 
     def engine() -> int:
         seed[0] += 1
-        simulate(game, agents, n_games=batch, seed=seed[0], jobs=1, chunk_size=chunk_size)
+        simulate(game, agents, n_games=batch, seed=seed[0], jobs=1, chunk_size=chunk_size, compiled=compiled)
         return batch
 
     def run_oracle() -> int:
@@ -48,7 +50,8 @@ def engine_vs_oracle(game: str, players: int, policy: str, oracle: Callable[[int
         return small
 
     eng, ora = alternate(engine, run_oracle, seconds)
-    return {"game": game, "players": players, "policy": policy, "engine_games_per_s": round(eng),
+    return {"game": game, "players": players, "policy": policy, "lane": "auto" if compiled else "batch",
+            "engine_games_per_s": round(eng),
             "oracle_games_per_s": round(ora), "ratio": round(eng / ora, 1)}
 
 
