@@ -72,42 +72,68 @@ def _mix_scalar(z):
     return z ^ (z >> numba.uint64(31))
 
 
-@numba.njit(cache=True)
-def _permutations(keys, counter, n, out):
+@numba.njit(cache=True, inline="always")
+def permutation_into(key, counter, out):
+    """Fill ``out`` (length n) with the permutation of ``range(n)`` of ``key`` at draw number
+    ``counter`` (scalar form of :func:`permutations`, for compiled engines)."""
     golden = numba.uint64(0x9E3779B97F4A7C15)
     c2 = numba.uint64(0x94D049BB133111EB)
     low = numba.uint64(0xFFFFFFFF)
+    n = out.shape[0]
+    base = _mix_scalar(key + numba.uint64(counter) * c2)
+    for j in range(n):
+        out[j] = j
+    # Fisher-Yates; each 64-bit hash gives two 32-bit draws, k = floor(u * (j + 1)) by multiply-shift
+    z = numba.uint64(0)
+    for j in range(n - 1, 0, -1):
+        if (n - 1 - j) % 2 == 0:
+            z = _mix_scalar(base ^ (numba.uint64(j + 1) * golden))
+            u = z & low
+        else:
+            u = z >> numba.uint64(32)
+        k = int((u * numba.uint64(j + 1)) >> numba.uint64(32))
+        t = out[j]
+        out[j] = out[k]
+        out[k] = t
+
+
+@numba.njit(cache=True)
+def _permutations(keys, counter, n, out):
     for i in range(keys.shape[0]):
-        base = _mix_scalar(keys[i] + numba.uint64(counter[i]) * c2)
-        for j in range(n):
-            out[i, j] = j
-        # Fisher-Yates; each 64-bit hash gives two 32-bit draws, k = floor(u * (j + 1)) by multiply-shift
-        z = numba.uint64(0)
-        for j in range(n - 1, 0, -1):
-            if (n - 1 - j) % 2 == 0:
-                z = _mix_scalar(base ^ (numba.uint64(j + 1) * golden))
-                u = z & low
-            else:
-                u = z >> numba.uint64(32)
-            k = int((u * numba.uint64(j + 1)) >> numba.uint64(32))
-            t = out[i, j]
-            out[i, j] = out[i, k]
-            out[i, k] = t
+        permutation_into(keys[i], counter[i], out[i])
+
+
+@numba.njit(cache=True, inline="always")
+def draw_base(keys, counter, f):
+    """Start draw number ``counter[f]`` of stream ``f`` (advancing the counter); the draw's uniforms are
+    ``uniform_at(base, j)`` for j = 0..k-1 (scalar form of :meth:`Draws.random`)."""
+    c2 = numba.uint64(0x94D049BB133111EB)
+    base = _mix_scalar(keys[f] + numba.uint64(counter[f]) * c2)
+    counter[f] += 1
+    return base
+
+
+@numba.njit(cache=True, inline="always")
+def uniform_at(base, j):
+    golden = numba.uint64(0x9E3779B97F4A7C15)
+    z = _mix_scalar(base ^ (numba.uint64(j + 1) * golden))
+    return float(z >> numba.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@numba.njit(cache=True, inline="always")
+def integer_below(u, high):
+    """``Draws.integers`` for one uniform: min(floor(u * high), high - 1)."""
+    k = int(u * high)
+    return k if k < high - 1 else high - 1
 
 
 @numba.njit(cache=True)
 def _draw(keys, counter, idx, k, out):
     """Rows of ``uniforms`` for keys ``keys[idx]`` at their counters, advancing those counters."""
-    golden = numba.uint64(0x9E3779B97F4A7C15)
-    c2 = numba.uint64(0x94D049BB133111EB)
-    scale = 1.0 / 9007199254740992.0
     for i in range(idx.shape[0]):
-        g = idx[i]
-        base = _mix_scalar(keys[g] + numba.uint64(counter[g]) * c2)
-        counter[g] += 1
+        base = draw_base(keys, counter, idx[i])
         for j in range(k):
-            z = _mix_scalar(base ^ (numba.uint64(j + 1) * golden))
-            out[i, j] = float(z >> numba.uint64(11)) * scale
+            out[i, j] = uniform_at(base, j)
 
 
 def permutations(keys: np.ndarray, counter: np.ndarray, n: int) -> np.ndarray:
