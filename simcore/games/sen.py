@@ -224,139 +224,136 @@ class Player:
 
 
 # ---------------------------------------------------------------------------------------------
-# Kernels for the common per-turn updates (data-dependent loops over the acting games, compiled).
-# Each checks the actions it applies and returns the position of the first illegal one, or -1.
+# Rule steps, one game at a time (compiled). The batch kernels below loop them over the acting games;
+# the compiled lane (:func:`_k_play`) calls the same functions, so every rule is written once. A step
+# that checks an action returns False (or -1) for an illegal one.
 # ---------------------------------------------------------------------------------------------
-@numba.njit(cache=True)
-def _k_face_up(up, up_len, up_counts, dream, nslots, mem, kept, g, m, slot):
-    V = mem.shape[1]
-    for i in range(g.shape[0]):
-        gi, mi, si = g[i], m[i], slot[i]
-        if si < 0 or si >= nslots[gi, mi]:
-            return i                           # illegal: the run stops, so nothing is undone
-        top = up_len[gi] - 1
-        card = up[gi, top]
-        old = dream[gi, mi, si]
-        dream[gi, mi, si] = card
-        up[gi, top] = old                      # the taken card leaves, the old land takes its place
-        up_counts[gi, _VALUE_NB[card]] -= 1
-        up_counts[gi, _VALUE_NB[old]] += 1
-        for v in range(V):
-            mem[gi, v, mi, si] = _VALUE_NB[card]
-        kept[gi, mi, si] = False
-    return -1
+@numba.njit(cache=True, inline="always")
+def _push_up_one(up, up_len, up_counts, g, card):
+    up[g, up_len[g]] = card
+    up_len[g] += 1
+    up_counts[g, _VALUE_NB[card]] += 1
 
 
-@numba.njit(cache=True)
-def _k_pop(deck, ptr, g, out):
-    for i in range(g.shape[0]):
-        out[i] = deck[g[i], ptr[g[i]]]
-        ptr[g[i]] += 1
+@numba.njit(cache=True, inline="always")
+def _pop_one(deck, ptr, g):
+    card = deck[g, ptr[g]]
+    ptr[g] += 1
+    return card
 
 
-@numba.njit(cache=True)
-def _k_drawn(up, up_len, up_counts, dream, nslots, mem, kept, g, m, card, d):
-    """Exchange (d >= 0) or put face up (DISCARD -1, USE -2) each drawn card; returns (first illegal
-    position or -1, how many cards are used for their action)."""
-    V = mem.shape[1]
-    n_use = 0
-    for i in range(g.shape[0]):
-        gi, mi, di = g[i], m[i], d[i]
-        c = card[i]
-        if di >= 0:
-            if di >= nslots[gi, mi]:
-                return i, n_use                # illegal: the run stops, so nothing is undone
-            old = dream[gi, mi, di]
-            dream[gi, mi, di] = c
-            for v in range(V):
-                mem[gi, v, mi, di] = -1
-            mem[gi, mi, mi, di] = _VALUE_NB[c]
-            kept[gi, mi, di] = True
-            c = old
-        elif di == -2:
-            if _KIND_NB[c] == 0:
-                return i, n_use
-            n_use += 1
-        elif di != -1:
-            return i, n_use
-        up[gi, up_len[gi]] = c
-        up_len[gi] += 1
-        up_counts[gi, _VALUE_NB[c]] += 1
-    return -1, n_use
+@numba.njit(cache=True, inline="always")
+def _face_up_one(up, up_len, up_counts, dream, nslots, mem, kept, g, m, s):
+    """A1: the face-up top goes to slot s of player m; the old land takes its place face up."""
+    if s < 0 or s >= nslots[g, m]:
+        return False
+    top = up_len[g] - 1
+    card = up[g, top]
+    old = dream[g, m, s]
+    dream[g, m, s] = card
+    up[g, top] = old                      # the taken card leaves, the old land takes its place
+    up_counts[g, _VALUE_NB[card]] -= 1
+    up_counts[g, _VALUE_NB[old]] += 1
+    for v in range(mem.shape[1]):
+        mem[g, v, m, s] = _VALUE_NB[card]
+    kept[g, m, s] = False
+    return True
 
 
-@numba.njit(cache=True)
-def _k_own(mem, nslots, up, up_len, idx, me, own, own_slots, top):
-    S = mem.shape[3]
-    for i in range(idx.shape[0]):
-        gi, mi = idx[i], me[i]
-        for s in range(S):
-            own[i, s] = mem[gi, mi, mi, s]
-        own_slots[i] = nslots[gi, mi]
-        top[i] = _VALUE_NB[up[gi, up_len[gi] - 1]]
+@numba.njit(cache=True, inline="always")
+def _drawn_one(up, up_len, up_counts, dream, nslots, mem, kept, g, m, c, d):
+    """B1-B3 for the drawn card c: exchange with slot d >= 0, DISCARD (-1) or USE (-2, specials only).
+    Returns -1 if illegal, 1 if the card is used for its action, else 0."""
+    if d >= 0:
+        if d >= nslots[g, m]:
+            return -1
+        old = dream[g, m, d]
+        dream[g, m, d] = c
+        for v in range(mem.shape[1]):
+            mem[g, v, m, d] = -1
+        mem[g, m, m, d] = _VALUE_NB[c]
+        kept[g, m, d] = True
+        c = old
+    elif d == -2:
+        if _KIND_NB[c] == 0:
+            return -1
+    elif d != -1:
+        return -1
+    _push_up_one(up, up_len, up_counts, g, c)
+    return 1 if d == -2 else 0
 
 
-@numba.njit(cache=True)
-def _k_deal(decks, idx, P, deck, ptr, up, up_len, up_counts, dream, nslots, mem, kept):
-    """Lay out shuffled decks: 4 lands per player (player p gets deck[4p:4p+4] in slots 0-3), the next
+@numba.njit(cache=True, inline="always")
+def _peek_one(mem, dream, nslots, g, m, pl, sl):
+    """Peek 1: player m looks at player pl's slot sl."""
+    if pl < 0 or pl >= nslots.shape[1] or sl < 0 or sl >= nslots[g, pl]:
+        return False
+    mem[g, m, pl, sl] = _VALUE_NB[dream[g, pl, sl]]
+    return True
+
+
+@numba.njit(cache=True, inline="always")
+def _swap_one(dream, mem, kept, nslots, g, pa, sa, pb, sb):
+    """Swap 2: two different existing lands change places, with what everyone remembers of them and
+    their public kept flag."""
+    P = nslots.shape[1]
+    if pa < 0 or pa >= P or pb < 0 or pb >= P:
+        return False
+    if sa < 0 or sa >= nslots[g, pa] or sb < 0 or sb >= nslots[g, pb] or (pa == pb and sa == sb):
+        return False
+    t = dream[g, pa, sa]
+    dream[g, pa, sa] = dream[g, pb, sb]
+    dream[g, pb, sb] = t
+    for v in range(mem.shape[1]):
+        t = mem[g, v, pa, sa]
+        mem[g, v, pa, sa] = mem[g, v, pb, sb]
+        mem[g, v, pb, sb] = t
+    k = kept[g, pa, sa]
+    kept[g, pa, sa] = kept[g, pb, sb]
+    kept[g, pb, sb] = k
+    return True
+
+
+@numba.njit(cache=True, inline="always")
+def _deal_one(cards, g, P, deck, ptr, up, up_len, up_counts, dream, nslots, mem, kept):
+    """Lay out a shuffled deck: 4 lands per player (player p gets cards[4p:4p+4] in slots 0-3), the next
     card face up, the rest face down; every player knows their own slots 0 and 1."""
-    for i in range(idx.shape[0]):
-        g = idx[i]
-        for c in range(decks.shape[1]):
-            deck[g, c] = decks[i, c]
-        dream[g, :, :] = -1
-        mem[g, :, :, :] = -1
-        kept[g, :, :] = False
-        up[g, :] = -1
-        up_counts[g, :] = 0
-        for p in range(P):
-            nslots[g, p] = 4
-            for s in range(4):
-                dream[g, p, s] = decks[i, 4 * p + s]
-            mem[g, p, p, 0] = _VALUE_NB[dream[g, p, 0]]
-            mem[g, p, p, 1] = _VALUE_NB[dream[g, p, 1]]
-        first = decks[i, 4 * P]
-        up[g, 0] = first
-        up_len[g] = 1
-        up_counts[g, _VALUE_NB[first]] = 1
-        ptr[g] = 4 * P + 1
+    for c in range(cards.shape[0]):
+        deck[g, c] = cards[c]
+    dream[g, :, :] = -1
+    mem[g, :, :, :] = -1
+    kept[g, :, :] = False
+    up[g, :] = -1
+    up_counts[g, :] = 0
+    for p in range(P):
+        nslots[g, p] = 4
+        for s in range(4):
+            dream[g, p, s] = cards[4 * p + s]
+        mem[g, p, p, 0] = _VALUE_NB[dream[g, p, 0]]
+        mem[g, p, p, 1] = _VALUE_NB[dream[g, p, 1]]
+    first = cards[4 * P]
+    up[g, 0] = first
+    up_len[g] = 1
+    up_counts[g, _VALUE_NB[first]] = 1
+    ptr[g] = 4 * P + 1
 
 
-@numba.njit(cache=True)
-def _k_split(act, idx, me, nslots, kwih, order, counts):
-    """Check Start codes and order the games by code (WAKE, FACE_UP, DRAW, CLAIM) into ``order``;
-    ``counts`` receives how many of each. Returns the first illegal position or -1."""
-    for i in range(act.shape[0]):
-        a = act[i]
-        if a < 0 or a > 3:
-            return i
-        if a == 3:
-            n = nslots[idx[i], me[i]]
-            if not kwih or n < 2 or n > 7:
-                return i
-        counts[a] += 1
-    start = np.zeros(4, dtype=np.int64)
-    for k in range(1, 4):
-        start[k] = start[k - 1] + counts[k - 1]
-    for i in range(act.shape[0]):
-        order[start[act[i]]] = i
-        start[act[i]] += 1
-    return -1
+@numba.njit(cache=True, inline="always")
+def _start_ok(a, n_own, kwih):
+    """Whether a is a Start code allowed to a player with ``n_own`` lands."""
+    if a < 0 or a > 3:
+        return False
+    return a != 3 or (kwih and 2 <= n_own <= 7)
 
 
-@numba.njit(cache=True)
-def _k_finish(act, idx, me, P, turns, round_turns, cur, ptr, end):
-    """Count the turn, pass it to the left, and list (in ``end``) the games whose round is over."""
-    n = 0
-    for i in range(idx.shape[0]):
-        g = idx[i]
-        turns[g] += 1
-        round_turns[g] += 1
-        cur[g] = (me[i] + 1) % P
-        if act[i] == 0 or ptr[g] >= 54:
-            end[n] = i
-            n += 1
-    return n
+@numba.njit(cache=True, inline="always")
+def _finish_one(g, me, act, P, turns, round_turns, cur, ptr):
+    """Count the turn and pass it to the left; True when the round is over (WAKE UP!, or this turn
+    emptied the face-down pile)."""
+    turns[g] += 1
+    round_turns[g] += 1
+    cur[g] = (me + 1) % P
+    return act == 0 or ptr[g] >= 54
 
 
 @numba.njit(cache=True)
@@ -405,6 +402,161 @@ def _score_round(totals, nines, only, caller, penalty, tie_count, ravens, allin,
     return fewest, pen
 
 
+@numba.njit(cache=True, inline="always")
+def _end_round_one(gi, caller, ender, dream, nslots, score, last_totals, last_points, dream_sum, called, caller_ok,
+                   penalties, rounds, leader, lead_changes, done, cur, penalty, tie_count, ravens, allin, n_rounds,
+                   target, totals, nines, only, points):
+    """Score the round of game gi, update its statistics, and end the game (False) or pass the deal to
+    the left of the player who ended the round (True: deal a new round). ``totals``, ``nines``,
+    ``only``, ``points`` are work arrays of length P."""
+    P = nslots.shape[1]
+    for p in range(P):
+        t, n9 = 0, 0
+        for s in range(nslots[gi, p]):
+            v = _VALUE_NB[dream[gi, p, s]]
+            t += v
+            if v == 9:
+                n9 += 1
+        totals[p], nines[p] = t, n9
+        only[p] = nslots[gi, p] >= 1 and n9 == nslots[gi, p]
+    ok, pen = _score_round(totals, nines, only, caller, penalty, tie_count, ravens, allin, points)
+    low = np.int64(1) << 62
+    for p in range(P):
+        score[gi, p] += points[p]
+        last_totals[gi, p] = totals[p]
+        last_points[gi, p] = points[p]
+        dream_sum[gi] += totals[p]
+        low = min(low, score[gi, p])
+    # lead changes: the single lowest score after a round differs from the last single leader
+    lead, same = 0, 0
+    for p in range(P):
+        if score[gi, p] == low:
+            if same == 0:
+                lead = p
+            same += 1
+    if same == 1:
+        if leader[gi] >= 0 and lead != leader[gi]:
+            lead_changes[gi] += 1
+        leader[gi] = lead
+    if caller >= 0:
+        called[gi] += 1
+    if ok:
+        caller_ok[gi] += 1
+    if pen:
+        penalties[gi] += 1
+    rounds[gi] += 1
+    if n_rounds >= 0:
+        over = rounds[gi] >= n_rounds
+    else:
+        over = False
+        for p in range(P):
+            if score[gi, p] >= target:
+                over = True
+    if over:
+        done[gi] = True
+        return False
+    cur[gi] = (ender + 1) % P
+    return True
+
+
+# ---------------------------------------------------------------------------------------------
+# Batch kernels: the rule steps over the acting games of a turn. Each checks the actions it applies
+# and returns the position of the first illegal one, or -1 (the run then stops: nothing is undone).
+# ---------------------------------------------------------------------------------------------
+@numba.njit(cache=True)
+def _k_face_up(up, up_len, up_counts, dream, nslots, mem, kept, g, m, slot):
+    for i in range(g.shape[0]):
+        if not _face_up_one(up, up_len, up_counts, dream, nslots, mem, kept, g[i], m[i], slot[i]):
+            return i
+    return -1
+
+
+@numba.njit(cache=True)
+def _k_pop(deck, ptr, g, out):
+    for i in range(g.shape[0]):
+        out[i] = _pop_one(deck, ptr, g[i])
+
+
+@numba.njit(cache=True)
+def _k_push(up, up_len, up_counts, g, card):
+    for i in range(g.shape[0]):
+        _push_up_one(up, up_len, up_counts, g[i], card[i])
+
+
+@numba.njit(cache=True)
+def _k_drawn(up, up_len, up_counts, dream, nslots, mem, kept, g, m, card, d):
+    """Exchange (d >= 0) or put face up (DISCARD -1, USE -2) each drawn card; returns (first illegal
+    position or -1, how many cards are used for their action)."""
+    n_use = 0
+    for i in range(g.shape[0]):
+        r = _drawn_one(up, up_len, up_counts, dream, nslots, mem, kept, g[i], m[i], card[i], d[i])
+        if r < 0:
+            return i, n_use
+        n_use += r
+    return -1, n_use
+
+
+@numba.njit(cache=True)
+def _k_peek(mem, dream, nslots, g, m, pl, sl):
+    for i in range(g.shape[0]):
+        if not _peek_one(mem, dream, nslots, g[i], m[i], pl[i], sl[i]):
+            return i
+    return -1
+
+
+@numba.njit(cache=True)
+def _k_swap(dream, mem, kept, nslots, g, pa, sa, pb, sb):
+    for i in range(g.shape[0]):
+        if not _swap_one(dream, mem, kept, nslots, g[i], pa[i], sa[i], pb[i], sb[i]):
+            return i
+    return -1
+
+
+@numba.njit(cache=True)
+def _k_own(mem, nslots, up, up_len, idx, me, own, own_slots, top):
+    S = mem.shape[3]
+    for i in range(idx.shape[0]):
+        gi, mi = idx[i], me[i]
+        for s in range(S):
+            own[i, s] = mem[gi, mi, mi, s]
+        own_slots[i] = nslots[gi, mi]
+        top[i] = _VALUE_NB[up[gi, up_len[gi] - 1]]
+
+
+@numba.njit(cache=True)
+def _k_deal(decks, idx, P, deck, ptr, up, up_len, up_counts, dream, nslots, mem, kept):
+    for i in range(idx.shape[0]):
+        _deal_one(decks[i], idx[i], P, deck, ptr, up, up_len, up_counts, dream, nslots, mem, kept)
+
+
+@numba.njit(cache=True)
+def _k_split(act, idx, me, nslots, kwih, order, counts):
+    """Check Start codes and order the games by code (WAKE, FACE_UP, DRAW, CLAIM) into ``order``;
+    ``counts`` receives how many of each. Returns the first illegal position or -1."""
+    for i in range(act.shape[0]):
+        if not _start_ok(act[i], nslots[idx[i], me[i]], kwih):
+            return i
+        counts[act[i]] += 1
+    start = np.zeros(4, dtype=np.int64)
+    for k in range(1, 4):
+        start[k] = start[k - 1] + counts[k - 1]
+    for i in range(act.shape[0]):
+        order[start[act[i]]] = i
+        start[act[i]] += 1
+    return -1
+
+
+@numba.njit(cache=True)
+def _k_finish(act, idx, me, P, turns, round_turns, cur, ptr, end):
+    """Count the turn, pass it to the left, and list (in ``end``) the games whose round is over."""
+    n = 0
+    for i in range(idx.shape[0]):
+        if _finish_one(idx[i], me[i], act[i], P, turns, round_turns, cur, ptr):
+            end[n] = i
+            n += 1
+    return n
+
+
 @numba.njit(cache=True)
 def _k_end_round(g, caller, ender, P, dream, nslots, score, last_totals, last_points, dream_sum, called, caller_ok,
                  penalties, rounds, leader, lead_changes, done, cur, penalty, tie_count, ravens, allin, n_rounds,
@@ -417,56 +569,16 @@ def _k_end_round(g, caller, ender, P, dream, nslots, score, last_totals, last_po
     points = np.zeros(P, dtype=np.int64)
     k = 0
     for i in range(g.shape[0]):
-        gi = g[i]
-        for p in range(P):
-            t, n9 = 0, 0
-            for s in range(nslots[gi, p]):
-                v = _VALUE_NB[dream[gi, p, s]]
-                t += v
-                if v == 9:
-                    n9 += 1
-            totals[p], nines[p] = t, n9
-            only[p] = nslots[gi, p] >= 1 and n9 == nslots[gi, p]
-        ok, pen = _score_round(totals, nines, only, caller[i], penalty, tie_count, ravens, allin, points)
-        low = np.int64(1) << 62
-        for p in range(P):
-            score[gi, p] += points[p]
-            last_totals[gi, p] = totals[p]
-            last_points[gi, p] = points[p]
-            dream_sum[gi] += totals[p]
-            low = min(low, score[gi, p])
-        # lead changes: the single lowest score after a round differs from the last single leader
-        lead, same = 0, 0
-        for p in range(P):
-            if score[gi, p] == low:
-                if same == 0:
-                    lead = p
-                same += 1
-        if same == 1:
-            if leader[gi] >= 0 and lead != leader[gi]:
-                lead_changes[gi] += 1
-            leader[gi] = lead
-        if caller[i] >= 0:
-            called[gi] += 1
-        if ok:
-            caller_ok[gi] += 1
-        if pen:
-            penalties[gi] += 1
-        rounds[gi] += 1
-        if n_rounds >= 0:
-            over = rounds[gi] >= n_rounds
-        else:
-            over = False
-            for p in range(P):
-                if score[gi, p] >= target:
-                    over = True
-        if over:
-            done[gi] = True
-        else:
-            cur[gi] = (ender[i] + 1) % P
-            nxt[k] = gi
+        if _end_round_one(g[i], caller[i], ender[i], dream, nslots, score, last_totals, last_points, dream_sum,
+                          called, caller_ok, penalties, rounds, leader, lead_changes, done, cur, penalty, tie_count,
+                          ravens, allin, n_rounds, target, totals, nines, only, points):
+            nxt[k] = g[i]
             k += 1
     return k
+
+
+def _i64(a) -> np.ndarray:
+    return np.ascontiguousarray(a, dtype=np.int64)
 
 
 def _pad_lookup(table: np.ndarray) -> np.ndarray:
@@ -644,9 +756,7 @@ class Sen(Game):
         return card
 
     def _push_up(self, st: SenState, g: np.ndarray, card: np.ndarray) -> None:
-        st.up[g, st.up_len[g]] = card
-        st.up_len[g] += 1
-        st.up_counts[g, VALUE[card]] += 1
+        _k_push(st.up, st.up_len, st.up_counts, g, _i64(card))
 
     def _resolve_drawn(self, st: SenState, g: np.ndarray, m: np.ndarray, card: np.ndarray, seats: Seats,
                        view: tuple | None = None) -> None:
@@ -669,30 +779,15 @@ class Sen(Game):
             sel = use & (kind == Kind.PEEK)
             if sel.any():
                 gp, mp = g[sel], m[sel]
-                pl, sl = seats.ask("peek", gp, mp, obs)
-                bad = (pl < 0) | (pl >= P)
-                bad |= (sl < 0) | (sl >= st.nslots[gp, np.clip(pl, 0, P - 1)])
-                illegal(seats, "peek", mp, bad, "no such position")
-                st.mem[gp, mp, pl, sl] = VALUE[st.dream[gp, pl, sl]]
+                pl, sl = (_i64(a) for a in seats.ask("peek", gp, mp, obs))
+                illegal(seats, "peek", mp, _k_peek(st.mem, st.dream, st.nslots, gp, mp, pl, sl), "no such position")
             # Swap 2
             sel = use & (kind == Kind.SWAP)
             if sel.any():
                 gs, ms = g[sel], m[sel]
-                pa, sa, pb, sb = seats.ask("swap", gs, ms, obs)
-                bad = (pa < 0) | (pa >= P) | (pb < 0) | (pb >= P)
-                pac, pbc = np.clip(pa, 0, P - 1), np.clip(pb, 0, P - 1)
-                bad |= (sa < 0) | (sa >= st.nslots[gs, pac]) | (sb < 0) | (sb >= st.nslots[gs, pbc])
-                bad |= (pa == pb) & (sa == sb)
-                illegal(seats, "swap", ms, bad, "positions must be two different existing lands")
-                a = st.dream[gs, pa, sa].copy()
-                st.dream[gs, pa, sa] = st.dream[gs, pb, sb]
-                st.dream[gs, pb, sb] = a
-                ma = st.mem[gs, :, pa, sa].copy()
-                st.mem[gs, :, pa, sa] = st.mem[gs, :, pb, sb]
-                st.mem[gs, :, pb, sb] = ma
-                ka = st.kept[gs, pa, sa].copy()
-                st.kept[gs, pa, sa] = st.kept[gs, pb, sb]
-                st.kept[gs, pb, sb] = ka
+                pa, sa, pb, sb = (_i64(a) for a in seats.ask("swap", gs, ms, obs))
+                illegal(seats, "swap", ms, _k_swap(st.dream, st.mem, st.kept, st.nslots, gs, pa, sa, pb, sb),
+                        "positions must be two different existing lands")
             # Take 2: draw up to two, keep one, discard the other, resolve the kept one again
             sel = use & (kind == Kind.TAKE2)
             if not sel.any():
