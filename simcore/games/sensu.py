@@ -57,7 +57,7 @@ import numpy as np
 from simcore.errors import SenseiError
 from simcore.game import Game, Metric, Seats, illegal
 from simcore.options import Rules, option
-from simcore.rng import STREAM_DEAL, permutations, stream_keys, uniforms
+from simcore.rng import STREAM_DEAL, _mix_scalar, permutations, stream_keys, uniforms
 
 # ----------------------------------------------------------------------------------------------------
 # Cards
@@ -213,8 +213,9 @@ def combination_table(cards: np.ndarray) -> np.ndarray:
 
 
 @numba.njit(cache=True)
-def _combos_row(cards, VAL, WCL, out, scratch, min_size):
-    """Fill ``out`` (64,) with the combination flags of one row of 6 slot cards (any may be empty).
+def _combos_row(cards, VAL, WCL, scratch, min_size):
+    """The combination flags of one row of 6 slot cards (any may be empty) as a bit set over the 64 slot
+    subsets (bit m set: subset m is a combination).
 
     ``scratch`` (4, 64) int64 holds the subset sums, wild counts, wild classes and sizes, each built from
     the subset without its lowest slot (LOWBIT table).
@@ -223,14 +224,17 @@ def _combos_row(cards, VAL, WCL, out, scratch, min_size):
     nw = scratch[1]
     wc = scratch[2]
     size = scratch[3]
-    out[0] = False
+    sums[0] = 0
+    nw[0] = 0
+    wc[0] = 0
+    size[0] = 0
+    bits = numba.uint64(0)
     for m in range(1, 1 << SLOTS):
         b = LOWBIT[m]
         prev = m & (m - 1)
         c = cards[b]
         if c < 0 or size[prev] < 0:
             size[m] = -1
-            out[m] = False
             continue
         s = sums[prev] + VAL[c]
         w = WCL[c]
@@ -244,9 +248,9 @@ def _combos_row(cards, VAL, WCL, out, scratch, min_size):
         wc[m] = cls
         size[m] = size[prev] + 1
         if size[m] >= min_size and k <= 1 and s <= 20:
-            out[m] = NEED_OK[cls + 1 if k == 1 else 0, s]
-        else:
-            out[m] = False
+            if NEED_OK[cls + 1 if k == 1 else 0, s]:
+                bits |= numba.uint64(1) << numba.uint64(m)
+    return bits
 
 
 def combos_of(cards: np.ndarray, min_size: int = 2) -> np.ndarray:
@@ -275,7 +279,6 @@ def _k_build_table(VAL, WCL):
     n = 13 ** 5
     table = np.zeros(n, np.uint32)
     rep = np.empty(SLOTS, np.int8)
-    out = np.empty(64, np.bool_)
     scratch = np.zeros((4, 64), np.int64)
     for code in range(n):
         x = code
@@ -284,12 +287,7 @@ def _k_build_table(VAL, WCL):
             x //= 13
             rep[s] = -1 if d == 0 else ((d - 1) * 3 if d <= 9 else 27 + d - 10)
         rep[5] = -1
-        _combos_row(rep, VAL, WCL, out, scratch, 2)
-        bits = 0
-        for m in range(32):
-            if out[m]:
-                bits |= 1 << m
-        table[code] = bits
+        table[code] = np.uint32(_combos_row(rep, VAL, WCL, scratch, 2) & numba.uint64(0xFFFFFFFF))
     return table
 
 
@@ -307,24 +305,27 @@ DIGIT = np.append(np.where(CARD_WILD[:90] >= 0, 10 + CARD_WILD[:90], CARD_VALUE[
 
 
 @numba.njit(cache=True)
+def _combo_bits(cards, VAL, WCL, DIG, table, scratch, min_size):
+    """The combinations among one row of 6 slot cards as a bit set over the slot subsets: a table lookup
+    when slot 5 is empty (at most 5 cards), the incremental subset sums otherwise."""
+    if cards[5] >= 0:
+        return _combos_row(cards, VAL, WCL, scratch, min_size)
+    code = 0
+    mul = 1
+    for s in range(5):
+        code += DIG[cards[s]] * mul
+        mul *= 13
+    return numba.uint64(table[code])
+
+
+@numba.njit(cache=True)
 def _k_combos_t(cards, VAL, WCL, DIG, table, out, min_size):
-    """Combination flags (m, 64) of slot cards (m, 6): a table lookup when slot 5 is empty (at most 5
-    cards), the incremental subset sums otherwise."""
+    """Combination flags (m, 64) of slot cards (m, 6) (see :func:`_combo_bits`)."""
     scratch = np.zeros((4, 64), np.int64)
     for i in range(cards.shape[0]):
-        if cards[i, 5] >= 0:
-            _combos_row(cards[i], VAL, WCL, out[i], scratch, min_size)
-            continue
-        code = 0
-        mul = 1
-        for s in range(5):
-            code += DIG[cards[i, s]] * mul
-            mul *= 13
-        bits = table[code]
-        for m in range(32):
-            out[i, m] = (bits >> m) & 1
-        for m in range(32, 64):
-            out[i, m] = False
+        bits = _combo_bits(cards[i], VAL, WCL, DIG, table, scratch, min_size)
+        for m in range(64):
+            out[i, m] = (bits >> numba.uint64(m)) & numba.uint64(1)
 
 
 def _k_combos(cards, VAL, WCL, out, min_size):
@@ -335,22 +336,31 @@ def _k_combos(cards, VAL, WCL, out, min_size):
 
 @numba.njit(cache=True)
 def _redeem_one(cards, mask, VAL, WCL, TYPE):
-    cnt = np.zeros(10, np.int64)
-    tc = np.zeros(3, np.int64)
+    """Cards redeemed by slot subset ``mask`` of one row of slot cards: 1, plus 1 for two equal printed
+    numbers (wilds never count), plus 1 for three cards of one type (wilds count)."""
+    seen = 0
+    t0 = 0
+    t1 = 0
+    t2 = 0
     pair = 0
-    three = 0
     for s in range(SLOTS):
         if (mask >> s) & 1:
             c = cards[s]
             if c < 0:
                 continue
             if WCL[c] < 0:
-                cnt[VAL[c]] += 1
-                if cnt[VAL[c]] == 2:
+                v = VAL[c]
+                if (seen >> v) & 1:
                     pair = 1
-            tc[TYPE[c]] += 1
-            if tc[TYPE[c]] == 3:
-                three = 1
+                seen |= 1 << v
+            t = TYPE[c]
+            if t == 0:
+                t0 += 1
+            elif t == 1:
+                t1 += 1
+            else:
+                t2 += 1
+    three = 1 if (t0 >= 3 or t1 >= 3 or t2 >= 3) else 0
     return 1 + pair + three
 
 
@@ -367,69 +377,199 @@ def _k_redeem_all(cards, VAL, WCL, TYPE, out):
             out[i, m] = _redeem_one(cards[i], m, VAL, WCL, TYPE)
 
 
+# ----------------------------------------------------------------------------------------------------
+# Rule steps: one scalar function per step and game (``g``), shared by the batch kernels (loops over
+# the acting games) and the compiled lane (:func:`_k_play`)
+# ----------------------------------------------------------------------------------------------------
+@numba.njit(cache=True)
+def _stream_key(key, stream, sub):
+    """``simcore.rng.stream_keys`` for one game key."""
+    salt = _mix_scalar(numba.uint64(stream) * numba.uint64(0x9E3779B97F4A7C15)
+                       + numba.uint64(sub) * numba.uint64(0xBF58476D1CE4E5B9) + numba.uint64(1))
+    return _mix_scalar(key ^ salt)
+
+
+@numba.njit(cache=True)
+def _draw_base(key, counter):
+    """The hash of draw number ``counter`` of a stream (``simcore.rng._draw``)."""
+    return _mix_scalar(key + numba.uint64(counter) * numba.uint64(0x94D049BB133111EB))
+
+
+@numba.njit(cache=True)
+def _uniform(base, j):
+    """Uniform number ``j`` (0-based) of a draw with hash ``base`` (``simcore.rng.uniforms``)."""
+    z = _mix_scalar(base ^ (numba.uint64(j + 1) * numba.uint64(0x9E3779B97F4A7C15)))
+    return float(z >> numba.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@numba.njit(cache=True)
+def _hand_cards(hand, hand_n, g, p, out):
+    """The own hand's first 6 slots (the cards a combination can use; -1 = empty)."""
+    n = hand_n[g, p]
+    for s in range(SLOTS):
+        out[s] = hand[g, p, s] if s < n else -1
+
+
+@numba.njit(cache=True)
+def _place_cards(pile, pile_n, columns, col_n, g, out):
+    """Solo: the exposed card of each place (0 = pile top, 1..4 = column ends; slot 5 empty)."""
+    k = pile_n[g, 0]
+    out[0] = pile[g, 0, k - 1] if k > 0 else -1
+    for c in range(4):
+        k = col_n[g, c]
+        out[1 + c] = columns[g, c, k - 1] if k > 0 else -1
+    out[5] = -1
+
+
+@numba.njit(cache=True)
+def _sources(deck_n, pile_n, g):
+    """The drawable sources as a bit set: bit 0 the deck, bit 1 + q the pile of seat q."""
+    bits = 1 if deck_n[g] > 0 else 0
+    for q in range(pile_n.shape[1]):
+        if pile_n[g, q] > 0:
+            bits |= 1 << (1 + q)
+    return bits
+
+
 @numba.njit(cache=True)
 def _k_cards(hand, hand_n, pile, pile_n, deck_n, idx, seat, o_cards, o_src):
     """The own hand's first 6 slots and the drawable sources of each observed game."""
     P = pile_n.shape[1]
     for i in range(len(idx)):
         g = idx[i]
-        p = seat[i]
-        n = hand_n[g, p]
-        for s in range(SLOTS):
-            o_cards[i, s] = hand[g, p, s] if s < n else -1
-        o_src[i, 0] = deck_n[g] > 0
-        for q in range(P):
-            o_src[i, 1 + q] = pile_n[g, q] > 0
+        _hand_cards(hand, hand_n, g, seat[i], o_cards[i])
+        bits = _sources(deck_n, pile_n, g)
+        for q in range(1 + P):
+            o_src[i, q] = (bits >> q) & 1
 
 
 @numba.njit(cache=True)
 def _k_places(pile, pile_n, columns, col_n, idx, o_cards):
     """Solo: the exposed card of each place (0 = pile top, 1..4 = column ends)."""
     for i in range(len(idx)):
-        g = idx[i]
-        k = pile_n[g, 0]
-        o_cards[i, 0] = pile[g, 0, k - 1] if k > 0 else -1
-        for c in range(4):
-            k = col_n[g, c]
-            o_cards[i, 1 + c] = columns[g, c, k - 1] if k > 0 else -1
-        o_cards[i, 5] = -1
+        _place_cards(pile, pile_n, columns, col_n, idx[i], o_cards[i])
+
+
+@numba.njit(cache=True)
+def _draw_one(deck, deck_n, pile, pile_n, hand, hand_n, g, p, s):
+    """Take the top of the deck (s 0) or of pile s-1 into the hand of seat p."""
+    if s == 0:
+        deck_n[g] -= 1
+        c = deck[g, deck_n[g]]
+        deck[g, deck_n[g]] = -1
+    else:
+        q = s - 1
+        pile_n[g, q] -= 1
+        c = pile[g, q, pile_n[g, q]]
+        pile[g, q, pile_n[g, q]] = -1
+    hand[g, p, hand_n[g, p]] = c
+    hand_n[g, p] += 1
 
 
 @numba.njit(cache=True)
 def _k_draw(deck, deck_n, pile, pile_n, hand, hand_n, idx, seat, src):
-    """Take the top of the deck (src 0) or of pile src-1 into the hand."""
     for i in range(len(idx)):
-        g = idx[i]
-        p = seat[i]
-        s = src[i]
-        if s == 0:
-            deck_n[g] -= 1
-            c = deck[g, deck_n[g]]
-            deck[g, deck_n[g]] = -1
-        else:
-            q = s - 1
-            pile_n[g, q] -= 1
-            c = pile[g, q, pile_n[g, q]]
-            pile[g, q, pile_n[g, q]] = -1
-        hand[g, p, hand_n[g, p]] = c
-        hand_n[g, p] += 1
+        _draw_one(deck, deck_n, pile, pile_n, hand, hand_n, idx[i], seat[i], src[i])
+
+
+@numba.njit(cache=True)
+def _discard_one(pile, pile_n, hand, hand_n, g, p, s):
+    """Move hand slot ``s`` onto the player's own pile (the hand stays packed)."""
+    c = hand[g, p, s]
+    n = hand_n[g, p]
+    for j in range(s, n - 1):
+        hand[g, p, j] = hand[g, p, j + 1]
+    hand[g, p, n - 1] = -1
+    hand_n[g, p] = n - 1
+    pile[g, p, pile_n[g, p]] = c
+    pile_n[g, p] += 1
 
 
 @numba.njit(cache=True)
 def _k_discard(pile, pile_n, hand, hand_n, idx, seat, slot):
-    """Move hand slot ``slot`` onto the player's own pile (the hand stays packed)."""
+    for i in range(len(idx)):
+        _discard_one(pile, pile_n, hand, hand_n, idx[i], seat[i], slot[i])
+
+
+@numba.njit(cache=True)
+def _refill_one(deck, deck_n, pile, pile_n, reshuffles, key, g):
+    """Multiplayer: when the deck of game g (game key ``key``) is empty and a discard pile holds cards,
+    shuffle all discard piles into a new deck. The shuffle orders the pile cards by one uniform per place
+    (seat q's pile position i is place q * D + i) of draw number ``reshuffles`` of the deal stream."""
+    if deck_n[g] > 0:
+        return
+    P = pile.shape[1]
+    D = pile.shape[2]
+    cnt = 0
+    for q in range(P):
+        cnt += pile_n[g, q]
+    if cnt == 0:
+        return
+    reshuffles[g] += 1
+    base = _draw_base(_stream_key(key, STREAM_DEAL, 0), reshuffles[g])
+    u = np.empty(cnt, np.float64)
+    cards = np.empty(cnt, np.int8)
+    w = 0
+    for q in range(P):
+        for i in range(pile_n[g, q]):
+            u[w] = _uniform(base, q * D + i)
+            cards[w] = pile[g, q, i]
+            pile[g, q, i] = -1
+            w += 1
+        pile_n[g, q] = 0
+    order = np.argsort(u)
+    for j in range(cnt):
+        deck[g, j] = cards[order[j]]
+    for j in range(cnt, D):
+        deck[g, j] = -1
+    deck_n[g] = cnt
+
+
+@numba.njit(cache=True)
+def _k_refill(deck, deck_n, pile, pile_n, reshuffles, keys, idx):
     for i in range(len(idx)):
         g = idx[i]
-        p = seat[i]
-        s = slot[i]
-        c = hand[g, p, s]
-        n = hand_n[g, p]
-        for j in range(s, n - 1):
-            hand[g, p, j] = hand[g, p, j + 1]
-        hand[g, p, n - 1] = -1
-        hand_n[g, p] = n - 1
-        pile[g, p, pile_n[g, p]] = c
-        pile_n[g, p] += 1
+        _refill_one(deck, deck_n, pile, pile_n, reshuffles, keys[g], g)
+
+
+@numba.njit(cache=True)
+def _check_order(cards, mask, order, k, ST):
+    """True when ``order`` (6,) is not a legal arrangement of combination ``mask`` over slot ``cards``."""
+    c = 0
+    for s in range(SLOTS):
+        if (mask >> s) & 1:
+            c += 1
+    seen = 0
+    for j in range(SLOTS):
+        s = order[j]
+        if j < c:
+            if s < 0 or s >= SLOTS or not ((mask >> s) & 1) or ((seen >> s) & 1):
+                return True
+            seen |= 1 << s
+        elif s != -1:
+            return True
+    # the redeemed cards must be one with the most sticks, then k-1 with the fewest of the rest:
+    # compare the stick histogram of the chosen cards with that of the canonical choice
+    hist = np.zeros(8, np.int64)
+    rest = np.zeros(8, np.int64)
+    hi = 0
+    for j in range(c):
+        hi = max(hi, ST[cards[order[j]]])
+    for j in range(k):
+        hist[ST[cards[order[j]]]] += 1
+    for j in range(c):
+        rest[ST[cards[order[j]]]] += 1
+    hist[hi] -= 1
+    rest[hi] -= 1
+    need = k - 1
+    for v in range(8):
+        take = min(need, rest[v])
+        hist[v] -= take
+        need -= take
+    for v in range(8):
+        if hist[v] != 0:
+            return True
+    return False
 
 
 @numba.njit(cache=True)
@@ -437,153 +577,316 @@ def _k_check_arrange(cards, mask, order, k, ST):
     """True where ``order`` is not a legal arrangement of combination ``mask`` over slot ``cards``."""
     m = len(mask)
     bad = np.zeros(m, np.bool_)
-    hist = np.zeros(8, np.int64)
-    rest = np.zeros(8, np.int64)
     for i in range(m):
-        c = 0
-        for s in range(SLOTS):
-            if (mask[i] >> s) & 1:
-                c += 1
-        seen = 0
-        for j in range(SLOTS):
-            s = order[i, j]
-            if j < c:
-                if s < 0 or s >= SLOTS or not ((mask[i] >> s) & 1) or ((seen >> s) & 1):
-                    bad[i] = True
-                    break
-                seen |= 1 << s
-            elif s != -1:
-                bad[i] = True
-                break
-        if bad[i]:
-            continue
-        # the redeemed cards must be one with the most sticks, then k-1 with the fewest of the rest:
-        # compare the stick histogram of the chosen cards with that of the canonical choice
-        hi = 0
-        for j in range(c):
-            hi = max(hi, ST[cards[i, order[i, j]]])
-        hist[:] = 0
-        rest[:] = 0
-        for j in range(k[i]):
-            hist[ST[cards[i, order[i, j]]]] += 1
-        for j in range(c):
-            rest[ST[cards[i, order[i, j]]]] += 1
-        hist[hi] -= 1
-        rest[hi] -= 1
-        need = k[i] - 1
-        for v in range(8):
-            take = min(need, rest[v])
-            hist[v] -= take
-            need -= take
-        for v in range(8):
-            if hist[v] != 0:
-                bad[i] = True
+        bad[i] = _check_order(cards[i], mask[i], order[i], k[i], ST)
     return bad
 
 
 @numba.njit(cache=True)
+def _take_hand_one(hand, hand_n, pile, pile_n, g, p, order, k, out):
+    """Play from the hand: remove the combination (slots ``order``), discard its unredeemed cards in order,
+    write the ``k`` redeemed cards to ``out`` (3,) (-1 beyond k)."""
+    taken = np.full(SLOTS, -1, np.int64)
+    c = 0
+    for j in range(SLOTS):
+        s = order[j]
+        if s < 0:
+            break
+        taken[j] = hand[g, p, s]
+        c += 1
+    n = hand_n[g, p]
+    w = 0
+    for j in range(n):
+        used = False
+        for q in range(c):
+            if order[q] == j:
+                used = True
+        if not used:
+            hand[g, p, w] = hand[g, p, j]
+            w += 1
+    for j in range(w, n):
+        hand[g, p, j] = -1
+    hand_n[g, p] = w
+    for j in range(k, c):
+        pile[g, p, pile_n[g, p]] = taken[j]
+        pile_n[g, p] += 1
+    for j in range(3):
+        out[j] = taken[j] if j < k else -1
+
+
+@numba.njit(cache=True)
 def _k_take_hand(hand, hand_n, pile, pile_n, idx, seat, order, k, out):
-    """Play from the hand: remove the combination, discard its unredeemed cards in order, return redeemed."""
     for i in range(len(idx)):
-        g = idx[i]
-        p = seat[i]
-        taken = np.full(SLOTS, -1, np.int64)
-        c = 0
-        for j in range(SLOTS):
-            s = order[i, j]
-            if s < 0:
-                break
-            taken[j] = hand[g, p, s]
-            c += 1
-        n = hand_n[g, p]
-        w = 0
-        for j in range(n):
-            used = False
-            for q in range(c):
-                if order[i, q] == j:
-                    used = True
-            if not used:
-                hand[g, p, w] = hand[g, p, j]
-                w += 1
-        for j in range(w, n):
-            hand[g, p, j] = -1
-        hand_n[g, p] = w
-        for j in range(k[i], c):
-            pile[g, p, pile_n[g, p]] = taken[j]
-            pile_n[g, p] += 1
-        for j in range(3):
-            out[i, j] = taken[j] if j < k[i] else -1
+        _take_hand_one(hand, hand_n, pile, pile_n, idx[i], seat[i], order[i], k[i], out[i])
+
+
+@numba.njit(cache=True)
+def _take_places_one(pile, pile_n, columns, col_n, g, order, k, out):
+    """Solo play: take the combination from the pile top / column ends, discard the unredeemed."""
+    taken = np.full(SLOTS, -1, np.int64)
+    c = 0
+    for j in range(SLOTS):
+        s = order[j]
+        if s < 0:
+            break
+        if s == 0:
+            pile_n[g, 0] -= 1
+            taken[j] = pile[g, 0, pile_n[g, 0]]
+            pile[g, 0, pile_n[g, 0]] = -1
+        else:
+            col_n[g, s - 1] -= 1
+            taken[j] = columns[g, s - 1, col_n[g, s - 1]]
+            columns[g, s - 1, col_n[g, s - 1]] = -1
+        c += 1
+    for j in range(k, c):
+        pile[g, 0, pile_n[g, 0]] = taken[j]
+        pile_n[g, 0] += 1
+    for j in range(3):
+        out[j] = taken[j] if j < k else -1
 
 
 @numba.njit(cache=True)
 def _k_take_places(pile, pile_n, columns, col_n, idx, order, k, out):
-    """Solo play: take the combination from the pile top / column ends, discard the unredeemed."""
     for i in range(len(idx)):
-        g = idx[i]
-        taken = np.full(SLOTS, -1, np.int64)
-        c = 0
-        for j in range(SLOTS):
-            s = order[i, j]
-            if s < 0:
-                break
-            if s == 0:
-                pile_n[g, 0] -= 1
-                taken[j] = pile[g, 0, pile_n[g, 0]]
-                pile[g, 0, pile_n[g, 0]] = -1
-            else:
-                col_n[g, s - 1] -= 1
-                taken[j] = columns[g, s - 1, col_n[g, s - 1]]
-                columns[g, s - 1, col_n[g, s - 1]] = -1
-            c += 1
-        for j in range(k[i], c):
-            pile[g, 0, pile_n[g, 0]] = taken[j]
-            pile_n[g, 0] += 1
-        for j in range(3):
-            out[i, j] = taken[j] if j < k[i] else -1
+        _take_places_one(pile, pile_n, columns, col_n, idx[i], order[i], k[i], out[i])
+
+
+@numba.njit(cache=True)
+def _deck_take_one(deck, deck_n, g):
+    """Take the deck's top card (solo: the card drawn, before it is placed)."""
+    deck_n[g] -= 1
+    c = deck[g, deck_n[g]]
+    deck[g, deck_n[g]] = -1
+    return c
+
+
+@numba.njit(cache=True)
+def _solo_put_one(pile, pile_n, columns, col_n, g, c, where):
+    """Solo: the card drawn goes onto the pile (``where`` 0) or the end of column ``where`` - 1."""
+    if where == 0:
+        pile[g, 0, pile_n[g, 0]] = c
+        pile_n[g, 0] += 1
+    else:
+        columns[g, where - 1, col_n[g, where - 1]] = c
+        col_n[g, where - 1] += 1
+
+
+@numba.njit(cache=True)
+def _k_deck_take(deck, deck_n, idx, out):
+    for i in range(len(idx)):
+        out[i] = _deck_take_one(deck, deck_n, idx[i])
+
+
+@numba.njit(cache=True)
+def _k_solo_put(pile, pile_n, columns, col_n, idx, card, where):
+    for i in range(len(idx)):
+        _solo_put_one(pile, pile_n, columns, col_n, idx[i], card[i], where[i])
+
+
+@numba.njit(cache=True)
+def _fits_one(fan_sticks, closed, chosen, g, p, c, ST, TYPE):
+    """Whether card ``c`` (-1: no card) may go onto seat p's fan of its type: the fan is not closed, stays
+    at most 10 sticks, and reaches 10 only if it is the chosen fan (or none is chosen)."""
+    if c < 0:
+        return False
+    t = TYPE[c]
+    tot = fan_sticks[g, p, t] + ST[c]
+    if closed[g, p, t] or tot > 10:
+        return False
+    if tot == 10 and chosen[g, p] >= 0 and chosen[g, p] != t:
+        return False
+    return True
+
+
+@numba.njit(cache=True)
+def _k_fits(fan_sticks, closed, chosen, idx, seat, cards, ST, TYPE, out):
+    for i in range(cards.shape[0]):
+        for j in range(cards.shape[1]):
+            out[i, j] = _fits_one(fan_sticks, closed, chosen, idx[i], seat[i], cards[i, j], ST, TYPE)
+
+
+@numba.njit(cache=True)
+def _place_one(fan, fan_n, fan_sticks, closed, fan_power, pile, pile_n, chosen, g, p, c, ST, PW, TYPE, powers,
+               win_at):
+    """Place card ``c`` on seat p's fan of its type if it fits, else discard it onto p's pile.
+
+    Returns (status, trig): status 0 discarded, 1 placed, 2 placed and closed, 3 placed and the game won
+    (``win_at`` closed fans); trig = the fan type whose power fires, else -1.
+    """
+    if not _fits_one(fan_sticks, closed, chosen, g, p, c, ST, TYPE):
+        pile[g, p, pile_n[g, p]] = c
+        pile_n[g, p] += 1
+        return 0, -1
+    t = TYPE[c]
+    tot = fan_sticks[g, p, t] + ST[c]
+    fan[g, p, t, fan_n[g, p, t]] = c
+    fan_n[g, p, t] += 1
+    fan_sticks[g, p, t] = tot
+    status = 1
+    trig = -1
+    if powers and PW[c]:
+        fan_power[g, p, t] += 1
+        if fan_power[g, p, t] == 2:
+            trig = t
+    if tot == 10:
+        closed[g, p, t] = True
+        status = 2
+        nc = 0
+        for u in range(3):
+            nc += closed[g, p, u]
+        if nc >= win_at:
+            status = 3
+            trig = -1
+    return status, trig
 
 
 @numba.njit(cache=True)
 def _k_place(fan, fan_n, fan_sticks, closed, fan_power, pile, pile_n, chosen, idx, seat, card,
              ST, PW, TYPE, powers, win_at):
-    """Place ``card`` on the player's fan of its type if it fits, else discard it.
-
-    Returns (status, trig): status 0 discarded, 1 placed, 2 placed and closed, 3 placed and the game won
-    (``win_at`` closed fans); trig = the fan type whose power fires, else -1.
-    """
+    """:func:`_place_one` for each game; returns (status, trig) arrays."""
     m = len(idx)
     status = np.zeros(m, np.int64)
     trig = np.full(m, -1, np.int64)
     for i in range(m):
-        g = idx[i]
-        p = seat[i]
-        c = card[i]
-        t = TYPE[c]
-        tot = fan_sticks[g, p, t] + ST[c]
-        ok = (not closed[g, p, t]) and tot <= 10
-        if ok and tot == 10 and chosen[g, p] >= 0 and chosen[g, p] != t:
-            ok = False
-        if not ok:
-            pile[g, p, pile_n[g, p]] = c
-            pile_n[g, p] += 1
-            continue
-        fan[g, p, t, fan_n[g, p, t]] = c
-        fan_n[g, p, t] += 1
-        fan_sticks[g, p, t] = tot
-        status[i] = 1
-        if powers and PW[c]:
-            fan_power[g, p, t] += 1
-            if fan_power[g, p, t] == 2:
-                trig[i] = t
-        if tot == 10:
-            closed[g, p, t] = True
-            status[i] = 2
-            nc = 0
-            for u in range(3):
-                nc += closed[g, p, u]
-            if nc >= win_at:
-                status[i] = 3
-                trig[i] = -1
+        status[i], trig[i] = _place_one(fan, fan_n, fan_sticks, closed, fan_power, pile, pile_n, chosen, idx[i],
+                                        seat[i], card[i], ST, PW, TYPE, powers, win_at)
     return status, trig
+
+
+@numba.njit(cache=True)
+def _limbo_one(limbo, g, red, k, j):
+    """The game was won while placing redeemed card j: the later redeemed cards stay unplaced."""
+    for q in range(3):
+        limbo[g, q] = -1
+    for q in range(j + 1, 3):
+        if k > q:
+            limbo[g, q - j - 1] = red[q]
+
+
+@numba.njit(cache=True)
+def _k_limbo(limbo, idx, red, k, j):
+    for i in range(len(idx)):
+        _limbo_one(limbo, idx[i], red[i], k[i], j)
+
+
+@numba.njit(cache=True)
+def _new_chosen_one(cf_deck, cf_n, cf_disc, cf_shuffles, chosen, closed, key, g, p):
+    """After seat p closed its chosen fan: draw closed-fan cards until one names a type not closed yet
+    (a drawn closed type is discarded); when the deck is empty, its discarded cards are reshuffled
+    (placed by one uniform each of draw number ``cf_shuffles`` of deal stream 1); none left: no chosen fan."""
+    while True:
+        if cf_n[g] == 0:
+            cf_shuffles[g] += 1
+            base = _draw_base(_stream_key(key, STREAM_DEAL, 1), cf_shuffles[g])
+            cnt = cf_disc[g, 0] + cf_disc[g, 1] + cf_disc[g, 2]
+            u = np.empty(cnt, np.float64)
+            ty = np.empty(cnt, np.int8)
+            w = 0
+            for t in range(3):
+                for i in range(cf_disc[g, t]):  # closed-fan card i of type t is place 5 t + i
+                    u[w] = _uniform(base, 5 * t + i)
+                    ty[w] = t
+                    w += 1
+            order = np.argsort(u)
+            for j in range(CF_CARDS):
+                cf_deck[g, j] = ty[order[j]] if j < cnt else -1
+            cf_n[g] = cnt
+            for t in range(3):
+                cf_disc[g, t] = 0
+            if cnt == 0:  # nothing left to draw: no chosen fan any more
+                chosen[g, p] = -1
+                return
+        cf_n[g] -= 1
+        t = cf_deck[g, cf_n[g]]
+        cf_deck[g, cf_n[g]] = -1
+        if not closed[g, p, t]:
+            chosen[g, p] = t
+            return
+        cf_disc[g, t] += 1
+
+
+@numba.njit(cache=True)
+def _k_new_chosen(cf_deck, cf_n, cf_disc, cf_shuffles, chosen, closed, keys, idx, seat):
+    for i in range(len(idx)):
+        g = idx[i]
+        _new_chosen_one(cf_deck, cf_n, cf_disc, cf_shuffles, chosen, closed, keys[g], g, seat[i])
+
+
+@numba.njit(cache=True)
+def _courage_ok_one(fan, fan_n, closed, PW, g, p, out):
+    """Courage: out (P, 3) the fans whose last card seat p may remove (an opponent's unclosed, non-empty
+    fan whose last card bears no power symbol); returns whether any."""
+    P = fan.shape[1]
+    anyok = False
+    for o in range(P):
+        for t in range(3):
+            n = fan_n[g, o, t]
+            ok = o != p and n > 0 and not closed[g, o, t]
+            if ok:
+                ok = not PW[fan[g, o, t, n - 1]]
+            out[o, t] = ok
+            anyok = anyok or ok
+    return anyok
+
+
+@numba.njit(cache=True)
+def _k_courage_ok(fan, fan_n, closed, PW, idx, seat, out):
+    for i in range(len(idx)):
+        _courage_ok_one(fan, fan_n, closed, PW, idx[i], seat[i], out[i])
+
+
+@numba.njit(cache=True)
+def _courage_one(fan, fan_n, fan_sticks, pile, pile_n, deck, deck_n, reshuffles, ST, key, g, ok, choice):
+    """Courage: for each opponent o in seat order that has a removable fan (``ok`` (P, 3)), the last card of
+    its fan ``choice[o]`` goes onto o's discard pile (then the deck is refilled if it is empty)."""
+    P = fan.shape[1]
+    for o in range(P):
+        if not (ok[o, 0] or ok[o, 1] or ok[o, 2]):
+            continue
+        t = choice[o]
+        fan_n[g, o, t] -= 1
+        c = fan[g, o, t, fan_n[g, o, t]]
+        fan[g, o, t, fan_n[g, o, t]] = -1
+        fan_sticks[g, o, t] -= ST[c]
+        pile[g, o, pile_n[g, o]] = c
+        pile_n[g, o] += 1
+        _refill_one(deck, deck_n, pile, pile_n, reshuffles, key, g)
+
+
+@numba.njit(cache=True)
+def _k_courage(fan, fan_n, fan_sticks, pile, pile_n, deck, deck_n, reshuffles, ST, keys, idx, ok, choice):
+    for i in range(len(idx)):
+        g = idx[i]
+        _courage_one(fan, fan_n, fan_sticks, pile, pile_n, deck, deck_n, reshuffles, ST, keys[g], g, ok[i],
+                     choice[i])
+
+
+@numba.njit(cache=True)
+def _pile_take_one(pile, pile_n, g, q):
+    """Take the top card of seat q's discard pile (Harmony)."""
+    pile_n[g, q] -= 1
+    c = pile[g, q, pile_n[g, q]]
+    pile[g, q, pile_n[g, q]] = -1
+    return c
+
+
+@numba.njit(cache=True)
+def _k_pile_take(pile, pile_n, idx, q, out):
+    for i in range(len(idx)):
+        out[i] = _pile_take_one(pile, pile_n, idx[i], q[i])
+
+
+@numba.njit(cache=True)
+def _end_turn(turns, current, g, p, P):
+    """A multiplayer turn is over: count it and pass to the next seat."""
+    turns[g] += 1
+    current[g] = (p + 1) % P
+
+
+@numba.njit(cache=True)
+def _k_end_turn(turns, current, idx, seat, P):
+    for i in range(len(idx)):
+        _end_turn(turns, current, idx[i], seat[i], P)
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -753,17 +1056,14 @@ class SensuObs:
     def fits(self, cards: np.ndarray, seat: np.ndarray | None = None) -> np.ndarray:
         """Whether each card (m, k) would go onto the fan of its type of ``seat`` (default: own)."""
         cards = np.asarray(cards, dtype=np.int64)
-        seat = self.seat if seat is None else seat
-        r = self._idx[:, None]
-        t = np.maximum(CARD_TYPE[cards], 0)
-        s = seat[:, None]
+        seat = self.seat if seat is None else np.asarray(seat, dtype=np.int64)
         v = self._view
-        tot = v.fan_sticks[r, s, t] + self.sticks[cards]
-        ok = (cards >= 0) & ~v.closed[r, s, t] & (tot <= 10)
-        if self.chosen_fan:
-            ch = v.chosen[r, s]
-            ok &= ~((tot == 10) & (ch >= 0) & (ch != t))
-        return ok
+        c2 = np.ascontiguousarray(cards.reshape(len(cards), -1))
+        out = np.empty(c2.shape, np.bool_)
+        _k_fits(v.fan_sticks, v.closed, v.chosen, np.asarray(self._idx, dtype=np.int64),
+                np.ascontiguousarray(np.broadcast_to(seat, (len(cards),)), dtype=np.int64), c2, self.sticks,
+                CARD_TYPE, out)
+        return out.reshape(cards.shape)
 
     def closes(self, cards: np.ndarray) -> np.ndarray:
         """Whether each card (m, k) would close the own fan of its type."""
@@ -1124,53 +1424,12 @@ class Sensu(Game):
         """Where the deck of game g is empty, shuffle all discard piles into a new deck (multiplayer)."""
         if st.players == 1 or len(g) == 0:
             return
-        g = g[(st.deck_n[g] == 0) & (st.pile_n[g].sum(axis=1) > 0)]
-        if len(g) == 0:
-            return
-        st.reshuffles[g] += 1
-        P, D = st.pile.shape[1], st.pile.shape[2]
-        flat = st.pile[g].reshape(len(g), P * D).astype(np.int64)
-        u = uniforms(stream_keys(st.keys[g], STREAM_DEAL, 0), st.reshuffles[g], P * D)
-        order = np.argsort(np.where(flat >= 0, u, 2.0), axis=1)
-        shuffled = np.take_along_axis(flat, order, axis=1)[:, :D]
-        st.deck[g] = shuffled.astype(np.int8)
-        st.deck_n[g] = (shuffled >= 0).sum(axis=1)
-        st.pile[g] = -1
-        st.pile_n[g] = 0
+        _k_refill(st.deck, st.deck_n, st.pile, st.pile_n, st.reshuffles, st.keys, np.asarray(g, dtype=np.int64))
 
     def _new_chosen(self, st: SensuState, g: np.ndarray, seat: np.ndarray) -> None:
         """After closing the chosen fan: draw closed-fan cards until one names a type not closed yet."""
-        pending = np.ones(len(g), bool)
-        while pending.any():
-            gi, si = g[pending], seat[pending]
-            empty = st.cf_n[gi] == 0
-            if empty.any():  # reshuffle the discarded closed-fan cards
-                ge = gi[empty]
-                st.cf_shuffles[ge] += 1
-                types = np.repeat(np.arange(3), 5)
-                cnt = st.cf_disc[ge]
-                have = np.arange(CF_CARDS)[None, :] - np.array([0, 5, 10])[types][None, :] < cnt[:, types]
-                u = uniforms(stream_keys(st.keys[ge], STREAM_DEAL, 1), st.cf_shuffles[ge], CF_CARDS)
-                order = np.argsort(np.where(have, u, 2.0), axis=1)
-                deck = np.where(np.take_along_axis(have, order, 1), types[order], -1)
-                st.cf_deck[ge] = deck.astype(np.int8)
-                st.cf_n[ge] = have.sum(1)
-                st.cf_disc[ge] = 0
-                none = st.cf_n[ge] == 0
-                if none.any():  # nothing left to draw: no chosen fan any more
-                    st.chosen[ge[none], si[empty][none]] = -1
-                    pos = np.flatnonzero(pending)[np.flatnonzero(empty)[none]]
-                    pending[pos] = False
-                    continue
-            gi, si = g[pending], seat[pending]
-            st.cf_n[gi] -= 1
-            t = st.cf_deck[gi, st.cf_n[gi]].astype(np.int64)
-            st.cf_deck[gi, st.cf_n[gi]] = -1
-            ok = ~st.closed[gi, si, t]
-            st.chosen[gi[ok], si[ok]] = t[ok]
-            st.cf_disc[gi[~ok], t[~ok]] += 1
-            pos = np.flatnonzero(pending)
-            pending[pos[ok]] = False
+        _k_new_chosen(st.cf_deck, st.cf_n, st.cf_disc, st.cf_shuffles, st.chosen, st.closed, st.keys,
+                      np.asarray(g, dtype=np.int64), np.asarray(seat, dtype=np.int64))
 
     # ----- turns ---------------------------------------------------------------------------------
     def turn(self, st: SensuState, idx: np.ndarray, seats: Seats) -> None:
@@ -1195,8 +1454,7 @@ class Sensu(Game):
         if is_play.any():
             sub = obs.take(r[is_play])
             self._play(st, idx[is_play], seat[is_play], act[is_play] - Action.PLAY, sub, seats)
-        st.turns[idx] += 1
-        st.current[idx] = (seat + 1) % P
+        _k_end_turn(st.turns, st.current, idx, seat, P)
 
     def _draw(self, st, g, seat, src, seats) -> None:
         _k_draw(st.deck, st.deck_n, st.pile, st.pile_n, st.hand, st.hand_n, g, seat, src)
@@ -1241,10 +1499,7 @@ class Sensu(Game):
             won = st.done[gi] & (st.limbo[gi, 0] == -2)
             if won.any():  # the unplaced redeemed cards stay unplaced
                 rows = np.flatnonzero(sel)[won]
-                lim = np.full((len(rows), 3), -1, np.int64)
-                for q in range(j + 1, 3):
-                    lim[:, q - j - 1] = np.where(k[rows] > q, red[rows, q], -1)
-                st.limbo[gi[won]] = lim.astype(np.int8)
+                _k_limbo(st.limbo, gi[won], red[rows], k[rows], j)
 
     def _place(self, st, g, seat, card, seats, win_at) -> None:
         """Place one card per game (a power may place more, recursively)."""
@@ -1289,8 +1544,8 @@ class Sensu(Game):
         if c.any():
             gc, sc = g[c], seat[c]
             obs = self._observe(st, gc, sc)
-            okf = ~obs.closed & (obs.fan_n > 0) & ~st.PW[obs.fan_top.astype(np.int64)]
-            okf[np.arange(len(gc)), sc] = False
+            okf = np.empty((len(gc), P, 3), np.bool_)
+            _k_courage_ok(st.fan, st.fan_n, st.closed, st.PW, gc, sc, okf)
             obs.courage_ok = okf
             has = okf.any(axis=2)
             if has.any():
@@ -1303,19 +1558,8 @@ class Sensu(Game):
                 legal_choice = np.take_along_axis(o2.courage_ok, np.clip(ch, 0, 2)[..., None], 2)[..., 0]
                 bad = np.where(h, (ch < 0) | (ch > 2) | ~legal_choice, ch != -1).any(axis=1)
                 illegal(seats, "courage", si, bad, "not a removable fan per opponent (-1 where none)")
-                for o in range(P):
-                    hit = h[:, o]
-                    if not hit.any():
-                        continue
-                    gg = gi[hit]
-                    t = ch[hit, o]
-                    st.fan_n[gg, o, t] -= 1
-                    cardo = st.fan[gg, o, t, st.fan_n[gg, o, t]].astype(np.int64)
-                    st.fan[gg, o, t, st.fan_n[gg, o, t]] = -1
-                    st.fan_sticks[gg, o, t] -= st.ST[cardo]
-                    st.pile[gg, o, st.pile_n[gg, o]] = cardo
-                    st.pile_n[gg, o] += 1
-                    self._refill(st, gg)
+                _k_courage(st.fan, st.fan_n, st.fan_sticks, st.pile, st.pile_n, st.deck, st.deck_n, st.reshuffles,
+                           st.ST, st.keys, gi, np.ascontiguousarray(o2.courage_ok), np.ascontiguousarray(ch))
         h = ptype == HARMONY
         if h.any():
             gh, sh = g[h], seat[h]
@@ -1329,9 +1573,8 @@ class Sensu(Game):
                 okq = (q >= 0) & (q < P)
                 okq[okq] = o2.harmony_ok[np.flatnonzero(okq), q[okq]]
                 illegal(seats, "harmony", si, ~okq, "not a pile whose top fits a fan")
-                st.pile_n[gi, q] -= 1
-                card = st.pile[gi, q, st.pile_n[gi, q]].astype(np.int64)
-                st.pile[gi, q, st.pile_n[gi, q]] = -1
+                card = np.empty(len(gi), np.int64)
+                _k_pile_take(st.pile, st.pile_n, gi, q, card)
                 self._place(st, gi, si, card, seats, win_at)
 
     # ----- solo ----------------------------------------------------------------------------------
@@ -1359,18 +1602,12 @@ class Sensu(Game):
         if d.any():
             g = idx[d]
             o2 = obs.take(r[d])
-            st.deck_n[g] -= 1
-            card = st.deck[g, st.deck_n[g]].astype(np.int64)
-            st.deck[g, st.deck_n[g]] = -1
+            card = np.empty(len(g), np.int64)
+            _k_deck_take(st.deck, st.deck_n, g, card)
             o2.card = card
             where = np.asarray(seats.ask("place", g, seat[d], self._sub(o2, g)), dtype=np.int64)
             illegal(seats, "place", seat[d], (where < 0) | (where > 4), "not a place 0..4")
-            p0 = where == 0
-            st.pile[g[p0], 0, st.pile_n[g[p0], 0]] = card[p0]
-            st.pile_n[g[p0], 0] += 1
-            gc, col = g[~p0], where[~p0] - 1
-            st.columns[gc, col, st.col_n[gc, col]] = card[~p0]
-            st.col_n[gc, col] += 1
+            _k_solo_put(st.pile, st.pile_n, st.columns, st.col_n, g, card, where)
         if is_play.any():
             g = idx[is_play]
             s0 = seat[is_play]
