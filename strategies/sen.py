@@ -13,7 +13,8 @@ from typing import ClassVar
 import numba
 import numpy as np
 
-from simcore.games.sen import MEAN_DEN, MEAN_NUM, SLOTS, Drawn, Kind, SenObs, Start
+from simcore.games.sen import (MEAN_DEN, MEAN_NUM, POLICY_RANDOM, POLICY_THRESHOLD, SLOTS, Drawn, Kind, SenObs, Start,
+                               threshold_drawn, threshold_scan, threshold_start)
 
 from .base import Strategy, param
 
@@ -43,6 +44,10 @@ class RandomSen(Strategy):
     name: ClassVar[str] = "random"
     game: ClassVar[str] = "sen"
     p_wake: float = param(0.1, "probability of saying WAKE UP! at the start of a turn", min=0.0, max=1.0)
+    compiled_code: ClassVar[int] = POLICY_RANDOM
+
+    def compiled_params(self):
+        return (self.p_wake,)
 
     def start(self, obs, rng):
         u = rng.random(2)
@@ -79,25 +84,13 @@ class RandomSen(Strategy):
         return a // SLOTS, a % SLOTS, b // SLOTS, b % SLOTS
 
 
-# The reference policy is the benchmark's policy: its three rules are compiled loops over the batch of
-# observations (the same comparisons as written in the rulings, in sixths).
+# The reference policy is the benchmark's policy: its rules are the engine's compiled decision
+# functions (the same comparisons as written in the rulings, in sixths), looped over the batch.
 @numba.njit(cache=True)
 def _threshold_start(own, nslots, top, wake6):
     out = np.empty(own.shape[0], dtype=np.int32)
     for i in range(own.shape[0]):
-        total, worst = 0, -1
-        for s in range(nslots[i]):
-            v = own[i, s]
-            e = v * MEAN_DEN if v >= 0 else MEAN_NUM
-            total += e
-            if e > worst:
-                worst = e
-        if total <= wake6:
-            out[i] = 0          # Start.WAKE
-        elif top[i] * MEAN_DEN < worst:
-            out[i] = 1          # Start.FACE_UP
-        else:
-            out[i] = 2          # Start.DRAW
+        out[i] = threshold_start(own[i], nslots[i], top[i], wake6)
     return out
 
 
@@ -106,13 +99,7 @@ def _threshold_worst(own, nslots):
     """The own slot with the largest estimate (lowest index on ties)."""
     out = np.empty(own.shape[0], dtype=np.int32)
     for i in range(own.shape[0]):
-        w, worst = 0, -1
-        for s in range(nslots[i]):
-            v = own[i, s]
-            e = v * MEAN_DEN if v >= 0 else MEAN_NUM
-            if e > worst:
-                w, worst = s, e
-        out[i] = w
+        out[i] = threshold_scan(own[i], nslots[i])[2]
     return out
 
 
@@ -120,21 +107,7 @@ def _threshold_worst(own, nslots):
 def _threshold_drawn(own, nslots, card, kind):
     out = np.empty(own.shape[0], dtype=np.int32)
     for i in range(own.shape[0]):
-        unknown = False
-        w, worst = 0, -1
-        for s in range(nslots[i]):
-            v = own[i, s]
-            if v < 0:
-                unknown = True
-            e = v * MEAN_DEN if v >= 0 else MEAN_NUM
-            if e > worst:
-                w, worst = s, e
-        if kind[i] == 2 and unknown:    # Kind.PEEK
-            out[i] = -2                 # Drawn.USE
-        elif card[i] * MEAN_DEN < worst:
-            out[i] = w
-        else:
-            out[i] = -1                 # Drawn.DISCARD
+        out[i] = threshold_drawn(own[i], nslots[i], card[i], kind[i])
     return out
 
 
@@ -145,6 +118,10 @@ class Threshold(Strategy):
     name: ClassVar[str] = "threshold"
     game: ClassVar[str] = "sen"
     wake: int = param(10, "say WAKE UP! when the estimated own total (unknown = 279/54) is at most this")
+    compiled_code: ClassVar[int] = POLICY_THRESHOLD
+
+    def compiled_params(self):
+        return (self.wake,)
 
     def start(self, obs, rng):
         return _threshold_start(obs.own, obs.own_slots, obs.top, self.wake * MEAN_DEN)

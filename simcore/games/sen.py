@@ -34,10 +34,10 @@ from typing import Any, ClassVar
 import numba
 import numpy as np
 
-from ..errors import SenseiError
-from ..game import Game, Metric, Seats, illegal, tie_shares
+from ..errors import IllegalAction, SenseiError
+from ..game import Game, Metric, Seats, illegal, policy_table, tie_shares
 from ..options import Rules, option
-from ..rng import STREAM_DEAL, permutations, stream_keys
+from ..rng import STREAM_DEAL, draw_base, integer_below, permutation_into, permutations, stream_keys, uniform_at
 
 N_CARDS = 54
 SLOTS = 8
@@ -577,6 +577,175 @@ def _k_end_round(g, caller, ender, P, dream, nslots, score, last_totals, last_po
     return k
 
 
+# ---------------------------------------------------------------------------------------------
+# The reference policies of the rulings (``random`` and ``threshold``), one decision at a time. The
+# strategies of the same names (strategies/sen.py) use them too: ``threshold`` through these functions,
+# ``random`` through the same draws of its seat's random stream (one draw per decision, as
+# :class:`~simcore.rng.AgentRandom`); tests check that both lanes give the same games.
+# ---------------------------------------------------------------------------------------------
+POLICY_RANDOM = 1
+POLICY_THRESHOLD = 2
+
+
+@numba.njit(cache=True, inline="always")
+def threshold_scan(own, ns):
+    """Own estimates in sixths (unknown = 31/6): (total, largest, its slot (lowest on ties), first
+    unknown slot or -1)."""
+    total, worst, w, unknown = 0, -1, 0, -1
+    for s in range(ns):
+        v = own[s]
+        if v >= 0:
+            e = v * MEAN_DEN
+        else:
+            e = MEAN_NUM
+            if unknown < 0:
+                unknown = s
+        total += e
+        if e > worst:
+            w, worst = s, e
+    return total, worst, w, unknown
+
+
+@numba.njit(cache=True, inline="always")
+def threshold_start(own, ns, top, wake6):
+    total, worst, _, _ = threshold_scan(own, ns)
+    if total <= wake6:
+        return 0        # Start.WAKE
+    if top * MEAN_DEN < worst:
+        return 1        # Start.FACE_UP
+    return 2            # Start.DRAW
+
+
+@numba.njit(cache=True, inline="always")
+def threshold_drawn(own, ns, card, kind):
+    _, worst, w, unknown = threshold_scan(own, ns)
+    if kind == 2 and unknown >= 0:   # Kind.PEEK on an unknown own land
+        return -2                    # Drawn.USE
+    if card * MEAN_DEN < worst:
+        return w
+    return -1                        # Drawn.DISCARD
+
+
+@numba.njit(cache=True, inline="always")
+def _nth_land(nslots, g, k, skip):
+    """The k-th existing land (player, slot) of game g in seat-then-slot order, not counting the flat
+    position ``skip`` (player * S + slot, or -1)."""
+    S = SLOTS
+    for p in range(nslots.shape[1]):
+        for s in range(nslots[g, p]):
+            if p * S + s == skip:
+                continue
+            if k == 0:
+                return p, s
+            k -= 1
+    return -1, -1
+
+
+@numba.njit(cache=True)
+def _k_play(codes, params, skeys, scount, deal_keys, deck, ptr, up, up_len, up_counts, dream, nslots, mem, kept,
+            score, cur, rnd, done, turns, timeout, called, caller_ok, dream_sum, penalties, round_turns, leader,
+            lead_changes, last_totals, last_points, penalty, tie_count, ravens, allin, n_rounds, target, kwih, limit):
+    """The compiled lane: play every game to its end, one after another, with the reference policies of
+    ``codes``/``params`` per seat; the rule steps are the functions above. Returns -1, or the game
+    where a policy made an illegal move."""
+    P = nslots.shape[1]
+    S = SLOTS
+    cards = np.empty(N_CARDS, dtype=np.int64)
+    totals = np.zeros(P, dtype=np.int64)
+    nines = np.zeros(P, dtype=np.int64)
+    only = np.zeros(P, dtype=np.bool_)
+    points = np.zeros(P, dtype=np.int64)
+    for g in range(done.shape[0]):
+        while not done[g]:
+            if turns[g] >= limit:
+                timeout[g] = True
+                done[g] = True
+                break
+            me = cur[g]
+            code = codes[me]
+            f = g * P + me
+            own = mem[g, me, me]
+            ns = nslots[g, me]
+            if code == POLICY_THRESHOLD:
+                act = threshold_start(own, ns, _VALUE_NB[up[g, up_len[g] - 1]], np.int64(params[me, 0]) * MEAN_DEN)
+            else:
+                base = draw_base(skeys, scount, f)
+                act = 0 if uniform_at(base, 0) < params[me, 0] else (1 if uniform_at(base, 1) < 0.5 else 2)
+            if not _start_ok(act, ns, kwih):
+                return g
+            if act == 1:
+                if code == POLICY_THRESHOLD:
+                    s = threshold_scan(own, ns)[2]
+                else:
+                    s = integer_below(uniform_at(draw_base(skeys, scount, f), 0), ns)
+                if not _face_up_one(up, up_len, up_counts, dream, nslots, mem, kept, g, me, s):
+                    return g
+            elif act == 2:
+                card = _pop_one(deck, ptr, g)
+                while True:
+                    kind = _KIND_NB[card]
+                    ns = nslots[g, me]
+                    if code == POLICY_THRESHOLD:
+                        d = threshold_drawn(own, ns, _VALUE_NB[card], kind)
+                    else:
+                        k = integer_below(uniform_at(draw_base(skeys, scount, f), 0), ns + 1 + (kind != 0))
+                        d = k if k < ns else (-1 if k == ns else -2)
+                    r = _drawn_one(up, up_len, up_counts, dream, nslots, mem, kept, g, me, card, d)
+                    if r < 0:
+                        return g
+                    if r == 0:
+                        break
+                    if kind == 2:       # Peek 1
+                        if code == POLICY_THRESHOLD:
+                            pl, sl = me, max(threshold_scan(own, ns)[3], 0)
+                        else:
+                            total = 0
+                            for p in range(P):
+                                total += nslots[g, p]
+                            pl, sl = _nth_land(nslots, g, integer_below(uniform_at(draw_base(skeys, scount, f), 0),
+                                                                        total), -1)
+                        if not _peek_one(mem, dream, nslots, g, me, pl, sl):
+                            return g
+                        break
+                    if kind == 3:       # Swap 2
+                        if code == POLICY_THRESHOLD:
+                            return g    # the policy never uses Swap 2
+                        total = 0
+                        for p in range(P):
+                            total += nslots[g, p]
+                        pa, sa = _nth_land(nslots, g, integer_below(uniform_at(draw_base(skeys, scount, f), 0),
+                                                                    total), -1)
+                        pb, sb = _nth_land(nslots, g, integer_below(uniform_at(draw_base(skeys, scount, f), 0),
+                                                                    total - 1), pa * S + sa)
+                        if not _swap_one(dream, mem, kept, nslots, g, pa, sa, pb, sb):
+                            return g
+                        break
+                    # Take 2: draw up to two, keep one, put the other face up, resolve the kept one
+                    if code == POLICY_THRESHOLD:
+                        return g        # the policy never uses Take 2
+                    left = N_CARDS - ptr[g]
+                    if left == 0:
+                        break
+                    first = _pop_one(deck, ptr, g)
+                    if left >= 2:
+                        second = _pop_one(deck, ptr, g)
+                        if uniform_at(draw_base(skeys, scount, f), 0) >= 0.5:
+                            _push_up_one(up, up_len, up_counts, g, first)
+                            card = second
+                        else:
+                            _push_up_one(up, up_len, up_counts, g, second)
+                            card = first
+                    else:
+                        card = first
+            if _finish_one(g, me, act, P, turns, round_turns, cur, ptr):
+                if _end_round_one(g, me if act == 0 else -1, me, dream, nslots, score, last_totals, last_points,
+                                  dream_sum, called, caller_ok, penalties, rnd, leader, lead_changes, done, cur,
+                                  penalty, tie_count, ravens, allin, n_rounds, target, totals, nines, only, points):
+                    permutation_into(deal_keys[g], rnd[g], cards)
+                    _deal_one(cards, g, P, deck, ptr, up, up_len, up_counts, dream, nslots, mem, kept)
+    return -1
+
+
 def _i64(a) -> np.ndarray:
     return np.ascontiguousarray(a, dtype=np.int64)
 
@@ -849,6 +1018,25 @@ class Sen(Game):
         st.mem[g, :, m, last] = -1
         st.kept[g, m, last] = False
         st.nslots[g, m] += 1
+
+    # ------------------------------------------------------------------ the compiled lane
+    def compiled_lineup(self, agents, players: int, rules: SenRules):
+        return policy_table(agents, (POLICY_RANDOM, POLICY_THRESHOLD))
+
+    def play_compiled(self, st: SenState, seats: Seats, lineup, limit: int) -> None:
+        if st.script is not None:
+            raise SenseiError("scripted deals play in the batch lane")
+        codes, params = lineup
+        r = st.rules
+        bad = _k_play(codes, params, seats.draws.keys, seats.draws.counter, st.deal_keys, st.deck, st.ptr, st.up,
+                      st.up_len, st.up_counts, st.dream, st.nslots, st.mem, st.kept, st.score, st.cur, st.round,
+                      st.done, st.turns, st.timeout, st.called, st.caller_ok, st.dream_sum, st.penalties,
+                      st.round_turns, st.leader, st.lead_changes, st.last_totals, st.last_points, r.penalty,
+                      r.caller_tie == "count", r.ravens_not_scary, r.go_all_in, -1 if r.rounds is None else r.rounds,
+                      r.target, r.know_what_i_have, limit)
+        if bad >= 0:
+            seat = int(st.cur[bad])
+            raise IllegalAction(f"strategy {seats.name(seat)} (seat {seat}) made an illegal move in game {bad}")
 
     # ------------------------------------------------------------------ scoring
     def round_points(self, totals: np.ndarray, nines: np.ndarray, only_nines: np.ndarray, caller: np.ndarray,
