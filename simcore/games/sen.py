@@ -641,20 +641,21 @@ def _nth_land(nslots, g, k, skip):
     return -1, -1
 
 
-@numba.njit(cache=True)
-def _k_play(codes, params, skeys, scount, deal_keys, deck, ptr, up, up_len, up_counts, dream, nslots, mem, kept,
+@numba.njit(cache=True, _nrt=False)   # no reference counting: every array is the caller's
+def _k_play(work, codes, params, skeys, scount, deal_keys, deck, ptr, up, up_len, up_counts, dream, nslots, mem, kept,
             score, cur, rnd, done, turns, timeout, called, caller_ok, dream_sum, penalties, round_turns, leader,
             lead_changes, last_totals, last_points, penalty, tie_count, ravens, allin, n_rounds, target, kwih, limit):
     """The compiled lane: play every game to its end, one after another, with the reference policies of
     ``codes``/``params`` per seat; the rule steps are the functions above. Returns -1, or the game
-    where a policy made an illegal move."""
+    where a policy made an illegal move. ``work``: scratch (6, max(54, P)) int64."""
     P = nslots.shape[1]
     S = SLOTS
-    cards = np.empty(N_CARDS, dtype=np.int64)
-    totals = np.zeros(P, dtype=np.int64)
-    nines = np.zeros(P, dtype=np.int64)
-    only = np.zeros(P, dtype=np.bool_)
-    points = np.zeros(P, dtype=np.int64)
+    cards = work[0, :N_CARDS]
+    own = work[1, :S]            # the deciding player's memory of their own lands
+    totals = work[2, :P]
+    nines = work[3, :P]
+    only = work[4, :P]
+    points = work[5, :P]
     for g in range(done.shape[0]):
         while not done[g]:
             if turns[g] >= limit:
@@ -664,7 +665,8 @@ def _k_play(codes, params, skeys, scount, deal_keys, deck, ptr, up, up_len, up_c
             me = cur[g]
             code = codes[me]
             f = g * P + me
-            own = mem[g, me, me]
+            for s in range(S):
+                own[s] = mem[g, me, me, s]
             ns = nslots[g, me]
             if code == POLICY_THRESHOLD:
                 act = threshold_start(own, ns, _VALUE_NB[up[g, up_len[g] - 1]], np.int64(params[me, 0]) * MEAN_DEN)
@@ -1028,7 +1030,8 @@ class Sen(Game):
             raise SenseiError("scripted deals play in the batch lane")
         codes, params = lineup
         r = st.rules
-        bad = _k_play(codes, params, seats.draws.keys, seats.draws.counter, st.deal_keys, st.deck, st.ptr, st.up,
+        work = np.zeros((6, N_CARDS), dtype=np.int64)
+        bad = _k_play(work, codes, params, seats.draws.keys, seats.draws.counter, st.deal_keys, st.deck, st.ptr, st.up,
                       st.up_len, st.up_counts, st.dream, st.nslots, st.mem, st.kept, st.score, st.cur, st.round,
                       st.done, st.turns, st.timeout, st.called, st.caller_ok, st.dream_sum, st.penalties,
                       st.round_turns, st.leader, st.lead_changes, st.last_totals, st.last_points, r.penalty,
