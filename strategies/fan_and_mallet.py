@@ -17,7 +17,8 @@ from typing import ClassVar
 import numpy as np
 
 from simcore.games.fan_and_mallet import (CARD_COLOUR, CARD_FACTION, CARD_KID, CARD_POWER, DECK, HAND,
-                                          N_COLOURS, STACK, TARGET, FanAndMalletObs, landing, score_houses)
+                                          N_COLOURS, POLICY_RANDOM, POLICY_STRONGEST, STACK, STRONGEST_KEY, TARGET,
+                                          FanAndMalletObs, landing, score_houses, strongest_slots)
 
 from .base import Strategy, param
 
@@ -35,6 +36,7 @@ class RandomPlay(Strategy):
     """Reference policy ``random``: play a card chosen uniformly from the hand."""
     name: ClassVar[str] = "random"
     game: ClassVar[str] = GAME
+    compiled_code: ClassVar[int] = POLICY_RANDOM
 
     def play(self, obs: FanAndMalletObs, rng) -> np.ndarray:
         return rng.integers(obs.hand_count)  # the hand fills slots 0..hand_count-1
@@ -46,13 +48,14 @@ class Strongest(Strategy):
     (ties: lowest colour index); with only kid ghosts in hand, the kid ghost of lowest colour index."""
     name: ClassVar[str] = "strongest"
     game: ClassVar[str] = GAME
+    compiled_code: ClassVar[int] = POLICY_STRONGEST
 
     # preference of every card: spirit objects by power then lowest colour, then kid ghosts by lowest colour
-    KEY: ClassVar[np.ndarray] = np.append(np.where(CARD_KID, -10 - CARD_COLOUR, 10 * CARD_POWER - CARD_COLOUR),
-                                          -1000).astype(np.int64)
+    # (an empty slot reads the last entry, below every card)
+    KEY: ClassVar[np.ndarray] = STRONGEST_KEY
 
     def play(self, obs: FanAndMalletObs, rng) -> np.ndarray:
-        return np.argmax(self.KEY[obs.hand], axis=1)  # an empty slot (-1) reads the last entry, -1000
+        return strongest_slots(obs.hand)  # the same kernel as the compiled lane
 
 
 # ------------------------------------------------------------------------------------------------------

@@ -52,9 +52,9 @@ import numba
 import numpy as np
 
 from ..errors import SenseiError
-from ..game import Game, Metric, illegal
+from ..game import Game, Metric, illegal, policy_table
 from ..options import Rules, option
-from ..rng import STREAM_DEAL, Draws, permutations, stream_keys
+from ..rng import STREAM_DEAL, Draws, draw_base, integer_below, permutation_into, stream_keys, uniform_at
 
 N_HOUSES = 12
 STACK = 5
@@ -119,8 +119,16 @@ class FanAndMalletRules(Rules):
 
 # ----------------------------------------------------------------------------------------------------
 # kernels: possession scoring and the placement search (numba, over arrays)
+#
+# Kernels that allocate nothing are compiled without numba's reference counting (``_nrt=False``): the
+# per-game rule steps below are inlined into loops that touch some thirty arrays, and counting references
+# to them on every step (atomic operations) would cost several times the rules themselves. Such kernels
+# get their scratch space from the caller.
 
-@numba.njit(cache=True)
+_NO_REFCOUNT = {"cache": True, "_nrt": False}
+
+
+@numba.njit(**_NO_REFCOUNT)
 def _score_house(st, n, bonus):
     """Bonuses (written to ``bonus``) and faction totals of the first ``n`` followers of stack ``st``."""
     shown = 0
@@ -242,80 +250,174 @@ def _land_batch(colours, pawn, colour, out):
             out[r, j] = _land(colours[r], pawn[r], colour[r, j])
 
 
-@numba.njit(cache=True)
+# ----------------------------------------------------------------------------------------------------
+# rule steps: scalar per-game kernels shared by the batch lane (loop kernels over the acting games) and
+# the compiled lane (one game after another)
+
+@numba.njit(cache=True, inline="always")
+def _deal_game(g, deal_keys, game_no, start, ring_colour, ring_faction, colours, free, stack, count, owner, hand,
+               hand_n, deck, deck_pos, pawn, markers, first_done, first_winner, ring_perm, deck_perm):
+    """Set up game number ``game_no[g]`` of the match in game g: ring, decks, hands, pawns. The shuffles
+    are ``simcore.rng``'s permutations keyed by ``deal_keys[g]`` (ring, White's deck, Black's deck) at
+    draw number ``game_no[g]``; ``ring_perm`` (12,) and ``deck_perm`` (30,) are scratch space."""
+    permutation_into(deal_keys[g, 0], game_no[g], ring_perm)
+    for h in range(N_HOUSES):
+        r = ring_perm[h]
+        ring_colour[g, h] = r % N_COLOURS
+        ring_faction[g, h] = r // N_COLOURS
+        colours[g, h] = 1 << (r % N_COLOURS)
+        for i in range(STACK):
+            stack[g, h, i] = -1
+        count[g, h] = 0
+        owner[g, h] = -1
+    for c in range(N_COLOURS):
+        m = 0
+        for h in range(N_HOUSES):
+            if ring_colour[g, h] != c:
+                m |= 1 << h
+        free[g, c] = m
+    for f in range(2):
+        permutation_into(deal_keys[g, 1 + f], game_no[g], deck_perm)
+        for j in range(DECK):
+            c = deck_perm[j] + f * DECK
+            if j < HAND:
+                hand[g, f, j] = c
+                deck[g, f, j] = -1
+            else:
+                deck[g, f, j] = c
+        hand_n[g, f] = HAND
+        deck_pos[g, f] = HAND
+        pawn[g, f] = (start[f] + N_HOUSES - 1) % N_HOUSES
+        markers[g, f] = 0
+    first_done[g] = False
+    first_winner[g] = -1
+
+
+@numba.njit(**_NO_REFCOUNT)
+def _deal_batch(idx, deal_keys, game_no, start, ring_colour, ring_faction, colours, free, stack, count, owner, hand,
+                hand_n, deck, deck_pos, pawn, markers, first_done, first_winner, ring_perm, deck_perm):
+    for t in range(idx.shape[0]):
+        _deal_game(idx[t], deal_keys, game_no, start, ring_colour, ring_faction, colours, free, stack, count, owner,
+                   hand, hand_n, deck, deck_pos, pawn, markers, first_done, first_winner, ring_perm, deck_perm)
+
+
+@numba.njit(cache=True, inline="always")
+def _play_card(g, a, sl, hand, hand_n, deck, deck_pos, stack, count, colours, free, owner, ring_faction, pawn,
+               markers, first_done, first_winner, turns, to_move, houses, first_white, ties, ties_white_house,
+               ab_kids, ab_bonus, ab_swing, bonus):
+    """Player ``a`` plays card ``hand[g, a, sl]`` in game g: placement, possession, the win check and,
+    unless the game was won, the draw and the change of player. Returns whether the game was won
+    (``bonus`` (5,) is scratch space)."""
+    c = hand[g, a, sl]
+    hand[g, a, sl] = -1
+    hand_n[g, a] -= 1
+    col = (c % DECK) // 5
+    h = _land_free(free[g, col], pawn[g, a])
+    if h < 0:
+        raise AssertionError("a follower found no house")
+    pos = count[g, h]
+    stack[g, h, pos] = c
+    count[g, h] = pos + 1
+    colours[g, h] |= 1 << col
+    free[g, col] &= ~(1 << h)
+    pawn[g, a] = h
+    turns[g] += 1
+    won = False
+    if pos == STACK - 1:
+        tw, tb = _score_house(stack[g, h], STACK, bonus)
+        hf = ring_faction[g, h]
+        tie = tw == tb
+        win = hf if tie else (0 if tw > tb else 1)
+        if first_done[g]:
+            markers[g, win] += 1
+        else:
+            markers[g, win] += 2
+            first_done[g] = True
+            first_winner[g] = win
+            if win == 0:
+                first_white[g] += 1
+        owner[g, h] = win
+        houses[g] += 1
+        if tie:
+            ties[g] += 1
+            if hf == 0:
+                ties_white_house[g] += 1
+        for i in range(STACK):
+            cc = stack[g, h, i]
+            if cc % 5 == KID:
+                ab = (cc % DECK) // 5
+                b = bonus[i]
+                ab_kids[g, ab] += 1
+                ab_bonus[g, ab] += b
+                w2 = tw - b if cc < DECK else tw
+                b2 = tb - b if cc >= DECK else tb
+                alt = hf if w2 == b2 else (0 if w2 > b2 else 1)
+                if alt != win:
+                    ab_swing[g, ab] += 1
+        won = markers[g, win] >= TARGET
+    if not won:
+        p = deck_pos[g, a]
+        if p < DECK:
+            hand[g, a, sl] = deck[g, a, p]
+            hand_n[g, a] += 1
+            deck[g, a, p] = -1
+            deck_pos[g, a] = p + 1
+        else:  # keep the hand in slots 0..size-1
+            last = HAND - 1
+            while last > sl and hand[g, a, last] < 0:
+                last -= 1
+            if last > sl:
+                hand[g, a, sl] = hand[g, a, last]
+                hand[g, a, last] = -1
+        to_move[g] = 1 - a
+    return won
+
+
+@numba.njit(**_NO_REFCOUNT)
 def _apply_turn(idx, actor, slot, hand, hand_n, deck, deck_pos, stack, count, colours, free, owner, ring_faction, pawn,
                 markers, first_done, first_winner, turns, to_move, houses, first_white, ties, ties_white_house,
-                ab_kids, ab_bonus, ab_swing, over):
-    """Play card ``hand[g, actor, slot]`` in each game g of ``idx``: placement, possession, the win check
-    (``over``) and, unless the game was won, the draw and the change of player."""
-    bonus = np.zeros(STACK, dtype=np.int64)
+                ab_kids, ab_bonus, ab_swing, over, bonus):
+    """:func:`_play_card` in each game of ``idx``; ``over`` marks the games just won."""
+    for t in range(idx.shape[0]):
+        over[t] = _play_card(idx[t], actor[t], slot[t], hand, hand_n, deck, deck_pos, stack, count, colours, free,
+                             owner, ring_faction, pawn, markers, first_done, first_winner, turns, to_move, houses,
+                             first_white, ties, ties_white_house, ab_kids, ab_bonus, ab_swing, bonus)
+
+
+@numba.njit(cache=True, inline="always")
+def _end_game(g, match_points, markers, points, first_winner, first_winner_won, winner, done, game_no, to_move):
+    """Game g was just won (a player placed the 7th marker): end it, or, in a match (``match_points`` > 0),
+    score the loser's unused markers and, unless the match is won, start the next game's number with the
+    loser to move. Returns whether the next game of the match must be dealt."""
+    win = 1 if markers[g, 1] > markers[g, 0] else 0
+    if first_winner[g] == win:
+        first_winner_won[g] += 1
+    if match_points <= 0:
+        winner[g] = win
+        done[g] = True
+        return False
+    loser = 1 - win
+    points[g, win] += TARGET - markers[g, loser]
+    if points[g, win] >= match_points:
+        winner[g] = win
+        done[g] = True
+        return False
+    game_no[g] += 1
+    to_move[g] = loser
+    return True
+
+
+@numba.njit(**_NO_REFCOUNT)
+def _end_games(idx, match_points, markers, points, first_winner, first_winner_won, winner, done, game_no, to_move,
+               deal_keys, start, ring_colour, ring_faction, colours, free, stack, count, owner, hand, hand_n, deck,
+               deck_pos, pawn, first_done, ring_perm, deck_perm):
+    """:func:`_end_game` in each game of ``idx``, dealing the next game of a match where one follows."""
     for t in range(idx.shape[0]):
         g = idx[t]
-        a = actor[t]
-        sl = slot[t]
-        c = hand[g, a, sl]
-        hand[g, a, sl] = -1
-        hand_n[g, a] -= 1
-        col = (c % DECK) // 5
-        h = _land_free(free[g, col], pawn[g, a])
-        if h < 0:
-            raise AssertionError("a follower found no house")
-        pos = count[g, h]
-        stack[g, h, pos] = c
-        count[g, h] = pos + 1
-        colours[g, h] |= 1 << col
-        free[g, col] &= ~(1 << h)
-        pawn[g, a] = h
-        turns[g] += 1
-        won = False
-        if pos == STACK - 1:
-            tw, tb = _score_house(stack[g, h], STACK, bonus)
-            hf = ring_faction[g, h]
-            tie = tw == tb
-            win = hf if tie else (0 if tw > tb else 1)
-            if first_done[g]:
-                markers[g, win] += 1
-            else:
-                markers[g, win] += 2
-                first_done[g] = True
-                first_winner[g] = win
-                if win == 0:
-                    first_white[g] += 1
-            owner[g, h] = win
-            houses[g] += 1
-            if tie:
-                ties[g] += 1
-                if hf == 0:
-                    ties_white_house[g] += 1
-            for i in range(STACK):
-                cc = stack[g, h, i]
-                if cc % 5 == KID:
-                    ab = (cc % DECK) // 5
-                    b = bonus[i]
-                    ab_kids[g, ab] += 1
-                    ab_bonus[g, ab] += b
-                    w2 = tw - b if cc < DECK else tw
-                    b2 = tb - b if cc >= DECK else tb
-                    alt = hf if w2 == b2 else (0 if w2 > b2 else 1)
-                    if alt != win:
-                        ab_swing[g, ab] += 1
-            won = markers[g, win] >= TARGET
-        over[t] = won
-        if not won:
-            p = deck_pos[g, a]
-            if p < DECK:
-                hand[g, a, sl] = deck[g, a, p]
-                hand_n[g, a] += 1
-                deck[g, a, p] = -1
-                deck_pos[g, a] = p + 1
-            else:  # keep the hand in slots 0..size-1
-                last = HAND - 1
-                while last > sl and hand[g, a, last] < 0:
-                    last -= 1
-                if last > sl:
-                    hand[g, a, sl] = hand[g, a, last]
-                    hand[g, a, last] = -1
-            to_move[g] = 1 - a
+        if _end_game(g, match_points, markers, points, first_winner, first_winner_won, winner, done, game_no,
+                     to_move):
+            _deal_game(g, deal_keys, game_no, start, ring_colour, ring_faction, colours, free, stack, count, owner,
+                       hand, hand_n, deck, deck_pos, pawn, markers, first_done, first_winner, ring_perm, deck_perm)
 
 
 @numba.njit(cache=True)
@@ -326,6 +428,89 @@ def _first_illegal(idx, actor, slot, hand):
         if sl < 0 or sl >= HAND or hand[idx[t], actor[t], sl] < 0:
             return t
     return -1
+
+
+# ----------------------------------------------------------------------------------------------------
+# compiled forms of the reference policies, and the compiled lane
+
+#: policy codes of the compiled lane (``compiled_code`` of the strategies)
+POLICY_RANDOM = 1
+POLICY_STRONGEST = 2
+
+#: ``strongest``'s preference of every card (higher first): spirit objects by power then lowest colour,
+#: then kid ghosts by lowest colour; the last entry (read for an empty slot, -1) is below every card
+STRONGEST_KEY = np.append(np.where(CARD_KID, -10 - CARD_COLOUR, 10 * CARD_POWER - CARD_COLOUR),
+                          -1000).astype(np.int64)
+
+
+@numba.njit(cache=True, inline="always")
+def _strongest_slot(hand_row):
+    """``strongest``: the slot of the most preferred card of a hand (the first of equals)."""
+    best = 0
+    value = STRONGEST_KEY[hand_row[0] if hand_row[0] >= 0 else 2 * DECK]
+    for j in range(1, HAND):
+        c = hand_row[j]
+        v = STRONGEST_KEY[c if c >= 0 else 2 * DECK]
+        if v > value:
+            best = j
+            value = v
+    return best
+
+
+@numba.njit(**_NO_REFCOUNT)
+def _strongest_batch(hand, out):
+    """``strongest``'s slot for each row of ``hand`` (k, 6)."""
+    for r in range(hand.shape[0]):
+        out[r] = _strongest_slot(hand[r])
+
+
+def _deal_scratch() -> tuple[np.ndarray, np.ndarray]:
+    """Scratch space of :func:`_deal_game`: the ring's and a deck's permutation."""
+    return np.empty(N_HOUSES, dtype=np.int64), np.empty(DECK, dtype=np.int64)
+
+
+def strongest_slots(hand: np.ndarray) -> np.ndarray:
+    """``strongest``'s choice for each row of hands ``hand`` (k, 6)."""
+    hand = np.ascontiguousarray(hand)
+    out = np.empty(hand.shape[0], dtype=np.int64)
+    _strongest_batch(hand, out)
+    return out
+
+
+@numba.njit(cache=True, inline="always")
+def _random_slot(draw_keys, draw_counter, flat, size):
+    """``random``: ``AgentRandom.integers(size)`` on the stream at flat position ``flat`` (one draw: one
+    counter step)."""
+    return integer_below(uniform_at(draw_base(draw_keys, draw_counter, flat), 0), size)
+
+
+@numba.njit(**_NO_REFCOUNT)
+def _play_games(code, limit, match_points, start, deal_keys, draw_keys, draw_counter, ring_colour, ring_faction,
+                stack, count, colours, free, owner, hand, hand_n, deck, deck_pos, pawn, markers, to_move, first_done,
+                first_winner, points, game_no, winner, done, turns, timeout, houses, first_white, first_winner_won,
+                ties, ties_white_house, ab_kids, ab_bonus, ab_swing, bonus, ring_perm, deck_perm):
+    """The compiled lane: every game of the batch to its end (or to ``limit`` turns: a timeout), one after
+    another, with the policy ``code[seat]`` in each seat."""
+    players = code.shape[0]
+    for g in range(done.shape[0]):
+        while not done[g]:
+            if turns[g] >= limit:
+                timeout[g] = True
+                done[g] = True
+                break
+            a = to_move[g]
+            if code[a] == POLICY_RANDOM:
+                sl = _random_slot(draw_keys, draw_counter, g * players + a, hand_n[g, a])
+            else:
+                sl = _strongest_slot(hand[g, a])
+            if _play_card(g, a, sl, hand, hand_n, deck, deck_pos, stack, count, colours, free, owner, ring_faction,
+                          pawn, markers, first_done, first_winner, turns, to_move, houses, first_white, ties,
+                          ties_white_house, ab_kids, ab_bonus, ab_swing, bonus):
+                if _end_game(g, match_points, markers, points, first_winner, first_winner_won, winner, done,
+                             game_no, to_move):
+                    _deal_game(g, deal_keys, game_no, start, ring_colour, ring_faction, colours, free, stack, count,
+                               owner, hand, hand_n, deck, deck_pos, pawn, markers, first_done, first_winner,
+                               ring_perm, deck_perm)
 
 
 @dataclasses.dataclass
@@ -371,6 +556,7 @@ def landing(colours: np.ndarray, pawn: np.ndarray, colour: np.ndarray) -> np.nda
 @dataclasses.dataclass
 class FanAndMalletState:
     keys: np.ndarray
+    deal_keys: np.ndarray  # (n, 3) keys of the ring's and the two decks' shuffles
     ring_colour: np.ndarray
     ring_faction: np.ndarray
     stack: np.ndarray
@@ -578,8 +764,10 @@ class FanAndMallet(Game):
     def new_state(self, keys: np.ndarray, players: int, rules: FanAndMalletRules) -> FanAndMalletState:
         n = len(keys)
         z = lambda *shape, dt=np.int64, v=0: np.full((n, *shape), v, dtype=dt)  # noqa: E731
+        keys = np.asarray(keys, dtype=np.uint64)
+        dk = stream_keys(keys, STREAM_DEAL, 0)
         s = FanAndMalletState(
-            keys=np.asarray(keys, dtype=np.uint64),
+            keys=keys, deal_keys=np.stack([stream_keys(dk, 1 + i) for i in range(3)], axis=1),
             ring_colour=z(N_HOUSES, dt=np.int8), ring_faction=z(N_HOUSES, dt=np.int8),
             stack=z(N_HOUSES, STACK, dt=np.int8, v=-1), count=z(N_HOUSES, dt=np.int8),
             colours=z(N_HOUSES, dt=np.int8), free=z(N_COLOURS, dt=np.int16), owner=z(N_HOUSES, dt=np.int8, v=-1),
@@ -596,28 +784,9 @@ class FanAndMallet(Game):
     def deal(self, s: FanAndMalletState, g: np.ndarray) -> None:
         """Set up a fresh game (ring, decks, hands, pawns) in games ``g``; the deal of game number
         ``game_no`` of a match depends only on the game key and that number."""
-        dk = stream_keys(s.keys[g], STREAM_DEAL, 0)
-        no = s.game_no[g]
-        ring = permutations(stream_keys(dk, 1), no, N_HOUSES)
-        s.ring_colour[g] = ring % N_COLOURS
-        s.ring_faction[g] = ring // N_COLOURS
-        s.colours[g] = 1 << s.ring_colour[g]
-        s.free[g] = (((s.ring_colour[g][:, None, :] != np.arange(N_COLOURS)[None, :, None])
-                      << np.arange(N_HOUSES)).sum(axis=2))
-        s.stack[g] = -1
-        s.count[g] = 0
-        s.owner[g] = -1
-        for f in (0, 1):
-            deck = permutations(stream_keys(dk, 2 + f), no, DECK) + f * DECK
-            s.hand[g, f] = deck[:, :HAND]
-            s.hand_n[g, f] = HAND
-            deck[:, :HAND] = -1
-            s.deck[g, f] = deck
-            s.deck_pos[g, f] = HAND
-            s.pawn[g, f] = (s.start_positions[f] - 1) % N_HOUSES
-        s.markers[g] = 0
-        s.first_done[g] = False
-        s.first_winner[g] = -1
+        _deal_batch(np.asarray(g, dtype=np.int64), s.deal_keys, s.game_no, np.array(s.start_positions, dtype=np.int64),
+                    s.ring_colour, s.ring_faction, s.colours, s.free, s.stack, s.count, s.owner, s.hand, s.hand_n,
+                    s.deck, s.deck_pos, s.pawn, s.markers, s.first_done, s.first_winner, *_deal_scratch())
 
     def scripted(self, ring, stacks=None, hands=None, decks=None, pawns=None, to_move: int = 0,
                  rules: FanAndMalletRules | None = None, key: int = 0) -> FanAndMalletState:
@@ -724,29 +893,33 @@ class FanAndMallet(Game):
         over = np.zeros(k, dtype=bool)
         _apply_turn(idx, actor, slot, s.hand, s.hand_n, s.deck, s.deck_pos, s.stack, s.count, s.colours, s.free,
                     s.owner, s.ring_faction, s.pawn, s.markers, s.first_done, s.first_winner, s.turns, s.to_move,
-                    s.houses, s.first_white, s.ties, s.ties_white_house, s.ab_kids, s.ab_bonus, s.ab_swing, over)
+                    s.houses, s.first_white, s.ties, s.ties_white_house, s.ab_kids, s.ab_bonus, s.ab_swing, over,
+                    np.zeros(STACK, dtype=np.int64))
         if over.any():
             self._game_over(s, idx[over])
 
     def _game_over(self, s: FanAndMalletState, g: np.ndarray) -> None:
         """Games ``g`` were just won (a player placed the 7th marker): end them, or, in a match, score
         the loser's unused markers and set up the next game, started by the loser."""
-        win = np.argmax(s.markers[g], axis=1)
-        s.first_winner_won[g] += s.first_winner[g] == win
-        if s.match_points is None:
-            s.winner[g] = win
-            s.done[g] = True
-            return
-        loser = 1 - win
-        s.points[g, win] += TARGET - s.markers[g, loser]
-        fin = s.points[g, win] >= s.match_points
-        s.winner[g[fin]] = win[fin]
-        s.done[g[fin]] = True
-        nxt = g[~fin]
-        if len(nxt):
-            s.game_no[nxt] += 1
-            self.deal(s, nxt)
-            s.to_move[nxt] = loser[~fin]
+        _end_games(np.asarray(g, dtype=np.int64), s.match_points or 0, s.markers, s.points, s.first_winner,
+                   s.first_winner_won, s.winner, s.done, s.game_no, s.to_move, s.deal_keys,
+                   np.array(s.start_positions, dtype=np.int64), s.ring_colour, s.ring_faction, s.colours, s.free,
+                   s.stack, s.count, s.owner, s.hand, s.hand_n, s.deck, s.deck_pos, s.pawn, s.first_done,
+                   *_deal_scratch())
+
+    # ----- the compiled lane ----------------------------------------------------------------------
+    def compiled_lineup(self, agents, players: int, rules: FanAndMalletRules):
+        """Policy codes per seat when every seat plays a compiled policy (``random``, ``strongest``)."""
+        table = policy_table(agents, (POLICY_RANDOM, POLICY_STRONGEST))
+        return None if table is None else table[0]
+
+    def play_compiled(self, s: FanAndMalletState, seats, lineup: np.ndarray, limit: int) -> None:
+        _play_games(lineup, int(limit), s.match_points or 0, np.array(s.start_positions, dtype=np.int64),
+                    s.deal_keys, seats.draws.keys, seats.draws.counter, s.ring_colour, s.ring_faction, s.stack,
+                    s.count, s.colours, s.free, s.owner, s.hand, s.hand_n, s.deck, s.deck_pos, s.pawn, s.markers,
+                    s.to_move, s.first_done, s.first_winner, s.points, s.game_no, s.winner, s.done, s.turns,
+                    s.timeout, s.houses, s.first_white, s.first_winner_won, s.ties, s.ties_white_house, s.ab_kids,
+                    s.ab_bonus, s.ab_swing, np.zeros(STACK, dtype=np.int64), *_deal_scratch())
 
     # ----- results --------------------------------------------------------------------------------
     def outcome(self, s: FanAndMalletState) -> dict[str, np.ndarray]:

@@ -1,0 +1,221 @@
+"""Fan & Mallet's compiled lane (whole games in one compiled call for lineups of ``random`` and
+``strongest``) gives exactly the results of the turn-by-turn lane: every column of every game, every
+random stream, timeouts, matches; other lineups keep to the turn-by-turn lane."""
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+import pytest
+
+from simcore.game import Seats
+from simcore.games.fan_and_mallet import (DECK, HAND, N_COLOURS, N_HOUSES, POLICY_RANDOM, POLICY_STRONGEST,
+                                          STRONGEST_KEY, FanAndMallet, strongest_slots)
+from simcore.rng import STREAM_DEAL, game_keys, permutations, root_key, stream_keys
+from simcore.runner import simulate
+from strategies.fan_and_mallet import RandomPlay, Strongest
+from strategies.registry import lineup
+
+ENG = FanAndMallet()
+GAME = "fan-and-mallet"
+RULES = [{}, {"match_points": 12}, {"start_positions": "2,3"}, {"match_points": 3, "start_positions": "5,5"}]
+LINEUPS = [("random", "random"), ("strongest", "strongest"), ("random", "strongest"), ("strongest", "random")]
+
+
+def assert_same(a, b, what=""):
+    assert a.keys() == b.keys()
+    for k in a:
+        np.testing.assert_array_equal(a[k], b[k], err_msg=f"{what}: column {k}")
+
+
+@pytest.fixture
+def compiled_calls(monkeypatch):
+    """Counts the games handed to ``play_compiled`` (proof that the compiled lane ran)."""
+    seen = [0]
+    original = FanAndMallet.play_compiled
+
+    def spy(self, state, seats, lineup, limit):
+        seen[0] += len(state.done)
+        return original(self, state, seats, lineup, limit)
+
+    monkeypatch.setattr(FanAndMallet, "play_compiled", spy)
+    return seen
+
+
+def test_the_reference_policies_have_compiled_forms():
+    assert RandomPlay().compiled_policy() == (POLICY_RANDOM, ())
+    assert Strongest().compiled_policy() == (POLICY_STRONGEST, ())
+    for specs in LINEUPS:
+        code = ENG.compiled_lineup(lineup(GAME, list(specs), 2), 2, ENG.make_rules())
+        assert code.tolist() == [{"random": POLICY_RANDOM, "strongest": POLICY_STRONGEST}[s] for s in specs]
+
+
+@pytest.mark.parametrize("rules", RULES)
+@pytest.mark.parametrize("specs", LINEUPS)
+def test_compiled_lane_equals_batch_lane(specs, rules, compiled_calls):
+    r = ENG.make_rules(rules)
+    agents = lineup(GAME, list(specs), 2)
+    n = 600 if rules.get("match_points") == 12 else 2500
+    ids = np.arange(n) + 1000
+    batch = ENG.play(ids, 2, r, agents, root_key(7), width=1024, compiled=False)
+    assert compiled_calls[0] == 0
+    whole = ENG.play(ids, 2, r, agents, root_key(7), compiled=True)
+    assert compiled_calls[0] == n
+    blocks = ENG.play(ids, 2, r, agents, root_key(7), width=333, compiled=True)  # blocks of 333 games
+    assert compiled_calls[0] == 2 * n
+    assert_same(batch, whole, f"{specs} {rules}")
+    assert_same(batch, blocks, f"{specs} {rules} in blocks")
+    assert not batch["timeout"].any()
+    assert np.allclose(batch["win"].sum(axis=1), 1.0)
+    if rules.get("match_points"):
+        assert (batch["games_played"] > 1).any()
+
+
+def _batch_loop(state, seats, limit):
+    """The turn-by-turn lane of ``Game.play`` on one batch, without refills."""
+    while True:
+        idx = np.flatnonzero(~state.done)
+        if not len(idx):
+            return
+        over = state.turns[idx] >= limit
+        state.timeout[idx[over]] = True
+        state.done[idx[over]] = True
+        idx = idx[~over]
+        if len(idx):
+            ENG.turn(state, idx, seats)
+
+
+@pytest.mark.parametrize("specs,rules,limit", [
+    (("random", "random"), {}, 100_000),
+    (("strongest", "random"), {"match_points": 10}, 100_000),
+    (("random", "strongest"), {"match_points": 10}, 150),
+    (("random", "random"), {}, 50),
+])
+def test_every_state_array_and_random_stream_ends_the_same(specs, rules, limit):
+    """Not only the outcome: the final state of every game (hands, decks, houses, statistics) and every
+    seat's random stream counter are those of the turn-by-turn lane."""
+    r = ENG.make_rules(rules)
+    agents = lineup(GAME, list(specs), 2)
+    keys = game_keys(root_key(3), np.arange(400))
+    ends = []
+    for lane in ("batch", "compiled"):
+        state = ENG.new_state(keys, 2, r)
+        seats = Seats(agents, keys)
+        ENG.setup(state, seats)
+        if lane == "batch":
+            _batch_loop(state, seats, limit)
+        else:
+            ENG.play_compiled(state, seats, ENG.compiled_lineup(agents, 2, r), limit)
+        ends.append((state, seats.draws.counter.copy()))
+    (a, ca), (b, cb) = ends
+    for name, value in vars(a).items():
+        if isinstance(value, np.ndarray):
+            np.testing.assert_array_equal(value, getattr(b, name), err_msg=name)
+    np.testing.assert_array_equal(ca, cb)
+    if "random" in specs:
+        assert ca.sum() > 0
+    assert a.done.all()
+
+
+def test_a_turn_limit_stops_games_alike_in_both_lanes(compiled_calls):
+    class Short(FanAndMallet):
+        def turn_limit(self, rules):
+            return 57
+
+    eng = Short()
+    for rules in ({}, {"match_points": 5}):
+        r = eng.make_rules(rules)
+        agents = lineup(GAME, ["random", "strongest"], 2)
+        ids = np.arange(1500)
+        batch = eng.play(ids, 2, r, agents, root_key(12), width=500, compiled=False)
+        comp = eng.play(ids, 2, r, agents, root_key(12), width=500, compiled=True)
+        assert_same(batch, comp, f"limit 57, {rules}")
+        assert 0 < batch["timeout"].sum() < len(ids)
+        assert (batch["turns"][batch["timeout"]] == 57).all()
+        assert (batch["win"][batch["timeout"]] == 0).all()
+    assert compiled_calls[0] == 3000
+
+
+@dataclass(frozen=True)
+class MyRandom(RandomPlay):
+    """A subclass that plays exactly like ``random`` (it has no compiled form of its own)."""
+    name: ClassVar[str] = "my-random"
+
+
+@dataclass(frozen=True)
+class FirstCard(RandomPlay):
+    """A subclass that changes the decision: always the first card."""
+    name: ClassVar[str] = "first-card"
+
+    def play(self, obs, rng):
+        return np.zeros(len(obs), dtype=np.int64)
+
+
+@pytest.mark.parametrize("other", ["closer", "keeper", MyRandom(), FirstCard()])
+def test_lineups_without_a_compiled_form_use_the_batch_lane(other, compiled_calls):
+    agents = [lineup(GAME, [other], 1)[0] if isinstance(other, str) else other, Strongest()]
+    r = ENG.make_rules()
+    assert ENG.compiled_lineup(agents, 2, r) is None
+    ids = np.arange(300)
+    a = ENG.play(ids, 2, r, agents, root_key(5), compiled=True)
+    b = ENG.play(ids, 2, r, agents, root_key(5), compiled=False)
+    assert_same(a, b, str(other))
+    assert compiled_calls[0] == 0
+    if isinstance(other, MyRandom):  # same decisions, same streams: the results of ``random``
+        same = ENG.play(ids, 2, r, [RandomPlay(), Strongest()], root_key(5), compiled=True)
+        assert compiled_calls[0] == 300
+        assert_same(a, same, "subclass of random")
+    if isinstance(other, FirstCard):  # its own decision is the one played
+        ran = ENG.play(ids, 2, r, [RandomPlay(), Strongest()], root_key(5), compiled=True)
+        assert not np.array_equal(a["turns"], ran["turns"])
+
+
+@pytest.mark.parametrize("rules", [{}, {"match_points": 8}])
+def test_simulate_jobs_and_lanes_agree(rules):
+    agents = lineup(GAME, ["random", "strongest"], 2)
+    kw = dict(rules=rules, n_games=3000, seed=4, chunk_size=700)
+    one = simulate(GAME, agents, jobs=1, **kw).summary()
+    two = simulate(GAME, agents, jobs=2, **kw).summary()
+    batch = simulate(GAME, agents, jobs=1, compiled=False, **kw).summary()
+    assert one == two
+    assert one == batch
+
+
+def test_deals_are_the_shuffles_of_the_deal_stream():
+    """The deal kernel puts ``simcore.rng.permutations`` of the game's deal streams on the table: the
+    ring, each faction's hand (first 6) and deck, for any game number of a match."""
+    keys = game_keys(root_key(9), np.arange(50))
+    s = ENG.new_state(keys, 2, ENG.make_rules({"start_positions": "0,4", "match_points": 20}))
+    for no in (0, 3):
+        s.game_no[:] = no
+        ENG.deal(s, np.arange(50))
+        dk = stream_keys(keys, STREAM_DEAL, 0)
+        ring = permutations(stream_keys(dk, 1), s.game_no, N_HOUSES)
+        np.testing.assert_array_equal(s.ring_colour, ring % N_COLOURS)
+        np.testing.assert_array_equal(s.ring_faction, ring // N_COLOURS)
+        for f in (0, 1):
+            deck = permutations(stream_keys(dk, 2 + f), s.game_no, DECK) + f * DECK
+            np.testing.assert_array_equal(s.hand[:, f], deck[:, :HAND])
+            np.testing.assert_array_equal(s.deck[:, f, HAND:], deck[:, HAND:])
+            assert (s.deck[:, f, :HAND] == -1).all()
+        assert (s.pawn == [N_HOUSES - 1, 3]).all()
+        assert (s.count == 0).all() and (s.markers == 0).all() and (s.first_winner == -1).all()
+        ENG.check(s)
+
+
+def test_strongest_kernel_is_the_documented_preference():
+    """Highest-power spirit object (lowest colour among equals), else the kid ghost of lowest colour;
+    empty slots never chosen while a card is held."""
+    rng = np.random.default_rng(0)
+    hands = np.stack([rng.permutation(DECK)[:HAND] + DECK * (i % 2) for i in range(3000)])
+    sizes = rng.integers(1, HAND + 1, size=len(hands))
+    hands[np.arange(HAND)[None, :] >= sizes[:, None]] = -1
+    got = strongest_slots(hands)
+    for hand, slot in zip(hands, got):
+        cards = [(c % DECK) for c in hand if c >= 0]
+        spirits = [c for c in cards if c % 5 != 4]
+        if spirits:
+            want = min(spirits, key=lambda c: (-(c % 5), c // 5))
+        else:
+            want = min(cards, key=lambda c: c // 5)
+        assert hand[slot] % DECK == want
+    np.testing.assert_array_equal(got, np.argmax(STRONGEST_KEY[hands], axis=1))
