@@ -216,6 +216,11 @@ class Game(abc.ABC):
         :meth:`play_compiled`), else None. Default: no compiled lane."""
         return None
 
+    def new_compiled_state(self, keys: np.ndarray, players: int, rules: Any) -> Any:
+        """The fresh batch handed to :meth:`play_compiled` (an engine may leave work such as the first
+        deal to its compiled lane); default :meth:`new_state`."""
+        return self.new_state(keys, players, rules)
+
     def play_compiled(self, state: Any, seats: Seats, lineup: Any, limit: int) -> None:
         """Play every game of ``state`` to its end (or to ``limit`` turns, a timeout) in compiled code,
         one game after another, for the ``lineup`` given by :meth:`compiled_lineup`. It must give
@@ -328,7 +333,7 @@ class Game(abc.ABC):
         parts = []
         for a in range(0, len(ids), width):
             keys = game_keys(root, ids[a:a + width])
-            state = self.new_state(keys, players, rules)
+            state = self.new_compiled_state(keys, players, rules)
             seats = Seats(agents, keys)
             self.setup(state, seats)
             self.play_compiled(state, seats, lineup, limit)

@@ -97,7 +97,7 @@ def permutation_into(key, counter, out):
         out[k] = t
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=False)  # no reference counting (no allocation here)
 def _permutations(keys, counter, n, out):
     for i in range(keys.shape[0]):
         permutation_into(keys[i], counter[i], out[i])
@@ -127,7 +127,7 @@ def integer_below(u, high):
     return k if k < high - 1 else high - 1
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=False)
 def _draw(keys, counter, idx, k, out):
     """Rows of ``uniforms`` for keys ``keys[idx]`` at their counters, advancing those counters."""
     for i in range(idx.shape[0]):

@@ -352,7 +352,7 @@ def _finish_one(g, me, act, P, turns, round_turns, cur, ptr):
     emptied the face-down pile)."""
     turns[g] += 1
     round_turns[g] += 1
-    cur[g] = (me + 1) % P
+    cur[g] = me + 1 if me + 1 < P else 0
     return act == 0 or ptr[g] >= 54
 
 
@@ -462,8 +462,10 @@ def _end_round_one(gi, caller, ender, dream, nslots, score, last_totals, last_po
 # ---------------------------------------------------------------------------------------------
 # Batch kernels: the rule steps over the acting games of a turn. Each checks the actions it applies
 # and returns the position of the first illegal one, or -1 (the run then stops: nothing is undone).
+# Kernels that allocate nothing are compiled without reference counting (``_nrt=False``), which
+# otherwise costs atomic operations on every array passed to a rule step.
 # ---------------------------------------------------------------------------------------------
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=False)
 def _k_face_up(up, up_len, up_counts, dream, nslots, mem, kept, g, m, slot):
     for i in range(g.shape[0]):
         if not _face_up_one(up, up_len, up_counts, dream, nslots, mem, kept, g[i], m[i], slot[i]):
@@ -471,19 +473,19 @@ def _k_face_up(up, up_len, up_counts, dream, nslots, mem, kept, g, m, slot):
     return -1
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=False)
 def _k_pop(deck, ptr, g, out):
     for i in range(g.shape[0]):
         out[i] = _pop_one(deck, ptr, g[i])
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=False)
 def _k_push(up, up_len, up_counts, g, card):
     for i in range(g.shape[0]):
         _push_up_one(up, up_len, up_counts, g[i], card[i])
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=False)
 def _k_drawn(up, up_len, up_counts, dream, nslots, mem, kept, g, m, card, d):
     """Exchange (d >= 0) or put face up (DISCARD -1, USE -2) each drawn card; returns (first illegal
     position or -1, how many cards are used for their action)."""
@@ -496,7 +498,7 @@ def _k_drawn(up, up_len, up_counts, dream, nslots, mem, kept, g, m, card, d):
     return -1, n_use
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=False)
 def _k_peek(mem, dream, nslots, g, m, pl, sl):
     for i in range(g.shape[0]):
         if not _peek_one(mem, dream, nslots, g[i], m[i], pl[i], sl[i]):
@@ -504,7 +506,7 @@ def _k_peek(mem, dream, nslots, g, m, pl, sl):
     return -1
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=False)
 def _k_swap(dream, mem, kept, nslots, g, pa, sa, pb, sb):
     for i in range(g.shape[0]):
         if not _swap_one(dream, mem, kept, nslots, g[i], pa[i], sa[i], pb[i], sb[i]):
@@ -512,7 +514,7 @@ def _k_swap(dream, mem, kept, nslots, g, pa, sa, pb, sb):
     return -1
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=False)
 def _k_own(mem, nslots, up, up_len, idx, me, own, own_slots, top):
     S = mem.shape[3]
     for i in range(idx.shape[0]):
@@ -523,7 +525,7 @@ def _k_own(mem, nslots, up, up_len, idx, me, own, own_slots, top):
         top[i] = _VALUE_NB[up[gi, up_len[gi] - 1]]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=False)
 def _k_deal(decks, idx, P, deck, ptr, up, up_len, up_counts, dream, nslots, mem, kept):
     for i in range(idx.shape[0]):
         _deal_one(decks[i], idx[i], P, deck, ptr, up, up_len, up_counts, dream, nslots, mem, kept)
@@ -546,7 +548,7 @@ def _k_split(act, idx, me, nslots, kwih, order, counts):
     return -1
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=False)
 def _k_finish(act, idx, me, P, turns, round_turns, cur, ptr, end):
     """Count the turn, pass it to the left, and list (in ``end``) the games whose round is over."""
     n = 0
@@ -607,8 +609,7 @@ def threshold_scan(own, ns):
 
 
 @numba.njit(cache=True, inline="always")
-def threshold_start(own, ns, top, wake6):
-    total, worst, _, _ = threshold_scan(own, ns)
+def _threshold_start(total, worst, top, wake6):
     if total <= wake6:
         return 0        # Start.WAKE
     if top * MEAN_DEN < worst:
@@ -617,13 +618,24 @@ def threshold_start(own, ns, top, wake6):
 
 
 @numba.njit(cache=True, inline="always")
-def threshold_drawn(own, ns, card, kind):
-    _, worst, w, unknown = threshold_scan(own, ns)
+def _threshold_drawn(worst, w, unknown, card, kind):
     if kind == 2 and unknown >= 0:   # Kind.PEEK on an unknown own land
         return -2                    # Drawn.USE
     if card * MEAN_DEN < worst:
         return w
     return -1                        # Drawn.DISCARD
+
+
+@numba.njit(cache=True, inline="always")
+def threshold_start(own, ns, top, wake6):
+    total, worst, _, _ = threshold_scan(own, ns)
+    return _threshold_start(total, worst, top, wake6)
+
+
+@numba.njit(cache=True, inline="always")
+def threshold_drawn(own, ns, card, kind):
+    _, worst, w, unknown = threshold_scan(own, ns)
+    return _threshold_drawn(worst, w, unknown, card, kind)
 
 
 @numba.njit(cache=True, inline="always")
@@ -647,16 +659,18 @@ def _k_play(work, codes, params, skeys, scount, deal_keys, deck, ptr, up, up_len
             lead_changes, last_totals, last_points, penalty, tie_count, ravens, allin, n_rounds, target, kwih, limit):
     """The compiled lane: play every game to its end, one after another, with the reference policies of
     ``codes``/``params`` per seat; the rule steps are the functions above. Returns -1, or the game
-    where a policy made an illegal move. ``work``: scratch (6, max(54, P)) int64."""
+    where a policy made an illegal move. ``work``: scratch (5, 54) int64."""
     P = nslots.shape[1]
     S = SLOTS
     cards = work[0, :N_CARDS]
-    own = work[1, :S]            # the deciding player's memory of their own lands
-    totals = work[2, :P]
-    nines = work[3, :P]
-    only = work[4, :P]
-    points = work[5, :P]
+    totals = work[1, :P]
+    nines = work[2, :P]
+    only = work[3, :P]
+    points = work[4, :P]
     for g in range(done.shape[0]):
+        if ptr[g] == 0 and not done[g]:     # the first deal
+            permutation_into(deal_keys[g], rnd[g], cards)
+            _deal_one(cards, g, P, deck, ptr, up, up_len, up_counts, dream, nslots, mem, kept)
         while not done[g]:
             if turns[g] >= limit:
                 timeout[g] = True
@@ -665,11 +679,12 @@ def _k_play(work, codes, params, skeys, scount, deal_keys, deck, ptr, up, up_len
             me = cur[g]
             code = codes[me]
             f = g * P + me
-            for s in range(S):
-                own[s] = mem[g, me, me, s]
+            own = mem[g, me, me]         # the deciding player's memory of their own lands
             ns = nslots[g, me]
             if code == POLICY_THRESHOLD:
-                act = threshold_start(own, ns, _VALUE_NB[up[g, up_len[g] - 1]], np.int64(params[me, 0]) * MEAN_DEN)
+                # one look at the own lands serves the whole turn: it changes only after the last decision
+                total, worst, w, unknown = threshold_scan(own, ns)
+                act = _threshold_start(total, worst, _VALUE_NB[up[g, up_len[g] - 1]], np.int64(params[me, 0]) * MEAN_DEN)
             else:
                 base = draw_base(skeys, scount, f)
                 act = 0 if uniform_at(base, 0) < params[me, 0] else (1 if uniform_at(base, 1) < 0.5 else 2)
@@ -677,7 +692,7 @@ def _k_play(work, codes, params, skeys, scount, deal_keys, deck, ptr, up, up_len
                 return g
             if act == 1:
                 if code == POLICY_THRESHOLD:
-                    s = threshold_scan(own, ns)[2]
+                    s = w
                 else:
                     s = integer_below(uniform_at(draw_base(skeys, scount, f), 0), ns)
                 if not _face_up_one(up, up_len, up_counts, dream, nslots, mem, kept, g, me, s):
@@ -688,7 +703,7 @@ def _k_play(work, codes, params, skeys, scount, deal_keys, deck, ptr, up, up_len
                     kind = _KIND_NB[card]
                     ns = nslots[g, me]
                     if code == POLICY_THRESHOLD:
-                        d = threshold_drawn(own, ns, _VALUE_NB[card], kind)
+                        d = _threshold_drawn(worst, w, unknown, _VALUE_NB[card], kind)
                     else:
                         k = integer_below(uniform_at(draw_base(skeys, scount, f), 0), ns + 1 + (kind != 0))
                         d = k if k < ns else (-1 if k == ns else -2)
@@ -699,7 +714,7 @@ def _k_play(work, codes, params, skeys, scount, deal_keys, deck, ptr, up, up_len
                         break
                     if kind == 2:       # Peek 1
                         if code == POLICY_THRESHOLD:
-                            pl, sl = me, max(threshold_scan(own, ns)[3], 0)
+                            pl, sl = me, max(unknown, 0)
                         else:
                             total = 0
                             for p in range(P):
@@ -796,7 +811,7 @@ class Sen(Game):
 
     # ------------------------------------------------------------------ set-up
     def new_state(self, keys: np.ndarray, players: int, rules: SenRules,
-                  script: list | None = None) -> SenState:
+                  script: list | None = None, deal: bool = True) -> SenState:
         n = len(keys)
         z = lambda *shape, dt=np.int64: np.zeros(shape, dtype=dt)  # noqa: E731
         st = SenState(
@@ -811,8 +826,12 @@ class Sen(Game):
             leader=np.full(n, -1, dtype=np.int64), lead_changes=z(n), script=script,
             last_totals=z(n, players), last_points=z(n, players),
         )
-        self._deal(st, np.arange(n))
+        if deal:
+            self._deal(st, np.arange(n))
         return st
+
+    def new_compiled_state(self, keys: np.ndarray, players: int, rules: SenRules) -> SenState:
+        return self.new_state(keys, players, rules, deal=False)  # the compiled lane deals (ptr 0: no deal yet)
 
     def _deal(self, st: SenState, idx: np.ndarray) -> None:
         """Shuffle and deal a new round in games ``idx`` (deal of round r depends on (game, r) only)."""
@@ -1030,7 +1049,7 @@ class Sen(Game):
             raise SenseiError("scripted deals play in the batch lane")
         codes, params = lineup
         r = st.rules
-        work = np.zeros((6, N_CARDS), dtype=np.int64)
+        work = np.zeros((5, N_CARDS), dtype=np.int64)
         bad = _k_play(work, codes, params, seats.draws.keys, seats.draws.counter, st.deal_keys, st.deck, st.ptr, st.up,
                       st.up_len, st.up_counts, st.dream, st.nslots, st.mem, st.kept, st.score, st.cur, st.round,
                       st.done, st.turns, st.timeout, st.called, st.caller_ok, st.dream_sum, st.penalties,

@@ -1,0 +1,88 @@
+"""The Sen compiled lane plays exactly the games of the batch lane (same deals, same random streams,
+same rule steps), for every lineup it covers; other lineups keep to the batch lane."""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from simcore.games.sen import POLICY_RANDOM, POLICY_THRESHOLD, Sen
+from simcore.rng import root_key
+from simcore.runner import simulate
+from strategies.registry import lineup
+from strategies.sen import Threshold
+
+ENGINE = Sen()
+
+
+def both_lanes(specs, players, rules=None, n=1500, seed=11, width=700, engine=ENGINE):
+    rules = engine.make_rules(rules or {})
+    agents = lineup("sen", specs, players)
+    assert engine.compiled_lineup(agents, players, rules) is not None
+    ids = np.arange(1000, 1000 + n)
+    fast = engine.play(ids, players, rules, agents, root_key(seed), width=width, compiled=True)
+    slow = engine.play(ids, players, rules, agents, root_key(seed), width=width, compiled=False)
+    return fast, slow
+
+
+def assert_same(fast, slow):
+    assert fast.keys() == slow.keys()
+    for k in fast:
+        np.testing.assert_array_equal(np.asarray(fast[k]), np.asarray(slow[k]), err_msg=k)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+@pytest.mark.parametrize("specs", [["threshold"], ["random"], ["random:p_wake=0.03", "threshold:wake=14"]])
+def test_lanes_agree(players, specs):
+    if len(specs) > 1:
+        specs = (specs * players)[:players]
+    fast, slow = both_lanes(specs, players)
+    assert_same(fast, slow)
+    assert fast["turns"].min() > 0
+
+
+@pytest.mark.parametrize("rules", [
+    {"penalty": 15, "caller_tie": "count"},
+    {"ravens_not_scary": True, "go_all_in": True},
+    {"know_what_i_have": True, "rounds": 3},
+    {"target": 30, "penalty": 0},
+])
+def test_lanes_agree_with_rule_options(rules):
+    for specs in (["random"], ["threshold:wake=12", "random", "threshold:wake=6"]):
+        fast, slow = both_lanes(specs, len(specs) if len(specs) > 1 else 4, rules, n=800)
+        assert_same(fast, slow)
+
+
+def test_lanes_agree_on_timeouts():
+    eng = Sen()
+    eng.safety_turns = 110  # some games stop at the turn limit
+    fast, slow = both_lanes(["threshold"], 4, n=500, engine=eng)
+    assert_same(fast, slow)
+    assert 0 < fast["timeout"].sum() < 500
+
+
+def test_compiled_forms():
+    assert lineup("sen", ["threshold:wake=13"], 2)[0].compiled_policy() == (POLICY_THRESHOLD, (13.0,))
+    assert lineup("sen", ["random:p_wake=0.2"], 2)[0].compiled_policy() == (POLICY_RANDOM, (0.2,))
+    rules = ENGINE.make_rules({})
+    assert ENGINE.compiled_lineup(lineup("sen", ["threshold", "counter"], 2), 2, rules) is None
+
+    @dataclasses.dataclass(frozen=True)
+    class Bolder(Threshold):  # changes a decision: must not play the compiled threshold
+        def start(self, obs, rng):
+            return np.full(len(obs.me), 2)
+
+    agents = [Bolder(), Bolder()]
+    assert Bolder().compiled_policy() is None
+    assert ENGINE.compiled_lineup(agents, 2, rules) is None
+    out = ENGINE.play(np.arange(50), 2, rules, agents, root_key(1))
+    assert out["called"].sum() == 0  # the subclass's own start decision was used
+
+
+def test_simulate_lanes_and_jobs_agree():
+    agents = lineup("sen", ["threshold:wake=12", "random"], 2)
+    a = simulate("sen", agents, n_games=3000, seed=5, chunk_size=700)
+    b = simulate("sen", agents, n_games=3000, seed=5, chunk_size=1100, jobs=2)
+    c = simulate("sen", agents, n_games=3000, seed=5, chunk_size=900, compiled=False)
+    assert a.summary() == b.summary() == c.summary()
