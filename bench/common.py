@@ -55,17 +55,18 @@ def engine_vs_oracle(game: str, players: int, policy: str, oracle: Callable[[int
             "oracle_games_per_s": round(ora), "ratio": round(eng / ora, 1)}
 
 
-def jobs_speedup(game: str, specs: list[str], players: int, n_games: int, rules: dict | None = None) -> float:
+def jobs_speedup(game: str, specs: list[str], players: int, n_games: int, rules: dict | None = None,
+                 compiled: bool = True) -> float:
     """Wall-time ratio of jobs=1 over jobs=2 for the same run (workers started before timing)."""
     from simcore.runner import simulate
     from strategies.registry import lineup
 
     agents = lineup(game, specs, players)
-    simulate(game, agents, n_games=4096, seed=0, jobs=2, rules=rules)  # start the workers
+    simulate(game, agents, n_games=4096, seed=0, jobs=2, rules=rules, compiled=compiled)  # start the workers
     t0 = time.perf_counter()
-    simulate(game, agents, n_games=n_games, seed=1, jobs=1, rules=rules)
+    simulate(game, agents, n_games=n_games, seed=1, jobs=1, rules=rules, compiled=compiled)
     t1 = time.perf_counter()
-    simulate(game, agents, n_games=n_games, seed=1, jobs=2, rules=rules)
+    simulate(game, agents, n_games=n_games, seed=1, jobs=2, rules=rules, compiled=compiled)
     t2 = time.perf_counter()
     return (t1 - t0) / (t2 - t1)
 

@@ -17,6 +17,7 @@ from .common import jobs_speedup, peak_memory, sensei_cmd
 #: rows of the table: (game, bench module, its keyword arguments, lineup for the 2-worker run, players)
 ROWS = [
     ("sen", "bench.sen", {}, ["threshold"], 4),
+    ("sen", "bench.sen", {"compiled": False}, ["threshold"], 4),
     ("senshi", "bench.senshi", {}, ["greedy"], 4),
     ("sensu", "bench.sensu", {"players": 4}, ["random"], 4),
     ("sensu", "bench.sensu", {"players": 1}, ["random"], 1),
@@ -27,7 +28,7 @@ ROWS = [
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--seconds", type=float, default=6.0, help="seconds per speed measurement")
-    ap.add_argument("--jobs-games", type=int, default=131072, help="games for the 2-worker speed-up")
+    ap.add_argument("--jobs-games", type=int, default=262144, help="games for the 2-worker speed-up")
     ap.add_argument("--big-games", type=int, default=10_000_000, help="games of the large Sen run (memory)")
     ap.add_argument("--quick", action="store_true", help="small sizes (a smoke run)")
     args = ap.parse_args(argv)
@@ -37,7 +38,8 @@ def main(argv: list[str] | None = None) -> int:
     for game, module, kwargs, specs, players in ROWS:
         mod = importlib.import_module(module)
         res = mod.bench(args.seconds, **kwargs)
-        res["speedup_2_jobs"] = round(jobs_speedup(game, specs, players, args.jobs_games), 2)
+        res["speedup_2_jobs"] = round(jobs_speedup(game, specs, players, args.jobs_games,
+                                                   compiled=kwargs.get("compiled", True)), 2)
         rows.append(res)
         print(json.dumps(res), file=sys.stderr)
     # peak memory of one large run through the command line, and of a run 10x smaller (flatness)
@@ -48,9 +50,11 @@ def main(argv: list[str] | None = None) -> int:
         mem.append({"games": n, "peak_mib": round(peak / 2 ** 20, 1), "seconds": round(secs, 1),
                     "games_per_s": round(n / secs)})
     print()
-    print(f"{'game':<16}{'players':>8}{'policy':>12}{'engine g/s':>12}{'oracle g/s':>12}{'ratio':>8}{'2 jobs':>8}")
+    print(f"{'game':<16}{'players':>8}{'policy':>12}{'lane':>8}{'engine g/s':>12}{'oracle g/s':>12}{'ratio':>8}"
+          f"{'2 jobs':>8}")
     for r in rows:
-        print(f"{r['game']:<16}{r['players']:>8}{str(r.get('policy', '')):>12}{r['engine_games_per_s']:>12,}"
+        print(f"{r['game']:<16}{r['players']:>8}{str(r.get('policy', '')):>12}{r.get('lane', ''):>8}"
+              f"{r['engine_games_per_s']:>12,}"
               f"{r['oracle_games_per_s']:>12,}{r['ratio']:>8}{r['speedup_2_jobs']:>8}")
     print()
     print("peak memory, sen 4 players threshold, --jobs 2, whole process tree:")
