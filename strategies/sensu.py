@@ -7,8 +7,8 @@ from typing import ClassVar
 import numba
 import numpy as np
 
-from simcore.games.sensu import (CARD_TYPE, CARD_VALUE, CARD_WILD, SLOTS, SUBSET_SIZE, Action, arrange_by,
-                                 choose_rows, combos_of)
+from simcore.games.sensu import (CARD_TYPE, CARD_VALUE, CARD_WILD, POLICY_RANDOM, SLOTS, SUBSET_SIZE, Action,
+                                 arrange_by, choose_rows, combos_of)
 
 from .base import Strategy, param
 
@@ -36,6 +36,8 @@ class Random(Strategy):
     """
     name: ClassVar[str] = "random"
     game: ClassVar[str] = "sensu"
+    #: compiled form: ``simcore.games.sensu._k_play`` (every decision point, multiplayer and solo)
+    compiled_code: ClassVar[int] = POLICY_RANDOM
 
     def turn(self, obs, rng):
         u = rng.random(2)

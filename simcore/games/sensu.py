@@ -55,9 +55,10 @@ import numba
 import numpy as np
 
 from simcore.errors import SenseiError
-from simcore.game import Game, Metric, Seats, illegal
+from simcore.game import Game, Metric, Seats, illegal, policy_table
 from simcore.options import Rules, option
-from simcore.rng import STREAM_DEAL, _mix_scalar, permutations, stream_keys, uniforms
+from simcore.rng import (STREAM_DEAL, _mix_scalar, draw_base, integer_below, permutations, stream_keys,
+                         uniform_at, uniforms)
 
 # ----------------------------------------------------------------------------------------------------
 # Cards
@@ -174,6 +175,12 @@ def card_power(rules: SensuRules) -> np.ndarray:
     return np.append(pw, False)
 
 
+#: the decorator of the per-game rule steps (and of the compiled lane): compiled without reference
+#: counting (``_nrt=False``; they allocate nothing, scratch space is passed in), so that calling a step with
+#: a dozen state arrays costs no atomic reference-count updates
+_step = numba.njit(cache=True, _nrt=False)
+
+
 # ----------------------------------------------------------------------------------------------------
 # Combinations: subset tables over the 6 slots
 # ----------------------------------------------------------------------------------------------------
@@ -212,7 +219,7 @@ def combination_table(cards: np.ndarray) -> np.ndarray:
     return ok & NEED_OK[key, np.clip(sums, 0, 63)]
 
 
-@numba.njit(cache=True)
+@_step
 def _combos_row(cards, VAL, WCL, scratch, min_size):
     """The combination flags of one row of 6 slot cards (any may be empty) as a bit set over the 64 slot
     subsets (bit m set: subset m is a combination).
@@ -304,7 +311,7 @@ def _table5() -> np.ndarray:
 DIGIT = np.append(np.where(CARD_WILD[:90] >= 0, 10 + CARD_WILD[:90], CARD_VALUE[:90]), 0).astype(np.int64)
 
 
-@numba.njit(cache=True)
+@_step
 def _combo_bits(cards, VAL, WCL, DIG, table, scratch, min_size):
     """The combinations among one row of 6 slot cards as a bit set over the slot subsets: a table lookup
     when slot 5 is empty (at most 5 cards), the incremental subset sums otherwise."""
@@ -334,7 +341,7 @@ def _k_combos(cards, VAL, WCL, out, min_size):
     _k_combos_t(cards, VAL, WCL, DIGIT, _table5(), out, min_size)
 
 
-@numba.njit(cache=True)
+@_step
 def _redeem_one(cards, mask, VAL, WCL, TYPE):
     """Cards redeemed by slot subset ``mask`` of one row of slot cards: 1, plus 1 for two equal printed
     numbers (wilds never count), plus 1 for three cards of one type (wilds count)."""
@@ -381,7 +388,7 @@ def _k_redeem_all(cards, VAL, WCL, TYPE, out):
 # Rule steps: one scalar function per step and game (``g``), shared by the batch kernels (loops over
 # the acting games) and the compiled lane (:func:`_k_play`)
 # ----------------------------------------------------------------------------------------------------
-@numba.njit(cache=True)
+@_step
 def _stream_key(key, stream, sub):
     """``simcore.rng.stream_keys`` for one game key."""
     salt = _mix_scalar(numba.uint64(stream) * numba.uint64(0x9E3779B97F4A7C15)
@@ -389,20 +396,13 @@ def _stream_key(key, stream, sub):
     return _mix_scalar(key ^ salt)
 
 
-@numba.njit(cache=True)
+@_step
 def _draw_base(key, counter):
     """The hash of draw number ``counter`` of a stream (``simcore.rng._draw``)."""
     return _mix_scalar(key + numba.uint64(counter) * numba.uint64(0x94D049BB133111EB))
 
 
-@numba.njit(cache=True)
-def _uniform(base, j):
-    """Uniform number ``j`` (0-based) of a draw with hash ``base`` (``simcore.rng.uniforms``)."""
-    z = _mix_scalar(base ^ (numba.uint64(j + 1) * numba.uint64(0x9E3779B97F4A7C15)))
-    return float(z >> numba.uint64(11)) * (1.0 / 9007199254740992.0)
-
-
-@numba.njit(cache=True)
+@_step
 def _hand_cards(hand, hand_n, g, p, out):
     """The own hand's first 6 slots (the cards a combination can use; -1 = empty)."""
     n = hand_n[g, p]
@@ -410,7 +410,7 @@ def _hand_cards(hand, hand_n, g, p, out):
         out[s] = hand[g, p, s] if s < n else -1
 
 
-@numba.njit(cache=True)
+@_step
 def _place_cards(pile, pile_n, columns, col_n, g, out):
     """Solo: the exposed card of each place (0 = pile top, 1..4 = column ends; slot 5 empty)."""
     k = pile_n[g, 0]
@@ -421,7 +421,7 @@ def _place_cards(pile, pile_n, columns, col_n, g, out):
     out[5] = -1
 
 
-@numba.njit(cache=True)
+@_step
 def _sources(deck_n, pile_n, g):
     """The drawable sources as a bit set: bit 0 the deck, bit 1 + q the pile of seat q."""
     bits = 1 if deck_n[g] > 0 else 0
@@ -450,7 +450,7 @@ def _k_places(pile, pile_n, columns, col_n, idx, o_cards):
         _place_cards(pile, pile_n, columns, col_n, idx[i], o_cards[i])
 
 
-@numba.njit(cache=True)
+@_step
 def _draw_one(deck, deck_n, pile, pile_n, hand, hand_n, g, p, s):
     """Take the top of the deck (s 0) or of pile s-1 into the hand of seat p."""
     if s == 0:
@@ -472,7 +472,7 @@ def _k_draw(deck, deck_n, pile, pile_n, hand, hand_n, idx, seat, src):
         _draw_one(deck, deck_n, pile, pile_n, hand, hand_n, idx[i], seat[i], src[i])
 
 
-@numba.njit(cache=True)
+@_step
 def _discard_one(pile, pile_n, hand, hand_n, g, p, s):
     """Move hand slot ``s`` onto the player's own pile (the hand stays packed)."""
     c = hand[g, p, s]
@@ -491,11 +491,12 @@ def _k_discard(pile, pile_n, hand, hand_n, idx, seat, slot):
         _discard_one(pile, pile_n, hand, hand_n, idx[i], seat[i], slot[i])
 
 
-@numba.njit(cache=True)
-def _refill_one(deck, deck_n, pile, pile_n, reshuffles, key, g):
+@_step
+def _refill_one(deck, deck_n, pile, pile_n, reshuffles, key, g, buf):
     """Multiplayer: when the deck of game g (game key ``key``) is empty and a discard pile holds cards,
     shuffle all discard piles into a new deck. The shuffle orders the pile cards by one uniform per place
-    (seat q's pile position i is place q * D + i) of draw number ``reshuffles`` of the deal stream."""
+    (seat q's pile position i is place q * D + i) of draw number ``reshuffles`` of the deal stream.
+    ``buf``: float64 scratch of at least D entries."""
     if deck_n[g] > 0:
         return
     P = pile.shape[1]
@@ -507,19 +508,22 @@ def _refill_one(deck, deck_n, pile, pile_n, reshuffles, key, g):
         return
     reshuffles[g] += 1
     base = _draw_base(_stream_key(key, STREAM_DEAL, 0), reshuffles[g])
-    u = np.empty(cnt, np.float64)
-    cards = np.empty(cnt, np.int8)
     w = 0
     for q in range(P):
         for i in range(pile_n[g, q]):
-            u[w] = _uniform(base, q * D + i)
-            cards[w] = pile[g, q, i]
+            # insertion sort by the place's uniform, straight into the deck
+            u = uniform_at(base, q * D + i)
+            c = pile[g, q, i]
             pile[g, q, i] = -1
+            j = w
+            while j > 0 and buf[j - 1] > u:
+                buf[j] = buf[j - 1]
+                deck[g, j] = deck[g, j - 1]
+                j -= 1
+            buf[j] = u
+            deck[g, j] = c
             w += 1
         pile_n[g, q] = 0
-    order = np.argsort(u)
-    for j in range(cnt):
-        deck[g, j] = cards[order[j]]
     for j in range(cnt, D):
         deck[g, j] = -1
     deck_n[g] = cnt
@@ -527,9 +531,10 @@ def _refill_one(deck, deck_n, pile, pile_n, reshuffles, key, g):
 
 @numba.njit(cache=True)
 def _k_refill(deck, deck_n, pile, pile_n, reshuffles, keys, idx):
+    buf = np.empty(pile.shape[2], np.float64)
     for i in range(len(idx)):
         g = idx[i]
-        _refill_one(deck, deck_n, pile, pile_n, reshuffles, keys[g], g)
+        _refill_one(deck, deck_n, pile, pile_n, reshuffles, keys[g], g, buf)
 
 
 @numba.njit(cache=True)
@@ -582,18 +587,18 @@ def _k_check_arrange(cards, mask, order, k, ST):
     return bad
 
 
-@numba.njit(cache=True)
+@_step
 def _take_hand_one(hand, hand_n, pile, pile_n, g, p, order, k, out):
     """Play from the hand: remove the combination (slots ``order``), discard its unredeemed cards in order,
-    write the ``k`` redeemed cards to ``out`` (3,) (-1 beyond k)."""
-    taken = np.full(SLOTS, -1, np.int64)
+    write the ``k`` redeemed cards to ``out`` (-1 beyond k)."""
     c = 0
-    for j in range(SLOTS):
-        s = order[j]
-        if s < 0:
-            break
-        taken[j] = hand[g, p, s]
+    while c < SLOTS and order[c] >= 0:
         c += 1
+    for j in range(k, c):
+        pile[g, p, pile_n[g, p]] = hand[g, p, order[j]]
+        pile_n[g, p] += 1
+    for j in range(out.shape[0]):
+        out[j] = hand[g, p, order[j]] if j < k else -1
     n = hand_n[g, p]
     w = 0
     for j in range(n):
@@ -607,11 +612,6 @@ def _take_hand_one(hand, hand_n, pile, pile_n, g, p, order, k, out):
     for j in range(w, n):
         hand[g, p, j] = -1
     hand_n[g, p] = w
-    for j in range(k, c):
-        pile[g, p, pile_n[g, p]] = taken[j]
-        pile_n[g, p] += 1
-    for j in range(3):
-        out[j] = taken[j] if j < k else -1
 
 
 @numba.njit(cache=True)
@@ -620,29 +620,27 @@ def _k_take_hand(hand, hand_n, pile, pile_n, idx, seat, order, k, out):
         _take_hand_one(hand, hand_n, pile, pile_n, idx[i], seat[i], order[i], k[i], out[i])
 
 
-@numba.njit(cache=True)
+@_step
 def _take_places_one(pile, pile_n, columns, col_n, g, order, k, out):
-    """Solo play: take the combination from the pile top / column ends, discard the unredeemed."""
-    taken = np.full(SLOTS, -1, np.int64)
+    """Solo play: take the combination from the pile top / column ends, discard the unredeemed; ``out``
+    (at least 6 entries) gets the redeemed cards (-1 beyond k)."""
     c = 0
-    for j in range(SLOTS):
-        s = order[j]
-        if s < 0:
-            break
+    while c < SLOTS and order[c] >= 0:
+        s = order[c]
         if s == 0:
             pile_n[g, 0] -= 1
-            taken[j] = pile[g, 0, pile_n[g, 0]]
+            out[c] = pile[g, 0, pile_n[g, 0]]
             pile[g, 0, pile_n[g, 0]] = -1
         else:
             col_n[g, s - 1] -= 1
-            taken[j] = columns[g, s - 1, col_n[g, s - 1]]
+            out[c] = columns[g, s - 1, col_n[g, s - 1]]
             columns[g, s - 1, col_n[g, s - 1]] = -1
         c += 1
     for j in range(k, c):
-        pile[g, 0, pile_n[g, 0]] = taken[j]
+        pile[g, 0, pile_n[g, 0]] = out[j]
         pile_n[g, 0] += 1
-    for j in range(3):
-        out[j] = taken[j] if j < k else -1
+    for j in range(k, out.shape[0]):
+        out[j] = -1
 
 
 @numba.njit(cache=True)
@@ -651,7 +649,7 @@ def _k_take_places(pile, pile_n, columns, col_n, idx, order, k, out):
         _take_places_one(pile, pile_n, columns, col_n, idx[i], order[i], k[i], out[i])
 
 
-@numba.njit(cache=True)
+@_step
 def _deck_take_one(deck, deck_n, g):
     """Take the deck's top card (solo: the card drawn, before it is placed)."""
     deck_n[g] -= 1
@@ -660,7 +658,7 @@ def _deck_take_one(deck, deck_n, g):
     return c
 
 
-@numba.njit(cache=True)
+@_step
 def _solo_put_one(pile, pile_n, columns, col_n, g, c, where):
     """Solo: the card drawn goes onto the pile (``where`` 0) or the end of column ``where`` - 1."""
     if where == 0:
@@ -683,7 +681,7 @@ def _k_solo_put(pile, pile_n, columns, col_n, idx, card, where):
         _solo_put_one(pile, pile_n, columns, col_n, idx[i], card[i], where[i])
 
 
-@numba.njit(cache=True)
+@_step
 def _fits_one(fan_sticks, closed, chosen, g, p, c, ST, TYPE):
     """Whether card ``c`` (-1: no card) may go onto seat p's fan of its type: the fan is not closed, stays
     at most 10 sticks, and reaches 10 only if it is the chosen fan (or none is chosen)."""
@@ -705,7 +703,7 @@ def _k_fits(fan_sticks, closed, chosen, idx, seat, cards, ST, TYPE, out):
             out[i, j] = _fits_one(fan_sticks, closed, chosen, idx[i], seat[i], cards[i, j], ST, TYPE)
 
 
-@numba.njit(cache=True)
+@_step
 def _place_one(fan, fan_n, fan_sticks, closed, fan_power, pile, pile_n, chosen, g, p, c, ST, PW, TYPE, powers,
                win_at):
     """Place card ``c`` on seat p's fan of its type if it fits, else discard it onto p's pile.
@@ -753,7 +751,7 @@ def _k_place(fan, fan_n, fan_sticks, closed, fan_power, pile, pile_n, chosen, id
     return status, trig
 
 
-@numba.njit(cache=True)
+@_step
 def _limbo_one(limbo, g, red, k, j):
     """The game was won while placing redeemed card j: the later redeemed cards stay unplaced."""
     for q in range(3):
@@ -769,31 +767,34 @@ def _k_limbo(limbo, idx, red, k, j):
         _limbo_one(limbo, idx[i], red[i], k[i], j)
 
 
-@numba.njit(cache=True)
-def _new_chosen_one(cf_deck, cf_n, cf_disc, cf_shuffles, chosen, closed, key, g, p):
+@_step
+def _new_chosen_one(cf_deck, cf_n, cf_disc, cf_shuffles, chosen, closed, key, g, p, buf):
     """After seat p closed its chosen fan: draw closed-fan cards until one names a type not closed yet
     (a drawn closed type is discarded); when the deck is empty, its discarded cards are reshuffled
-    (placed by one uniform each of draw number ``cf_shuffles`` of deal stream 1); none left: no chosen fan."""
+    (ordered by one uniform per place, card i of type t at place 5 t + i, of draw number ``cf_shuffles``
+    of deal stream 1); none left: no chosen fan. ``buf``: float64 scratch of at least 15 entries."""
     while True:
         if cf_n[g] == 0:
             cf_shuffles[g] += 1
             base = _draw_base(_stream_key(key, STREAM_DEAL, 1), cf_shuffles[g])
-            cnt = cf_disc[g, 0] + cf_disc[g, 1] + cf_disc[g, 2]
-            u = np.empty(cnt, np.float64)
-            ty = np.empty(cnt, np.int8)
             w = 0
             for t in range(3):
-                for i in range(cf_disc[g, t]):  # closed-fan card i of type t is place 5 t + i
-                    u[w] = _uniform(base, 5 * t + i)
-                    ty[w] = t
+                for i in range(cf_disc[g, t]):
+                    u = uniform_at(base, 5 * t + i)
+                    j = w
+                    while j > 0 and buf[j - 1] > u:
+                        buf[j] = buf[j - 1]
+                        cf_deck[g, j] = cf_deck[g, j - 1]
+                        j -= 1
+                    buf[j] = u
+                    cf_deck[g, j] = t
                     w += 1
-            order = np.argsort(u)
-            for j in range(CF_CARDS):
-                cf_deck[g, j] = ty[order[j]] if j < cnt else -1
-            cf_n[g] = cnt
+            for j in range(w, CF_CARDS):
+                cf_deck[g, j] = -1
+            cf_n[g] = w
             for t in range(3):
                 cf_disc[g, t] = 0
-            if cnt == 0:  # nothing left to draw: no chosen fan any more
+            if w == 0:  # nothing left to draw: no chosen fan any more
                 chosen[g, p] = -1
                 return
         cf_n[g] -= 1
@@ -807,12 +808,13 @@ def _new_chosen_one(cf_deck, cf_n, cf_disc, cf_shuffles, chosen, closed, key, g,
 
 @numba.njit(cache=True)
 def _k_new_chosen(cf_deck, cf_n, cf_disc, cf_shuffles, chosen, closed, keys, idx, seat):
+    buf = np.empty(CF_CARDS, np.float64)
     for i in range(len(idx)):
         g = idx[i]
-        _new_chosen_one(cf_deck, cf_n, cf_disc, cf_shuffles, chosen, closed, keys[g], g, seat[i])
+        _new_chosen_one(cf_deck, cf_n, cf_disc, cf_shuffles, chosen, closed, keys[g], g, seat[i], buf)
 
 
-@numba.njit(cache=True)
+@_step
 def _courage_ok_one(fan, fan_n, closed, PW, g, p, out):
     """Courage: out (P, 3) the fans whose last card seat p may remove (an opponent's unclosed, non-empty
     fan whose last card bears no power symbol); returns whether any."""
@@ -835,8 +837,8 @@ def _k_courage_ok(fan, fan_n, closed, PW, idx, seat, out):
         _courage_ok_one(fan, fan_n, closed, PW, idx[i], seat[i], out[i])
 
 
-@numba.njit(cache=True)
-def _courage_one(fan, fan_n, fan_sticks, pile, pile_n, deck, deck_n, reshuffles, ST, key, g, ok, choice):
+@_step
+def _courage_one(fan, fan_n, fan_sticks, pile, pile_n, deck, deck_n, reshuffles, ST, key, g, ok, choice, buf):
     """Courage: for each opponent o in seat order that has a removable fan (``ok`` (P, 3)), the last card of
     its fan ``choice[o]`` goes onto o's discard pile (then the deck is refilled if it is empty)."""
     P = fan.shape[1]
@@ -850,18 +852,19 @@ def _courage_one(fan, fan_n, fan_sticks, pile, pile_n, deck, deck_n, reshuffles,
         fan_sticks[g, o, t] -= ST[c]
         pile[g, o, pile_n[g, o]] = c
         pile_n[g, o] += 1
-        _refill_one(deck, deck_n, pile, pile_n, reshuffles, key, g)
+        _refill_one(deck, deck_n, pile, pile_n, reshuffles, key, g, buf)
 
 
 @numba.njit(cache=True)
 def _k_courage(fan, fan_n, fan_sticks, pile, pile_n, deck, deck_n, reshuffles, ST, keys, idx, ok, choice):
+    buf = np.empty(pile.shape[2], np.float64)
     for i in range(len(idx)):
         g = idx[i]
         _courage_one(fan, fan_n, fan_sticks, pile, pile_n, deck, deck_n, reshuffles, ST, keys[g], g, ok[i],
-                     choice[i])
+                     choice[i], buf)
 
 
-@numba.njit(cache=True)
+@_step
 def _pile_take_one(pile, pile_n, g, q):
     """Take the top card of seat q's discard pile (Harmony)."""
     pile_n[g, q] -= 1
@@ -876,7 +879,7 @@ def _k_pile_take(pile, pile_n, idx, q, out):
         out[i] = _pile_take_one(pile, pile_n, idx[i], q[i])
 
 
-@numba.njit(cache=True)
+@_step
 def _end_turn(turns, current, g, p, P):
     """A multiplayer turn is over: count it and pass to the next seat."""
     turns[g] += 1
@@ -1177,6 +1180,274 @@ def arrange_by(obs: SensuObs, redeem_pref: np.ndarray | None = None, discard_key
 
 
 # ----------------------------------------------------------------------------------------------------
+# The compiled lane: whole games, one after another, with compiled forms of strategies
+# ----------------------------------------------------------------------------------------------------
+#: compiled policy codes (a strategy's ``compiled_code``)
+POLICY_RANDOM = 1
+_DECK, _PASS, _PLAY, _DRAW = int(Action.DECK), int(Action.PASS), int(Action.PLAY), int(Action.DRAW)
+
+
+@_step
+def _pick_bit(bits, u):
+    """``simcore.rng.choose`` over the set bits of ``bits`` (uint64) given one uniform: the k-th set bit
+    (k = min(floor(u * count), count - 1)), -1 when none."""
+    one = numba.uint64(1)
+    cnt = 0
+    b = bits
+    while b:
+        b &= b - one
+        cnt += 1
+    if cnt == 0:
+        return -1
+    k = int(u * cnt)
+    if k > cnt - 1:
+        k = cnt - 1
+    j = 0
+    while True:
+        if (bits >> numba.uint64(j)) & one:
+            if k == 0:
+                return j
+            k -= 1
+        j += 1
+
+
+@_step
+def _random_arrange(cards, mask, k, ST, base, order, buf):
+    """The ``random`` policy's arrange: :func:`arrange_by` with the 12 uniforms of draw ``base`` as redeeming
+    preferences and discard keys. The card with the most sticks (ties: the highest preference) is redeemed,
+    then for each bonus the fewest sticks (ties: the lowest 1 - preference); redeemed cards are built in
+    descending sticks (ties in redeeming order), the others discarded in increasing key order. ``buf``:
+    float64 scratch of at least 12 entries."""
+    key = buf[:SLOTS]
+    pref = buf[SLOTS:2 * SLOTS]
+    first = -1
+    best = -np.inf
+    n_inc = 0
+    for s in range(SLOTS):
+        pref[s] = uniform_at(base, s)
+        if (mask >> s) & 1 and cards[s] >= 0:
+            n_inc += 1
+            v = float(ST[cards[s]]) + 0.5 * pref[s]
+            if v > best:
+                best = v
+                first = s
+    low0 = -1
+    low1 = -1
+    v0 = np.inf
+    v1 = np.inf
+    for s in range(SLOTS):
+        if s == first or not ((mask >> s) & 1) or cards[s] < 0:
+            continue
+        v = float(ST[cards[s]]) + 0.5 * (1.0 - pref[s])
+        if v < v0:
+            low1 = low0
+            v1 = v0
+            low0 = s
+            v0 = v
+        elif v < v1:
+            low1 = s
+            v1 = v
+    for s in range(SLOTS):
+        rank = 0 if s == first else (1 if (k >= 2 and s == low0) else (2 if (k >= 3 and s == low1) else 9))
+        if rank < 9:
+            key[s] = (-float(ST[cards[s]]) * 4 + rank) - 100.0
+        elif (mask >> s) & 1 and cards[s] >= 0:
+            key[s] = uniform_at(base, SLOTS + s)
+        else:
+            key[s] = np.inf
+    # stable insertion sort of the slots by key
+    for s in range(SLOTS):
+        order[s] = s
+    for i in range(1, SLOTS):
+        j = i
+        while j > 0 and key[order[j - 1]] > key[order[j]]:
+            t = order[j - 1]
+            order[j - 1] = order[j]
+            order[j] = t
+            j -= 1
+    for s in range(n_inc, SLOTS):
+        order[s] = -1
+
+
+# The decisions of the compiled policies (``code[p]``, ``params[p]`` of seat p; stream f = g * P + p). Each
+# draws from the seat's stream exactly as its strategy class does through ``AgentRandom``.
+@_step
+def _pol_turn(code, params, p, skeys, scount, f, cards, VAL, WCL, DIG, table, scratch, sources):
+    """Multiplayer turn (random: one draw of 2 uniforms; with a combination in the hand, play one
+    uniformly with probability 1/2, else draw from a uniform source; PASS when there is none)."""
+    base = draw_base(skeys, scount, f)
+    u0 = uniform_at(base, 0)
+    u1 = uniform_at(base, 1)
+    if u0 < 0.5:  # the combinations matter only then
+        combos = _combo_bits(cards, VAL, WCL, DIG, table, scratch, 2)
+        if combos != 0:
+            return _PLAY + _pick_bit(combos, u1)
+    src = _pick_bit(sources, u1)
+    return src if src >= 0 else _PASS
+
+
+@_step
+def _pol_solo_turn(code, params, p, skeys, scount, f, combos, deck_n):
+    """Solo turn (random: play a uniform combination with probability 1/2, always when the deck is empty)."""
+    base = draw_base(skeys, scount, f)
+    if combos != 0 and (uniform_at(base, 0) < 0.5 or deck_n == 0):
+        return _PLAY + _pick_bit(combos, uniform_at(base, 1))
+    return _DRAW
+
+
+@_step
+def _pol_integer(code, params, p, skeys, scount, f, high):
+    """A choice in 0..high-1 (random: uniform): the hand slot to discard, the solo place of a drawn card."""
+    return integer_below(uniform_at(draw_base(skeys, scount, f), 0), high)
+
+
+@_step
+def _pol_arrange(code, params, p, skeys, scount, f, cards, mask, k, ST, order, buf):
+    _random_arrange(cards, mask, k, ST, draw_base(skeys, scount, f), order, buf)
+
+
+@_step
+def _pol_pick(code, params, p, skeys, scount, f, bits):
+    """A choice among the set bits of ``bits`` (random: uniform): Wisdom's source, Harmony's pile."""
+    return _pick_bit(bits, uniform_at(draw_base(skeys, scount, f), 0))
+
+
+@_step
+def _pol_courage(code, params, p, skeys, scount, f, ok, choice):
+    """Per opponent, the fan to strip among ``ok`` (P, 3) (random: one draw of P uniforms, a uniform
+    choice per seat; -1 where none)."""
+    base = draw_base(skeys, scount, f)
+    for o in range(ok.shape[0]):
+        bits = numba.uint64(0)
+        for t in range(3):
+            if ok[o, t]:
+                bits |= numba.uint64(1) << numba.uint64(t)
+        choice[o] = _pick_bit(bits, uniform_at(base, o))
+
+
+@_step
+def _build_c(g, p, red, k, win_at, deck, deck_n, hand, hand_n, pile, pile_n, fan, fan_n, fan_sticks, closed,
+             fan_power, winner, limbo, reshuffles, chosen, cf_deck, cf_n, cf_disc, cf_shuffles, done, keys, ST, PW,
+             TYPE, skeys, scount, code, params, powers, chosen_fan, ok, choice, buf):
+    """Place the ``k`` redeemed cards ``red`` in order, with closing, winning, chosen fans and powers (the
+    compiled form of ``Sensu._build`` / ``_place`` / ``_powers``)."""
+    P = hand.shape[1]
+    f = g * P + p
+    for j in range(k):
+        c = red[j]
+        while True:  # place c; Harmony places one more card, which may fire a power in turn
+            status, trig = _place_one(fan, fan_n, fan_sticks, closed, fan_power, pile, pile_n, chosen, g, p, c,
+                                      ST, PW, TYPE, powers, win_at)
+            if status == 3:
+                winner[g] = p
+                done[g] = True
+            if chosen_fan and status == 2 and chosen[g, p] == TYPE[c]:
+                _new_chosen_one(cf_deck, cf_n, cf_disc, cf_shuffles, chosen, closed, keys[g], g, p, buf)
+            if P > 1 and status == 0:
+                _refill_one(deck, deck_n, pile, pile_n, reshuffles, keys[g], g, buf)
+            if trig < 0:
+                break
+            if trig == WISDOM:
+                for _ in range(3):
+                    src = numba.uint64(_sources(deck_n, pile_n, g))
+                    if src == 0:
+                        break
+                    s = _pol_pick(code, params, p, skeys, scount, f, src)
+                    _draw_one(deck, deck_n, pile, pile_n, hand, hand_n, g, p, s)
+                    _refill_one(deck, deck_n, pile, pile_n, reshuffles, keys[g], g, buf)
+                break
+            if trig == COURAGE:
+                if _courage_ok_one(fan, fan_n, closed, PW, g, p, ok):
+                    _pol_courage(code, params, p, skeys, scount, f, ok, choice)
+                    _courage_one(fan, fan_n, fan_sticks, pile, pile_n, deck, deck_n, reshuffles, ST, keys[g], g, ok,
+                                 choice, buf)
+                break
+            # Harmony: the top of a discard pile that fits goes onto a fan
+            fit = numba.uint64(0)
+            for q in range(P):
+                top = pile[g, q, pile_n[g, q] - 1] if pile_n[g, q] > 0 else -1
+                if _fits_one(fan_sticks, closed, chosen, g, p, top, ST, TYPE):
+                    fit |= numba.uint64(1) << numba.uint64(q)
+            if fit == 0:
+                break
+            q = _pol_pick(code, params, p, skeys, scount, f, fit)
+            c = _pile_take_one(pile, pile_n, g, q)
+        if done[g]:
+            _limbo_one(limbo, g, red, k, j)
+            return
+
+
+@_step
+def _k_play(deck, deck_n, hand, hand_n, pile, pile_n, fan, fan_n, fan_sticks, closed, fan_power, plays, winner,
+            limbo, reshuffles, chosen, cf_deck, cf_n, cf_disc, cf_shuffles, columns, col_n, done, turns, timeout,
+            current, keys, ST, PW, TYPE, VAL, WCL, DIG, table, skeys, scount, code, params, powers, chosen_fan,
+            limit, cards, scratch, order, red, ok, choice, buf):
+    """Play every game to its end (or to ``limit`` turns: a timeout), one after another; the seats' random
+    streams are ``skeys`` / ``scount`` at flat position g * P + seat (``Seats.draws``). Scratch: ``cards``
+    int8 (6,), ``scratch`` int64 (4, 64), ``order`` / ``red`` int64 (6,), ``ok`` bool (P, 3), ``choice``
+    int64 (P,), ``buf`` float64 (at least the deck size)."""
+    n = done.shape[0]
+    P = hand.shape[1]
+    for g in range(n):
+        while not done[g]:
+            if turns[g] >= limit:
+                timeout[g] = True
+                done[g] = True
+                break
+            if P == 1:
+                # ----- solo turn -----
+                _place_cards(pile, pile_n, columns, col_n, g, cards)
+                bits = _combo_bits(cards, VAL, WCL, DIG, table, scratch, 3)
+                if deck_n[g] == 0 and bits == 0:  # nothing to draw or play: the game ends (not a turn)
+                    done[g] = True
+                    break
+                act = _pol_solo_turn(code, params, 0, skeys, scount, g, bits, deck_n[g])
+                if act >= _PLAY:
+                    mask = act - _PLAY
+                    k = _redeem_one(cards, mask, VAL, WCL, TYPE)
+                    _pol_arrange(code, params, 0, skeys, scount, g, cards, mask, k, ST, order, buf)
+                    _take_places_one(pile, pile_n, columns, col_n, g, order, k, red)
+                    plays[g, 0] += 1
+                    _build_c(g, 0, red, k, 3, deck, deck_n, hand, hand_n, pile, pile_n, fan, fan_n, fan_sticks,
+                             closed, fan_power, winner, limbo, reshuffles, chosen, cf_deck, cf_n, cf_disc,
+                             cf_shuffles, done, keys, ST, PW, TYPE, skeys, scount, code, params, powers, chosen_fan,
+                             ok, choice, buf)
+                elif deck_n[g] == 0:  # drawing from the empty deck ends the game (not a turn)
+                    done[g] = True
+                    break
+                else:
+                    c = _deck_take_one(deck, deck_n, g)
+                    where = _pol_integer(code, params, 0, skeys, scount, g, 5)
+                    _solo_put_one(pile, pile_n, columns, col_n, g, c, where)
+                turns[g] += 1
+                continue
+            # ----- multiplayer turn -----
+            p = current[g]
+            f = g * P + p
+            _hand_cards(hand, hand_n, g, p, cards)
+            act = _pol_turn(code, params, p, skeys, scount, f, cards, VAL, WCL, DIG, table, scratch,
+                            numba.uint64(_sources(deck_n, pile_n, g)))
+            if act >= _PLAY:
+                mask = act - _PLAY
+                k = _redeem_one(cards, mask, VAL, WCL, TYPE)
+                _pol_arrange(code, params, p, skeys, scount, f, cards, mask, k, ST, order, buf)
+                _take_hand_one(hand, hand_n, pile, pile_n, g, p, order, k, red)
+                plays[g, p] += 1
+                _refill_one(deck, deck_n, pile, pile_n, reshuffles, keys[g], g, buf)
+                _build_c(g, p, red, k, 2, deck, deck_n, hand, hand_n, pile, pile_n, fan, fan_n, fan_sticks, closed,
+                         fan_power, winner, limbo, reshuffles, chosen, cf_deck, cf_n, cf_disc, cf_shuffles, done, keys,
+                         ST, PW, TYPE, skeys, scount, code, params, powers, chosen_fan, ok, choice, buf)
+            elif act != _PASS:
+                _draw_one(deck, deck_n, pile, pile_n, hand, hand_n, g, p, act)
+                _refill_one(deck, deck_n, pile, pile_n, reshuffles, keys[g], g, buf)
+                while hand_n[g, p] > 5:
+                    slot = _pol_integer(code, params, p, skeys, scount, f, hand_n[g, p])
+                    _discard_one(pile, pile_n, hand, hand_n, g, p, slot)
+                    _refill_one(deck, deck_n, pile, pile_n, reshuffles, keys[g], g, buf)
+            _end_turn(turns, current, g, p, P)
+
+
+# ----------------------------------------------------------------------------------------------------
 # State
 # ----------------------------------------------------------------------------------------------------
 @dataclass
@@ -1247,6 +1518,24 @@ class Sensu(Game):
         super().validate(players, rules)
         if players == 1 and (rules.powers or rules.chosen_fan):
             raise SenseiError("sensu solo plays without the powers and chosen_fan variants")
+
+    # ----- the compiled lane ----------------------------------------------------------------------
+    def compiled_lineup(self, agents, players: int, rules: Any):
+        """(policy code per seat, parameters) when every seat's strategy has a compiled form, else None."""
+        return policy_table(agents, (POLICY_RANDOM,))
+
+    def play_compiled(self, st: SensuState, seats: Seats, lineup, limit: int) -> None:
+        code, params = lineup
+        r = st.rules
+        P = st.players
+        _k_play(st.deck, st.deck_n, st.hand, st.hand_n, st.pile, st.pile_n, st.fan, st.fan_n, st.fan_sticks,
+                st.closed, st.fan_power, st.plays, st.winner, st.limbo, st.reshuffles, st.chosen, st.cf_deck,
+                st.cf_n, st.cf_disc, st.cf_shuffles, st.columns, st.col_n, st.done, st.turns, st.timeout, st.current,
+                st.keys, st.ST, st.PW, CARD_TYPE, CARD_VALUE, CARD_WILD, DIGIT, _table5(), seats.draws.keys,
+                seats.draws.counter, code, params, bool(r.powers), bool(r.chosen_fan), int(limit),
+                np.empty(SLOTS, np.int8), np.zeros((4, 64), np.int64), np.empty(SLOTS, np.int64),
+                np.empty(SLOTS, np.int64), np.zeros((P, 3), np.bool_), np.empty(P, np.int64),
+                np.empty(max(st.deck.shape[1], 2 * SLOTS, CF_CARDS), np.float64))
 
     # ----- set-up --------------------------------------------------------------------------------
     def new_state(self, keys: np.ndarray, players: int, rules: Any, deck: np.ndarray | None = None,
@@ -1482,7 +1771,7 @@ class Sensu(Game):
 
     def _play(self, st, g, seat, mask, obs, seats) -> None:
         order, k = self._arrange(st, g, seat, mask, obs, seats)
-        red = np.empty((len(g), 3), np.int64)
+        red = np.empty((len(g), SLOTS), np.int64)
         _k_take_hand(st.hand, st.hand_n, st.pile, st.pile_n, g, seat, order, k, red)
         st.plays[g, seat] += 1
         self._refill(st, g)
@@ -1614,7 +1903,7 @@ class Sensu(Game):
             o2 = obs.take(r[is_play])
             mask = act[is_play] - Action.PLAY
             order, k = self._arrange(st, g, s0, mask, o2, seats)
-            red = np.empty((len(g), 3), np.int64)
+            red = np.empty((len(g), SLOTS), np.int64)
             _k_take_places(st.pile, st.pile_n, st.columns, st.col_n, g, order, k, red)
             st.plays[g, 0] += 1
             self._build(st, g, s0, red, k, seats, win_at=3)
