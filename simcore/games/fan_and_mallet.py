@@ -127,76 +127,87 @@ class FanAndMalletRules(Rules):
 
 _NO_REFCOUNT = {"cache": True, "_nrt": False}
 
+#: index of the lowest set bit of each 12-bit mask (-1 for 0)
+_LOWBIT = np.array([-1] + [(x & -x).bit_length() - 1 for x in range(1, 1 << N_HOUSES)], dtype=np.int64)
+_ALL = (1 << N_HOUSES) - 1
+
 
 @numba.njit(**_NO_REFCOUNT)
 def _score_house(st, n, bonus):
     """Bonuses (written to ``bonus``) and faction totals of the first ``n`` followers of stack ``st``."""
-    shown = 0
+    shown = 0  # bit v: a spirit object shows v
+    kids = 0  # bit i: follower i is a kid ghost
     n_white = 0
-    for i in range(n):
-        c = st[i]
-        if c < DECK:
-            n_white += 1
-        if c % 5 != KID:
-            shown |= 1 << (c % 5 + 1)
-    missing = 0
-    for v in range(4, 0, -1):
-        if not (shown >> v) & 1:
-            missing = v
-            break
     alt = True
-    for i in range(1, n):
-        if (st[i] >= DECK) == (st[i - 1] >= DECK):
-            alt = False
-    mortar = -1
-    for i in range(n):
-        bonus[i] = 0
+    tw = 0  # base powers by faction; the bonuses are added below
+    tb = 0
+    prev = -1
+    for i in range(n):  # without branches: kid ghosts are rare and unpredictable
         c = st[i]
-        if c % 5 != KID:
-            continue
+        bonus[i] = 0
+        black = 1 if c >= DECK else 0
+        alt &= black != prev
+        prev = black
+        kind = c % 5
+        kid = 1 if kind == KID else 0
+        kids |= kid << i
+        shown |= (1 - kid) << (kind + 1)
+        p = kind + 1 - kid * kind  # a kid ghost's base power is 1
+        n_white += 1 - black
+        tw += p * (1 - black)
+        tb += p * black
+    if kids == 0:
+        return tw, tb
+    mortar = -1
+    left = kids
+    while left:
+        i = _LOWBIT[left]
+        left &= left - 1
+        c = st[i]
         col = (c % DECK) // 5
+        b = 0
         if col == UMBRELLA:
-            if i > 0 and st[i - 1] % 5 != KID:
-                bonus[i] = st[i - 1] % 5 + 1
+            if i > 0 and not (kids >> (i - 1)) & 1:
+                b = st[i - 1] % 5 + 1
         elif col == BUCKET:
-            bonus[i] = missing
+            for v in range(4, 0, -1):
+                if not (shown >> v) & 1:
+                    b = v
+                    break
         elif col == MIRROR:
-            run = 0
             j = i - 1
-            while j >= 0 and st[j] % 5 != KID:
-                run += 1
+            while j >= 0 and not (kids >> j) & 1:
+                b += 1
                 j -= 1
             j = i + 1
-            while j < n and st[j] % 5 != KID:
-                run += 1
+            while j < n and not (kids >> j) & 1:
+                b += 1
                 j += 1
-            bonus[i] = run
         elif col == MORTAR:
-            mortar = i
+            mortar = i  # evaluated after every other kid ghost
+            continue
         elif col == CAULDRON:
             own = n_white if c < DECK else n - n_white
             if own <= 2:
-                bonus[i] = 4
+                b = 4
         elif alt:  # HATCHET
-            bonus[i] = 4
-    if mortar >= 0:  # evaluated after every other kid ghost
+            b = 4
+        bonus[i] = b
+        if c < DECK:
+            tw += b
+        else:
+            tb += b
+    if mortar >= 0:
         odd = 0
         for i in range(n):
             if i != mortar:
-                c = st[i]
-                p = (1 if c % 5 == KID else c % 5 + 1) + bonus[i]
-                if p % 2 == 1:
-                    odd += 1
+                p = (1 if (kids >> i) & 1 else st[i] % 5 + 1) + bonus[i]
+                odd += p & 1
         bonus[mortar] = odd
-    tw = 0
-    tb = 0
-    for i in range(n):
-        c = st[i]
-        p = (1 if c % 5 == KID else c % 5 + 1) + bonus[i]
-        if c < DECK:
-            tw += p
+        if st[mortar] < DECK:
+            tw += odd
         else:
-            tb += p
+            tb += odd
     return tw, tb
 
 
@@ -225,8 +236,6 @@ def _land(colours_row, pawn, colour):
     return -1
 
 
-_LOWBIT = np.array([-1] + [(x & -x).bit_length() - 1 for x in range(1, 1 << N_HOUSES)], dtype=np.int64)
-_ALL = (1 << N_HOUSES) - 1
 
 
 @numba.njit(cache=True)
