@@ -148,7 +148,7 @@ def _score_house(st, n, bonus):
         black = 1 if c >= DECK else 0
         alt &= black != prev
         prev = black
-        kind = c % 5
+        kind = CARD_KIND[c]
         kid = 1 if kind == KID else 0
         kids |= kid << i
         shown |= (1 - kid) << (kind + 1)
@@ -164,11 +164,11 @@ def _score_house(st, n, bonus):
         i = _LOWBIT[left]
         left &= left - 1
         c = st[i]
-        col = (c % DECK) // 5
+        col = CARD_COLOUR[c]
         b = 0
         if col == UMBRELLA:
             if i > 0 and not (kids >> (i - 1)) & 1:
-                b = st[i - 1] % 5 + 1
+                b = CARD_KIND[st[i - 1]] + 1
         elif col == BUCKET:
             for v in range(4, 0, -1):
                 if not (shown >> v) & 1:
@@ -201,7 +201,7 @@ def _score_house(st, n, bonus):
         odd = 0
         for i in range(n):
             if i != mortar:
-                p = (1 if (kids >> i) & 1 else st[i] % 5 + 1) + bonus[i]
+                p = (1 if (kids >> i) & 1 else CARD_KIND[st[i]] + 1) + bonus[i]
                 odd += p & 1
         bonus[mortar] = odd
         if st[mortar] < DECK:
@@ -320,7 +320,7 @@ def _play_card(g, a, sl, hand, hand_n, deck, deck_pos, stack, count, colours, fr
     c = hand[g, a, sl]
     hand[g, a, sl] = -1
     hand_n[g, a] -= 1
-    col = (c % DECK) // 5
+    col = CARD_COLOUR[c]
     h = _land_free(free[g, col], pawn[g, a])
     if h < 0:
         raise AssertionError("a follower found no house")
@@ -353,8 +353,8 @@ def _play_card(g, a, sl, hand, hand_n, deck, deck_pos, stack, count, colours, fr
                 ties_white_house[g] += 1
         for i in range(STACK):
             cc = stack[g, h, i]
-            if cc % 5 == KID:
-                ab = (cc % DECK) // 5
+            if CARD_KIND[cc] == KID:
+                ab = CARD_COLOUR[cc]
                 b = bonus[i]
                 ab_kids[g, ab] += 1
                 ab_bonus[g, ab] += b
