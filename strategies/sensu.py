@@ -8,7 +8,7 @@ import numba
 import numpy as np
 
 from simcore.games.sensu import (CARD_TYPE, CARD_VALUE, CARD_WILD, POLICY_RANDOM, SLOTS, SUBSET_SIZE, Action,
-                                 arrange_by, choose_rows, combos_of)
+                                 _eval_combo, _potential_one, arrange_by, choose_rows, combos_of)
 
 from .base import Strategy, param
 
@@ -81,142 +81,10 @@ _choose_rows = choose_rows
 # Heuristics: scoring kernels
 # ----------------------------------------------------------------------------------------------------
 @numba.njit(cache=True)
-def _eval_combo(cards, mask, fs, cl, chosen, ST, TYPE, VAL, WCL, w, close_bonus, win_bonus, closed_now, out_order):
-    """Best (value, order) of playing slot ``mask``: over every legal redeemed set and build order, the
-    weighted sticks placed plus bonuses for closing fans (and for the win). ``out_order`` gets the slots:
-    redeemed in build order, then the others, most valuable first (the least valuable ends on top)."""
-    slots = np.empty(SLOTS, np.int64)
-    c = 0
-    for s in range(SLOTS):
-        if (mask >> s) & 1:
-            slots[c] = s
-            c += 1
-    # redeem count
-    cnt = np.zeros(10, np.int64)
-    tc = np.zeros(3, np.int64)
-    pair = 0
-    three = 0
-    hi = 0
-    for j in range(c):
-        x = cards[slots[j]]
-        if WCL[x] < 0:
-            cnt[VAL[x]] += 1
-            if cnt[VAL[x]] == 2:
-                pair = 1
-        tc[TYPE[x]] += 1
-        if tc[TYPE[x]] == 3:
-            three = 1
-        hi = max(hi, ST[x])
-    k = 1 + pair + three
-    # canonical stick multiset: hi, then the k-1 smallest of the rest
-    st_sorted = np.empty(c, np.int64)
-    for j in range(c):
-        st_sorted[j] = ST[cards[slots[j]]]
-    st_sorted = np.sort(st_sorted)
-    want = np.zeros(8, np.int64)
-    want[hi] += 1
-    for j in range(k - 1):
-        want[st_sorted[j]] += 1
-    best = -1e9
-    best_sel = np.zeros(3, np.int64)
-    perm = np.empty(3, np.int64)
-    tmp = np.zeros(8, np.int64)
-    f2 = np.empty(3, np.int64)
-    c2 = np.empty(3, np.bool_)
-    # enumerate redeemed sets of size k by index combinations
-    for a in range(c):
-        for b in range(a + 1 if k > 1 else c, c if k > 1 else c + 1):
-            for d in range(b + 1 if k > 2 else c, c if k > 2 else c + 1):
-                sel = np.empty(k, np.int64)
-                sel[0] = a
-                if k > 1:
-                    sel[1] = b
-                if k > 2:
-                    sel[2] = d
-                tmp[:] = 0
-                for j in range(k):
-                    tmp[ST[cards[slots[sel[j]]]]] += 1
-                same = True
-                for v in range(8):
-                    if tmp[v] != want[v]:
-                        same = False
-                if not same:
-                    continue
-                # every build order of the redeemed cards
-                for p0 in range(k):
-                    for p1 in range(k):
-                        for p2 in range(k):
-                            if k >= 2 and p1 == p0:
-                                continue
-                            if k >= 3 and (p2 == p0 or p2 == p1):
-                                continue
-                            if k < 2 and p1 > 0:
-                                continue
-                            if k < 3 and p2 > 0:
-                                continue
-                            perm[0] = p0
-                            perm[1] = p1
-                            perm[2] = p2
-                            for t in range(3):
-                                f2[t] = fs[t]
-                                c2[t] = cl[t]
-                            val = 0.0
-                            ncl = closed_now
-                            ch = chosen
-                            for j in range(k):
-                                x = cards[slots[sel[perm[j]]]]
-                                t = TYPE[x]
-                                tot = f2[t] + ST[x]
-                                if c2[t] or tot > 10:
-                                    continue
-                                if tot == 10 and ch >= 0 and ch != t:
-                                    continue
-                                f2[t] = tot
-                                val += w[t] * ST[x]
-                                if tot == 10:
-                                    c2[t] = True
-                                    ncl += 1
-                                    val += close_bonus
-                                    if ncl >= 2:
-                                        val += win_bonus
-                                    if ch == t:
-                                        ch = -1  # the next chosen fan is unknown
-                                else:
-                                    # nearer to 10 is better
-                                    val += 0.05 * w[t] * tot
-                            if val > best:
-                                best = val
-                                for j in range(k):
-                                    best_sel[j] = sel[perm[j]]
-    # order: redeemed slots, then the others by decreasing keep-value (last = least useful on top)
-    used = np.zeros(c, np.bool_)
-    for j in range(k):
-        out_order[j] = slots[best_sel[j]]
-        used[best_sel[j]] = True
-    pos = k
-    for _ in range(c - k):
-        bj = -1
-        bv = -1e9
-        for j in range(c):
-            if used[j]:
-                continue
-            x = cards[slots[j]]
-            v = ST[x] + (1.5 if WCL[x] >= 0 else 0.0)
-            if v > bv:
-                bv = v
-                bj = j
-        used[bj] = True
-        out_order[pos] = slots[bj]
-        pos += 1
-    for j in range(pos, SLOTS):
-        out_order[j] = -1
-    return best
-
-
-@numba.njit(cache=True)
 def _k_score(cards, combos, fs, cl, chosen, ST, TYPE, VAL, WCL, w, close_bonus, win_bonus, out):
     """Value of every combination (m, 64) (-inf where not a combination)."""
     order = np.empty(SLOTS, np.int64)
+    ib = np.zeros(40, np.int64)
     for i in range(cards.shape[0]):
         ncl = 0
         for t in range(3):
@@ -224,59 +92,27 @@ def _k_score(cards, combos, fs, cl, chosen, ST, TYPE, VAL, WCL, w, close_bonus, 
         for m in range(64):
             if combos[i, m]:
                 out[i, m] = _eval_combo(cards[i], m, fs[i], cl[i], chosen[i], ST, TYPE, VAL, WCL, w[i],
-                                        close_bonus, win_bonus, ncl, order)
+                                        close_bonus, win_bonus, ncl, order, ib)
             else:
                 out[i, m] = -np.inf
 
 
 @numba.njit(cache=True)
 def _k_arrange(cards, mask, fs, cl, chosen, ST, TYPE, VAL, WCL, w, close_bonus, win_bonus, out):
+    ib = np.zeros(40, np.int64)
     for i in range(cards.shape[0]):
         ncl = 0
         for t in range(3):
             ncl += cl[i, t]
         _eval_combo(cards[i], mask[i], fs[i], cl[i], chosen[i], ST, TYPE, VAL, WCL, w[i], close_bonus,
-                    win_bonus, ncl, out[i])
+                    win_bonus, ncl, out[i], ib)
 
 
 @numba.njit(cache=True)
 def _k_potential(cards, fs, cl, ST, TYPE, VAL, WCL, w, out):
-    """How close each row of slot cards (m, 6) is to combinations: for every subset of 2-4 cards (at most
-    one wild) whose values leave 1..9 to reach 20, the weighted sticks of its best card that fits."""
+    """How close each row of slot cards (m, 6) is to combinations (``simcore.games.sensu._potential_one``)."""
     for i in range(cards.shape[0]):
-        tot = 0.0
-        for m in range(1, 64):
-            size = 0
-            s = 0
-            nw = 0
-            lo = 0
-            hi = 0
-            ok = True
-            bestv = 0.0
-            for b in range(SLOTS):
-                if (m >> b) & 1:
-                    x = cards[i, b]
-                    if x < 0:
-                        ok = False
-                        break
-                    size += 1
-                    if WCL[x] >= 0:
-                        nw += 1
-                        lo += 3 * WCL[x] + 1
-                        hi += 3 * WCL[x] + 3
-                    else:
-                        lo += VAL[x]
-                        hi += VAL[x]
-                    t = TYPE[x]
-                    if not cl[i, t] and fs[i, t] + ST[x] <= 10:
-                        v = w[i, t] * ST[x]
-                        if v > bestv:
-                            bestv = v
-            if not ok or size < 2 or size > 4 or nw > 1:
-                continue
-            if 20 - hi <= 9 and 20 - lo >= 1:
-                tot += 1.0 + bestv
-        out[i] = tot
+        out[i] = _potential_one(cards[i], fs[i], cl[i], ST, TYPE, VAL, WCL, w[i])
 
 
 def _own(obs):

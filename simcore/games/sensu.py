@@ -893,6 +893,187 @@ def _k_end_turn(turns, current, idx, seat, P):
 
 
 # ----------------------------------------------------------------------------------------------------
+# Valuations of the heuristic strategies (``strategies.sensu``), shared by their batch decisions and their
+# compiled forms
+# ----------------------------------------------------------------------------------------------------
+@_step
+def _eval_combo(cards, mask, fs, cl, chosen, ST, TYPE, VAL, WCL, w, close_bonus, win_bonus, closed_now, out_order,
+                ib):
+    """Best (value, order) of playing slot ``mask``: over every legal redeemed set and build order, the
+    weighted sticks placed plus bonuses for closing fans (and for the win). ``out_order`` gets the slots:
+    redeemed in build order, then the others, most valuable first (the least valuable ends on top).
+    ``ib``: int64 scratch of at least 32 entries."""
+    slots = ib[0:6]
+    best_sel = ib[6:9]
+    sel = ib[9:12]
+    perm = ib[12:15]
+    f2 = ib[16:19]
+    c2 = ib[19:22]
+    used = ib[22:28]
+    st_sorted = ib[28:34]
+    c = 0
+    for s in range(SLOTS):
+        if (mask >> s) & 1:
+            slots[c] = s
+            c += 1
+    # redeem count
+    seen = 0
+    t0 = 0
+    t1 = 0
+    t2 = 0
+    pair = 0
+    hi = 0
+    for j in range(c):
+        x = cards[slots[j]]
+        if WCL[x] < 0:
+            if (seen >> VAL[x]) & 1:
+                pair = 1
+            seen |= 1 << VAL[x]
+        t = TYPE[x]
+        if t == 0:
+            t0 += 1
+        elif t == 1:
+            t1 += 1
+        else:
+            t2 += 1
+        hi = max(hi, ST[x])
+    three = 1 if (t0 >= 3 or t1 >= 3 or t2 >= 3) else 0
+    k = 1 + pair + three
+    # canonical stick multiset (a histogram, 8 bits per stick value): hi, then the k-1 smallest
+    for j in range(c):
+        v = ST[cards[slots[j]]]
+        i = j
+        while i > 0 and st_sorted[i - 1] > v:
+            st_sorted[i] = st_sorted[i - 1]
+            i -= 1
+        st_sorted[i] = v
+    want = 1 << (8 * hi)
+    for j in range(k - 1):
+        want += 1 << (8 * st_sorted[j])
+    best = -1e9
+    # enumerate redeemed sets of size k by index combinations
+    for a in range(c):
+        for b in range(a + 1 if k > 1 else c, c if k > 1 else c + 1):
+            for d in range(b + 1 if k > 2 else c, c if k > 2 else c + 1):
+                sel[0] = a
+                sel[1] = b
+                sel[2] = d
+                tmp = 0
+                for j in range(k):
+                    tmp += 1 << (8 * ST[cards[slots[sel[j]]]])
+                if tmp != want:
+                    continue
+                # every build order of the redeemed cards
+                for p0 in range(k):
+                    for p1 in range(k):
+                        for p2 in range(k):
+                            if k >= 2 and p1 == p0:
+                                continue
+                            if k >= 3 and (p2 == p0 or p2 == p1):
+                                continue
+                            if k < 2 and p1 > 0:
+                                continue
+                            if k < 3 and p2 > 0:
+                                continue
+                            perm[0] = p0
+                            perm[1] = p1
+                            perm[2] = p2
+                            for t in range(3):
+                                f2[t] = fs[t]
+                                c2[t] = cl[t]
+                            val = 0.0
+                            ncl = closed_now
+                            ch = chosen
+                            for j in range(k):
+                                x = cards[slots[sel[perm[j]]]]
+                                t = TYPE[x]
+                                tot = f2[t] + ST[x]
+                                if c2[t] or tot > 10:
+                                    continue
+                                if tot == 10 and ch >= 0 and ch != t:
+                                    continue
+                                f2[t] = tot
+                                val += w[t] * ST[x]
+                                if tot == 10:
+                                    c2[t] = 1
+                                    ncl += 1
+                                    val += close_bonus
+                                    if ncl >= 2:
+                                        val += win_bonus
+                                    if ch == t:
+                                        ch = -1  # the next chosen fan is unknown
+                                else:
+                                    # nearer to 10 is better
+                                    val += 0.05 * w[t] * tot
+                            if val > best:
+                                best = val
+                                for j in range(k):
+                                    best_sel[j] = sel[perm[j]]
+    # order: redeemed slots, then the others by decreasing keep-value (last = least useful on top)
+    for j in range(c):
+        used[j] = 0
+    for j in range(k):
+        out_order[j] = slots[best_sel[j]]
+        used[best_sel[j]] = 1
+    pos = k
+    for _ in range(c - k):
+        bj = -1
+        bv = -1e9
+        for j in range(c):
+            if used[j]:
+                continue
+            x = cards[slots[j]]
+            v = ST[x] + (1.5 if WCL[x] >= 0 else 0.0)
+            if v > bv:
+                bv = v
+                bj = j
+        used[bj] = 1
+        out_order[pos] = slots[bj]
+        pos += 1
+    for j in range(pos, SLOTS):
+        out_order[j] = -1
+    return best
+
+
+@_step
+def _potential_one(cards, fs, cl, ST, TYPE, VAL, WCL, w):
+    """How close a row of slot cards (6) is to combinations: for every subset of 2-4 cards (at most one
+    wild) whose values leave 1..9 to reach 20, 1 plus the weighted sticks of its best card that fits."""
+    tot = 0.0
+    for m in range(1, 64):
+        size = 0
+        lo = 0
+        hi = 0
+        nw = 0
+        ok = True
+        bestv = 0.0
+        for b in range(SLOTS):
+            if (m >> b) & 1:
+                x = cards[b]
+                if x < 0:
+                    ok = False
+                    break
+                size += 1
+                if WCL[x] >= 0:
+                    nw += 1
+                    lo += 3 * WCL[x] + 1
+                    hi += 3 * WCL[x] + 3
+                else:
+                    lo += VAL[x]
+                    hi += VAL[x]
+                t = TYPE[x]
+                if not cl[t] and fs[t] + ST[x] <= 10:
+                    v = w[t] * ST[x]
+                    if v > bestv:
+                        bestv = v
+        if not ok or size < 2 or size > 4 or nw > 1:
+            continue
+        if 20 - hi <= 9 and 20 - lo >= 1:
+            tot += 1.0 + bestv
+    return tot
+
+
+# ----------------------------------------------------------------------------------------------------
 # Actions, observations, the decision interface
 # ----------------------------------------------------------------------------------------------------
 class Action(IntEnum):
