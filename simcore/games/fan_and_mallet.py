@@ -128,7 +128,7 @@ class FanAndMalletRules(Rules):
 _NO_REFCOUNT = {"cache": True, "_nrt": False}
 
 #: index of the lowest set bit of each 12-bit mask (-1 for 0)
-_LOWBIT = np.array([-1] + [(x & -x).bit_length() - 1 for x in range(1, 1 << N_HOUSES)], dtype=np.int64)
+_LOWBIT = np.array([-1] + [(x & -x).bit_length() - 1 for x in range(1, 1 << N_HOUSES)], dtype=np.int8)
 _ALL = (1 << N_HOUSES) - 1
 
 
