@@ -270,30 +270,27 @@ def _deal_game(g, deal_keys, game_no, start, ring_colour, ring_faction, colours,
     are ``simcore.rng``'s permutations keyed by ``deal_keys[g]`` (ring, White's deck, Black's deck) at
     draw number ``game_no[g]``; ``ring_perm`` (12,) and ``deck_perm`` (30,) are scratch space."""
     permutation_into(deal_keys[g, 0], game_no[g], ring_perm)
+    for c in range(N_COLOURS):
+        free[g, c] = _ALL
     for h in range(N_HOUSES):
-        r = ring_perm[h]
-        ring_colour[g, h] = r % N_COLOURS
-        ring_faction[g, h] = r // N_COLOURS
-        colours[g, h] = 1 << (r % N_COLOURS)
+        r = ring_perm[h]  # the house card faction * 6 + colour
+        fac = 1 if r >= N_COLOURS else 0
+        col = r - fac * N_COLOURS
+        ring_colour[g, h] = col
+        ring_faction[g, h] = fac
+        colours[g, h] = 1 << col
+        free[g, col] &= ~(1 << h)  # a house's origin blocks its colour
         for i in range(STACK):
             stack[g, h, i] = -1
         count[g, h] = 0
         owner[g, h] = -1
-    for c in range(N_COLOURS):
-        m = 0
-        for h in range(N_HOUSES):
-            if ring_colour[g, h] != c:
-                m |= 1 << h
-        free[g, c] = m
     for f in range(2):
         permutation_into(deal_keys[g, 1 + f], game_no[g], deck_perm)
-        for j in range(DECK):
-            c = deck_perm[j] + f * DECK
-            if j < HAND:
-                hand[g, f, j] = c
-                deck[g, f, j] = -1
-            else:
-                deck[g, f, j] = c
+        for j in range(HAND):
+            hand[g, f, j] = deck_perm[j] + f * DECK
+            deck[g, f, j] = -1
+        for j in range(HAND, DECK):
+            deck[g, f, j] = deck_perm[j] + f * DECK
         hand_n[g, f] = HAND
         deck_pos[g, f] = HAND
         pawn[g, f] = (start[f] + N_HOUSES - 1) % N_HOUSES
@@ -773,15 +770,15 @@ class FanAndMallet(Game):
     def new_state(self, keys: np.ndarray, players: int, rules: FanAndMalletRules) -> FanAndMalletState:
         n = len(keys)
         z = lambda *shape, dt=np.int64, v=0: np.full((n, *shape), v, dtype=dt)  # noqa: E731
+        e = lambda *shape, dt=np.int8: np.empty((n, *shape), dtype=dt)  # noqa: E731  (written by the deal)
         keys = np.asarray(keys, dtype=np.uint64)
         dk = stream_keys(keys, STREAM_DEAL, 0)
         s = FanAndMalletState(
             keys=keys, deal_keys=np.stack([stream_keys(dk, 1 + i) for i in range(3)], axis=1),
-            ring_colour=z(N_HOUSES, dt=np.int8), ring_faction=z(N_HOUSES, dt=np.int8),
-            stack=z(N_HOUSES, STACK, dt=np.int8, v=-1), count=z(N_HOUSES, dt=np.int8),
-            colours=z(N_HOUSES, dt=np.int8), free=z(N_COLOURS, dt=np.int16), owner=z(N_HOUSES, dt=np.int8, v=-1),
-            hand=z(2, HAND, dt=np.int8, v=-1), hand_n=z(2), deck=z(2, DECK, dt=np.int8, v=-1), deck_pos=z(2, dt=np.int8),
-            pawn=z(2, dt=np.int8), markers=z(2, dt=np.int8), to_move=z(), first_done=z(dt=bool), first_winner=z(v=-1),
+            ring_colour=e(N_HOUSES), ring_faction=e(N_HOUSES), stack=e(N_HOUSES, STACK), count=e(N_HOUSES),
+            colours=e(N_HOUSES), free=e(N_COLOURS, dt=np.int16), owner=e(N_HOUSES), hand=e(2, HAND),
+            hand_n=e(2, dt=np.int64), deck=e(2, DECK), deck_pos=e(2), pawn=e(2), markers=e(2), to_move=z(),
+            first_done=e(dt=bool), first_winner=e(dt=np.int64),
             points=z(2), game_no=z(), winner=z(v=-1), done=z(dt=bool), turns=z(), timeout=z(dt=bool),
             houses=z(), first_white=z(), first_winner_won=z(), ties=z(), ties_white_house=z(),
             ab_kids=z(6), ab_bonus=z(6), ab_swing=z(6),
