@@ -316,7 +316,6 @@ def _play_card(g, a, sl, hand, hand_n, deck, deck_pos, stack, count, colours, fr
     (``bonus`` (5,) is scratch space)."""
     c = hand[g, a, sl]
     hand[g, a, sl] = -1
-    hand_n[g, a] -= 1
     col = CARD_COLOUR[c]
     h = _land_free(free[g, col], pawn[g, a])
     if h < 0:
@@ -361,14 +360,16 @@ def _play_card(g, a, sl, hand, hand_n, deck, deck_pos, stack, count, colours, fr
                 if alt != win:
                     ab_swing[g, ab] += 1
         won = markers[g, win] >= TARGET
-    if not won:
+    if won:
+        hand_n[g, a] -= 1
+    else:
         p = deck_pos[g, a]
-        if p < DECK:
+        if p < DECK:  # the drawn card takes the played card's slot
             hand[g, a, sl] = deck[g, a, p]
-            hand_n[g, a] += 1
             deck[g, a, p] = -1
             deck_pos[g, a] = p + 1
         else:  # keep the hand in slots 0..size-1
+            hand_n[g, a] -= 1
             last = HAND - 1
             while last > sl and hand[g, a, last] < 0:
                 last -= 1
