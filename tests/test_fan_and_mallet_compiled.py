@@ -86,6 +86,7 @@ def _batch_loop(state, seats, limit):
 
 @pytest.mark.parametrize("specs,rules,limit", [
     (("random", "random"), {}, 100_000),
+    (("random", "random"), {"match_points": 15}, 100_000),
     (("strongest", "random"), {"match_points": 10}, 100_000),
     (("random", "strongest"), {"match_points": 10}, 150),
     (("random", "random"), {}, 50),

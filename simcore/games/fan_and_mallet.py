@@ -485,10 +485,18 @@ def strongest_slots(hand: np.ndarray) -> np.ndarray:
 
 
 @numba.njit(cache=True, inline="always")
-def _random_slot(draw_keys, draw_counter, flat, size):
-    """``random``: ``AgentRandom.integers(size)`` on the stream at flat position ``flat`` (one draw: one
-    counter step)."""
-    return integer_below(uniform_at(draw_base(draw_keys, draw_counter, flat), 0), size)
+def _next_uniform(draw_keys, draw_counter, flat):
+    """The uniform that the next draw of the stream at flat position ``flat`` gives (``simcore.rng``'s
+    ``draw_base`` and ``uniform_at``), without taking the draw: its counter is left as it was."""
+    base = draw_base(draw_keys, draw_counter, flat)
+    draw_counter[flat] -= 1
+    return uniform_at(base, 0)
+
+
+@numba.njit(cache=True, inline="always")
+def _seat_uniform(code, draw_keys, draw_counter, flat):
+    """:func:`_next_uniform` for a seat playing ``random`` (0.0 for a seat that draws nothing)."""
+    return _next_uniform(draw_keys, draw_counter, flat) if code == POLICY_RANDOM else 0.0
 
 
 @numba.njit(**_NO_REFCOUNT)
@@ -500,14 +508,21 @@ def _play_games(code, limit, match_points, start, deal_keys, draw_keys, draw_cou
     another, with the policy ``code[seat]`` in each seat."""
     players = code.shape[0]
     for g in range(done.shape[0]):
+        # ``random`` takes one draw per decision, ``AgentRandom.integers(hand size)``; the uniform of the
+        # next mover's draw is worked out a turn ahead (this turn changes neither that stream nor its
+        # counter), so that it is ready when the decision comes
+        a = to_move[g]
+        u = _seat_uniform(code[a], draw_keys, draw_counter, g * players + a)
         while not done[g]:
             if turns[g] >= limit:
                 timeout[g] = True
                 done[g] = True
                 break
-            a = to_move[g]
+            b = 1 - a
+            u_next = _seat_uniform(code[b], draw_keys, draw_counter, g * players + b)
             if code[a] == POLICY_RANDOM:
-                sl = _random_slot(draw_keys, draw_counter, g * players + a, hand_n[g, a])
+                draw_counter[g * players + a] += 1  # the draw of ``u`` is taken
+                sl = integer_below(u, hand_n[g, a])
             else:
                 sl = _strongest_slot(hand[g, a])
             if _play_card(g, a, sl, hand, hand_n, deck, deck_pos, stack, count, colours, free, owner, ring_faction,
@@ -518,6 +533,8 @@ def _play_games(code, limit, match_points, start, deal_keys, draw_keys, draw_cou
                     _deal_game(g, deal_keys, game_no, start, ring_colour, ring_faction, colours, free, stack, count,
                                owner, hand, hand_n, deck, deck_pos, pawn, markers, first_done, first_winner,
                                ring_perm, deck_perm)
+            a = to_move[g]
+            u = u_next if a == b else _seat_uniform(code[a], draw_keys, draw_counter, g * players + a)
 
 
 @dataclasses.dataclass
