@@ -7,8 +7,9 @@ from typing import ClassVar
 import numba
 import numpy as np
 
-from simcore.games.sensu import (CARD_TYPE, CARD_VALUE, CARD_WILD, POLICY_RANDOM, SLOTS, SUBSET_SIZE, Action,
-                                 _eval_combo, _potential_one, arrange_by, choose_rows, combos_of)
+from simcore.games.sensu import (CARD_TYPE, CARD_VALUE, CARD_WILD, POLICY_FOCUS, POLICY_PLANNER, POLICY_RANDOM,
+                                 POLICY_REDEEMER, SLOTS, SUBSET_SIZE, Action, _eval_combo, _potential_one, arrange_by,
+                                 choose_rows, combos_of)
 
 from .base import Strategy, param
 
@@ -281,8 +282,13 @@ class Redeemer(_Heuristic):
     redeemed set and build order is tried); draw a pile top only when it completes such a combination."""
     name: ClassVar[str] = "redeemer"
     game: ClassVar[str] = "sensu"
+    #: compiled form: ``simcore.games.sensu._k_play`` with parameters (close_bonus, play_min)
+    compiled_code: ClassVar[int] = POLICY_REDEEMER
     close_bonus: float = param(6.0, "value of closing a fan, in sticks", min=0.0)
     play_min: float = param(0.0, "play the best combination only when its value is at least this", min=-1.0)
+
+    def compiled_params(self):
+        return (self.close_bonus, self.play_min)
 
 
 @dataclass(frozen=True)
@@ -291,12 +297,18 @@ class Planner(_Heuristic):
     ``play_min`` sticks, and does not feed the next player (penalises discards that fit their fans)."""
     name: ClassVar[str] = "planner"
     game: ClassVar[str] = "sensu"
+    #: compiled form: ``simcore.games.sensu._k_play`` with parameters (close_bonus, play_min, keep, feed_penalty,
+    #: impatience)
+    compiled_code: ClassVar[int] = POLICY_PLANNER
     close_bonus: float = param(6.0, "value of closing a fan, in sticks", min=0.0)
     play_min: float = param(3.0, "play the best combination only when its value is at least this", min=-1.0)
     keep: float = param(0.5, "weight of near-combinations kept in hand when discarding", min=0.0)
     feed_penalty: float = param(1.0, "penalty per stick of a discard that fits the next player's fans", min=0.0)
     impatience: float = param(0.1, "chance per turn of playing a combination worth less than play_min",
                               min=0.0, max=1.0)
+
+    def compiled_params(self):
+        return (self.close_bonus, self.play_min, self.keep, self.feed_penalty, self.impatience)
 
     @property
     def keep_weight(self) -> float:  # type: ignore[override]
@@ -323,10 +335,17 @@ class Focus(_Heuristic):
     type count only ``off_weight``; otherwise plays like the redeemer."""
     name: ClassVar[str] = "focus"
     game: ClassVar[str] = "sensu"
+    #: compiled form: ``simcore.games.sensu._k_play`` with parameters (close_bonus, play_min, off_weight, the
+    #: fan type outside ``pair``, -1 for auto)
+    compiled_code: ClassVar[int] = POLICY_FOCUS
     close_bonus: float = param(8.0, "value of closing a fan, in sticks", min=0.0)
     play_min: float = param(0.0, "play the best combination only when its value is at least this", min=-1.0)
     off_weight: float = param(0.3, "value of a stick on the fan type outside the focus", min=0.0, max=1.0)
     pair: str = param("auto", "the two focus types: auto, 01, 02 or 12", choices=("auto", "01", "02", "12"))
+
+    def compiled_params(self):
+        off = -1 if self.pair == "auto" else 3 - int(self.pair[0]) - int(self.pair[1])
+        return (self.close_bonus, self.play_min, self.off_weight, off)
 
     def weights(self, obs):
         m = len(obs)

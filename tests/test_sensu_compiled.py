@@ -10,7 +10,7 @@ from simcore.registry import get_game
 from simcore.rng import game_keys, root_key
 from simcore.runner import simulate
 from strategies.registry import lineup
-from strategies.sensu import Planner, Random
+from strategies.sensu import STRATEGIES, Focus, Planner, Random, Redeemer
 
 ENG = get_game("sensu")
 
@@ -22,6 +22,12 @@ class Tweaked(Random):
 
     def place(self, obs, rng):  # solo: always a column
         return 1 + rng.integers(4)
+
+
+@dataclass(frozen=True)
+class Cautious(Planner):
+    """A subclass of a compiled heuristic (same decisions): it plays the batch lane."""
+    name: ClassVar[str] = "cautious"
 
 
 @pytest.fixture
@@ -92,6 +98,41 @@ def played_state(players, rules, n=1000, seed=11):
     return st
 
 
+HEURISTIC_CASES = [
+    (1, {}, ["redeemer"], 1500),
+    (1, {"sticks": "C"}, ["planner"], 1500),
+    (1, {"sticks": "A2"}, ["focus"], 1500),
+    (1, {}, ["focus:pair=02,off_weight=0.5"], 800),
+    (2, {}, ["planner", "redeemer"], 1000),
+    (2, {"chosen_fan": True}, ["focus:pair=01,off_weight=0.5", "planner:impatience=0.5,keep=1.0"], 600),
+    (3, {"powers": True}, ["focus", "planner", "random"], 800),
+    (3, {"chosen_fan": True, "sticks": "B"}, ["redeemer:close_bonus=2.0,play_min=4.0", "focus", "planner"], 500),
+    (4, {}, ["redeemer", "planner", "focus", "random"], 800),
+    (4, {"powers": True, "power_copies": "AC"}, ["planner:feed_penalty=3.0", "random", "redeemer", "focus:pair=12"],
+     600),
+    (5, {}, ["random", "random", "planner", "random", "focus"], 600),
+    (5, {"chosen_fan": True, "powers": True}, ["planner", "focus", "redeemer", "planner", "random"], 400),
+]
+
+
+@pytest.mark.parametrize("players,rules,specs,n", HEURISTIC_CASES)
+def test_heuristics_same_results_in_both_lanes(players, rules, specs, n, lanes):
+    agents = lineup("sensu", specs, players)
+    assert ENG.compiled_lineup(agents, players, ENG.make_rules(rules)) is not None
+    fast, slow = both(players, rules, agents, n)
+    assert lanes
+    assert_same(fast, slow)
+
+
+def test_every_strategy_has_a_compiled_form_with_its_parameters():
+    assert all(type(s).__dict__.get("compiled_code") is not None for s in (cls() for cls in STRATEGIES))
+    codes = {cls().compiled_policy()[0] for cls in STRATEGIES}
+    assert len(codes) == len(STRATEGIES)
+    assert Planner(keep=0.7, impatience=0.2).compiled_policy()[1] == (6.0, 3.0, 0.7, 1.0, 0.2)
+    assert [Focus(pair=p).compiled_params()[3] for p in ("auto", "01", "02", "12")] == [-1, 2, 1, 0]
+    assert Redeemer(close_bonus=4.0).compiled_params() == (4.0, 0.0)
+
+
 def test_the_compared_games_exercise_the_variants():
     """The rules' rarer paths run in games like the compared ones: every power fires, a win leaves redeemed
     cards unplaced, decks are reshuffled, chosen fans are drawn anew, chosen-fan games stall to the limit."""
@@ -132,14 +173,19 @@ def empty_closed_fan_decks(st):
     st.cf_n[:] = 0
 
 
-@pytest.mark.parametrize("players,rules,prep", [(4, {}, None), (2, {"powers": True, "chosen_fan": True}, None),
-                                                (5, {"chosen_fan": True}, empty_closed_fan_decks),
-                                                (3, {"chosen_fan": True, "powers": True, "max_turns": 300},
-                                                 empty_closed_fan_decks), (1, {}, None)])
-def test_final_states_and_random_streams_match(players, rules, prep):
+@pytest.mark.parametrize("players,rules,prep,specs", [
+    (4, {}, None, ["random"]),
+    (2, {"powers": True, "chosen_fan": True}, None, ["random"]),
+    (5, {"chosen_fan": True}, empty_closed_fan_decks, ["random"]),
+    (3, {"chosen_fan": True, "powers": True, "max_turns": 300}, empty_closed_fan_decks, ["random"]),
+    (1, {}, None, ["random"]),
+    (4, {"powers": True, "chosen_fan": True}, empty_closed_fan_decks, ["planner", "random", "focus", "redeemer"]),
+    (1, {}, None, ["planner"]),
+])
+def test_final_states_and_random_streams_match(players, rules, prep, specs):
     """Every state array and every seat's stream counter ends the same in both lanes."""
     R = ENG.make_rules(rules)
-    agents = lineup("sensu", ["random"], players)
+    agents = lineup("sensu", specs, players)
     keys = game_keys(root_key(5), np.arange(400))
     a, b = ENG.new_state(keys, players, R), ENG.new_state(keys, players, R)
     if prep is not None:
@@ -161,7 +207,8 @@ def test_final_states_and_random_streams_match(players, rules, prep):
         if isinstance(value, np.ndarray):
             np.testing.assert_array_equal(value, getattr(b, name), err_msg=name)
     np.testing.assert_array_equal(sa.draws.counter, sb.draws.counter)
-    assert sb.draws.counter.sum() > 0
+    if "random" in specs or (players > 1 and "planner" in specs):  # the others draw nothing
+        assert sb.draws.counter.sum() > 0
     ENG.check(b)
     if prep is not None:
         assert (b.cf_shuffles > 0).sum() > 50
@@ -170,7 +217,7 @@ def test_final_states_and_random_streams_match(players, rules, prep):
 @pytest.mark.parametrize("players", [1, 3])
 def test_non_compiled_lineups_use_the_batch_lane(players, lanes):
     R = ENG.make_rules({})
-    for agents in ([Random()] * (players - 1) + [Tweaked()], [Random()] * (players - 1) + [Planner()]):
+    for agents in ([Random()] * (players - 1) + [Tweaked()], [Planner()] * (players - 1) + [Cautious()]):
         assert ENG.compiled_lineup(agents, players, R) is None
         fast, slow = both(players, {}, agents, 300)
         assert_same(fast, slow)

@@ -1365,6 +1365,9 @@ def arrange_by(obs: SensuObs, redeem_pref: np.ndarray | None = None, discard_key
 # ----------------------------------------------------------------------------------------------------
 #: compiled policy codes (a strategy's ``compiled_code``)
 POLICY_RANDOM = 1
+POLICY_REDEEMER = 2
+POLICY_PLANNER = 3
+POLICY_FOCUS = 4
 _DECK, _PASS, _PLAY, _DRAW = int(Action.DECK), int(Action.PASS), int(Action.PLAY), int(Action.DRAW)
 
 
@@ -1450,16 +1453,93 @@ def _random_arrange(cards, mask, k, ST, base, order, buf):
         order[s] = -1
 
 
-# The decisions of the compiled policies (``code[p]``, ``params[p]`` of seat p; stream f = g * P + p). Each
-# draws from the seat's stream exactly as its strategy class does through ``AgentRandom``.
+# The decisions of the compiled policies: ``code[p]`` / ``params[p]`` of seat p, its random stream at flat
+# position f = g * P + p of ``skeys`` / ``scount`` (one draw per ``rng`` call of the strategy class, as
+# through ``AgentRandom``). ``S`` = (hand, hand_n, pile, pile_n, deck_n, fan_sticks, closed, chosen, columns,
+# col_n) the state, ``T`` = (ST, TYPE, VAL, WCL, DIG, table) the card tables, ``B`` = (cards int8 (6,), ib int64
+# (40,), order int64 (6,), w float64 (3,), scratch int64 (4, 64)) scratch space.
 @_step
-def _pol_turn(code, params, p, skeys, scount, f, cards, VAL, WCL, DIG, table, scratch, sources):
-    """Multiplayer turn (random: one draw of 2 uniforms; with a combination in the hand, play one
-    uniformly with probability 1/2, else draw from a uniform source; PASS when there is none)."""
+def _heur_weights(code, params, p, fs, cl, w):
+    """Value per stick on each own fan type: 1, except ``focus``'s fan type outside its pair
+    (``off_weight``; pair ``auto``: the type with the fewest sticks, closed fans counting 20 more)."""
+    for t in range(3):
+        w[t] = 1.0
+    if code[p] == POLICY_FOCUS:
+        off = int(params[p, 3])
+        if off < 0:
+            best = np.inf
+            for t in range(3):
+                key = float(fs[t] + 20 * cl[t]) - 0.01 * t
+                if key < best:
+                    best = key
+                    off = t
+        w[off] = params[p, 2]
+
+
+@_step
+def _heur_best(cards, bits, fs, cl, ch, w, close_bonus, T, ib, order, only, size_max):
+    """The best combination among ``bits`` (only those containing slot ``only`` when it is >= 0, and of at
+    most ``size_max`` cards) and its value (-inf when none): the first of the highest values."""
+    ncl = 0
+    for t in range(3):
+        ncl += cl[t]
+    best = -np.inf
+    bm = 0
+    one = numba.uint64(1)
+    for m in range(1, 64):
+        if not ((bits >> numba.uint64(m)) & one):
+            continue
+        if only >= 0 and not ((m >> only) & 1):
+            continue
+        if SUBSET_SIZE[m] > size_max:
+            continue
+        v = _eval_combo(cards, m, fs, cl, ch, T[0], T[1], T[2], T[3], w, close_bonus, 100.0, ncl, order, ib)
+        if v > best:
+            best = v
+            bm = m
+    return bm, best
+
+
+@_step
+def _heur_source(code, params, p, g, S, T, B):
+    """The heuristics' draw: the pile top that completes the most valuable combination (of at most 5 cards,
+    worth more than 0), else the deck, else the first non-empty pile; PASS when nothing can be drawn."""
+    hand, hand_n, pile, pile_n, deck_n = S[0], S[1], S[2], S[3], S[4]
+    cards, ib, order, w, scratch = B[0], B[1], B[2], B[3], B[4]
+    fs = S[5][g, p]
+    cl = S[6][g, p]
+    ch = S[7][g, p]
+    _heur_weights(code, params, p, fs, cl, w)
+    P = pile_n.shape[1]
+    best_val = -np.inf
+    best_src = 0 if deck_n[g] > 0 else -1
+    n = hand_n[g, p]
+    for q in range(P):
+        if pile_n[g, q] == 0 or n >= SLOTS:
+            continue
+        _hand_cards(hand, hand_n, g, p, cards)
+        cards[n] = pile[g, q, pile_n[g, q] - 1]
+        bits = _combo_bits(cards, T[2], T[3], T[4], T[5], scratch, 2)
+        _, val = _heur_best(cards, bits, fs, cl, ch, w, params[p, 0], T, ib, order, n, 5)
+        val = val + 0.0
+        if val > max(best_val, 0.0):
+            best_val = val
+            best_src = 1 + q
+    if best_src < 0:
+        for q in range(P):
+            if pile_n[g, q] > 0:
+                return 1 + q
+        return _PASS
+    return best_src
+
+
+@_step
+def _random_turn(skeys, scount, f, cards, VAL, WCL, DIG, table, scratch, sources):
+    """Multiplayer turn of ``random`` over its hand ``cards``: one draw of 2 uniforms; with a combination in
+    the hand, play one uniformly with probability 1/2, else draw from a uniform source (PASS when none)."""
     base = draw_base(skeys, scount, f)
-    u0 = uniform_at(base, 0)
     u1 = uniform_at(base, 1)
-    if u0 < 0.5:  # the combinations matter only then
+    if uniform_at(base, 0) < 0.5:  # the combinations matter only then
         combos = _combo_bits(cards, VAL, WCL, DIG, table, scratch, 2)
         if combos != 0:
             return _PLAY + _pick_bit(combos, u1)
@@ -1468,8 +1548,133 @@ def _pol_turn(code, params, p, skeys, scount, f, cards, VAL, WCL, DIG, table, sc
 
 
 @_step
-def _pol_solo_turn(code, params, p, skeys, scount, f, combos, deck_n):
-    """Solo turn (random: play a uniform combination with probability 1/2, always when the deck is empty)."""
+def _heur_turn(code, params, p, g, skeys, scount, f, S, T, B, sources):
+    """Multiplayer turn of a heuristic: the best combination when it is worth ``play_min`` (planner: also
+    when the deck is low or by chance, one draw), else :func:`_heur_source`."""
+    cards, ib, order, w, scratch = B[0], B[1], B[2], B[3], B[4]
+    _hand_cards(S[0], S[1], g, p, cards)
+    c = code[p]
+    fs = S[5][g, p]
+    cl = S[6][g, p]
+    _heur_weights(code, params, p, fs, cl, w)
+    combos = _combo_bits(cards, T[2], T[3], T[4], T[5], scratch, 2)
+    bm, val = _heur_best(cards, combos, fs, cl, S[7][g, p], w, params[p, 0], T, ib, order, -1, SLOTS)
+    play = val >= params[p, 1]
+    if c == POLICY_PLANNER:
+        u = uniform_at(draw_base(skeys, scount, f), 0)
+        play = play or S[4][g] < 10 or u < params[p, 4]
+    if combos != 0 and play:
+        return _PLAY + bm
+    return _heur_source(code, params, p, g, S, T, B)
+
+
+@_step
+def _heur_discard(code, params, p, g, skeys, scount, f, S, T, B):
+    """The hand slot a heuristic discards after a draw: it keeps the five cards with the best combinations (+5)
+    and near-combinations (``keep`` weight); planner: not feeding the next player."""
+    hand, hand_n = S[0], S[1]
+    n = hand_n[g, p]
+    cards, ib, order, w, scratch = B[0], B[1], B[2], B[3], B[4]
+    fs = S[5][g, p]
+    cl = S[6][g, p]
+    ch = S[7][g, p]
+    _heur_weights(code, params, p, fs, cl, w)
+    planner = code[p] == POLICY_PLANNER
+    kw = params[p, 2] if planner else 0.3
+    P = hand_n.shape[1]
+    best = -np.inf
+    bs = 0
+    for s in range(min(n, HAND)):
+        j = 0
+        for t in range(HAND):
+            if t != s and j < SLOTS:
+                cards[j] = hand[g, p, t]
+                j += 1
+        combos = _combo_bits(cards, T[2], T[3], T[4], T[5], scratch, 2)
+        _, val = _heur_best(cards, combos, fs, cl, ch, w, params[p, 0], T, ib, order, -1, SLOTS)
+        val = val + 5.0 if val > -np.inf else 0.0
+        feed = 0.0
+        if planner:
+            c = hand[g, p, s]
+            fits = _fits_one(S[5], S[6], S[7], g, (p + 1) % P, c, T[0], T[1])
+            feed = params[p, 3] * (1.0 if fits else 0.0) * T[0][c]
+        sc = val + kw * _potential_one(cards, fs, cl, T[0], T[1], T[2], T[3], w) - feed
+        if sc > best:
+            best = sc
+            bs = s
+    return bs
+
+
+@_step
+def _heur_arrange(code, params, p, g, S, T, B, cards, mask, order):
+    """The redeeming and discard order of a heuristic for the combination ``mask`` over slot ``cards``: the
+    most valuable legal order."""
+    fs = S[5][g, p]
+    cl = S[6][g, p]
+    w = B[3]
+    _heur_weights(code, params, p, fs, cl, w)
+    ncl = 0
+    for t in range(3):
+        ncl += cl[t]
+    _eval_combo(cards, mask, fs, cl, S[7][g, p], T[0], T[1], T[2], T[3], w, params[p, 0], 100.0, ncl, order, B[1])
+
+
+@_step
+def _pol_wisdom(code, params, p, g, skeys, scount, f, S, T, B, sources):
+    """Wisdom: the source of one card (random: uniform; heuristics: as their draw)."""
+    if code[p] == POLICY_RANDOM:
+        return _pick_bit(sources, uniform_at(draw_base(skeys, scount, f), 0))
+    src = _heur_source(code, params, p, g, S, T, B)
+    return src if src != _PASS else _pick_bit(sources, 0.0)
+
+
+@_step
+def _pol_harmony(code, params, p, g, skeys, scount, f, S, T, B, fit):
+    """Harmony: the pile among ``fit`` whose top goes onto a fan (random: uniform; heuristics: the most
+    sticks, +10 when it closes the fan)."""
+    if code[p] == POLICY_RANDOM:
+        return _pick_bit(fit, uniform_at(draw_base(skeys, scount, f), 0))
+    pile, pile_n, fan_sticks = S[2], S[3], S[5]
+    best = -np.inf
+    bq = 0
+    for q in range(pile_n.shape[1]):
+        if not ((fit >> numba.uint64(q)) & numba.uint64(1)):
+            continue
+        c = pile[g, q, pile_n[g, q] - 1]
+        closes = fan_sticks[g, p, T[1][c]] + T[0][c] == 10
+        v = T[0][c] + 10.0 * (1.0 if closes else 0.0)
+        if v > best:
+            best = v
+            bq = q
+    return bq
+
+
+@_step
+def _pol_courage(code, params, p, g, skeys, scount, f, S, ok, choice):
+    """Per opponent, the fan to strip among ``ok`` (P, 3), -1 where none (random: one draw of P uniforms, a
+    uniform choice per seat; heuristics: the fan with the most sticks)."""
+    if code[p] == POLICY_RANDOM:
+        base = draw_base(skeys, scount, f)
+        for o in range(ok.shape[0]):
+            bits = numba.uint64(0)
+            for t in range(3):
+                if ok[o, t]:
+                    bits |= numba.uint64(1) << numba.uint64(t)
+            choice[o] = _pick_bit(bits, uniform_at(base, o))
+        return
+    fan_sticks = S[5]
+    for o in range(ok.shape[0]):
+        choice[o] = -1
+        best = -1
+        for t in range(3):
+            if ok[o, t] and fan_sticks[g, o, t] > best:
+                best = fan_sticks[g, o, t]
+                choice[o] = t
+
+
+@_step
+def _random_solo_turn(skeys, scount, f, combos, deck_n):
+    """Solo turn of ``random``: a uniform combination with probability 1/2, always when the deck is empty."""
     base = draw_base(skeys, scount, f)
     if combos != 0 and (uniform_at(base, 0) < 0.5 or deck_n == 0):
         return _PLAY + _pick_bit(combos, uniform_at(base, 1))
@@ -1477,41 +1682,53 @@ def _pol_solo_turn(code, params, p, skeys, scount, f, combos, deck_n):
 
 
 @_step
-def _pol_integer(code, params, p, skeys, scount, f, high):
-    """A choice in 0..high-1 (random: uniform): the hand slot to discard, the solo place of a drawn card."""
-    return integer_below(uniform_at(draw_base(skeys, scount, f), 0), high)
+def _heur_solo_turn(code, params, g, S, T, B, combos):
+    """Solo turn of a heuristic over the exposed ``B[0]``: the best combination when it is worth at least 0 or
+    the deck is empty."""
+    deck_n = S[4][g]
+    fs = S[5][g, 0]
+    cl = S[6][g, 0]
+    w = B[3]
+    _heur_weights(code, params, 0, fs, cl, w)
+    bm, val = _heur_best(B[0], combos, fs, cl, S[7][g, 0], w, params[0, 0], T, B[1], B[2], -1, SLOTS)
+    if combos != 0 and (val >= 0.0 or deck_n == 0):
+        return _PLAY + bm
+    return _DRAW
 
 
 @_step
-def _pol_arrange(code, params, p, skeys, scount, f, cards, mask, k, ST, order, buf):
-    _random_arrange(cards, mask, k, ST, draw_base(skeys, scount, f), order, buf)
-
-
-@_step
-def _pol_pick(code, params, p, skeys, scount, f, bits):
-    """A choice among the set bits of ``bits`` (random: uniform): Wisdom's source, Harmony's pile."""
-    return _pick_bit(bits, uniform_at(draw_base(skeys, scount, f), 0))
-
-
-@_step
-def _pol_courage(code, params, p, skeys, scount, f, ok, choice):
-    """Per opponent, the fan to strip among ``ok`` (P, 3) (random: one draw of P uniforms, a uniform
-    choice per seat; -1 where none)."""
-    base = draw_base(skeys, scount, f)
-    for o in range(ok.shape[0]):
-        bits = numba.uint64(0)
-        for t in range(3):
-            if ok[o, t]:
-                bits |= numba.uint64(1) << numba.uint64(t)
-        choice[o] = _pick_bit(bits, uniform_at(base, o))
+def _heur_place(code, params, g, S, T, B, card):
+    """Solo: where a heuristic puts the drawn ``card``, 0 the pile or 1..4 a column: where the exposed cards
+    then hold the most valuable combination (+10) and near-combinations, columns first on ties."""
+    cards, ib, order, w, scratch = B[0], B[1], B[2], B[3], B[4]
+    fs = S[5][g, 0]
+    cl = S[6][g, 0]
+    ch = S[7][g, 0]
+    _heur_weights(code, params, 0, fs, cl, w)
+    best = -np.inf
+    bq = 0
+    for q in range(5):
+        _place_cards(S[2], S[3], S[8], S[9], g, cards)
+        cards[q] = card
+        combos = _combo_bits(cards, T[2], T[3], T[4], T[5], scratch, 3)
+        _, val = _heur_best(cards, combos, fs, cl, ch, w, params[0, 0], T, ib, order, -1, SLOTS)
+        val = val + 10.0 if val > -np.inf else 0.0
+        sc = val + 0.3 * _potential_one(cards, fs, cl, T[0], T[1], T[2], T[3], w)
+        if q == 0:
+            sc -= 0.01
+        if sc > best:
+            best = sc
+            bq = q
+    return bq
 
 
 @_step
 def _build_c(g, p, red, k, win_at, deck, deck_n, hand, hand_n, pile, pile_n, fan, fan_n, fan_sticks, closed,
-             fan_power, winner, limbo, reshuffles, chosen, cf_deck, cf_n, cf_disc, cf_shuffles, done, keys, ST, PW,
-             TYPE, skeys, scount, code, params, powers, chosen_fan, ok, choice, buf):
+             fan_power, winner, limbo, reshuffles, chosen, cf_deck, cf_n, cf_disc, cf_shuffles, done, keys, PW,
+             skeys, scount, code, params, powers, chosen_fan, ok, choice, buf, S, T, B):
     """Place the ``k`` redeemed cards ``red`` in order, with closing, winning, chosen fans and powers (the
     compiled form of ``Sensu._build`` / ``_place`` / ``_powers``)."""
+    ST, TYPE = T[0], T[1]
     P = hand.shape[1]
     f = g * P + p
     for j in range(k):
@@ -1533,13 +1750,13 @@ def _build_c(g, p, red, k, win_at, deck, deck_n, hand, hand_n, pile, pile_n, fan
                     src = numba.uint64(_sources(deck_n, pile_n, g))
                     if src == 0:
                         break
-                    s = _pol_pick(code, params, p, skeys, scount, f, src)
+                    s = _pol_wisdom(code, params, p, g, skeys, scount, f, S, T, B, src)
                     _draw_one(deck, deck_n, pile, pile_n, hand, hand_n, g, p, s)
                     _refill_one(deck, deck_n, pile, pile_n, reshuffles, keys[g], g, buf)
                 break
             if trig == COURAGE:
                 if _courage_ok_one(fan, fan_n, closed, PW, g, p, ok):
-                    _pol_courage(code, params, p, skeys, scount, f, ok, choice)
+                    _pol_courage(code, params, p, g, skeys, scount, f, S, ok, choice)
                     _courage_one(fan, fan_n, fan_sticks, pile, pile_n, deck, deck_n, reshuffles, ST, keys[g], g, ok,
                                  choice, buf)
                 break
@@ -1551,7 +1768,7 @@ def _build_c(g, p, red, k, win_at, deck, deck_n, hand, hand_n, pile, pile_n, fan
                     fit |= numba.uint64(1) << numba.uint64(q)
             if fit == 0:
                 break
-            q = _pol_pick(code, params, p, skeys, scount, f, fit)
+            q = _pol_harmony(code, params, p, g, skeys, scount, f, S, T, B, fit)
             c = _pile_take_one(pile, pile_n, g, q)
         if done[g]:
             _limbo_one(limbo, g, red, k, j)
@@ -1562,13 +1779,16 @@ def _build_c(g, p, red, k, win_at, deck, deck_n, hand, hand_n, pile, pile_n, fan
 def _k_play(deck, deck_n, hand, hand_n, pile, pile_n, fan, fan_n, fan_sticks, closed, fan_power, plays, winner,
             limbo, reshuffles, chosen, cf_deck, cf_n, cf_disc, cf_shuffles, columns, col_n, done, turns, timeout,
             current, keys, ST, PW, TYPE, VAL, WCL, DIG, table, skeys, scount, code, params, powers, chosen_fan,
-            limit, cards, scratch, order, red, ok, choice, buf):
+            limit, cards, scratch, order, red, ok, choice, buf, ib, w):
     """Play every game to its end (or to ``limit`` turns: a timeout), one after another; the seats' random
     streams are ``skeys`` / ``scount`` at flat position g * P + seat (``Seats.draws``). Scratch: ``cards``
     int8 (6,), ``scratch`` int64 (4, 64), ``order`` / ``red`` int64 (6,), ``ok`` bool (P, 3), ``choice``
-    int64 (P,), ``buf`` float64 (at least the deck size)."""
+    int64 (P,), ``buf`` float64 (at least the deck size), ``ib`` int64 (40,), ``w`` float64 (3,)."""
     n = done.shape[0]
     P = hand.shape[1]
+    S = (hand, hand_n, pile, pile_n, deck_n, fan_sticks, closed, chosen, columns, col_n)
+    T = (ST, TYPE, VAL, WCL, DIG, table)
+    B = (cards, ib, order, w, scratch)
     for g in range(n):
         while not done[g]:
             if turns[g] >= limit:
@@ -1577,52 +1797,74 @@ def _k_play(deck, deck_n, hand, hand_n, pile, pile_n, fan, fan_n, fan_sticks, cl
                 break
             if P == 1:
                 # ----- solo turn -----
+                random = code[0] == POLICY_RANDOM
                 _place_cards(pile, pile_n, columns, col_n, g, cards)
                 bits = _combo_bits(cards, VAL, WCL, DIG, table, scratch, 3)
                 if deck_n[g] == 0 and bits == 0:  # nothing to draw or play: the game ends (not a turn)
                     done[g] = True
                     break
-                act = _pol_solo_turn(code, params, 0, skeys, scount, g, bits, deck_n[g])
+                if random:
+                    act = _random_solo_turn(skeys, scount, g, bits, deck_n[g])
+                else:
+                    act = _heur_solo_turn(code, params, g, S, T, B, bits)
                 if act >= _PLAY:
                     mask = act - _PLAY
+                    _place_cards(pile, pile_n, columns, col_n, g, cards)
                     k = _redeem_one(cards, mask, VAL, WCL, TYPE)
-                    _pol_arrange(code, params, 0, skeys, scount, g, cards, mask, k, ST, order, buf)
+                    if random:
+                        _random_arrange(cards, mask, k, ST, draw_base(skeys, scount, g), order, buf)
+                    else:
+                        _heur_arrange(code, params, 0, g, S, T, B, cards, mask, order)
                     _take_places_one(pile, pile_n, columns, col_n, g, order, k, red)
                     plays[g, 0] += 1
                     _build_c(g, 0, red, k, 3, deck, deck_n, hand, hand_n, pile, pile_n, fan, fan_n, fan_sticks,
                              closed, fan_power, winner, limbo, reshuffles, chosen, cf_deck, cf_n, cf_disc,
-                             cf_shuffles, done, keys, ST, PW, TYPE, skeys, scount, code, params, powers, chosen_fan,
-                             ok, choice, buf)
+                             cf_shuffles, done, keys, PW, skeys, scount, code, params, powers, chosen_fan, ok, choice,
+                             buf, S, T, B)
                 elif deck_n[g] == 0:  # drawing from the empty deck ends the game (not a turn)
                     done[g] = True
                     break
                 else:
                     c = _deck_take_one(deck, deck_n, g)
-                    where = _pol_integer(code, params, 0, skeys, scount, g, 5)
+                    if random:
+                        where = integer_below(uniform_at(draw_base(skeys, scount, g), 0), 5)
+                    else:
+                        where = _heur_place(code, params, g, S, T, B, c)
                     _solo_put_one(pile, pile_n, columns, col_n, g, c, where)
                 turns[g] += 1
                 continue
             # ----- multiplayer turn -----
             p = current[g]
             f = g * P + p
-            _hand_cards(hand, hand_n, g, p, cards)
-            act = _pol_turn(code, params, p, skeys, scount, f, cards, VAL, WCL, DIG, table, scratch,
-                            numba.uint64(_sources(deck_n, pile_n, g)))
+            random = code[p] == POLICY_RANDOM
+            sources = numba.uint64(_sources(deck_n, pile_n, g))
+            if random:
+                _hand_cards(hand, hand_n, g, p, cards)
+                act = _random_turn(skeys, scount, f, cards, VAL, WCL, DIG, table, scratch, sources)
+            else:
+                act = _heur_turn(code, params, p, g, skeys, scount, f, S, T, B, sources)
             if act >= _PLAY:
                 mask = act - _PLAY
+                _hand_cards(hand, hand_n, g, p, cards)
                 k = _redeem_one(cards, mask, VAL, WCL, TYPE)
-                _pol_arrange(code, params, p, skeys, scount, f, cards, mask, k, ST, order, buf)
+                if random:
+                    _random_arrange(cards, mask, k, ST, draw_base(skeys, scount, f), order, buf)
+                else:
+                    _heur_arrange(code, params, p, g, S, T, B, cards, mask, order)
                 _take_hand_one(hand, hand_n, pile, pile_n, g, p, order, k, red)
                 plays[g, p] += 1
                 _refill_one(deck, deck_n, pile, pile_n, reshuffles, keys[g], g, buf)
                 _build_c(g, p, red, k, 2, deck, deck_n, hand, hand_n, pile, pile_n, fan, fan_n, fan_sticks, closed,
                          fan_power, winner, limbo, reshuffles, chosen, cf_deck, cf_n, cf_disc, cf_shuffles, done, keys,
-                         ST, PW, TYPE, skeys, scount, code, params, powers, chosen_fan, ok, choice, buf)
+                         PW, skeys, scount, code, params, powers, chosen_fan, ok, choice, buf, S, T, B)
             elif act != _PASS:
                 _draw_one(deck, deck_n, pile, pile_n, hand, hand_n, g, p, act)
                 _refill_one(deck, deck_n, pile, pile_n, reshuffles, keys[g], g, buf)
                 while hand_n[g, p] > 5:
-                    slot = _pol_integer(code, params, p, skeys, scount, f, hand_n[g, p])
+                    if random:
+                        slot = integer_below(uniform_at(draw_base(skeys, scount, f), 0), hand_n[g, p])
+                    else:
+                        slot = _heur_discard(code, params, p, g, skeys, scount, f, S, T, B)
                     _discard_one(pile, pile_n, hand, hand_n, g, p, slot)
                     _refill_one(deck, deck_n, pile, pile_n, reshuffles, keys[g], g, buf)
             _end_turn(turns, current, g, p, P)
@@ -1703,7 +1945,7 @@ class Sensu(Game):
     # ----- the compiled lane ----------------------------------------------------------------------
     def compiled_lineup(self, agents, players: int, rules: Any):
         """(policy code per seat, parameters) when every seat's strategy has a compiled form, else None."""
-        return policy_table(agents, (POLICY_RANDOM,))
+        return policy_table(agents, (POLICY_RANDOM, POLICY_REDEEMER, POLICY_PLANNER, POLICY_FOCUS))
 
     def play_compiled(self, st: SensuState, seats: Seats, lineup, limit: int) -> None:
         code, params = lineup
@@ -1716,7 +1958,8 @@ class Sensu(Game):
                 seats.draws.counter, code, params, bool(r.powers), bool(r.chosen_fan), int(limit),
                 np.empty(SLOTS, np.int8), np.zeros((4, 64), np.int64), np.empty(SLOTS, np.int64),
                 np.empty(SLOTS, np.int64), np.zeros((P, 3), np.bool_), np.empty(P, np.int64),
-                np.empty(max(st.deck.shape[1], 2 * SLOTS, CF_CARDS), np.float64))
+                np.empty(max(st.deck.shape[1], 2 * SLOTS, CF_CARDS), np.float64), np.zeros(40, np.int64),
+                np.ones(3, np.float64))
 
     # ----- set-up --------------------------------------------------------------------------------
     def new_state(self, keys: np.ndarray, players: int, rules: Any, deck: np.ndarray | None = None,
