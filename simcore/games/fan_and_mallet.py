@@ -132,7 +132,7 @@ _LOWBIT = np.array([-1] + [(x & -x).bit_length() - 1 for x in range(1, 1 << N_HO
 _ALL = (1 << N_HOUSES) - 1
 
 
-@numba.njit(**_NO_REFCOUNT)
+@numba.njit(cache=True, inline="always")
 def _score_house(st, n, bonus):
     """Bonuses (written to ``bonus``) and faction totals of the first ``n`` followers of stack ``st``."""
     shown = 0  # bit v: a spirit object shows v
@@ -211,7 +211,7 @@ def _score_house(st, n, bonus):
     return tw, tb
 
 
-@numba.njit(cache=True)
+@numba.njit(**_NO_REFCOUNT)
 def _score_batch(cards, bonus, totals):
     for r in range(cards.shape[0]):
         n = 0
@@ -223,24 +223,10 @@ def _score_batch(cards, bonus, totals):
 
 
 @numba.njit(cache=True)
-def _land(colours_row, pawn, colour):
-    """Ring position of the first house clockwise of ``pawn`` (the pawn's own house last) whose colour
-    mask (origin and followers) lacks ``colour``; -1 if none."""
-    h = pawn
-    for _ in range(N_HOUSES):
-        h += 1
-        if h == N_HOUSES:
-            h = 0
-        if not (colours_row[h] >> colour) & 1:
-            return h
-    return -1
-
-
-
-
-@numba.njit(cache=True)
 def _land_free(free, pawn):
-    """The same search on ``free`` (bit h set: house h takes the colour): rotate and take the lowest bit."""
+    """Ring position of the first house clockwise of ``pawn`` (the pawn's own house last) that takes the
+    colour whose house mask is ``free`` (bit h set: house h has no follower of the colour and an origin of
+    another colour); -1 if none. The ring is rotated to start after the pawn and the lowest bit taken."""
     s = pawn + 1
     if s == N_HOUSES:
         s = 0
@@ -252,7 +238,17 @@ def _land_free(free, pawn):
     return h - N_HOUSES if h >= N_HOUSES else h
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
+def _land(colours_row, pawn, colour):
+    """The same search given the colour masks of the houses (origin and followers)."""
+    free = 0
+    for h in range(N_HOUSES):
+        if not (colours_row[h] >> colour) & 1:
+            free |= 1 << h
+    return _land_free(free, pawn)
+
+
+@numba.njit(**_NO_REFCOUNT)
 def _land_batch(colours, pawn, colour, out):
     for r in range(colour.shape[0]):
         for j in range(colour.shape[1]):
