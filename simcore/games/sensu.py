@@ -42,6 +42,14 @@ Actions (integer codes, see :class:`Action`): a turn is ``DECK``, ``PILE + s`` (
 ``PASS`` (only when nothing can be drawn) or ``PLAY + mask`` (mask = bit set over the 6 combination slots:
 hand slots, or in solo the places 0 = pile top, 1..4 = column ends). Solo turns are ``DRAW`` (which ends
 the game when the deck is empty) or ``PLAY + mask``.
+
+Rule steps are written once, each as a compiled function of one game (``_draw_one``, ``_discard_one``,
+``_refill_one``, ``_take_hand_one``, ``_place_one``, ``_new_chosen_one``, ``_courage_one``, ...). The batch
+lane (``Sensu.turn``) calls them through small loop kernels over the acting games and asks the strategies
+for decisions in between; the compiled lane (``Sensu.play_compiled``, driver ``_k_play``) calls the same
+steps to play whole games one after another, with the compiled forms of the strategies (``POLICY_*``:
+``random``, ``redeemer``, ``planner``, ``focus``, in any lineup, for every player count and rule option),
+drawing from the same per-(game, seat) random streams.
 """
 from __future__ import annotations
 
@@ -1368,7 +1376,7 @@ POLICY_RANDOM = 1
 POLICY_REDEEMER = 2
 POLICY_PLANNER = 3
 POLICY_FOCUS = 4
-_DECK, _PASS, _PLAY, _DRAW = int(Action.DECK), int(Action.PASS), int(Action.PLAY), int(Action.DRAW)
+_PASS, _PLAY, _DRAW = int(Action.PASS), int(Action.PLAY), int(Action.DRAW)
 
 
 @_step
@@ -1453,7 +1461,8 @@ def _random_arrange(cards, mask, k, ST, base, order, buf):
         order[s] = -1
 
 
-# The decisions of the compiled policies: ``code[p]`` / ``params[p]`` of seat p, its random stream at flat
+# The decisions of the compiled policies (``_random_*`` for ``random``, ``_heur_*`` for the heuristics, the
+# power decisions ``_pol_*`` for both): ``code[p]`` / ``params[p]`` of seat p, its random stream at flat
 # position f = g * P + p of ``skeys`` / ``scount`` (one draw per ``rng`` call of the strategy class, as
 # through ``AgentRandom``). ``S`` = (hand, hand_n, pile, pile_n, deck_n, fan_sticks, closed, chosen, columns,
 # col_n) the state, ``T`` = (ST, TYPE, VAL, WCL, DIG, table) the card tables, ``B`` = (cards int8 (6,), ib int64
