@@ -1,8 +1,8 @@
 """Speed of the Sensu engine against the plain-Python oracle, one process, one core.
 
-``python -m bench.sensu [SECONDS] [batch]`` prints the figures for 4 players and for solo, ``random`` in
-every seat (the reference policy that the oracle implements), in the compiled lane (``batch``: the
-turn-by-turn lane).
+``python -m bench.sensu [SECONDS]`` prints the figures for 4 players and for solo, ``random`` in every
+seat (the reference policy that the oracle implements), in the compiled lane and in the turn-by-turn
+(batch) lane.
 """
 from __future__ import annotations
 
@@ -24,7 +24,6 @@ def bench(seconds: float = 5.0, players: int = 4, policy: str = "random", chunk_
 
 if __name__ == "__main__":
     secs = float(sys.argv[1]) if len(sys.argv) > 1 else 5.0
-    lanes = [False] if sys.argv[2:3] == ["batch"] else [True]
     for p in (4, 1):
-        for compiled in lanes:
+        for compiled in (True, False):
             print(json.dumps(bench(secs, players=p, compiled=compiled)))
