@@ -86,3 +86,35 @@ def test_simulate_lanes_and_jobs_agree():
     b = simulate("sen", agents, n_games=3000, seed=5, chunk_size=1100, jobs=2)
     c = simulate("sen", agents, n_games=3000, seed=5, chunk_size=900, compiled=False)
     assert a.summary() == b.summary() == c.summary()
+
+
+@pytest.mark.parametrize("specs,players,rules", [
+    (["random"], 3, {}),
+    (["threshold:wake=12", "random"], 2, {"know_what_i_have": True, "go_all_in": True}),
+    (["random", "threshold", "random", "threshold", "random"], 5, {"rounds": 4}),
+])
+def test_final_states_and_random_streams_agree(specs, players, rules):
+    """Not only the outcome: every state array of every game at its end (dreams, memories, piles,
+    statistics) and every seat's random stream counter are those of the batch lane."""
+    from simcore.game import Seats
+    from simcore.rng import game_keys
+
+    r = ENGINE.make_rules(rules)
+    agents = lineup("sen", specs, players)
+    keys = game_keys(root_key(4), np.arange(300))
+    ends = []
+    for compiled in (False, True):
+        st = ENGINE.new_state(keys, players, r)
+        seats = Seats(agents, keys)
+        if compiled:
+            ENGINE.play_compiled(st, seats, ENGINE.compiled_lineup(agents, players, r), ENGINE.turn_limit(r))
+        else:
+            while not st.done.all():
+                ENGINE.turn(st, np.flatnonzero(~st.done), seats)
+        ends.append((st, seats.draws.counter.copy()))
+    (a, ca), (b, cb) = ends
+    for name, value in vars(a).items():
+        if isinstance(value, np.ndarray):
+            np.testing.assert_array_equal(value, getattr(b, name), err_msg=name)
+    np.testing.assert_array_equal(ca, cb)
+    assert ca.sum() > 0 and a.done.all()
