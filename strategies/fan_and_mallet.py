@@ -17,8 +17,9 @@ from typing import ClassVar
 import numpy as np
 
 from simcore.games.fan_and_mallet import (CARD_COLOUR, CARD_FACTION, CARD_KID, CARD_POWER, DECK, HAND,
-                                          N_COLOURS, POLICY_RANDOM, POLICY_STRONGEST, STACK, STRONGEST_KEY, TARGET,
-                                          FanAndMalletObs, landing, score_houses, strongest_slots)
+                                          N_COLOURS, POLICY_CLOSER, POLICY_RANDOM, POLICY_STRONGEST, STACK,
+                                          STRONGEST_KEY, FanAndMalletObs, closer_evaluation, landing, score_houses,
+                                          strongest_slots)
 
 from .base import Strategy, param
 
@@ -61,58 +62,6 @@ class Strongest(Strategy):
 # ------------------------------------------------------------------------------------------------------
 # shared evaluation for the heuristics
 
-def _opponent_reach(obs: FanAndMalletObs, colours: np.ndarray, target: np.ndarray,
-                    avail: np.ndarray) -> np.ndarray:
-    """For each row r and candidate j: the share of the opponent's card colours (weighted by ``avail``
-    (k, 6), the number of opponent cards of each colour that may be played) that would land on house
-    ``target[r, j]`` (-1: none) from the opponent's pawn, given the colour masks ``colours`` (k, J, 12)
-    after the candidate move."""
-    k, J, _ = colours.shape
-    opp = 1 - obs.me
-    pawn = np.repeat(obs.pawn[obs.rows, opp], J)
-    cols = np.broadcast_to(np.arange(N_COLOURS), (k * J, N_COLOURS))
-    land = landing(colours.reshape(k * J, -1), pawn, cols).reshape(k, J, N_COLOURS)
-    hit = (land == target[:, :, None]) & (target[:, :, None] >= 0)
-    w = np.broadcast_to(avail[:, None, :], hit.shape)
-    tot = np.maximum(w.sum(axis=2), 1e-9)
-    return (hit * w).sum(axis=2) / tot
-
-
-def _after_colours(obs: FanAndMalletObs) -> np.ndarray:
-    """(k, 6, 12) colour masks of the houses after playing each hand card."""
-    col = np.broadcast_to(obs.colours[:, None, :], (len(obs), HAND, obs.colours.shape[1])).copy()
-    r, j = np.nonzero(obs.legal)
-    col[r, j, obs.landing[r, j]] |= 1 << obs.hand_colour[r, j]
-    return col
-
-
-def _partial_margin(obs: FanAndMalletObs) -> np.ndarray:
-    """(k, 6) own minus opponent power (with the bonuses as they stand) in the landing house after
-    playing each card, for cards that do not complete it."""
-    k = len(obs)
-    r, j = np.nonzero(obs.legal & ~obs.closes)
-    out = np.zeros((k, HAND))
-    if len(r):
-        h = obs.landing[r, j]
-        cards = obs.stack[r, h].astype(np.int64)
-        cards[np.arange(len(r)), obs.landing_count[r, j]] = obs.hand[r, j]
-        sc = score_houses(cards, obs.ring_faction[r, h])
-        me = obs.me[r]
-        out[r, j] = sc.totals[np.arange(len(r)), me] - sc.totals[np.arange(len(r)), 1 - me]
-    return out
-
-
-def _closing_value(obs: FanAndMalletObs, win_game: float) -> np.ndarray:
-    """(k, 6) value of completing a house: +stake if we possess it, -stake if the opponent does;
-    +-win_game where that possession ends the game."""
-    me, opp = obs.me, 1 - obs.me
-    stake = obs.stake[:, None].astype(float)
-    mine = obs.markers[obs.rows, me][:, None] + stake >= TARGET
-    theirs = obs.markers[obs.rows, opp][:, None] + stake >= TARGET
-    val = np.where(obs.close_wins, np.where(mine, win_game, stake), np.where(theirs, -win_game, -stake))
-    return np.where(obs.closes, val, 0.0)
-
-
 def _kid_prospect(obs: FanAndMalletObs) -> np.ndarray:
     """(k, 6) a kid ghost's bonus if its landing house were judged with the followers already there
     (its ability's prospect: Umbrella's card beneath, Bucket's missing value, Cauldron's count, ...)."""
@@ -134,9 +83,10 @@ class Closer(Strategy):
     """Plays for the house about to be possessed: completes a house it wins (with the cheapest card that
     still wins), avoids completing a house for the opponent, and avoids leaving a house one short where
     the opponent's next card would land. Otherwise it plays its weakest card, keeping strength for the
-    possessions."""
+    possessions. (The evaluation is the engine's ``closer`` kernel, which its compiled form shares.)"""
     name: ClassVar[str] = "closer"
     game: ClassVar[str] = GAME
+    compiled_code: ClassVar[int] = POLICY_CLOSER
     feed: float = param(0.7, "penalty per marker at stake for leaving a house at 4 followers that the "
                              "opponent's next card may complete", min=0.0)
     thrift: float = param(0.05, "penalty per point of power spent (keeps strong cards for possessions)", min=0.0)
@@ -150,20 +100,19 @@ class Closer(Strategy):
     def avail(self, obs: FanAndMalletObs) -> np.ndarray:
         return np.ones((len(obs), N_COLOURS))
 
+    def compiled_params(self) -> tuple[float, ...]:
+        return (self.feed, self.thrift, self.build, self.kid_value)
+
     def play(self, obs: FanAndMalletObs, rng) -> np.ndarray:
         return _best(self.score(obs), obs.legal)
 
     def score(self, obs: FanAndMalletObs) -> np.ndarray:
-        close = _closing_value(obs, 100.0)
-        spend = self.value_of_card(obs)
-        leaves4 = obs.legal & (obs.landing_count == STACK - 2)
-        reach = _opponent_reach(obs, _after_colours(obs), np.where(leaves4, obs.landing, -1), self.avail(obs))
-        lead = _partial_margin(obs)
-        stake = obs.stake[:, None].astype(float)
-        open_score = -self.feed * stake * reach + self.build * np.clip(lead, -6, 6) * (~leaves4)
-        # when completing, a bigger margin is not worth more; spend the cheapest winning card
-        score = np.where(obs.closes, 10.0 * close, open_score) - self.thrift * spend
-        return score
+        """Completing a house scores 10 x its closing value (a bigger margin is not worth more: the
+        cheapest winning card is spent); otherwise -feed x stake x the share of the opponent's colours that
+        would land on a house left one short, plus build x the own lead (clipped to +-6) in a house not
+        left one short; minus thrift x the card's value."""
+        return closer_evaluation(obs, self.value_of_card(obs), self.avail(obs), self.feed, self.thrift,
+                                 self.build)[0]
 
 
 @dataclass(frozen=True)
@@ -232,11 +181,9 @@ class Counter(Closer):
                              "and that we lead", min=0.0)
 
     def score(self, obs: FanAndMalletObs) -> np.ndarray:
-        close = _closing_value(obs, 100.0)
         spend = self.value_of_card(obs)
-        leaves4 = obs.legal & (obs.landing_count == STACK - 2)
+        _, close, lead, leaves4 = closer_evaluation(obs, spend, self.avail(obs))
         danger = _threat(obs, obs.unseen_opponent)
-        lead = _partial_margin(obs)
         stake = obs.stake[:, None].astype(float)
         open_score = (-self.feed * stake * danger + self.build * np.clip(lead, -6, 6)
                       + self.bait * stake * (leaves4 & (danger == 0) & (lead > 0)))

@@ -1,6 +1,6 @@
-"""Fan & Mallet's compiled lane (whole games in one compiled call for lineups of ``random`` and
-``strongest``) gives exactly the results of the turn-by-turn lane: every column of every game, every
-random stream, timeouts, matches; other lineups keep to the turn-by-turn lane."""
+"""Fan & Mallet's compiled lane (whole games in one compiled call for lineups of ``random``,
+``strongest`` and ``closer``) gives exactly the results of the turn-by-turn lane: every column of every
+game, every random stream, timeouts, matches; other lineups keep to the turn-by-turn lane."""
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -8,17 +8,20 @@ import numpy as np
 import pytest
 
 from simcore.game import Seats
-from simcore.games.fan_and_mallet import (DECK, HAND, N_COLOURS, N_HOUSES, POLICY_RANDOM, POLICY_STRONGEST,
-                                          STRONGEST_KEY, FanAndMallet, strongest_slots)
+from simcore.games.fan_and_mallet import (DECK, HAND, N_COLOURS, N_HOUSES, POLICY_CLOSER, POLICY_RANDOM,
+                                          POLICY_STRONGEST, STRONGEST_KEY, FanAndMallet, landing, score_houses,
+                                          strongest_slots)
 from simcore.rng import STREAM_DEAL, game_keys, permutations, root_key, stream_keys
 from simcore.runner import simulate
-from strategies.fan_and_mallet import RandomPlay, Strongest
+from strategies.fan_and_mallet import Closer, RandomPlay, Strongest
 from strategies.registry import lineup
 
 ENG = FanAndMallet()
 GAME = "fan-and-mallet"
 RULES = [{}, {"match_points": 12}, {"start_positions": "2,3"}, {"match_points": 3, "start_positions": "5,5"}]
-LINEUPS = [("random", "random"), ("strongest", "strongest"), ("random", "strongest"), ("strongest", "random")]
+LINEUPS = [("random", "random"), ("strongest", "strongest"), ("random", "strongest"), ("strongest", "random"),
+           ("closer", "random"), ("strongest", "closer:feed=0.2,thrift=0.3,build=1.5")]
+CODES = {"random": POLICY_RANDOM, "strongest": POLICY_STRONGEST, "closer": POLICY_CLOSER}
 
 
 def assert_same(a, b, what=""):
@@ -41,12 +44,14 @@ def compiled_calls(monkeypatch):
     return seen
 
 
-def test_the_reference_policies_have_compiled_forms():
+def test_the_reference_policies_and_closer_have_compiled_forms():
     assert RandomPlay().compiled_policy() == (POLICY_RANDOM, ())
     assert Strongest().compiled_policy() == (POLICY_STRONGEST, ())
+    assert Closer(feed=0.5).compiled_policy() == (POLICY_CLOSER, (0.5, 0.05, 0.3, 2.5))
     for specs in LINEUPS:
-        code = ENG.compiled_lineup(lineup(GAME, list(specs), 2), 2, ENG.make_rules())
-        assert code.tolist() == [{"random": POLICY_RANDOM, "strongest": POLICY_STRONGEST}[s] for s in specs]
+        code, params = ENG.compiled_lineup(lineup(GAME, list(specs), 2), 2, ENG.make_rules())
+        assert code.tolist() == [CODES[s.split(":")[0]] for s in specs]
+        assert params.shape == (2, 4)
 
 
 @pytest.mark.parametrize("rules", RULES)
@@ -55,6 +60,8 @@ def test_compiled_lane_equals_batch_lane(specs, rules, compiled_calls):
     r = ENG.make_rules(rules)
     agents = lineup(GAME, list(specs), 2)
     n = 600 if rules.get("match_points") == 12 else 2500
+    if any(s.startswith("closer") for s in specs):
+        n //= 3
     ids = np.arange(n) + 1000
     batch = ENG.play(ids, 2, r, agents, root_key(7), width=1024, compiled=False)
     assert compiled_calls[0] == 0
@@ -86,6 +93,7 @@ def _batch_loop(state, seats, limit):
 
 @pytest.mark.parametrize("specs,rules,limit", [
     (("random", "random"), {}, 100_000),
+    (("closer", "random"), {"match_points": 9}, 100_000),
     (("random", "random"), {"match_points": 15}, 100_000),
     (("strongest", "random"), {"match_points": 10}, 100_000),
     (("random", "strongest"), {"match_points": 10}, 150),
@@ -151,7 +159,7 @@ class FirstCard(RandomPlay):
         return np.zeros(len(obs), dtype=np.int64)
 
 
-@pytest.mark.parametrize("other", ["closer", "keeper", MyRandom(), FirstCard()])
+@pytest.mark.parametrize("other", ["keeper", "counter", MyRandom(), FirstCard()])
 def test_lineups_without_a_compiled_form_use_the_batch_lane(other, compiled_calls):
     agents = [lineup(GAME, [other], 1)[0] if isinstance(other, str) else other, Strongest()]
     r = ENG.make_rules()
@@ -220,3 +228,69 @@ def test_strongest_kernel_is_the_documented_preference():
             want = min(cards, key=lambda c: c // 5)
         assert hand[slot] % DECK == want
     np.testing.assert_array_equal(got, np.argmax(STRONGEST_KEY[hands], axis=1))
+
+
+def _closer_reference(obs, feed, thrift, build):
+    """``closer``'s scores written plainly with the observation's numpy helpers (an independent check of
+    the evaluation kernel that both lanes use)."""
+    k = len(obs)
+    me, opp = obs.me, 1 - obs.me
+    stake = obs.stake[:, None].astype(float)
+    mine = obs.markers[obs.rows, me][:, None] + stake >= 7
+    theirs = obs.markers[obs.rows, opp][:, None] + stake >= 7
+    close = np.where(obs.close_wins, np.where(mine, 100.0, stake), np.where(theirs, -100.0, -stake))
+    close = np.where(obs.closes, close, 0.0)
+    leaves4 = obs.legal & (obs.landing_count == 3)
+    lead = np.zeros((k, HAND))
+    reach = np.zeros((k, HAND))
+    for r in range(k):
+        for j in np.flatnonzero(obs.legal[r] & ~obs.closes[r]):
+            h = obs.landing[r, j]
+            cards = obs.stack[r, h].astype(np.int64)
+            cards[obs.landing_count[r, j]] = obs.hand[r, j]
+            tot = score_houses(cards[None], obs.ring_faction[r, h:h + 1]).totals[0]
+            lead[r, j] = tot[me[r]] - tot[opp[r]]
+            if leaves4[r, j]:
+                after = obs.colours[r].astype(np.int64)
+                after[h] |= 1 << obs.hand_colour[r, j]
+                lands = landing(after[None], obs.pawn[r, opp[r]:opp[r] + 1], np.arange(N_COLOURS)[None])[0]
+                reach[r, j] = (lands == h).sum() / 6.0
+    spend = np.where(obs.hand_kid, 2.5, obs.hand_power.astype(float))
+    open_score = -feed * stake * reach + build * np.clip(lead, -6, 6) * (~leaves4)
+    return np.where(obs.closes, 10.0 * close, open_score) - thrift * spend
+
+
+@pytest.mark.parametrize("params", [{}, {"feed": 1.3, "thrift": 0.01, "build": 0.6}])
+def test_closer_evaluation_is_the_written_rule(params):
+    agent = Closer(**params)
+    seen = [0]
+
+    def probe(s):
+        live = np.flatnonzero(~s.done)
+        if not len(live) or int(s.turns.max()) % 3:
+            return
+        for seat in (0, 1):
+            obs = ENG.observe(s, live, np.full(len(live), seat))
+            want = _closer_reference(obs, agent.feed, agent.thrift, agent.build)
+            np.testing.assert_array_equal(agent.score(ENG.observe(s, live, np.full(len(live), seat))), want)
+            seen[0] += 1
+
+    ENG.play(np.arange(40), 2, ENG.make_rules({"match_points": 9}), [agent, RandomPlay()], root_key(8),
+             on_turn=probe)
+    assert seen[0] > 30
+
+
+def test_two_closers_in_the_compiled_lane_end_as_in_the_batch_lane():
+    """Differently parameterised ``closer`` seats in a match: the compiled lane ends every game in the
+    state the batch lane does."""
+    agents = [Closer(feed=1.3, thrift=0.01, build=0.6), Closer()]
+    r = ENG.make_rules({"match_points": 6})
+    keys = game_keys(root_key(21), np.arange(200))
+    state = ENG.new_state(keys, 2, r)
+    ENG.play_compiled(state, Seats(agents, keys), ENG.compiled_lineup(agents, 2, r), 100_000)
+    batch = ENG.new_state(keys, 2, r)
+    _batch_loop(batch, Seats(agents, keys), 100_000)
+    for name, value in vars(state).items():
+        if isinstance(value, np.ndarray):
+            np.testing.assert_array_equal(value, getattr(batch, name), err_msg=name)
+    assert (state.game_no > 0).any()

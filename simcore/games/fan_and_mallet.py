@@ -439,6 +439,7 @@ def _first_illegal(idx, actor, slot, hand):
 #: policy codes of the compiled lane (``compiled_code`` of the strategies)
 POLICY_RANDOM = 1
 POLICY_STRONGEST = 2
+POLICY_CLOSER = 3
 
 #: ``strongest``'s preference of every card (higher first): spirit objects by power then lowest colour,
 #: then kid ghosts by lowest colour; the last entry (read for an empty slot, -1) is below every card
@@ -465,6 +466,118 @@ def _strongest_batch(hand, out):
     """``strongest``'s slot for each row of ``hand`` (k, 6)."""
     for r in range(hand.shape[0]):
         out[r] = _strongest_slot(hand[r])
+
+
+#: ``closer``'s parameters in the compiled lane: feed, thrift, build, the value of a kid ghost
+CLOSER_PARAMS = 4
+#: games of a match end at 100 in ``closer``'s closing value (above any stake)
+WIN_GAME = 100.0
+
+
+@numba.njit(cache=True, inline="always")
+def _closer_row(hand_row, me, stack_g, count_g, colours_g, ring_faction_g, pawn_g, markers_g, first_done_g, spend,
+                avail, feed, thrift, build, score, close, lead, leaves4, cards, bonus, after):
+    """``closer``'s evaluation of each card of seat ``me``'s hand ``hand_row`` in one game (the public
+    arrays of that game), given the cost of spending each card (``spend``) and the weights of the
+    opponent's colours (``avail``, (6,)). Per slot: ``close``, the value of completing the house the
+    card lands in (+stake if ``me`` possesses it, -stake if the opponent does, +-100 where that ends the
+    game; 0 for a card that does not complete its house); ``lead``, own minus opponent power in the
+    house after the card, for a card that does not complete it; ``leaves4``, whether it leaves its house
+    one follower short; ``score``, what ``closer`` maximises. ``cards``, ``bonus`` (5,) and ``after``
+    (12,) are scratch space."""
+    opp = 1 - me
+    stake = 1.0 if first_done_g else 2.0
+    mine_ends = markers_g[me] + stake >= TARGET
+    theirs_ends = markers_g[opp] + stake >= TARGET
+    wsum = 0.0
+    for c in range(N_COLOURS):
+        wsum += avail[c]
+    tot = max(wsum, 1e-9)
+    for j in range(HAND):
+        c = hand_row[j]
+        close[j] = 0.0
+        lead[j] = 0.0
+        leaves4[j] = False
+        closes = False
+        reach = 0.0
+        if c >= 0:
+            col = CARD_COLOUR[c]
+            h = _land(colours_g, pawn_g[me], col)
+            k = count_g[h]
+            for i in range(STACK):
+                cards[i] = stack_g[h, i]
+            cards[k] = c
+            tw, tb = _score_house(cards, k + 1, bonus)
+            if k == STACK - 1:
+                closes = True
+                win = ring_faction_g[h] if tw == tb else (1 if tb > tw else 0)
+                if win == me:
+                    close[j] = WIN_GAME if mine_ends else stake
+                else:
+                    close[j] = -WIN_GAME if theirs_ends else -stake
+            else:
+                lead[j] = float(tw - tb) if me == 0 else float(tb - tw)
+                if k == STACK - 2:  # the opponent's next card may complete it: how many of their colours land there
+                    leaves4[j] = True
+                    for i in range(N_HOUSES):
+                        after[i] = colours_g[i]
+                    after[h] |= 1 << col
+                    hits = 0.0
+                    for oc in range(N_COLOURS):
+                        if _land(after, pawn_g[opp], oc) == h:
+                            hits += avail[oc]
+                    reach = hits / tot
+        if closes:
+            s = 10.0 * close[j]
+        else:
+            clipped = min(max(lead[j], -6.0), 6.0)
+            s = -feed * stake * reach + build * clipped * (0.0 if leaves4[j] else 1.0)
+        score[j] = s - thrift * spend[j]
+
+
+@numba.njit(**_NO_REFCOUNT)
+def _closer_batch(hand, me, stack, count, colours, ring_faction, pawn, markers, first_done, spend, avail, feed,
+                  thrift, build, score, close, lead, leaves4, cards, bonus, after):
+    for r in range(hand.shape[0]):
+        _closer_row(hand[r], me[r], stack[r], count[r], colours[r], ring_faction[r], pawn[r], markers[r],
+                    first_done[r], spend[r], avail[r], feed, thrift, build, score[r], close[r], lead[r], leaves4[r],
+                    cards, bonus, after)
+
+
+def closer_evaluation(obs, spend: np.ndarray, avail: np.ndarray, feed: float = 0.0, thrift: float = 0.0,
+                      build: float = 0.0) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``closer``'s evaluation of every hand card of a batch of observations (see :func:`_closer_row`):
+    (score, close, lead, leaves4), each (k, 6); ``spend`` (k, 6) and ``avail`` (k, 6) as there."""
+    k = len(obs)
+    score = np.empty((k, HAND))
+    close = np.empty((k, HAND))
+    lead = np.empty((k, HAND))
+    leaves4 = np.empty((k, HAND), dtype=bool)
+    c = np.ascontiguousarray
+    _closer_batch(c(obs.hand), c(obs.me, dtype=np.int64), c(obs.stack), c(obs.count), c(obs.colours),
+                  c(obs.ring_faction), c(obs.pawn), c(obs.markers), c(obs.first_done), c(spend, dtype=np.float64),
+                  c(avail, dtype=np.float64), float(feed), float(thrift), float(build), score, close, lead, leaves4,
+                  np.empty(STACK, dtype=np.int64), np.empty(STACK, dtype=np.int64), np.empty(N_HOUSES, dtype=np.int64))
+    return score, close, lead, leaves4
+
+
+@numba.njit(cache=True, inline="always")
+def _closer_slot(hand_row, me, stack_g, count_g, colours_g, ring_faction_g, pawn_g, markers_g, first_done_g, params,
+                 spend, avail, score, close, lead, leaves4, cards, bonus, after):
+    """``closer`` in the compiled lane: the best card (the first of equal scores) of seat ``me``, with
+    parameters ``params`` (feed, thrift, build, the value of a kid ghost)."""
+    for j in range(HAND):
+        c = hand_row[j]
+        spend[j] = 0.0 if c < 0 else (params[3] if CARD_KIND[c] == KID else float(CARD_POWER[c]))
+    for oc in range(N_COLOURS):
+        avail[oc] = 1.0
+    _closer_row(hand_row, me, stack_g, count_g, colours_g, ring_faction_g, pawn_g, markers_g, first_done_g, spend,
+                avail, params[0], params[1], params[2], score, close, lead, leaves4, cards, bonus, after)
+    best = -1
+    for j in range(HAND):
+        if hand_row[j] >= 0 and (best < 0 or score[j] > score[best]):
+            best = j
+    return best
 
 
 def _deal_scratch() -> tuple[np.ndarray, np.ndarray]:
@@ -499,7 +612,8 @@ def _seat_uniform(code, draw_keys, draw_counter, flat):
 def _play_games(code, limit, match_points, start, deal_keys, draw_keys, draw_counter, ring_colour, ring_faction,
                 stack, count, colours, free, owner, hand, hand_n, deck, deck_pos, pawn, markers, to_move, first_done,
                 first_winner, points, game_no, winner, done, turns, timeout, houses, first_white, first_winner_won,
-                ties, ties_white_house, ab_kids, ab_bonus, ab_swing, bonus, ring_perm, deck_perm):
+                ties, ties_white_house, ab_kids, ab_bonus, ab_swing, bonus, ring_perm, deck_perm, params, spend,
+                avail, score, close, lead, leaves4, cards, after):
     """The compiled lane: every game of the batch to its end (or to ``limit`` turns: a timeout), one after
     another, with the policy ``code[seat]`` in each seat."""
     players = code.shape[0]
@@ -519,8 +633,12 @@ def _play_games(code, limit, match_points, start, deal_keys, draw_keys, draw_cou
             if code[a] == POLICY_RANDOM:
                 draw_counter[g * players + a] += 1  # the draw of ``u`` is taken
                 sl = integer_below(u, hand_n[g, a])
-            else:
+            elif code[a] == POLICY_STRONGEST:
                 sl = _strongest_slot(hand[g, a])
+            else:
+                sl = _closer_slot(hand[g, a], a, stack[g], count[g], colours[g], ring_faction[g], pawn[g], markers[g],
+                                  first_done[g], params[a], spend, avail, score, close, lead, leaves4, cards, bonus,
+                                  after)
             if _play_card(g, a, sl, hand, hand_n, deck, deck_pos, stack, count, colours, free, owner, ring_faction,
                           pawn, markers, first_done, first_winner, turns, to_move, houses, first_white, ties,
                           ties_white_house, ab_kids, ab_bonus, ab_swing, bonus):
@@ -929,17 +1047,24 @@ class FanAndMallet(Game):
 
     # ----- the compiled lane ----------------------------------------------------------------------
     def compiled_lineup(self, agents, players: int, rules: FanAndMalletRules):
-        """Policy codes per seat when every seat plays a compiled policy (``random``, ``strongest``)."""
-        table = policy_table(agents, (POLICY_RANDOM, POLICY_STRONGEST))
-        return None if table is None else table[0]
+        """(policy code per seat, parameters per seat) when every seat plays a strategy with a compiled form
+        (``random``, ``strongest``, ``closer``), else None."""
+        table = policy_table(agents, (POLICY_RANDOM, POLICY_STRONGEST, POLICY_CLOSER))
+        if table is None:
+            return None
+        code, params = table
+        width = max(params.shape[1], CLOSER_PARAMS)
+        return code, np.pad(params, ((0, 0), (0, width - params.shape[1])))
 
-    def play_compiled(self, s: FanAndMalletState, seats, lineup: np.ndarray, limit: int) -> None:
-        _play_games(lineup, int(limit), s.match_points or 0, np.array(s.start_positions, dtype=np.int64),
+    def play_compiled(self, s: FanAndMalletState, seats, lineup: tuple, limit: int) -> None:
+        _play_games(lineup[0], int(limit), s.match_points or 0, np.array(s.start_positions, dtype=np.int64),
                     s.deal_keys, seats.draws.keys, seats.draws.counter, s.ring_colour, s.ring_faction, s.stack,
                     s.count, s.colours, s.free, s.owner, s.hand, s.hand_n, s.deck, s.deck_pos, s.pawn, s.markers,
                     s.to_move, s.first_done, s.first_winner, s.points, s.game_no, s.winner, s.done, s.turns,
                     s.timeout, s.houses, s.first_white, s.first_winner_won, s.ties, s.ties_white_house, s.ab_kids,
-                    s.ab_bonus, s.ab_swing, np.zeros(STACK, dtype=np.int64), *_deal_scratch())
+                    s.ab_bonus, s.ab_swing, np.zeros(STACK, dtype=np.int64), *_deal_scratch(), lineup[1],
+                    *(np.empty(HAND) for _ in range(2 + 3)), np.empty(HAND, dtype=bool),
+                    np.empty(STACK, dtype=np.int64), np.empty(N_HOUSES, dtype=np.int64))
 
     # ----- results --------------------------------------------------------------------------------
     def outcome(self, s: FanAndMalletState) -> dict[str, np.ndarray]:
