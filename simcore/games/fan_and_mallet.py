@@ -239,13 +239,20 @@ def _land_free(free, pawn):
 
 
 @numba.njit(cache=True, inline="always")
-def _land(colours_row, pawn, colour):
-    """The same search given the colour masks of the houses (origin and followers)."""
+def _free_mask(colours_row, colour):
+    """The houses that take ``colour`` (bit h), from the colour masks of the houses (origin and
+    followers): the state's ``free``."""
     free = 0
     for h in range(N_HOUSES):
         if not (colours_row[h] >> colour) & 1:
             free |= 1 << h
-    return _land_free(free, pawn)
+    return free
+
+
+@numba.njit(cache=True, inline="always")
+def _land(colours_row, pawn, colour):
+    """The same search given the colour masks of the houses (origin and followers)."""
+    return _land_free(_free_mask(colours_row, colour), pawn)
 
 
 @numba.njit(**_NO_REFCOUNT)
@@ -475,16 +482,16 @@ WIN_GAME = 100.0
 
 
 @numba.njit(cache=True, inline="always")
-def _closer_row(hand_row, me, stack_g, count_g, colours_g, ring_faction_g, pawn_g, markers_g, first_done_g, spend,
-                avail, feed, thrift, build, score, close, lead, leaves4, cards, bonus, after):
+def _closer_row(hand_row, me, stack_g, count_g, free_g, ring_faction_g, pawn_g, markers_g, first_done_g, spend,
+                avail, feed, thrift, build, score, close, lead, leaves4, cards, bonus):
     """``closer``'s evaluation of each card of seat ``me``'s hand ``hand_row`` in one game (the public
     arrays of that game), given the cost of spending each card (``spend``) and the weights of the
     opponent's colours (``avail``, (6,)). Per slot: ``close``, the value of completing the house the
     card lands in (+stake if ``me`` possesses it, -stake if the opponent does, +-100 where that ends the
     game; 0 for a card that does not complete its house); ``lead``, own minus opponent power in the
     house after the card, for a card that does not complete it; ``leaves4``, whether it leaves its house
-    one follower short; ``score``, what ``closer`` maximises. ``cards``, ``bonus`` (5,) and ``after``
-    (12,) are scratch space."""
+    one follower short; ``score``, what ``closer`` maximises. ``free_g`` (6,): the houses that take each
+    colour (as the state's ``free``). ``cards`` and ``bonus`` (5,) are scratch space."""
     opp = 1 - me
     stake = 1.0 if first_done_g else 2.0
     mine_ends = markers_g[me] + stake >= TARGET
@@ -502,7 +509,7 @@ def _closer_row(hand_row, me, stack_g, count_g, colours_g, ring_faction_g, pawn_
         reach = 0.0
         if c >= 0:
             col = CARD_COLOUR[c]
-            h = _land(colours_g, pawn_g[me], col)
+            h = _land_free(free_g[col], pawn_g[me])
             k = count_g[h]
             for i in range(STACK):
                 cards[i] = stack_g[h, i]
@@ -519,12 +526,10 @@ def _closer_row(hand_row, me, stack_g, count_g, colours_g, ring_faction_g, pawn_
                 lead[j] = float(tw - tb) if me == 0 else float(tb - tw)
                 if k == STACK - 2:  # the opponent's next card may complete it: how many of their colours land there
                     leaves4[j] = True
-                    for i in range(N_HOUSES):
-                        after[i] = colours_g[i]
-                    after[h] |= 1 << col
                     hits = 0.0
-                    for oc in range(N_COLOURS):
-                        if _land(after, pawn_g[opp], oc) == h:
+                    for oc in range(N_COLOURS):  # after the card, house h no longer takes its colour
+                        after = free_g[oc] & ~(1 << h) if oc == col else free_g[oc]
+                        if _land_free(after, pawn_g[opp]) == h:
                             hits += avail[oc]
                     reach = hits / tot
         if closes:
@@ -537,11 +542,12 @@ def _closer_row(hand_row, me, stack_g, count_g, colours_g, ring_faction_g, pawn_
 
 @numba.njit(**_NO_REFCOUNT)
 def _closer_batch(hand, me, stack, count, colours, ring_faction, pawn, markers, first_done, spend, avail, feed,
-                  thrift, build, score, close, lead, leaves4, cards, bonus, after):
+                  thrift, build, score, close, lead, leaves4, cards, bonus, free):
     for r in range(hand.shape[0]):
-        _closer_row(hand[r], me[r], stack[r], count[r], colours[r], ring_faction[r], pawn[r], markers[r],
-                    first_done[r], spend[r], avail[r], feed, thrift, build, score[r], close[r], lead[r], leaves4[r],
-                    cards, bonus, after)
+        for c in range(N_COLOURS):
+            free[c] = _free_mask(colours[r], c)
+        _closer_row(hand[r], me[r], stack[r], count[r], free, ring_faction[r], pawn[r], markers[r], first_done[r],
+                    spend[r], avail[r], feed, thrift, build, score[r], close[r], lead[r], leaves4[r], cards, bonus)
 
 
 def closer_evaluation(obs, spend: np.ndarray, avail: np.ndarray, feed: float = 0.0, thrift: float = 0.0,
@@ -557,13 +563,13 @@ def closer_evaluation(obs, spend: np.ndarray, avail: np.ndarray, feed: float = 0
     _closer_batch(c(obs.hand), c(obs.me, dtype=np.int64), c(obs.stack), c(obs.count), c(obs.colours),
                   c(obs.ring_faction), c(obs.pawn), c(obs.markers), c(obs.first_done), c(spend, dtype=np.float64),
                   c(avail, dtype=np.float64), float(feed), float(thrift), float(build), score, close, lead, leaves4,
-                  np.empty(STACK, dtype=np.int64), np.empty(STACK, dtype=np.int64), np.empty(N_HOUSES, dtype=np.int64))
+                  np.empty(STACK, dtype=np.int64), np.empty(STACK, dtype=np.int64), np.empty(N_COLOURS, dtype=np.int64))
     return score, close, lead, leaves4
 
 
 @numba.njit(cache=True, inline="always")
-def _closer_slot(hand_row, me, stack_g, count_g, colours_g, ring_faction_g, pawn_g, markers_g, first_done_g, params,
-                 spend, avail, score, close, lead, leaves4, cards, bonus, after):
+def _closer_slot(hand_row, me, stack_g, count_g, free_g, ring_faction_g, pawn_g, markers_g, first_done_g, params,
+                 spend, avail, score, close, lead, leaves4, cards, bonus):
     """``closer`` in the compiled lane: the best card (the first of equal scores) of seat ``me``, with
     parameters ``params`` (feed, thrift, build, the value of a kid ghost)."""
     for j in range(HAND):
@@ -571,8 +577,8 @@ def _closer_slot(hand_row, me, stack_g, count_g, colours_g, ring_faction_g, pawn
         spend[j] = 0.0 if c < 0 else (params[3] if CARD_KIND[c] == KID else float(CARD_POWER[c]))
     for oc in range(N_COLOURS):
         avail[oc] = 1.0
-    _closer_row(hand_row, me, stack_g, count_g, colours_g, ring_faction_g, pawn_g, markers_g, first_done_g, spend,
-                avail, params[0], params[1], params[2], score, close, lead, leaves4, cards, bonus, after)
+    _closer_row(hand_row, me, stack_g, count_g, free_g, ring_faction_g, pawn_g, markers_g, first_done_g, spend,
+                avail, params[0], params[1], params[2], score, close, lead, leaves4, cards, bonus)
     best = -1
     for j in range(HAND):
         if hand_row[j] >= 0 and (best < 0 or score[j] > score[best]):
@@ -613,7 +619,7 @@ def _play_games(code, limit, match_points, start, deal_keys, draw_keys, draw_cou
                 stack, count, colours, free, owner, hand, hand_n, deck, deck_pos, pawn, markers, to_move, first_done,
                 first_winner, points, game_no, winner, done, turns, timeout, houses, first_white, first_winner_won,
                 ties, ties_white_house, ab_kids, ab_bonus, ab_swing, bonus, ring_perm, deck_perm, params, spend,
-                avail, score, close, lead, leaves4, cards, after):
+                avail, score, close, lead, leaves4, cards):
     """The compiled lane: every game of the batch to its end (or to ``limit`` turns: a timeout), one after
     another, with the policy ``code[seat]`` in each seat."""
     players = code.shape[0]
@@ -636,9 +642,8 @@ def _play_games(code, limit, match_points, start, deal_keys, draw_keys, draw_cou
             elif code[a] == POLICY_STRONGEST:
                 sl = _strongest_slot(hand[g, a])
             else:
-                sl = _closer_slot(hand[g, a], a, stack[g], count[g], colours[g], ring_faction[g], pawn[g], markers[g],
-                                  first_done[g], params[a], spend, avail, score, close, lead, leaves4, cards, bonus,
-                                  after)
+                sl = _closer_slot(hand[g, a], a, stack[g], count[g], free[g], ring_faction[g], pawn[g], markers[g],
+                                  first_done[g], params[a], spend, avail, score, close, lead, leaves4, cards, bonus)
             if _play_card(g, a, sl, hand, hand_n, deck, deck_pos, stack, count, colours, free, owner, ring_faction,
                           pawn, markers, first_done, first_winner, turns, to_move, houses, first_white, ties,
                           ties_white_house, ab_kids, ab_bonus, ab_swing, bonus):
@@ -1064,7 +1069,7 @@ class FanAndMallet(Game):
                     s.timeout, s.houses, s.first_white, s.first_winner_won, s.ties, s.ties_white_house, s.ab_kids,
                     s.ab_bonus, s.ab_swing, np.zeros(STACK, dtype=np.int64), *_deal_scratch(), lineup[1],
                     *(np.empty(HAND) for _ in range(2 + 3)), np.empty(HAND, dtype=bool),
-                    np.empty(STACK, dtype=np.int64), np.empty(N_HOUSES, dtype=np.int64))
+                    np.empty(STACK, dtype=np.int64))
 
     # ----- results --------------------------------------------------------------------------------
     def outcome(self, s: FanAndMalletState) -> dict[str, np.ndarray]:
