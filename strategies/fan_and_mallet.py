@@ -17,7 +17,7 @@ from typing import ClassVar
 import numpy as np
 
 from simcore.games.fan_and_mallet import (CARD_COLOUR, CARD_FACTION, CARD_KID, CARD_POWER, DECK, HAND,
-                                          N_COLOURS, POLICY_CLOSER, POLICY_RANDOM, POLICY_STRONGEST, STACK,
+                                          N_COLOURS, POLICY_CLOSER, POLICY_KEEPER, POLICY_RANDOM, POLICY_STRONGEST, STACK,
                                           STRONGEST_KEY, FanAndMalletObs, closer_evaluation, landing, score_houses,
                                           strongest_slots)
 
@@ -62,22 +62,6 @@ class Strongest(Strategy):
 # ------------------------------------------------------------------------------------------------------
 # shared evaluation for the heuristics
 
-def _kid_prospect(obs: FanAndMalletObs) -> np.ndarray:
-    """(k, 6) a kid ghost's bonus if its landing house were judged with the followers already there
-    (its ability's prospect: Umbrella's card beneath, Bucket's missing value, Cauldron's count, ...)."""
-    k = len(obs)
-    r, j = np.nonzero(obs.hand_kid & ~obs.closes)
-    out = np.zeros((k, HAND))
-    if len(r):
-        h = obs.landing[r, j]
-        cards = obs.stack[r, h].astype(np.int64)
-        pos = obs.landing_count[r, j]
-        cards[np.arange(len(r)), pos] = obs.hand[r, j]
-        sc = score_houses(cards, obs.ring_faction[r, h])
-        out[r, j] = sc.bonus[np.arange(len(r)), pos]
-    return out
-
-
 @dataclass(frozen=True)
 class Closer(Strategy):
     """Plays for the house about to be possessed: completes a house it wins (with the cheapest card that
@@ -121,13 +105,21 @@ class Keeper(Closer):
     on a house it does not complete only where its ability already adds at least ``min_bonus`` (judged
     with the followers there now), otherwise playing it costs ``hold``."""
     name: ClassVar[str] = "keeper"
+    compiled_code: ClassVar[int] = POLICY_KEEPER
     hold: float = param(0.5, "penalty for spending a kid ghost where its ability does not pay yet", min=0.0)
     min_bonus: int = param(3, "a kid ghost's ability pays on a house not yet completed when it would "
                               "already add at least this", min=0, max=5)
 
+    def compiled_params(self) -> tuple[float, ...]:
+        return (self.feed, self.thrift, self.build, self.kid_value, self.hold, self.min_bonus)
+
     def score(self, obs: FanAndMalletObs) -> np.ndarray:
-        waste = obs.hand_kid & ~obs.closes & (_kid_prospect(obs) < self.min_bonus)
-        return super().score(obs) - self.hold * waste
+        """``closer``'s score, less ``hold`` for a kid ghost played on a house it does not complete where
+        its ability's prospect (its bonus judged with the followers there now) is below ``min_bonus``."""
+        score, _, _, _, prospect = closer_evaluation(obs, self.value_of_card(obs), self.avail(obs), self.feed,
+                                                     self.thrift, self.build)
+        waste = obs.hand_kid & ~obs.closes & (prospect < self.min_bonus)
+        return score - self.hold * waste
 
 
 def _threat(obs: FanAndMalletObs, unseen: np.ndarray) -> np.ndarray:
@@ -182,7 +174,7 @@ class Counter(Closer):
 
     def score(self, obs: FanAndMalletObs) -> np.ndarray:
         spend = self.value_of_card(obs)
-        _, close, lead, leaves4 = closer_evaluation(obs, spend, self.avail(obs))
+        _, close, lead, leaves4, _ = closer_evaluation(obs, spend, self.avail(obs))
         danger = _threat(obs, obs.unseen_opponent)
         stake = obs.stake[:, None].astype(float)
         open_score = (-self.feed * stake * danger + self.build * np.clip(lead, -6, 6)

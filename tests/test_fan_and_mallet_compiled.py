@@ -1,5 +1,5 @@
 """Fan & Mallet's compiled lane (whole games in one compiled call for lineups of ``random``,
-``strongest`` and ``closer``) gives exactly the results of the turn-by-turn lane: every column of every
+``strongest``, ``closer`` and ``keeper``) gives exactly the results of the turn-by-turn lane: every column of every
 game, every random stream, timeouts, matches; other lineups keep to the turn-by-turn lane."""
 from dataclasses import dataclass
 from typing import ClassVar
@@ -8,20 +8,21 @@ import numpy as np
 import pytest
 
 from simcore.game import Seats
-from simcore.games.fan_and_mallet import (DECK, HAND, N_COLOURS, N_HOUSES, POLICY_CLOSER, POLICY_RANDOM,
-                                          POLICY_STRONGEST, STRONGEST_KEY, FanAndMallet, landing, score_houses,
+from simcore.games.fan_and_mallet import (DECK, HAND, N_COLOURS, N_HOUSES, POLICY_CLOSER, POLICY_KEEPER,
+                                          POLICY_RANDOM, POLICY_STRONGEST, STRONGEST_KEY, FanAndMallet, landing, score_houses,
                                           strongest_slots)
 from simcore.rng import STREAM_DEAL, game_keys, permutations, root_key, stream_keys
 from simcore.runner import simulate
-from strategies.fan_and_mallet import Closer, RandomPlay, Strongest
+from strategies.fan_and_mallet import Closer, Keeper, RandomPlay, Strongest
 from strategies.registry import lineup
 
 ENG = FanAndMallet()
 GAME = "fan-and-mallet"
 RULES = [{}, {"match_points": 12}, {"start_positions": "2,3"}, {"match_points": 3, "start_positions": "5,5"}]
 LINEUPS = [("random", "random"), ("strongest", "strongest"), ("random", "strongest"), ("strongest", "random"),
-           ("closer", "random"), ("strongest", "closer:feed=0.2,thrift=0.3,build=1.5")]
-CODES = {"random": POLICY_RANDOM, "strongest": POLICY_STRONGEST, "closer": POLICY_CLOSER}
+           ("closer", "random"), ("strongest", "closer:feed=0.2,thrift=0.3,build=1.5"),
+           ("keeper:hold=1.5,min_bonus=2", "closer")]
+CODES = {"random": POLICY_RANDOM, "strongest": POLICY_STRONGEST, "closer": POLICY_CLOSER, "keeper": POLICY_KEEPER}
 
 
 def assert_same(a, b, what=""):
@@ -44,14 +45,15 @@ def compiled_calls(monkeypatch):
     return seen
 
 
-def test_the_reference_policies_and_closer_have_compiled_forms():
+def test_the_reference_policies_closer_and_keeper_have_compiled_forms():
     assert RandomPlay().compiled_policy() == (POLICY_RANDOM, ())
     assert Strongest().compiled_policy() == (POLICY_STRONGEST, ())
     assert Closer(feed=0.5).compiled_policy() == (POLICY_CLOSER, (0.5, 0.05, 0.3, 2.5))
+    assert Keeper(min_bonus=2).compiled_policy() == (POLICY_KEEPER, (0.7, 0.05, 0.3, 2.5, 0.5, 2.0))
     for specs in LINEUPS:
         code, params = ENG.compiled_lineup(lineup(GAME, list(specs), 2), 2, ENG.make_rules())
         assert code.tolist() == [CODES[s.split(":")[0]] for s in specs]
-        assert params.shape == (2, 4)
+        assert params.shape == (2, 6)
 
 
 @pytest.mark.parametrize("rules", RULES)
@@ -60,7 +62,7 @@ def test_compiled_lane_equals_batch_lane(specs, rules, compiled_calls):
     r = ENG.make_rules(rules)
     agents = lineup(GAME, list(specs), 2)
     n = 600 if rules.get("match_points") == 12 else 2500
-    if any(s.startswith("closer") for s in specs):
+    if any(s.startswith(("closer", "keeper")) for s in specs):
         n //= 3
     ids = np.arange(n) + 1000
     batch = ENG.play(ids, 2, r, agents, root_key(7), width=1024, compiled=False)
@@ -159,7 +161,7 @@ class FirstCard(RandomPlay):
         return np.zeros(len(obs), dtype=np.int64)
 
 
-@pytest.mark.parametrize("other", ["keeper", "counter", MyRandom(), FirstCard()])
+@pytest.mark.parametrize("other", ["counter", MyRandom(), FirstCard()])
 def test_lineups_without_a_compiled_form_use_the_batch_lane(other, compiled_calls):
     agents = [lineup(GAME, [other], 1)[0] if isinstance(other, str) else other, Strongest()]
     r = ENG.make_rules()
@@ -230,9 +232,9 @@ def test_strongest_kernel_is_the_documented_preference():
     np.testing.assert_array_equal(got, np.argmax(STRONGEST_KEY[hands], axis=1))
 
 
-def _closer_reference(obs, feed, thrift, build):
-    """``closer``'s scores written plainly with the observation's numpy helpers (an independent check of
-    the evaluation kernel that both lanes use)."""
+def _closer_reference(obs, feed, thrift, build, hold=None, min_bonus=None):
+    """``closer``'s scores (``keeper``'s given hold and min_bonus) written plainly with the observation's
+    numpy helpers (an independent check of the evaluation kernel that both lanes use)."""
     k = len(obs)
     me, opp = obs.me, 1 - obs.me
     stake = obs.stake[:, None].astype(float)
@@ -257,12 +259,22 @@ def _closer_reference(obs, feed, thrift, build):
                 reach[r, j] = (lands == h).sum() / 6.0
     spend = np.where(obs.hand_kid, 2.5, obs.hand_power.astype(float))
     open_score = -feed * stake * reach + build * np.clip(lead, -6, 6) * (~leaves4)
-    return np.where(obs.closes, 10.0 * close, open_score) - thrift * spend
+    score = np.where(obs.closes, 10.0 * close, open_score) - thrift * spend
+    if hold is None:
+        return score
+    prospect = np.zeros((k, HAND))
+    for r, j in zip(*np.nonzero(obs.hand_kid & ~obs.closes)):
+        h, pos = obs.landing[r, j], obs.landing_count[r, j]
+        cards = obs.stack[r, h].astype(np.int64)
+        cards[pos] = obs.hand[r, j]
+        prospect[r, j] = score_houses(cards[None], obs.ring_faction[r, h:h + 1]).bonus[0, pos]
+    return score - hold * (obs.hand_kid & ~obs.closes & (prospect < min_bonus))
 
 
-@pytest.mark.parametrize("params", [{}, {"feed": 1.3, "thrift": 0.01, "build": 0.6}])
-def test_closer_evaluation_is_the_written_rule(params):
-    agent = Closer(**params)
+@pytest.mark.parametrize("agent", [Closer(), Closer(feed=1.3, thrift=0.01, build=0.6), Keeper(),
+                                   Keeper(hold=2.0, min_bonus=1, build=0.4)])
+def test_closer_and_keeper_evaluations_are_the_written_rules(agent):
+    extra = (agent.hold, agent.min_bonus) if isinstance(agent, Keeper) else ()
     seen = [0]
 
     def probe(s):
@@ -271,7 +283,7 @@ def test_closer_evaluation_is_the_written_rule(params):
             return
         for seat in (0, 1):
             obs = ENG.observe(s, live, np.full(len(live), seat))
-            want = _closer_reference(obs, agent.feed, agent.thrift, agent.build)
+            want = _closer_reference(obs, agent.feed, agent.thrift, agent.build, *extra)
             np.testing.assert_array_equal(agent.score(ENG.observe(s, live, np.full(len(live), seat))), want)
             seen[0] += 1
 
@@ -280,10 +292,11 @@ def test_closer_evaluation_is_the_written_rule(params):
     assert seen[0] > 30
 
 
-def test_two_closers_in_the_compiled_lane_end_as_in_the_batch_lane():
-    """Differently parameterised ``closer`` seats in a match: the compiled lane ends every game in the
-    state the batch lane does."""
-    agents = [Closer(feed=1.3, thrift=0.01, build=0.6), Closer()]
+@pytest.mark.parametrize("agents", [[Closer(feed=1.3, thrift=0.01, build=0.6), Closer()],
+                                    [Keeper(hold=2.0, min_bonus=1), Keeper()]])
+def test_closers_and_keepers_in_the_compiled_lane_end_as_in_the_batch_lane(agents):
+    """Differently parameterised seats in a match: the compiled lane ends every game in the state the
+    batch lane does."""
     r = ENG.make_rules({"match_points": 6})
     keys = game_keys(root_key(21), np.arange(200))
     state = ENG.new_state(keys, 2, r)

@@ -447,6 +447,7 @@ def _first_illegal(idx, actor, slot, hand):
 POLICY_RANDOM = 1
 POLICY_STRONGEST = 2
 POLICY_CLOSER = 3
+POLICY_KEEPER = 4
 
 #: ``strongest``'s preference of every card (higher first): spirit objects by power then lowest colour,
 #: then kid ghosts by lowest colour; the last entry (read for an empty slot, -1) is below every card
@@ -475,23 +476,26 @@ def _strongest_batch(hand, out):
         out[r] = _strongest_slot(hand[r])
 
 
-#: ``closer``'s parameters in the compiled lane: feed, thrift, build, the value of a kid ghost
-CLOSER_PARAMS = 4
+#: parameters in the compiled lane: ``closer``'s feed, thrift, build, the value of a kid ghost; then
+#: ``keeper``'s hold and min_bonus
+CLOSER_PARAMS = 6
 #: games of a match end at 100 in ``closer``'s closing value (above any stake)
 WIN_GAME = 100.0
 
 
 @numba.njit(cache=True, inline="always")
 def _closer_row(hand_row, me, stack_g, count_g, free_g, ring_faction_g, pawn_g, markers_g, first_done_g, spend,
-                avail, feed, thrift, build, score, close, lead, leaves4, cards, bonus):
+                avail, feed, thrift, build, score, close, lead, leaves4, prospect, cards, bonus):
     """``closer``'s evaluation of each card of seat ``me``'s hand ``hand_row`` in one game (the public
     arrays of that game), given the cost of spending each card (``spend``) and the weights of the
     opponent's colours (``avail``, (6,)). Per slot: ``close``, the value of completing the house the
     card lands in (+stake if ``me`` possesses it, -stake if the opponent does, +-100 where that ends the
     game; 0 for a card that does not complete its house); ``lead``, own minus opponent power in the
     house after the card, for a card that does not complete it; ``leaves4``, whether it leaves its house
-    one follower short; ``score``, what ``closer`` maximises. ``free_g`` (6,): the houses that take each
-    colour (as the state's ``free``). ``cards`` and ``bonus`` (5,) are scratch space."""
+    one follower short; ``prospect``, a kid ghost's bonus in the house it lands in but does not complete,
+    judged with the followers there now (0 for other cards); ``score``, what ``closer`` maximises.
+    ``free_g`` (6,): the houses that take each colour (as the state's ``free``). ``cards`` and ``bonus``
+    (5,) are scratch space."""
     opp = 1 - me
     stake = 1.0 if first_done_g else 2.0
     mine_ends = markers_g[me] + stake >= TARGET
@@ -505,6 +509,7 @@ def _closer_row(hand_row, me, stack_g, count_g, free_g, ring_faction_g, pawn_g, 
         close[j] = 0.0
         lead[j] = 0.0
         leaves4[j] = False
+        prospect[j] = 0.0
         closes = False
         reach = 0.0
         if c >= 0:
@@ -524,6 +529,8 @@ def _closer_row(hand_row, me, stack_g, count_g, free_g, ring_faction_g, pawn_g, 
                     close[j] = -WIN_GAME if theirs_ends else -stake
             else:
                 lead[j] = float(tw - tb) if me == 0 else float(tb - tw)
+                if CARD_KIND[c] == KID:
+                    prospect[j] = float(bonus[k])
                 if k == STACK - 2:  # the opponent's next card may complete it: how many of their colours land there
                     leaves4[j] = True
                     hits = 0.0
@@ -542,43 +549,53 @@ def _closer_row(hand_row, me, stack_g, count_g, free_g, ring_faction_g, pawn_g, 
 
 @numba.njit(**_NO_REFCOUNT)
 def _closer_batch(hand, me, stack, count, colours, ring_faction, pawn, markers, first_done, spend, avail, feed,
-                  thrift, build, score, close, lead, leaves4, cards, bonus, free):
+                  thrift, build, score, close, lead, leaves4, prospect, cards, bonus, free):
     for r in range(hand.shape[0]):
         for c in range(N_COLOURS):
             free[c] = _free_mask(colours[r], c)
         _closer_row(hand[r], me[r], stack[r], count[r], free, ring_faction[r], pawn[r], markers[r], first_done[r],
-                    spend[r], avail[r], feed, thrift, build, score[r], close[r], lead[r], leaves4[r], cards, bonus)
+                    spend[r], avail[r], feed, thrift, build, score[r], close[r], lead[r], leaves4[r], prospect[r],
+                    cards, bonus)
 
 
 def closer_evaluation(obs, spend: np.ndarray, avail: np.ndarray, feed: float = 0.0, thrift: float = 0.0,
-                      build: float = 0.0) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+                      build: float = 0.0) -> tuple[np.ndarray, ...]:
     """``closer``'s evaluation of every hand card of a batch of observations (see :func:`_closer_row`):
-    (score, close, lead, leaves4), each (k, 6); ``spend`` (k, 6) and ``avail`` (k, 6) as there."""
+    (score, close, lead, leaves4, prospect), each (k, 6); ``spend`` (k, 6) and ``avail`` (k, 6) as
+    there."""
     k = len(obs)
     score = np.empty((k, HAND))
     close = np.empty((k, HAND))
     lead = np.empty((k, HAND))
     leaves4 = np.empty((k, HAND), dtype=bool)
+    prospect = np.empty((k, HAND))
     c = np.ascontiguousarray
     _closer_batch(c(obs.hand), c(obs.me, dtype=np.int64), c(obs.stack), c(obs.count), c(obs.colours),
                   c(obs.ring_faction), c(obs.pawn), c(obs.markers), c(obs.first_done), c(spend, dtype=np.float64),
                   c(avail, dtype=np.float64), float(feed), float(thrift), float(build), score, close, lead, leaves4,
-                  np.empty(STACK, dtype=np.int64), np.empty(STACK, dtype=np.int64), np.empty(N_COLOURS, dtype=np.int64))
-    return score, close, lead, leaves4
+                  prospect, np.empty(STACK, dtype=np.int64), np.empty(STACK, dtype=np.int64), np.empty(N_COLOURS, dtype=np.int64))
+    return score, close, lead, leaves4, prospect
 
 
 @numba.njit(cache=True, inline="always")
 def _closer_slot(hand_row, me, stack_g, count_g, free_g, ring_faction_g, pawn_g, markers_g, first_done_g, params,
-                 spend, avail, score, close, lead, leaves4, cards, bonus):
-    """``closer`` in the compiled lane: the best card (the first of equal scores) of seat ``me``, with
-    parameters ``params`` (feed, thrift, build, the value of a kid ghost)."""
+                 keeper, spend, avail, score, close, lead, leaves4, prospect, cards, bonus):
+    """``closer`` (or ``keeper``) in the compiled lane: the best card (the first of equal scores) of seat
+    ``me``, with parameters ``params`` (see :data:`CLOSER_PARAMS`). ``keeper`` holds kid ghosts: playing
+    one on a house it does not complete where its prospect is below min_bonus costs hold."""
     for j in range(HAND):
         c = hand_row[j]
         spend[j] = 0.0 if c < 0 else (params[3] if CARD_KIND[c] == KID else float(CARD_POWER[c]))
     for oc in range(N_COLOURS):
         avail[oc] = 1.0
     _closer_row(hand_row, me, stack_g, count_g, free_g, ring_faction_g, pawn_g, markers_g, first_done_g, spend,
-                avail, params[0], params[1], params[2], score, close, lead, leaves4, cards, bonus)
+                avail, params[0], params[1], params[2], score, close, lead, leaves4, prospect, cards, bonus)
+    if keeper:
+        for j in range(HAND):
+            c = hand_row[j]
+            # (a card that completes its house has a closing value, never 0)
+            if c >= 0 and CARD_KIND[c] == KID and close[j] == 0.0 and prospect[j] < params[5]:
+                score[j] = score[j] - params[4]
     best = -1
     for j in range(HAND):
         if hand_row[j] >= 0 and (best < 0 or score[j] > score[best]):
@@ -619,7 +636,7 @@ def _play_games(code, limit, match_points, start, deal_keys, draw_keys, draw_cou
                 stack, count, colours, free, owner, hand, hand_n, deck, deck_pos, pawn, markers, to_move, first_done,
                 first_winner, points, game_no, winner, done, turns, timeout, houses, first_white, first_winner_won,
                 ties, ties_white_house, ab_kids, ab_bonus, ab_swing, bonus, ring_perm, deck_perm, params, spend,
-                avail, score, close, lead, leaves4, cards):
+                avail, score, close, lead, leaves4, prospect, cards):
     """The compiled lane: every game of the batch to its end (or to ``limit`` turns: a timeout), one after
     another, with the policy ``code[seat]`` in each seat."""
     players = code.shape[0]
@@ -643,7 +660,8 @@ def _play_games(code, limit, match_points, start, deal_keys, draw_keys, draw_cou
                 sl = _strongest_slot(hand[g, a])
             else:
                 sl = _closer_slot(hand[g, a], a, stack[g], count[g], free[g], ring_faction[g], pawn[g], markers[g],
-                                  first_done[g], params[a], spend, avail, score, close, lead, leaves4, cards, bonus)
+                                  first_done[g], params[a], code[a] == POLICY_KEEPER, spend, avail, score, close, lead,
+                                  leaves4, prospect, cards, bonus)
             if _play_card(g, a, sl, hand, hand_n, deck, deck_pos, stack, count, colours, free, owner, ring_faction,
                           pawn, markers, first_done, first_winner, turns, to_move, houses, first_white, ties,
                           ties_white_house, ab_kids, ab_bonus, ab_swing, bonus):
@@ -1053,8 +1071,8 @@ class FanAndMallet(Game):
     # ----- the compiled lane ----------------------------------------------------------------------
     def compiled_lineup(self, agents, players: int, rules: FanAndMalletRules):
         """(policy code per seat, parameters per seat) when every seat plays a strategy with a compiled form
-        (``random``, ``strongest``, ``closer``), else None."""
-        table = policy_table(agents, (POLICY_RANDOM, POLICY_STRONGEST, POLICY_CLOSER))
+        (``random``, ``strongest``, ``closer``, ``keeper``), else None."""
+        table = policy_table(agents, (POLICY_RANDOM, POLICY_STRONGEST, POLICY_CLOSER, POLICY_KEEPER))
         if table is None:
             return None
         code, params = table
@@ -1068,7 +1086,7 @@ class FanAndMallet(Game):
                     s.to_move, s.first_done, s.first_winner, s.points, s.game_no, s.winner, s.done, s.turns,
                     s.timeout, s.houses, s.first_white, s.first_winner_won, s.ties, s.ties_white_house, s.ab_kids,
                     s.ab_bonus, s.ab_swing, np.zeros(STACK, dtype=np.int64), *_deal_scratch(), lineup[1],
-                    *(np.empty(HAND) for _ in range(2 + 3)), np.empty(HAND, dtype=bool),
+                    *(np.empty(HAND) for _ in range(2 + 3)), np.empty(HAND, dtype=bool), np.empty(HAND),
                     np.empty(STACK, dtype=np.int64))
 
     # ----- results --------------------------------------------------------------------------------
