@@ -1,7 +1,9 @@
 """Strategies for Fan & Mallet: the reference policies and heuristics.
 
 Every strategy implements ``play(obs, rng) -> hand slot`` (see ``simcore.games.fan_and_mallet``), scoring
-every card of the hand at once for a batch of games, masking empty slots and taking the best.
+every card of the hand at once for a batch of games, masking empty slots and taking the best. Every
+strategy here also has a compiled form (``compiled_code``): lineups of them play whole games in the
+engine's compiled lane, with the same decisions.
 
 The heuristics share one evaluation of each card (where it lands, whether it completes that house and
 who would possess it, whether it leaves a house one follower short for the opponent) and differ in what
@@ -16,15 +18,13 @@ from typing import ClassVar
 
 import numpy as np
 
-from simcore.games.fan_and_mallet import (CARD_COLOUR, CARD_FACTION, CARD_KID, CARD_POWER, DECK, HAND,
-                                          N_COLOURS, POLICY_CLOSER, POLICY_KEEPER, POLICY_RANDOM, POLICY_STRONGEST, STACK,
-                                          STRONGEST_KEY, FanAndMalletObs, closer_evaluation, landing, score_houses,
+from simcore.games.fan_and_mallet import (N_COLOURS, POLICY_CLOSER, POLICY_COUNTER, POLICY_KEEPER, POLICY_RANDOM,
+                                          POLICY_STRONGEST, STRONGEST_KEY, FanAndMalletObs, closer_evaluation,
                                           strongest_slots)
 
 from .base import Strategy, param
 
 GAME = "fan-and-mallet"
-_NEG = -1e9
 
 
 def _best(score: np.ndarray, legal: np.ndarray) -> np.ndarray:
@@ -60,14 +60,15 @@ class Strongest(Strategy):
 
 
 # ------------------------------------------------------------------------------------------------------
-# shared evaluation for the heuristics
+# the heuristics: one evaluation of each card, the engine's kernel ``closer_evaluation``, which the
+# compiled forms of ``closer``, ``keeper`` and ``counter`` share
 
 @dataclass(frozen=True)
 class Closer(Strategy):
     """Plays for the house about to be possessed: completes a house it wins (with the cheapest card that
     still wins), avoids completing a house for the opponent, and avoids leaving a house one short where
     the opponent's next card would land. Otherwise it plays its weakest card, keeping strength for the
-    possessions. (The evaluation is the engine's ``closer`` kernel, which its compiled form shares.)"""
+    possessions."""
     name: ClassVar[str] = "closer"
     game: ClassVar[str] = GAME
     compiled_code: ClassVar[int] = POLICY_CLOSER
@@ -122,64 +123,28 @@ class Keeper(Closer):
         return score - self.hold * waste
 
 
-def _threat(obs: FanAndMalletObs, unseen: np.ndarray) -> np.ndarray:
-    """(k, 6) for each hand card that leaves its landing house one follower short: the chance that the
-    opponent holds a card that would land there on their next turn and possess the house, counting
-    only the opponent cards in ``unseen`` (k, 30) and drawing their hand at random from them."""
-    k = len(obs)
-    out = np.zeros((k, HAND))
-    r, j = np.nonzero(obs.legal & (obs.landing_count == STACK - 2))
-    if not len(r):
-        return out
-    m = len(r)
-    me = obs.me[r]
-    opp = 1 - me
-    h = obs.landing[r, j]
-    # colour masks after the move, and where each opponent colour would land from their pawn
-    cols = obs.colours[r].astype(np.int64)
-    cols[np.arange(m), h] |= 1 << obs.hand_colour[r, j]
-    land = landing(cols, obs.pawn[r, opp], np.broadcast_to(np.arange(N_COLOURS), (m, N_COLOURS)))
-    # every opponent card type as the fifth follower
-    types = opp[:, None] * DECK + np.arange(DECK)[None, :]                      # (m, 30)
-    base = obs.stack[r, h].astype(np.int64)                                       # (m, 5), 3 followers
-    base[np.arange(m), STACK - 2] = obs.hand[r, j]
-    stacks = np.repeat(base[:, None, :], DECK, axis=1)
-    stacks[:, :, STACK - 1] = types
-    sc = score_houses(stacks.reshape(-1, STACK), np.repeat(obs.ring_faction[r, h], DECK))
-    wins = (sc.winner.reshape(m, DECK) == opp[:, None])
-    lands = land[:, CARD_COLOUR[np.arange(DECK)]] == h[:, None]
-    u = unseen[r]
-    good = (u & lands & wins).sum(axis=1).astype(float)
-    total = u.sum(axis=1).astype(float)
-    held = obs.hand_size[r, opp]
-    # P(at least one of the `held` cards drawn from `total` is among the `good` ones)
-    miss = np.ones(m)
-    for i in range(HAND):
-        step = np.where(i < held, np.clip((total - good - i) / np.maximum(total - i, 1), 0, 1), 1.0)
-        miss *= step
-    out[r, j] = 1.0 - miss
-    return out
-
-
 @dataclass(frozen=True)
 class Counter(Closer):
     """Like ``closer``, but counts the opponent's cards still unseen (in their hand or deck): leaving a
     house one follower short costs the chance that the opponent holds an unseen card that would land
     there next turn and possess it; a house left short that the opponent cannot take is built up."""
     name: ClassVar[str] = "counter"
+    compiled_code: ClassVar[int] = POLICY_COUNTER
     feed: float = param(1.0, "penalty per marker at stake, times the chance that the opponent takes a house "
                              "left at 4 followers", min=0.0)
     bait: float = param(0.3, "reward per marker at stake for leaving at 4 a house the opponent cannot take "
                              "and that we lead", min=0.0)
 
+    def compiled_params(self) -> tuple[float, ...]:
+        return (self.feed, self.thrift, self.build, self.kid_value, 0.0, 0.0, self.bait)
+
     def score(self, obs: FanAndMalletObs) -> np.ndarray:
-        spend = self.value_of_card(obs)
-        _, close, lead, leaves4, _ = closer_evaluation(obs, spend, self.avail(obs))
-        danger = _threat(obs, obs.unseen_opponent)
-        stake = obs.stake[:, None].astype(float)
-        open_score = (-self.feed * stake * danger + self.build * np.clip(lead, -6, 6)
-                      + self.bait * stake * (leaves4 & (danger == 0) & (lead > 0)))
-        return np.where(obs.closes, 10.0 * close, open_score) - self.thrift * spend
+        """Completing a house scores as for ``closer``; otherwise -feed x stake x the danger (the chance
+        that the opponent holds an unseen card that lands on a house left one short and possesses it),
+        plus build x the own lead (clipped to +-6), plus bait x stake for a house left one short that is
+        safe and led; minus thrift x the card's value."""
+        return closer_evaluation(obs, self.value_of_card(obs), self.avail(obs), self.feed, self.thrift, self.build,
+                                 self.bait)[0]
 
 
 STRATEGIES = [RandomPlay, Strongest, Closer, Keeper, Counter]

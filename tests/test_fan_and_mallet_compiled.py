@@ -1,5 +1,5 @@
 """Fan & Mallet's compiled lane (whole games in one compiled call for lineups of ``random``,
-``strongest``, ``closer`` and ``keeper``) gives exactly the results of the turn-by-turn lane: every column of every
+``strongest``, ``closer``, ``keeper`` and ``counter``) gives exactly the results of the turn-by-turn lane: every column of every
 game, every random stream, timeouts, matches; other lineups keep to the turn-by-turn lane."""
 from dataclasses import dataclass
 from typing import ClassVar
@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 
 from simcore.game import Seats
-from simcore.games.fan_and_mallet import (DECK, HAND, N_COLOURS, N_HOUSES, POLICY_CLOSER, POLICY_KEEPER,
-                                          POLICY_RANDOM, POLICY_STRONGEST, STRONGEST_KEY, FanAndMallet, landing, score_houses,
+from simcore.games.fan_and_mallet import (DECK, HAND, N_COLOURS, N_HOUSES, POLICY_CLOSER, POLICY_COUNTER,
+                                          POLICY_KEEPER, POLICY_RANDOM, POLICY_STRONGEST, STRONGEST_KEY, FanAndMallet, landing, score_houses,
                                           strongest_slots)
 from simcore.rng import STREAM_DEAL, game_keys, permutations, root_key, stream_keys
 from simcore.runner import simulate
-from strategies.fan_and_mallet import Closer, Keeper, RandomPlay, Strongest
+from strategies.fan_and_mallet import Closer, Counter, Keeper, RandomPlay, Strongest
 from strategies.registry import lineup
 
 ENG = FanAndMallet()
@@ -21,8 +21,9 @@ GAME = "fan-and-mallet"
 RULES = [{}, {"match_points": 12}, {"start_positions": "2,3"}, {"match_points": 3, "start_positions": "5,5"}]
 LINEUPS = [("random", "random"), ("strongest", "strongest"), ("random", "strongest"), ("strongest", "random"),
            ("closer", "random"), ("strongest", "closer:feed=0.2,thrift=0.3,build=1.5"),
-           ("keeper:hold=1.5,min_bonus=2", "closer")]
-CODES = {"random": POLICY_RANDOM, "strongest": POLICY_STRONGEST, "closer": POLICY_CLOSER, "keeper": POLICY_KEEPER}
+           ("keeper:hold=1.5,min_bonus=2", "closer"), ("random", "counter:feed=2.0,bait=0.9")]
+CODES = {"random": POLICY_RANDOM, "strongest": POLICY_STRONGEST, "closer": POLICY_CLOSER, "keeper": POLICY_KEEPER,
+         "counter": POLICY_COUNTER}
 
 
 def assert_same(a, b, what=""):
@@ -45,15 +46,16 @@ def compiled_calls(monkeypatch):
     return seen
 
 
-def test_the_reference_policies_closer_and_keeper_have_compiled_forms():
+def test_every_strategy_has_a_compiled_form():
     assert RandomPlay().compiled_policy() == (POLICY_RANDOM, ())
     assert Strongest().compiled_policy() == (POLICY_STRONGEST, ())
     assert Closer(feed=0.5).compiled_policy() == (POLICY_CLOSER, (0.5, 0.05, 0.3, 2.5))
     assert Keeper(min_bonus=2).compiled_policy() == (POLICY_KEEPER, (0.7, 0.05, 0.3, 2.5, 0.5, 2.0))
+    assert Counter(bait=0.4).compiled_policy() == (POLICY_COUNTER, (1.0, 0.05, 0.3, 2.5, 0.0, 0.0, 0.4))
     for specs in LINEUPS:
         code, params = ENG.compiled_lineup(lineup(GAME, list(specs), 2), 2, ENG.make_rules())
         assert code.tolist() == [CODES[s.split(":")[0]] for s in specs]
-        assert params.shape == (2, 6)
+        assert params.shape == (2, 7)
 
 
 @pytest.mark.parametrize("rules", RULES)
@@ -64,6 +66,8 @@ def test_compiled_lane_equals_batch_lane(specs, rules, compiled_calls):
     n = 600 if rules.get("match_points") == 12 else 2500
     if any(s.startswith(("closer", "keeper")) for s in specs):
         n //= 3
+    if any(s.startswith("counter") for s in specs):
+        n //= 10
     ids = np.arange(n) + 1000
     batch = ENG.play(ids, 2, r, agents, root_key(7), width=1024, compiled=False)
     assert compiled_calls[0] == 0
@@ -161,7 +165,16 @@ class FirstCard(RandomPlay):
         return np.zeros(len(obs), dtype=np.int64)
 
 
-@pytest.mark.parametrize("other", ["counter", MyRandom(), FirstCard()])
+@dataclass(frozen=True)
+class MyCounter(Counter):
+    """A subclass of ``counter`` that only changes a hook (the weights of the opponent's colours)."""
+    name: ClassVar[str] = "my-counter"
+
+    def avail(self, obs):
+        return np.full((len(obs), N_COLOURS), 0.5)
+
+
+@pytest.mark.parametrize("other", [MyCounter(), MyRandom(), FirstCard()])
 def test_lineups_without_a_compiled_form_use_the_batch_lane(other, compiled_calls):
     agents = [lineup(GAME, [other], 1)[0] if isinstance(other, str) else other, Strongest()]
     r = ENG.make_rules()
@@ -232,9 +245,10 @@ def test_strongest_kernel_is_the_documented_preference():
     np.testing.assert_array_equal(got, np.argmax(STRONGEST_KEY[hands], axis=1))
 
 
-def _closer_reference(obs, feed, thrift, build, hold=None, min_bonus=None):
-    """``closer``'s scores (``keeper``'s given hold and min_bonus) written plainly with the observation's
-    numpy helpers (an independent check of the evaluation kernel that both lanes use)."""
+def _closer_reference(obs, feed, thrift, build, hold=None, min_bonus=None, bait=None):
+    """``closer``'s scores (``keeper``'s given hold and min_bonus, ``counter``'s given bait) written
+    plainly with the observation's numpy helpers (an independent check of the evaluation kernel that
+    both lanes use)."""
     k = len(obs)
     me, opp = obs.me, 1 - obs.me
     stake = obs.stake[:, None].astype(float)
@@ -260,6 +274,11 @@ def _closer_reference(obs, feed, thrift, build, hold=None, min_bonus=None):
     spend = np.where(obs.hand_kid, 2.5, obs.hand_power.astype(float))
     open_score = -feed * stake * reach + build * np.clip(lead, -6, 6) * (~leaves4)
     score = np.where(obs.closes, 10.0 * close, open_score) - thrift * spend
+    if bait is not None:
+        danger = _threat_reference(obs)
+        open_score = (-feed * stake * danger + build * np.clip(lead, -6, 6)
+                      + bait * stake * (leaves4 & (danger == 0) & (lead > 0)))
+        return np.where(obs.closes, 10.0 * close, open_score) - thrift * spend
     if hold is None:
         return score
     prospect = np.zeros((k, HAND))
@@ -271,10 +290,40 @@ def _closer_reference(obs, feed, thrift, build, hold=None, min_bonus=None):
     return score - hold * (obs.hand_kid & ~obs.closes & (prospect < min_bonus))
 
 
+def _threat_reference(obs):
+    """``counter``'s danger of each card leaving its house one follower short: the chance that the
+    opponent's hand (drawn from their cards not on the ring) holds a card that lands there next and
+    possesses the house."""
+    k = len(obs)
+    out = np.zeros((k, HAND))
+    unseen = obs.unseen_opponent
+    for r, j in zip(*np.nonzero(obs.legal & (obs.landing_count == 3))):
+        opp = 1 - obs.me[r]
+        h = obs.landing[r, j]
+        after = obs.colours[r].astype(np.int64)
+        after[h] |= 1 << obs.hand_colour[r, j]
+        lands = landing(after[None], obs.pawn[r, opp:opp + 1], np.arange(N_COLOURS)[None])[0]
+        good = 0
+        for t in np.flatnonzero(unseen[r]):
+            if lands[t // 5] != h:
+                continue
+            cards = obs.stack[r, h].astype(np.int64)
+            cards[3], cards[4] = obs.hand[r, j], opp * DECK + t
+            good += score_houses(cards[None], obs.ring_faction[r, h:h + 1]).winner[0] == opp
+        total, held = float(unseen[r].sum()), obs.hand_size[r, opp]
+        miss = 1.0
+        for i in range(min(held, HAND)):
+            miss *= np.clip((total - good - i) / max(total - i, 1.0), 0, 1)
+        out[r, j] = 1.0 - miss
+    return out
+
+
 @pytest.mark.parametrize("agent", [Closer(), Closer(feed=1.3, thrift=0.01, build=0.6), Keeper(),
-                                   Keeper(hold=2.0, min_bonus=1, build=0.4)])
-def test_closer_and_keeper_evaluations_are_the_written_rules(agent):
-    extra = (agent.hold, agent.min_bonus) if isinstance(agent, Keeper) else ()
+                                   Keeper(hold=2.0, min_bonus=1, build=0.4), Counter(),
+                                   Counter(feed=2.5, bait=0.8, build=0.1)])
+def test_heuristic_evaluations_are_the_written_rules(agent):
+    extra = ((agent.hold, agent.min_bonus) if isinstance(agent, Keeper) else
+             (None, None, agent.bait) if isinstance(agent, Counter) else ())
     seen = [0]
 
     def probe(s):
@@ -293,8 +342,9 @@ def test_closer_and_keeper_evaluations_are_the_written_rules(agent):
 
 
 @pytest.mark.parametrize("agents", [[Closer(feed=1.3, thrift=0.01, build=0.6), Closer()],
-                                    [Keeper(hold=2.0, min_bonus=1), Keeper()]])
-def test_closers_and_keepers_in_the_compiled_lane_end_as_in_the_batch_lane(agents):
+                                    [Keeper(hold=2.0, min_bonus=1), Keeper()],
+                                    [Counter(), Counter(feed=0.2, bait=2.0)]])
+def test_heuristics_in_the_compiled_lane_end_as_in_the_batch_lane(agents):
     """Differently parameterised seats in a match: the compiled lane ends every game in the state the
     batch lane does."""
     r = ENG.make_rules({"match_points": 6})

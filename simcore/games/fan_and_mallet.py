@@ -448,6 +448,7 @@ POLICY_RANDOM = 1
 POLICY_STRONGEST = 2
 POLICY_CLOSER = 3
 POLICY_KEEPER = 4
+POLICY_COUNTER = 5
 
 #: ``strongest``'s preference of every card (higher first): spirit objects by power then lowest colour,
 #: then kid ghosts by lowest colour; the last entry (read for an empty slot, -1) is below every card
@@ -477,20 +478,21 @@ def _strongest_batch(hand, out):
 
 
 #: parameters in the compiled lane: ``closer``'s feed, thrift, build, the value of a kid ghost; then
-#: ``keeper``'s hold and min_bonus
-CLOSER_PARAMS = 6
+#: ``keeper``'s hold and min_bonus; then ``counter``'s bait
+CLOSER_PARAMS = 7
 #: games of a match end at 100 in ``closer``'s closing value (above any stake)
 WIN_GAME = 100.0
 
 
 @numba.njit(cache=True, inline="always")
 def _closer_row(hand_row, me, stack_g, count_g, free_g, ring_faction_g, pawn_g, markers_g, first_done_g, spend,
-                avail, feed, thrift, build, score, close, lead, leaves4, prospect, cards, bonus):
+                avail, feed, thrift, build, score, close, lead, leaves4, prospect, land, cards, bonus):
     """``closer``'s evaluation of each card of seat ``me``'s hand ``hand_row`` in one game (the public
     arrays of that game), given the cost of spending each card (``spend``) and the weights of the
-    opponent's colours (``avail``, (6,)). Per slot: ``close``, the value of completing the house the
-    card lands in (+stake if ``me`` possesses it, -stake if the opponent does, +-100 where that ends the
-    game; 0 for a card that does not complete its house); ``lead``, own minus opponent power in the
+    opponent's colours (``avail``, (6,)). Per slot: ``land``, the house the card lands in (-1 for an empty
+    slot); ``close``, the value of completing that house (+stake if ``me`` possesses it, -stake if the
+    opponent does, +-100 where that ends the game; 0 for a card that does not complete its house, never 0
+    for one that does); ``lead``, own minus opponent power in the
     house after the card, for a card that does not complete it; ``leaves4``, whether it leaves its house
     one follower short; ``prospect``, a kid ghost's bonus in the house it lands in but does not complete,
     judged with the followers there now (0 for other cards); ``score``, what ``closer`` maximises.
@@ -510,11 +512,13 @@ def _closer_row(hand_row, me, stack_g, count_g, free_g, ring_faction_g, pawn_g, 
         lead[j] = 0.0
         leaves4[j] = False
         prospect[j] = 0.0
+        land[j] = -1
         closes = False
         reach = 0.0
         if c >= 0:
             col = CARD_COLOUR[c]
             h = _land_free(free_g[col], pawn_g[me])
+            land[j] = h
             k = count_g[h]
             for i in range(STACK):
                 cards[i] = stack_g[h, i]
@@ -547,22 +551,88 @@ def _closer_row(hand_row, me, stack_g, count_g, free_g, ring_faction_g, pawn_g, 
         score[j] = s - thrift * spend[j]
 
 
+@numba.njit(cache=True, inline="always")
+def _threat_row(hand_row, me, stack_g, free_g, ring_faction_g, pawn_g, opp_held, land, leaves4, danger, cards, bonus):
+    """``counter``'s danger of each card that leaves its house one follower short (``leaves4``, landing
+    on ``land``; 0 for other cards): the chance that the opponent, holding ``opp_held`` cards drawn at
+    random from their cards not on the ring, holds one that lands there on their next turn (after this
+    card) and possesses the house."""
+    opp = 1 - me
+    seen = 0  # bit t: the opponent's card t (colour * 5 + kind) is on the ring
+    for h in range(N_HOUSES):
+        for i in range(STACK):
+            c = stack_g[h, i]
+            if c >= 0 and (1 if c >= DECK else 0) == opp:
+                seen |= 1 << (c - opp * DECK)
+    total = 0.0
+    for t in range(DECK):
+        if not (seen >> t) & 1:
+            total += 1.0
+    for j in range(HAND):
+        danger[j] = 0.0
+        if not leaves4[j]:
+            continue
+        h = land[j]
+        col = CARD_COLOUR[hand_row[j]]
+        for i in range(STACK):
+            cards[i] = stack_g[h, i]
+        cards[STACK - 2] = hand_row[j]
+        good = 0.0
+        for t in range(DECK):
+            if (seen >> t) & 1:
+                continue
+            tc = CARD_COLOUR[t]
+            after = free_g[tc] & ~(1 << h) if tc == col else free_g[tc]
+            if _land_free(after, pawn_g[opp]) != h:
+                continue
+            cards[STACK - 1] = opp * DECK + t
+            tw, tb = _score_house(cards, STACK, bonus)
+            if (ring_faction_g[h] if tw == tb else (1 if tb > tw else 0)) == opp:
+                good += 1.0
+        miss = 1.0  # P(none of the held cards is a good one)
+        for i in range(HAND):
+            if i < opp_held:
+                miss *= min(max((total - good - i) / max(total - i, 1.0), 0.0), 1.0)
+        danger[j] = 1.0 - miss
+
+
+@numba.njit(cache=True, inline="always")
+def _counter_row(hand_row, me, stack_g, free_g, ring_faction_g, pawn_g, first_done_g, opp_held, spend, feed, thrift,
+                 build, bait, score, close, lead, leaves4, land, danger, cards, bonus):
+    """``counter``'s score of each card, from ``closer``'s evaluation (``close``, ``lead``, ``leaves4``,
+    ``land``, see :func:`_closer_row`) and the danger of :func:`_threat_row` (written to ``danger``)."""
+    _threat_row(hand_row, me, stack_g, free_g, ring_faction_g, pawn_g, opp_held, land, leaves4, danger, cards, bonus)
+    stake = 1.0 if first_done_g else 2.0
+    for j in range(HAND):
+        if hand_row[j] >= 0 and close[j] != 0.0:
+            s = 10.0 * close[j]
+        else:
+            bait_it = 1.0 if leaves4[j] and danger[j] == 0.0 and lead[j] > 0.0 else 0.0
+            s = -feed * stake * danger[j] + build * min(max(lead[j], -6.0), 6.0) + bait * stake * bait_it
+        score[j] = s - thrift * spend[j]
+
+
 @numba.njit(**_NO_REFCOUNT)
-def _closer_batch(hand, me, stack, count, colours, ring_faction, pawn, markers, first_done, spend, avail, feed,
-                  thrift, build, score, close, lead, leaves4, prospect, cards, bonus, free):
+def _closer_batch(hand, me, stack, count, colours, ring_faction, pawn, markers, first_done, hand_size, spend, avail,
+                  feed, thrift, build, bait, counter, score, close, lead, leaves4, prospect, land, danger, cards, bonus,
+                  free):
     for r in range(hand.shape[0]):
         for c in range(N_COLOURS):
             free[c] = _free_mask(colours[r], c)
         _closer_row(hand[r], me[r], stack[r], count[r], free, ring_faction[r], pawn[r], markers[r], first_done[r],
                     spend[r], avail[r], feed, thrift, build, score[r], close[r], lead[r], leaves4[r], prospect[r],
-                    cards, bonus)
+                    land[r], cards, bonus)
+        if counter:
+            _counter_row(hand[r], me[r], stack[r], free, ring_faction[r], pawn[r], first_done[r],
+                         hand_size[r, 1 - me[r]], spend[r], feed, thrift, build, bait, score[r], close[r], lead[r],
+                         leaves4[r], land[r], danger[r], cards, bonus)
 
 
 def closer_evaluation(obs, spend: np.ndarray, avail: np.ndarray, feed: float = 0.0, thrift: float = 0.0,
-                      build: float = 0.0) -> tuple[np.ndarray, ...]:
+                      build: float = 0.0, bait: float | None = None) -> tuple[np.ndarray, ...]:
     """``closer``'s evaluation of every hand card of a batch of observations (see :func:`_closer_row`):
     (score, close, lead, leaves4, prospect), each (k, 6); ``spend`` (k, 6) and ``avail`` (k, 6) as
-    there."""
+    there. Given ``bait``, the score is ``counter``'s (see :func:`_counter_row`)."""
     k = len(obs)
     score = np.empty((k, HAND))
     close = np.empty((k, HAND))
@@ -571,26 +641,33 @@ def closer_evaluation(obs, spend: np.ndarray, avail: np.ndarray, feed: float = 0
     prospect = np.empty((k, HAND))
     c = np.ascontiguousarray
     _closer_batch(c(obs.hand), c(obs.me, dtype=np.int64), c(obs.stack), c(obs.count), c(obs.colours),
-                  c(obs.ring_faction), c(obs.pawn), c(obs.markers), c(obs.first_done), c(spend, dtype=np.float64),
-                  c(avail, dtype=np.float64), float(feed), float(thrift), float(build), score, close, lead, leaves4,
-                  prospect, np.empty(STACK, dtype=np.int64), np.empty(STACK, dtype=np.int64), np.empty(N_COLOURS, dtype=np.int64))
+                  c(obs.ring_faction), c(obs.pawn), c(obs.markers), c(obs.first_done),
+                  c(obs.hand_size, dtype=np.int64) if bait is not None else np.zeros((k, 2), dtype=np.int64),
+                  c(spend, dtype=np.float64), c(avail, dtype=np.float64), float(feed), float(thrift), float(build),
+                  float(bait or 0.0), bait is not None, score, close, lead, leaves4, prospect,
+                  np.empty((k, HAND), dtype=np.int64), np.empty((k, HAND)), np.empty(STACK, dtype=np.int64),
+                  np.empty(STACK, dtype=np.int64), np.empty(N_COLOURS, dtype=np.int64))
     return score, close, lead, leaves4, prospect
 
 
 @numba.njit(cache=True, inline="always")
-def _closer_slot(hand_row, me, stack_g, count_g, free_g, ring_faction_g, pawn_g, markers_g, first_done_g, params,
-                 keeper, spend, avail, score, close, lead, leaves4, prospect, cards, bonus):
-    """``closer`` (or ``keeper``) in the compiled lane: the best card (the first of equal scores) of seat
-    ``me``, with parameters ``params`` (see :data:`CLOSER_PARAMS`). ``keeper`` holds kid ghosts: playing
-    one on a house it does not complete where its prospect is below min_bonus costs hold."""
+def _closer_slot(hand_row, me, stack_g, count_g, free_g, ring_faction_g, pawn_g, markers_g, first_done_g, opp_held,
+                 params, policy, spend, avail, score, close, lead, leaves4, prospect, land, danger, cards, bonus):
+    """``closer``, ``keeper`` or ``counter`` (``policy``) in the compiled lane: the best card (the first of
+    equal scores) of seat ``me``, with parameters ``params`` (see :data:`CLOSER_PARAMS`). ``keeper`` holds
+    kid ghosts: playing one on a house it does not complete where its prospect is below min_bonus costs
+    hold; ``counter`` weighs the danger of a house left one short (``opp_held``: the opponent's hand size)."""
     for j in range(HAND):
         c = hand_row[j]
         spend[j] = 0.0 if c < 0 else (params[3] if CARD_KIND[c] == KID else float(CARD_POWER[c]))
     for oc in range(N_COLOURS):
         avail[oc] = 1.0
     _closer_row(hand_row, me, stack_g, count_g, free_g, ring_faction_g, pawn_g, markers_g, first_done_g, spend,
-                avail, params[0], params[1], params[2], score, close, lead, leaves4, prospect, cards, bonus)
-    if keeper:
+                avail, params[0], params[1], params[2], score, close, lead, leaves4, prospect, land, cards, bonus)
+    if policy == POLICY_COUNTER:
+        _counter_row(hand_row, me, stack_g, free_g, ring_faction_g, pawn_g, first_done_g, opp_held, spend, params[0],
+                     params[1], params[2], params[6], score, close, lead, leaves4, land, danger, cards, bonus)
+    elif policy == POLICY_KEEPER:
         for j in range(HAND):
             c = hand_row[j]
             # (a card that completes its house has a closing value, never 0)
@@ -636,7 +713,7 @@ def _play_games(code, limit, match_points, start, deal_keys, draw_keys, draw_cou
                 stack, count, colours, free, owner, hand, hand_n, deck, deck_pos, pawn, markers, to_move, first_done,
                 first_winner, points, game_no, winner, done, turns, timeout, houses, first_white, first_winner_won,
                 ties, ties_white_house, ab_kids, ab_bonus, ab_swing, bonus, ring_perm, deck_perm, params, spend,
-                avail, score, close, lead, leaves4, prospect, cards):
+                avail, score, close, lead, leaves4, prospect, land, danger, cards):
     """The compiled lane: every game of the batch to its end (or to ``limit`` turns: a timeout), one after
     another, with the policy ``code[seat]`` in each seat."""
     players = code.shape[0]
@@ -660,8 +737,8 @@ def _play_games(code, limit, match_points, start, deal_keys, draw_keys, draw_cou
                 sl = _strongest_slot(hand[g, a])
             else:
                 sl = _closer_slot(hand[g, a], a, stack[g], count[g], free[g], ring_faction[g], pawn[g], markers[g],
-                                  first_done[g], params[a], code[a] == POLICY_KEEPER, spend, avail, score, close, lead,
-                                  leaves4, prospect, cards, bonus)
+                                  first_done[g], hand_n[g, 1 - a], params[a], code[a], spend, avail, score, close, lead,
+                                  leaves4, prospect, land, danger, cards, bonus)
             if _play_card(g, a, sl, hand, hand_n, deck, deck_pos, stack, count, colours, free, owner, ring_faction,
                           pawn, markers, first_done, first_winner, turns, to_move, houses, first_white, ties,
                           ties_white_house, ab_kids, ab_bonus, ab_swing, bonus):
@@ -1071,8 +1148,9 @@ class FanAndMallet(Game):
     # ----- the compiled lane ----------------------------------------------------------------------
     def compiled_lineup(self, agents, players: int, rules: FanAndMalletRules):
         """(policy code per seat, parameters per seat) when every seat plays a strategy with a compiled form
-        (``random``, ``strongest``, ``closer``, ``keeper``), else None."""
-        table = policy_table(agents, (POLICY_RANDOM, POLICY_STRONGEST, POLICY_CLOSER, POLICY_KEEPER))
+        (``random``, ``strongest``, ``closer``, ``keeper``, ``counter``), else None."""
+        table = policy_table(agents, (POLICY_RANDOM, POLICY_STRONGEST, POLICY_CLOSER, POLICY_KEEPER,
+                                      POLICY_COUNTER))
         if table is None:
             return None
         code, params = table
@@ -1087,7 +1165,7 @@ class FanAndMallet(Game):
                     s.timeout, s.houses, s.first_white, s.first_winner_won, s.ties, s.ties_white_house, s.ab_kids,
                     s.ab_bonus, s.ab_swing, np.zeros(STACK, dtype=np.int64), *_deal_scratch(), lineup[1],
                     *(np.empty(HAND) for _ in range(2 + 3)), np.empty(HAND, dtype=bool), np.empty(HAND),
-                    np.empty(STACK, dtype=np.int64))
+                    np.empty(HAND, dtype=np.int64), np.empty(HAND), np.empty(STACK, dtype=np.int64))
 
     # ----- results --------------------------------------------------------------------------------
     def outcome(self, s: FanAndMalletState) -> dict[str, np.ndarray]:
