@@ -339,6 +339,48 @@ def _deal_one(cards, g, P, deck, ptr, up, up_len, up_counts, dream, nslots, mem,
 
 
 @numba.njit(cache=True, inline="always")
+def _claim_one(deck, ptr, up, up_len, up_counts, dream, nslots, mem, kept, g, m, a, b, v):
+    """"I know what I have" (variant): player m names own slots a and b as value v. Right: both lands
+    go face up (lower slot first) and the others keep their order; wrong: both are shown to everyone.
+    Either way a new unseen land from the face-down pile comes at the end."""
+    ns = nslots[g, m]
+    if a < 0 or a >= ns or b < 0 or b >= ns or a == b or v < 0 or v > 9:
+        return False
+    va, vb = _VALUE_NB[dream[g, m, a]], _VALUE_NB[dream[g, m, b]]
+    new = _pop_one(deck, ptr, g)
+    V = mem.shape[1]
+    if va == v and vb == v:
+        lo, hi = min(a, b), max(a, b)
+        _push_up_one(up, up_len, up_counts, g, dream[g, m, lo])
+        _push_up_one(up, up_len, up_counts, g, dream[g, m, hi])
+        k = 0
+        for s in range(ns):
+            if s != lo and s != hi:
+                dream[g, m, k] = dream[g, m, s]
+                for x in range(V):
+                    mem[g, x, m, k] = mem[g, x, m, s]
+                kept[g, m, k] = kept[g, m, s]
+                k += 1
+        for s in range(ns - 2, ns):
+            dream[g, m, s] = -1
+            for x in range(V):
+                mem[g, x, m, s] = -1
+            kept[g, m, s] = False
+        nslots[g, m] = ns - 2
+    else:
+        for x in range(V):
+            mem[g, x, m, a] = va
+            mem[g, x, m, b] = vb
+    last = nslots[g, m]
+    dream[g, m, last] = new
+    for x in range(V):
+        mem[g, x, m, last] = -1
+    kept[g, m, last] = False
+    nslots[g, m] = last + 1
+    return True
+
+
+@numba.njit(cache=True, inline="always")
 def _start_ok(a, n_own, kwih):
     """Whether a is a Start code allowed to a player with ``n_own`` lands."""
     if a < 0 or a > 3:
@@ -510,6 +552,14 @@ def _k_peek(mem, dream, nslots, g, m, pl, sl):
 def _k_swap(dream, mem, kept, nslots, g, pa, sa, pb, sb):
     for i in range(g.shape[0]):
         if not _swap_one(dream, mem, kept, nslots, g[i], pa[i], sa[i], pb[i], sb[i]):
+            return i
+    return -1
+
+
+@numba.njit(cache=True, _nrt=False)
+def _k_claim(deck, ptr, up, up_len, up_counts, dream, nslots, mem, kept, g, m, a, b, v):
+    for i in range(g.shape[0]):
+        if not _claim_one(deck, ptr, up, up_len, up_counts, dream, nslots, mem, kept, g[i], m[i], a[i], b[i], v[i]):
             return i
     return -1
 
@@ -1002,43 +1052,10 @@ class Sen(Game):
             g, m, card = gt, mt, kept
 
     def _claim(self, st: SenState, g: np.ndarray, m: np.ndarray, seats: Seats) -> None:
-        a, b, v = seats.ask("claim", g, m, lambda i, mm: self.observe(st, i, mm))
-        ns = st.nslots[g, m]
-        bad = (a < 0) | (a >= ns) | (b < 0) | (b >= ns) | (a == b) | (v < 0) | (v > 9)
+        a, b, v = (_i64(x) for x in seats.ask("claim", g, m, lambda i, mm: self.observe(st, i, mm)))
+        bad = _k_claim(st.deck, st.ptr, st.up, st.up_len, st.up_counts, st.dream, st.nslots, st.mem, st.kept, g, m,
+                       a, b, v)
         illegal(seats, "claim", m, bad, "two different own slots and a value 0-9")
-        va = VALUE[st.dream[g, m, a]]
-        vb = VALUE[st.dream[g, m, b]]
-        right = (va == v) & (vb == v)
-        new = self._pop_down(st, g)
-        # wrong: both revealed to everyone, then a new unseen land at the end
-        w = ~right
-        if w.any():
-            gw, mw = g[w], m[w]
-            st.mem[gw, :, mw, a[w]] = va[w][:, None]
-            st.mem[gw, :, mw, b[w]] = vb[w][:, None]
-        # right: both to the face-up pile (lower slot first), the rest keep their order
-        if right.any():
-            gr, mr = g[right], m[right]
-            lo, hi = np.minimum(a, b)[right], np.maximum(a, b)[right]
-            self._push_up(st, gr, st.dream[gr, mr, lo])
-            self._push_up(st, gr, st.dream[gr, mr, hi])
-            slots = np.arange(SLOTS)[None, :]
-            keep = (slots != lo[:, None]) & (slots != hi[:, None]) & (slots < st.nslots[gr, mr][:, None])
-            order = np.argsort(~keep, axis=1, kind="stable")
-            rows = np.arange(len(gr))[:, None]
-            left = slots < (st.nslots[gr, mr] - 2)[:, None]
-            d = st.dream[gr, mr][rows, order]
-            st.dream[gr, mr] = np.where(left, d, -1)
-            mm = st.mem[gr, :, mr]  # (k, V, S)
-            mm = mm[rows[:, :, None], np.arange(st.players)[None, :, None], order[:, None, :]]
-            st.mem[gr, :, mr] = np.where(left[:, None, :], mm, -1)
-            st.kept[gr, mr] = np.where(left, st.kept[gr, mr][rows, order], False)
-            st.nslots[gr, mr] -= 2
-        last = st.nslots[g, m]
-        st.dream[g, m, last] = new
-        st.mem[g, :, m, last] = -1
-        st.kept[g, m, last] = False
-        st.nslots[g, m] += 1
 
     # ------------------------------------------------------------------ the compiled lane
     def compiled_lineup(self, agents, players: int, rules: SenRules):
