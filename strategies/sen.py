@@ -6,14 +6,15 @@ Values are compared in sixths (an unknown land is worth 279/54 = 31/6) so that r
 """
 from __future__ import annotations
 
-import abc
 import dataclasses
 from typing import ClassVar
 
 import numba
 import numpy as np
 
-from simcore.games.sen import (MEAN_DEN, MEAN_NUM, POLICY_RANDOM, POLICY_THRESHOLD, SLOTS, Drawn, Kind, SenObs, Start,
+from simcore.games.sen import (MEAN_DEN, MEAN_NUM, POLICY_COUNTER, POLICY_GAMBLER, POLICY_RANDOM, POLICY_SWAPPER,
+                               POLICY_THRESHOLD, POLICY_WATCHER, SLOTS, Drawn, Kind, SenObs, Start, counting_claim,
+                               counting_drawn, counting_face_up, counting_keep, counting_start, counting_swap,
                                threshold_drawn, threshold_scan, threshold_start)
 
 from .base import Strategy, param
@@ -142,171 +143,110 @@ class Threshold(Strategy):
 # gives each its name: when to say WAKE UP!, and how to use Peek 1 and Swap 2.
 # ---------------------------------------------------------------------------------------------
 
-#: copies of each value 0..9 in the deck
-DECK_COUNTS = np.array([4, 4, 4, 4, 4, 7, 7, 7, 4, 9], dtype=float)
+@numba.njit(cache=True, _nrt=False)
+def _k_start(code, prm, own, ns, mem, nslots, up_counts, kept, me, top, kwih, penalty, fw, out):
+    for i in range(out.shape[0]):
+        out[i] = counting_start(code, prm, own[i], ns[i], mem[i], nslots[i], up_counts[i], kept[i], me[i], top[i],
+                                kwih, penalty, fw)
 
 
-def unseen_stats(obs: SenObs) -> tuple[np.ndarray, np.ndarray]:
-    """Mean and variance (m,) of the value of a card this player has not seen (not face up, not remembered)."""
-    known = obs.up_counts.astype(float)
-    mem = obs.mem
-    for v in range(10):
-        known[:, v] += (mem == v).sum((1, 2))
-    left = np.maximum(DECK_COUNTS[None, :] - known, 0.0)
-    n = left.sum(1)
-    vals = np.arange(10, dtype=float)[None, :]
-    mean = np.where(n > 0, (left * vals).sum(1) / np.maximum(n, 1), 279 / 54)
-    var = np.where(n > 0, (left * vals ** 2).sum(1) / np.maximum(n, 1) - mean ** 2, 0.0)
-    return mean, np.maximum(var, 0.0)
+@numba.njit(cache=True, _nrt=False)
+def _k_face_up(own, ns, mem, up_counts, fw, out):
+    for i in range(out.shape[0]):
+        out[i] = counting_face_up(own[i], ns[i], mem[i], up_counts[i], fw)
 
 
-def dream_estimates(obs: SenObs, mean: np.ndarray, var: np.ndarray, kept_value: float | None = None):
-    """Estimated total and variance of every dream (m, P), unknown lands at the unseen mean.
+@numba.njit(cache=True, _nrt=False)
+def _k_drawn(code, prm, own, ns, mem, nslots, up_counts, me, card, kind, fw, out):
+    for i in range(out.shape[0]):
+        out[i] = counting_drawn(code, prm, own[i], ns[i], mem[i], nslots[i], up_counts[i], me[i], card[i], kind[i], fw)
 
-    With ``kept_value``, an unknown land that its owner drew and kept (public history) is estimated at
-    that value instead, with a smaller spread: players keep a drawn land only when it is low."""
-    exists = obs.slot_mask()
-    known = (obs.mem >= 0) & exists
-    unknown = ~known & exists
-    if kept_value is None:
-        n_unknown = unknown.sum(2)
-        total = np.where(known, obs.mem, 0).sum(2) + n_unknown * mean[:, None]
-        return total, n_unknown * var[:, None]
-    kept = unknown & obs.kept
-    plain = (unknown & ~obs.kept).sum(2)
-    n_kept = kept.sum(2)
-    total = np.where(known, obs.mem, 0).sum(2) + plain * mean[:, None] + n_kept * kept_value
-    spread = plain * var[:, None] + n_kept * np.minimum(var, 4.0)[:, None]
-    return total, spread
+
+@numba.njit(cache=True, _nrt=False)
+def _k_keep(code, prm, own, ns, mem, nslots, up_counts, me, offer, offer_kind, fw, out):
+    for i in range(out.shape[0]):
+        out[i] = counting_keep(code, prm, own[i], ns[i], mem[i], nslots[i], up_counts[i], me[i], offer[i, 0],
+                               offer_kind[i, 0], offer[i, 1], offer_kind[i, 1], fw)
+
+
+@numba.njit(cache=True, _nrt=False)
+def _k_swap(own, ns, mem, nslots, up_counts, me, fw, out):
+    for i in range(out.shape[0]):
+        out[i, 0], out[i, 1], out[i, 2] = counting_swap(own[i], ns[i], mem[i], nslots[i], up_counts[i], me[i], fw)
+
+
+@numba.njit(cache=True, _nrt=False)
+def _k_claim(own, ns, mem, up_counts, fw, out):
+    for i in range(out.shape[0]):
+        out[i, 0], out[i, 1], out[i, 2] = counting_claim(own[i], ns[i], mem[i], up_counts[i], fw)
+
+
+def _scratch() -> np.ndarray:
+    return np.empty((4, 10), dtype=np.float64)
 
 
 @dataclasses.dataclass(frozen=True)
-class _Counting(Strategy, abc.ABC):
-    """Shared play: estimate unknown lands by counting the cards seen; put low cards on the worst slot."""
+class _Counting(Strategy):
+    """Shared play: estimate unknown lands by counting the cards seen (an unknown land is worth the mean
+    of the cards not yet seen: the deck minus the face-up pile and everything remembered); put low cards
+    on the worst slot; Take 2 gives two looks, Peek 1 goes on unknown own lands. The subclasses differ in
+    when to say WAKE UP! and whether to use Swap 2. Every decision is the engine's compiled function of
+    the same name (``simcore.games.sen.counting_*``), looped over the batch here and called directly in
+    the compiled lane."""
 
     take_margin: float = param(0.5, "take or keep a card only if it beats the worst own estimate by this much", min=0.0)
     claim_gain: float = param(3.0, "variant know_what_i_have: name a known pair when it saves at least this (estimated)")
+    #: which wake rule and uses of Swap 2 (the engine's POLICY_* code)
+    kind: ClassVar[int] = 0
 
-    # --- estimates
-    def _own(self, obs):
-        mean, var = unseen_stats(obs)
-        own = obs.own.astype(float)
-        est = np.where(own >= 0, own, mean[:, None])
-        est = np.where(obs.own_mask(), est, -np.inf)
-        return mean, var, est
+    def compiled_params(self) -> tuple[float, ...]:
+        """(take_margin, claim_gain, wake or margin, sure, cap, kept_value, swap_min, edge)."""
+        g = lambda name, default=0.0: float(getattr(self, name, default))  # noqa: E731
+        return (self.take_margin, self.claim_gain, g("wake", g("margin")), g("sure"), g("cap"), g("kept_value", -1.0),
+                g("swap_min"), g("edge"))
 
-    def _worst(self, est):
-        w = np.argmax(est, axis=1)
-        return w, est[np.arange(len(est)), w]
-
-    # --- wake rule: subclasses decide
-    @abc.abstractmethod
-    def wants_wake(self, obs, mean, var, est):
-        """(m,) True where the player says WAKE UP!"""
+    def _prm(self) -> np.ndarray:
+        return np.array(self.compiled_params(), dtype=np.float64)
 
     def start(self, obs, rng):
-        mean, var, est = self._own(obs)
-        _, worst = self._worst(est)
-        take = obs.top <= worst - self.take_margin
-        wake = self.wants_wake(obs, mean, var, est)
-        act = np.where(wake, Start.WAKE, np.where(take, Start.FACE_UP, Start.DRAW))
-        if obs.rules.know_what_i_have:
-            gain, _, _, _ = self._best_pair(obs, mean)
-            act = np.where(~wake & (gain >= self.claim_gain), Start.CLAIM, act)
-        return act
-
-    def _best_pair(self, obs, mean):
-        """The most valuable known pair of equal own lands: (gain, slot_a, slot_b, value); gain -inf if none.
-
-        Naming a known pair always succeeds (memory is true): both lands leave, one unseen land comes.
-        Legal with 2 to 7 lands."""
-        own = obs.own
-        m = len(own)
-        best = np.full(m, -np.inf)
-        sa = np.zeros(m, dtype=np.int64)
-        sb = np.ones(m, dtype=np.int64)
-        val = np.zeros(m, dtype=np.int64)
-        n = obs.own_slots
-        for a in range(SLOTS):
-            for b in range(a + 1, SLOTS):
-                ok = (own[:, a] >= 0) & (own[:, a] == own[:, b]) & (b < n)
-                gain = np.where(ok, 2 * own[:, a] - mean, -np.inf)
-                better = gain > best
-                best = np.where(better, gain, best)
-                sa = np.where(better, a, sa)
-                sb = np.where(better, b, sb)
-                val = np.where(better, own[:, a], val)
-        best = np.where((n >= 2) & (n <= 7), best, -np.inf)
-        return best, sa, sb, val
-
-    def claim(self, obs, rng):
-        mean, _ = unseen_stats(obs)
-        _, a, b, v = self._best_pair(obs, mean)
-        return a, b, v
+        out = np.empty(len(obs.me), dtype=np.int64)
+        _k_start(self.kind, self._prm(), obs.own, obs.own_slots, obs.mem, obs.nslots, obs.up_counts, obs.kept,
+                 obs.me, obs.top, obs.rules.know_what_i_have, float(obs.rules.penalty), _scratch(), out)
+        return out
 
     def face_up_slot(self, obs, rng):
-        _, _, est = self._own(obs)
-        return self._worst(est)[0]
-
-    # --- gains of each use of a drawn card
-    def _peek_target(self, obs):
-        """Own unknown slot first (lowest index); -1 when none."""
-        unknown = (obs.own < 0) & obs.own_mask()
-        return np.where(unknown.any(1), np.argmax(unknown, axis=1), -1)
-
-    def _swap_plan(self, obs, mean, est):
-        """(gain, player_b, slot_b) of swapping the worst own land with the best opponent land."""
-        m = len(obs.me)
-        w, worst = self._worst(est)
-        mem = obs.mem.astype(float)
-        other = obs.slot_mask().copy()
-        other[np.arange(m), obs.me] = False
-        cand = np.where(mem >= 0, mem, mean[:, None, None] + 0.5)  # an unknown land is a little worse than known
-        cand = np.where(other, cand, np.inf).reshape(m, -1)
-        j = np.argmin(cand, axis=1)
-        gain = worst - cand[np.arange(m), j]
-        return gain, j // SLOTS, j % SLOTS, w
-
-    def _gains(self, obs, value, kind, mean, est):
-        """Gain (ravens saved, estimated) of exchanging ``value`` into the worst slot, and of using ``kind``."""
-        _, worst = self._worst(est)
-        ex = worst - value
-        use = np.full(len(obs.me), -np.inf)
-        use = np.where(kind == Kind.PEEK, np.where(self._peek_target(obs) >= 0, self.peek_value(), -np.inf), use)
-        use = np.where(kind == Kind.SWAP, self.swap_gain(obs, mean, est), use)
-        use = np.where(kind == Kind.TAKE2, np.maximum(worst - mean, 0.0) + 0.5, use)
-        return ex, use
-
-    def peek_value(self) -> float:
-        return 1.0
-
-    def swap_gain(self, obs, mean, est):
-        return np.full(len(obs.me), -np.inf)
+        out = np.empty(len(obs.me), dtype=np.int64)
+        _k_face_up(obs.own, obs.own_slots, obs.mem, obs.up_counts, _scratch(), out)
+        return out
 
     def drawn(self, obs, rng):
-        mean, var, est = self._own(obs)
-        w, worst = self._worst(est)
-        ex, use = self._gains(obs, obs.card, obs.card_kind, mean, est)
-        do_use = (use > ex) & (use > 0)
-        do_ex = ~do_use & (ex >= self.take_margin)
-        return np.where(do_use, Drawn.USE, np.where(do_ex, w, Drawn.DISCARD))
+        out = np.empty(len(obs.me), dtype=np.int64)
+        _k_drawn(self.kind, self._prm(), obs.own, obs.own_slots, obs.mem, obs.nslots, obs.up_counts, obs.me,
+                 obs.card, obs.card_kind, _scratch(), out)
+        return out
 
     def keep(self, obs, rng):
-        mean, var, est = self._own(obs)
-        g = []
-        for k in range(2):
-            ex, use = self._gains(obs, obs.offer[:, k], obs.offer_kind[:, k], mean, est)
-            g.append(np.maximum(ex, use))
-        return (g[1] > g[0]).astype(np.int64)
+        out = np.empty(len(obs.me), dtype=np.int64)
+        _k_keep(self.kind, self._prm(), obs.own, obs.own_slots, obs.mem, obs.nslots, obs.up_counts, obs.me,
+                obs.offer, obs.offer_kind, _scratch(), out)
+        return out
 
     def peek(self, obs, rng):
-        t = self._peek_target(obs)
-        return obs.me.copy(), np.maximum(t, 0)
+        """The first unknown own land (there is one: Peek 1 is used only then)."""
+        unknown = (obs.own < 0) & obs.own_mask()
+        return obs.me.copy(), np.argmax(unknown, axis=1)
 
     def swap(self, obs, rng):
-        mean, var, est = self._own(obs)
-        gain, pb, sb, w = self._swap_plan(obs, mean, est)
-        return obs.me.copy(), w, pb, sb
+        """The worst own land for the best opponent land."""
+        out = np.empty((len(obs.me), 3), dtype=np.int64)
+        _k_swap(obs.own, obs.own_slots, obs.mem, obs.nslots, obs.up_counts, obs.me, _scratch(), out)
+        return obs.me.copy(), out[:, 0], out[:, 1], out[:, 2]
+
+    def claim(self, obs, rng):
+        """The most valuable known pair of equal own lands."""
+        out = np.empty((len(obs.me), 3), dtype=np.int64)
+        _k_claim(obs.own, obs.own_slots, obs.mem, obs.up_counts, _scratch(), out)
+        return out[:, 0], out[:, 1], out[:, 2]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -317,9 +257,8 @@ class Counter(_Counting):
     name: ClassVar[str] = "counter"
     game: ClassVar[str] = "sen"
     wake: float = param(9.0, "say WAKE UP! when the estimated own total is at most this")
-
-    def wants_wake(self, obs, mean, var, est):
-        return np.where(obs.own_mask(), est, 0.0).sum(1) <= self.wake
+    kind: ClassVar[int] = POLICY_COUNTER
+    compiled_code: ClassVar[int] = POLICY_COUNTER
 
 
 @dataclasses.dataclass(frozen=True)
@@ -333,18 +272,8 @@ class Watcher(_Counting):
     sure: float = param(4.0, "always wake at or below this estimated total")
     cap: float = param(14.0, "never wake above this estimated total")
     kept_value: float = param(3.0, "estimate of an unknown land its owner drew and kept (public); -1: the unseen mean")
-
-    def _kept(self):
-        return None if self.kept_value < 0 else self.kept_value
-
-    def wants_wake(self, obs, mean, var, est):
-        m = len(obs.me)
-        total, _ = dream_estimates(obs, mean, var, self._kept())
-        own = total[np.arange(m), obs.me]
-        opp = total.copy()
-        opp[np.arange(m), obs.me] = np.inf
-        best_opp = opp.min(1)
-        return (own <= self.sure) | ((own + self.margin <= best_opp) & (own <= self.cap))
+    kind: ClassVar[int] = POLICY_WATCHER
+    compiled_code: ClassVar[int] = POLICY_WATCHER
 
 
 @dataclasses.dataclass(frozen=True)
@@ -355,10 +284,8 @@ class Swapper(Watcher):
     name: ClassVar[str] = "swapper"
     game: ClassVar[str] = "sen"
     swap_min: float = param(2.0, "use Swap 2 only when it saves at least this many ravens (estimated)", min=0.0)
-
-    def swap_gain(self, obs, mean, est):
-        gain = self._swap_plan(obs, mean, est)[0]
-        return np.where(gain >= self.swap_min, gain, -np.inf)
+    kind: ClassVar[int] = POLICY_SWAPPER
+    compiled_code: ClassVar[int] = POLICY_SWAPPER
 
 
 @dataclasses.dataclass(frozen=True)
@@ -370,21 +297,8 @@ class Gambler(Swapper):
     name: ClassVar[str] = "gambler"
     game: ClassVar[str] = "sen"
     edge: float = param(2.5, "ravens it expects to save by playing on instead of calling now")
-
-    def wants_wake(self, obs, mean, var, est):
-        from scipy.special import ndtr
-
-        m = len(obs.me)
-        rows = np.arange(m)
-        total, tvar = dream_estimates(obs, mean, var, self._kept())
-        own, own_var = total[rows, obs.me], tvar[rows, obs.me]
-        diff = total - own[:, None]                 # opponent minus own: we need it >= 0
-        sd = np.sqrt(tvar + own_var[:, None] + 0.25)
-        p_each = ndtr((diff + 0.5) / sd)
-        p_each[rows, obs.me] = 1.0
-        p = p_each.prod(1)
-        penalty = obs.rules.penalty
-        return (1 - p) * (own + penalty) <= own - self.edge
+    kind: ClassVar[int] = POLICY_GAMBLER
+    compiled_code: ClassVar[int] = POLICY_GAMBLER
 
 
 STRATEGIES = [RandomSen, Threshold, Counter, Watcher, Swapper, Gambler]

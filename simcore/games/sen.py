@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import math
 from enum import IntEnum
 from typing import Any, ClassVar
 
@@ -701,6 +702,231 @@ def _nth_land(nslots, g, k, skip):
                 return p, s
             k -= 1
     return -1, -1
+
+
+# ---------------------------------------------------------------------------------------------
+# The card-counting heuristics of strategies/sen.py (``counter``, ``watcher``, ``swapper``,
+# ``gambler``), one decision at a time. Their batch methods loop these functions over the batch of
+# observations and the compiled lane calls them on the state, so both lanes play the same games.
+# Arguments: ``prm`` = (take_margin, claim_gain, wake or margin, sure, cap, kept_value, swap_min, edge);
+# ``own`` (S,) the player's memory of their own lands, ``ns`` their number; ``mem_me`` (P, S) what the
+# player remembers of every land; ``nslots_g`` (P,), ``up_counts_g`` (10,), ``kept_g`` (P, S) public;
+# ``fw`` a float scratch (4, 10).
+# ---------------------------------------------------------------------------------------------
+POLICY_COUNTER = 3
+POLICY_WATCHER = 4
+POLICY_SWAPPER = 5
+POLICY_GAMBLER = 6
+COUNTING_PARAMS = 8
+
+#: copies of each value 0..9 in the deck
+_DECK_COUNTS = np.array([4, 4, 4, 4, 4, 7, 7, 7, 4, 9], dtype=np.float64)
+_NEG = -np.inf
+
+
+@numba.njit(cache=True, _nrt=False)
+def unseen_stats_one(mem_me, up_counts_g, cnt):
+    """Mean and variance of the value of a card the player has not seen (neither face up nor
+    remembered); 279/54 and 0 when every card is accounted for. ``cnt``: scratch (10,)."""
+    for v in range(10):
+        cnt[v] = up_counts_g[v]
+    for p in range(mem_me.shape[0]):
+        for s in range(mem_me.shape[1]):
+            x = mem_me[p, s]
+            if x >= 0:
+                cnt[x] += 1.0
+    n, t1, t2 = 0.0, 0.0, 0.0
+    for v in range(10):
+        left = _DECK_COUNTS[v] - cnt[v]
+        if left > 0.0:
+            n += left
+            t1 += left * v
+            t2 += left * v * v
+    if n <= 0.0:
+        return 279.0 / 54.0, 0.0
+    mean = t1 / n
+    return mean, max(t2 / n - mean * mean, 0.0)
+
+
+@numba.njit(cache=True, _nrt=False)
+def _own_estimates(own, ns, mean, est):
+    """Own lands' estimates into ``est`` (remembered value, else ``mean``; -inf past the last land);
+    returns the worst land (largest estimate, lowest slot on ties) and its estimate."""
+    w, worst = 0, _NEG
+    for s in range(est.shape[0]):
+        if s < ns:
+            e = float(own[s]) if own[s] >= 0 else mean
+        else:
+            e = _NEG
+        est[s] = e
+        if e > worst:
+            w, worst = s, e
+    return w, worst
+
+
+@numba.njit(cache=True, _nrt=False)
+def dream_estimates_one(mem_me, nslots_g, kept_g, mean, var, kept_value, tot, spread):
+    """Estimated total and spread of every dream into ``tot``/``spread`` (P,): unknown lands at the
+    unseen mean; with ``kept_value`` >= 0, an unknown land its owner drew and kept (public) at that
+    value, with spread min(var, 4)."""
+    for p in range(mem_me.shape[0]):
+        known, plain, n_kept = 0, 0, 0
+        for s in range(nslots_g[p]):
+            x = mem_me[p, s]
+            if x >= 0:
+                known += x
+            elif kept_value >= 0.0 and kept_g[p, s]:
+                n_kept += 1
+            else:
+                plain += 1
+        tot[p] = known + plain * mean + n_kept * kept_value if kept_value >= 0.0 else known + plain * mean
+        spread[p] = plain * var + n_kept * min(var, 4.0) if kept_value >= 0.0 else plain * var
+
+
+@numba.njit(cache=True, _nrt=False)
+def _ndtr(x):
+    return 0.5 * math.erfc(-x / math.sqrt(2.0))
+
+
+@numba.njit(cache=True, _nrt=False)
+def counting_wants_wake(code, prm, est, ns, mem_me, nslots_g, kept_g, me, mean, var, penalty, fw):
+    """Whether the player says WAKE UP! (before the take / draw choice)."""
+    if code == POLICY_COUNTER:
+        total = 0.0
+        for s in range(ns):
+            total += est[s]
+        return total <= prm[2]
+    tot, spread = fw[2], fw[3]
+    dream_estimates_one(mem_me, nslots_g, kept_g, mean, var, prm[5], tot, spread)
+    own = tot[me]
+    if code == POLICY_GAMBLER:
+        # chance of holding the fewest, each opponent's total minus the own as a normal variable
+        p = 1.0
+        for q in range(mem_me.shape[0]):
+            if q != me:
+                p *= _ndtr((tot[q] - own + 0.5) / math.sqrt(spread[q] + spread[me] + 0.25))
+        return (1.0 - p) * (own + penalty) <= own - prm[7]
+    best = np.inf
+    for q in range(mem_me.shape[0]):
+        if q != me and tot[q] < best:
+            best = tot[q]
+    return own <= prm[3] or (own + prm[2] <= best and own <= prm[4])
+
+
+@numba.njit(cache=True, _nrt=False)
+def counting_best_pair(own, ns, mean):
+    """The most valuable known pair of equal own lands for "I know what I have": (gain, slot a, slot b,
+    value); gain -inf if none or if the dream has not 2 to 7 lands. Naming a known pair always succeeds
+    (memory is true): both lands leave, one unseen land comes."""
+    best, sa, sb, val = _NEG, 0, 1, 0
+    for a in range(ns):
+        if own[a] < 0:
+            continue
+        for b in range(a + 1, ns):
+            if own[a] == own[b]:
+                gain = 2.0 * own[a] - mean
+                if gain > best:
+                    best, sa, sb, val = gain, a, b, own[a]
+    if ns < 2 or ns > 7:
+        best = _NEG
+    return best, sa, sb, val
+
+
+@numba.njit(cache=True, _nrt=False)
+def counting_swap_plan(mem_me, nslots_g, me, mean, worst):
+    """(gain, player, slot) of swapping the worst own land with the best opponent land (an unknown
+    land counts as a little worse than the unseen mean)."""
+    S = mem_me.shape[1]
+    best, j = np.inf, 0
+    for p in range(mem_me.shape[0]):
+        if p == me:
+            continue
+        for s in range(nslots_g[p]):
+            x = mem_me[p, s]
+            c = float(x) if x >= 0 else mean + 0.5
+            if c < best:
+                best, j = c, p * S + s
+    return worst - best, j // S, j % S
+
+
+@numba.njit(cache=True, _nrt=False)
+def _first_unknown(own, ns):
+    for s in range(ns):
+        if own[s] < 0:
+            return s
+    return -1
+
+
+@numba.njit(cache=True, _nrt=False)
+def _counting_gains(code, prm, own, ns, mem_me, nslots_g, me, mean, worst, value, kind):
+    """Gain (ravens saved, estimated) of exchanging ``value`` into the worst slot, and of using ``kind``."""
+    ex = worst - value
+    use = _NEG
+    if kind == 2:                                   # Peek 1: worth 1 on an unknown own land
+        if _first_unknown(own, ns) >= 0:
+            use = 1.0
+    elif kind == 3:                                 # Swap 2: swapper and gambler only
+        if code == POLICY_SWAPPER or code == POLICY_GAMBLER:
+            gain = counting_swap_plan(mem_me, nslots_g, me, mean, worst)[0]
+            if gain >= prm[6]:
+                use = gain
+    elif kind == 1:                                 # Take 2: two looks
+        use = max(worst - mean, 0.0) + 0.5
+    return ex, use
+
+
+@numba.njit(cache=True, _nrt=False)
+def counting_start(code, prm, own, ns, mem_me, nslots_g, up_counts_g, kept_g, me, top, kwih, penalty, fw):
+    mean, var = unseen_stats_one(mem_me, up_counts_g, fw[0])
+    _, worst = _own_estimates(own, ns, mean, fw[1, :own.shape[0]])
+    wake = counting_wants_wake(code, prm, fw[1], ns, mem_me, nslots_g, kept_g, me, mean, var, penalty, fw)
+    act = 0 if wake else (1 if top <= worst - prm[0] else 2)
+    if kwih and not wake and counting_best_pair(own, ns, mean)[0] >= prm[1]:
+        act = 3
+    return act
+
+
+@numba.njit(cache=True, _nrt=False)
+def counting_face_up(own, ns, mem_me, up_counts_g, fw):
+    mean, _ = unseen_stats_one(mem_me, up_counts_g, fw[0])
+    return _own_estimates(own, ns, mean, fw[1, :own.shape[0]])[0]
+
+
+@numba.njit(cache=True, _nrt=False)
+def counting_drawn(code, prm, own, ns, mem_me, nslots_g, up_counts_g, me, value, kind, fw):
+    mean, _ = unseen_stats_one(mem_me, up_counts_g, fw[0])
+    w, worst = _own_estimates(own, ns, mean, fw[1, :own.shape[0]])
+    ex, use = _counting_gains(code, prm, own, ns, mem_me, nslots_g, me, mean, worst, value, kind)
+    if use > ex and use > 0.0:
+        return -2                                   # Drawn.USE
+    if ex >= prm[0]:
+        return w
+    return -1                                       # Drawn.DISCARD
+
+
+@numba.njit(cache=True, _nrt=False)
+def counting_keep(code, prm, own, ns, mem_me, nslots_g, up_counts_g, me, v0, k0, v1, k1, fw):
+    mean, _ = unseen_stats_one(mem_me, up_counts_g, fw[0])
+    _, worst = _own_estimates(own, ns, mean, fw[1, :own.shape[0]])
+    ex0, use0 = _counting_gains(code, prm, own, ns, mem_me, nslots_g, me, mean, worst, v0, k0)
+    ex1, use1 = _counting_gains(code, prm, own, ns, mem_me, nslots_g, me, mean, worst, v1, k1)
+    return 1 if max(ex1, use1) > max(ex0, use0) else 0
+
+
+@numba.njit(cache=True, _nrt=False)
+def counting_swap(own, ns, mem_me, nslots_g, up_counts_g, me, fw):
+    """(own slot, opponent, slot): the worst own land for the best opponent land."""
+    mean, _ = unseen_stats_one(mem_me, up_counts_g, fw[0])
+    w, worst = _own_estimates(own, ns, mean, fw[1, :own.shape[0]])
+    _, pb, sb = counting_swap_plan(mem_me, nslots_g, me, mean, worst)
+    return w, pb, sb
+
+
+@numba.njit(cache=True, _nrt=False)
+def counting_claim(own, ns, mem_me, up_counts_g, fw):
+    mean, _ = unseen_stats_one(mem_me, up_counts_g, fw[0])
+    _, a, b, v = counting_best_pair(own, ns, mean)
+    return a, b, v
 
 
 @numba.njit(cache=True, _nrt=False)   # no reference counting: every array is the caller's
