@@ -930,12 +930,12 @@ def counting_claim(own, ns, mem_me, up_counts_g, fw):
 
 
 @numba.njit(cache=True, _nrt=False)   # no reference counting: every array is the caller's
-def _k_play(work, codes, params, skeys, scount, deal_keys, deck, ptr, up, up_len, up_counts, dream, nslots, mem, kept,
+def _k_play(work, fw, codes, params, skeys, scount, deal_keys, deck, ptr, up, up_len, up_counts, dream, nslots, mem, kept,
             score, cur, rnd, done, turns, timeout, called, caller_ok, dream_sum, penalties, round_turns, leader,
             lead_changes, last_totals, last_points, penalty, tie_count, ravens, allin, n_rounds, target, kwih, limit):
-    """The compiled lane: play every game to its end, one after another, with the reference policies of
+    """The compiled lane: play every game to its end, one after another, with the compiled policies of
     ``codes``/``params`` per seat; the rule steps are the functions above. Returns -1, or the game
-    where a policy made an illegal move. ``work``: scratch (5, 54) int64."""
+    where a policy made an illegal move. ``work``: scratch (5, 54) int64; ``fw``: scratch (4, 10) float."""
     P = nslots.shape[1]
     S = SLOTS
     cards = work[0, :N_CARDS]
@@ -957,21 +957,35 @@ def _k_play(work, codes, params, skeys, scount, deal_keys, deck, ptr, up, up_len
             f = g * P + me
             own = mem[g, me, me]         # the deciding player's memory of their own lands
             ns = nslots[g, me]
+            prm = params[me]
+            seen = mem[g, me]            # what the player remembers of every land
+            top = _VALUE_NB[up[g, up_len[g] - 1]]
             if code == POLICY_THRESHOLD:
                 # one look at the own lands serves the whole turn: it changes only after the last decision
                 total, worst, w, unknown = threshold_scan(own, ns)
-                act = _threshold_start(total, worst, _VALUE_NB[up[g, up_len[g] - 1]], np.int64(params[me, 0]) * MEAN_DEN)
-            else:
+                act = _threshold_start(total, worst, top, np.int64(prm[0]) * MEAN_DEN)
+            elif code == POLICY_RANDOM:
                 base = draw_base(skeys, scount, f)
-                act = 0 if uniform_at(base, 0) < params[me, 0] else (1 if uniform_at(base, 1) < 0.5 else 2)
+                act = 0 if uniform_at(base, 0) < prm[0] else (1 if uniform_at(base, 1) < 0.5 else 2)
+            else:
+                act = counting_start(code, prm, own, ns, seen, nslots[g], up_counts[g], kept[g], me, top, kwih,
+                                     float(penalty), fw)
             if not _start_ok(act, ns, kwih):
                 return g
             if act == 1:
                 if code == POLICY_THRESHOLD:
                     s = w
-                else:
+                elif code == POLICY_RANDOM:
                     s = integer_below(uniform_at(draw_base(skeys, scount, f), 0), ns)
+                else:
+                    s = counting_face_up(own, ns, seen, up_counts[g], fw)
                 if not _face_up_one(up, up_len, up_counts, dream, nslots, mem, kept, g, me, s):
+                    return g
+            elif act == 3:
+                if code < POLICY_COUNTER:
+                    return g            # the reference policies never say "I know what I have"
+                a, b, v = counting_claim(own, ns, seen, up_counts[g], fw)
+                if not _claim_one(deck, ptr, up, up_len, up_counts, dream, nslots, mem, kept, g, me, a, b, v):
                     return g
             elif act == 2:
                 card = _pop_one(deck, ptr, g)
@@ -980,9 +994,12 @@ def _k_play(work, codes, params, skeys, scount, deal_keys, deck, ptr, up, up_len
                     ns = nslots[g, me]
                     if code == POLICY_THRESHOLD:
                         d = _threshold_drawn(worst, w, unknown, _VALUE_NB[card], kind)
-                    else:
+                    elif code == POLICY_RANDOM:
                         k = integer_below(uniform_at(draw_base(skeys, scount, f), 0), ns + 1 + (kind != 0))
                         d = k if k < ns else (-1 if k == ns else -2)
+                    else:
+                        d = counting_drawn(code, prm, own, ns, seen, nslots[g], up_counts[g], me, _VALUE_NB[card], kind,
+                                           fw)
                     r = _drawn_one(up, up_len, up_counts, dream, nslots, mem, kept, g, me, card, d)
                     if r < 0:
                         return g
@@ -991,6 +1008,8 @@ def _k_play(work, codes, params, skeys, scount, deal_keys, deck, ptr, up, up_len
                     if kind == 2:       # Peek 1
                         if code == POLICY_THRESHOLD:
                             pl, sl = me, max(unknown, 0)
+                        elif code != POLICY_RANDOM:
+                            pl, sl = me, max(_first_unknown(own, ns), 0)
                         else:
                             total = 0
                             for p in range(P):
@@ -1003,13 +1022,17 @@ def _k_play(work, codes, params, skeys, scount, deal_keys, deck, ptr, up, up_len
                     if kind == 3:       # Swap 2
                         if code == POLICY_THRESHOLD:
                             return g    # the policy never uses Swap 2
-                        total = 0
-                        for p in range(P):
-                            total += nslots[g, p]
-                        pa, sa = _nth_land(nslots, g, integer_below(uniform_at(draw_base(skeys, scount, f), 0),
-                                                                    total), -1)
-                        pb, sb = _nth_land(nslots, g, integer_below(uniform_at(draw_base(skeys, scount, f), 0),
-                                                                    total - 1), pa * S + sa)
+                        if code == POLICY_RANDOM:
+                            total = 0
+                            for p in range(P):
+                                total += nslots[g, p]
+                            pa, sa = _nth_land(nslots, g, integer_below(uniform_at(draw_base(skeys, scount, f), 0),
+                                                                        total), -1)
+                            pb, sb = _nth_land(nslots, g, integer_below(uniform_at(draw_base(skeys, scount, f), 0),
+                                                                        total - 1), pa * S + sa)
+                        else:
+                            pa = me
+                            sa, pb, sb = counting_swap(own, ns, seen, nslots[g], up_counts[g], me, fw)
                         if not _swap_one(dream, mem, kept, nslots, g, pa, sa, pb, sb):
                             return g
                         break
@@ -1022,7 +1045,13 @@ def _k_play(work, codes, params, skeys, scount, deal_keys, deck, ptr, up, up_len
                     first = _pop_one(deck, ptr, g)
                     if left >= 2:
                         second = _pop_one(deck, ptr, g)
-                        if uniform_at(draw_base(skeys, scount, f), 0) >= 0.5:
+                        if code == POLICY_RANDOM:
+                            keep = 1 if uniform_at(draw_base(skeys, scount, f), 0) >= 0.5 else 0
+                        else:
+                            keep = counting_keep(code, prm, own, nslots[g, me], seen, nslots[g], up_counts[g], me,
+                                                 _VALUE_NB[first], _KIND_NB[first], _VALUE_NB[second],
+                                                 _KIND_NB[second], fw)
+                        if keep == 1:
                             _push_up_one(up, up_len, up_counts, g, first)
                             card = second
                         else:
@@ -1285,7 +1314,8 @@ class Sen(Game):
 
     # ------------------------------------------------------------------ the compiled lane
     def compiled_lineup(self, agents, players: int, rules: SenRules):
-        return policy_table(agents, (POLICY_RANDOM, POLICY_THRESHOLD))
+        return policy_table(agents, (POLICY_RANDOM, POLICY_THRESHOLD, POLICY_COUNTER, POLICY_WATCHER, POLICY_SWAPPER,
+                                     POLICY_GAMBLER))
 
     def play_compiled(self, st: SenState, seats: Seats, lineup, limit: int) -> None:
         if st.script is not None:
@@ -1293,7 +1323,8 @@ class Sen(Game):
         codes, params = lineup
         r = st.rules
         work = np.zeros((5, N_CARDS), dtype=np.int64)
-        bad = _k_play(work, codes, params, seats.draws.keys, seats.draws.counter, st.deal_keys, st.deck, st.ptr, st.up,
+        fw = np.zeros((4, 10), dtype=np.float64)
+        bad = _k_play(work, fw, codes, params, seats.draws.keys, seats.draws.counter, st.deal_keys, st.deck, st.ptr, st.up,
                       st.up_len, st.up_counts, st.dream, st.nslots, st.mem, st.kept, st.score, st.cur, st.round,
                       st.done, st.turns, st.timeout, st.called, st.caller_ok, st.dream_sum, st.penalties,
                       st.round_turns, st.leader, st.lead_changes, st.last_totals, st.last_points, r.penalty,
