@@ -39,8 +39,15 @@ Array layout (first axis = game of the batch):
   ``first_winner`` (n,) the faction that won it (-1 before).
 * Match mode: ``points`` (n, 2), ``game_no`` (n,) game of the match (0-based), ``winner`` (n,) the
   winner of the game (match) once done.
+* ``deal_keys`` (n, 3) the keys of the ring's and the two decks' shuffles (at draw number ``game_no``).
 
 Hands and decks are private; everything else is public.
+
+Every rule step (the deal, a played card with its possession, the end of a game or match) is one
+per-game compiled function. The batch lane (``turn``) loops over the acting games with them; the
+compiled lane (``play_compiled``, for lineups whose strategies all have compiled forms: ``random``,
+``strongest``, ``closer``, ``keeper``, ``counter``) plays whole games with the same functions, the same
+random streams and the strategies' decision kernels, so both lanes give the same games.
 """
 from __future__ import annotations
 
@@ -441,7 +448,7 @@ def _first_illegal(idx, actor, slot, hand):
 
 
 # ----------------------------------------------------------------------------------------------------
-# compiled forms of the reference policies, and the compiled lane
+# the strategies' decision kernels (their batch forms call them too), and the compiled lane
 
 #: policy codes of the compiled lane (``compiled_code`` of the strategies)
 POLICY_RANDOM = 1
