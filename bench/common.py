@@ -50,7 +50,10 @@ def engine_vs_oracle(game: str, players: int, policy: str, oracle: Callable[[int
         return small
 
     eng, ora = alternate(engine, run_oracle, seconds)
-    return {"game": game, "players": players, "policy": policy, "lane": "auto" if compiled else "batch",
+    from simcore.registry import get_game
+    eng_obj = get_game(game)
+    fast = compiled and eng_obj.compiled_lineup(agents, players, eng_obj.make_rules({})) is not None
+    return {"game": game, "players": players, "policy": policy, "lane": "compiled" if fast else "batch",
             "engine_games_per_s": round(eng),
             "oracle_games_per_s": round(ora), "ratio": round(eng / ora, 1)}
 

@@ -20,8 +20,11 @@ ROWS = [
     ("sen", "bench.sen", {"compiled": False}, ["threshold"], 4),
     ("senshi", "bench.senshi", {}, ["greedy"], 4),
     ("sensu", "bench.sensu", {"players": 4}, ["random"], 4),
+    ("sensu", "bench.sensu", {"players": 4, "compiled": False}, ["random"], 4),
     ("sensu", "bench.sensu", {"players": 1}, ["random"], 1),
-    ("fan-and-mallet", "bench.fan_and_mallet", {}, ["strongest"], 2),
+    ("sensu", "bench.sensu", {"players": 1, "compiled": False}, ["random"], 1),
+    ("fan-and-mallet", "bench.fan_and_mallet", {}, ["random"], 2),
+    ("fan-and-mallet", "bench.fan_and_mallet", {"compiled": False}, ["random"], 2),
 ]
 
 
@@ -50,10 +53,10 @@ def main(argv: list[str] | None = None) -> int:
         mem.append({"games": n, "peak_mib": round(peak / 2 ** 20, 1), "seconds": round(secs, 1),
                     "games_per_s": round(n / secs)})
     print()
-    print(f"{'game':<16}{'players':>8}{'policy':>12}{'lane':>8}{'engine g/s':>12}{'oracle g/s':>12}{'ratio':>8}"
+    print(f"{'game':<16}{'players':>8}{'policy':>12}{'lane':>10}{'engine g/s':>12}{'oracle g/s':>12}{'ratio':>8}"
           f"{'2 jobs':>8}")
     for r in rows:
-        print(f"{r['game']:<16}{r['players']:>8}{str(r.get('policy', '')):>12}{r.get('lane', ''):>8}"
+        print(f"{r['game']:<16}{r['players']:>8}{str(r.get('policy', '')):>12}{r.get('lane', ''):>10}"
               f"{r['engine_games_per_s']:>12,}"
               f"{r['oracle_games_per_s']:>12,}{r['ratio']:>8}{r['speedup_2_jobs']:>8}")
     print()
