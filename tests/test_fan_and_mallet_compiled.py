@@ -1,6 +1,8 @@
 """Fan & Mallet's compiled lane (whole games in one compiled call for lineups of ``random``,
-``strongest``, ``closer``, ``keeper`` and ``counter``) gives exactly the results of the turn-by-turn lane: every column of every
-game, every random stream, timeouts, matches; other lineups keep to the turn-by-turn lane."""
+``strongest``, ``closer``, ``keeper`` and ``counter``) gives exactly the results of the turn-by-turn
+lane: every column of every game, every random stream, timeouts, matches; other lineups keep to the
+turn-by-turn lane. The heuristics' evaluation kernel (shared by both lanes) is checked against the
+rules written plainly."""
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -9,8 +11,8 @@ import pytest
 
 from simcore.game import Seats
 from simcore.games.fan_and_mallet import (DECK, HAND, N_COLOURS, N_HOUSES, POLICY_CLOSER, POLICY_COUNTER,
-                                          POLICY_KEEPER, POLICY_RANDOM, POLICY_STRONGEST, STRONGEST_KEY, FanAndMallet, landing, score_houses,
-                                          strongest_slots)
+                                          POLICY_KEEPER, POLICY_RANDOM, POLICY_STRONGEST, STRONGEST_KEY, FanAndMallet,
+                                          landing, score_houses, strongest_slots)
 from simcore.rng import STREAM_DEAL, game_keys, permutations, root_key, stream_keys
 from simcore.runner import simulate
 from strategies.fan_and_mallet import Closer, Counter, Keeper, RandomPlay, Strongest
