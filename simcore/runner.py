@@ -14,6 +14,7 @@ import sys
 import time
 from typing import Any, Callable, Sequence
 
+import numba
 import numpy as np
 
 from .errors import SenseiError
@@ -33,12 +34,32 @@ _SCALE, _SCALE_SQ = 60, 3600
 _EXACT_LIMIT = 2.0 ** 52
 
 
+@numba.njit(cache=True, _nrt=False)
+def _exact_sums(v, scale, out):
+    """Integer sums over rows of ``v * scale`` (n, k) into ``out`` (k,), when every entry is a whole
+    number and every column's sum of magnitudes stays below 2**52; returns whether it is so."""
+    for j in range(v.shape[1]):
+        total, size = 0, 0.0
+        for i in range(v.shape[0]):
+            x = v[i, j] * scale
+            if math.floor(x) != x:
+                return False
+            size += abs(x)
+            total += int(x)
+        if size >= _EXACT_LIMIT:
+            return False
+        out[j] = total
+    return True
+
+
 def _column_sums(v: np.ndarray, scale: int) -> tuple[np.ndarray, np.ndarray | None]:
     """(float sums over games, exact integer sums in 1/scale units or None when not representable)."""
-    scaled = v * scale
-    rounded = np.round(scaled)
-    if np.array_equal(scaled, rounded) and (np.abs(rounded).sum(axis=0) < _EXACT_LIMIT).all():
-        ints = rounded.astype(np.int64).sum(axis=0)
+    flat = np.ascontiguousarray(v.reshape(len(v), -1))
+    ints = np.empty(flat.shape[1], dtype=np.int64)
+    if _exact_sums(flat, float(scale), ints):
+        ints = ints.reshape(v.shape[1:])
+        if ints.ndim == 0:
+            ints = ints[()]
         return ints / scale, ints
     return v.sum(axis=0), None
 
@@ -283,13 +304,34 @@ def run_chunks(tasks: list[tuple[Callable, tuple]], jobs: int, on_result: Callab
         with _dask_client(scheduler, jobs):
             with parallel_config(backend="dask"):
                 par = Parallel(n_jobs=-1, return_as="generator")
-                for i, res in enumerate(par(delayed(fn)(*args) for fn, args in tasks)):
-                    on_result(i, res)
+                _drain(par(delayed(fn)(*args) for fn, args in tasks), on_result)
         return
-    with parallel_config(backend=backend, n_jobs=jobs):
+    extra = {"initializer": _worker_ignores_ctrl_c} if backend == "loky" else {}
+    with parallel_config(backend=backend, n_jobs=jobs, **extra):
         par = Parallel(return_as="generator")
-        for i, res in enumerate(par(delayed(fn)(*args) for fn, args in tasks)):
+        _drain(par(delayed(fn)(*args) for fn, args in tasks), on_result)
+
+
+def _worker_ignores_ctrl_c() -> None:
+    """Worker processes leave Ctrl-C to the main process, which stops them and keeps finished work
+    (Ctrl-C in a terminal reaches the whole process group; a worker would print a traceback)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _drain(results, on_result: Callable[[int, Any], None]) -> None:
+    """Hand each result of joblib's generator to ``on_result``, and close the generator here, whatever
+    happens: left to the garbage collector after Ctrl-C, its clean-up can be interrupted again and
+    Python then prints a traceback ("Exception ignored in ...") past the one-line message."""
+    try:
+        for i, res in enumerate(results):
             on_result(i, res)
+    finally:
+        try:
+            results.close()
+        except BaseException:  # noqa: BLE001 - already unwinding: the first error is the one to report
+            pass
 
 
 def _sensei_version() -> str:
