@@ -18,6 +18,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from .compiled import NO_REFCOUNT
+
 _U64 = np.uint64
 _GOLDEN = _U64(0x9E3779B97F4A7C15)
 _C1 = _U64(0xBF58476D1CE4E5B9)
@@ -97,7 +99,7 @@ def permutation_into(key, counter, out):
         out[k] = t
 
 
-@numba.njit(cache=True, _nrt=False)  # no reference counting (no allocation here)
+@numba.njit(**NO_REFCOUNT)
 def _permutations(keys, counter, n, out):
     for i in range(keys.shape[0]):
         permutation_into(keys[i], counter[i], out[i])
@@ -127,7 +129,7 @@ def integer_below(u, high):
     return k if k < high - 1 else high - 1
 
 
-@numba.njit(cache=True, _nrt=False)
+@numba.njit(**NO_REFCOUNT)
 def _draw(keys, counter, idx, k, out):
     """Rows of ``uniforms`` for keys ``keys[idx]`` at their counters, advancing those counters."""
     for i in range(idx.shape[0]):

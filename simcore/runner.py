@@ -17,6 +17,7 @@ from typing import Any, Callable, Sequence
 import numba
 import numpy as np
 
+from .compiled import NO_REFCOUNT
 from .errors import SenseiError
 from .game import Game
 from .registry import get_game
@@ -34,7 +35,7 @@ _SCALE, _SCALE_SQ = 60, 3600
 _EXACT_LIMIT = 2.0 ** 52
 
 
-@numba.njit(cache=True, _nrt=False)
+@numba.njit(**NO_REFCOUNT)
 def _exact_sums(v, scale, out):
     """Integer sums over rows of ``v * scale`` (n, k) into ``out`` (k,), when every entry is a whole
     number and every column's sum of magnitudes stays below 2**52; returns whether it is so."""

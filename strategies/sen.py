@@ -12,6 +12,7 @@ from typing import ClassVar
 import numba
 import numpy as np
 
+from simcore.compiled import NO_REFCOUNT
 from simcore.games.sen import (MEAN_DEN, MEAN_NUM, POLICY_COUNTER, POLICY_GAMBLER, POLICY_RANDOM, POLICY_SWAPPER,
                                POLICY_THRESHOLD, POLICY_WATCHER, SLOTS, Drawn, Kind, SenObs, Start, counting_claim,
                                counting_drawn, counting_face_up, counting_keep, counting_start, counting_swap,
@@ -143,39 +144,39 @@ class Threshold(Strategy):
 # gives each its name: when to say WAKE UP!, and how to use Peek 1 and Swap 2.
 # ---------------------------------------------------------------------------------------------
 
-@numba.njit(cache=True, _nrt=False)
+@numba.njit(**NO_REFCOUNT)
 def _k_start(code, prm, own, ns, mem, nslots, up_counts, kept, me, top, kwih, penalty, fw, out):
     for i in range(out.shape[0]):
         out[i] = counting_start(code, prm, own[i], ns[i], mem[i], nslots[i], up_counts[i], kept[i], me[i], top[i],
                                 kwih, penalty, fw)
 
 
-@numba.njit(cache=True, _nrt=False)
+@numba.njit(**NO_REFCOUNT)
 def _k_face_up(own, ns, mem, up_counts, fw, out):
     for i in range(out.shape[0]):
         out[i] = counting_face_up(own[i], ns[i], mem[i], up_counts[i], fw)
 
 
-@numba.njit(cache=True, _nrt=False)
+@numba.njit(**NO_REFCOUNT)
 def _k_drawn(code, prm, own, ns, mem, nslots, up_counts, me, card, kind, fw, out):
     for i in range(out.shape[0]):
         out[i] = counting_drawn(code, prm, own[i], ns[i], mem[i], nslots[i], up_counts[i], me[i], card[i], kind[i], fw)
 
 
-@numba.njit(cache=True, _nrt=False)
+@numba.njit(**NO_REFCOUNT)
 def _k_keep(code, prm, own, ns, mem, nslots, up_counts, me, offer, offer_kind, fw, out):
     for i in range(out.shape[0]):
         out[i] = counting_keep(code, prm, own[i], ns[i], mem[i], nslots[i], up_counts[i], me[i], offer[i, 0],
                                offer_kind[i, 0], offer[i, 1], offer_kind[i, 1], fw)
 
 
-@numba.njit(cache=True, _nrt=False)
+@numba.njit(**NO_REFCOUNT)
 def _k_swap(own, ns, mem, nslots, up_counts, me, fw, out):
     for i in range(out.shape[0]):
         out[i, 0], out[i, 1], out[i, 2] = counting_swap(own[i], ns[i], mem[i], nslots[i], up_counts[i], me[i], fw)
 
 
-@numba.njit(cache=True, _nrt=False)
+@numba.njit(**NO_REFCOUNT)
 def _k_claim(own, ns, mem, up_counts, fw, out):
     for i in range(out.shape[0]):
         out[i, 0], out[i, 1], out[i, 2] = counting_claim(own[i], ns[i], mem[i], up_counts[i], fw)

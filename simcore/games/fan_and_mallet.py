@@ -58,6 +58,7 @@ from typing import Any, ClassVar
 import numba
 import numpy as np
 
+from ..compiled import NO_REFCOUNT
 from ..errors import SenseiError
 from ..game import Game, Metric, illegal, policy_table
 from ..options import Rules, option
@@ -127,12 +128,12 @@ class FanAndMalletRules(Rules):
 # ----------------------------------------------------------------------------------------------------
 # kernels: possession scoring and the placement search (numba, over arrays)
 #
-# Kernels that allocate nothing are compiled without numba's reference counting (``_nrt=False``): the
+# Kernels that allocate nothing are compiled without numba's reference counting (simcore/compiled.py): the
 # per-game rule steps below are inlined into loops that touch some thirty arrays, and counting references
 # to them on every step (atomic operations) would cost several times the rules themselves. Such kernels
 # get their scratch space from the caller.
 
-_NO_REFCOUNT = {"cache": True, "_nrt": False}
+_NO_REFCOUNT = NO_REFCOUNT
 
 #: index of the lowest set bit of each 12-bit mask (-1 for 0)
 _LOWBIT = np.array([-1] + [(x & -x).bit_length() - 1 for x in range(1, 1 << N_HOUSES)], dtype=np.int8)

@@ -35,6 +35,7 @@ from typing import Any, ClassVar
 import numba
 import numpy as np
 
+from ..compiled import NO_REFCOUNT
 from ..errors import IllegalAction, SenseiError
 from ..game import Game, Metric, Seats, illegal, policy_table, tie_shares
 from ..options import Rules, option
@@ -505,10 +506,10 @@ def _end_round_one(gi, caller, ender, dream, nslots, score, last_totals, last_po
 # ---------------------------------------------------------------------------------------------
 # Batch kernels: the rule steps over the acting games of a turn. Each checks the actions it applies
 # and returns the position of the first illegal one, or -1 (the run then stops: nothing is undone).
-# Kernels that allocate nothing are compiled without reference counting (``_nrt=False``), which
-# otherwise costs atomic operations on every array passed to a rule step.
+# Kernels that allocate nothing are compiled without reference counting (see simcore/compiled.py),
+# which otherwise costs atomic operations on every array passed to a rule step.
 # ---------------------------------------------------------------------------------------------
-@numba.njit(cache=True, _nrt=False)
+@numba.njit(**NO_REFCOUNT)
 def _k_face_up(up, up_len, up_counts, dream, nslots, mem, kept, g, m, slot):
     for i in range(g.shape[0]):
         if not _face_up_one(up, up_len, up_counts, dream, nslots, mem, kept, g[i], m[i], slot[i]):
@@ -516,19 +517,19 @@ def _k_face_up(up, up_len, up_counts, dream, nslots, mem, kept, g, m, slot):
     return -1
 
 
-@numba.njit(cache=True, _nrt=False)
+@numba.njit(**NO_REFCOUNT)
 def _k_pop(deck, ptr, g, out):
     for i in range(g.shape[0]):
         out[i] = _pop_one(deck, ptr, g[i])
 
 
-@numba.njit(cache=True, _nrt=False)
+@numba.njit(**NO_REFCOUNT)
 def _k_push(up, up_len, up_counts, g, card):
     for i in range(g.shape[0]):
         _push_up_one(up, up_len, up_counts, g[i], card[i])
 
 
-@numba.njit(cache=True, _nrt=False)
+@numba.njit(**NO_REFCOUNT)
 def _k_drawn(up, up_len, up_counts, dream, nslots, mem, kept, g, m, card, d):
     """Exchange (d >= 0) or put face up (DISCARD -1, USE -2) each drawn card; returns (first illegal
     position or -1, how many cards are used for their action)."""
@@ -541,7 +542,7 @@ def _k_drawn(up, up_len, up_counts, dream, nslots, mem, kept, g, m, card, d):
     return -1, n_use
 
 
-@numba.njit(cache=True, _nrt=False)
+@numba.njit(**NO_REFCOUNT)
 def _k_peek(mem, dream, nslots, g, m, pl, sl):
     for i in range(g.shape[0]):
         if not _peek_one(mem, dream, nslots, g[i], m[i], pl[i], sl[i]):
@@ -549,7 +550,7 @@ def _k_peek(mem, dream, nslots, g, m, pl, sl):
     return -1
 
 
-@numba.njit(cache=True, _nrt=False)
+@numba.njit(**NO_REFCOUNT)
 def _k_swap(dream, mem, kept, nslots, g, pa, sa, pb, sb):
     for i in range(g.shape[0]):
         if not _swap_one(dream, mem, kept, nslots, g[i], pa[i], sa[i], pb[i], sb[i]):
@@ -557,7 +558,7 @@ def _k_swap(dream, mem, kept, nslots, g, pa, sa, pb, sb):
     return -1
 
 
-@numba.njit(cache=True, _nrt=False)
+@numba.njit(**NO_REFCOUNT)
 def _k_claim(deck, ptr, up, up_len, up_counts, dream, nslots, mem, kept, g, m, a, b, v):
     for i in range(g.shape[0]):
         if not _claim_one(deck, ptr, up, up_len, up_counts, dream, nslots, mem, kept, g[i], m[i], a[i], b[i], v[i]):
@@ -565,7 +566,7 @@ def _k_claim(deck, ptr, up, up_len, up_counts, dream, nslots, mem, kept, g, m, a
     return -1
 
 
-@numba.njit(cache=True, _nrt=False)
+@numba.njit(**NO_REFCOUNT)
 def _k_own(mem, nslots, up, up_len, idx, me, own, own_slots, top):
     S = mem.shape[3]
     for i in range(idx.shape[0]):
@@ -576,7 +577,7 @@ def _k_own(mem, nslots, up, up_len, idx, me, own, own_slots, top):
         top[i] = _VALUE_NB[up[gi, up_len[gi] - 1]]
 
 
-@numba.njit(cache=True, _nrt=False)
+@numba.njit(**NO_REFCOUNT)
 def _k_deal(decks, idx, P, deck, ptr, up, up_len, up_counts, dream, nslots, mem, kept):
     for i in range(idx.shape[0]):
         _deal_one(decks[i], idx[i], P, deck, ptr, up, up_len, up_counts, dream, nslots, mem, kept)
@@ -599,7 +600,7 @@ def _k_split(act, idx, me, nslots, kwih, order, counts):
     return -1
 
 
-@numba.njit(cache=True, _nrt=False)
+@numba.njit(**NO_REFCOUNT)
 def _k_finish(act, idx, me, P, turns, round_turns, cur, ptr, end):
     """Count the turn, pass it to the left, and list (in ``end``) the games whose round is over."""
     n = 0
@@ -724,7 +725,7 @@ _DECK_COUNTS = np.array([4, 4, 4, 4, 4, 7, 7, 7, 4, 9], dtype=np.float64)
 _NEG = -np.inf
 
 
-@numba.njit(cache=True, _nrt=False)
+@numba.njit(**NO_REFCOUNT)
 def unseen_stats_one(mem_me, up_counts_g, cnt):
     """Mean and variance of the value of a card the player has not seen (neither face up nor
     remembered); 279/54 and 0 when every card is accounted for. ``cnt``: scratch (10,)."""
@@ -748,7 +749,7 @@ def unseen_stats_one(mem_me, up_counts_g, cnt):
     return mean, max(t2 / n - mean * mean, 0.0)
 
 
-@numba.njit(cache=True, _nrt=False)
+@numba.njit(**NO_REFCOUNT)
 def _own_estimates(own, ns, mean, est):
     """Own lands' estimates into ``est`` (remembered value, else ``mean``; -inf past the last land);
     returns the worst land (largest estimate, lowest slot on ties) and its estimate."""
@@ -764,7 +765,7 @@ def _own_estimates(own, ns, mean, est):
     return w, worst
 
 
-@numba.njit(cache=True, _nrt=False)
+@numba.njit(**NO_REFCOUNT)
 def dream_estimates_one(mem_me, nslots_g, kept_g, mean, var, kept_value, tot, spread):
     """Estimated total and spread of every dream into ``tot``/``spread`` (P,): unknown lands at the
     unseen mean; with ``kept_value`` >= 0, an unknown land its owner drew and kept (public) at that
@@ -783,12 +784,12 @@ def dream_estimates_one(mem_me, nslots_g, kept_g, mean, var, kept_value, tot, sp
         spread[p] = plain * var + n_kept * min(var, 4.0) if kept_value >= 0.0 else plain * var
 
 
-@numba.njit(cache=True, _nrt=False)
+@numba.njit(**NO_REFCOUNT)
 def _ndtr(x):
     return 0.5 * math.erfc(-x / math.sqrt(2.0))
 
 
-@numba.njit(cache=True, _nrt=False)
+@numba.njit(**NO_REFCOUNT)
 def counting_wants_wake(code, prm, est, ns, mem_me, nslots_g, kept_g, me, mean, var, penalty, fw):
     """Whether the player says WAKE UP! (before the take / draw choice)."""
     if code == POLICY_COUNTER:
@@ -813,7 +814,7 @@ def counting_wants_wake(code, prm, est, ns, mem_me, nslots_g, kept_g, me, mean, 
     return own <= prm[3] or (own + prm[2] <= best and own <= prm[4])
 
 
-@numba.njit(cache=True, _nrt=False)
+@numba.njit(**NO_REFCOUNT)
 def counting_best_pair(own, ns, mean):
     """The most valuable known pair of equal own lands for "I know what I have": (gain, slot a, slot b,
     value); gain -inf if none or if the dream has not 2 to 7 lands. Naming a known pair always succeeds
@@ -832,7 +833,7 @@ def counting_best_pair(own, ns, mean):
     return best, sa, sb, val
 
 
-@numba.njit(cache=True, _nrt=False)
+@numba.njit(**NO_REFCOUNT)
 def counting_swap_plan(mem_me, nslots_g, me, mean, worst):
     """(gain, player, slot) of swapping the worst own land with the best opponent land (an unknown
     land counts as a little worse than the unseen mean)."""
@@ -849,7 +850,7 @@ def counting_swap_plan(mem_me, nslots_g, me, mean, worst):
     return worst - best, j // S, j % S
 
 
-@numba.njit(cache=True, _nrt=False)
+@numba.njit(**NO_REFCOUNT)
 def _first_unknown(own, ns):
     for s in range(ns):
         if own[s] < 0:
@@ -857,7 +858,7 @@ def _first_unknown(own, ns):
     return -1
 
 
-@numba.njit(cache=True, _nrt=False)
+@numba.njit(**NO_REFCOUNT)
 def _counting_gains(code, prm, own, ns, mem_me, nslots_g, me, mean, worst, value, kind):
     """Gain (ravens saved, estimated) of exchanging ``value`` into the worst slot, and of using ``kind``."""
     ex = worst - value
@@ -875,7 +876,7 @@ def _counting_gains(code, prm, own, ns, mem_me, nslots_g, me, mean, worst, value
     return ex, use
 
 
-@numba.njit(cache=True, _nrt=False)
+@numba.njit(**NO_REFCOUNT)
 def counting_start(code, prm, own, ns, mem_me, nslots_g, up_counts_g, kept_g, me, top, kwih, penalty, fw):
     mean, var = unseen_stats_one(mem_me, up_counts_g, fw[0])
     _, worst = _own_estimates(own, ns, mean, fw[1, :own.shape[0]])
@@ -886,13 +887,13 @@ def counting_start(code, prm, own, ns, mem_me, nslots_g, up_counts_g, kept_g, me
     return act
 
 
-@numba.njit(cache=True, _nrt=False)
+@numba.njit(**NO_REFCOUNT)
 def counting_face_up(own, ns, mem_me, up_counts_g, fw):
     mean, _ = unseen_stats_one(mem_me, up_counts_g, fw[0])
     return _own_estimates(own, ns, mean, fw[1, :own.shape[0]])[0]
 
 
-@numba.njit(cache=True, _nrt=False)
+@numba.njit(**NO_REFCOUNT)
 def counting_drawn(code, prm, own, ns, mem_me, nslots_g, up_counts_g, me, value, kind, fw):
     mean, _ = unseen_stats_one(mem_me, up_counts_g, fw[0])
     w, worst = _own_estimates(own, ns, mean, fw[1, :own.shape[0]])
@@ -904,7 +905,7 @@ def counting_drawn(code, prm, own, ns, mem_me, nslots_g, up_counts_g, me, value,
     return -1                                       # Drawn.DISCARD
 
 
-@numba.njit(cache=True, _nrt=False)
+@numba.njit(**NO_REFCOUNT)
 def counting_keep(code, prm, own, ns, mem_me, nslots_g, up_counts_g, me, v0, k0, v1, k1, fw):
     mean, _ = unseen_stats_one(mem_me, up_counts_g, fw[0])
     _, worst = _own_estimates(own, ns, mean, fw[1, :own.shape[0]])
@@ -913,7 +914,7 @@ def counting_keep(code, prm, own, ns, mem_me, nslots_g, up_counts_g, me, v0, k0,
     return 1 if max(ex1, use1) > max(ex0, use0) else 0
 
 
-@numba.njit(cache=True, _nrt=False)
+@numba.njit(**NO_REFCOUNT)
 def counting_swap(own, ns, mem_me, nslots_g, up_counts_g, me, fw):
     """(own slot, opponent, slot): the worst own land for the best opponent land."""
     mean, _ = unseen_stats_one(mem_me, up_counts_g, fw[0])
@@ -922,14 +923,14 @@ def counting_swap(own, ns, mem_me, nslots_g, up_counts_g, me, fw):
     return w, pb, sb
 
 
-@numba.njit(cache=True, _nrt=False)
+@numba.njit(**NO_REFCOUNT)
 def counting_claim(own, ns, mem_me, up_counts_g, fw):
     mean, _ = unseen_stats_one(mem_me, up_counts_g, fw[0])
     _, a, b, v = counting_best_pair(own, ns, mean)
     return a, b, v
 
 
-@numba.njit(cache=True, _nrt=False)   # no reference counting: every array is the caller's
+@numba.njit(**NO_REFCOUNT)   # no reference counting: every array is the caller's
 def _k_play(work, fw, codes, params, skeys, scount, deal_keys, deck, ptr, up, up_len, up_counts, dream, nslots, mem, kept,
             score, cur, rnd, done, turns, timeout, called, caller_ok, dream_sum, penalties, round_turns, leader,
             lead_changes, last_totals, last_points, penalty, tie_count, ravens, allin, n_rounds, target, kwih, limit):

@@ -62,6 +62,7 @@ from typing import Any, ClassVar
 import numba
 import numpy as np
 
+from simcore.compiled import NO_REFCOUNT
 from simcore.errors import SenseiError
 from simcore.game import Game, Metric, Seats, illegal, policy_table
 from simcore.options import Rules, option
@@ -184,9 +185,9 @@ def card_power(rules: SensuRules) -> np.ndarray:
 
 
 #: the decorator of the per-game rule steps (and of the compiled lane): compiled without reference
-#: counting (``_nrt=False``; they allocate nothing, scratch space is passed in), so that calling a step with
+#: counting (simcore/compiled.py; they allocate nothing, scratch space is passed in), so that calling a step with
 #: a dozen state arrays costs no atomic reference-count updates
-_step = numba.njit(cache=True, _nrt=False)
+_step = numba.njit(**NO_REFCOUNT)
 
 
 # ----------------------------------------------------------------------------------------------------
