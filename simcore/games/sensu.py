@@ -501,6 +501,19 @@ def _k_discard(pile, pile_n, hand, hand_n, idx, seat, slot):
 
 
 @_step
+def _insert_by_key(buf, out, g, w, u, c):
+    """Insert card c with key u into ``out[g, :w]``, kept in increasing order of its keys ``buf[:w]``
+    (a shuffle: cards ordered by one uniform each, built as they come)."""
+    j = w
+    while j > 0 and buf[j - 1] > u:
+        buf[j] = buf[j - 1]
+        out[g, j] = out[g, j - 1]
+        j -= 1
+    buf[j] = u
+    out[g, j] = c
+
+
+@_step
 def _refill_one(deck, deck_n, pile, pile_n, reshuffles, key, g, buf):
     """Multiplayer: when the deck of game g (game key ``key``) is empty and a discard pile holds cards,
     shuffle all discard piles into a new deck. The shuffle orders the pile cards by one uniform per place
@@ -524,13 +537,7 @@ def _refill_one(deck, deck_n, pile, pile_n, reshuffles, key, g, buf):
             u = uniform_at(base, q * D + i)
             c = pile[g, q, i]
             pile[g, q, i] = -1
-            j = w
-            while j > 0 and buf[j - 1] > u:
-                buf[j] = buf[j - 1]
-                deck[g, j] = deck[g, j - 1]
-                j -= 1
-            buf[j] = u
-            deck[g, j] = c
+            _insert_by_key(buf, deck, g, w, u, c)
             w += 1
         pile_n[g, q] = 0
     for j in range(cnt, D):
@@ -789,14 +796,7 @@ def _new_chosen_one(cf_deck, cf_n, cf_disc, cf_shuffles, chosen, closed, key, g,
             w = 0
             for t in range(3):
                 for i in range(cf_disc[g, t]):
-                    u = uniform_at(base, 5 * t + i)
-                    j = w
-                    while j > 0 and buf[j - 1] > u:
-                        buf[j] = buf[j - 1]
-                        cf_deck[g, j] = cf_deck[g, j - 1]
-                        j -= 1
-                    buf[j] = u
-                    cf_deck[g, j] = t
+                    _insert_by_key(buf, cf_deck, g, w, uniform_at(base, 5 * t + i), t)
                     w += 1
             for j in range(w, CF_CARDS):
                 cf_deck[g, j] = -1
