@@ -877,14 +877,20 @@ def _counting_gains(code, prm, own, ns, mem_me, nslots_g, me, mean, worst, value
 
 
 @numba.njit(**NO_REFCOUNT)
-def counting_start(code, prm, own, ns, mem_me, nslots_g, up_counts_g, kept_g, me, top, kwih, penalty, fw):
+def _counting_start(code, prm, own, ns, mem_me, nslots_g, up_counts_g, kept_g, me, top, kwih, penalty, fw):
+    """(Start code, the unseen mean it was decided on)."""
     mean, var = unseen_stats_one(mem_me, up_counts_g, fw[0])
     _, worst = _own_estimates(own, ns, mean, fw[1, :own.shape[0]])
     wake = counting_wants_wake(code, prm, fw[1], ns, mem_me, nslots_g, kept_g, me, mean, var, penalty, fw)
     act = 0 if wake else (1 if top <= worst - prm[0] else 2)
     if kwih and not wake and counting_best_pair(own, ns, mean)[0] >= prm[1]:
         act = 3
-    return act
+    return act, mean
+
+
+@numba.njit(**NO_REFCOUNT)
+def counting_start(code, prm, own, ns, mem_me, nslots_g, up_counts_g, kept_g, me, top, kwih, penalty, fw):
+    return _counting_start(code, prm, own, ns, mem_me, nslots_g, up_counts_g, kept_g, me, top, kwih, penalty, fw)[0]
 
 
 @numba.njit(**NO_REFCOUNT)
@@ -896,6 +902,12 @@ def counting_face_up(own, ns, mem_me, up_counts_g, fw):
 @numba.njit(**NO_REFCOUNT)
 def counting_drawn(code, prm, own, ns, mem_me, nslots_g, up_counts_g, me, value, kind, fw):
     mean, _ = unseen_stats_one(mem_me, up_counts_g, fw[0])
+    return _counting_drawn(code, prm, own, ns, mem_me, nslots_g, me, value, kind, mean, fw)
+
+
+@numba.njit(**NO_REFCOUNT)
+def _counting_drawn(code, prm, own, ns, mem_me, nslots_g, me, value, kind, mean, fw):
+    """``counting_drawn`` with the unseen mean already worked out."""
     w, worst = _own_estimates(own, ns, mean, fw[1, :own.shape[0]])
     ex, use = _counting_gains(code, prm, own, ns, mem_me, nslots_g, me, mean, worst, value, kind)
     if use > ex and use > 0.0:
@@ -969,8 +981,10 @@ def _k_play(work, fw, codes, params, skeys, scount, deal_keys, deck, ptr, up, up
                 base = draw_base(skeys, scount, f)
                 act = 0 if uniform_at(base, 0) < prm[0] else (1 if uniform_at(base, 1) < 0.5 else 2)
             else:
-                act = counting_start(code, prm, own, ns, seen, nslots[g], up_counts[g], kept[g], me, top, kwih,
-                                     float(penalty), fw)
+                # the unseen mean of this decision also serves the first drawn card's: nothing it counts
+                # changes in between
+                act, mean = _counting_start(code, prm, own, ns, seen, nslots[g], up_counts[g], kept[g], me, top,
+                                            kwih, float(penalty), fw)
             if not _start_ok(act, ns, kwih):
                 return g
             if act == 1:
@@ -990,6 +1004,7 @@ def _k_play(work, fw, codes, params, skeys, scount, deal_keys, deck, ptr, up, up
                     return g
             elif act == 2:
                 card = _pop_one(deck, ptr, g)
+                first_look = True
                 while True:
                     kind = _KIND_NB[card]
                     ns = nslots[g, me]
@@ -998,9 +1013,12 @@ def _k_play(work, fw, codes, params, skeys, scount, deal_keys, deck, ptr, up, up
                     elif code == POLICY_RANDOM:
                         k = integer_below(uniform_at(draw_base(skeys, scount, f), 0), ns + 1 + (kind != 0))
                         d = k if k < ns else (-1 if k == ns else -2)
+                    elif first_look:
+                        d = _counting_drawn(code, prm, own, ns, seen, nslots[g], me, _VALUE_NB[card], kind, mean, fw)
                     else:
                         d = counting_drawn(code, prm, own, ns, seen, nslots[g], up_counts[g], me, _VALUE_NB[card], kind,
                                            fw)
+                    first_look = False
                     r = _drawn_one(up, up_len, up_counts, dream, nslots, mem, kept, g, me, card, d)
                     if r < 0:
                         return g
