@@ -9,7 +9,6 @@ from typing import ClassVar
 import numpy as np
 import pytest
 
-from simcore.game import Seats
 from simcore.games.fan_and_mallet import (DECK, HAND, N_COLOURS, N_HOUSES, POLICY_CLOSER, POLICY_COUNTER,
                                           POLICY_KEEPER, POLICY_RANDOM, POLICY_STRONGEST, STRONGEST_KEY, FanAndMallet,
                                           landing, score_houses, strongest_slots)
@@ -17,6 +16,7 @@ from simcore.rng import STREAM_DEAL, game_keys, permutations, root_key, stream_k
 from simcore.runner import simulate
 from strategies.fan_and_mallet import Closer, Counter, Keeper, RandomPlay, Strongest
 from strategies.registry import lineup
+from tests.lanes import assert_same, assert_same_ends
 
 ENG = FanAndMallet()
 GAME = "fan-and-mallet"
@@ -26,12 +26,6 @@ LINEUPS = [("random", "random"), ("strongest", "strongest"), ("random", "stronge
            ("keeper:hold=1.5,min_bonus=2", "closer"), ("random", "counter:feed=2.0,bait=0.9")]
 CODES = {"random": POLICY_RANDOM, "strongest": POLICY_STRONGEST, "closer": POLICY_CLOSER, "keeper": POLICY_KEEPER,
          "counter": POLICY_COUNTER}
-
-
-def assert_same(a, b, what=""):
-    assert a.keys() == b.keys()
-    for k in a:
-        np.testing.assert_array_equal(a[k], b[k], err_msg=f"{what}: column {k}")
 
 
 @pytest.fixture
@@ -85,20 +79,6 @@ def test_compiled_lane_equals_batch_lane(specs, rules, compiled_calls):
         assert (batch["games_played"] > 1).any()
 
 
-def _batch_loop(state, seats, limit):
-    """The turn-by-turn lane of ``Game.play`` on one batch, without refills."""
-    while True:
-        idx = np.flatnonzero(~state.done)
-        if not len(idx):
-            return
-        over = state.turns[idx] >= limit
-        state.timeout[idx[over]] = True
-        state.done[idx[over]] = True
-        idx = idx[~over]
-        if len(idx):
-            ENG.turn(state, idx, seats)
-
-
 @pytest.mark.parametrize("specs,rules,limit", [
     (("random", "random"), {}, 100_000),
     (("closer", "random"), {"match_points": 9}, 100_000),
@@ -112,25 +92,10 @@ def test_every_state_array_and_random_stream_ends_the_same(specs, rules, limit):
     seat's random stream counter are those of the turn-by-turn lane."""
     r = ENG.make_rules(rules)
     agents = lineup(GAME, list(specs), 2)
-    keys = game_keys(root_key(3), np.arange(400))
-    ends = []
-    for lane in ("batch", "compiled"):
-        state = ENG.new_state(keys, 2, r)
-        seats = Seats(agents, keys)
-        ENG.setup(state, seats)
-        if lane == "batch":
-            _batch_loop(state, seats, limit)
-        else:
-            ENG.play_compiled(state, seats, ENG.compiled_lineup(agents, 2, r), limit)
-        ends.append((state, seats.draws.counter.copy()))
-    (a, ca), (b, cb) = ends
-    for name, value in vars(a).items():
-        if isinstance(value, np.ndarray):
-            np.testing.assert_array_equal(value, getattr(b, name), err_msg=name)
-    np.testing.assert_array_equal(ca, cb)
+    state, counters = assert_same_ends(ENG, agents, 2, r, game_keys(root_key(3), np.arange(400)), limit)
     if "random" in specs:
-        assert ca.sum() > 0
-    assert a.done.all()
+        assert counters.sum() > 0
+    assert state.done.all()
 
 
 def test_a_turn_limit_stops_games_alike_in_both_lanes(compiled_calls):
@@ -350,12 +315,5 @@ def test_heuristics_in_the_compiled_lane_end_as_in_the_batch_lane(agents):
     """Differently parameterised seats in a match: the compiled lane ends every game in the state the
     batch lane does."""
     r = ENG.make_rules({"match_points": 6})
-    keys = game_keys(root_key(21), np.arange(200))
-    state = ENG.new_state(keys, 2, r)
-    ENG.play_compiled(state, Seats(agents, keys), ENG.compiled_lineup(agents, 2, r), 100_000)
-    batch = ENG.new_state(keys, 2, r)
-    _batch_loop(batch, Seats(agents, keys), 100_000)
-    for name, value in vars(state).items():
-        if isinstance(value, np.ndarray):
-            np.testing.assert_array_equal(value, getattr(batch, name), err_msg=name)
+    state, _ = assert_same_ends(ENG, agents, 2, r, game_keys(root_key(21), np.arange(200)), 100_000)
     assert (state.game_no > 0).any()

@@ -8,10 +8,11 @@ import numpy as np
 import pytest
 
 from simcore.games.sen import POLICY_COUNTER, POLICY_RANDOM, POLICY_THRESHOLD, Sen
-from simcore.rng import root_key
+from simcore.rng import game_keys, root_key
 from simcore.runner import simulate
 from strategies.registry import lineup
 from strategies.sen import Threshold
+from tests.lanes import assert_same, assert_same_ends
 
 ENGINE = Sen()
 
@@ -24,12 +25,6 @@ def both_lanes(specs, players, rules=None, n=1500, seed=11, width=700, engine=EN
     fast = engine.play(ids, players, rules, agents, root_key(seed), width=width, compiled=True)
     slow = engine.play(ids, players, rules, agents, root_key(seed), width=width, compiled=False)
     return fast, slow
-
-
-def assert_same(fast, slow):
-    assert fast.keys() == slow.keys()
-    for k in fast:
-        np.testing.assert_array_equal(np.asarray(fast[k]), np.asarray(slow[k]), err_msg=k)
 
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
@@ -114,26 +109,8 @@ def test_simulate_lanes_and_jobs_agree():
 def test_final_states_and_random_streams_agree(specs, players, rules):
     """Not only the outcome: every state array of every game at its end (dreams, memories, piles,
     statistics) and every seat's random stream counter are those of the batch lane."""
-    from simcore.game import Seats
-    from simcore.rng import game_keys
-
     r = ENGINE.make_rules(rules)
     agents = lineup("sen", specs, players)
-    keys = game_keys(root_key(4), np.arange(300))
-    ends = []
-    for compiled in (False, True):
-        st = ENGINE.new_state(keys, players, r)
-        seats = Seats(agents, keys)
-        if compiled:
-            ENGINE.play_compiled(st, seats, ENGINE.compiled_lineup(agents, players, r), ENGINE.turn_limit(r))
-        else:
-            while not st.done.all():
-                ENGINE.turn(st, np.flatnonzero(~st.done), seats)
-        ends.append((st, seats.draws.counter.copy()))
-    (a, ca), (b, cb) = ends
-    for name, value in vars(a).items():
-        if isinstance(value, np.ndarray):
-            np.testing.assert_array_equal(value, getattr(b, name), err_msg=name)
-    np.testing.assert_array_equal(ca, cb)
-    assert a.done.all()
-    assert (ca.sum() > 0) == any(x.startswith("random") for x in specs)
+    state, counters = assert_same_ends(ENGINE, agents, players, r, game_keys(root_key(4), np.arange(300)))
+    assert state.done.all()
+    assert (counters.sum() > 0) == any(x.startswith("random") for x in specs)

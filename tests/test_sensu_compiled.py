@@ -11,6 +11,7 @@ from simcore.rng import game_keys, root_key
 from simcore.runner import simulate
 from strategies.registry import lineup
 from strategies.sensu import STRATEGIES, Focus, Planner, Random, Redeemer
+from tests.lanes import assert_same
 
 ENG = get_game("sensu")
 
@@ -50,12 +51,6 @@ def both(players, rules, agents, n, seed=11, width=None, ids=None):
     fast = ENG.play(ids, players, R, agents, root_key(seed), width=width, compiled=True)
     slow = ENG.play(ids, players, R, agents, root_key(seed), width=width, compiled=False)
     return fast, slow
-
-
-def assert_same(fast, slow):
-    assert fast.keys() == slow.keys()
-    for k in slow:
-        np.testing.assert_array_equal(fast[k], slow[k], err_msg=k)
 
 
 CASES = [

@@ -1,0 +1,49 @@
+"""Helpers of the tests that compare an engine's compiled lane with its batch lane."""
+from __future__ import annotations
+
+import numpy as np
+
+from simcore.game import Seats
+
+
+def assert_same(a: dict, b: dict, what: str = "") -> None:
+    """Two outcomes (dicts of per-game columns) are equal, column by column and game by game."""
+    assert a.keys() == b.keys()
+    for k in a:
+        np.testing.assert_array_equal(np.asarray(a[k]), np.asarray(b[k]), err_msg=f"{what} column {k}")
+
+
+def play_batch_lane(eng, state, seats: Seats, limit: int) -> None:
+    """The turn-by-turn lane of ``Game.play`` on one batch, without refills."""
+    while True:
+        idx = np.flatnonzero(~state.done)
+        if not len(idx):
+            return
+        over = state.turns[idx] >= limit
+        state.timeout[idx[over]] = True
+        state.done[idx[over]] = True
+        idx = idx[~over]
+        if len(idx):
+            eng.turn(state, idx, seats)
+
+
+def assert_same_ends(eng, agents, players: int, rules, keys: np.ndarray, limit: int | None = None):
+    """Play the same fresh batch in both lanes; every state array and every seat's random-stream counter
+    must end equal. Returns (final state, stream counters) of the compiled lane."""
+    limit = eng.turn_limit(rules) if limit is None else limit
+    ends = []
+    for compiled in (False, True):
+        state = eng.new_state(keys, players, rules)
+        seats = Seats(agents, keys)
+        eng.setup(state, seats)
+        if compiled:
+            eng.play_compiled(state, seats, eng.compiled_lineup(agents, players, rules), limit)
+        else:
+            play_batch_lane(eng, state, seats, limit)
+        ends.append((state, seats.draws.counter.copy()))
+    (a, ca), (b, cb) = ends
+    for name, value in vars(a).items():
+        if isinstance(value, np.ndarray):
+            np.testing.assert_array_equal(value, getattr(b, name), err_msg=name)
+    np.testing.assert_array_equal(ca, cb)
+    return b, cb
