@@ -1,13 +1,27 @@
 """How the compiled kernels of sensei are built (numba).
 
-Rule steps and decision functions take a dozen or more state arrays. numba counts references to
-arrays with atomic operations, and in a branchy game loop those counts cost several times the rules
-themselves (4x in Sen's game loop, measured). Kernels that allocate nothing are therefore compiled
-with reference counting off (numba's ``_nrt=False`` target option) and get their scratch space from
-the caller. That option is not in numba's public documentation; should a numba release no longer know
-it, the same kernels are compiled with reference counting: slower, with the same results.
+Reference counting. Rule steps and decision functions take a dozen or more state arrays. numba counts
+references to arrays with atomic operations, and in a branchy game loop those counts cost several times
+the rules themselves (4x in Sen's game loop, measured). Kernels that allocate nothing are therefore
+compiled with reference counting off (numba's ``_nrt=False`` target option) and get their scratch space
+from the caller. That option is not in numba's public documentation; should a numba release no longer
+know it, the same kernels are compiled with reference counting: slower, with the same results.
+
+The compiled-code cache. numba caches a compiled function next to its source and checks only that
+file's time stamp, not the files of the functions it calls: an engine kernel that calls a function of
+``rng.py`` would keep its old machine code after ``rng.py`` changed. So the cache lives in a folder
+named after a fingerprint of all of sensei's engine and strategy sources
+(``~/.cache/sensei/numba/<fingerprint>``, or under ``$XDG_CACHE_HOME``; the temporary folder when that
+is not writable): any change to any of them compiles everything afresh. Setting ``NUMBA_CACHE_DIR``
+overrides this.
 """
 from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+
+import numba
 
 try:
     from numba.core.options import DefaultOptions
@@ -18,3 +32,52 @@ except (ImportError, AttributeError):  # pragma: no cover - depends on the numba
 
 #: ``numba.njit(**NO_REFCOUNT)``: a cached kernel without reference counting (it must not allocate)
 NO_REFCOUNT: dict = {"cache": True, "_nrt": False} if _HAS_NRT_OPTION else {"cache": True}
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+#: the packages whose sources compiled kernels are made of
+SOURCE_DIRS = (_HERE, os.path.join(os.path.dirname(_HERE), "strategies"))
+
+
+def source_fingerprint(dirs=SOURCE_DIRS) -> str:
+    """A short hash of every Python source file below ``dirs`` (names and contents)."""
+    h = hashlib.sha1()
+    for top in dirs:
+        for root, subdirs, files in sorted(os.walk(top)):
+            subdirs[:] = sorted(d for d in subdirs if d != "__pycache__")
+            for f in sorted(files):
+                if f.endswith(".py"):
+                    path = os.path.join(root, f)
+                    h.update(os.path.relpath(path, os.path.dirname(top)).encode())
+                    with open(path, "rb") as fh:
+                        h.update(fh.read())
+    return h.hexdigest()[:16]
+
+
+def cache_folder(fingerprint: str) -> str:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "sensei", "numba", fingerprint)
+
+
+def _writable(folder: str) -> bool:
+    try:
+        os.makedirs(folder, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder):
+            return True
+    except OSError:
+        return False
+
+
+def _use_fingerprinted_cache() -> None:
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return  # the user's choice
+    fingerprint = source_fingerprint()
+    for folder in (cache_folder(fingerprint),
+                   os.path.join(tempfile.gettempdir(), f"sensei-numba-{os.getuid() if hasattr(os, 'getuid') else 0}",
+                                fingerprint)):
+        if _writable(folder):
+            numba.config.CACHE_DIR = folder
+            return
+    # nowhere to write: numba's own choice (next to the sources, or its user-wide folder)
+
+
+_use_fingerprinted_cache()
