@@ -224,8 +224,9 @@ class Game(abc.ABC):
     def play_compiled(self, state: Any, seats: Seats, lineup: Any, limit: int) -> None:
         """Play every game of ``state`` to its end (or to ``limit`` turns, a timeout) in compiled code,
         one game after another, for the ``lineup`` given by :meth:`compiled_lineup`. It must give
-        exactly the outcome of the turn-by-turn lane: the same rule kernels, the same random streams."""
-        raise NotImplementedError
+        exactly the outcome of the turn-by-turn lane: the same rule kernels, the same random streams.
+        Only called for a lineup that :meth:`compiled_lineup` gave, so an engine that gives one defines it."""
+        raise TypeError(f"{type(self).__name__}.compiled_lineup gave a lineup but the engine has no play_compiled")
 
     def turn_limit(self, rules: Any) -> int:
         return int(getattr(rules, "max_turns", None) or self.safety_turns)

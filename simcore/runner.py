@@ -336,22 +336,16 @@ def _drain(results, on_result: Callable[[int, Any], None]) -> None:
 
 
 def _sensei_version() -> str:
-    """The installed sensei version and the engines' source fingerprint (workers must match)."""
-    import hashlib
-    import os
+    """The installed sensei version and the fingerprint of its engine and strategy sources (workers must
+    match)."""
     from importlib.metadata import PackageNotFoundError, version
+
+    from .compiled import source_fingerprint
     try:
         v = version("sensei")
     except PackageNotFoundError:
         v = "unknown"
-    here = os.path.dirname(os.path.abspath(__file__))
-    h = hashlib.sha1()
-    for root, _, files in sorted(os.walk(here)):
-        for f in sorted(files):
-            if f.endswith(".py"):
-                with open(os.path.join(root, f), "rb") as fh:
-                    h.update(fh.read())
-    return f"{v}+{h.hexdigest()[:10]}"
+    return f"{v}+{source_fingerprint()}"
 
 
 class _dask_client:
