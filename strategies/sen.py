@@ -13,7 +13,7 @@ import numba
 import numpy as np
 
 from simcore.compiled import NO_REFCOUNT
-from simcore.games.sen import (MEAN_DEN, MEAN_NUM, POLICY_COUNTER, POLICY_GAMBLER, POLICY_RANDOM, POLICY_SWAPPER,
+from simcore.games.sen import (MEAN_DEN, POLICY_COUNTER, POLICY_GAMBLER, POLICY_RANDOM, POLICY_SWAPPER,
                                POLICY_THRESHOLD, POLICY_WATCHER, SLOTS, Drawn, Kind, SenObs, Start, counting_claim,
                                counting_drawn, counting_face_up, counting_keep, counting_start, counting_swap,
                                threshold_drawn, threshold_scan, threshold_start)
@@ -23,21 +23,6 @@ from .base import Strategy, param
 
 def _rows(obs: SenObs) -> np.ndarray:
     return np.arange(len(obs.me))
-
-
-def own_estimates6(obs: SenObs, unknown6: np.ndarray | int = MEAN_NUM) -> np.ndarray:
-    """(m, S) own slot estimates in sixths: remembered value * 6, ``unknown6`` if unknown; a huge
-    negative number for slots that do not exist (so they are never the worst)."""
-    own = obs.own
-    if np.ndim(unknown6):
-        unknown6 = np.asarray(unknown6, dtype=own.dtype)[:, None]
-    e = np.where(own >= 0, own * own.dtype.type(MEAN_DEN), own.dtype.type(unknown6) if np.ndim(unknown6) == 0 else unknown6)
-    return np.where(obs.own_mask(), e, own.dtype.type(-(10 ** 6)))
-
-
-def worst_slot(e6: np.ndarray) -> np.ndarray:
-    """Slot with the largest estimate (lowest index on ties)."""
-    return np.argmax(e6, axis=1)
 
 
 @dataclasses.dataclass(frozen=True)
