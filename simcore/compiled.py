@@ -81,3 +81,49 @@ def _use_fingerprinted_cache() -> None:
 
 
 _use_fingerprinted_cache()
+
+
+#: options of the compiled lane's game loops: no reference counting, and the GIL released so that
+#: blocks of games play side by side in threads
+LOOP: dict = {**NO_REFCOUNT, "nogil": True}
+
+
+class CompiledDecision:
+    """A strategy's decision written as a compiled function ``fn(obs, prm, rng) -> option``.
+
+    ``obs`` is the engine's per-game observation view (a named tuple: whole arrays of what the deciding
+    seat may see, its game ``g`` and seat ``me``, and the decision's own values), ``prm`` the strategy's
+    parameters (a named tuple of numbers), ``rng`` its random stream (:class:`simcore.rng.Stream`). The
+    function returns one integer option (see the engine's option codes). It is compiled by numba with
+    the lineup that uses it (see :mod:`simcore.lineup`).
+    """
+
+    __slots__ = ("fn", "name")
+
+    def __init__(self, fn, name: str | None = None):
+        self.fn = fn
+        self.name = name or getattr(fn, "__name__", "decision")
+
+    def __call__(self, *args):
+        return self.fn(*args)
+
+    def __repr__(self) -> str:
+        return f"<compiled decision {self.name}>"
+
+
+def decision(fn=None, *, refcount: bool = False):
+    """Decorator: a strategy's decision as a compiled function of ``(obs, prm, rng)``.
+
+    By default the function is compiled without reference counting (fastest; it must then not allocate
+    arrays: take scratch space from ``rng.fw`` / ``rng.iw``); ``refcount=True`` compiles it with
+    numba's defaults, for code that allocates. Decisions are not cached on their own: their machine code
+    is cached with the lineup module that calls them (their ``prm`` type is that module's).
+    """
+    def wrap(f):
+        if isinstance(f, CompiledDecision):
+            return f
+        opts = {} if refcount else {k: v for k, v in NO_REFCOUNT.items() if k != "cache"}
+        jitted = f if isinstance(f, numba.core.registry.CPUDispatcher) else numba.njit(**opts)(f)
+        return CompiledDecision(jitted, getattr(f, "__name__", None))
+
+    return wrap if fn is None else wrap(fn)

@@ -125,6 +125,13 @@ class Seats:
         self.draws.keys[dst] = fresh.draws.keys
         self.draws.counter[dst] = fresh.draws.counter
 
+    def lineup_for(self, game: Any) -> Any:
+        """The :class:`simcore.lineup.Lineup` of these seats' strategies for ``game`` (made once)."""
+        lu = getattr(self, "_lineup", None)
+        if lu is None or lu.game is not game:
+            lu = self._lineup = game.lineup(self.agents)
+        return lu
+
     def name(self, seat: int) -> str:
         agent = self.agents[seat]
         return getattr(agent, "spec", lambda: repr(agent))()
@@ -194,6 +201,11 @@ class Game(abc.ABC):
     batch_width: ClassVar[int] = 8192
     #: hard cap on turns per game when the rules have none (a safety net; counted as a timeout)
     safety_turns: ClassVar[int] = 100_000
+    #: the decision protocol: decision kind code -> name (the numpy method and the compiled decision of
+    #: that name answer it); empty for an engine that still plays turn by turn (``turn``)
+    decisions: ClassVar[tuple[str, ...]] = ()
+    #: module holding the engine's compiled protocol functions ``begin``, ``step``, ``observe``, ``legal``
+    kernels: ClassVar[str] = ""
 
     # ----- what a game implements -------------------------------------------------------------
     @abc.abstractmethod
@@ -203,9 +215,33 @@ class Game(abc.ABC):
     def setup(self, state: Any, seats: Seats) -> None:
         """Set-up decisions (not turns), asked once after ``new_state``; none by default."""
 
-    @abc.abstractmethod
     def turn(self, state: Any, idx: np.ndarray, seats: Seats) -> None:
-        """One player's turn in each game of ``idx``."""
+        """One player's turn in each game of ``idx``: its decisions, asked of ``seats`` and applied, until
+        the turn is over (the batch lane one turn at a time, for tests and traces)."""
+        if not self.decisions:
+            raise TypeError(f"{type(self).__name__} defines neither turn nor the decision protocol")
+        lu = seats.lineup_for(self)
+        idx = np.asarray(idx, dtype=np.int64)
+        S, R = self.state_tuple(state), self.rules_tuple(state)
+        lu.call("begin_batch", S, R, idx)
+        start = S[1][idx].copy()
+        while True:
+            live = idx[~S[0][idx] & (S[1][idx] == start)]
+            if not len(live):
+                return
+            self.step_games(state, live, seats, lu)
+
+    def step_games(self, state: Any, idx: np.ndarray, seats: Seats, lu: Any = None) -> np.ndarray:
+        """One decision in each game of ``idx`` (none may be done): asked of the acting seats' strategies,
+        checked and applied. Returns the options taken."""
+        lu = seats.lineup_for(self) if lu is None else lu
+        idx = np.asarray(idx, dtype=np.int64)
+        S, R = self.state_tuple(state), self.rules_tuple(state)
+        opts = self.decide(state, idx, seats, lu)
+        bad = lu.call("step_batch", S, R, idx, opts)
+        if bad >= 0:
+            raise lu.error(np.array([idx[bad], S[3][idx[bad]], S[4][idx[bad]], opts[bad]]), seats.name)
+        return opts
 
     @abc.abstractmethod
     def outcome(self, state: Any) -> dict[str, np.ndarray]:
@@ -254,6 +290,213 @@ class Game(abc.ABC):
     def play(self, game_ids: np.ndarray, players: int, rules: Any, agents: Sequence[Any], root: np.uint64,
              check: bool = False, on_turn: Callable[[Any], None] | None = None,
              width: int | None = None, compiled: bool = True) -> dict[str, np.ndarray]:
+        """Play complete games with global indices ``game_ids``; returns the outcome columns in that order.
+
+        ``width`` is the number of games played side by side: when it is smaller than the number of
+        games, every finished game hands its place to the next one (its outcome is kept), so the batch
+        stays full. Results do not depend on ``width``. ``check`` runs :meth:`check` after every step
+        (every decision; tests); ``on_turn(state)`` is a test hook called at the same moments.
+
+        When every seat's every decision is compiled and ``compiled`` is True (and no hook is given),
+        the games are played in the compiled lane (blocks of ``width`` games, each played to its end in
+        one compiled call); else in the batch lane, which asks numpy strategies for a batch of decisions
+        at a time. Both lanes play the same games.
+        """
+        if not self.decisions:
+            return self._play_turns(game_ids, players, rules, agents, root, check, on_turn, width, compiled)
+        if len(agents) != players:
+            raise SenseiError(f"{len(agents)} strategies for {players} seats")
+        ids = np.asarray(game_ids, dtype=np.int64)
+        n = len(ids)
+        width = n if width is None else max(1, min(int(width), n))
+        lu = self.lineup(agents)
+        if compiled and lu.all_compiled and not check and on_turn is None:
+            return self._play_lane(ids, players, rules, agents, root, width, lu)
+        return self._play_batch(ids, players, rules, agents, root, width, lu, check, on_turn)
+
+    # ----- the decision protocol -----------------------------------------------------------------
+    def lineup(self, agents: Sequence[Any]):
+        """The :class:`simcore.lineup.Lineup` of ``agents`` (which decisions are compiled, the
+        generated module)."""
+        from .lineup import Lineup
+        return Lineup(self, agents)
+
+    def state_tuple(self, state: Any) -> tuple:
+        """The state's arrays as the compiled functions take them: ``(done, turns, timeout, actor, kind,
+        ...)`` (the state's own arrays, never copies)."""
+        raise TypeError(f"{type(self).__name__} does not follow the decision protocol")
+
+    def rules_tuple(self, state: Any) -> tuple:
+        """The rule options (and the player count) as a tuple of numbers for the compiled functions."""
+        raise TypeError(f"{type(self).__name__} does not follow the decision protocol")
+
+    def observe(self, state: Any, idx: np.ndarray, seat: np.ndarray) -> Any:
+        """The batch observation of seat ``seat[i]`` in game ``idx[i]`` at its current decision (what a
+        numpy strategy gets)."""
+        raise TypeError(f"{type(self).__name__} does not follow the decision protocol")
+
+    def encode(self, kind: int, result: Any, state: Any, idx: np.ndarray) -> np.ndarray:
+        """A numpy strategy's answers to decision ``kind`` as option codes (int64, one per game); the
+        default takes one integer per game."""
+        return np.asarray(result, dtype=np.int64)
+
+    def new_batch(self, keys: np.ndarray, players: int, rules: Any) -> Any:
+        """A fresh batch state for the drivers (``begin`` has not run); default :meth:`new_state`."""
+        return self.new_state(keys, players, rules)
+
+    def _play_lane(self, ids, players, rules, agents, root, width, lu) -> dict[str, np.ndarray]:
+        """The compiled lane: blocks of ``width`` games, each played to its end in one compiled call."""
+        parts = []
+        notice = lu.compile_notice()
+        if notice:
+            import sys
+            print(notice, file=sys.stderr, flush=True)
+        for a in range(0, len(ids), width):
+            keys = game_keys(root, ids[a:a + width])
+            state = self.new_batch(keys, players, rules)
+            self.play_state(state, Seats(agents, keys), lu)
+            parts.append(self.outcome(state))
+        lu.mark_compiled()
+        if len(parts) == 1:
+            return parts[0]
+        return {k: np.concatenate([np.asarray(p[k]) for p in parts]) for k in parts[0]}
+
+    def play_state(self, state: Any, seats: "Seats", lu: Any = None, compiled: bool = True,
+                   limit: int | None = None, max_steps: int = -1) -> None:
+        """Play every game of the batch ``state`` on (to its end, to ``limit`` turns: a timeout, or for
+        ``max_steps`` more decisions) in the compiled lane, or with ``compiled=False`` in the batch lane
+        (one decision of every live game per step). Both give the same games."""
+        from .lineup import scratch
+        lu = seats.lineup_for(self) if lu is None else lu
+        limit = self.turn_limit(state.rules) if limit is None else limit
+        S, R = self.state_tuple(state), self.rules_tuple(state)
+        fw, iw = scratch()
+        if compiled:
+            err = np.zeros(4, dtype=np.int64)
+            if not lu.call("play", S, R, lu.cls_of_seat, lu.params, seats.draws.keys, seats.draws.counter, fw, iw,
+                           limit, max_steps, err):
+                raise lu.error(err, seats.name)
+            return
+        lu.call("begin_batch", S, R, np.arange(len(S[0]), dtype=np.int64))
+        done, turns, timeout = S[0], S[1], S[2]
+        steps = 0
+        while steps != max_steps:
+            idx = np.flatnonzero(~done)
+            over = turns[idx] >= limit
+            timeout[idx[over]] = True
+            done[idx[over]] = True
+            idx = idx[~over]
+            if not len(idx):
+                return
+            self.step_games(state, idx, seats, lu)
+            steps += 1
+
+    def decide(self, state: Any, idx: np.ndarray, seats: "Seats", lu: Any, scratch: tuple | None = None) -> np.ndarray:
+        """The option each game of ``idx`` takes at its current decision, from its acting seat's strategy
+        (compiled decisions through the lineup's module, numpy ones as a batch per strategy and kind).
+        The random streams of the acting seats advance as in play."""
+        from .lineup import scratch as new_scratch
+        S, R = self.state_tuple(state), self.rules_tuple(state)
+        fw, iw = scratch if scratch is not None else new_scratch()
+        idx = np.asarray(idx, dtype=np.int64)
+        opts = np.empty(len(idx), dtype=np.int64)
+        if lu.all_compiled:
+            lu.call("decide", S, R, idx, lu.cls_of_seat, lu.params, seats.draws.keys, seats.draws.counter, fw, iw,
+                    opts)
+            return opts
+        actor = np.asarray(S[3][idx], dtype=np.int64)
+        kind = np.asarray(S[4][idx], dtype=np.int64)
+        for k in np.unique(kind):
+            name = self.decisions[int(k)]
+            for grp in np.unique(seats.group_of_seat[actor[kind == k]]):
+                sel = np.flatnonzero((kind == k) & (seats.group_of_seat[actor] == grp))
+                seat0 = int(actor[sel[0]])
+                form = lu.forms[seat0][name]
+                if form == "compiled":
+                    out = np.empty(len(sel), dtype=np.int64)
+                    lu.call("decide", S, R, idx[sel], lu.cls_of_seat, lu.params, seats.draws.keys,
+                            seats.draws.counter, fw, iw, out)
+                    opts[sel] = out
+                elif form == "numpy":
+                    opts[sel] = self._ask_numpy(state, idx[sel], actor[sel], int(k), name, seats, grp)
+                else:
+                    raise IllegalAction(f"strategy {seats.name(seat0)} (seat {seat0}) has no decision {name!r}")
+        return opts
+
+    def _ask_numpy(self, state, idx, actor, kind: int, name: str, seats: "Seats", grp: int) -> np.ndarray:
+        agent = seats.groups[grp]
+        rng = AgentRandom(seats.draws, idx, actor, seats.players)
+        res = getattr(agent, name)(self.observe(state, idx, actor), rng)
+        out = self.encode(kind, res, state, idx)
+        if out.shape != (len(idx),):
+            raise IllegalAction(f"strategy {seats.name(int(actor[0]))}: decision {name!r} returned the wrong "
+                                "number of values")
+        return out
+
+    def _play_batch(self, ids, players, rules, agents, root, width, lu, check, on_step) -> dict[str, np.ndarray]:
+        """The batch lane: one decision of every live game per step, asked of each strategy as a batch."""
+        from .lineup import scratch
+        n = len(ids)
+        keys = game_keys(root, ids[:width])
+        state = self.new_batch(keys, players, rules)
+        seats = Seats(agents, keys)
+        S, R = self.state_tuple(state), self.rules_tuple(state)
+        work = scratch()
+        lu.call("begin_batch", S, R, np.arange(width, dtype=np.int64))
+        limit = self.turn_limit(rules)
+        refill = width < n
+        refill_at = max(1, width // 8)  # hand places over in bulk: a fresh batch has a fixed cost
+        slot_game = np.arange(width)  # position in ``ids`` of the game in each place, -1 once retired
+        nxt = width
+        results: dict[str, np.ndarray] | None = None
+        done, turns, timeout = S[0], S[1], S[2]
+        while True:
+            idx = np.flatnonzero(~done)
+            if len(idx) == 0 and not refill:
+                break
+            over = turns[idx] >= limit
+            if over.any():
+                timeout[idx[over]] = True
+                done[idx[over]] = True
+                idx = idx[~over]
+            if len(idx):
+                opts = self.decide(state, idx, seats, lu, work)
+                bad = lu.call("step_batch", S, R, idx, opts)
+                if bad >= 0:
+                    raise lu.error(np.array([idx[bad], S[3][idx[bad]], S[4][idx[bad]], opts[bad]]), seats.name)
+                if check:
+                    self.check(state)
+                if on_step is not None:
+                    on_step(state)
+            if not refill:
+                continue
+            fin = np.flatnonzero(done & (slot_game >= 0))
+            if len(fin) == 0 or (len(fin) < refill_at and not done.all()):
+                continue
+            res = self.outcome(take(state, fin, width, self.state_constants))
+            if results is None:
+                results = {k: np.zeros((n,) + np.asarray(v).shape[1:], dtype=np.asarray(v).dtype)
+                           for k, v in res.items()}
+            for k, v in res.items():
+                results[k][slot_game[fin]] = v
+            slot_game[fin] = -1
+            k = min(len(fin), n - nxt)
+            if k:
+                places = fin[:k]
+                new_keys = game_keys(root, ids[nxt:nxt + k])
+                fresh = self.new_batch(new_keys, players, rules)
+                splice(state, places, fresh, width, self.state_constants)
+                seats.splice(places, Seats(agents, new_keys))
+                lu.call("begin_batch", S, R, np.asarray(places, dtype=np.int64))
+                slot_game[places] = np.arange(nxt, nxt + k)
+                nxt += k
+            if (slot_game < 0).all():
+                break
+        return results if refill else self.outcome(state)
+
+    def _play_turns(self, game_ids: np.ndarray, players: int, rules: Any, agents: Sequence[Any], root: np.uint64,
+                    check: bool = False, on_turn: Callable[[Any], None] | None = None,
+                    width: int | None = None, compiled: bool = True) -> dict[str, np.ndarray]:
         """Play complete games with global indices ``game_ids``; returns the outcome columns in that order.
 
         ``width`` is the number of games played side by side: when it is smaller than the number of

@@ -15,6 +15,8 @@ Everything here works on whole arrays of games at once.
 """
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numba
 import numpy as np
 
@@ -136,6 +138,31 @@ def _draw(keys, counter, idx, k, out):
         base = draw_base(keys, counter, idx[i])
         for j in range(k):
             out[i, j] = uniform_at(base, j)
+
+
+#: a compiled strategy's random stream: the (game, seat) streams of the batch (``keys``, ``counter``), the
+#: position ``f`` of the deciding seat's stream, and scratch arrays (``fw`` float64, ``iw`` int64, both
+#: 16 x 64) the decision may use freely (their contents are not kept between decisions)
+Stream = namedtuple("Stream", ["keys", "counter", "f", "fw", "iw"])
+
+
+@numba.njit(cache=True, inline="always")
+def draw(rng):
+    """Start one draw of the stream (the counter advances once); its uniforms are ``uniform_at(base, j)``
+    for j = 0, 1, ... (the numbers ``AgentRandom.random(k)`` gives in the batch lane)."""
+    return draw_base(rng.keys, rng.counter, rng.f)
+
+
+@numba.njit(cache=True, inline="always")
+def random(rng):
+    """One uniform float in [0, 1) (one draw: ``AgentRandom.random()``)."""
+    return uniform_at(draw_base(rng.keys, rng.counter, rng.f), 0)
+
+
+@numba.njit(cache=True, inline="always")
+def integer(rng, high):
+    """A uniform integer in [0, high) (one draw: ``AgentRandom.integers(high)``)."""
+    return integer_below(uniform_at(draw_base(rng.keys, rng.counter, rng.f), 0), high)
 
 
 def permutations(keys: np.ndarray, counter: np.ndarray, n: int) -> np.ndarray:

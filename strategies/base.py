@@ -23,6 +23,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, ClassVar
 
+from simcore.compiled import decision  # noqa: F401  (strategies mark compiled decisions with it)
 from simcore.options import option
 
 
@@ -53,17 +54,33 @@ class Strategy:
             return head
         return head + ":" + ",".join(f"{k}={_fmt(v)}" for k, v in ps.items())
 
-    #: a strategy whose decisions also exist as compiled kernels in its game's engine sets this to the
-    #: engine's code for them (e.g. ``simcore.games.sen.POLICY_THRESHOLD``) and gives their numeric
-    #: parameters in :meth:`compiled_params`
+    def compiled_values(self) -> dict[str, Any]:
+        """The numbers a compiled decision gets as ``prm`` (a named tuple with these fields): by default
+        every int, float and bool parameter (a text parameter with ``choices`` as the index of its
+        value). Override to hand compiled decisions other numbers."""
+        out: dict[str, Any] = {}
+        for f in dataclasses.fields(self):
+            if not f.init:
+                continue
+            v = getattr(self, f.name)
+            choices = f.metadata.get("choices")
+            if isinstance(v, (bool, int, float)):
+                out[f.name] = v
+            elif choices and v in choices:
+                out[f.name] = list(choices).index(v)
+        return out
+
+    #: (legacy, for engines that do not follow the decision protocol yet) a strategy whose decisions also
+    #: exist as compiled kernels in its game's engine sets this to the engine's code for them and gives
+    #: their numeric parameters in :meth:`compiled_params`
     compiled_code: ClassVar[int | None] = None
 
     def compiled_params(self) -> tuple[float, ...]:
         return ()
 
     def compiled_policy(self) -> tuple[int, tuple[float, ...]] | None:
-        """``(code, params)`` of this strategy's compiled form, or None. Only the class that declares
-        ``compiled_code`` has one: a subclass may change any decision, so it plays the batch lane."""
+        """``(code, params)`` of the legacy compiled form, or None (only the class that declares
+        ``compiled_code`` has one)."""
         code = type(self).__dict__.get("compiled_code")
         return None if code is None else (int(code), tuple(float(x) for x in self.compiled_params()))
 

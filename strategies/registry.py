@@ -4,13 +4,12 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import importlib
-import importlib.util
 import inspect
 import os
-import sys
 from typing import Any
 
 from simcore.errors import SenseiError
+from simcore.lineup import load_source_module
 from simcore.options import build, describe
 from simcore.registry import get_game
 
@@ -93,18 +92,12 @@ def load_file_strategy(path: str, clsname: str, params: dict[str, Any], game: st
     if not os.path.isfile(full):
         raise SenseiError(f"strategy file {path!r} not found")
     modname = "sensei_user_" + hashlib.sha1(full.encode()).hexdigest()[:12]
-    module = sys.modules.get(modname)
-    if module is None:
-        spec = importlib.util.spec_from_file_location(modname, full)
-        if spec is None or spec.loader is None:
-            raise SenseiError(f"strategy file {path!r} cannot be loaded")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[modname] = module
-        try:
-            spec.loader.exec_module(module)
-        except Exception as exc:  # a user file may fail in any way; report it on one line
-            del sys.modules[modname]
-            raise SenseiError(f"strategy file {path!r} failed to load: {type(exc).__name__}: {exc}") from None
+    try:
+        module = load_source_module(full, modname)
+    except SenseiError:
+        raise
+    except Exception as exc:  # a user file may fail in any way; report it on one line
+        raise SenseiError(f"strategy file {path!r} failed to load: {type(exc).__name__}: {exc}") from None
     cls = getattr(module, clsname, None)
     if not inspect.isclass(cls) or not issubclass(cls, Strategy):
         raise SenseiError(f"strategy file {path!r} has no Strategy subclass {clsname!r}")

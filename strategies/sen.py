@@ -1,28 +1,362 @@
 """Sen strategies: the reference policies ``random`` and ``threshold`` and the project's heuristics.
 
-Every decision method works on a batch of observations (:class:`simcore.games.sen.SenObs`) and returns
-integer action codes (:class:`~simcore.games.sen.Start`, slot numbers, :class:`~simcore.games.sen.Drawn`).
-Values are compared in sixths (an unknown land is worth 279/54 = 31/6) so that rare ties never flip.
+Every decision is a compiled function of the engine's observation view (:data:`simcore.games.sen.SenView`),
+the strategy's parameters and its random stream, returning an option code
+(:class:`~simcore.games.sen.Start`, slot numbers, :class:`~simcore.games.sen.Drawn`, and the position
+codes of :func:`~simcore.games.sen.peek_option` and :func:`~simcore.games.sen.swap_option`). The same
+functions play the compiled lane and, looped over a batch, the batch lane. Values are compared in
+sixths (an unknown land is worth 279/54 = 31/6) so that rare ties never flip.
 """
 from __future__ import annotations
 
 import dataclasses
+import math
 from typing import ClassVar
 
 import numba
 import numpy as np
 
-from simcore.compiled import NO_REFCOUNT
-from simcore.games.sen import (MEAN_DEN, POLICY_COUNTER, POLICY_GAMBLER, POLICY_RANDOM, POLICY_SWAPPER,
-                               POLICY_THRESHOLD, POLICY_WATCHER, SLOTS, Drawn, Kind, SenObs, Start, counting_claim,
-                               counting_drawn, counting_face_up, counting_keep, counting_start, counting_swap,
-                               threshold_drawn, threshold_scan, threshold_start)
+from simcore.compiled import NO_REFCOUNT, decision
+from simcore.games.sen import (MEAN_DEN, MEAN_NUM, SLOTS, claim_option, nth_land, own_lands, peek_option,
+                               swap_option, top_value)
+from simcore.rng import draw, integer, random, uniform_at
 
 from .base import Strategy, param
 
 
-def _rows(obs: SenObs) -> np.ndarray:
-    return np.arange(len(obs.me))
+# ---------------------------------------------------------------------------------------------
+# The reference policy ``threshold`` (rules: reference policies), one decision at a time.
+# ---------------------------------------------------------------------------------------------
+@numba.njit(cache=True, inline="always")
+def threshold_scan(own, ns):
+    """Own estimates in sixths (unknown = 31/6): (total, largest, its slot (lowest on ties), first
+    unknown slot or -1)."""
+    total, worst, w, unknown = 0, -1, 0, -1
+    for s in range(ns):
+        v = own[s]
+        if v >= 0:
+            e = v * MEAN_DEN
+        else:
+            e = MEAN_NUM
+            if unknown < 0:
+                unknown = s
+        total += e
+        if e > worst:
+            w, worst = s, e
+    return total, worst, w, unknown
+
+
+@numba.njit(cache=True, inline="always")
+def _threshold_start(total, worst, top, wake6):
+    if total <= wake6:
+        return 0        # Start.WAKE
+    if top * MEAN_DEN < worst:
+        return 1        # Start.FACE_UP
+    return 2            # Start.DRAW
+
+
+@numba.njit(cache=True, inline="always")
+def _threshold_drawn(worst, w, unknown, card, kind):
+    if kind == 2 and unknown >= 0:   # Kind.PEEK on an unknown own land
+        return -2                    # Drawn.USE
+    if card * MEAN_DEN < worst:
+        return w
+    return -1                        # Drawn.DISCARD
+
+
+@numba.njit(cache=True, inline="always")
+def threshold_start(own, ns, top, wake6):
+    total, worst, _, _ = threshold_scan(own, ns)
+    return _threshold_start(total, worst, top, wake6)
+
+
+@numba.njit(cache=True, inline="always")
+def threshold_drawn(own, ns, card, kind):
+    _, worst, w, unknown = threshold_scan(own, ns)
+    return _threshold_drawn(worst, w, unknown, card, kind)
+
+
+# ---------------------------------------------------------------------------------------------
+# The card-counting heuristics (``counter``, ``watcher``, ``swapper``, ``gambler``), one decision at a
+# time. Arguments: ``prm`` = (take_margin, claim_gain, wake or margin, sure, cap, kept_value, swap_min, edge);
+# ``own`` (S,) the player's memory of their own lands, ``ns`` their number; ``mem_me`` (P, S) what the
+# player remembers of every land; ``nslots_g`` (P,), ``up_counts_g`` (10,), ``kept_g`` (P, S) public;
+# ``fw`` a float scratch (4, 10).
+# ---------------------------------------------------------------------------------------------
+COUNTER, WATCHER, SWAPPER, GAMBLER = 3, 4, 5, 6
+
+#: copies of each value 0..9 in the deck
+_DECK_COUNTS = np.array([4, 4, 4, 4, 4, 7, 7, 7, 4, 9], dtype=np.float64)
+_NEG = -np.inf
+
+
+@numba.njit(**NO_REFCOUNT)
+def unseen_stats_one(mem_me, up_counts_g, cnt):
+    """Mean and variance of the value of a card the player has not seen (neither face up nor
+    remembered); 279/54 and 0 when every card is accounted for. ``cnt``: scratch (10,)."""
+    for v in range(10):
+        cnt[v] = up_counts_g[v]
+    for p in range(mem_me.shape[0]):
+        for s in range(mem_me.shape[1]):
+            x = mem_me[p, s]
+            if x >= 0:
+                cnt[x] += 1.0
+    n, t1, t2 = 0.0, 0.0, 0.0
+    for v in range(10):
+        left = _DECK_COUNTS[v] - cnt[v]
+        if left > 0.0:
+            n += left
+            t1 += left * v
+            t2 += left * v * v
+    if n <= 0.0:
+        return 279.0 / 54.0, 0.0
+    mean = t1 / n
+    return mean, max(t2 / n - mean * mean, 0.0)
+
+
+@numba.njit(**NO_REFCOUNT)
+def _own_estimates(own, ns, mean, est):
+    """Own lands' estimates into ``est`` (remembered value, else ``mean``; -inf past the last land);
+    returns the worst land (largest estimate, lowest slot on ties) and its estimate."""
+    w, worst = 0, _NEG
+    for s in range(est.shape[0]):
+        if s < ns:
+            e = float(own[s]) if own[s] >= 0 else mean
+        else:
+            e = _NEG
+        est[s] = e
+        if e > worst:
+            w, worst = s, e
+    return w, worst
+
+
+@numba.njit(**NO_REFCOUNT)
+def dream_estimates_one(mem_me, nslots_g, kept_g, mean, var, kept_value, tot, spread):
+    """Estimated total and spread of every dream into ``tot``/``spread`` (P,): unknown lands at the
+    unseen mean; with ``kept_value`` >= 0, an unknown land its owner drew and kept (public) at that
+    value, with spread min(var, 4)."""
+    for p in range(mem_me.shape[0]):
+        known, plain, n_kept = 0, 0, 0
+        for s in range(nslots_g[p]):
+            x = mem_me[p, s]
+            if x >= 0:
+                known += x
+            elif kept_value >= 0.0 and kept_g[p, s]:
+                n_kept += 1
+            else:
+                plain += 1
+        tot[p] = known + plain * mean + n_kept * kept_value if kept_value >= 0.0 else known + plain * mean
+        spread[p] = plain * var + n_kept * min(var, 4.0) if kept_value >= 0.0 else plain * var
+
+
+@numba.njit(**NO_REFCOUNT)
+def _ndtr(x):
+    return 0.5 * math.erfc(-x / math.sqrt(2.0))
+
+
+@numba.njit(**NO_REFCOUNT)
+def counting_wants_wake(code, prm, est, ns, mem_me, nslots_g, kept_g, me, mean, var, penalty, fw):
+    """Whether the player says WAKE UP! (before the take / draw choice)."""
+    if code == COUNTER:
+        total = 0.0
+        for s in range(ns):
+            total += est[s]
+        return total <= prm[2]
+    tot, spread = fw[2], fw[3]
+    dream_estimates_one(mem_me, nslots_g, kept_g, mean, var, prm[5], tot, spread)
+    own = tot[me]
+    if code == GAMBLER:
+        # chance of holding the fewest, each opponent's total minus the own as a normal variable
+        p = 1.0
+        for q in range(mem_me.shape[0]):
+            if q != me:
+                p *= _ndtr((tot[q] - own + 0.5) / math.sqrt(spread[q] + spread[me] + 0.25))
+        return (1.0 - p) * (own + penalty) <= own - prm[7]
+    best = np.inf
+    for q in range(mem_me.shape[0]):
+        if q != me and tot[q] < best:
+            best = tot[q]
+    return own <= prm[3] or (own + prm[2] <= best and own <= prm[4])
+
+
+@numba.njit(**NO_REFCOUNT)
+def counting_best_pair(own, ns, mean):
+    """The most valuable known pair of equal own lands for "I know what I have": (gain, slot a, slot b,
+    value); gain -inf if none or if the dream has not 2 to 7 lands. Naming a known pair always succeeds
+    (memory is true): both lands leave, one unseen land comes."""
+    best, sa, sb, val = _NEG, 0, 1, 0
+    for a in range(ns):
+        if own[a] < 0:
+            continue
+        for b in range(a + 1, ns):
+            if own[a] == own[b]:
+                gain = 2.0 * own[a] - mean
+                if gain > best:
+                    best, sa, sb, val = gain, a, b, own[a]
+    if ns < 2 or ns > 7:
+        best = _NEG
+    return best, sa, sb, val
+
+
+@numba.njit(**NO_REFCOUNT)
+def counting_swap_plan(mem_me, nslots_g, me, mean, worst):
+    """(gain, player, slot) of swapping the worst own land with the best opponent land (an unknown
+    land counts as a little worse than the unseen mean)."""
+    S = mem_me.shape[1]
+    best, j = np.inf, 0
+    for p in range(mem_me.shape[0]):
+        if p == me:
+            continue
+        for s in range(nslots_g[p]):
+            x = mem_me[p, s]
+            c = float(x) if x >= 0 else mean + 0.5
+            if c < best:
+                best, j = c, p * S + s
+    return worst - best, j // S, j % S
+
+
+@numba.njit(**NO_REFCOUNT)
+def _first_unknown(own, ns):
+    for s in range(ns):
+        if own[s] < 0:
+            return s
+    return -1
+
+
+@numba.njit(**NO_REFCOUNT)
+def _counting_gains(code, prm, own, ns, mem_me, nslots_g, me, mean, worst, value, kind):
+    """Gain (ravens saved, estimated) of exchanging ``value`` into the worst slot, and of using ``kind``."""
+    ex = worst - value
+    use = _NEG
+    if kind == 2:                                   # Peek 1: worth 1 on an unknown own land
+        if _first_unknown(own, ns) >= 0:
+            use = 1.0
+    elif kind == 3:                                 # Swap 2: swapper and gambler only
+        if code == SWAPPER or code == GAMBLER:
+            gain = counting_swap_plan(mem_me, nslots_g, me, mean, worst)[0]
+            if gain >= prm[6]:
+                use = gain
+    elif kind == 1:                                 # Take 2: two looks
+        use = max(worst - mean, 0.0) + 0.5
+    return ex, use
+
+
+@numba.njit(**NO_REFCOUNT)
+def _counting_start(code, prm, own, ns, mem_me, nslots_g, up_counts_g, kept_g, me, top, kwih, penalty, fw):
+    """(Start code, the unseen mean it was decided on)."""
+    mean, var = unseen_stats_one(mem_me, up_counts_g, fw[0])
+    _, worst = _own_estimates(own, ns, mean, fw[1, :own.shape[0]])
+    wake = counting_wants_wake(code, prm, fw[1], ns, mem_me, nslots_g, kept_g, me, mean, var, penalty, fw)
+    act = 0 if wake else (1 if top <= worst - prm[0] else 2)
+    if kwih and not wake and counting_best_pair(own, ns, mean)[0] >= prm[1]:
+        act = 3
+    return act, mean
+
+
+@numba.njit(**NO_REFCOUNT)
+def counting_start(code, prm, own, ns, mem_me, nslots_g, up_counts_g, kept_g, me, top, kwih, penalty, fw):
+    return _counting_start(code, prm, own, ns, mem_me, nslots_g, up_counts_g, kept_g, me, top, kwih, penalty, fw)[0]
+
+
+@numba.njit(**NO_REFCOUNT)
+def counting_face_up(own, ns, mem_me, up_counts_g, fw):
+    mean, _ = unseen_stats_one(mem_me, up_counts_g, fw[0])
+    return _own_estimates(own, ns, mean, fw[1, :own.shape[0]])[0]
+
+
+@numba.njit(**NO_REFCOUNT)
+def counting_drawn(code, prm, own, ns, mem_me, nslots_g, up_counts_g, me, value, kind, fw):
+    mean, _ = unseen_stats_one(mem_me, up_counts_g, fw[0])
+    return _counting_drawn(code, prm, own, ns, mem_me, nslots_g, me, value, kind, mean, fw)
+
+
+@numba.njit(**NO_REFCOUNT)
+def _counting_drawn(code, prm, own, ns, mem_me, nslots_g, me, value, kind, mean, fw):
+    """``counting_drawn`` with the unseen mean already worked out."""
+    w, worst = _own_estimates(own, ns, mean, fw[1, :own.shape[0]])
+    ex, use = _counting_gains(code, prm, own, ns, mem_me, nslots_g, me, mean, worst, value, kind)
+    if use > ex and use > 0.0:
+        return -2                                   # Drawn.USE
+    if ex >= prm[0]:
+        return w
+    return -1                                       # Drawn.DISCARD
+
+
+@numba.njit(**NO_REFCOUNT)
+def counting_keep(code, prm, own, ns, mem_me, nslots_g, up_counts_g, me, v0, k0, v1, k1, fw):
+    mean, _ = unseen_stats_one(mem_me, up_counts_g, fw[0])
+    _, worst = _own_estimates(own, ns, mean, fw[1, :own.shape[0]])
+    ex0, use0 = _counting_gains(code, prm, own, ns, mem_me, nslots_g, me, mean, worst, v0, k0)
+    ex1, use1 = _counting_gains(code, prm, own, ns, mem_me, nslots_g, me, mean, worst, v1, k1)
+    return 1 if max(ex1, use1) > max(ex0, use0) else 0
+
+
+@numba.njit(**NO_REFCOUNT)
+def counting_swap(own, ns, mem_me, nslots_g, up_counts_g, me, fw):
+    """(own slot, opponent, slot): the worst own land for the best opponent land."""
+    mean, _ = unseen_stats_one(mem_me, up_counts_g, fw[0])
+    w, worst = _own_estimates(own, ns, mean, fw[1, :own.shape[0]])
+    _, pb, sb = counting_swap_plan(mem_me, nslots_g, me, mean, worst)
+    return w, pb, sb
+
+
+@numba.njit(**NO_REFCOUNT)
+def counting_claim(own, ns, mem_me, up_counts_g, fw):
+    mean, _ = unseen_stats_one(mem_me, up_counts_g, fw[0])
+    _, a, b, v = counting_best_pair(own, ns, mean)
+    return a, b, v
+
+
+
+
+# ---------------------------------------------------------------------------------------------
+# The strategies
+# ---------------------------------------------------------------------------------------------
+@decision
+def _random_start(obs, prm, rng):
+    base = draw(rng)
+    if uniform_at(base, 0) < prm.p_wake:
+        return 0                                    # Start.WAKE
+    return 1 if uniform_at(base, 1) < 0.5 else 2    # Start.FACE_UP / Start.DRAW
+
+
+@decision
+def _random_face_up(obs, prm, rng):
+    return integer(rng, own_lands(obs))
+
+
+@decision
+def _random_drawn(obs, prm, rng):
+    ns = own_lands(obs)
+    k = integer(rng, ns + 1 + (obs.card_kind != 0))
+    return k if k < ns else (-1 if k == ns else -2)  # a slot, Drawn.DISCARD, Drawn.USE
+
+
+@decision
+def _random_keep(obs, prm, rng):
+    return 1 if random(rng) >= 0.5 else 0
+
+
+@numba.njit(cache=True, inline="always")
+def _lands(obs):
+    total = 0
+    for p in range(obs.nslots.shape[1]):
+        total += obs.nslots[obs.g, p]
+    return total
+
+
+@decision
+def _random_peek(obs, prm, rng):
+    pl, sl = nth_land(obs.nslots, obs.g, integer(rng, _lands(obs)), -1)
+    return peek_option(pl, sl)
+
+
+@decision
+def _random_swap(obs, prm, rng):
+    total = _lands(obs)
+    pa, sa = nth_land(obs.nslots, obs.g, integer(rng, total), -1)
+    pb, sb = nth_land(obs.nslots, obs.g, integer(rng, total - 1), peek_option(pa, sa))
+    return swap_option(pa, sa, pb, sb)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -31,71 +365,36 @@ class RandomSen(Strategy):
     name: ClassVar[str] = "random"
     game: ClassVar[str] = "sen"
     p_wake: float = param(0.1, "probability of saying WAKE UP! at the start of a turn", min=0.0, max=1.0)
-    compiled_code: ClassVar[int] = POLICY_RANDOM
 
-    def compiled_params(self):
-        return (self.p_wake,)
-
-    def start(self, obs, rng):
-        u = rng.random(2)
-        return np.where(u[:, 0] < self.p_wake, Start.WAKE, np.where(u[:, 1] < 0.5, Start.FACE_UP, Start.DRAW))
-
-    def face_up_slot(self, obs, rng):
-        return rng.integers(obs.own_slots)
-
-    def drawn(self, obs, rng):
-        mask = np.zeros((len(obs.me), SLOTS + 2), dtype=bool)
-        mask[:, :SLOTS] = obs.own_mask()
-        mask[:, SLOTS] = True
-        mask[:, SLOTS + 1] = obs.card_kind != Kind.PLAIN
-        c = rng.choose(mask)
-        return np.where(c < SLOTS, c, np.where(c == SLOTS, Drawn.DISCARD, Drawn.USE))
-
-    def keep(self, obs, rng):
-        return (rng.random() >= 0.5).astype(np.int64)
-
-    def _position(self, obs, rng, exclude=None):
-        mask = obs.slot_mask().reshape(len(obs.me), -1)
-        if exclude is not None:
-            mask = mask.copy()
-            mask[_rows(obs), exclude] = False
-        return rng.choose(mask)
-
-    def peek(self, obs, rng):
-        flat = self._position(obs, rng)
-        return flat // SLOTS, flat % SLOTS
-
-    def swap(self, obs, rng):
-        a = self._position(obs, rng)
-        b = self._position(obs, rng, exclude=a)
-        return a // SLOTS, a % SLOTS, b // SLOTS, b % SLOTS
+    start = _random_start
+    face_up_slot = _random_face_up
+    drawn = _random_drawn
+    keep = _random_keep
+    peek = _random_peek
+    swap = _random_swap
 
 
-# The reference policy is the benchmark's policy: its rules are the engine's compiled decision
-# functions (the same comparisons as written in the rulings, in sixths), looped over the batch.
-@numba.njit(cache=True)
-def _threshold_start(own, nslots, top, wake6):
-    out = np.empty(own.shape[0], dtype=np.int32)
-    for i in range(own.shape[0]):
-        out[i] = threshold_start(own[i], nslots[i], top[i], wake6)
-    return out
+@decision
+def _threshold_start_d(obs, prm, rng):
+    own = obs.mem[obs.g, obs.me, obs.me]
+    return threshold_start(own, own_lands(obs), top_value(obs), prm.wake * MEAN_DEN)
 
 
-@numba.njit(cache=True)
-def _threshold_worst(own, nslots):
-    """The own slot with the largest estimate (lowest index on ties)."""
-    out = np.empty(own.shape[0], dtype=np.int32)
-    for i in range(own.shape[0]):
-        out[i] = threshold_scan(own[i], nslots[i])[2]
-    return out
+@decision
+def _threshold_face_up(obs, prm, rng):
+    return threshold_scan(obs.mem[obs.g, obs.me, obs.me], own_lands(obs))[2]
 
 
-@numba.njit(cache=True)
-def _threshold_drawn(own, nslots, card, kind):
-    out = np.empty(own.shape[0], dtype=np.int32)
-    for i in range(own.shape[0]):
-        out[i] = threshold_drawn(own[i], nslots[i], card[i], kind[i])
-    return out
+@decision
+def _threshold_drawn_d(obs, prm, rng):
+    return threshold_drawn(obs.mem[obs.g, obs.me, obs.me], own_lands(obs), obs.card, obs.card_kind)
+
+
+@decision
+def _first_unknown_peek(obs, prm, rng):
+    """Peek at the first unknown own land (there is one: Peek 1 is used only then)."""
+    s = _first_unknown(obs.mem[obs.g, obs.me, obs.me], own_lands(obs))
+    return peek_option(obs.me, max(s, 0))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -105,70 +404,72 @@ class Threshold(Strategy):
     name: ClassVar[str] = "threshold"
     game: ClassVar[str] = "sen"
     wake: int = param(10, "say WAKE UP! when the estimated own total (unknown = 279/54) is at most this")
-    compiled_code: ClassVar[int] = POLICY_THRESHOLD
 
-    def compiled_params(self):
-        return (self.wake,)
-
-    def start(self, obs, rng):
-        return _threshold_start(obs.own, obs.own_slots, obs.top, self.wake * MEAN_DEN)
-
-    def face_up_slot(self, obs, rng):
-        return _threshold_worst(obs.own, obs.own_slots)
-
-    def drawn(self, obs, rng):
-        return _threshold_drawn(obs.own, obs.own_slots, obs.card, obs.card_kind)
-
-    def peek(self, obs, rng):
-        unknown = (obs.own < 0) & obs.own_mask()
-        return obs.me.copy(), np.argmax(unknown, axis=1)
+    start = _threshold_start_d
+    face_up_slot = _threshold_face_up
+    drawn = _threshold_drawn_d
+    peek = _first_unknown_peek
 
 
 # ---------------------------------------------------------------------------------------------
 # Heuristics. They share one body of card-counting play (``_Counting``) and differ in the idea that
 # gives each its name: when to say WAKE UP!, and how to use Peek 1 and Swap 2.
+# ``prm`` = (code, take_margin, claim_gain, wake or margin, sure, cap, kept_value, swap_min, edge).
 # ---------------------------------------------------------------------------------------------
-
-@numba.njit(**NO_REFCOUNT)
-def _k_start(code, prm, own, ns, mem, nslots, up_counts, kept, me, top, kwih, penalty, fw, out):
-    for i in range(out.shape[0]):
-        out[i] = counting_start(code, prm, own[i], ns[i], mem[i], nslots[i], up_counts[i], kept[i], me[i], top[i],
-                                kwih, penalty, fw)
+@numba.njit(cache=True, inline="always")
+def _fw(rng):
+    return rng.fw[:4, :10]
 
 
-@numba.njit(**NO_REFCOUNT)
-def _k_face_up(own, ns, mem, up_counts, fw, out):
-    for i in range(out.shape[0]):
-        out[i] = counting_face_up(own[i], ns[i], mem[i], up_counts[i], fw)
+@numba.njit(inline="always")   # not cached: prm's type belongs to the lineup module
+def _counting_prm(prm):
+    return prm[1:]
 
 
-@numba.njit(**NO_REFCOUNT)
-def _k_drawn(code, prm, own, ns, mem, nslots, up_counts, me, card, kind, fw, out):
-    for i in range(out.shape[0]):
-        out[i] = counting_drawn(code, prm, own[i], ns[i], mem[i], nslots[i], up_counts[i], me[i], card[i], kind[i], fw)
+@decision
+def _counting_start_d(obs, prm, rng):
+    g, me = obs.g, obs.me
+    return counting_start(prm.code, _counting_prm(prm), obs.mem[g, me, me], own_lands(obs), obs.mem[g, me],
+                          obs.nslots[g], obs.up_counts[g], obs.kept[g], me, top_value(obs), obs.kwih,
+                          float(obs.penalty), _fw(rng))
 
 
-@numba.njit(**NO_REFCOUNT)
-def _k_keep(code, prm, own, ns, mem, nslots, up_counts, me, offer, offer_kind, fw, out):
-    for i in range(out.shape[0]):
-        out[i] = counting_keep(code, prm, own[i], ns[i], mem[i], nslots[i], up_counts[i], me[i], offer[i, 0],
-                               offer_kind[i, 0], offer[i, 1], offer_kind[i, 1], fw)
+@decision
+def _counting_face_up_d(obs, prm, rng):
+    g, me = obs.g, obs.me
+    return counting_face_up(obs.mem[g, me, me], own_lands(obs), obs.mem[g, me], obs.up_counts[g], _fw(rng))
 
 
-@numba.njit(**NO_REFCOUNT)
-def _k_swap(own, ns, mem, nslots, up_counts, me, fw, out):
-    for i in range(out.shape[0]):
-        out[i, 0], out[i, 1], out[i, 2] = counting_swap(own[i], ns[i], mem[i], nslots[i], up_counts[i], me[i], fw)
+@decision
+def _counting_drawn_d(obs, prm, rng):
+    g, me = obs.g, obs.me
+    return counting_drawn(prm.code, _counting_prm(prm), obs.mem[g, me, me], own_lands(obs), obs.mem[g, me],
+                          obs.nslots[g], obs.up_counts[g], me, obs.card, obs.card_kind, _fw(rng))
 
 
-@numba.njit(**NO_REFCOUNT)
-def _k_claim(own, ns, mem, up_counts, fw, out):
-    for i in range(out.shape[0]):
-        out[i, 0], out[i, 1], out[i, 2] = counting_claim(own[i], ns[i], mem[i], up_counts[i], fw)
+@decision
+def _counting_keep_d(obs, prm, rng):
+    g, me = obs.g, obs.me
+    return counting_keep(prm.code, _counting_prm(prm), obs.mem[g, me, me], own_lands(obs), obs.mem[g, me],
+                         obs.nslots[g], obs.up_counts[g], me, obs.offer0, obs.offer0_kind, obs.offer1,
+                         obs.offer1_kind, _fw(rng))
 
 
-def _scratch() -> np.ndarray:
-    return np.empty((4, 10), dtype=np.float64)
+@decision
+def _counting_swap_d(obs, prm, rng):
+    """The worst own land for the best opponent land."""
+    g, me = obs.g, obs.me
+    sa, pb, sb = counting_swap(obs.mem[g, me, me], own_lands(obs), obs.mem[g, me], obs.nslots[g],
+                               obs.up_counts[g], me, _fw(rng))
+    return swap_option(me, sa, pb, sb)
+
+
+@decision
+def _counting_claim_d(obs, prm, rng):
+    """The most valuable known pair of equal own lands."""
+    g, me = obs.g, obs.me
+    a, b, v = counting_claim(obs.mem[g, me, me], own_lands(obs), obs.mem[g, me], obs.up_counts[g], _fw(rng))
+    return claim_option(a, b, v)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -176,63 +477,27 @@ class _Counting(Strategy):
     """Shared play: estimate unknown lands by counting the cards seen (an unknown land is worth the mean
     of the cards not yet seen: the deck minus the face-up pile and everything remembered); put low cards
     on the worst slot; Take 2 gives two looks, Peek 1 goes on unknown own lands. The subclasses differ in
-    when to say WAKE UP! and whether to use Swap 2. Every decision is the engine's compiled function of
-    the same name (``simcore.games.sen.counting_*``), looped over the batch here and called directly in
-    the compiled lane."""
+    when to say WAKE UP! and whether to use Swap 2."""
 
     take_margin: float = param(0.5, "take or keep a card only if it beats the worst own estimate by this much", min=0.0)
     claim_gain: float = param(3.0, "variant know_what_i_have: name a known pair when it saves at least this (estimated)")
-    #: which wake rule and uses of Swap 2 (the engine's POLICY_* code)
+    #: which wake rule and uses of Swap 2
     kind: ClassVar[int] = 0
 
-    def compiled_params(self) -> tuple[float, ...]:
-        """(take_margin, claim_gain, wake or margin, sure, cap, kept_value, swap_min, edge)."""
+    def compiled_values(self) -> dict:
+        """(code, take_margin, claim_gain, wake or margin, sure, cap, kept_value, swap_min, edge)."""
         g = lambda name, default=0.0: float(getattr(self, name, default))  # noqa: E731
-        return (self.take_margin, self.claim_gain, g("wake", g("margin")), g("sure"), g("cap"), g("kept_value", -1.0),
-                g("swap_min"), g("edge"))
+        return {"code": self.kind, "take_margin": float(self.take_margin), "claim_gain": float(self.claim_gain),
+                "wake": g("wake", g("margin")), "sure": g("sure"), "cap": g("cap"),
+                "kept_value": g("kept_value", -1.0), "swap_min": g("swap_min"), "edge": g("edge")}
 
-    def _prm(self) -> np.ndarray:
-        return np.array(self.compiled_params(), dtype=np.float64)
-
-    def start(self, obs, rng):
-        out = np.empty(len(obs.me), dtype=np.int64)
-        _k_start(self.kind, self._prm(), obs.own, obs.own_slots, obs.mem, obs.nslots, obs.up_counts, obs.kept,
-                 obs.me, obs.top, obs.rules.know_what_i_have, float(obs.rules.penalty), _scratch(), out)
-        return out
-
-    def face_up_slot(self, obs, rng):
-        out = np.empty(len(obs.me), dtype=np.int64)
-        _k_face_up(obs.own, obs.own_slots, obs.mem, obs.up_counts, _scratch(), out)
-        return out
-
-    def drawn(self, obs, rng):
-        out = np.empty(len(obs.me), dtype=np.int64)
-        _k_drawn(self.kind, self._prm(), obs.own, obs.own_slots, obs.mem, obs.nslots, obs.up_counts, obs.me,
-                 obs.card, obs.card_kind, _scratch(), out)
-        return out
-
-    def keep(self, obs, rng):
-        out = np.empty(len(obs.me), dtype=np.int64)
-        _k_keep(self.kind, self._prm(), obs.own, obs.own_slots, obs.mem, obs.nslots, obs.up_counts, obs.me,
-                obs.offer, obs.offer_kind, _scratch(), out)
-        return out
-
-    def peek(self, obs, rng):
-        """The first unknown own land (there is one: Peek 1 is used only then)."""
-        unknown = (obs.own < 0) & obs.own_mask()
-        return obs.me.copy(), np.argmax(unknown, axis=1)
-
-    def swap(self, obs, rng):
-        """The worst own land for the best opponent land."""
-        out = np.empty((len(obs.me), 3), dtype=np.int64)
-        _k_swap(obs.own, obs.own_slots, obs.mem, obs.nslots, obs.up_counts, obs.me, _scratch(), out)
-        return obs.me.copy(), out[:, 0], out[:, 1], out[:, 2]
-
-    def claim(self, obs, rng):
-        """The most valuable known pair of equal own lands."""
-        out = np.empty((len(obs.me), 3), dtype=np.int64)
-        _k_claim(obs.own, obs.own_slots, obs.mem, obs.up_counts, _scratch(), out)
-        return out[:, 0], out[:, 1], out[:, 2]
+    start = _counting_start_d
+    face_up_slot = _counting_face_up_d
+    drawn = _counting_drawn_d
+    keep = _counting_keep_d
+    peek = _first_unknown_peek
+    swap = _counting_swap_d
+    claim = _counting_claim_d
 
 
 @dataclasses.dataclass(frozen=True)
@@ -243,8 +508,7 @@ class Counter(_Counting):
     name: ClassVar[str] = "counter"
     game: ClassVar[str] = "sen"
     wake: float = param(9.0, "say WAKE UP! when the estimated own total is at most this")
-    kind: ClassVar[int] = POLICY_COUNTER
-    compiled_code: ClassVar[int] = POLICY_COUNTER
+    kind: ClassVar[int] = COUNTER
 
 
 @dataclasses.dataclass(frozen=True)
@@ -258,8 +522,7 @@ class Watcher(_Counting):
     sure: float = param(4.0, "always wake at or below this estimated total")
     cap: float = param(14.0, "never wake above this estimated total")
     kept_value: float = param(3.0, "estimate of an unknown land its owner drew and kept (public); -1: the unseen mean")
-    kind: ClassVar[int] = POLICY_WATCHER
-    compiled_code: ClassVar[int] = POLICY_WATCHER
+    kind: ClassVar[int] = WATCHER
 
 
 @dataclasses.dataclass(frozen=True)
@@ -270,8 +533,7 @@ class Swapper(Watcher):
     name: ClassVar[str] = "swapper"
     game: ClassVar[str] = "sen"
     swap_min: float = param(2.0, "use Swap 2 only when it saves at least this many ravens (estimated)", min=0.0)
-    kind: ClassVar[int] = POLICY_SWAPPER
-    compiled_code: ClassVar[int] = POLICY_SWAPPER
+    kind: ClassVar[int] = SWAPPER
 
 
 @dataclasses.dataclass(frozen=True)
@@ -283,8 +545,7 @@ class Gambler(Swapper):
     name: ClassVar[str] = "gambler"
     game: ClassVar[str] = "sen"
     edge: float = param(2.5, "ravens it expects to save by playing on instead of calling now")
-    kind: ClassVar[int] = POLICY_GAMBLER
-    compiled_code: ClassVar[int] = POLICY_GAMBLER
+    kind: ClassVar[int] = GAMBLER
 
 
 STRATEGIES = [RandomSen, Threshold, Counter, Watcher, Swapper, Gambler]

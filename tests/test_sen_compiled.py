@@ -1,5 +1,5 @@
 """The Sen compiled lane plays exactly the games of the batch lane (same deals, same random streams,
-same rule steps), for every lineup it covers; other lineups keep to the batch lane."""
+same rule steps), for every lineup; a lineup with a numpy decision plays the batch lane."""
 from __future__ import annotations
 
 import dataclasses
@@ -7,7 +7,7 @@ import dataclasses
 import numpy as np
 import pytest
 
-from simcore.games.sen import POLICY_COUNTER, POLICY_RANDOM, POLICY_THRESHOLD, Sen
+from simcore.games.sen import Sen
 from simcore.rng import game_keys, root_key
 from simcore.runner import simulate
 from strategies.registry import lineup
@@ -20,7 +20,7 @@ ENGINE = Sen()
 def both_lanes(specs, players, rules=None, n=1500, seed=11, width=700, engine=ENGINE):
     rules = engine.make_rules(rules or {})
     agents = lineup("sen", specs, players)
-    assert engine.compiled_lineup(agents, players, rules) is not None
+    assert engine.lineup(agents).all_compiled
     ids = np.arange(1000, 1000 + n)
     fast = engine.play(ids, players, rules, agents, root_key(seed), width=width, compiled=True)
     slow = engine.play(ids, players, rules, agents, root_key(seed), width=width, compiled=False)
@@ -72,22 +72,24 @@ def test_lanes_agree_on_timeouts():
 
 
 def test_compiled_forms():
-    assert lineup("sen", ["threshold:wake=13"], 2)[0].compiled_policy() == (POLICY_THRESHOLD, (13.0,))
-    assert lineup("sen", ["random:p_wake=0.2"], 2)[0].compiled_policy() == (POLICY_RANDOM, (0.2,))
-    assert lineup("sen", ["counter:wake=7"], 2)[0].compiled_policy() == (
-        POLICY_COUNTER, (0.5, 3.0, 7.0, 0.0, 0.0, -1.0, 0.0, 0.0))
+    counter = lineup("sen", ["counter:wake=7"], 2)[0]
+    assert counter.compiled_values() == {"code": 3, "take_margin": 0.5, "claim_gain": 3.0, "wake": 7.0, "sure": 0.0,
+                                         "cap": 0.0, "kept_value": -1.0, "swap_min": 0.0, "edge": 0.0}
+    lu = ENGINE.lineup(lineup("sen", ["threshold:wake=13", "random:p_wake=0.2"], 2))
+    assert lu.all_compiled
+    assert lu.params[0, 0] == 13 and lu.params[1, 0] == 0.2
     rules = ENGINE.make_rules({})
-    assert ENGINE.compiled_lineup(lineup("sen", ["threshold", "gambler"], 2), 2, rules) is not None
 
     @dataclasses.dataclass(frozen=True)
-    class Bolder(Threshold):  # changes a decision: must not play the compiled threshold
+    class Bolder(Threshold):  # changes a decision with a numpy method: that method is the one played
         def start(self, obs, rng):
             return np.full(len(obs.me), 2)
 
     agents = [Bolder(), Bolder()]
-    assert Bolder().compiled_policy() is None
-    assert ENGINE.compiled_lineup(agents, 2, rules) is None
-    assert ENGINE.compiled_lineup([Threshold(), Bolder()], 2, rules) is None
+    lu = ENGINE.lineup(agents)
+    assert not lu.all_compiled
+    assert lu.forms[0]["start"] == "numpy" and lu.forms[0]["drawn"] == "compiled"
+    assert not ENGINE.lineup([Threshold(), Bolder()]).all_compiled
     out = ENGINE.play(np.arange(50), 2, rules, agents, root_key(1))
     assert out["called"].sum() == 0  # the subclass's own start decision was used
 

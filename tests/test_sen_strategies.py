@@ -1,55 +1,66 @@
 """Sen strategies: reference policies to the letter, and the heuristics' strength."""
 import numpy as np
 
-from simcore.games.sen import SLOTS, Drawn, Kind, SenObs, SenRules, Start
+from simcore.game import Seats
+from simcore.games.sen import KIND, VALUE, Decision, Drawn, Kind, Sen, SenRules, Start, peek_option
+from simcore.rng import game_keys, root_key
 from simcore.runner import simulate
 from simcore.stats import wilson
 from strategies.registry import resolve
 from strategies.sen import Threshold
 
 
-def obs_for(own, top, card=None, kind=0, players=2):
-    m = 1
-    mem = -np.ones((m, players, SLOTS), dtype=np.int64)
-    mem[0, 0, : len(own)] = own
-    nslots = np.full((m, players), 4)
-    nslots[0, 0] = len(own)
-    return SenObs(me=np.array([0]), players=players, mem=mem, nslots=nslots, top=np.array([top]),
-                  up_counts=np.zeros((m, 10), dtype=np.int64), pile_left=np.array([30]),
-                  scores=np.zeros((m, players)), round=np.array([0]), rules=SenRules(),
-                  card=None if card is None else np.array([card]), card_kind=np.array([kind]))
+ENG = Sen()
+
+
+def decide(strategy, own, top, card=None, kind=Kind.PLAIN, players=2, decision=Decision.START):
+    """The option ``strategy`` (seat 0) takes at ``decision`` when it remembers ``own`` (-1 unknown) of its
+    lands, the face-up top has value ``top``, and (decision DRAWN) it drew a card of value ``card``."""
+    keys = game_keys(root_key(0), np.arange(1))
+    st = ENG.new_state(keys, players, SenRules())
+    st.mem[0, 0, 0, :] = -1
+    st.mem[0, 0, 0, :len(own)] = own
+    st.nslots[0, 0] = len(own)
+    st.up[0, 0] = card_of(top)
+    st.kind[0] = decision
+    if decision == Decision.DRAWN:
+        st.pend[0, 0] = card_of(card, kind)
+    st.cur[0] = 0
+    seats = Seats([strategy] * players, keys)
+    return int(ENG.decide(st, np.array([0]), seats, seats.lineup_for(ENG))[0])
+
+
+def card_of(value, kind=Kind.PLAIN):
+    if kind != Kind.PLAIN:
+        return int(np.flatnonzero(KIND == kind)[0])
+    return int(np.flatnonzero((VALUE == value) & (KIND == Kind.PLAIN))[0])
 
 
 def test_threshold_exact_comparisons():
     t = Threshold(wake=10)
     # two unknown slots: 2 * 31/6 = 10.33 > 10 - 0 known -> no wake with known 0, 0
-    assert t.start(obs_for([0, 0, -1, -1], top=9), None)[0] == Start.DRAW
-    # 31/6 + 31/6 = 62/6; with wake=10 and known -1? all known totals
-    assert t.start(obs_for([5, 5, 0, 0], top=9), None)[0] == Start.WAKE        # 10 <= 10
-    assert t.start(obs_for([5, 5, 1, 0], top=9), None)[0] == Start.DRAW        # 11 > 10
+    assert decide(t, [0, 0, -1, -1], top=9) == Start.DRAW
+    assert decide(t, [5, 5, 0, 0], top=9) == Start.WAKE        # 10 <= 10
+    assert decide(t, [5, 5, 1, 0], top=9) == Start.DRAW        # 11 > 10
     # the worst estimate is an unknown slot (31/6 = 5.17): a face-up 5 is taken, a 6 is not
-    assert t.start(obs_for([5, 5, 1, -1], top=5), None)[0] == Start.FACE_UP
-    assert t.face_up_slot(obs_for([5, 5, 1, -1], top=5), None)[0] == 3
-    assert t.start(obs_for([5, 5, 1, -1], top=6), None)[0] == Start.DRAW
+    assert decide(t, [5, 5, 1, -1], top=5) == Start.FACE_UP
+    assert decide(t, [5, 5, 1, -1], top=5, decision=Decision.FACE_UP) == 3
+    assert decide(t, [5, 5, 1, -1], top=6) == Start.DRAW
     # ties on the largest estimate: lowest index
-    assert t.face_up_slot(obs_for([7, 2, 7, 1], top=0), None)[0] == 0
+    assert decide(t, [7, 2, 7, 1], top=0, decision=Decision.FACE_UP) == 0
 
 
 def test_threshold_drawn_rules():
     t = Threshold()
     # Peek with an unknown own slot: use it on the lowest-index unknown slot
-    o = obs_for([3, 3, -1, -1], top=9, card=6, kind=Kind.PEEK)
-    assert t.drawn(o, None)[0] == Drawn.USE
-    assert [int(x[0]) for x in t.peek(o, None)] == [0, 2]
+    assert decide(t, [3, 3, -1, -1], top=9, card=6, kind=Kind.PEEK, decision=Decision.DRAWN) == Drawn.USE
+    assert decide(t, [3, 3, -1, -1], top=9, decision=Decision.PEEK) == peek_option(0, 2)
     # Peek with all known: plain land 6 vs worst 7 -> exchange
-    o = obs_for([3, 7, 1, 2], top=9, card=6, kind=Kind.PEEK)
-    assert t.drawn(o, None)[0] == 1
+    assert decide(t, [3, 7, 1, 2], top=9, card=6, kind=Kind.PEEK, decision=Decision.DRAWN) == 1
     # Swap 2 is never used: a 7 against a worst of 31/6 is discarded
-    o = obs_for([3, 3, -1, -1], top=9, card=7, kind=Kind.SWAP)
-    assert t.drawn(o, None)[0] == Drawn.DISCARD
+    assert decide(t, [3, 3, -1, -1], top=9, card=7, kind=Kind.SWAP, decision=Decision.DRAWN) == Drawn.DISCARD
     # a 5 beats an unknown (31/6)
-    o = obs_for([3, 3, 1, -1], top=9, card=5, kind=Kind.TAKE2)
-    assert t.drawn(o, None)[0] == 3
+    assert decide(t, [3, 3, 1, -1], top=9, card=5, kind=Kind.TAKE2, decision=Decision.DRAWN) == 3
 
 
 def focus_share(spec, field, players, n, seed=5):

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import math
+from collections import namedtuple
 from enum import IntEnum
 from typing import Any, ClassVar
 
@@ -36,10 +36,9 @@ import numba
 import numpy as np
 
 from ..compiled import NO_REFCOUNT
-from ..errors import IllegalAction, SenseiError
-from ..game import Game, Metric, Seats, illegal, policy_table, tie_shares
+from ..game import Game, Metric, tie_shares
 from ..options import Rules, option
-from ..rng import STREAM_DEAL, draw_base, integer_below, permutation_into, permutations, stream_keys, uniform_at
+from ..rng import STREAM_DEAL, permutation_into, stream_keys
 
 N_CARDS = 54
 SLOTS = 8
@@ -78,6 +77,25 @@ class Drawn(IntEnum):
     """Decision about a drawn card: a slot number 0..S-1 exchanges it; these codes do the rest."""
     DISCARD = -1   #: put it face up on the pile
     USE = -2       #: put it on the pile and use its action (specials only)
+
+
+class Decision(IntEnum):
+    """The decision kinds: who decides is always the player whose turn it is (``cur``)."""
+    START = 0      #: start of a turn: a :class:`Start` code
+    FACE_UP = 1    #: the own slot that receives the face-up top
+    DRAWN = 2      #: the drawn card: an own slot to exchange it with, :attr:`Drawn.DISCARD` or :attr:`Drawn.USE`
+    KEEP = 3       #: Take 2: which of the two cards to keep (0 or 1)
+    PEEK = 4       #: Peek 1: the position to look at (:func:`peek_option`)
+    SWAP = 5       #: Swap 2: two different positions (:func:`swap_option`)
+    CLAIM = 6      #: "I know what I have": two own slots and a value (:func:`claim_option`)
+
+
+#: the option codes as plain integers (for compiled strategies)
+WAKE, FACE_UP, DRAW, CLAIM = 0, 1, 2, 3
+DISCARD, USE = -1, -2
+
+#: decision kind -> the name of the numpy method / compiled decision answering it
+DECISIONS = ("start", "face_up_slot", "drawn", "keep", "peek", "swap", "claim")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -122,11 +140,15 @@ class SenState:
     round_turns: np.ndarray
     leader: np.ndarray
     lead_changes: np.ndarray
-    #: scripted shuffles for tests: list (per round) of (n, 54) decks, or None
-    script: list | None = None
+    #: scripted decks for tests (n, rounds, 54), -1 where the shuffle decides
+    script: np.ndarray
     #: round totals (n, P) of the last finished round of each game (for tests and reports)
-    last_totals: np.ndarray | None = None
-    last_points: np.ndarray | None = None
+    last_totals: np.ndarray
+    last_points: np.ndarray
+    #: the decision each game is at (:class:`Decision`; -1 before the first deal)
+    kind: np.ndarray
+    #: cards of the decision: the drawn card at DRAWN ([:, 0]), the two Take 2 cards at KEEP ([:, 1:3])
+    pend: np.ndarray
 
 
 class _Lazy:
@@ -504,66 +526,296 @@ def _end_round_one(gi, caller, ender, dream, nslots, score, last_totals, last_po
 
 
 # ---------------------------------------------------------------------------------------------
-# Batch kernels: the rule steps over the acting games of a turn. Each checks the actions it applies
-# and returns the position of the first illegal one, or -1 (the run then stops: nothing is undone).
-# Kernels that allocate nothing are compiled without reference counting (see simcore/compiled.py),
-# which otherwise costs atomic operations on every array passed to a rule step.
+# The decision protocol (see simcore/game.py). The compiled functions below take the state tuple ``S``
+# (:meth:`Sen.state_tuple`) and the rules tuple ``R`` (:meth:`Sen.rules_tuple`) and one game ``g``:
+# ``begin`` deals a game's first round, ``step`` applies the option chosen at the current decision and
+# runs the rules to the next decision, ``observe`` is what the deciding seat may know, ``legal`` lists
+# the options. Both lanes (the generic drivers of simcore) play the game through them.
 # ---------------------------------------------------------------------------------------------
-@numba.njit(**NO_REFCOUNT)
-def _k_face_up(up, up_len, up_counts, dream, nslots, mem, kept, g, m, slot):
-    for i in range(g.shape[0]):
-        if not _face_up_one(up, up_len, up_counts, dream, nslots, mem, kept, g[i], m[i], slot[i]):
-            return i
-    return -1
+# positions of the state tuple
+_DONE, _TURNS, _TIMEOUT, _CUR, _KIND = 0, 1, 2, 3, 4
+(_DEAL_KEYS, _DECK, _PTR, _UP, _UP_LEN, _UP_COUNTS, _DREAM, _NSLOTS, _MEM, _KEPT, _SCORE, _ROUND, _CALLED,
+ _CALLER_OK, _DREAM_SUM, _PENALTIES, _ROUND_TURNS, _LEADER, _LEAD_CHANGES, _LAST_TOTALS, _LAST_POINTS, _PEND,
+ _SCRIPT) = range(5, 28)
+# positions of the rules tuple (the last is scratch space of the rule steps)
+_R_P, _R_PENALTY, _R_TIE_COUNT, _R_RAVENS, _R_ALLIN, _R_ROUNDS, _R_TARGET, _R_KWIH, _R_WORK = range(9)
+
+#: the most options a decision can have (Swap 2: ordered pairs of 40 positions)
+MAX_OPTIONS = 2048
+#: positions are numbered ``player * POSITION_STRIDE + slot``; a Swap 2 option is ``a * SWAP_STRIDE + b``
+POSITION_STRIDE = SLOTS
+SWAP_STRIDE = 64
+
+#: what a compiled strategy sees at a decision (whole arrays of what the deciding seat may see, with its
+#: game ``g`` and seat ``me``; index them ``[g, me, ...]`` as below). ``mem[g, me]`` is the seat's memory
+#: (-1 unknown) of every land; ``nslots``, ``up`` / ``up_len`` (the face-up pile), ``up_counts``, ``ptr``
+#: (the face-down pile is 54 - ptr cards), ``score``, ``round`` and ``kept`` are public; ``card`` /
+#: ``card_kind`` are the drawn card's value and Kind (decision DRAWN, else -1); ``offer0`` ... the two
+#: Take 2 cards (decision KEEP, else -1); ``penalty`` and ``kwih`` (know_what_i_have) are rule options.
+SenView = namedtuple("SenView", ["g", "me", "players", "kind", "mem", "nslots", "up", "up_len", "up_counts", "ptr",
+                                 "score", "round", "kept", "card", "card_kind", "offer0", "offer0_kind", "offer1",
+                                 "offer1_kind", "penalty", "kwih"])
 
 
-@numba.njit(**NO_REFCOUNT)
-def _k_pop(deck, ptr, g, out):
-    for i in range(g.shape[0]):
-        out[i] = _pop_one(deck, ptr, g[i])
+@numba.njit(cache=True, inline="always")
+def own_value(obs, s):
+    """The deciding seat's memory of its own slot s (-1 unknown)."""
+    return obs.mem[obs.g, obs.me, obs.me, s]
 
 
-@numba.njit(**NO_REFCOUNT)
-def _k_push(up, up_len, up_counts, g, card):
-    for i in range(g.shape[0]):
-        _push_up_one(up, up_len, up_counts, g[i], card[i])
+@numba.njit(cache=True, inline="always")
+def own_lands(obs):
+    """How many lands the deciding seat holds."""
+    return obs.nslots[obs.g, obs.me]
 
 
-@numba.njit(**NO_REFCOUNT)
-def _k_drawn(up, up_len, up_counts, dream, nslots, mem, kept, g, m, card, d):
-    """Exchange (d >= 0) or put face up (DISCARD -1, USE -2) each drawn card; returns (first illegal
-    position or -1, how many cards are used for their action)."""
-    n_use = 0
-    for i in range(g.shape[0]):
-        r = _drawn_one(up, up_len, up_counts, dream, nslots, mem, kept, g[i], m[i], card[i], d[i])
+@numba.njit(cache=True, inline="always")
+def top_value(obs):
+    """Value of the face-up top card."""
+    return _VALUE_NB[obs.up[obs.g, obs.up_len[obs.g] - 1]]
+
+
+@numba.njit(cache=True, inline="always")
+def pile_left(obs):
+    """Cards left in the face-down pile."""
+    return N_CARDS - obs.ptr[obs.g]
+
+
+@numba.njit(cache=True, inline="always")
+def peek_option(player, slot):
+    return player * POSITION_STRIDE + slot
+
+
+@numba.njit(cache=True, inline="always")
+def swap_option(pa, sa, pb, sb):
+    return (pa * POSITION_STRIDE + sa) * SWAP_STRIDE + pb * POSITION_STRIDE + sb
+
+
+@numba.njit(cache=True, inline="always")
+def claim_option(a, b, v):
+    return (a * SLOTS + b) * 10 + v
+
+
+@numba.njit(cache=True, inline="always")
+def nth_land(nslots, g, k, skip):
+    """The k-th existing land (player, slot) of game g in seat-then-slot order, not counting the
+    position ``skip`` (player * POSITION_STRIDE + slot, or -1)."""
+    for p in range(nslots.shape[1]):
+        for s in range(nslots[g, p]):
+            if p * POSITION_STRIDE + s == skip:
+                continue
+            if k == 0:
+                return p, s
+            k -= 1
+    return -1, -1
+
+
+@numba.njit(cache=True)
+def _deal_round(S, R, g):
+    """Shuffle and lay out the round ``round[g]`` of game g (a scripted deck if the test gave one)."""
+    cards = R[_R_WORK][0, :N_CARDS]
+    r = S[_ROUND][g]
+    script = S[_SCRIPT]
+    if r < script.shape[1] and script[g, r, 0] >= 0:
+        for c in range(N_CARDS):
+            cards[c] = script[g, r, c]
+    else:
+        permutation_into(S[_DEAL_KEYS][g], r, cards)
+    _deal_one(cards, g, R[_R_P], S[_DECK], S[_PTR], S[_UP], S[_UP_LEN], S[_UP_COUNTS], S[_DREAM], S[_NSLOTS],
+              S[_MEM], S[_KEPT])
+    S[_KIND][g] = Decision.START
+
+
+@numba.njit(cache=True)
+def begin(S, R, g):
+    """Deal the first round of game g (nothing if it has begun or is over)."""
+    if S[_KIND][g] < 0 and not S[_DONE][g]:
+        _deal_round(S, R, g)
+
+
+@numba.njit(cache=True)
+def _k_begin(S, R, idx):
+    for i in range(idx.shape[0]):
+        begin(S, R, idx[i])
+
+
+@numba.njit(cache=True)   # not inlined: one copy serves every decision kind (compile time)
+def _end_turn(S, R, g, me, wake):
+    """Count the turn and pass it to the left; at the end of a round score it and deal the next one (or end
+    the game). The next decision is the start of a turn."""
+    P = R[_R_P]
+    if _finish_one(g, me, 0 if wake else 1, P, S[_TURNS], S[_ROUND_TURNS], S[_CUR], S[_PTR]):
+        w = R[_R_WORK]
+        if _end_round_one(g, me if wake else -1, me, S[_DREAM], S[_NSLOTS], S[_SCORE], S[_LAST_TOTALS],
+                          S[_LAST_POINTS], S[_DREAM_SUM], S[_CALLED], S[_CALLER_OK], S[_PENALTIES], S[_ROUND],
+                          S[_LEADER], S[_LEAD_CHANGES], S[_DONE], S[_CUR], R[_R_PENALTY], R[_R_TIE_COUNT],
+                          R[_R_RAVENS], R[_R_ALLIN], R[_R_ROUNDS], R[_R_TARGET], w[1, :P], w[2, :P], w[3, :P],
+                          w[4, :P]):
+            _deal_round(S, R, g)
+            return
+    S[_KIND][g] = Decision.START
+
+
+@numba.njit(cache=True)
+def step(S, R, g, opt):
+    """Apply option ``opt`` at game g's current decision and run the rules to the next decision.
+    Returns False (changing nothing) when the option is not legal."""
+    kind = S[_KIND][g]
+    me = S[_CUR][g]
+    up, up_len, up_counts = S[_UP], S[_UP_LEN], S[_UP_COUNTS]
+    dream, nslots, mem, kept = S[_DREAM], S[_NSLOTS], S[_MEM], S[_KEPT]
+    deck, ptr, pend = S[_DECK], S[_PTR], S[_PEND]
+    if kind == Decision.START:
+        if not _start_ok(opt, nslots[g, me], R[_R_KWIH]):
+            return False
+        if opt == 0:                      # WAKE UP!
+            _end_turn(S, R, g, me, True)
+        elif opt == 1:
+            S[_KIND][g] = Decision.FACE_UP
+        elif opt == 2:
+            pend[g, 0] = _pop_one(deck, ptr, g)
+            S[_KIND][g] = Decision.DRAWN
+        else:
+            S[_KIND][g] = Decision.CLAIM
+        return True
+    if kind == Decision.FACE_UP:
+        if not _face_up_one(up, up_len, up_counts, dream, nslots, mem, kept, g, me, opt):
+            return False
+        _end_turn(S, R, g, me, False)
+        return True
+    if kind == Decision.DRAWN:
+        card = pend[g, 0]
+        r = _drawn_one(up, up_len, up_counts, dream, nslots, mem, kept, g, me, card, opt)
         if r < 0:
-            return i, n_use
-        n_use += r
-    return -1, n_use
+            return False
+        pend[g, 0] = -1
+        if r == 0:
+            _end_turn(S, R, g, me, False)
+            return True
+        kd = _KIND_NB[card]
+        if kd == 2:
+            S[_KIND][g] = Decision.PEEK
+            return True
+        if kd == 3:
+            S[_KIND][g] = Decision.SWAP
+            return True
+        # Take 2: draw up to two, keep one, put the other face up, resolve the kept one
+        left = N_CARDS - ptr[g]
+        if left == 0:
+            _end_turn(S, R, g, me, False)
+        elif left == 1:
+            pend[g, 0] = _pop_one(deck, ptr, g)
+            S[_KIND][g] = Decision.DRAWN
+        else:
+            pend[g, 1] = _pop_one(deck, ptr, g)
+            pend[g, 2] = _pop_one(deck, ptr, g)
+            S[_KIND][g] = Decision.KEEP
+        return True
+    if kind == Decision.KEEP:
+        if opt != 0 and opt != 1:
+            return False
+        keep, other = (pend[g, 2], pend[g, 1]) if opt == 1 else (pend[g, 1], pend[g, 2])
+        _push_up_one(up, up_len, up_counts, g, other)
+        pend[g, 0] = keep
+        pend[g, 1] = -1
+        pend[g, 2] = -1
+        S[_KIND][g] = Decision.DRAWN
+        return True
+    if kind == Decision.PEEK:
+        if opt < 0 or not _peek_one(mem, dream, nslots, g, me, opt // POSITION_STRIDE, opt % POSITION_STRIDE):
+            return False
+        _end_turn(S, R, g, me, False)
+        return True
+    if kind == Decision.SWAP:
+        if opt < 0:
+            return False
+        a, b = opt // SWAP_STRIDE, opt % SWAP_STRIDE
+        if not _swap_one(dream, mem, kept, nslots, g, a // POSITION_STRIDE, a % POSITION_STRIDE,
+                         b // POSITION_STRIDE, b % POSITION_STRIDE):
+            return False
+        _end_turn(S, R, g, me, False)
+        return True
+    if kind == Decision.CLAIM:
+        if opt < 0:
+            return False
+        ab, v = opt // 10, opt % 10
+        if not _claim_one(deck, ptr, up, up_len, up_counts, dream, nslots, mem, kept, g, me, ab // SLOTS,
+                          ab % SLOTS, v):
+            return False
+        _end_turn(S, R, g, me, False)
+        return True
+    return False
 
 
-@numba.njit(**NO_REFCOUNT)
-def _k_peek(mem, dream, nslots, g, m, pl, sl):
-    for i in range(g.shape[0]):
-        if not _peek_one(mem, dream, nslots, g[i], m[i], pl[i], sl[i]):
-            return i
-    return -1
+@numba.njit(cache=True, inline="always")
+def observe(S, R, g, seat):
+    """What ``seat`` may know in game g at its current decision (a :data:`SenView`)."""
+    kind = S[_KIND][g]
+    pend = S[_PEND]
+    card, ckind, o0, k0, o1, k1 = -1, -1, -1, -1, -1, -1
+    if kind == Decision.DRAWN:
+        card, ckind = _VALUE_NB[pend[g, 0]], _KIND_NB[pend[g, 0]]
+    elif kind == Decision.KEEP:
+        o0, k0 = _VALUE_NB[pend[g, 1]], _KIND_NB[pend[g, 1]]
+        o1, k1 = _VALUE_NB[pend[g, 2]], _KIND_NB[pend[g, 2]]
+    return SenView(g, seat, R[_R_P], kind, S[_MEM], S[_NSLOTS], S[_UP], S[_UP_LEN], S[_UP_COUNTS], S[_PTR],
+                   S[_SCORE], S[_ROUND], S[_KEPT], card, ckind, o0, k0, o1, k1, R[_R_PENALTY], R[_R_KWIH])
 
 
-@numba.njit(**NO_REFCOUNT)
-def _k_swap(dream, mem, kept, nslots, g, pa, sa, pb, sb):
-    for i in range(g.shape[0]):
-        if not _swap_one(dream, mem, kept, nslots, g[i], pa[i], sa[i], pb[i], sb[i]):
-            return i
-    return -1
-
-
-@numba.njit(**NO_REFCOUNT)
-def _k_claim(deck, ptr, up, up_len, up_counts, dream, nslots, mem, kept, g, m, a, b, v):
-    for i in range(g.shape[0]):
-        if not _claim_one(deck, ptr, up, up_len, up_counts, dream, nslots, mem, kept, g[i], m[i], a[i], b[i], v[i]):
-            return i
-    return -1
+@numba.njit(cache=True)
+def legal(S, R, g, out):
+    """The legal options at game g's current decision into ``out`` (length >= MAX_OPTIONS); returns
+    how many."""
+    kind = S[_KIND][g]
+    me = S[_CUR][g]
+    nslots = S[_NSLOTS]
+    ns = nslots[g, me]
+    P = R[_R_P]
+    n = 0
+    if S[_DONE][g]:
+        return 0
+    if kind == Decision.START:
+        for a in range(4):
+            if _start_ok(a, ns, R[_R_KWIH]):
+                out[n] = a
+                n += 1
+    elif kind == Decision.FACE_UP:
+        for s in range(ns):
+            out[n] = s
+            n += 1
+    elif kind == Decision.DRAWN:
+        for s in range(ns):
+            out[n] = s
+            n += 1
+        out[n] = Drawn.DISCARD
+        n += 1
+        if _KIND_NB[S[_PEND][g, 0]] != 0:
+            out[n] = Drawn.USE
+            n += 1
+    elif kind == Decision.KEEP:
+        out[0], out[1] = 0, 1
+        n = 2
+    elif kind == Decision.PEEK:
+        for p in range(P):
+            for s in range(nslots[g, p]):
+                out[n] = p * POSITION_STRIDE + s
+                n += 1
+    elif kind == Decision.SWAP:
+        for pa in range(P):
+            for sa in range(nslots[g, pa]):
+                for pb in range(P):
+                    for sb in range(nslots[g, pb]):
+                        if pa != pb or sa != sb:
+                            out[n] = (pa * POSITION_STRIDE + sa) * SWAP_STRIDE + pb * POSITION_STRIDE + sb
+                            n += 1
+    elif kind == Decision.CLAIM:
+        for a in range(ns):
+            for b in range(ns):
+                if a != b:
+                    for v in range(10):
+                        out[n] = (a * SLOTS + b) * 10 + v
+                        n += 1
+    return n
 
 
 @numba.njit(**NO_REFCOUNT)
@@ -575,516 +827,6 @@ def _k_own(mem, nslots, up, up_len, idx, me, own, own_slots, top):
             own[i, s] = mem[gi, mi, mi, s]
         own_slots[i] = nslots[gi, mi]
         top[i] = _VALUE_NB[up[gi, up_len[gi] - 1]]
-
-
-@numba.njit(**NO_REFCOUNT)
-def _k_deal(decks, idx, P, deck, ptr, up, up_len, up_counts, dream, nslots, mem, kept):
-    for i in range(idx.shape[0]):
-        _deal_one(decks[i], idx[i], P, deck, ptr, up, up_len, up_counts, dream, nslots, mem, kept)
-
-
-@numba.njit(cache=True)
-def _k_split(act, idx, me, nslots, kwih, order, counts):
-    """Check Start codes and order the games by code (WAKE, FACE_UP, DRAW, CLAIM) into ``order``;
-    ``counts`` receives how many of each. Returns the first illegal position or -1."""
-    for i in range(act.shape[0]):
-        if not _start_ok(act[i], nslots[idx[i], me[i]], kwih):
-            return i
-        counts[act[i]] += 1
-    start = np.zeros(4, dtype=np.int64)
-    for k in range(1, 4):
-        start[k] = start[k - 1] + counts[k - 1]
-    for i in range(act.shape[0]):
-        order[start[act[i]]] = i
-        start[act[i]] += 1
-    return -1
-
-
-@numba.njit(**NO_REFCOUNT)
-def _k_finish(act, idx, me, P, turns, round_turns, cur, ptr, end):
-    """Count the turn, pass it to the left, and list (in ``end``) the games whose round is over."""
-    n = 0
-    for i in range(idx.shape[0]):
-        if _finish_one(idx[i], me[i], act[i], P, turns, round_turns, cur, ptr):
-            end[n] = i
-            n += 1
-    return n
-
-
-@numba.njit(cache=True)
-def _k_end_round(g, caller, ender, P, dream, nslots, score, last_totals, last_points, dream_sum, called, caller_ok,
-                 penalties, rounds, leader, lead_changes, done, cur, penalty, tie_count, ravens, allin, n_rounds,
-                 target, nxt):
-    """Score the round of each game in ``g``, update its statistics and end the game or list it in
-    ``nxt`` for a new deal (returns how many)."""
-    totals = np.zeros(P, dtype=np.int64)
-    nines = np.zeros(P, dtype=np.int64)
-    only = np.zeros(P, dtype=np.bool_)
-    points = np.zeros(P, dtype=np.int64)
-    k = 0
-    for i in range(g.shape[0]):
-        if _end_round_one(g[i], caller[i], ender[i], dream, nslots, score, last_totals, last_points, dream_sum,
-                          called, caller_ok, penalties, rounds, leader, lead_changes, done, cur, penalty, tie_count,
-                          ravens, allin, n_rounds, target, totals, nines, only, points):
-            nxt[k] = g[i]
-            k += 1
-    return k
-
-
-# ---------------------------------------------------------------------------------------------
-# The reference policies of the rulings (``random`` and ``threshold``), one decision at a time. The
-# strategies of the same names (strategies/sen.py) use them too: ``threshold`` through these functions,
-# ``random`` through the same draws of its seat's random stream (one draw per decision, as
-# :class:`~simcore.rng.AgentRandom`); tests check that both lanes give the same games.
-# ---------------------------------------------------------------------------------------------
-POLICY_RANDOM = 1
-POLICY_THRESHOLD = 2
-
-
-@numba.njit(cache=True, inline="always")
-def threshold_scan(own, ns):
-    """Own estimates in sixths (unknown = 31/6): (total, largest, its slot (lowest on ties), first
-    unknown slot or -1)."""
-    total, worst, w, unknown = 0, -1, 0, -1
-    for s in range(ns):
-        v = own[s]
-        if v >= 0:
-            e = v * MEAN_DEN
-        else:
-            e = MEAN_NUM
-            if unknown < 0:
-                unknown = s
-        total += e
-        if e > worst:
-            w, worst = s, e
-    return total, worst, w, unknown
-
-
-@numba.njit(cache=True, inline="always")
-def _threshold_start(total, worst, top, wake6):
-    if total <= wake6:
-        return 0        # Start.WAKE
-    if top * MEAN_DEN < worst:
-        return 1        # Start.FACE_UP
-    return 2            # Start.DRAW
-
-
-@numba.njit(cache=True, inline="always")
-def _threshold_drawn(worst, w, unknown, card, kind):
-    if kind == 2 and unknown >= 0:   # Kind.PEEK on an unknown own land
-        return -2                    # Drawn.USE
-    if card * MEAN_DEN < worst:
-        return w
-    return -1                        # Drawn.DISCARD
-
-
-@numba.njit(cache=True, inline="always")
-def threshold_start(own, ns, top, wake6):
-    total, worst, _, _ = threshold_scan(own, ns)
-    return _threshold_start(total, worst, top, wake6)
-
-
-@numba.njit(cache=True, inline="always")
-def threshold_drawn(own, ns, card, kind):
-    _, worst, w, unknown = threshold_scan(own, ns)
-    return _threshold_drawn(worst, w, unknown, card, kind)
-
-
-@numba.njit(cache=True, inline="always")
-def _nth_land(nslots, g, k, skip):
-    """The k-th existing land (player, slot) of game g in seat-then-slot order, not counting the flat
-    position ``skip`` (player * S + slot, or -1)."""
-    S = SLOTS
-    for p in range(nslots.shape[1]):
-        for s in range(nslots[g, p]):
-            if p * S + s == skip:
-                continue
-            if k == 0:
-                return p, s
-            k -= 1
-    return -1, -1
-
-
-# ---------------------------------------------------------------------------------------------
-# The card-counting heuristics of strategies/sen.py (``counter``, ``watcher``, ``swapper``,
-# ``gambler``), one decision at a time. Their batch methods loop these functions over the batch of
-# observations and the compiled lane calls them on the state, so both lanes play the same games.
-# Arguments: ``prm`` = (take_margin, claim_gain, wake or margin, sure, cap, kept_value, swap_min, edge);
-# ``own`` (S,) the player's memory of their own lands, ``ns`` their number; ``mem_me`` (P, S) what the
-# player remembers of every land; ``nslots_g`` (P,), ``up_counts_g`` (10,), ``kept_g`` (P, S) public;
-# ``fw`` a float scratch (4, 10).
-# ---------------------------------------------------------------------------------------------
-POLICY_COUNTER = 3
-POLICY_WATCHER = 4
-POLICY_SWAPPER = 5
-POLICY_GAMBLER = 6
-COUNTING_PARAMS = 8
-
-#: copies of each value 0..9 in the deck
-_DECK_COUNTS = np.array([4, 4, 4, 4, 4, 7, 7, 7, 4, 9], dtype=np.float64)
-_NEG = -np.inf
-
-
-@numba.njit(**NO_REFCOUNT)
-def unseen_stats_one(mem_me, up_counts_g, cnt):
-    """Mean and variance of the value of a card the player has not seen (neither face up nor
-    remembered); 279/54 and 0 when every card is accounted for. ``cnt``: scratch (10,)."""
-    for v in range(10):
-        cnt[v] = up_counts_g[v]
-    for p in range(mem_me.shape[0]):
-        for s in range(mem_me.shape[1]):
-            x = mem_me[p, s]
-            if x >= 0:
-                cnt[x] += 1.0
-    n, t1, t2 = 0.0, 0.0, 0.0
-    for v in range(10):
-        left = _DECK_COUNTS[v] - cnt[v]
-        if left > 0.0:
-            n += left
-            t1 += left * v
-            t2 += left * v * v
-    if n <= 0.0:
-        return 279.0 / 54.0, 0.0
-    mean = t1 / n
-    return mean, max(t2 / n - mean * mean, 0.0)
-
-
-@numba.njit(**NO_REFCOUNT)
-def _own_estimates(own, ns, mean, est):
-    """Own lands' estimates into ``est`` (remembered value, else ``mean``; -inf past the last land);
-    returns the worst land (largest estimate, lowest slot on ties) and its estimate."""
-    w, worst = 0, _NEG
-    for s in range(est.shape[0]):
-        if s < ns:
-            e = float(own[s]) if own[s] >= 0 else mean
-        else:
-            e = _NEG
-        est[s] = e
-        if e > worst:
-            w, worst = s, e
-    return w, worst
-
-
-@numba.njit(**NO_REFCOUNT)
-def dream_estimates_one(mem_me, nslots_g, kept_g, mean, var, kept_value, tot, spread):
-    """Estimated total and spread of every dream into ``tot``/``spread`` (P,): unknown lands at the
-    unseen mean; with ``kept_value`` >= 0, an unknown land its owner drew and kept (public) at that
-    value, with spread min(var, 4)."""
-    for p in range(mem_me.shape[0]):
-        known, plain, n_kept = 0, 0, 0
-        for s in range(nslots_g[p]):
-            x = mem_me[p, s]
-            if x >= 0:
-                known += x
-            elif kept_value >= 0.0 and kept_g[p, s]:
-                n_kept += 1
-            else:
-                plain += 1
-        tot[p] = known + plain * mean + n_kept * kept_value if kept_value >= 0.0 else known + plain * mean
-        spread[p] = plain * var + n_kept * min(var, 4.0) if kept_value >= 0.0 else plain * var
-
-
-@numba.njit(**NO_REFCOUNT)
-def _ndtr(x):
-    return 0.5 * math.erfc(-x / math.sqrt(2.0))
-
-
-@numba.njit(**NO_REFCOUNT)
-def counting_wants_wake(code, prm, est, ns, mem_me, nslots_g, kept_g, me, mean, var, penalty, fw):
-    """Whether the player says WAKE UP! (before the take / draw choice)."""
-    if code == POLICY_COUNTER:
-        total = 0.0
-        for s in range(ns):
-            total += est[s]
-        return total <= prm[2]
-    tot, spread = fw[2], fw[3]
-    dream_estimates_one(mem_me, nslots_g, kept_g, mean, var, prm[5], tot, spread)
-    own = tot[me]
-    if code == POLICY_GAMBLER:
-        # chance of holding the fewest, each opponent's total minus the own as a normal variable
-        p = 1.0
-        for q in range(mem_me.shape[0]):
-            if q != me:
-                p *= _ndtr((tot[q] - own + 0.5) / math.sqrt(spread[q] + spread[me] + 0.25))
-        return (1.0 - p) * (own + penalty) <= own - prm[7]
-    best = np.inf
-    for q in range(mem_me.shape[0]):
-        if q != me and tot[q] < best:
-            best = tot[q]
-    return own <= prm[3] or (own + prm[2] <= best and own <= prm[4])
-
-
-@numba.njit(**NO_REFCOUNT)
-def counting_best_pair(own, ns, mean):
-    """The most valuable known pair of equal own lands for "I know what I have": (gain, slot a, slot b,
-    value); gain -inf if none or if the dream has not 2 to 7 lands. Naming a known pair always succeeds
-    (memory is true): both lands leave, one unseen land comes."""
-    best, sa, sb, val = _NEG, 0, 1, 0
-    for a in range(ns):
-        if own[a] < 0:
-            continue
-        for b in range(a + 1, ns):
-            if own[a] == own[b]:
-                gain = 2.0 * own[a] - mean
-                if gain > best:
-                    best, sa, sb, val = gain, a, b, own[a]
-    if ns < 2 or ns > 7:
-        best = _NEG
-    return best, sa, sb, val
-
-
-@numba.njit(**NO_REFCOUNT)
-def counting_swap_plan(mem_me, nslots_g, me, mean, worst):
-    """(gain, player, slot) of swapping the worst own land with the best opponent land (an unknown
-    land counts as a little worse than the unseen mean)."""
-    S = mem_me.shape[1]
-    best, j = np.inf, 0
-    for p in range(mem_me.shape[0]):
-        if p == me:
-            continue
-        for s in range(nslots_g[p]):
-            x = mem_me[p, s]
-            c = float(x) if x >= 0 else mean + 0.5
-            if c < best:
-                best, j = c, p * S + s
-    return worst - best, j // S, j % S
-
-
-@numba.njit(**NO_REFCOUNT)
-def _first_unknown(own, ns):
-    for s in range(ns):
-        if own[s] < 0:
-            return s
-    return -1
-
-
-@numba.njit(**NO_REFCOUNT)
-def _counting_gains(code, prm, own, ns, mem_me, nslots_g, me, mean, worst, value, kind):
-    """Gain (ravens saved, estimated) of exchanging ``value`` into the worst slot, and of using ``kind``."""
-    ex = worst - value
-    use = _NEG
-    if kind == 2:                                   # Peek 1: worth 1 on an unknown own land
-        if _first_unknown(own, ns) >= 0:
-            use = 1.0
-    elif kind == 3:                                 # Swap 2: swapper and gambler only
-        if code == POLICY_SWAPPER or code == POLICY_GAMBLER:
-            gain = counting_swap_plan(mem_me, nslots_g, me, mean, worst)[0]
-            if gain >= prm[6]:
-                use = gain
-    elif kind == 1:                                 # Take 2: two looks
-        use = max(worst - mean, 0.0) + 0.5
-    return ex, use
-
-
-@numba.njit(**NO_REFCOUNT)
-def _counting_start(code, prm, own, ns, mem_me, nslots_g, up_counts_g, kept_g, me, top, kwih, penalty, fw):
-    """(Start code, the unseen mean it was decided on)."""
-    mean, var = unseen_stats_one(mem_me, up_counts_g, fw[0])
-    _, worst = _own_estimates(own, ns, mean, fw[1, :own.shape[0]])
-    wake = counting_wants_wake(code, prm, fw[1], ns, mem_me, nslots_g, kept_g, me, mean, var, penalty, fw)
-    act = 0 if wake else (1 if top <= worst - prm[0] else 2)
-    if kwih and not wake and counting_best_pair(own, ns, mean)[0] >= prm[1]:
-        act = 3
-    return act, mean
-
-
-@numba.njit(**NO_REFCOUNT)
-def counting_start(code, prm, own, ns, mem_me, nslots_g, up_counts_g, kept_g, me, top, kwih, penalty, fw):
-    return _counting_start(code, prm, own, ns, mem_me, nslots_g, up_counts_g, kept_g, me, top, kwih, penalty, fw)[0]
-
-
-@numba.njit(**NO_REFCOUNT)
-def counting_face_up(own, ns, mem_me, up_counts_g, fw):
-    mean, _ = unseen_stats_one(mem_me, up_counts_g, fw[0])
-    return _own_estimates(own, ns, mean, fw[1, :own.shape[0]])[0]
-
-
-@numba.njit(**NO_REFCOUNT)
-def counting_drawn(code, prm, own, ns, mem_me, nslots_g, up_counts_g, me, value, kind, fw):
-    mean, _ = unseen_stats_one(mem_me, up_counts_g, fw[0])
-    return _counting_drawn(code, prm, own, ns, mem_me, nslots_g, me, value, kind, mean, fw)
-
-
-@numba.njit(**NO_REFCOUNT)
-def _counting_drawn(code, prm, own, ns, mem_me, nslots_g, me, value, kind, mean, fw):
-    """``counting_drawn`` with the unseen mean already worked out."""
-    w, worst = _own_estimates(own, ns, mean, fw[1, :own.shape[0]])
-    ex, use = _counting_gains(code, prm, own, ns, mem_me, nslots_g, me, mean, worst, value, kind)
-    if use > ex and use > 0.0:
-        return -2                                   # Drawn.USE
-    if ex >= prm[0]:
-        return w
-    return -1                                       # Drawn.DISCARD
-
-
-@numba.njit(**NO_REFCOUNT)
-def counting_keep(code, prm, own, ns, mem_me, nslots_g, up_counts_g, me, v0, k0, v1, k1, fw):
-    mean, _ = unseen_stats_one(mem_me, up_counts_g, fw[0])
-    _, worst = _own_estimates(own, ns, mean, fw[1, :own.shape[0]])
-    ex0, use0 = _counting_gains(code, prm, own, ns, mem_me, nslots_g, me, mean, worst, v0, k0)
-    ex1, use1 = _counting_gains(code, prm, own, ns, mem_me, nslots_g, me, mean, worst, v1, k1)
-    return 1 if max(ex1, use1) > max(ex0, use0) else 0
-
-
-@numba.njit(**NO_REFCOUNT)
-def counting_swap(own, ns, mem_me, nslots_g, up_counts_g, me, fw):
-    """(own slot, opponent, slot): the worst own land for the best opponent land."""
-    mean, _ = unseen_stats_one(mem_me, up_counts_g, fw[0])
-    w, worst = _own_estimates(own, ns, mean, fw[1, :own.shape[0]])
-    _, pb, sb = counting_swap_plan(mem_me, nslots_g, me, mean, worst)
-    return w, pb, sb
-
-
-@numba.njit(**NO_REFCOUNT)
-def counting_claim(own, ns, mem_me, up_counts_g, fw):
-    mean, _ = unseen_stats_one(mem_me, up_counts_g, fw[0])
-    _, a, b, v = counting_best_pair(own, ns, mean)
-    return a, b, v
-
-
-@numba.njit(**NO_REFCOUNT)   # no reference counting: every array is the caller's
-def _k_play(work, fw, codes, params, skeys, scount, deal_keys, deck, ptr, up, up_len, up_counts, dream, nslots, mem, kept,
-            score, cur, rnd, done, turns, timeout, called, caller_ok, dream_sum, penalties, round_turns, leader,
-            lead_changes, last_totals, last_points, penalty, tie_count, ravens, allin, n_rounds, target, kwih, limit):
-    """The compiled lane: play every game to its end, one after another, with the compiled policies of
-    ``codes``/``params`` per seat; the rule steps are the functions above. Returns -1, or the game
-    where a policy made an illegal move. ``work``: scratch (5, 54) int64; ``fw``: scratch (4, 10) float."""
-    P = nslots.shape[1]
-    S = SLOTS
-    cards = work[0, :N_CARDS]
-    totals = work[1, :P]
-    nines = work[2, :P]
-    only = work[3, :P]
-    points = work[4, :P]
-    for g in range(done.shape[0]):
-        if ptr[g] == 0 and not done[g]:     # the first deal
-            permutation_into(deal_keys[g], rnd[g], cards)
-            _deal_one(cards, g, P, deck, ptr, up, up_len, up_counts, dream, nslots, mem, kept)
-        while not done[g]:
-            if turns[g] >= limit:
-                timeout[g] = True
-                done[g] = True
-                break
-            me = cur[g]
-            code = codes[me]
-            f = g * P + me
-            own = mem[g, me, me]         # the deciding player's memory of their own lands
-            ns = nslots[g, me]
-            prm = params[me]
-            seen = mem[g, me]            # what the player remembers of every land
-            top = _VALUE_NB[up[g, up_len[g] - 1]]
-            if code == POLICY_THRESHOLD:
-                # one look at the own lands serves the whole turn: it changes only after the last decision
-                total, worst, w, unknown = threshold_scan(own, ns)
-                act = _threshold_start(total, worst, top, np.int64(prm[0]) * MEAN_DEN)
-            elif code == POLICY_RANDOM:
-                base = draw_base(skeys, scount, f)
-                act = 0 if uniform_at(base, 0) < prm[0] else (1 if uniform_at(base, 1) < 0.5 else 2)
-            else:
-                # the unseen mean of this decision also serves the first drawn card's: nothing it counts
-                # changes in between
-                act, mean = _counting_start(code, prm, own, ns, seen, nslots[g], up_counts[g], kept[g], me, top,
-                                            kwih, float(penalty), fw)
-            if not _start_ok(act, ns, kwih):
-                return g
-            if act == 1:
-                if code == POLICY_THRESHOLD:
-                    s = w
-                elif code == POLICY_RANDOM:
-                    s = integer_below(uniform_at(draw_base(skeys, scount, f), 0), ns)
-                else:
-                    s = counting_face_up(own, ns, seen, up_counts[g], fw)
-                if not _face_up_one(up, up_len, up_counts, dream, nslots, mem, kept, g, me, s):
-                    return g
-            elif act == 3:
-                if code < POLICY_COUNTER:
-                    return g            # the reference policies never say "I know what I have"
-                a, b, v = counting_claim(own, ns, seen, up_counts[g], fw)
-                if not _claim_one(deck, ptr, up, up_len, up_counts, dream, nslots, mem, kept, g, me, a, b, v):
-                    return g
-            elif act == 2:
-                card = _pop_one(deck, ptr, g)
-                first_look = True
-                while True:
-                    kind = _KIND_NB[card]
-                    ns = nslots[g, me]
-                    if code == POLICY_THRESHOLD:
-                        d = _threshold_drawn(worst, w, unknown, _VALUE_NB[card], kind)
-                    elif code == POLICY_RANDOM:
-                        k = integer_below(uniform_at(draw_base(skeys, scount, f), 0), ns + 1 + (kind != 0))
-                        d = k if k < ns else (-1 if k == ns else -2)
-                    elif first_look:
-                        d = _counting_drawn(code, prm, own, ns, seen, nslots[g], me, _VALUE_NB[card], kind, mean, fw)
-                    else:
-                        d = counting_drawn(code, prm, own, ns, seen, nslots[g], up_counts[g], me, _VALUE_NB[card], kind,
-                                           fw)
-                    first_look = False
-                    r = _drawn_one(up, up_len, up_counts, dream, nslots, mem, kept, g, me, card, d)
-                    if r < 0:
-                        return g
-                    if r == 0:
-                        break
-                    if kind == 2:       # Peek 1
-                        if code == POLICY_THRESHOLD:
-                            pl, sl = me, max(unknown, 0)
-                        elif code != POLICY_RANDOM:
-                            pl, sl = me, max(_first_unknown(own, ns), 0)
-                        else:
-                            total = 0
-                            for p in range(P):
-                                total += nslots[g, p]
-                            pl, sl = _nth_land(nslots, g, integer_below(uniform_at(draw_base(skeys, scount, f), 0),
-                                                                        total), -1)
-                        if not _peek_one(mem, dream, nslots, g, me, pl, sl):
-                            return g
-                        break
-                    if kind == 3:       # Swap 2
-                        if code == POLICY_THRESHOLD:
-                            return g    # the policy never uses Swap 2
-                        if code == POLICY_RANDOM:
-                            total = 0
-                            for p in range(P):
-                                total += nslots[g, p]
-                            pa, sa = _nth_land(nslots, g, integer_below(uniform_at(draw_base(skeys, scount, f), 0),
-                                                                        total), -1)
-                            pb, sb = _nth_land(nslots, g, integer_below(uniform_at(draw_base(skeys, scount, f), 0),
-                                                                        total - 1), pa * S + sa)
-                        else:
-                            pa = me
-                            sa, pb, sb = counting_swap(own, ns, seen, nslots[g], up_counts[g], me, fw)
-                        if not _swap_one(dream, mem, kept, nslots, g, pa, sa, pb, sb):
-                            return g
-                        break
-                    # Take 2: draw up to two, keep one, put the other face up, resolve the kept one
-                    if code == POLICY_THRESHOLD:
-                        return g        # the policy never uses Take 2
-                    left = N_CARDS - ptr[g]
-                    if left == 0:
-                        break
-                    first = _pop_one(deck, ptr, g)
-                    if left >= 2:
-                        second = _pop_one(deck, ptr, g)
-                        if code == POLICY_RANDOM:
-                            keep = 1 if uniform_at(draw_base(skeys, scount, f), 0) >= 0.5 else 0
-                        else:
-                            keep = counting_keep(code, prm, own, nslots[g, me], seen, nslots[g], up_counts[g], me,
-                                                 _VALUE_NB[first], _KIND_NB[first], _VALUE_NB[second],
-                                                 _KIND_NB[second], fw)
-                        if keep == 1:
-                            _push_up_one(up, up_len, up_counts, g, first)
-                            card = second
-                        else:
-                            _push_up_one(up, up_len, up_counts, g, second)
-                            card = first
-                    else:
-                        card = first
-            if _finish_one(g, me, act, P, turns, round_turns, cur, ptr):
-                if _end_round_one(g, me if act == 0 else -1, me, dream, nslots, score, last_totals, last_points,
-                                  dream_sum, called, caller_ok, penalties, rnd, leader, lead_changes, done, cur,
-                                  penalty, tie_count, ravens, allin, n_rounds, target, totals, nines, only, points):
-                    permutation_into(deal_keys[g], rnd[g], cards)
-                    _deal_one(cards, g, P, deck, ptr, up, up_len, up_counts, dream, nslots, mem, kept)
-    return -1
 
 
 def _i64(a) -> np.ndarray:
@@ -1113,6 +855,8 @@ class Sen(Game):
     default_players: ClassVar[int] = 4
     Rules: ClassVar[type] = SenRules
     Player: ClassVar[type] = Player
+    decisions: ClassVar[tuple[str, ...]] = DECISIONS
+    kernels: ClassVar[str] = "simcore.games.sen"
     columns: ClassVar[dict[str, str]] = {
         "rounds": "rounds played",
         "called": "rounds ended by WAKE UP!",
@@ -1136,8 +880,16 @@ class Sen(Game):
     # ------------------------------------------------------------------ set-up
     def new_state(self, keys: np.ndarray, players: int, rules: SenRules,
                   script: list | None = None, deal: bool = True) -> SenState:
+        """A fresh batch, one game per key; ``deal`` runs ``begin`` (the first deal) at once.
+
+        ``script`` (tests): a list, per round, of (n, 54) decks (or None) used instead of the shuffle."""
         n = len(keys)
         z = lambda *shape, dt=np.int64: np.zeros(shape, dtype=dt)  # noqa: E731
+        rounds = 0 if script is None else len(script)
+        decks = np.full((n, rounds, N_CARDS), -1, dtype=np.int8)
+        for r, d in enumerate(script or []):
+            if d is not None:
+                decks[:, r] = np.asarray(d, dtype=np.int8)
         st = SenState(
             players=players, rules=rules, deal_keys=stream_keys(keys, STREAM_DEAL),
             deck=z(n, N_CARDS, dt=np.int8), ptr=z(n), up=np.full((n, N_CARDS), -1, np.int8), up_len=z(n),
@@ -1147,27 +899,28 @@ class Sen(Game):
             score=z(n, players),
             cur=z(n), round=z(n), done=np.zeros(n, bool), turns=z(n), timeout=np.zeros(n, bool),
             called=z(n), caller_ok=z(n), dream_sum=z(n), penalties=z(n), round_turns=z(n),
-            leader=np.full(n, -1, dtype=np.int64), lead_changes=z(n), script=script,
+            leader=np.full(n, -1, dtype=np.int64), lead_changes=z(n), script=decks,
             last_totals=z(n, players), last_points=z(n, players),
+            kind=np.full(n, -1, dtype=np.int64), pend=np.full((n, 3), -1, dtype=np.int64),
         )
         if deal:
-            self._deal(st, np.arange(n))
+            _k_begin(self.state_tuple(st), self.rules_tuple(st), np.arange(n, dtype=np.int64))
         return st
 
-    def new_compiled_state(self, keys: np.ndarray, players: int, rules: SenRules) -> SenState:
-        return self.new_state(keys, players, rules, deal=False)  # the compiled lane deals (ptr 0: no deal yet)
+    def new_batch(self, keys: np.ndarray, players: int, rules: SenRules) -> SenState:
+        return self.new_state(keys, players, rules, deal=False)  # the drivers deal (``begin``)
 
-    def _deal(self, st: SenState, idx: np.ndarray) -> None:
-        """Shuffle and deal a new round in games ``idx`` (deal of round r depends on (game, r) only)."""
-        P = st.players
-        decks = permutations(st.deal_keys[idx], st.round[idx], N_CARDS).astype(np.int8)
-        if st.script is not None:
-            for j, g in enumerate(idx):
-                r = int(st.round[g])
-                if r < len(st.script) and st.script[r] is not None:
-                    decks[j] = np.asarray(st.script[r])[g]
-        _k_deal(decks, idx, st.players, st.deck, st.ptr, st.up, st.up_len, st.up_counts, st.dream, st.nslots,
-                st.mem, st.kept)
+    def state_tuple(self, st: SenState) -> tuple:
+        return (st.done, st.turns, st.timeout, st.cur, st.kind, st.deal_keys, st.deck, st.ptr, st.up, st.up_len,
+                st.up_counts, st.dream, st.nslots, st.mem, st.kept, st.score, st.round, st.called, st.caller_ok,
+                st.dream_sum, st.penalties, st.round_turns, st.leader, st.lead_changes, st.last_totals,
+                st.last_points, st.pend, st.script)
+
+    def rules_tuple(self, st: SenState) -> tuple:
+        r = st.rules
+        return (np.int64(st.players), np.int64(r.penalty), r.caller_tie == "count", bool(r.ravens_not_scary),
+                bool(r.go_all_in), np.int64(-1 if r.rounds is None else r.rounds), np.int64(r.target),
+                bool(r.know_what_i_have), np.zeros((5, N_CARDS), dtype=np.int64))
 
     # ------------------------------------------------------------------ observations
     def own_view(self, st: SenState, idx: np.ndarray, me: np.ndarray):
@@ -1177,16 +930,26 @@ class Sen(Game):
         own_slots = np.empty(k, dtype=np.int32)
         top = np.empty(k, dtype=np.int32)
         _k_own(st.mem, st.nslots, st.up, st.up_len, idx, me, own, own_slots, top)
-        for a in (own, own_slots, top):  # shared by the decisions of a turn: strategies must not write
+        for a in (own, own_slots, top):  # strategies must not write
             a.flags.writeable = False
         return own, own_slots, top
 
     def observe(self, st: SenState, idx: np.ndarray, me: np.ndarray, own=None, own_slots=None, top=None,
                 **extra: Any) -> SenObs:
-        """The observation of seat ``me[i]`` in game ``idx[i]``; ``own``, ``own_slots``, ``top`` may be
-        handed in when the engine already holds them for these games (same values as :meth:`own_view`)."""
+        """The observation of seat ``me[i]`` in game ``idx[i]`` at its current decision: the drawn card
+        (``card``, ``card_kind``) at DRAWN, the Take 2 cards (``offer``, ``offer_kind``) at KEEP."""
+        idx = np.asarray(idx, dtype=np.int64)
+        me = np.asarray(me, dtype=np.int64)
         if own is None:
             own, own_slots, top = self.own_view(st, idx, me)
+        kind = st.kind[idx]
+        if not extra:
+            if (kind == Decision.DRAWN).any():
+                c = np.where(kind == Decision.DRAWN, st.pend[idx, 0], 0)
+                extra = {"card": VALUE32[c], "card_kind": KIND32[c]}
+            elif (kind == Decision.KEEP).any():
+                o = np.where((kind == Decision.KEEP)[:, None], st.pend[idx, 1:3], 0)
+                extra = {"offer": VALUE32[o], "offer_kind": KIND32[o]}
         mem, counts, nslots, score, rnd, kept = st.mem, st.up_counts, st.nslots, st.score, st.round, st.kept
         obs = SenObs(me=me, players=st.players, mem=lambda: mem[idx, me].astype(np.int32), own=own,
                      nslots=lambda: nslots[idx].astype(np.int32), top=top, up_counts=lambda: counts[idx],
@@ -1195,163 +958,55 @@ class Sen(Game):
         obs._own_slots = own_slots
         return obs
 
+    def encode(self, kind: int, result: Any, st: SenState, idx: np.ndarray) -> np.ndarray:
+        """Option codes from a numpy strategy's answers: (player, slot) for PEEK, (player_a, slot_a,
+        player_b, slot_b) for SWAP, (slot_a, slot_b, value) for CLAIM, one integer otherwise."""
+        if kind == Decision.PEEK:
+            pl, sl = (_i64(x) for x in result)
+            return np.where((pl >= 0) & (sl >= 0) & (sl < SLOTS), pl * POSITION_STRIDE + sl, -1)
+        if kind == Decision.SWAP:
+            pa, sa, pb, sb = (_i64(x) for x in result)
+            ok = (pa >= 0) & (pb >= 0) & (sa >= 0) & (sb >= 0) & (sa < SLOTS) & (sb < SLOTS)
+            return np.where(ok, (pa * POSITION_STRIDE + sa) * SWAP_STRIDE + pb * POSITION_STRIDE + sb, -1)
+        if kind == Decision.CLAIM:
+            a, b, v = (_i64(x) for x in result)
+            ok = (a >= 0) & (b >= 0) & (a < SLOTS) & (b < SLOTS) & (v >= 0) & (v <= 9)
+            return np.where(ok, (a * SLOTS + b) * 10 + v, -1)
+        return _i64(result)
+
     def observe_all(self, st: SenState, idx: np.ndarray, seat: int) -> dict[str, np.ndarray]:
         me = np.full(len(idx), seat)
         o = self.observe(st, idx, me)
         o.mem, o.up_counts, o.nslots, o.scores, o.round, o.kept  # build the lazy parts
         up_vals = np.where(st.up[idx] >= 0, values_of(st.up[idx]), -1)
-        return {"mem": o.mem, "kept": o.kept, "nslots": o.nslots, "top": o.top, "up_values": up_vals, "pile_left": o.pile_left,
-                "scores": o.scores, "round": o.round, "cur": st.cur[idx], "turns": st.turns[idx]}
+        mine = st.cur[idx] == seat
+        card = np.where(mine & (st.kind[idx] == Decision.DRAWN), values_of(st.pend[idx, 0]), -1)
+        offer = np.where((mine & (st.kind[idx] == Decision.KEEP))[:, None], values_of(st.pend[idx, 1:3]), -1)
+        return {"mem": o.mem, "kept": o.kept, "nslots": o.nslots, "top": o.top, "up_values": up_vals,
+                "pile_left": o.pile_left, "scores": o.scores, "round": o.round, "cur": st.cur[idx],
+                "turns": st.turns[idx], "kind": st.kind[idx], "card": card, "offer": offer}
 
     def scramble_hidden(self, st: SenState, seat: int, draws) -> SenState:
-        """A copy where every card unknown to ``seat`` (unremembered dream lands and the face-down pile)
-        is permuted among those places."""
+        """A copy where every card unknown to ``seat`` (unremembered dream lands, the face-down pile, and a
+        drawn or offered card it is not the one to decide on) is permuted among those places."""
         new = copy.deepcopy(st)
         for g in np.flatnonzero(~st.done):
             places = [("d", p, s) for p in range(st.players) for s in range(st.nslots[g, p])
                       if st.mem[g, seat, p, s] < 0]
             places += [("f", i, 0) for i in range(st.ptr[g], N_CARDS)]
-            cards = [st.dream[g, p, s] if k == "d" else st.deck[g, p] for k, p, s in places]
+            if st.cur[g] != seat:
+                places += [("p", j, 0) for j in range(3) if st.pend[g, j] >= 0]
+            cards = [st.dream[g, p, s] if k == "d" else (st.deck[g, p] if k == "f" else st.pend[g, p])
+                     for k, p, s in places]
             order = draws.permutation(np.array([g]), len(cards))[0] if cards else []
             for (k, p, s), j in zip(places, order):
                 if k == "d":
                     new.dream[g, p, s] = cards[j]
-                else:
+                elif k == "f":
                     new.deck[g, p] = cards[j]
+                else:
+                    new.pend[g, p] = cards[j]
         return new
-
-    # ------------------------------------------------------------------ a turn
-    def turn(self, st: SenState, idx: np.ndarray, seats: Seats) -> None:
-        P = st.players
-        rules = st.rules
-        me = st.cur[idx]
-        obs = lambda i, m, **kw: self.observe(st, i, m, **kw)  # noqa: E731
-        own, own_slots, top = self.own_view(st, idx, me)
-        act = np.asarray(seats.ask("start", idx, me, obs, own=own, own_slots=own_slots, top=top), dtype=np.int64)
-        # check the codes and split the games by action in one pass
-        order = np.empty(len(idx), dtype=np.int64)
-        counts = np.zeros(4, dtype=np.int64)
-        bad = _k_split(act, idx, me, st.nslots, rules.know_what_i_have, order, counts)
-        illegal(seats, "start", me, bad, "not a Start code allowed here")
-        ends = np.cumsum(counts)
-        fu = order[ends[0]:ends[1]]
-        dr = order[ends[1]:ends[2]]
-        cl = order[ends[2]:ends[3]]
-
-        # face-up exchange
-        if len(fu):
-            g, m = idx[fu], me[fu]
-            slot = np.asarray(seats.ask("face_up_slot", g, m, obs, own=own[fu], own_slots=own_slots[fu], top=top[fu]),
-                              dtype=np.int64)
-            bad = _k_face_up(st.up, st.up_len, st.up_counts, st.dream, st.nslots, st.mem, st.kept, g, m, slot)
-            illegal(seats, "face_up_slot", m, bad, "no such slot")
-
-        # draw from the face-down pile
-        if len(dr):
-            g, m = idx[dr], me[dr]
-            card = self._pop_down(st, g)
-            self._resolve_drawn(st, g, m, card, seats, (own[dr], own_slots[dr], top[dr]))
-
-        # I know what I have
-        if len(cl):
-            self._claim(st, idx[cl], me[cl], seats)
-
-        # count the turn, pass to the left; the round ends on WAKE UP! or when this turn emptied the pile
-        end = np.empty(len(idx), dtype=np.int64)
-        n_end = _k_finish(act, idx, me, P, st.turns, st.round_turns, st.cur, st.ptr, end)
-        if n_end:
-            e = end[:n_end]
-            caller = np.where(act[e] == Start.WAKE, me[e], -1)
-            self._end_round(st, idx[e], caller, me[e])
-
-    def _pop_down(self, st: SenState, g: np.ndarray) -> np.ndarray:
-        card = np.empty(len(g), dtype=np.int64)
-        _k_pop(st.deck, st.ptr, g, card)
-        return card
-
-    def _push_up(self, st: SenState, g: np.ndarray, card: np.ndarray) -> None:
-        _k_push(st.up, st.up_len, st.up_counts, g, _i64(card))
-
-    def _resolve_drawn(self, st: SenState, g: np.ndarray, m: np.ndarray, card: np.ndarray, seats: Seats,
-                       view: tuple | None = None) -> None:
-        """B1/B2/B3 for a drawn card, following Take 2 chains until every game's card is resolved.
-        ``view``: the players' own view at the start of the turn (unchanged by drawing)."""
-        P = st.players
-        obs = lambda i, mm, **kw: self.observe(st, i, mm, **kw)  # noqa: E731
-        while len(g):
-            value, kind = VALUE32[card], KIND32[card]
-            pre = {} if view is None else {"own": view[0], "own_slots": view[1], "top": view[2]}
-            view = None  # a Take 2 chain changes the face-up pile (and maybe memory): look again
-            d = np.asarray(seats.ask("drawn", g, m, obs, card=value, card_kind=kind, **pre), dtype=np.int64)
-            # exchange (B1); discard (B2) and use (B3) both put the card face up
-            bad, n_use = _k_drawn(st.up, st.up_len, st.up_counts, st.dream, st.nslots, st.mem, st.kept, g, m, card, d)
-            illegal(seats, "drawn", m, bad, "no such slot, or USE on a plain land")
-            if n_use == 0:
-                break
-            use = d == Drawn.USE
-            # Peek 1
-            sel = use & (kind == Kind.PEEK)
-            if sel.any():
-                gp, mp = g[sel], m[sel]
-                pl, sl = (_i64(a) for a in seats.ask("peek", gp, mp, obs))
-                illegal(seats, "peek", mp, _k_peek(st.mem, st.dream, st.nslots, gp, mp, pl, sl), "no such position")
-            # Swap 2
-            sel = use & (kind == Kind.SWAP)
-            if sel.any():
-                gs, ms = g[sel], m[sel]
-                pa, sa, pb, sb = (_i64(a) for a in seats.ask("swap", gs, ms, obs))
-                illegal(seats, "swap", ms, _k_swap(st.dream, st.mem, st.kept, st.nslots, gs, pa, sa, pb, sb),
-                        "positions must be two different existing lands")
-            # Take 2: draw up to two, keep one, discard the other, resolve the kept one again
-            sel = use & (kind == Kind.TAKE2)
-            if not sel.any():
-                break
-            gt, mt = g[sel], m[sel]
-            left = N_CARDS - st.ptr[gt]
-            has = left > 0
-            gt, mt, left = gt[has], mt[has], left[has]
-            if not len(gt):
-                break
-            first = self._pop_down(st, gt)
-            two = left >= 2
-            kept = first.copy()
-            if two.any():
-                g2, m2 = gt[two], mt[two]
-                second = self._pop_down(st, g2)
-                offer = np.stack([first[two], second], axis=1)
-                k = seats.ask("keep", g2, m2, obs, offer=VALUE32[offer], offer_kind=KIND32[offer])
-                illegal(seats, "keep", m2, (k != 0) & (k != 1), "must be 0 or 1")
-                kept[two] = offer[np.arange(len(g2)), k]
-                self._push_up(st, g2, offer[np.arange(len(g2)), 1 - k])
-            g, m, card = gt, mt, kept
-
-    def _claim(self, st: SenState, g: np.ndarray, m: np.ndarray, seats: Seats) -> None:
-        a, b, v = (_i64(x) for x in seats.ask("claim", g, m, lambda i, mm: self.observe(st, i, mm)))
-        bad = _k_claim(st.deck, st.ptr, st.up, st.up_len, st.up_counts, st.dream, st.nslots, st.mem, st.kept, g, m,
-                       a, b, v)
-        illegal(seats, "claim", m, bad, "two different own slots and a value 0-9")
-
-    # ------------------------------------------------------------------ the compiled lane
-    def compiled_lineup(self, agents, players: int, rules: SenRules):
-        return policy_table(agents, (POLICY_RANDOM, POLICY_THRESHOLD, POLICY_COUNTER, POLICY_WATCHER, POLICY_SWAPPER,
-                                     POLICY_GAMBLER))
-
-    def play_compiled(self, st: SenState, seats: Seats, lineup, limit: int) -> None:
-        if st.script is not None:
-            raise SenseiError("scripted deals play in the batch lane")
-        codes, params = lineup
-        r = st.rules
-        work = np.zeros((5, N_CARDS), dtype=np.int64)
-        fw = np.zeros((4, 10), dtype=np.float64)
-        bad = _k_play(work, fw, codes, params, seats.draws.keys, seats.draws.counter, st.deal_keys, st.deck, st.ptr, st.up,
-                      st.up_len, st.up_counts, st.dream, st.nslots, st.mem, st.kept, st.score, st.cur, st.round,
-                      st.done, st.turns, st.timeout, st.called, st.caller_ok, st.dream_sum, st.penalties,
-                      st.round_turns, st.leader, st.lead_changes, st.last_totals, st.last_points, r.penalty,
-                      r.caller_tie == "count", r.ravens_not_scary, r.go_all_in, -1 if r.rounds is None else r.rounds,
-                      r.target, r.know_what_i_have, limit)
-        if bad >= 0:
-            seat = int(st.cur[bad])
-            raise IllegalAction(f"strategy {seats.name(seat)} (seat {seat}) made an illegal move in game {bad}")
 
     # ------------------------------------------------------------------ scoring
     def round_points(self, totals: np.ndarray, nines: np.ndarray, only_nines: np.ndarray, caller: np.ndarray,
@@ -1369,16 +1024,6 @@ class Sen(Game):
                                     np.asarray(only_nines[i], np.bool_), int(caller[i]), rules.penalty,
                                     rules.caller_tie == "count", rules.ravens_not_scary, rules.go_all_in, points[i])
         return points, flags[:, 0], flags[:, 1]
-
-    def _end_round(self, st: SenState, g: np.ndarray, caller: np.ndarray, ender: np.ndarray) -> None:
-        rules = st.rules
-        nxt = np.empty(len(g), dtype=np.int64)
-        k = _k_end_round(g, caller, ender, st.players, st.dream, st.nslots, st.score, st.last_totals, st.last_points,
-                         st.dream_sum, st.called, st.caller_ok, st.penalties, st.round, st.leader, st.lead_changes,
-                         st.done, st.cur, rules.penalty, rules.caller_tie == "count", rules.ravens_not_scary,
-                         rules.go_all_in, -1 if rules.rounds is None else rules.rounds, rules.target, nxt)
-        if k:
-            self._deal(st, nxt[:k])
 
     # ------------------------------------------------------------------ results and checks
     def outcome(self, st: SenState) -> dict[str, np.ndarray]:
@@ -1404,6 +1049,8 @@ class Sen(Game):
         down = np.arange(N_CARDS)[None, :] >= st.ptr[live][:, None]
         dk = np.where(down, st.deck[live], N_CARDS).astype(np.int64)
         np.add.at(seen, (np.broadcast_to(rows, dk.shape), dk), 1)
+        pd = np.where(st.pend[live] >= 0, st.pend[live], N_CARDS)  # a drawn or offered card in a turn
+        np.add.at(seen, (np.broadcast_to(rows, pd.shape), pd), 1)
         assert (seen[:, :N_CARDS] == 1).all(), "every card must be in exactly one place"
         assert ((st.up[live] >= 0).sum(1) == st.up_len[live]).all(), "face-up pile length"
         up_vals = np.where(st.up[live] >= 0, values_of(st.up[live]), -1)
@@ -1418,6 +1065,12 @@ class Sen(Game):
         assert ((mem < 0) | (mem == truth)).all(), "a remembered value differs from the true value"
         assert (mem[np.broadcast_to(~occupied[:, None], mem.shape)] == -1).all(), "memory of an empty slot"
         assert not st.kept[live][~occupied].any(), "kept flag on an empty slot"
-        assert st.ptr[live].max() < N_CARDS, "a live round with an empty face-down pile"
+        at_start = live[st.kind[live] == Decision.START]
+        assert (st.ptr[at_start] < N_CARDS).all(), "a turn starts with an empty face-down pile"
+        assert ((st.kind[live] >= 0) & (st.kind[live] < len(DECISIONS))).all(), "every live game is at a decision"
+        holds = st.pend[live] >= 0
+        kind = st.kind[live][:, None]
+        assert (holds[:, :1] == (kind == Decision.DRAWN)).all(), "a drawn card is pending exactly at DRAWN"
+        assert (holds[:, 1:] == (kind == Decision.KEEP)).all(), "two Take 2 cards are pending exactly at KEEP"
         assert P == st.dream.shape[1]
 

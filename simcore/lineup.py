@@ -1,0 +1,469 @@
+"""Compiled lineups: the generic compiled driver, generated once per set of strategy classes.
+
+A strategy gives each decision either as a compiled function (:func:`simcore.compiled.decision`) or as
+a numpy method over a batch of observations. To play the compiled functions at full speed, sensei
+writes one small Python module per game and set of strategy classes, with the strategies' functions as
+its globals, and lets numba compile (and cache) it:
+
+* ``_decide(S, R, g, seat, cls, params, keys, counter, fw, iw)``: the decision of ``seat`` in game ``g``
+  of the batch state ``S`` (the engine's state tuple, rules ``R``), by the strategy class ``cls``;
+* ``play(...)``: the compiled lane, every game of ``S`` to its end (or to ``limit`` turns, a timeout, or
+  ``max_steps`` decisions), one after another: the engine's ``begin``, then ``observe`` / ``_decide``
+  / ``step`` until the game is done;
+* ``decide(...)``, ``begin_batch``, ``step_batch``: the same functions looped over the games of the
+  batch lane, which asks numpy strategies for their decisions in between.
+
+The module's file is named after a hash of its own text, of every source of the engines and
+strategies, of the strategies' files and of numba's version, so a changed source never meets stale
+machine code, and an unchanged lineup loads from numba's cache in a few hundredths of a second.
+
+Which classes a module holds: every class with compiled decisions for the game in the modules the
+lineup's strategies come from (so all lineups of built-in strategies share one module per game, and
+a tournament compiles once).
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import importlib
+import importlib.util
+import os
+import sys
+import threading
+from typing import Any, Sequence
+
+import numba
+import numpy as np
+
+from .compiled import CompiledDecision, cache_folder, source_fingerprint
+from .errors import IllegalAction, SenseiError
+
+#: the option a compiled driver passes on for a decision the strategy has no function for
+MISSING = -(1 << 62)
+#: bump when the generated text changes shape (part of every module's hash)
+_VERSION = 1
+#: shape of a compiled strategy's scratch arrays ``rng.fw`` (float64) and ``rng.iw`` (int64)
+SCRATCH = (16, 64)
+
+
+# ------------------------------------------------------------------------------------------------
+# what a strategy class decides, and how
+# ------------------------------------------------------------------------------------------------
+def decision_of(cls: type, name: str) -> Any:
+    """The decision ``name`` of strategy class ``cls``: a :class:`CompiledDecision`, a numpy method,
+    or None. The class nearest in the method resolution order that defines ``name`` decides, so a
+    subclass that writes a numpy method replaces a compiled one it inherits (and the reverse)."""
+    for klass in cls.__mro__:
+        if name in vars(klass):
+            value = vars(klass)[name]
+            if isinstance(value, CompiledDecision):
+                return value
+            if isinstance(value, staticmethod):
+                value = value.__func__
+                return value if isinstance(value, CompiledDecision) else None
+            return value if callable(value) else None
+    return None
+
+
+def compiled_values(agent: Any) -> dict[str, Any]:
+    """The numbers a compiled decision gets as ``prm`` (name -> int, float or bool)."""
+    get = getattr(agent, "compiled_values", None)
+    if callable(get):
+        return dict(get())
+    params = getattr(agent, "params", None)
+    return {k: v for k, v in (params() if callable(params) else {}).items()
+            if isinstance(v, (bool, int, float))}
+
+
+def _has_compiled(cls: type, decisions: Sequence[str]) -> bool:
+    return any(isinstance(decision_of(cls, d), CompiledDecision) for d in decisions)
+
+
+def _module_classes(game: Any, module_name: str) -> list[type]:
+    """Strategy classes of ``game`` with compiled decisions defined in module ``module_name``."""
+    mod = sys.modules.get(module_name)
+    if mod is None:
+        return []
+    out = []
+    for value in vars(mod).values():
+        if (isinstance(value, type) and getattr(value, "game", None) == game.name
+                and value.__module__ == module_name and _has_compiled(value, game.decisions)):
+            out.append(value)
+    return out
+
+
+def _source_of(cls: type) -> tuple[str, str | None]:
+    """(module name, file path for modules loaded from a user's file, else None)."""
+    user = getattr(sys.modules.get(cls.__module__), "__sensei_file__", None)
+    return cls.__module__, os.path.abspath(user) if user else None
+
+
+def load_source_module(path: str, modname: str):
+    """Import the Python file ``path`` as module ``modname`` (once per process)."""
+    module = sys.modules.get(modname)
+    if module is not None:
+        return module
+    spec = importlib.util.spec_from_file_location(modname, path)
+    if spec is None or spec.loader is None:
+        raise SenseiError(f"{path!r} cannot be loaded as Python")
+    module = importlib.util.module_from_spec(spec)
+    module.__sensei_file__ = path
+    sys.modules[modname] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[modname]
+        raise
+    return module
+
+
+def resolve_class(module_name: str, path: str | None, qualname: str) -> type:
+    """A strategy class by module (or user file) and qualified name (for generated modules)."""
+    mod = load_source_module(path, module_name) if path else importlib.import_module(module_name)
+    obj: Any = mod
+    for part in qualname.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def resolve_decision(module_name: str, path: str | None, qualname: str):
+    """The numba function of a compiled decision by module (or user file) and qualified name (for
+    generated modules)."""
+    found = resolve_class(module_name, path, qualname)
+    return found.fn if isinstance(found, CompiledDecision) else found
+
+
+def _where(d: CompiledDecision) -> tuple[str, str | None, str] | None:
+    """(module, user file or None, qualified name) that finds the compiled decision ``d`` again in a
+    fresh process, or None (a function made in a local scope)."""
+    fn = getattr(d.fn, "py_func", d.fn)
+    module, qualname = fn.__module__, fn.__qualname__
+    if "<locals>" in qualname or module not in sys.modules:
+        return None
+    user = getattr(sys.modules[module], "__sensei_file__", None)
+    try:
+        again = resolve_decision(module, None, qualname) if not user else None
+    except AttributeError:
+        again = None
+    if not user and again is not d.fn:
+        return None
+    return module, (os.path.abspath(user) if user else None), qualname
+
+
+# ------------------------------------------------------------------------------------------------
+# the generated module
+# ------------------------------------------------------------------------------------------------
+@dataclasses.dataclass(frozen=True)
+class _ClassPlan:
+    cls: type
+    module: str
+    path: str | None
+    qualname: str
+    compiled: tuple[str, ...]             # the decisions given as compiled functions
+    fields: tuple[tuple[str, str], ...]   # compiled parameter (name, 'int' | 'float' | 'bool')
+    where: tuple                          # per compiled decision: (module, file, qualname), or None
+
+
+def _value_type(v: Any) -> str:
+    if isinstance(v, bool) or isinstance(v, np.bool_):
+        return "bool"
+    if isinstance(v, (int, np.integer)):
+        return "int"
+    if isinstance(v, (float, np.floating)):
+        return "float"
+    raise SenseiError(f"compiled parameter value {v!r} is not a number")
+
+
+def _plan(game: Any, cls: type, sample: Any) -> _ClassPlan:
+    module, path = _source_of(cls)
+    compiled = tuple(d for d in game.decisions if isinstance(decision_of(cls, d), CompiledDecision))
+    fields = tuple((k, _value_type(v)) for k, v in compiled_values(sample).items()) if sample is not None else ()
+    where = tuple(_where(decision_of(cls, d)) for d in compiled)
+    return _ClassPlan(cls, module, path, cls.__qualname__, compiled, fields, where)
+
+
+def _render(game: Any, plans: Sequence[_ClassPlan]) -> str:
+    lines = [
+        f'"""sensei compiled lineup: {game.name} with {", ".join(p.qualname for p in plans) or "no compiled strategy"}.',
+        "",
+        "Written by simcore.lineup; its name is a hash of its text and of every source it depends on.",
+        '"""',
+        "from collections import namedtuple",
+        "",
+        "import numba",
+        "import numpy as np",
+        "",
+        "from simcore.compiled import LOOP, NO_REFCOUNT",
+        "from simcore.lineup import resolve_decision",
+        "from simcore.rng import Stream",
+        f"from {game.kernels} import begin as _begin, step as _step, observe as _observe",
+        "",
+        f"MISSING = {MISSING}",
+    ]
+    # one parameter type per field list, so that classes with the same parameters share machine code
+    shapes: dict[tuple, int] = {}
+    for p in plans:
+        if p.fields not in shapes:
+            shapes[p.fields] = len(shapes)
+            lines.append(f"_P{shapes[p.fields]} = namedtuple('_P{shapes[p.fields]}', {[f for f, _ in p.fields]!r})")
+    for j, p in enumerate(plans):
+        for d, w in zip(p.compiled, p.where):
+            if w is None:  # injected into the module's globals (a module kept in memory, not cached)
+                lines.append(f"_d{j}_{d} = _INJECTED[{j}][{d!r}]")
+            else:
+                lines.append(f"_d{j}_{d} = resolve_decision{w!r}")
+    lines += [
+        "",
+        "",
+        "@numba.njit(**NO_REFCOUNT)",
+        "def _decide(S, R, g, seat, cls, params, keys, counter, fw, iw):",
+        "    kind = S[4][g]",
+        "    ob = _observe(S, R, g, seat)",
+        "    rng = Stream(keys, counter, g * params.shape[0] + seat, fw, iw)",
+    ]
+    for j, p in enumerate(plans):
+        args = []
+        for k, (_, t) in enumerate(p.fields):
+            x = f"params[seat, {k}]"
+            args.append({"int": f"np.int64({x})", "bool": f"{x} != 0.0", "float": x}[t])
+        lines.append(f"    if cls == {j}:")
+        lines.append(f"        prm = _P{shapes[p.fields]}({', '.join(args)}{',' if len(args) == 1 else ''})")
+        for d in p.compiled:
+            code = game.decisions.index(d)
+            lines.append(f"        if kind == {code}:")
+            lines.append(f"            return _d{j}_{d}(ob, prm, rng)")
+        lines.append("        return MISSING")
+    lines += [
+        "    return MISSING",
+        "",
+        "",
+        "@numba.njit(**LOOP)",
+        "def play(S, R, cls_of_seat, params, keys, counter, fw, iw, limit, max_steps, err):",
+        "    done, turns, timeout, actor, dkind = S[0], S[1], S[2], S[3], S[4]",
+        "    for g in range(done.shape[0]):",
+        "        _begin(S, R, g)",
+        "        steps = 0",
+        "        while not done[g]:",
+        "            if turns[g] >= limit:",
+        "                timeout[g] = True",
+        "                done[g] = True",
+        "                break",
+        "            if steps == max_steps:",
+        "                break",
+        "            seat = actor[g]",
+        "            opt = _decide(S, R, g, seat, cls_of_seat[seat], params, keys, counter, fw, iw)",
+        "            kind = dkind[g]",
+        "            if opt == MISSING or not _step(S, R, g, opt):",
+        "                err[0] = g",
+        "                err[1] = seat",
+        "                err[2] = kind",
+        "                err[3] = opt",
+        "                return False",
+        "            steps += 1",
+        "    return True",
+        "",
+        "",
+        "@numba.njit(**NO_REFCOUNT)",
+        "def decide(S, R, idx, cls_of_seat, params, keys, counter, fw, iw, out):",
+        "    actor = S[3]",
+        "    for i in range(idx.shape[0]):",
+        "        g = idx[i]",
+        "        seat = actor[g]",
+        "        out[i] = _decide(S, R, g, seat, cls_of_seat[seat], params, keys, counter, fw, iw)",
+        "",
+        "",
+        "@numba.njit(**NO_REFCOUNT)",
+        "def begin_batch(S, R, idx):",
+        "    for i in range(idx.shape[0]):",
+        "        _begin(S, R, idx[i])",
+        "",
+        "",
+        "@numba.njit(**NO_REFCOUNT)",
+        "def step_batch(S, R, idx, opts):",
+        "    for i in range(idx.shape[0]):",
+        "        if opts[i] == MISSING or not _step(S, R, idx[i], opts[i]):",
+        "            return i",
+        "    return -1",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def _file_digest(path: str) -> str:
+    with open(path, "rb") as fh:
+        return hashlib.sha1(fh.read()).hexdigest()
+
+
+_LOCK = threading.Lock()
+_LOADED: dict[str, Any] = {}
+
+
+def _load(game: Any, plans: Sequence[_ClassPlan]):
+    """The generated module of ``plans`` (written and imported on first use in a process)."""
+    text = _render(game, plans)
+    if any(w is None for p in plans for w in p.where):
+        return _load_in_memory(text, plans)
+    h = hashlib.sha1()
+    for part in (str(_VERSION), text, source_fingerprint(), numba.__version__, sys.version):
+        h.update(part.encode())
+    for p in plans:
+        if p.path:
+            h.update(_file_digest(p.path).encode())
+    digest = h.hexdigest()[:20]
+    with _LOCK:
+        mod = _LOADED.get(digest)
+        if mod is not None:
+            return mod
+        folder = os.path.join(numba.config.CACHE_DIR or cache_folder(source_fingerprint()), "lineups")
+        os.makedirs(folder, exist_ok=True)
+        name = f"sensei_lineup_{digest}"
+        path = os.path.join(folder, name + ".py")
+        if not os.path.exists(path):
+            tmp = f"{path}.{os.getpid()}.tmp"
+            with open(tmp, "w") as fh:
+                fh.write(text)
+            os.replace(tmp, path)
+        mod = load_source_module(path, name)
+        mod.__sensei_marker__ = path[:-3] + ".compiled"
+        _LOADED[digest] = mod
+        return mod
+
+
+def _load_in_memory(text: str, plans: Sequence[_ClassPlan]):
+    """A lineup with decisions made in a local scope: the module is built in memory with those functions
+    given as globals (numba cannot cache it; each process compiles it again)."""
+    import types
+    import warnings
+
+    mod = types.ModuleType("sensei_lineup_local")
+    mod._INJECTED = {j: {d: decision_of(p.cls, d).fn for d in p.compiled} for j, p in enumerate(plans)}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", numba.core.errors.NumbaWarning)
+        exec(compile(text.replace("**NO_REFCOUNT)", "**_LOCAL)").replace("**LOOP)", "**_LOCAL_LOOP)"),
+                     "<sensei lineup>", "exec"),
+             {**vars(mod), "_LOCAL": {k: v for k, v in _nocache().items()},
+              "_LOCAL_LOOP": {**_nocache(), "nogil": True}, "__name__": mod.__name__}, vars(mod))
+    return mod
+
+
+def _nocache() -> dict:
+    from .compiled import NO_REFCOUNT
+    return {k: v for k, v in NO_REFCOUNT.items() if k != "cache"}
+
+
+def _compiler_message(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    lines = [t.strip() for t in text if t.strip() and not t.startswith(("File ", "During:", "^"))]
+    return lines[0] if lines else type(exc).__name__
+
+
+class Lineup:
+    """A lineup's strategies as the drivers use them: per seat the strategy class index, the compiled
+    parameters (one row per seat), which decisions each class compiles, and the generated module."""
+
+    def __init__(self, game: Any, agents: Sequence[Any]):
+        self.game = game
+        self.agents = list(agents)
+        classes: list[type] = []
+        for a in self.agents:
+            if type(a) not in classes:
+                classes.append(type(a))
+        # every compiled class of the lineup's modules, in a stable order, so that lineups share modules
+        pool: list[type] = []
+        for mod in sorted({c.__module__ for c in classes}):
+            for c in sorted(_module_classes(game, mod), key=lambda c: c.__qualname__):
+                if c not in pool:
+                    pool.append(c)
+        for c in classes:
+            if _has_compiled(c, game.decisions) and c not in pool:
+                pool.append(c)
+        samples = {}
+        for a in self.agents:
+            samples.setdefault(type(a), a)
+        self.plans = [_plan(game, c, samples.get(c, _default_instance(c))) for c in pool]
+        self.index = {p.cls: j for j, p in enumerate(self.plans)}
+        P = len(self.agents)
+        self.cls_of_seat = np.array([self.index.get(type(a), -1) for a in self.agents], dtype=np.int64)
+        width = max([len(p.fields) for p in self.plans] + [1])
+        self.params = np.zeros((P, width), dtype=np.float64)
+        for s, a in enumerate(self.agents):
+            if type(a) in self.index:
+                for k, v in enumerate(compiled_values(a).values()):
+                    self.params[s, k] = float(v)
+        #: per seat: decision name -> "compiled" | "numpy" | None
+        self.forms = [{d: _form(decision_of(type(a), d), a, d) for d in game.decisions} for a in self.agents]
+        self._module = None
+
+    @property
+    def all_compiled(self) -> bool:
+        """Every seat's every decision is compiled or absent (absent ones are errors if reached)."""
+        return all(f != "numpy" for forms in self.forms for f in forms.values()) and (self.cls_of_seat >= 0).all()
+
+    @property
+    def module(self):
+        if self._module is None:
+            try:
+                self._module = _load(self.game, self.plans)
+            except SenseiError:
+                raise
+            except Exception as exc:  # a user file that fails to import
+                raise SenseiError(f"compiled lineup for {self.game.name} failed to load: "
+                                  f"{type(exc).__name__}: {_compiler_message(exc)}") from None
+        return self._module
+
+    def compile_notice(self) -> str | None:
+        """A line to print when the lineup's compiled code is not cached yet (first use), else None."""
+        marker = getattr(self.module, "__sensei_marker__", None)
+        if marker and not os.path.exists(marker):
+            names = ", ".join(p.qualname for p in self.plans) or "the rules"
+            return f"compiling {self.game.name} ({names}); later runs load it from the cache"
+        return None
+
+    def mark_compiled(self) -> None:
+        marker = getattr(self.module, "__sensei_marker__", None)
+        if marker and not os.path.exists(marker):
+            try:
+                with open(marker, "w"):
+                    pass
+            except OSError:
+                pass
+
+    def call(self, fn_name: str, *args):
+        """Call a function of the generated module, turning a compiler error into one line."""
+        fn = getattr(self.module, fn_name)
+        try:
+            return fn(*args)
+        except (numba.core.errors.TypingError, numba.core.errors.LoweringError,
+                numba.core.errors.UnsupportedError) as exc:
+            if os.environ.get("SENSEI_DEBUG"):
+                raise
+            names = ", ".join(p.qualname for p in self.plans)
+            raise SenseiError(f"compiled strategies ({names}) failed to compile: {_compiler_message(exc)}") from None
+
+    def error(self, err: np.ndarray, name_of_seat) -> IllegalAction:
+        """The one-line error of a compiled driver's ``err`` (game, seat, decision kind, option)."""
+        seat, kind, opt = int(err[1]), int(err[2]), int(err[3])
+        what = self.game.decisions[kind] if 0 <= kind < len(self.game.decisions) else f"decision {kind}"
+        if opt == MISSING:
+            return IllegalAction(f"strategy {name_of_seat(seat)} (seat {seat}) has no decision {what!r}")
+        return IllegalAction(f"strategy {name_of_seat(seat)} (seat {seat}) made an illegal {what}: option {opt}")
+
+
+def _form(found: Any, agent: Any, name: str) -> str | None:
+    if isinstance(found, CompiledDecision):
+        return "compiled"
+    if found is None:  # an object answering decisions through its own attributes (e.g. a test script)
+        return "numpy" if callable(getattr(agent, name, None)) else None
+    return "numpy"
+
+
+def _default_instance(cls: type) -> Any:
+    try:
+        return cls()
+    except Exception:  # a class whose parameters have no defaults: no parameters known
+        return None
+
+
+def scratch() -> tuple[np.ndarray, np.ndarray]:
+    """Fresh scratch arrays for compiled strategies (one pair per thread of play)."""
+    return np.zeros(SCRATCH, dtype=np.float64), np.zeros(SCRATCH, dtype=np.int64)
