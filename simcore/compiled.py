@@ -98,11 +98,13 @@ class CompiledDecision:
     the lineup that uses it (see :mod:`simcore.lineup`).
     """
 
-    __slots__ = ("fn", "name")
+    __slots__ = ("fn", "name", "inline")
 
-    def __init__(self, fn, name: str | None = None):
+    def __init__(self, fn, name: str | None = None, inline: bool = False):
         self.fn = fn
         self.name = name or getattr(fn, "__name__", "decision")
+        #: the compiled lane inlines it into the game loop (see :func:`decision`)
+        self.inline = inline
 
     def __call__(self, *args):
         return self.fn(*args)
@@ -111,19 +113,23 @@ class CompiledDecision:
         return f"<compiled decision {self.name}>"
 
 
-def decision(fn=None, *, refcount: bool = False):
+def decision(fn=None, *, refcount: bool = False, inline: bool = False):
     """Decorator: a strategy's decision as a compiled function of ``(obs, prm, rng)``.
 
     By default the function is compiled without reference counting (fastest; it must then not allocate
     arrays: take scratch space from ``rng.fw`` / ``rng.iw``); ``refcount=True`` compiles it with
-    numba's defaults, for code that allocates. Decisions are not cached on their own: their machine code
-    is cached with the lineup module that calls them (their ``prm`` type is that module's).
+    numba's defaults, for code that allocates. ``inline=True`` asks the compiled lane to inline it into
+    the game loop: a call hands over the observation's arrays, which costs about as much as a small
+    decision itself, so small decisions that run every turn gain, at the price of a longer first
+    compilation. Decisions are not cached on their own:
+    their machine code is cached with the lineup module that calls them (their ``prm`` type is that
+    module's).
     """
     def wrap(f):
         if isinstance(f, CompiledDecision):
             return f
         opts = {} if refcount else {k: v for k, v in NO_REFCOUNT.items() if k != "cache"}
         jitted = f if isinstance(f, numba.core.registry.CPUDispatcher) else numba.njit(**opts)(f)
-        return CompiledDecision(jitted, getattr(f, "__name__", None))
+        return CompiledDecision(jitted, getattr(f, "__name__", None), inline)
 
     return wrap if fn is None else wrap(fn)

@@ -206,6 +206,9 @@ class Game(abc.ABC):
     decisions: ClassVar[tuple[str, ...]] = ()
     #: module holding the engine's compiled protocol functions ``begin``, ``step``, ``observe``, ``legal``
     kernels: ClassVar[str] = ""
+    #: the kernels module also has ``step_inline``: ``step`` as a function numba inlines (the compiled lane
+    #: uses it; a call would copy the whole state tuple)
+    step_inline: ClassVar[bool] = False
 
     # ----- what a game implements -------------------------------------------------------------
     @abc.abstractmethod

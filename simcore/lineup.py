@@ -35,13 +35,17 @@ from typing import Any, Sequence
 import numba
 import numpy as np
 
-from .compiled import CompiledDecision, cache_folder, source_fingerprint
+from .compiled import NO_REFCOUNT, CompiledDecision, cache_folder, source_fingerprint
 from .errors import IllegalAction, SenseiError
 
 #: the option a compiled driver passes on for a decision the strategy has no function for
 MISSING = -(1 << 62)
+#: numba options of the inlined copies in a lineup module: typed as functions of their own, then inlined
+#: by LLVM (``forceinline``: much quicker to compile than numba's inlining of the untyped code); not
+#: cached by themselves (the lineup module is)
+INLINE = {**{k: v for k, v in NO_REFCOUNT.items() if k != "cache"}, "forceinline": True}
 #: bump when the generated text changes shape (part of every module's hash)
-_VERSION = 1
+_VERSION = 4
 #: shape of a compiled strategy's scratch arrays ``rng.fw`` (float64) and ``rng.iw`` (int64)
 SCRATCH = (16, 64)
 
@@ -162,6 +166,7 @@ class _ClassPlan:
     compiled: tuple[str, ...]             # the decisions given as compiled functions
     fields: tuple[tuple[str, str], ...]   # compiled parameter (name, 'int' | 'float' | 'bool')
     where: tuple                          # per compiled decision: (module, file, qualname), or None
+    inline: tuple                         # per compiled decision: inlined into the compiled lane
 
 
 def _value_type(v: Any) -> str:
@@ -179,10 +184,12 @@ def _plan(game: Any, cls: type, sample: Any) -> _ClassPlan:
     compiled = tuple(d for d in game.decisions if isinstance(decision_of(cls, d), CompiledDecision))
     fields = tuple((k, _value_type(v)) for k, v in compiled_values(sample).items()) if sample is not None else ()
     where = tuple(_where(decision_of(cls, d)) for d in compiled)
-    return _ClassPlan(cls, module, path, cls.__qualname__, compiled, fields, where)
+    inline = tuple(bool(decision_of(cls, d).inline) for d in compiled)
+    return _ClassPlan(cls, module, path, cls.__qualname__, compiled, fields, where, inline)
 
 
 def _render(game: Any, plans: Sequence[_ClassPlan]) -> str:
+    step_inline = "step_inline" if game.step_inline else "step"
     lines = [
         f'"""sensei compiled lineup: {game.name} with {", ".join(p.qualname for p in plans) or "no compiled strategy"}.',
         "",
@@ -194,9 +201,11 @@ def _render(game: Any, plans: Sequence[_ClassPlan]) -> str:
         "import numpy as np",
         "",
         "from simcore.compiled import LOOP, NO_REFCOUNT",
-        "from simcore.lineup import resolve_decision",
+        "from simcore.lineup import INLINE, resolve_decision",
         "from simcore.rng import Stream",
-        f"from {game.kernels} import begin as _begin, step as _step, observe as _observe",
+        f"from {game.kernels} import begin as _begin, observe as _observe",
+        f"from {game.kernels} import begin_batch as _begin_batch, step_batch as _step_batch",
+        f"from {game.kernels} import {step_inline} as _step_inline",
         "",
         f"MISSING = {MISSING}",
     ]
@@ -207,34 +216,16 @@ def _render(game: Any, plans: Sequence[_ClassPlan]) -> str:
             shapes[p.fields] = len(shapes)
             lines.append(f"_P{shapes[p.fields]} = namedtuple('_P{shapes[p.fields]}', {[f for f, _ in p.fields]!r})")
     for j, p in enumerate(plans):
-        for d, w in zip(p.compiled, p.where):
+        for d, w, inl in zip(p.compiled, p.where, p.inline):
             if w is None:  # injected into the module's globals (a module kept in memory, not cached)
                 lines.append(f"_d{j}_{d} = _INJECTED[{j}][{d!r}]")
             else:
                 lines.append(f"_d{j}_{d} = resolve_decision{w!r}")
+            # the compiled lane's form: the same decision as a function numba inlines, if so marked
+            lines.append(f"_i{j}_{d} = numba.njit(**INLINE)(_d{j}_{d}.py_func)" if inl else f"_i{j}_{d} = _d{j}_{d}")
+    lines += ["", ""] + _render_decide(game, plans, shapes, inline=False)
+    lines += ["", ""] + _render_decide(game, plans, shapes, inline=True)
     lines += [
-        "",
-        "",
-        "@numba.njit(**NO_REFCOUNT)",
-        "def _decide(S, R, g, seat, cls, params, keys, counter, fw, iw):",
-        "    kind = S[4][g]",
-        "    ob = _observe(S, R, g, seat)",
-        "    rng = Stream(keys, counter, g * params.shape[0] + seat, fw, iw)",
-    ]
-    for j, p in enumerate(plans):
-        args = []
-        for k, (_, t) in enumerate(p.fields):
-            x = f"params[seat, {k}]"
-            args.append({"int": f"np.int64({x})", "bool": f"{x} != 0.0", "float": x}[t])
-        lines.append(f"    if cls == {j}:")
-        lines.append(f"        prm = _P{shapes[p.fields]}({', '.join(args)}{',' if len(args) == 1 else ''})")
-        for d in p.compiled:
-            code = game.decisions.index(d)
-            lines.append(f"        if kind == {code}:")
-            lines.append(f"            return _d{j}_{d}(ob, prm, rng)")
-        lines.append("        return MISSING")
-    lines += [
-        "    return MISSING",
         "",
         "",
         "@numba.njit(**LOOP)",
@@ -251,9 +242,9 @@ def _render(game: Any, plans: Sequence[_ClassPlan]) -> str:
         "            if steps == max_steps:",
         "                break",
         "            seat = actor[g]",
-        "            opt = _decide(S, R, g, seat, cls_of_seat[seat], params, keys, counter, fw, iw)",
+        "            opt = _decide_inline(S, R, g, seat, cls_of_seat[seat], params, keys, counter, fw, iw)",
         "            kind = dkind[g]",
-        "            if opt == MISSING or not _step(S, R, g, opt):",
+        "            if opt == MISSING or not _step_inline(S, R, g, opt):",
         "                err[0] = g",
         "                err[1] = seat",
         "                err[2] = kind",
@@ -272,21 +263,41 @@ def _render(game: Any, plans: Sequence[_ClassPlan]) -> str:
         "        out[i] = _decide(S, R, g, seat, cls_of_seat[seat], params, keys, counter, fw, iw)",
         "",
         "",
-        "@numba.njit(**NO_REFCOUNT)",
         "def begin_batch(S, R, idx):",
-        "    for i in range(idx.shape[0]):",
-        "        _begin(S, R, idx[i])",
+        "    _begin_batch(S, R, idx)",
         "",
         "",
-        "@numba.njit(**NO_REFCOUNT)",
         "def step_batch(S, R, idx, opts):",
-        "    for i in range(idx.shape[0]):",
-        "        if opts[i] == MISSING or not _step(S, R, idx[i], opts[i]):",
-        "            return i",
-        "    return -1",
+        "    return _step_batch(S, R, idx, opts, MISSING)",
         "",
     ]
     return "\n".join(lines)
+
+
+def _render_decide(game: Any, plans: Sequence[_ClassPlan], shapes: dict, inline: bool) -> list[str]:
+    """``_decide`` (calls the strategies' compiled decisions; the batch lane) or ``_decide_inline`` (the
+    same with every decision inlined; the compiled lane, where a call would copy the observation)."""
+    d = "_i" if inline else "_d"
+    lines = [
+        "@numba.njit(**INLINE)",
+        f"def _decide{'_inline' if inline else ''}(S, R, g, seat, cls, params, keys, counter, fw, iw):",
+        "    kind = S[4][g]",
+        "    ob = _observe(S, R, g, seat)",
+        "    rng = Stream(keys, counter, g * params.shape[0] + seat, fw, iw)",
+    ]
+    for j, p in enumerate(plans):
+        args = []
+        for k, (_, t) in enumerate(p.fields):
+            x = f"params[seat, {k}]"
+            args.append({"int": f"np.int64({x})", "bool": f"{x} != 0.0", "float": x}[t])
+        lines.append(f"    if cls == {j}:")
+        lines.append(f"        prm = _P{shapes[p.fields]}({', '.join(args)}{',' if len(args) == 1 else ''})")
+        for name in p.compiled:
+            lines.append(f"        if kind == {game.decisions.index(name)}:")
+            lines.append(f"            return {d}{j}_{name}(ob, prm, rng)")
+        lines.append("        return MISSING")
+    lines.append("    return MISSING")
+    return lines
 
 
 def _file_digest(path: str) -> str:

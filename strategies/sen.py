@@ -312,7 +312,7 @@ def counting_claim(own, ns, mem_me, up_counts_g, fw):
 # ---------------------------------------------------------------------------------------------
 # The strategies
 # ---------------------------------------------------------------------------------------------
-@decision
+@decision(inline=True)
 def _random_start(obs, prm, rng):
     base = draw(rng)
     if uniform_at(base, 0) < prm.p_wake:
@@ -320,19 +320,19 @@ def _random_start(obs, prm, rng):
     return 1 if uniform_at(base, 1) < 0.5 else 2    # Start.FACE_UP / Start.DRAW
 
 
-@decision
+@decision(inline=True)
 def _random_face_up(obs, prm, rng):
     return integer(rng, own_lands(obs))
 
 
-@decision
+@decision(inline=True)
 def _random_drawn(obs, prm, rng):
     ns = own_lands(obs)
     k = integer(rng, ns + 1 + (obs.card_kind != 0))
     return k if k < ns else (-1 if k == ns else -2)  # a slot, Drawn.DISCARD, Drawn.USE
 
 
-@decision
+@decision(inline=True)
 def _random_keep(obs, prm, rng):
     return 1 if random(rng) >= 0.5 else 0
 
@@ -345,13 +345,13 @@ def _lands(obs):
     return total
 
 
-@decision
+@decision(inline=True)
 def _random_peek(obs, prm, rng):
     pl, sl = nth_land(obs.nslots, obs.g, integer(rng, _lands(obs)), -1)
     return peek_option(pl, sl)
 
 
-@decision
+@decision(inline=True)
 def _random_swap(obs, prm, rng):
     total = _lands(obs)
     pa, sa = nth_land(obs.nslots, obs.g, integer(rng, total), -1)
@@ -374,23 +374,23 @@ class RandomSen(Strategy):
     swap = _random_swap
 
 
-@decision
+@decision(inline=True)
 def _threshold_start_d(obs, prm, rng):
     own = obs.mem[obs.g, obs.me, obs.me]
     return threshold_start(own, own_lands(obs), top_value(obs), prm.wake * MEAN_DEN)
 
 
-@decision
+@decision(inline=True)
 def _threshold_face_up(obs, prm, rng):
     return threshold_scan(obs.mem[obs.g, obs.me, obs.me], own_lands(obs))[2]
 
 
-@decision
+@decision(inline=True)
 def _threshold_drawn_d(obs, prm, rng):
     return threshold_drawn(obs.mem[obs.g, obs.me, obs.me], own_lands(obs), obs.card, obs.card_kind)
 
 
-@decision
+@decision(inline=True)
 def _first_unknown_peek(obs, prm, rng):
     """Peek at the first unknown own land (there is one: Peek 1 is used only then)."""
     s = _first_unknown(obs.mem[obs.g, obs.me, obs.me], own_lands(obs))

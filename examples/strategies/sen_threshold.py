@@ -2,7 +2,7 @@
 
 Each decision is a function of ``(obs, prm, rng)`` marked ``@decision``: ``obs`` is what the deciding
 player may know (``simcore.games.sen.SenView``), ``prm`` the strategy's parameters by name, ``rng`` its
-random stream. sensei compiles the functions with the lineup that plays them (the first run says so on
+random stream. ``inline=True`` lets the game loop inline these small decisions (they run every turn). sensei compiles the functions with the lineup that plays them (the first run says so on
 stderr; later runs load the machine code from the cache), so this file plays as fast as the built-in
 ``threshold``::
 
@@ -21,7 +21,7 @@ from strategies.base import Strategy, decision, param
 UNKNOWN = 31  # an unknown land is worth 279/54 = 31/6 ravens: estimates are kept in sixths, exactly
 
 
-@decision
+@decision(inline=True)
 def worst_slot(obs, prm, rng):
     """The own land with the largest estimate (lowest slot on ties)."""
     w, worst = 0, -1
@@ -33,7 +33,7 @@ def worst_slot(obs, prm, rng):
     return w
 
 
-@decision
+@decision(inline=True)
 def start(obs, prm, rng):
     total, worst = 0, -1
     for s in range(own_lands(obs)):
@@ -48,7 +48,7 @@ def start(obs, prm, rng):
     return DRAW
 
 
-@decision
+@decision(inline=True)
 def drawn(obs, prm, rng):
     w, worst, unknown = 0, -1, -1
     for s in range(own_lands(obs)):
@@ -65,7 +65,7 @@ def drawn(obs, prm, rng):
     return DISCARD
 
 
-@decision
+@decision(inline=True)
 def peek(obs, prm, rng):
     for s in range(own_lands(obs)):
         if own_value(obs, s) < 0:

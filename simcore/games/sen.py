@@ -610,108 +610,125 @@ def nth_land(nslots, g, k, skip):
     return -1, -1
 
 
-@numba.njit(cache=True)
-def _deal_round(S, R, g):
-    """Shuffle and lay out the round ``round[g]`` of game g (a scripted deck if the test gave one)."""
-    cards = R[_R_WORK][0, :N_CARDS]
-    r = S[_ROUND][g]
-    script = S[_SCRIPT]
+@numba.njit(**NO_REFCOUNT)   # once a round: a call with the arrays it needs (never the whole state tuple)
+def _deal_round_one(g, P, deal_keys, rnd, script, cards, deck, ptr, up, up_len, up_counts, dream, nslots, mem, kept,
+                    kind):
+    """Shuffle and lay out the round ``rnd[g]`` of game g (a scripted deck if the test gave one)."""
+    r = rnd[g]
     if r < script.shape[1] and script[g, r, 0] >= 0:
         for c in range(N_CARDS):
             cards[c] = script[g, r, c]
     else:
-        permutation_into(S[_DEAL_KEYS][g], r, cards)
-    _deal_one(cards, g, R[_R_P], S[_DECK], S[_PTR], S[_UP], S[_UP_LEN], S[_UP_COUNTS], S[_DREAM], S[_NSLOTS],
-              S[_MEM], S[_KEPT])
-    S[_KIND][g] = Decision.START
+        permutation_into(deal_keys[g], r, cards)
+    _deal_one(cards, g, P, deck, ptr, up, up_len, up_counts, dream, nslots, mem, kept)
+    kind[g] = Decision.START
 
 
-@numba.njit(cache=True)
+@numba.njit(inline="always", **NO_REFCOUNT)
+def _deal_round(S, R, g):
+    _deal_round_one(g, R[_R_P], S[_DEAL_KEYS], S[_ROUND], S[_SCRIPT], R[_R_WORK][0, :N_CARDS], S[_DECK], S[_PTR],
+                    S[_UP], S[_UP_LEN], S[_UP_COUNTS], S[_DREAM], S[_NSLOTS], S[_MEM], S[_KEPT], S[_KIND])
+
+
+@numba.njit(inline="always", **NO_REFCOUNT)
 def begin(S, R, g):
     """Deal the first round of game g (nothing if it has begun or is over)."""
     if S[_KIND][g] < 0 and not S[_DONE][g]:
         _deal_round(S, R, g)
 
 
-@numba.njit(cache=True)
-def _k_begin(S, R, idx):
+@numba.njit(**NO_REFCOUNT)
+def begin_batch(S, R, idx):
+    """:func:`begin` for the games ``idx``."""
     for i in range(idx.shape[0]):
         begin(S, R, idx[i])
 
 
-@numba.njit(cache=True)   # not inlined: one copy serves every decision kind (compile time)
+@numba.njit(**NO_REFCOUNT)   # once a round: a call with the arrays it needs (never the whole state tuple)
+def _end_round_call(g, caller, ender, dream, nslots, score, last_totals, last_points, dream_sum, called, caller_ok,
+                    penalties, rnd, leader, lead_changes, done, cur, penalty, tie_count, ravens, allin, n_rounds,
+                    target, w):
+    P = nslots.shape[1]
+    return _end_round_one(g, caller, ender, dream, nslots, score, last_totals, last_points, dream_sum, called,
+                          caller_ok, penalties, rnd, leader, lead_changes, done, cur, penalty, tie_count, ravens,
+                          allin, n_rounds, target, w[1, :P], w[2, :P], w[3, :P], w[4, :P])
+
+
+@numba.njit(inline="always", **NO_REFCOUNT)
+def _end_round(S, R, g, me, wake):
+    """Score the round of game g, then deal the next one or end the game."""
+    if _end_round_call(g, me if wake else -1, me, S[_DREAM], S[_NSLOTS], S[_SCORE], S[_LAST_TOTALS],
+                       S[_LAST_POINTS], S[_DREAM_SUM], S[_CALLED], S[_CALLER_OK], S[_PENALTIES], S[_ROUND],
+                       S[_LEADER], S[_LEAD_CHANGES], S[_DONE], S[_CUR], R[_R_PENALTY], R[_R_TIE_COUNT],
+                       R[_R_RAVENS], R[_R_ALLIN], R[_R_ROUNDS], R[_R_TARGET], R[_R_WORK]):
+        _deal_round(S, R, g)
+
+
+@numba.njit(inline="always", **NO_REFCOUNT)
 def _end_turn(S, R, g, me, wake):
     """Count the turn and pass it to the left; at the end of a round score it and deal the next one (or end
     the game). The next decision is the start of a turn."""
-    P = R[_R_P]
-    if _finish_one(g, me, 0 if wake else 1, P, S[_TURNS], S[_ROUND_TURNS], S[_CUR], S[_PTR]):
-        w = R[_R_WORK]
-        if _end_round_one(g, me if wake else -1, me, S[_DREAM], S[_NSLOTS], S[_SCORE], S[_LAST_TOTALS],
-                          S[_LAST_POINTS], S[_DREAM_SUM], S[_CALLED], S[_CALLER_OK], S[_PENALTIES], S[_ROUND],
-                          S[_LEADER], S[_LEAD_CHANGES], S[_DONE], S[_CUR], R[_R_PENALTY], R[_R_TIE_COUNT],
-                          R[_R_RAVENS], R[_R_ALLIN], R[_R_ROUNDS], R[_R_TARGET], w[1, :P], w[2, :P], w[3, :P],
-                          w[4, :P]):
-            _deal_round(S, R, g)
-            return
     S[_KIND][g] = Decision.START
+    if _finish_one(g, me, 0 if wake else 1, R[_R_P], S[_TURNS], S[_ROUND_TURNS], S[_CUR], S[_PTR]):
+        _end_round(S, R, g, me, wake)
 
 
-@numba.njit(cache=True)
-def step(S, R, g, opt):
+@numba.njit(forceinline=True, **NO_REFCOUNT)
+def step_inline(S, R, g, opt):
     """Apply option ``opt`` at game g's current decision and run the rules to the next decision.
-    Returns False (changing nothing) when the option is not legal."""
+    Returns False (changing nothing) when the option is not legal. The compiled lane's loop has it
+    inlined (LLVM's ``alwaysinline``): a call copies the whole state tuple, which costs more than a turn's
+    rules; :func:`step` is the same as an ordinary function."""
     kind = S[_KIND][g]
     me = S[_CUR][g]
     up, up_len, up_counts = S[_UP], S[_UP_LEN], S[_UP_COUNTS]
     dream, nslots, mem, kept = S[_DREAM], S[_NSLOTS], S[_MEM], S[_KEPT]
     deck, ptr, pend = S[_DECK], S[_PTR], S[_PEND]
+    wake = False
     if kind == Decision.START:
         if not _start_ok(opt, nslots[g, me], R[_R_KWIH]):
             return False
-        if opt == 0:                      # WAKE UP!
-            _end_turn(S, R, g, me, True)
-        elif opt == 1:
+        if opt == 1:
             S[_KIND][g] = Decision.FACE_UP
-        elif opt == 2:
+            return True
+        if opt == 2:
             pend[g, 0] = _pop_one(deck, ptr, g)
             S[_KIND][g] = Decision.DRAWN
-        else:
+            return True
+        if opt == 3:
             S[_KIND][g] = Decision.CLAIM
-        return True
-    if kind == Decision.FACE_UP:
+            return True
+        wake = True                        # WAKE UP!: the turn (and the round) ends
+    elif kind == Decision.FACE_UP:
         if not _face_up_one(up, up_len, up_counts, dream, nslots, mem, kept, g, me, opt):
             return False
-        _end_turn(S, R, g, me, False)
-        return True
-    if kind == Decision.DRAWN:
+    elif kind == Decision.DRAWN:
         card = pend[g, 0]
         r = _drawn_one(up, up_len, up_counts, dream, nslots, mem, kept, g, me, card, opt)
         if r < 0:
             return False
         pend[g, 0] = -1
-        if r == 0:
-            _end_turn(S, R, g, me, False)
-            return True
-        kd = _KIND_NB[card]
-        if kd == 2:
-            S[_KIND][g] = Decision.PEEK
-            return True
-        if kd == 3:
-            S[_KIND][g] = Decision.SWAP
-            return True
-        # Take 2: draw up to two, keep one, put the other face up, resolve the kept one
-        left = N_CARDS - ptr[g]
-        if left == 0:
-            _end_turn(S, R, g, me, False)
-        elif left == 1:
-            pend[g, 0] = _pop_one(deck, ptr, g)
-            S[_KIND][g] = Decision.DRAWN
-        else:
-            pend[g, 1] = _pop_one(deck, ptr, g)
-            pend[g, 2] = _pop_one(deck, ptr, g)
-            S[_KIND][g] = Decision.KEEP
-        return True
-    if kind == Decision.KEEP:
+        if r == 1:
+            kd = _KIND_NB[card]
+            if kd == 2:
+                S[_KIND][g] = Decision.PEEK
+                return True
+            if kd == 3:
+                S[_KIND][g] = Decision.SWAP
+                return True
+            # Take 2: draw up to two, keep one, put the other face up, resolve the kept one
+            left = N_CARDS - ptr[g]
+            if left == 1:
+                pend[g, 0] = _pop_one(deck, ptr, g)
+                S[_KIND][g] = Decision.DRAWN
+                return True
+            if left >= 2:
+                pend[g, 1] = _pop_one(deck, ptr, g)
+                pend[g, 2] = _pop_one(deck, ptr, g)
+                S[_KIND][g] = Decision.KEEP
+                return True
+            # no card left: the turn ends
+    elif kind == Decision.KEEP:
         if opt != 0 and opt != 1:
             return False
         keep, other = (pend[g, 2], pend[g, 1]) if opt == 1 else (pend[g, 1], pend[g, 2])
@@ -721,30 +738,42 @@ def step(S, R, g, opt):
         pend[g, 2] = -1
         S[_KIND][g] = Decision.DRAWN
         return True
-    if kind == Decision.PEEK:
+    elif kind == Decision.PEEK:
         if opt < 0 or not _peek_one(mem, dream, nslots, g, me, opt // POSITION_STRIDE, opt % POSITION_STRIDE):
             return False
-        _end_turn(S, R, g, me, False)
-        return True
-    if kind == Decision.SWAP:
+    elif kind == Decision.SWAP:
         if opt < 0:
             return False
         a, b = opt // SWAP_STRIDE, opt % SWAP_STRIDE
         if not _swap_one(dream, mem, kept, nslots, g, a // POSITION_STRIDE, a % POSITION_STRIDE,
                          b // POSITION_STRIDE, b % POSITION_STRIDE):
             return False
-        _end_turn(S, R, g, me, False)
-        return True
-    if kind == Decision.CLAIM:
+    elif kind == Decision.CLAIM:
         if opt < 0:
             return False
         ab, v = opt // 10, opt % 10
         if not _claim_one(deck, ptr, up, up_len, up_counts, dream, nslots, mem, kept, g, me, ab // SLOTS,
                           ab % SLOTS, v):
             return False
-        _end_turn(S, R, g, me, False)
-        return True
-    return False
+    else:
+        return False
+    _end_turn(S, R, g, me, wake)
+    return True
+
+
+@numba.njit(**NO_REFCOUNT)
+def step(S, R, g, opt):
+    """:func:`step_inline` as an ordinary compiled function (searches, traces)."""
+    return step_inline(S, R, g, opt)
+
+
+@numba.njit(**NO_REFCOUNT)
+def step_batch(S, R, idx, opts, missing):
+    """:func:`step` for the games ``idx``: the position of the first illegal option (or ``missing``), or -1."""
+    for i in range(idx.shape[0]):
+        if opts[i] == missing or not step_inline(S, R, idx[i], opts[i]):
+            return i
+    return -1
 
 
 @numba.njit(cache=True, inline="always")
@@ -762,7 +791,7 @@ def observe(S, R, g, seat):
                    S[_SCORE], S[_ROUND], S[_KEPT], card, ckind, o0, k0, o1, k1, R[_R_PENALTY], R[_R_KWIH])
 
 
-@numba.njit(cache=True)
+@numba.njit(**NO_REFCOUNT)
 def legal(S, R, g, out):
     """The legal options at game g's current decision into ``out`` (length >= MAX_OPTIONS); returns
     how many."""
@@ -857,6 +886,7 @@ class Sen(Game):
     Player: ClassVar[type] = Player
     decisions: ClassVar[tuple[str, ...]] = DECISIONS
     kernels: ClassVar[str] = "simcore.games.sen"
+    step_inline: ClassVar[bool] = True
     columns: ClassVar[dict[str, str]] = {
         "rounds": "rounds played",
         "called": "rounds ended by WAKE UP!",
@@ -904,7 +934,7 @@ class Sen(Game):
             kind=np.full(n, -1, dtype=np.int64), pend=np.full((n, 3), -1, dtype=np.int64),
         )
         if deal:
-            _k_begin(self.state_tuple(st), self.rules_tuple(st), np.arange(n, dtype=np.int64))
+            begin_batch(self.state_tuple(st), self.rules_tuple(st), np.arange(n, dtype=np.int64))
         return st
 
     def new_batch(self, keys: np.ndarray, players: int, rules: SenRules) -> SenState:
