@@ -42,7 +42,7 @@ def cell_params(cfg: Config, run: CellRun) -> dict[str, Any]:
             row[a] = c.axes[a]
     for k, v in c.rules.as_dict().items():
         row[f"rules.{k}"] = v
-    if cfg.kind == "seats":
+    if cfg.kind in ("seats", "population"):
         for i, a in enumerate(c.agents):
             row[f"seat{i}"] = a.spec()
     else:
@@ -191,13 +191,15 @@ def ratings_table(cfg: Config, cells: pl.DataFrame) -> pl.DataFrame:
     return frame(rows)
 
 
-def analyse(cfg: Config, runs: list[CellRun]) -> dict[str, Any]:
-    """All tables and the answer sentences (the answer kind's analysis, from :data:`REGISTRY`)."""
+def analyse(cfg: Config, runs: list[CellRun], state: Any = None) -> dict[str, Any]:
+    """All tables and the answer sentences (the answer kind's analysis, from :data:`REGISTRY`); ``state`` is
+    what a searching kind's search returned (its runs are every lineup it played)."""
     cells = cells_table(cfg, runs)
     tables = {"cells": cells, "seats": seats_table(cfg, runs), "turns": turns_table(runs),
               "scores": scores_table(runs), "sprt": sprt_table(cfg, runs)}
     tables["ratings"] = ratings_table(cfg, cells)
-    res = REGISTRY[cfg.report.answer].analyse(cfg, tables, runs)
+    kind = REGISTRY[cfg.report.answer]
+    res = kind.analyse(cfg, tables, runs) if kind.search is None else kind.analyse(cfg, tables, runs, state)
     if res.estimates is not None:
         tables["estimates"] = res.estimates
     tables["paired"] = res.paired if res.paired is not None else pl.DataFrame()

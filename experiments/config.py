@@ -21,7 +21,7 @@ from strategies.registry import make_strategy, resolve, strategies_for
 
 TOP_KEYS = {"title", "question", "game", "players", "games", "seed", "chunk_size", "rules", "lineup", "sweep",
             "sprt", "report", "run"}
-LINEUP_KEYS = {"focus", "field", "seats", "tournament", "rotate"}
+LINEUP_KEYS = {"focus", "field", "seats", "tournament", "population", "rotate"}
 SPRT_KEYS = {"h0", "h1", "alpha", "beta", "max_games"}
 #: [run]: where the games are played (never changes the results; `sensei run --backend/--scheduler` win)
 RUN_KEYS = {"backend", "scheduler"}
@@ -36,6 +36,11 @@ def _kinds():
     """The registry of answer kinds (imported when first needed: the kinds' modules import this one)."""
     from .answers import REGISTRY
     return REGISTRY
+
+
+def answer_tables() -> set[str]:
+    """Top-level tables that belong to answer kinds (e.g. [search])."""
+    return {name for kind in _kinds().values() for name in kind.tables}
 
 
 def report_keys() -> set[str]:
@@ -97,6 +102,8 @@ class ReportSpec:
     metrics: tuple[str, ...] = ()
     #: risk, turn_order: a per-seat 0/1 outcome column (e.g. Senshi's ``eliminated``)
     event: str | None = None
+    #: best_response, equilibrium, design: the parsed [search] table and the answer's options
+    search: Any = None
 
 
 @dataclasses.dataclass
@@ -228,7 +235,7 @@ def load(source: str | os.PathLike | dict[str, Any], games: int | None = None) -
 def parse(raw: dict[str, Any], path: str = "<config>", games_override: int | None = None) -> Config:
     ck = _Checker(path)
     ck.table(raw, "")
-    ck.keys(raw, TOP_KEYS, "")
+    ck.keys(raw, TOP_KEYS | answer_tables(), "")
     for key in ("title", "question", "game", "lineup"):
         if key not in raw:
             ck.fail(key, "this key (required)", "nothing")
@@ -265,9 +272,9 @@ def parse(raw: dict[str, Any], path: str = "<config>", games_override: int | Non
 
     lineup = ck.table(raw["lineup"], "lineup")
     ck.keys(lineup, LINEUP_KEYS, "lineup.")
-    kinds = [k for k in ("focus", "seats", "tournament") if k in lineup]
+    kinds = [k for k in ("focus", "seats", "tournament", "population") if k in lineup]
     if len(kinds) != 1:
-        ck.fail("lineup", "exactly one of focus (with field), seats or tournament", sorted(lineup))
+        ck.fail("lineup", "exactly one of focus (with field), seats, tournament or population", sorted(lineup))
     kind = "focus" if kinds[0] == "focus" else kinds[0]
     rotate = lineup.get("rotate", True)
     if not isinstance(rotate, bool):
@@ -292,16 +299,16 @@ def parse(raw: dict[str, Any], path: str = "<config>", games_override: int | Non
     else:
         if "field" in lineup:
             ck.fail("lineup.field", "field only together with focus", lineup["field"])
-        entrants = lineup["tournament"]
+        entrants = lineup[kind]
         if not isinstance(entrants, list) or len(entrants) < 2:
-            ck.fail("lineup.tournament", "a list of at least two strategy specs", entrants)
-        entrants = [ck.text(s, f"lineup.tournament[{i}]") for i, s in enumerate(entrants)]
+            ck.fail(f"lineup.{kind}", "a list of at least two strategy specs", entrants)
+        entrants = [ck.text(s, f"lineup.{kind}[{i}]") for i, s in enumerate(entrants)]
         if len(set(entrants)) != len(entrants):
-            ck.fail("lineup.tournament", "distinct strategy specs", entrants)
+            ck.fail(f"lineup.{kind}", "distinct strategy specs", entrants)
         for i, s in enumerate(entrants):
-            _strategy(eng, s, {}, ck, f"lineup.tournament[{i}]")
+            _strategy(eng, s, {}, ck, f"lineup.{kind}[{i}]")
         if not rotate:
-            ck.fail("lineup.rotate", "true for a tournament (seats are always rotated)", rotate)
+            ck.fail("lineup.rotate", f"true for a {kind} (seats are always rotated)", rotate)
 
     for role, spec in roles.items():
         _strategy(eng, spec, {}, ck, "lineup.seats" if role.startswith("seat") else f"lineup.{role}")
@@ -376,10 +383,10 @@ def _check_setting_key(key: str, where: str, kind: str, roles: dict[str, Any], c
     head, _, tail = key.partition(".")
     if head == "rules" and tail:
         return
-    if kind == "tournament":
+    if kind in ("tournament", "population"):
         if head == "strategy" and tail:
             return
-        ck.fail(where, "players, rules.OPTION or strategy.PARAM for a tournament", key)
+        ck.fail(where, f"players, rules.OPTION or strategy.PARAM for a {kind}", key)
     if head == "strategy" and tail:
         return
     if head in roles and "." not in tail:
@@ -493,6 +500,9 @@ def _make_cells(eng, kind, roles, entrants, fixed_rules, base_players, settings,
             agents = [strat(role_spec[r], role_params[r], where_of.get(r, f"lineup.seats[{i}]"))
                       for i, r in enumerate(seat_roles)]
         out.append(Cell(start, players, rules, agents, ["seat"] * players, dict(axis_values)))
+    elif kind == "population":  # one cell per group: the members (the answer plays the lineups they form)
+        made = [strat(s, {}, where_of.get("strategy", f"lineup.population[{i}]")) for i, s in enumerate(entrants)]
+        out.append(Cell(start, players, rules, made, ["member"] * len(made), dict(axis_values)))
     else:
         made = [strat(s, {}, where_of.get("strategy", f"lineup.tournament[{i}]")) for i, s in enumerate(entrants)]
         for i, j in itertools.permutations(range(len(made)), 2):
@@ -529,12 +539,17 @@ def _report(value: Any, ck: _Checker, kind: str, axes: list[str], sprt: SprtSpec
     ck.keys(t, report_keys(), "report.")
     kinds = _kinds()
     swept = [a for a in axes if a != "players"]
-    default = "sprt" if sprt else ("ratings" if kind == "tournament" else ("best" if swept else "summary"))
+    default = "sprt" if sprt else ("ratings" if kind == "tournament" else ("equilibrium" if kind == "population" else
+                                                                          ("best" if swept else "summary")))
     answer = t.get("answer", default)
     if answer not in kinds:
         ck.fail("report.answer", "one of " + ", ".join(kinds), answer)
     spec = kinds[answer]
     ctx = CheckContext(t, ck, kind, None, eng, list(cells), sprt, raw or {})
+    accepted = spec.lineups or ("focus", "seats", "tournament")
+    if kind not in accepted:
+        ck.fail("lineup", f"a {', '.join(accepted[:-1]) + ' or ' if len(accepted) > 1 else ''}{accepted[-1]} lineup "
+                f"for answer = {answer!r}", kind)
     if spec.precheck is not None:
         spec.precheck(ctx)
     over = t.get("over")
@@ -586,6 +601,10 @@ def _report_extra(t: dict, ck: _Checker, kind: str, report: ReportSpec, eng, cel
         ck.fail("report.per_game", f"true for answer = {answer!r} (its intervals are computed deal by deal "
                 "from one row per game)", report.per_game)
     ctx = CheckContext(t, ck, kind, report, eng, cells, sprt, raw or {})
+    for name in sorted(answer_tables() - set(spec.tables)):
+        if name in (raw or {}):
+            owners = [n for n, k in kinds.items() if name in k.tables]
+            ck.fail(name, "nothing unless answer is " + " or ".join(owners), f"a [{name}] table")
     fields: dict[str, Any] = {}
     told: set[str] = set()
     for other in kinds.values():

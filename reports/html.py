@@ -25,7 +25,22 @@ from . import plots
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _TEMPLATES = os.path.join(_HERE, "templates")
-TABLES = ("cells", "seats", "turns", "scores", "paired", "ratings", "sprt", "estimates")
+TABLES = ("cells", "seats", "turns", "scores", "paired", "ratings", "sprt", "estimates", "race", "equilibrium",
+          "path", "metagame")
+
+
+#: tables of the searching answers: (name, title, caption), shown when the run has them
+EXTRA_TABLES = (
+    ("equilibrium", "Equilibria", "one row per group, solution and strategy in its support: probability with its "
+     "bootstrap 95% interval over deals, the strategy's regret against the equilibrium (its win share against a "
+     "field drawn from it minus the equilibrium's own) and, with an event, its event rate against that field; a "
+     "symmetric fixed point is one pure strategy (tied: the settings no better and not clearly worse)"),
+    ("path", "Iterations", "iterated best response: the field at each step, the race's winner and the settings "
+     "still in the race with it"),
+    ("race", "Races", "every raced setting per group (and per field): deals played, mean with its 95% interval, "
+     "the round it was dropped in, the paired difference from the best on the same deals"),
+    ("metagame", "Meta-game", "the payoff table: each strategy's win share per lineup, seats rotated"),
+)
 
 
 class ReportError(ValueError):
@@ -192,6 +207,9 @@ def build_report(run_dir: str, index: bool = True) -> str:
         tables.append({"title": "Estimates", "caption": "every figure of the answer with its 95% interval over deals "
                        "(scope cell: one cell; group: the cells of a group pooled deal by deal; all: every cell); "
                        "band: what the calibration criterion asks of the figure", "html": html_table(est)})
+    for name, title, caption in EXTRA_TABLES:
+        if t[name].height:
+            tables.append({"title": title, "caption": caption, "html": html_table(t[name])})
     if t["ratings"].height:
         tables.append({"title": "Ratings", "caption": "Bradley-Terry ratings on the Elo scale with 95% intervals; "
                        "win share per seat occupied, against the fair share 1/P", "html": html_table(t["ratings"])})

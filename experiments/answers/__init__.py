@@ -6,13 +6,14 @@ their validation, its analysis and sentences, its figures): see :mod:`experiment
 """
 from __future__ import annotations
 
-from . import balance, best, calibration, effect, ratings, risk, sprt, summary, turn_order
+from . import (balance, best, best_response, calibration, design, effect, equilibrium, ratings, risk, sprt,
+               summary, turn_order)
 from .base import AnswerKind
 
 #: every answer kind, in the order of the documentation (and of the validation of their keys)
 REGISTRY: dict[str, AnswerKind] = {k.name: k for k in (
     best.KIND, effect.KIND, ratings.KIND, sprt.KIND, summary.KIND, calibration.KIND, balance.KIND, risk.KIND,
-    turn_order.KIND,
+    turn_order.KIND, best_response.KIND, equilibrium.KIND, design.KIND,
 )}
 
 

@@ -88,3 +88,10 @@ class AnswerKind:
     dist: Callable[[ReportContext], tuple[pl.DataFrame, list[str], bool]] | None = None
     #: the balance table by group axes (else by every axis)
     balance_by_group: bool = False
+    #: top-level tables of the config that belong to this kind (e.g. ``search``)
+    tables: tuple[str, ...] = ()
+    #: lineups of the config this kind accepts (None: any); checked before anything else of the kind
+    lineups: tuple[str, ...] | None = None
+    #: a kind that chooses its lineups as it goes: (cfg, Evaluator) -> state, then analyse(cfg, tables,
+    #: runs, state); the config's cells are then the groups (one per combination of the sweep axes)
+    search: Callable[["Config", Any], Any] | None = None

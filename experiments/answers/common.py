@@ -206,7 +206,7 @@ def baseline_of(cfg: Config, values: list[Any]) -> Any:
 
 
 # ------------------------------------------------------------------------ report.event (risk, turn_order)
-EVENT_ONLY = "nothing unless answer is risk or turn_order"
+EVENT_ONLY = "nothing unless answer is risk, turn_order or equilibrium"
 
 
 def check_event(ctx, required: bool) -> str | None:
