@@ -17,6 +17,7 @@ Nothing here plays games: ``evaluate(indices, stop)`` returns each candidate's p
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from typing import Callable, Sequence
 
@@ -106,6 +107,11 @@ def race(n: int, evaluate: Callable[[Sequence[int], int], dict[int, np.ndarray]]
     return RaceResult(best, alive, deals, means, lo, hi, dropped, rounds, vs, level)
 
 
+@functools.lru_cache(maxsize=4096)
+def _t_quantile(level: float, df: int) -> float:
+    return float(_st.t.ppf(1.0 - level, df))
+
+
 def _clearly_worse(x: np.ndarray, leader: np.ndarray, level: float) -> bool:
     """One-sided paired t test: is mean(x - leader) < 0 at ``level``?"""
     d = x - leader
@@ -116,5 +122,5 @@ def _clearly_worse(x: np.ndarray, leader: np.ndarray, level: float) -> bool:
     sd = float(d.std(ddof=1))
     if sd == 0.0:
         return mean < 0.0
-    upper = mean + float(_st.t.ppf(1.0 - level, n - 1)) * sd / math.sqrt(n)
+    upper = mean + _t_quantile(level, n - 1) * sd / math.sqrt(n)
     return upper < 0.0
