@@ -155,6 +155,10 @@ def lineup_chunk(game: str, players: int, rules: Any, agents: list[Any], seed: i
 class Evaluator:
     """Plays lineups for a search (see the module docstring)."""
 
+    #: a batch of tasks expected to take less than this (engine seconds, from the rate so far) is played in
+    #: this process: the workers' dispatch would cost more than it saves (results are the same either way)
+    parallel_seconds = 1.0
+
     def __init__(self, cfg: Config, jobs: int = 1, progress: bool = False, backend: str | None = None,
                  scheduler: str | None = None, store: ChunkStore | None = None, event: str | None = None,
                  groups: int = 1, estimate: int = 0):
@@ -168,9 +172,6 @@ class Evaluator:
         #: engine seconds and games of the chunks played here (their rate decides what goes to the workers)
         self.engine_seconds = 0.0
         self.engine_games = 0
-        #: a batch of tasks expected to take less than this (engine seconds) is played in this process: the
-        #: workers' start and dispatch would cost more than they save (results are the same either way)
-        self.parallel_seconds = 1.0
         self.bar = CellProgress(groups, max(estimate, 1), progress, f"{cfg.game}: {groups} groups")
 
     def lineup(self, cell: Cell, agents: list[Any], axes: dict[str, Any], roles: list[str] | None = None,

@@ -20,7 +20,6 @@ other seats are drawn from a mixture. Nothing here plays games or knows an exper
 from __future__ import annotations
 
 import itertools
-import math
 from typing import Sequence
 
 import numpy as np
@@ -86,10 +85,10 @@ class FieldPayoffs:
 
     def __call__(self, mix) -> np.ndarray:
         mix = np.asarray(mix, dtype=np.float64)
-        with np.errstate(divide="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore"):
             logmix = np.log(mix)
-        # exp(log coefficient + counts . log mix), with 0 * log 0 = 0
-        terms = np.where(self.counts > 0, self.counts * logmix, 0.0).sum(axis=1) + self.logcoef
+            # exp(log coefficient + counts . log mix), with 0 * log 0 = 0
+            terms = np.where(self.counts > 0, self.counts * logmix, 0.0).sum(axis=1) + self.logcoef
         return np.exp(terms) @ self.U
 
 
@@ -107,36 +106,30 @@ def regrets(table, K: int, P: int, mix) -> tuple[np.ndarray, float]:
     return u - value, value
 
 
-def _hypergeometric_fitness(table, P: int, m: int, r: int, s: int, k: int) -> tuple[float, float]:
-    """Fitness of a mutant r and of a resident s in a population of k r-agents and m - k s-agents: the
-    expected payoff when the P-1 tablemates are drawn without replacement from the other agents."""
-    def fit(me: int, mine: int, theirs: int) -> float:
-        # the focal agent plays `me`; the rest: `mine` - 1 of its kind, `theirs` of the other
-        same, other = mine - 1, theirs
-        total = 0.0
-        denom = math.comb(m - 1, P - 1)
-        for j in range(P):  # j tablemates of the focal agent's own kind
-            if j > same or P - 1 - j > other:
-                continue
-            w = math.comb(same, j) * math.comb(other, P - 1 - j) / denom
-            if w == 0.0:
-                continue
-            lineup = tuple(sorted((me,) * (j + 1) + ((s if me == r else r),) * (P - 1 - j)))
-            total += w * table[lineup][me]
-        return total
+def _tablemate_weights(m: int, P: int) -> tuple[np.ndarray, np.ndarray]:
+    """Hypergeometric weights of the tablemates, for k = 1 .. m-1 mutants in a population of m agents:
+    ``Wr[k-1, j]``: the chance that a mutant's P-1 tablemates include j mutants (drawn from k-1 mutants
+    and m-k residents), ``Ws[k-1, j]``: that a resident's include j mutants (from k and m-k-1)."""
+    from scipy.stats import hypergeom
 
-    return fit(r, k, m - k), fit(s, m - k, k)
+    ks = np.arange(1, m)
+    j = np.arange(P)
+    # hypergeom(M=population, n=successes, N=draws).pmf(j)
+    Wr = hypergeom.pmf(j[None, :], m - 1, (ks - 1)[:, None], P - 1)
+    Ws = hypergeom.pmf(j[None, :], m - 1, ks[:, None], P - 1)
+    return np.nan_to_num(Wr), np.nan_to_num(Ws)
 
 
-def fixation(table, P: int, m: int, alpha: float, r: int, s: int) -> float:
+def fixation(table, P: int, m: int, alpha: float, r: int, s: int, weights=None) -> float:
     """Probability that one mutant r takes over a population of m - 1 agents playing s (a Moran process
-    with Fermi selection of intensity alpha): 1 / (1 + sum_l prod_{k<=l} exp(-alpha (f_r(k) - f_s(k))))."""
-    logs = np.zeros(m - 1)
-    acc = 0.0
-    for k in range(1, m):
-        fr, fs = _hypergeometric_fitness(table, P, m, r, s, k)
-        acc += -alpha * (fr - fs)
-        logs[k - 1] = acc
+    with Fermi selection of intensity alpha): 1 / (1 + sum_l prod_{k<=l} exp(-alpha (f_r(k) - f_s(k)))),
+    the fitnesses f being expected payoffs against P-1 tablemates drawn from the rest of the population."""
+    Wr, Ws = weights if weights is not None else _tablemate_weights(m, P)
+    # payoff of r (of s) at a table where it has j mutant tablemates
+    pr = np.array([table[tuple(sorted((r,) * (j + 1) + (s,) * (P - 1 - j)))][r] for j in range(P)])
+    ps = np.array([table[tuple(sorted((r,) * j + (s,) * (P - j)))][s] for j in range(P)])
+    fr, fs = Wr @ pr, Ws @ ps
+    logs = np.cumsum(-alpha * (fr - fs))
     return float(np.exp(-np.logaddexp(0.0, logsumexp(logs))))
 
 
@@ -146,10 +139,11 @@ def alpharank(table, K: int, P: int, alpha: float = 50.0, m: int = 50) -> np.nda
         return np.ones(1)
     eta = 1.0 / (K - 1)
     C = np.zeros((K, K))
+    weights = _tablemate_weights(m, P)
     for s in range(K):
         for r in range(K):
             if r != s:
-                C[s, r] = eta * fixation(table, P, m, alpha, r, s)
+                C[s, r] = eta * fixation(table, P, m, alpha, r, s, weights)
         C[s, s] = 1.0 - C[s].sum()
     # the stationary distribution: pi C = pi, sum(pi) = 1 (least squares on the stacked system)
     M = np.vstack([C.T - np.eye(K), np.ones((1, K))])
@@ -160,16 +154,19 @@ def alpharank(table, K: int, P: int, alpha: float = 50.0, m: int = 50) -> np.nda
     return pi / pi.sum()
 
 
-def replicator(table, K: int, P: int, steps: int = 5000, dt: float = 2.0, tol: float = 1e-9,
-               floor: float = 1e-5) -> np.ndarray:
-    """Discrete-time replicator dynamics x_i <- x_i + dt x_i (u_i(x) - u(x)) from the uniform mixture,
-    until the mixture moves less than ``tol`` per step (at most ``steps`` steps); shares below ``floor``
-    are set to 0 at the end (a strategy on its way out)."""
+def replicator(table, K: int, P: int, steps: int = 20000, dt: float = 2.0, tol: float = 1e-10,
+               floor: float = 1e-6, start=None) -> np.ndarray:
+    """Discrete-time replicator dynamics x_i <- x_i + dt x_i (u_i(x) - u(x)) from ``start`` (default: the
+    uniform mixture), until the mixture moves less than ``tol`` per step (at most ``steps`` steps); shares
+    below ``floor`` are set to 0 at the end (a strategy on its way out). Shares never fall below 1e-12 on
+    the way, so a strategy pushed out early comes back if it pays against the later mixture."""
     u_of = FieldPayoffs(table, K, P)
-    x = np.full(K, 1.0 / K)
+    x = np.full(K, 1.0 / K) if start is None else np.asarray(start, dtype=np.float64) / np.sum(start)
     for _ in range(steps):
         u = u_of(x)
-        nxt = np.clip(x + dt * x * (u - float(np.dot(x, u))), 0.0, None)
+        # every share stays above a tiny floor (a trickle of mutation), so that a strategy pushed out early can
+        # come back once it pays again
+        nxt = np.maximum(x + dt * x * (u - float(np.dot(x, u))), 1e-12)
         nxt /= nxt.sum()
         moved = np.abs(nxt - x).max()
         x = nxt

@@ -315,13 +315,16 @@ def _solve(cfg, spec: SearchSpec, meta: MetaGame, g: int) -> None:
         return {L: {i: float(v.mean() if idx is None else v[idx].mean()) for i, v in d.items()}
                 for L, d in meta.pay.items()}
 
-    def run(name, tab):
+    def run(name, tab, near=None):
         if name == "nash":
             A = np.array([[tab[tuple(sorted((i, j)))][i] for j in range(K)] for i in range(K)])
             return gt.zero_sum_nash(A - A.T)[0]
         if name == "alpharank":
             return gt.alpharank(tab, K, P, alpha, m)
-        return gt.replicator(tab, K, P)
+        if near is None:
+            return gt.replicator(tab, K, P)
+        # a resample starts near the point estimate (with every strategy present): fewer steps to its rest point
+        return gt.replicator(tab, K, P, steps=1500, tol=1e-8, start=0.8 * near + 0.2 / K)
 
     point_tab = table()
     ev_tab = ({L: {i: float(v.mean()) for i, v in d.items()} for L, d in meta.events.items()}
@@ -336,7 +339,7 @@ def _solve(cfg, spec: SearchSpec, meta: MetaGame, g: int) -> None:
         reg, value = gt.regrets(point_tab, K, P, x)
         sol = {"name": name, "kind": SOLVERS[name], "probs": x, "regret": reg, "value": value}
         if B:
-            bx = np.array([run(name, t) for t in boot_tabs])
+            bx = np.array([run(name, t, x) for t in boot_tabs])
             br = np.array([gt.regrets(t, K, P, x)[0] for t in boot_tabs])
             sol["lo"], sol["hi"] = np.percentile(bx, 2.5, axis=0), np.percentile(bx, 97.5, axis=0)
             sol["regret_lo"], sol["regret_hi"] = np.percentile(br, 2.5, axis=0), np.percentile(br, 97.5, axis=0)
@@ -496,6 +499,8 @@ def _meta_sentences(desc, meta: MetaGame, event, fair) -> list[str]:
         best_dev = int(np.argmax(sol["regret"]))
         text += (f"; the most a member gains against it: {meta.labels[best_dev]} "
                  f"{pct(sol['regret'][best_dev], True)}")
+        if sol["regret"][best_dev] > 0.005:
+            text += " (so it is not a Nash equilibrium of the estimated game)"
         if "event" in sol:
             text += f"; {event} against a field drawn from it: " + ", ".join(
                 f"{meta.labels[i]} {_ival(sol, 'event', i)}" for i in support)
