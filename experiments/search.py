@@ -172,6 +172,7 @@ class Evaluator:
         #: engine seconds and games of the chunks played here (their rate decides what goes to the workers)
         self.engine_seconds = 0.0
         self.engine_games = 0
+        self.rate = float("inf")
         self.bar = CellProgress(groups, max(estimate, 1), progress, f"{cfg.game}: {groups} groups")
 
     def lineup(self, cell: Cell, agents: list[Any], axes: dict[str, Any], roles: list[str] | None = None,
@@ -240,6 +241,8 @@ class Evaluator:
             if k in played:
                 self.engine_seconds += tot.seconds
                 self.engine_games += b - a
+                # the fastest chunk's rate (the first chunks of a process also load or compile kernels)
+                self.rate = min(self.rate, tot.seconds / max(b - a, 1))
             self.bar.update(games=b - a)
 
         def drain() -> None:
@@ -264,15 +267,21 @@ class Evaluator:
 
         played = set(todo)
         drain()
-        if todo:
-            work = sum(owners[k][3] - owners[k][2] for k in todo)
-            rate = self.engine_seconds / self.engine_games if self.engine_games else None
-            local = self.jobs == 1 and self.backend in (None, "loky") or (
-                rate is not None and work * rate < self.parallel_seconds) or (rate is None and len(todo) == 1)
-            if local:
-                run_chunks([tasks[k] for k in todo], 1, got)
+        if todo and self.engine_games == 0:
+            # the first task ever is played here: its rate says whether later batches are worth the workers
+            run_chunks([tasks[todo[0]]], 1, lambda j, res: got(0, res))
+            rest = todo[1:]
+        else:
+            rest = todo
+        if rest:
+            work = sum(owners[k][3] - owners[k][2] for k in rest)
+            rate = self.rate
+            offset = len(todo) - len(rest)
+            if (self.jobs == 1 and self.backend in (None, "loky")) or work * rate < self.parallel_seconds:
+                run_chunks([tasks[k] for k in rest], 1, lambda j, res: got(j + offset, res))
             else:
-                run_chunks([tasks[k] for k in todo], self.jobs, got, self.backend, self.scheduler)
+                run_chunks([tasks[k] for k in rest], self.jobs, lambda j, res: got(j + offset, res), self.backend,
+                           self.scheduler)
         drain()
         for run in todo_runs:
             run.deals = stop
