@@ -527,13 +527,17 @@ def _support_figure(eq: pl.DataFrame | None):
 
     if eq is None or eq.height == 0:
         return None
+    # the mixtures (a fixed point is one pure strategy: the paths show it); strategies of some weight
+    eq = eq.filter((pl.col("kind") != "symmetric fixed point") & (pl.col("probability") >= 0.005))
+    if eq.height == 0:
+        return None
     eq = eq.with_columns(pl.concat_str([pl.col("players").cast(pl.String) + pl.lit("p"),
                                         pl.col("solution")], separator=" ").alias("panel"))
     panels = eq["panel"].unique(maintain_order=True).to_list()
     cols = min(3, len(panels))
     rows = math.ceil(len(panels) / cols)
-    fig, axs = plots.plt.subplots(rows, cols, figsize=(5 * cols, 0.5 + 0.35 * max(
-        eq.group_by("panel").len()["len"].max(), 3) * rows), squeeze=False)
+    fig, axs = plots.plt.subplots(rows, cols, figsize=(5.5 * cols, (1.2 + 0.3 * max(
+        eq.group_by("panel").len()["len"].max(), 3)) * rows), squeeze=False)
     for ax, p in zip(axs.flat, panels):
         sub = eq.filter(pl.col("panel") == p).sort("probability")
         y = np.arange(sub.height)
@@ -548,8 +552,10 @@ def _support_figure(eq: pl.DataFrame | None):
         ax.set_title(p, fontsize=9)
     for ax in list(axs.flat)[len(panels):]:
         ax.axis("off")
-    return plots.Figure("Equilibrium support", "each equilibrium's strategies with their probabilities and "
-                        "bootstrap 95% intervals over deals (a fixed point is one pure strategy)", plots._encode(fig))
+    fig.tight_layout()
+    return plots.Figure("Equilibrium support", "each equilibrium mixture's strategies (with at least 0.5%) and "
+                        "their probabilities with bootstrap 95% intervals over deals; the fixed points are in the "
+                        "iteration paths", plots._encode(fig))
 
 
 def _curves_figure(race: pl.DataFrame | None, gaxes: list[str]):
