@@ -474,7 +474,7 @@ def _family_sentences(cfg, cell, desc, paths, fixed, fair) -> list[str]:
     r = found.race
     k = r.best
     games = sum(f.games for p in paths for f in p.found)
-    out.append((f"{desc}: " if desc else "") + f"best response to the field {short_spec(cell.agents[1])}: "
+    out.append((f"{desc}: " if desc else "") + f"best response to the field {cell.agents[1].spec()}: "
                f"{setting_label(found.best)}, win share {pct(r.means[k])} [{pct(r.lo[k])}, {pct(r.hi[k])}] over "
                f"{r.deals[k]:,} deals (fair {pct(fair)}); paths: "
                + "; ".join(" -> ".join(setting_label(f) for f in p.fields) for p in paths)
