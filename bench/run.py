@@ -63,6 +63,12 @@ def main(argv: list[str] | None = None) -> int:
     print("peak memory, sen 4 players threshold, --jobs 2, whole process tree:")
     for m in mem:
         print(f"  {m['games']:>12,} games: {m['peak_mib']:>8} MiB in {m['seconds']} s ({m['games_per_s']:,} games/s)")
+    from .tuner import bench as tuner_bench
+    t = tuner_bench(2000 if args.quick else 8000)
+    print()
+    print(f"tuner overhead ({t['search']}, {t['deals_per_setting']:,} deals per setting at most, one core): "
+          f"{t['games']:,} games, engine {t['engine_s']} s, search {t['search_s']} s, overhead {t['overhead_pct']}% "
+          "(aim: under 10%)")
     print(f"cores: {os.cpu_count()}")
     return 0
 

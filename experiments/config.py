@@ -21,21 +21,52 @@ from strategies.registry import make_strategy, resolve, strategies_for
 
 TOP_KEYS = {"title", "question", "game", "players", "games", "seed", "chunk_size", "rules", "lineup", "sweep",
             "sprt", "report", "run"}
-LINEUP_KEYS = {"focus", "field", "seats", "tournament", "rotate"}
+LINEUP_KEYS = {"focus", "field", "seats", "tournament", "population", "rotate"}
 SPRT_KEYS = {"h0", "h1", "alpha", "beta", "max_games"}
 #: [run]: where the games are played (never changes the results; `sensei run --backend/--scheduler` win)
 RUN_KEYS = {"backend", "scheduler"}
 BACKENDS = ("loky", "threading", "multiprocessing", "dask")
 #: specs that name a Python file (FILE.py:Class, ./x, dir/x): configs never load code
 _FILE_SPEC = re.compile(r"(\.py$|^[.~]|[/\\])", re.IGNORECASE)
-REPORT_KEYS = {"answer", "over", "metric", "goal", "baseline", "per_game", "notes", "score_band", "top_share",
-               "metrics", "event"}
-ANSWERS = ("best", "effect", "ratings", "sprt", "summary", "calibration", "balance", "risk", "turn_order")
-#: answers that read one row per game (report.per_game = true)
-PER_GAME_ANSWERS = ("calibration", "balance", "risk", "turn_order")
-#: answers that compare every value of `over` with report.baseline (required by effect, optional for the
-#: others: the first value of `over` by default)
-BASELINE_ANSWERS = ("effect", "risk", "turn_order")
+#: [report] keys every answer kind reads; each kind adds its own (experiments/answers/<kind>.py)
+COMMON_REPORT_KEYS = {"answer", "over", "metric", "goal", "baseline", "per_game", "notes"}
+
+
+def _kinds():
+    """The registry of answer kinds (imported when first needed: the kinds' modules import this one)."""
+    from .answers import REGISTRY
+    return REGISTRY
+
+
+def answer_tables() -> set[str]:
+    """Top-level tables that belong to answer kinds (e.g. [search])."""
+    return {name for kind in _kinds().values() for name in kind.tables}
+
+
+def report_keys() -> set[str]:
+    """Every key a [report] table may hold: the common ones and those of every answer kind."""
+    return COMMON_REPORT_KEYS | {k for kind in _kinds().values() for k in kind.keys}
+
+
+def answers() -> tuple[str, ...]:
+    """The answer kinds' names, in registry order."""
+    return tuple(_kinds())
+
+
+def __getattr__(name: str):
+    # derived from the registry of answer kinds: the kinds' names, and which read one row per game, compare
+    # with report.baseline, or read the [report] keys
+    if name == "ANSWERS":
+        return answers()
+    if name == "PER_GAME_ANSWERS":
+        return tuple(n for n, k in _kinds().items() if k.per_game)
+    if name == "BASELINE_ANSWERS":
+        return tuple(n for n, k in _kinds().items() if k.baseline)
+    if name == "REPORT_KEYS":
+        return report_keys()
+    raise AttributeError(name)
+
+
 #: cell figures an answer may be about: name -> (label, better direction for "best" by default)
 METRICS = {
     "win_share": ("win share", "max"),
@@ -71,6 +102,8 @@ class ReportSpec:
     metrics: tuple[str, ...] = ()
     #: risk, turn_order: a per-seat 0/1 outcome column (e.g. Senshi's ``eliminated``)
     event: str | None = None
+    #: best_response, equilibrium, design: the parsed [search] table and the answer's options
+    search: Any = None
 
 
 @dataclasses.dataclass
@@ -202,7 +235,7 @@ def load(source: str | os.PathLike | dict[str, Any], games: int | None = None) -
 def parse(raw: dict[str, Any], path: str = "<config>", games_override: int | None = None) -> Config:
     ck = _Checker(path)
     ck.table(raw, "")
-    ck.keys(raw, TOP_KEYS, "")
+    ck.keys(raw, TOP_KEYS | answer_tables(), "")
     for key in ("title", "question", "game", "lineup"):
         if key not in raw:
             ck.fail(key, "this key (required)", "nothing")
@@ -239,9 +272,9 @@ def parse(raw: dict[str, Any], path: str = "<config>", games_override: int | Non
 
     lineup = ck.table(raw["lineup"], "lineup")
     ck.keys(lineup, LINEUP_KEYS, "lineup.")
-    kinds = [k for k in ("focus", "seats", "tournament") if k in lineup]
+    kinds = [k for k in ("focus", "seats", "tournament", "population") if k in lineup]
     if len(kinds) != 1:
-        ck.fail("lineup", "exactly one of focus (with field), seats or tournament", sorted(lineup))
+        ck.fail("lineup", "exactly one of focus (with field), seats, tournament or population", sorted(lineup))
     kind = "focus" if kinds[0] == "focus" else kinds[0]
     rotate = lineup.get("rotate", True)
     if not isinstance(rotate, bool):
@@ -266,16 +299,16 @@ def parse(raw: dict[str, Any], path: str = "<config>", games_override: int | Non
     else:
         if "field" in lineup:
             ck.fail("lineup.field", "field only together with focus", lineup["field"])
-        entrants = lineup["tournament"]
+        entrants = lineup[kind]
         if not isinstance(entrants, list) or len(entrants) < 2:
-            ck.fail("lineup.tournament", "a list of at least two strategy specs", entrants)
-        entrants = [ck.text(s, f"lineup.tournament[{i}]") for i, s in enumerate(entrants)]
+            ck.fail(f"lineup.{kind}", "a list of at least two strategy specs", entrants)
+        entrants = [ck.text(s, f"lineup.{kind}[{i}]") for i, s in enumerate(entrants)]
         if len(set(entrants)) != len(entrants):
-            ck.fail("lineup.tournament", "distinct strategy specs", entrants)
+            ck.fail(f"lineup.{kind}", "distinct strategy specs", entrants)
         for i, s in enumerate(entrants):
-            _strategy(eng, s, {}, ck, f"lineup.tournament[{i}]")
+            _strategy(eng, s, {}, ck, f"lineup.{kind}[{i}]")
         if not rotate:
-            ck.fail("lineup.rotate", "true for a tournament (seats are always rotated)", rotate)
+            ck.fail("lineup.rotate", f"true for a {kind} (seats are always rotated)", rotate)
 
     for role, spec in roles.items():
         _strategy(eng, spec, {}, ck, "lineup.seats" if role.startswith("seat") else f"lineup.{role}")
@@ -317,10 +350,10 @@ def parse(raw: dict[str, Any], path: str = "<config>", games_override: int | Non
     if not cells:
         ck.fail("sweep", "at least one cell", "none")
     sprt = _sprt(raw.get("sprt"), ck, kind)
-    report = _report(raw.get("report", {}), ck, kind, names, sprt, axes)
-    report = _report_extra(raw.get("report", {}), ck, kind, report, eng, cells)
+    report = _report(raw.get("report", {}), ck, kind, names, sprt, axes, eng, cells, raw)
+    report = _report_extra(raw.get("report", {}), ck, kind, report, eng, cells, sprt, raw)
     rep_over = report.over
-    if report.answer in BASELINE_ANSWERS and rep_over is not None and report.baseline is not None:
+    if _kinds()[report.answer].baseline and rep_over is not None and report.baseline is not None:
         labels = [lab for a, vals in axes if a == rep_over for lab, _ in vals]
         if report.baseline not in labels:
             ck.fail("report.baseline", f"one of the values of {rep_over}: {', '.join(map(str, labels))}",
@@ -350,10 +383,10 @@ def _check_setting_key(key: str, where: str, kind: str, roles: dict[str, Any], c
     head, _, tail = key.partition(".")
     if head == "rules" and tail:
         return
-    if kind == "tournament":
+    if kind in ("tournament", "population"):
         if head == "strategy" and tail:
             return
-        ck.fail(where, "players, rules.OPTION or strategy.PARAM for a tournament", key)
+        ck.fail(where, f"players, rules.OPTION or strategy.PARAM for a {kind}", key)
     if head == "strategy" and tail:
         return
     if head in roles and "." not in tail:
@@ -467,6 +500,9 @@ def _make_cells(eng, kind, roles, entrants, fixed_rules, base_players, settings,
             agents = [strat(role_spec[r], role_params[r], where_of.get(r, f"lineup.seats[{i}]"))
                       for i, r in enumerate(seat_roles)]
         out.append(Cell(start, players, rules, agents, ["seat"] * players, dict(axis_values)))
+    elif kind == "population":  # one cell per group: the members (the answer plays the lineups they form)
+        made = [strat(s, {}, where_of.get("strategy", f"lineup.population[{i}]")) for i, s in enumerate(entrants)]
+        out.append(Cell(start, players, rules, made, ["member"] * len(made), dict(axis_values)))
     else:
         made = [strat(s, {}, where_of.get("strategy", f"lineup.tournament[{i}]")) for i, s in enumerate(entrants)]
         for i, j in itertools.permutations(range(len(made)), 2):
@@ -495,20 +531,29 @@ def _sprt(value: Any, ck: _Checker, kind: str) -> SprtSpec | None:
     return SprtSpec(h0, h1, alpha, beta, max_games)
 
 
-def _report(value: Any, ck: _Checker, kind: str, axes: list[str], sprt: SprtSpec | None, axis_defs) -> ReportSpec:
+def _report(value: Any, ck: _Checker, kind: str, axes: list[str], sprt: SprtSpec | None, axis_defs, eng=None,
+            cells=(), raw=None) -> ReportSpec:
+    from .answers.base import CheckContext
+
     t = ck.table(value, "report")
-    ck.keys(t, REPORT_KEYS, "report.")
+    ck.keys(t, report_keys(), "report.")
+    kinds = _kinds()
     swept = [a for a in axes if a != "players"]
-    default = "sprt" if sprt else ("ratings" if kind == "tournament" else ("best" if swept else "summary"))
+    default = "sprt" if sprt else ("ratings" if kind == "tournament" else ("equilibrium" if kind == "population" else
+                                                                          ("best" if swept else "summary")))
     answer = t.get("answer", default)
-    if answer not in ANSWERS:
-        ck.fail("report.answer", "one of " + ", ".join(ANSWERS), answer)
-    if answer == "sprt" and sprt is None:
-        ck.fail("report.answer", "an [sprt] table for answer = 'sprt'", answer)
-    if answer == "ratings" and kind != "tournament":
-        ck.fail("report.answer", "a tournament lineup for answer = 'ratings'", answer)
+    if answer not in kinds:
+        ck.fail("report.answer", "one of " + ", ".join(kinds), answer)
+    spec = kinds[answer]
+    ctx = CheckContext(t, ck, kind, None, eng, list(cells), sprt, raw or {})
+    accepted = spec.lineups or ("focus", "seats", "tournament")
+    if kind not in accepted:
+        ck.fail("lineup", f"a {', '.join(accepted[:-1]) + ' or ' if len(accepted) > 1 else ''}{accepted[-1]} lineup "
+                f"for answer = {answer!r}", kind)
+    if spec.precheck is not None:
+        spec.precheck(ctx)
     over = t.get("over")
-    if answer in ("best", "effect", "calibration", "balance", "risk", "turn_order"):
+    if spec.needs_over:
         if over is None:
             cands = [a for a in axes if a != "players"]
             if len(cands) != 1:
@@ -522,17 +567,18 @@ def _report(value: Any, ck: _Checker, kind: str, axes: list[str], sprt: SprtSpec
     metric = t.get("metric", "win_share")
     if not isinstance(metric, str) or metric not in METRICS:
         ck.fail("report.metric", "one of " + ", ".join(METRICS), metric)
-    if metric in ("win_share", "mean_score") and kind == "seats" and answer == "best":
-        ck.fail("report.metric", "mean_turns for a seats lineup (win share and score belong to a focus)", metric)
+    if spec.check_metric is not None:
+        spec.check_metric(ctx, metric)
     goal = t.get("goal", METRICS[metric][1])
     if goal not in ("max", "min"):
         ck.fail("report.goal", "max or min (which direction of the metric is better)", goal)
     baseline = t.get("baseline")
-    if answer == "effect":
+    if spec.baseline == "required":
         if baseline is None:
             ck.fail("report.baseline", "the value of report.over to compare every other value with", "nothing")
-    elif baseline is not None and answer not in BASELINE_ANSWERS:
-        ck.fail("report.baseline", "nothing unless answer is " + ", ".join(BASELINE_ANSWERS), baseline)
+    elif baseline is not None and not spec.baseline:
+        ck.fail("report.baseline", "nothing unless answer is "
+                + ", ".join(n for n, k in kinds.items() if k.baseline), baseline)
     per_game = t.get("per_game", False)
     if not isinstance(per_game, bool):
         ck.fail("report.per_game", "true or false", per_game)
@@ -542,80 +588,33 @@ def _report(value: Any, ck: _Checker, kind: str, axes: list[str], sprt: SprtSpec
     return ReportSpec(answer, over, metric, goal, baseline, per_game, notes.strip())
 
 
-def _band(value: Any, ck: _Checker, key: str, low: float | None, high: float | None) -> tuple[float, float]:
-    if not isinstance(value, list) or len(value) != 2:
-        ck.fail(key, "two numbers [low, high]", value)
-    lo = ck.number(value[0], f"{key}[0]")
-    hi = ck.number(value[1], f"{key}[1]")
-    if (low is not None and lo < low) or (high is not None and hi > high) or lo >= hi:
-        within = f" within [{low}, {high}]" if low is not None and high is not None else ""
-        ck.fail(key, f"two numbers [low, high] with low < high{within}", value)
-    return lo, hi
+def _report_extra(t: dict, ck: _Checker, kind: str, report: ReportSpec, eng, cells: list[Cell], sprt=None,
+                  raw=None) -> ReportSpec:
+    """The keys of each answer kind (see experiments/answers/): the answer's own kind checks and parses its
+    keys; a key of another kind is an error, in registry order."""
+    from .answers.base import CheckContext
 
-
-def _report_extra(t: dict, ck: _Checker, kind: str, report: ReportSpec, eng, cells: list[Cell]) -> ReportSpec:
-    """The keys of the calibration and balance answers (see experiments/README.md)."""
     answer = report.answer
-    if answer in PER_GAME_ANSWERS and not report.per_game:
+    kinds = _kinds()
+    spec = kinds[answer]
+    if spec.per_game and not report.per_game:
         ck.fail("report.per_game", f"true for answer = {answer!r} (its intervals are computed deal by deal "
                 "from one row per game)", report.per_game)
-    band = top = None
-    if answer == "calibration":
-        if kind == "tournament":
-            ck.fail("lineup", "a focus or seats lineup for answer = 'calibration'", "tournament")
-        if "level" not in eng.columns:
-            ck.fail("report.answer", "a game that reports a `level` outcome column for answer = 'calibration'",
-                    eng.name)
-        if not any(c.players == 1 for c in cells):
-            ck.fail("players", "at least one solo cell (players = 1: the level scale is a solo score scale)",
-                    sorted({c.players for c in cells}))
-        for key in ("score_band", "top_share"):
-            if key not in t:
-                ck.fail(f"report.{key}", "this key (required for answer = 'calibration')", "nothing")
-        band = _band(t["score_band"], ck, "report.score_band", None, None)
-        top = _band(t["top_share"], ck, "report.top_share", 0.0, 1.0)
-    else:
-        for key in ("score_band", "top_share"):
-            if key in t:
-                ck.fail(f"report.{key}", "nothing unless answer = 'calibration'", t[key])
-    names: tuple[str, ...] = ()
-    if "metrics" in t:
-        if answer != "balance":
-            ck.fail("report.metrics", "nothing unless answer = 'balance'", t["metrics"])
-        known = {m.name: m for m in eng.ratio_metrics if not m.per_seat}
-        raw = t["metrics"]
-        if not isinstance(raw, list) or not raw:
-            ck.fail("report.metrics", "a non-empty list of metric names", raw)
-        for i, name in enumerate(raw):
-            name = ck.text(name, f"report.metrics[{i}]")
-            ok = any(k.startswith(name[:-1]) for k in known) if name.endswith("*") else name in known
-            if not ok:
-                ck.fail(f"report.metrics[{i}]", f"a metric of {eng.name} (one of {', '.join(known) or 'none'}; "
-                        "prefix_* for a family)", name)
-        names = tuple(raw)
-    event = _event(t, ck, kind, answer, eng, cells)
-    return dataclasses.replace(report, score_band=band, top_share=top, metrics=names, event=event)
-
-
-def _event(t: dict, ck: _Checker, kind: str, answer: str, eng, cells: list[Cell]) -> str | None:
-    """report.event of the risk and turn_order answers: a per-seat 0/1 outcome column of the game, the
-    numerator of one of its per-seat rates (e.g. Senshi's ``eliminated``, behind ``elimination_rate``)."""
-    if answer in ("risk", "turn_order") and kind == "tournament":
-        ck.fail("lineup", f"a focus or seats lineup for answer = {answer!r}", "tournament")
-    if answer == "risk" and kind != "focus":
-        ck.fail("lineup", "a focus lineup for answer = 'risk' (the figures are the focus's)", kind)
-    if answer in ("risk", "turn_order") and any(c.players < 2 for c in cells):
-        ck.fail("players", f"at least 2 players in every cell for answer = {answer!r} (seats are compared)",
-                sorted({c.players for c in cells}))
-    if "event" not in t:
-        if answer == "risk":
-            ck.fail("report.event", "this key (required for answer = 'risk')", "nothing")
-        return None
-    if answer not in ("risk", "turn_order"):
-        ck.fail("report.event", "nothing unless answer is risk or turn_order", t["event"])
-    rates = {m.num: m.name for m in eng.ratio_metrics if m.per_seat and m.den is None and m.num in eng.columns}
-    name = t["event"]
-    if not isinstance(name, str) or name not in rates:
-        known = ", ".join(f"{c} ({m})" for c, m in rates.items()) or "none"
-        ck.fail("report.event", f"a per-seat 0/1 outcome column of {eng.name} (one of {known})", name)
-    return name
+    ctx = CheckContext(t, ck, kind, report, eng, cells, sprt, raw or {})
+    for name in sorted(answer_tables() - set(spec.tables)):
+        if name in (raw or {}):
+            owners = [n for n, k in kinds.items() if name in k.tables]
+            ck.fail(name, "nothing unless answer is " + " or ".join(owners), f"a [{name}] table")
+    fields: dict[str, Any] = {}
+    told: set[str] = set()
+    for other in kinds.values():
+        if other is spec:
+            if other.check is not None:
+                fields.update(other.check(ctx))
+            told.update(other.keys)
+            continue
+        for key, says in other.keys.items():
+            if key in t and key not in told and key not in spec.keys:
+                ck.fail(f"report.{key}", says, t[key])
+            told.add(key)
+    return dataclasses.replace(report, **fields)

@@ -132,7 +132,8 @@ class CellProgress:
 
 def needs_vectors(cfg: Config) -> bool:
     """Per-deal vectors are kept only when a paired comparison or the SPRT needs them."""
-    return cfg.sprt is not None or cfg.report.answer in ("best", "effect")
+    from .answers import REGISTRY
+    return cfg.sprt is not None or REGISTRY[cfg.report.answer].vectors
 
 
 def chunk_size(cfg: Config) -> int:

@@ -41,11 +41,14 @@ import polars as pl
 from simcore.errors import SenseiError
 
 from .analysis import analyse
+from .answers import REGISTRY
 from .config import BACKENDS, METRICS, Config, load
 from .engine import ChunkStore, atomic_write, chunk_size, play_cells
 from .tomlwrite import dumps as toml_dumps
 
 TABLES = ("cells", "seats", "turns", "scores", "paired", "ratings", "sprt")
+#: tables a run folder holds only for some answer kinds (read back when there)
+OPTIONAL_TABLES = ("estimates", "race", "equilibrium", "path", "metagame", "games")
 #: files of a run folder that is being played (removed once manifest.json is written)
 STATE, PARTS = "resume.json", "parts"
 
@@ -272,14 +275,26 @@ def _play(cfg: Config, games: int | None, jobs: int, progress: bool, backend: st
           store: ChunkStore | None, state: dict[str, Any], fingerprint: dict[str, Any], text: str) -> Experiment:
     started = _dt.datetime.now().astimezone()
     t0 = time.perf_counter()
-    runs = play_cells(cfg, jobs=jobs, progress=progress, backend=backend, scheduler=scheduler, store=store)
+    kind = REGISTRY[cfg.report.answer]
+    searched = None
+    if kind.search is None:
+        runs = play_cells(cfg, jobs=jobs, progress=progress, backend=backend, scheduler=scheduler, store=store)
+    else:  # the answer chooses its lineups as it goes (best responses, equilibria, design searches)
+        from .search import Evaluator
+        ev = Evaluator(cfg, jobs=jobs, progress=progress, backend=backend, scheduler=scheduler, store=store,
+                       event=cfg.report.event, groups=len(cfg.cells), estimate=kind_estimate(cfg))
+        try:
+            searched = kind.search(cfg, ev)
+        finally:
+            ev.close()
+        runs = ev.runs
     played = time.perf_counter() - t0
-    result = analyse(cfg, runs)
+    result = analyse(cfg, runs, searched)
     total_games = sum(t.n for r in runs for t in r.totals.values())
     manifest = {
         "sensei_version": sensei_version(), "git_commit": git_commit(), "config": cfg.path,
         "title": cfg.title, "game": cfg.game, "seed": cfg.seed, "games_per_cell": cfg.games,
-        "games_override": games, "cells": len(cfg.cells), "rotations": sum(len(r.rotations) for r in runs),
+        "games_override": games, "cells": len(runs), "rotations": sum(len(r.rotations) for r in runs),
         "games_played": total_games, "jobs": jobs, "backend": backend or "loky", "scheduler": scheduler,
         "started": state.get("started", started.isoformat(timespec="seconds")),
         "seconds_playing": round(played, 3), "seconds_total": round(time.perf_counter() - t0, 3),
@@ -290,6 +305,13 @@ def _play(cfg: Config, games: int | None, jobs: int, progress: bool, backend: st
         manifest.update({"resumed": state.get("resumed", []), "chunks_restored": store.restored,
                          "chunks_played": store.saved})
     return Experiment(cfg, result["tables"], result["answer"], manifest)
+
+
+def kind_estimate(cfg: Config) -> int:
+    """A first estimate of the games a searching answer will play (for the progress bar; it grows as
+    the search asks for more)."""
+    est = getattr(cfg.report.search, "estimate", None)
+    return int(est(cfg)) if callable(est) else 0
 
 
 def _now() -> str:
@@ -375,7 +397,7 @@ def load_tables(run_dir: str) -> dict[str, pl.DataFrame]:
     """The tables of a complete run folder (for notebooks and reports)."""
     check_complete(run_dir)
     out = {}
-    for name in TABLES + ("games",):
+    for name in TABLES + OPTIONAL_TABLES:
         p = os.path.join(run_dir, f"{name}.parquet")
         if os.path.isfile(p):
             out[name] = pl.read_parquet(p)

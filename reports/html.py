@@ -17,13 +17,30 @@ from typing import Any
 import jinja2
 import polars as pl
 
+from experiments.answers import REGISTRY
+from experiments.answers.base import ReportContext
 from simcore.files import atomic_write
 
 from . import plots
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _TEMPLATES = os.path.join(_HERE, "templates")
-TABLES = ("cells", "seats", "turns", "scores", "paired", "ratings", "sprt", "estimates")
+TABLES = ("cells", "seats", "turns", "scores", "paired", "ratings", "sprt", "estimates", "race", "equilibrium",
+          "path", "metagame")
+
+
+#: tables of the searching answers: (name, title, caption), shown when the run has them
+EXTRA_TABLES = (
+    ("equilibrium", "Equilibria", "one row per group, solution and strategy in its support: probability with its "
+     "bootstrap 95% interval over deals, the strategy's regret against the equilibrium (its win share against a "
+     "field drawn from it minus the equilibrium's own) and, with an event, its event rate against that field; a "
+     "symmetric fixed point is one pure strategy (tied: the settings no better and not clearly worse)"),
+    ("path", "Iterations", "iterated best response: the field at each step, the race's winner and the settings "
+     "still in the race with it"),
+    ("race", "Races", "every raced setting per group (and per field): deals played, mean with its 95% interval, "
+     "the round it was dropped in, the paired difference from the best on the same deals"),
+    ("metagame", "Meta-game", "the payoff table: each strategy's win share per lineup, seats rotated"),
+)
 
 
 class ReportError(ValueError):
@@ -144,51 +161,33 @@ def build_report(run_dir: str, index: bool = True) -> str:
     cells = t["cells"]
     axes, gaxes, over = s["axes"], s["group_axes"], s.get("over")
     figures: list[plots.Figure] = []
-    metric = s["metric"]
-    mcols = {"win_share": ("focus_win_share", "focus_win_lo", "focus_win_hi"),
-             "mean_score": ("focus_mean_score", "focus_score_lo", "focus_score_hi"),
-             "mean_turns": ("mean_turns", "turns_lo", "turns_hi")}
-    if s["answer_kind"] == "best" and over:
-        y, lo, hi = mcols[metric]
-        figures.append(plots.sweep_lines(cells, over, gaxes, y, lo, hi, s["metric_label"], metric == "win_share"))
-        if metric != "mean_score" and s["lineup"] == "focus":
-            figures.append(plots.sweep_lines(cells, over, gaxes, *mcols["mean_score"], "mean score"))
-        if metric != "mean_turns":
-            figures.append(plots.sweep_lines(cells, over, gaxes, *mcols["mean_turns"], "mean turns per game"))
-        figures.append(plots.sweep_heatmap(cells, over, gaxes, y, s["metric_label"], metric == "win_share"))
-    if t["paired"].height and s["answer_kind"] != "turn_order":  # turn_order: by seat, below
+    kind = REGISTRY.get(s["answer_kind"])
+    ctx = ReportContext(s, t, cells, axes, gaxes, over)
+    if kind is not None and kind.lead_figures is not None:
+        figures += kind.lead_figures(ctx)
+    if t["paired"].height and (kind is None or kind.paired_plot):
         figures.append(plots.paired_plot(t["paired"], gaxes))
     if t["ratings"].height:
         figures.append(plots.ratings_plot(t["ratings"], axes))
         figures.extend(plots.win_matrices(cells, axes, s["strategies"]))
     if t["sprt"].height:
         figures.append(plots.sprt_plot(t["sprt"]))
-    est = t["estimates"]
-    kind = s["answer_kind"]
-    dist_axes = gaxes if kind in ("best", "balance", "risk", "turn_order") else axes
-    dist_cells = cells
-    if kind == "calibration":
-        figures += _calibration_figures(est, cells, t, over, gaxes)
-        dist_cells = cells.filter(pl.col("players") > 1)  # the solo scores are drawn above
-    elif kind == "balance":
-        figures.append(plots.estimate_lines(est, "seat0_win_share", plots.short(over), "seat 0's win share (%)",
-                                            1.0 / int(cells["players"][0]), 100.0))
-        figures.extend(plots.seat0_matrices(t["seats"], cells, axes, over))
-        figures.append(plots.metric_families(est))
-    elif kind == "risk":
-        figures += _risk_figures(est, over)
-    elif kind == "turn_order":
-        figures += _turn_order_figures(est, t["paired"], over, gaxes)
+    if kind is not None and kind.figures is not None:
+        figures += kind.figures(ctx)
+    if kind is not None and kind.dist is not None:
+        dist_cells, dist_axes, with_scores = kind.dist(ctx)
+    else:
+        dist_cells, dist_axes, with_scores = cells, gaxes if kind is not None and kind.dist_by_group else axes, True
     if dist_cells.height:
         figures.append(plots.turns_distribution(t["turns"], dist_cells, dist_axes))
-        if kind != "calibration":
+        if with_scores:
             figures.append(plots.score_distribution(t["scores"], dist_cells, dist_axes,
                                                     "focus" if s["lineup"] == "focus" else "all"))
         figures.append(plots.seat_shares(t["seats"], dist_cells, dist_axes))
         figures.append(plots.lead_changes_plot(dist_cells, dist_axes))
     figures = [f for f in figures if f is not None]
 
-    balance, has_lead = _balance(cells, axes if s["answer_kind"] != "best" else gaxes)
+    balance, has_lead = _balance(cells, gaxes if kind is not None and kind.balance_by_group else axes)
     key = _present(cells, ["cell", "players"]) + [a for a in axes if a != "players" and a in cells.columns]
     lineup = [c for c in _lineup_cols(cells) if c not in key]
     figs = ["deals", "rotations", "games", "focus_win_share", "focus_win_lo", "focus_win_hi", "focus_mean_score",
@@ -203,10 +202,14 @@ def build_report(run_dir: str, index: bool = True) -> str:
         tables.append({"title": "Paired differences", "caption": "value minus versus, on the same deals: mean, "
                        "95% interval, paired t-test p-value, correlation of the pairs (rho)",
                        "html": html_table(t["paired"])})
+    est = t["estimates"]
     if est.height:
         tables.append({"title": "Estimates", "caption": "every figure of the answer with its 95% interval over deals "
                        "(scope cell: one cell; group: the cells of a group pooled deal by deal; all: every cell); "
                        "band: what the calibration criterion asks of the figure", "html": html_table(est)})
+    for name, title, caption in EXTRA_TABLES:
+        if t[name].height:
+            tables.append({"title": title, "caption": caption, "html": html_table(t[name])})
     if t["ratings"].height:
         tables.append({"title": "Ratings", "caption": "Bradley-Terry ratings on the Elo scale with 95% intervals; "
                        "win share per seat occupied, against the fair share 1/P", "html": html_table(t["ratings"])})
@@ -228,44 +231,6 @@ def build_report(run_dir: str, index: bool = True) -> str:
     if index:
         build_index(os.path.dirname(os.path.abspath(run_dir)))
     return path
-
-
-def _calibration_figures(est: pl.DataFrame, cells: pl.DataFrame, t: dict[str, pl.DataFrame], over: str,
-                         gaxes: list[str]) -> list[plots.Figure | None]:
-    """The criterion, the level shares and the solo score distribution of the best solo strategy per value of
-    ``over``; then the multiplayer figures (first-seat advantage, game length) per value."""
-    out = [plots.calibration_plot(est, over), plots.levels_plot(est, over)]
-    solo = cells.filter(pl.col("players") == 1)
-    if solo.height:
-        col = "seat0" if "seat0" in solo.columns else "focus"
-        best = (solo.group_by(col).agg(pl.col("focus_mean_score").mean()).sort("focus_mean_score", descending=True)
-                [col][0])
-        out.append(plots.score_distribution(t["scores"], solo.filter(pl.col(col) == best), [over], "all"))
-    out.append(plots.estimate_lines(est, "seat_advantage", plots.short(over), "first-seat advantage (points)",
-                                    0.0, 100.0))
-    out.append(plots.estimate_lines(est, "mean_turns", plots.short(over), "mean turns per game"))
-    return out
-
-
-def _risk_figures(est: pl.DataFrame, over: str) -> list[plots.Figure | None]:
-    """The risk answer: risk against reward per group, then the three figures of every value of ``over``."""
-    if est.height == 0:
-        return []
-    names = est["figure"].unique(maintain_order=True).to_list()
-    event = next((f for f in names if f.endswith("_share") and f != "win_share" and not f.startswith("win_share")),
-                 None)
-    if event is None:
-        return []
-    return [plots.risk_tradeoff(est, event), plots.estimate_panels(est, names, plots.short(over))]
-
-
-def _turn_order_figures(est: pl.DataFrame, paired: pl.DataFrame, over: str,
-                        gaxes: list[str]) -> list[plots.Figure | None]:
-    """The turn_order answer: every seat's figures per value of ``over``, and the paired differences by seat."""
-    if est.height == 0:
-        return []
-    names = est["figure"].unique(maintain_order=True).to_list()
-    return [plots.seat_figures(est, names, over), plots.seat_paired_plot(paired, gaxes)]
 
 
 def build_index(out_dir: str) -> str:

@@ -233,7 +233,7 @@ def paired_plot(paired: pl.DataFrame, group_axes: list[str]) -> Figure | None:
         sub = df.filter(pl.col("metric") == metric)
         scale = 100 if metric in ("win_share", "seat_advantage") or "share" in metric else 1
         raw = sub["value"].unique(maintain_order=True)
-        values = [str(v) for v in (raw.sort() if raw.dtype.is_numeric() else raw).to_list()]
+        values = (raw.sort() if raw.dtype.is_numeric() else raw).cast(pl.String).to_list()
         groups = sub["group"].unique(maintain_order=True).to_list()[:MAX_HUES]
         width = 0.8 / max(len(groups), 1)
         for j, (color, g) in enumerate(zip(sns.color_palette("tab10", len(groups)), groups)):

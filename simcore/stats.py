@@ -163,3 +163,93 @@ def bradley_terry(names, a, b, wins_a, wins_b, opponents=None, alpha: float = 0.
         out[name] = (float(res.params[j]) * ELO_PER_LOGIT, float(ci[j, 0]) * ELO_PER_LOGIT,
                      float(ci[j, 1]) * ELO_PER_LOGIT)
     return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Helpers of the answers: finite values, interval widths, shares, ratios over deals, bands, tests.
+# ---------------------------------------------------------------------------------------------
+
+def finite_or_none(x) -> float | None:
+    """``x`` as a float, or None when it is None, NaN or infinite (for tables and sentences)."""
+    if x is None:
+        return None
+    x = float(x)
+    return x if math.isfinite(x) else None
+
+
+def half_width(lo: float | None, hi: float | None) -> float:
+    """Half the width of an interval (NaN when a bound is missing)."""
+    if lo is None or hi is None:
+        return math.nan
+    return (hi - lo) / 2
+
+
+def share_ci(k: float, n: float) -> tuple[float | None, float | None, float | None]:
+    """A share k/n with its Wilson 95% interval (None when n is 0)."""
+    if n <= 0:
+        return None, None, None
+    lo, hi = wilson(k, n)
+    return k / n, float(lo), float(hi)
+
+
+def mean_interval(values: np.ndarray) -> tuple[float, float | None, float | None]:
+    """Mean of per-deal values with its t interval, missing bounds as None."""
+    m, lo, hi = values_ci(values)
+    return m, finite_or_none(lo), finite_or_none(hi)
+
+
+def hist_median(hist: dict[float, int]) -> float | None:
+    """Median of a {value: count} histogram (the lower middle value for an even count)."""
+    if not hist:
+        return None
+    vals = np.array(sorted(hist))
+    cum = np.cumsum([hist[v] for v in vals])
+    return float(vals[np.searchsorted(cum, (cum[-1] + 1) // 2)])
+
+
+def linearised(x: np.ndarray, y: np.ndarray) -> np.ndarray | None:
+    """Per-deal pseudo-values of the ratio R = sum(x) / sum(y): R + (x - R y) / mean(y) (the ratio
+    estimator's delta method). Their mean is R; paired t on two cells' pseudo-values gives the paired
+    difference of two ratios over the same deals."""
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    if y.sum() <= 0:
+        return None
+    r = x.sum() / y.sum()
+    return r + (x - r * y) / y.mean()
+
+
+def ratio_ci(x: np.ndarray, y: np.ndarray) -> tuple[float | None, float | None, float | None]:
+    """sum(x) / sum(y) over deals with a t interval of its linearisation (x - R y) / mean(y) (the ratio
+    estimator's delta method: deals are the units, whatever each holds)."""
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    if y.sum() <= 0:
+        return None, None, None
+    r = float(x.sum() / y.sum())
+    _, lo, hi = values_ci((x - r * y) / y.mean())
+    half = half_width(lo, hi)
+    if not math.isfinite(half):
+        return r, None, None
+    return r, r - half, r + half
+
+
+def holm(pvalues: list[float]) -> list[bool]:
+    """Which of several tests reject at 5% with Holm's correction for multiple comparisons (statsmodels)."""
+    if not pvalues:
+        return []
+    from statsmodels.stats.multitest import multipletests
+    p = np.nan_to_num(np.asarray(pvalues, dtype=float), nan=1.0)
+    return [bool(r) for r in multipletests(p, alpha=0.05, method="holm")[0]]
+
+
+def inside_band(lo: float | None, hi: float | None, band: tuple[float, float], x: float) -> str:
+    """'in' when the interval lies inside [band), 'out' when wholly outside it, else 'borderline'."""
+    b0, b1 = band
+    lo = x if lo is None else lo
+    hi = x if hi is None else hi
+    if lo >= b0 and hi < b1:
+        return "in"
+    if hi < b0 or lo >= b1:
+        return "out"
+    return "borderline"

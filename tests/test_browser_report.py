@@ -85,3 +85,38 @@ def test_calibration_report_renders_in_chromium(tmp_path):
     assert all(ok for _, ok in images) and {"Calibration criterion", "Levels"} <= {alt for alt, _ in images}
     assert answer == res.answer and "level scale plausible" in answer[0]
     assert "Estimates" in tables
+
+
+def test_equilibrium_report_renders_in_chromium(tmp_path):
+    """An equilibrium report (iterated best response and a 2-player meta-game) at a tiny size: the answer
+    first, its own plots (curves, support, paths, payoffs) and the equilibrium table."""
+    _browser_or_skip()
+    from playwright.sync_api import sync_playwright
+
+    res = run_experiment({"title": "Equilibrium browser test", "question": "Which wake is its own best response?",
+                          "game": "sen", "players": 2, "games": 40, "seed": 5,
+                          "lineup": {"focus": "threshold", "field": "threshold:wake=8"},
+                          "search": {"focus.wake": {"min": 4, "max": 16, "step": 4}, "meta": [2], "bootstrap": 10},
+                          "report": {"answer": "equilibrium"}})
+    page_path = build_report(res.write(str(tmp_path / "runs")), index=False)
+    problems = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            page = browser.new_page()
+            page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type in ("error", "warning") else None)
+            page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+            page.goto("file://" + os.path.abspath(page_path))
+            page.wait_for_load_state("load")
+            images = page.evaluate("Array.from(document.images).map(i => [i.alt, i.complete && i.naturalWidth > 0])")
+            answer = page.locator("li.answer-sentence").all_inner_texts()
+            tables = page.locator("h3").all_inner_texts()
+            first = page.evaluate("document.querySelector('section').id")
+        finally:
+            browser.close()
+    assert problems == []
+    assert all(ok for _, ok in images)
+    assert {"Best-response curves", "Equilibrium support", "Iteration paths", "Meta-game payoffs"} <= {a for a, _ in images}
+    assert answer == res.answer and answer[0].startswith("symmetric equilibrium")
+    assert {"Equilibria", "Iterations", "Races", "Meta-game"} <= set(tables)
+    assert first == "question"

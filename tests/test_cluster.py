@@ -31,3 +31,17 @@ def test_bad_backend_and_scheduler_are_user_errors():
         simulate("sen", agents, n_games=10, scheduler="tcp://127.0.0.1:1")
     with pytest.raises(SenseiError, match="cannot reach"):
         simulate("sen", agents, n_games=10, backend="dask", scheduler="tcp://127.0.0.1:9")
+
+
+def test_dask_cluster_gives_the_same_best_response_as_a_local_run(cluster, monkeypatch):
+    """A searching answer sends its batches to the cluster and ends with the same tables and answer."""
+    import experiments.search as search_mod
+    from experiments import run_experiment
+
+    raw = {"title": "t", "question": "q", "game": "sen", "players": 3, "games": 80, "seed": 6,
+           "lineup": {"focus": "threshold", "field": "threshold:wake=10"},
+           "search": {"focus.wake": [6, 10, 14]}, "report": {"answer": "best_response"}}
+    local = run_experiment(raw)
+    monkeypatch.setattr(search_mod.Evaluator, "parallel_seconds", 0.0)   # every batch after the first to dask
+    remote = run_experiment(raw, backend="dask", scheduler=cluster.scheduler_address)
+    assert remote.answer == local.answer and remote.tables["race"].equals(local.tables["race"])

@@ -9,7 +9,7 @@ import pytest
 from markupsafe import escape
 
 from experiments import load_config, run_experiment
-from experiments.analysis import _ratio_ci
+from simcore.stats import ratio_ci as _ratio_ci
 from reports import build_report
 from simcore.errors import SenseiError
 from simcore.runner import simulate

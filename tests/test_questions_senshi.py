@@ -10,7 +10,7 @@ import pytest
 from markupsafe import escape
 
 from experiments import load_config, run_experiment
-from experiments.analysis import _linearised
+from simcore.stats import linearised as _linearised
 from reports import build_report
 from simcore.errors import SenseiError
 from simcore.runner import simulate

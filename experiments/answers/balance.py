@@ -1,0 +1,149 @@
+"""``balance``: does seat 0 win more than 1/P, per value of ``over`` and group; the game's ratio metrics.
+
+Config key: ``report.metrics`` (optional): ratio metrics of the game (``prefix_*`` for a family).
+"""
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import polars as pl
+from scipy import stats as _st
+
+from simcore.registry import get_game
+from simcore.stats import half_width, holm, mean_interval, ratio_ci
+
+from .base import AnswerKind, CheckContext, ReportContext, Result
+from .common import describe_group, est_row, frame, group_rows, lineup_label, pm_text, pool_deals, short, show
+from .common import deal_frame
+
+if TYPE_CHECKING:
+    from ..config import Config
+    from ..engine import CellRun
+
+
+def _metric_defs(cfg: Config) -> list[Any]:
+    """The game's ratio metrics named by report.metrics (``prefix_*`` expands to the family), in order."""
+    eng = get_game(cfg.game)
+    known = [m for m in eng.ratio_metrics if not m.per_seat]
+    out = []
+    for name in cfg.report.metrics:
+        hit = [m for m in known if (m.name.startswith(name[:-1]) if name.endswith("*") else m.name == name)]
+        out.extend(m for m in hit if m not in out)
+    return out
+
+
+def answer_balance(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
+    """Does seat 0 (the first player) win more than 1/P, for every value of ``over`` (e.g. a pairing of
+    strategies, rotated so that each plays every seat) and pooled per group; plus the game's ratio metrics
+    named in report.metrics, pooled over every cell. Intervals over deals."""
+    rep = cfg.report
+    over = rep.over
+    gaxes = cfg.group_axes
+    defs = _metric_defs(cfg)
+    frames = {i: deal_frame(cfg, runs[i], defs) for i in cells["cell"].to_list()}
+    est, sentences = [], []
+
+    def metric_rows(scope, cell, group, case, strat, P, f, deals):
+        for m in defs:
+            v, lo, hi = ratio_ci(f[f"num.{m.name}"].to_numpy(), f[f"den.{m.name}"].to_numpy())
+            est.append(est_row(scope, cell, group, case, strat, P, m.name, v, lo, hi, deals))
+
+    for key, sub in group_rows(cells, gaxes):
+        desc = describe_group(gaxes, key)
+        P = int(sub["players"][0])
+        above, below, best, tests = [], [], None, []
+        for row in sub.iter_rows(named=True):
+            f = frames[row["cell"]]
+            strat = lineup_label(runs[row["cell"]].cell)
+            w, lo, hi = mean_interval(f["seat0_win"].to_numpy())
+            est.append(est_row("cell", row["cell"], desc, row[over], strat, P, "seat0_win_share", w, lo, hi, f.height))
+            metric_rows("cell", row["cell"], desc, row[over], strat, P, f, f.height)
+            x = f["seat0_win"].to_numpy()
+            p = float(_st.ttest_1samp(x, 1 / P).pvalue) if np.ptp(x) > 0 else (1.0 if x[0] == 1 / P else 0.0)
+            tests.append((row[over], w, p))
+            if best is None or abs(w - 1 / P) > abs(best[1] - 1 / P):
+                best = (row[over], w, lo, hi)
+        for (case, share, _), rejected in zip(tests, holm([t[2] for t in tests])):
+            if rejected:
+                (above if share > 1 / P else below).append(case)
+        pooled = pool_deals([frames[i] for i in sub["cell"].to_list()], defs)
+        w, lo, hi = mean_interval(pooled["seat0_win"].to_numpy())
+        est.append(est_row("group", None, desc, None, None, P, "seat0_win_share", w, lo, hi, pooled.height))
+        metric_rows("group", None, desc, None, None, P, pooled, pooled.height)
+        clear = lo is not None and (lo > 1 / P or hi < 1 / P)
+        rotated = "each lineup played in every seat order" if cfg.rotate else "lineups as listed (not rotated)"
+        text = ((f"{desc}: " if desc else "") + f"seat 0 (the first player) wins {w * 100:.1f}% ± "
+                f"{half_width(lo, hi) * 100:.1f}% of games over the {sub.height} {short(over)}s ({rotated}), "
+                f"advantage {(w - 1 / P) * 100:+.1f}% over the fair {100 / P:.0f}%"
+                + ("" if clear else ", not clearly different from it")
+                + f"; clearly above {100 / P:.0f}% in {len(above)} of {sub.height} {short(over)}s"
+                + (f" ({', '.join(map(show, above))})" if 0 < len(above) <= 6 else "")
+                + f", clearly below in {len(below)}"
+                + (f" ({', '.join(map(show, below))})" if 0 < len(below) <= 6 else "")
+                + f" (t tests over deals, Holm's correction over the {sub.height})")
+        if best is not None:
+            text += (f"; largest: {show(best[0])} {best[1] * 100:.1f}% ± {half_width(best[2], best[3]) * 100:.1f}%")
+        sentences.append(text)
+    if defs:
+        pooled = pool_deals(list(frames.values()), defs)
+        metric_rows("all", None, "all cells", None, None, None, pooled, pooled.height)
+        allrows = {r["figure"]: r for r in est if r["scope"] == "all"}
+        families: dict[str, list[Any]] = {}
+        for name in rep.metrics:
+            families[name] = [m for m in defs if (m.name.startswith(name[:-1]) if name.endswith("*") else m.name == name)]
+        plain = [n for n in rep.metrics if not n.endswith("*")]
+        scope = f"over every cell ({len(frames)} cells, {pooled.height:,} deals, each deal counted once)"
+        if plain:
+            parts = [f"{n} {pm_text(n, allrows[n]['value'], allrows[n]['lo'], allrows[n]['hi'])}" for n in plain]
+            sentences.append(f"{scope}: " + ", ".join(parts))
+        for name in rep.metrics:
+            if not name.endswith("*"):
+                continue
+            prefix = name[:-1]
+            ms = sorted(families[name], key=lambda m: -(allrows[m.name]["value"] or -math.inf))
+            parts = []
+            for m in ms:
+                r = allrows[m.name]
+                parts.append(f"{m.name[len(prefix):]} {pm_text(m.name, r['value'], r['lo'], r['hi'])}")
+            sentences.append(f"{prefix.rstrip('_')} {scope}, largest first: " + ", ".join(parts))
+    return sentences, frame(est)
+
+
+def check(ctx: CheckContext) -> dict[str, Any]:
+    ck, t = ctx.ck, ctx.table
+    if "metrics" not in t:
+        return {}
+    known = {m.name: m for m in ctx.eng.ratio_metrics if not m.per_seat}
+    raw = t["metrics"]
+    if not isinstance(raw, list) or not raw:
+        ck.fail("report.metrics", "a non-empty list of metric names", raw)
+    for i, name in enumerate(raw):
+        name = ck.text(name, f"report.metrics[{i}]")
+        ok = any(k.startswith(name[:-1]) for k in known) if name.endswith("*") else name in known
+        if not ok:
+            ck.fail(f"report.metrics[{i}]", f"a metric of {ctx.eng.name} (one of {', '.join(known) or 'none'}; "
+                    "prefix_* for a family)", name)
+    return {"metrics": tuple(raw)}
+
+
+def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun]) -> Result:
+    answer, est = answer_balance(cfg, tables["cells"], runs)
+    return Result(answer, None, est)
+
+
+def figures(ctx: ReportContext) -> list:
+    """Seat 0's win share per value of ``over``, the seat-0 matrices of both orientations, the metrics."""
+    from reports import plots
+
+    est, cells = ctx.t["estimates"], ctx.cells
+    return [plots.estimate_lines(est, "seat0_win_share", plots.short(ctx.over), "seat 0's win share (%)",
+                                 1.0 / int(cells["players"][0]), 100.0),
+            *plots.seat0_matrices(ctx.t["seats"], cells, ctx.axes, ctx.over),
+            plots.metric_families(est)]
+
+
+KIND = AnswerKind("balance", "does seat 0 (the first player) win more than 1/P", analyse, needs_over=True,
+                  per_game=True, keys={"metrics": "nothing unless answer = 'balance'"}, check=check,
+                  figures=figures, dist_by_group=True)

@@ -1,0 +1,89 @@
+"""``best``: the best value of ``over`` per group of cells, with the paired difference from the runner-up."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import polars as pl
+
+from simcore.stats import half_width, paired_diff
+
+from ..config import METRICS
+from ..engine import VEC_ROWS
+from .base import AnswerKind, ReportContext, Result
+from .common import describe_group, fmt_metric, frame, group_rows, short, show
+
+if TYPE_CHECKING:
+    from ..config import Config
+    from ..engine import CellRun
+
+#: metric -> (cells column, low column, high column, per-deal vector row)
+METRIC_COLUMNS = {
+    "win_share": ("focus_win_share", "focus_win_lo", "focus_win_hi", VEC_ROWS.index("focus_win")),
+    "mean_score": ("focus_mean_score", "focus_score_lo", "focus_score_hi", VEC_ROWS.index("focus_score")),
+    "mean_turns": ("mean_turns", "turns_lo", "turns_hi", VEC_ROWS.index("turns")),
+}
+
+
+def answer_best(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
+    rep = cfg.report
+    col, lo_col, hi_col, vrow = METRIC_COLUMNS[rep.metric]
+    label = METRICS[rep.metric][0]
+    sentences, paired_rows = [], []
+    gaxes = cfg.group_axes
+    for key, sub in group_rows(cells, gaxes):
+        sub = sub.sort(col, descending=rep.goal == "max", nulls_last=True)
+        best = sub.row(0, named=True)
+        desc = describe_group(gaxes, key)
+        best_vec = runs[best["cell"]].vectors()
+        text = (f"best {short(rep.over)}" + (f" for {desc}" if desc else "") + f": {show(best[rep.over])}, "
+                f"{label} {fmt_metric(rep.metric, best[col])} ± {fmt_metric(rep.metric, half_width(best[lo_col], best[hi_col]))}")
+        for other in sub.iter_rows(named=True):
+            if other["cell"] == best["cell"]:
+                continue
+            d = paired_diff(runs[other["cell"]].vectors()[vrow], best_vec[vrow])
+            paired_rows.append({**{a: v for a, v in zip(gaxes, key)}, "metric": rep.metric, "over": rep.over,
+                                "value": other[rep.over], "versus": best[rep.over], "diff": d["diff"], "lo": d["lo"],
+                                "hi": d["hi"], "p_value": d["p_value"], "rho": d["rho"], "deals": d["n"]})
+        if sub.height > 1:
+            nxt = sub.row(1, named=True)
+            d = next(p for p in paired_rows if p["value"] == nxt[rep.over] and p["versus"] == best[rep.over]
+                     and all(p[a] == v for a, v in zip(gaxes, key)))
+            clear = d["lo"] > 0 or d["hi"] < 0
+            text += (f" (next {show(nxt[rep.over])}: {fmt_metric(rep.metric, d['diff'], True)}, paired 95% CI "
+                     f"[{fmt_metric(rep.metric, d['lo'], True)}, {fmt_metric(rep.metric, d['hi'], True)}]"
+                     + ("" if clear else ", not clearly different") + ")")
+        sentences.append(text)
+    return sentences, frame(paired_rows)
+
+
+def check_metric(ctx, metric: str) -> None:
+    if metric in ("win_share", "mean_score") and ctx.lineup == "seats":
+        ctx.ck.fail("report.metric", "mean_turns for a seats lineup (win share and score belong to a focus)", metric)
+
+
+def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun]) -> Result:
+    answer, paired = answer_best(cfg, tables["cells"], runs)
+    return Result(answer, paired)
+
+
+def lead_figures(ctx: ReportContext) -> list:
+    """The metric against ``over`` (and the other figures of the cells), one line per group, and a heatmap."""
+    from reports import plots
+
+    s, cells, over, gaxes = ctx.s, ctx.cells, ctx.over, ctx.gaxes
+    if not over:
+        return []
+    metric = s["metric"]
+    mcols = {m: cols[:3] for m, cols in METRIC_COLUMNS.items()}
+    y, lo, hi = mcols[metric]
+    out = [plots.sweep_lines(cells, over, gaxes, y, lo, hi, s["metric_label"], metric == "win_share")]
+    if metric != "mean_score" and s["lineup"] == "focus":
+        out.append(plots.sweep_lines(cells, over, gaxes, *mcols["mean_score"], "mean score"))
+    if metric != "mean_turns":
+        out.append(plots.sweep_lines(cells, over, gaxes, *mcols["mean_turns"], "mean turns per game"))
+    out.append(plots.sweep_heatmap(cells, over, gaxes, y, s["metric_label"], metric == "win_share"))
+    return out
+
+
+KIND = AnswerKind("best", "the best value of `over` per group", analyse, needs_over=True, vectors=True,
+                  check_metric=check_metric, lead_figures=lead_figures, dist_by_group=True, balance_by_group=True)

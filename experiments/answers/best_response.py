@@ -1,0 +1,214 @@
+"""``best_response``: the best setting of a strategy's parameters against a given field, per group.
+
+The deviator is the focus of a focus lineup (parameters ``focus.P``) or one seat of a seats lineup
+(``seatN.P``); every other seat keeps its strategy. A discrete space (lists and ``{min, max, step}``
+grids, one or several parameters) is raced on common random numbers; a continuous one (``{min, max}``)
+is searched by optuna, whose best settings are then raced (:mod:`experiments.answers.searching`). The
+answer names the best setting with its win share (or mean score) and interval, the closest rivals'
+paired differences on the same deals, and the games spent. Tables: ``race.parquet`` (one row per group
+and raced setting) and ``paired.parquet``.
+"""
+from __future__ import annotations
+
+import math
+import re
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import polars as pl
+
+from ..search import check_not_per_game, setting_label
+from .base import AnswerKind, CheckContext, ReportContext, Result
+from .common import describe_group, frame, short_spec
+from .searching import (deviator_values, group_axes, mean_values, parse_search, pct, race_rows, runners_up,
+                        search_space, split, value_text, with_params)
+
+if TYPE_CHECKING:
+    from ..config import Config
+    from ..engine import CellRun
+
+_SEAT = re.compile(r"^seat(\d+)$")
+
+
+def _deviator(ctx: CheckContext, spec) -> int:
+    """The base seat of the deviator, from the parameters' role (focus, or one seatN of a seats lineup)."""
+    ck = ctx.ck
+    roles = {p.role for p in spec.params}
+    if ctx.lineup == "focus":
+        bad = sorted(roles - {"focus"})
+        if bad:
+            ck.fail(f"search.{next(p.key for p in spec.params if p.role == bad[0])}",
+                    "a parameter of the focus (focus.P): the focus is the deviator", bad[0])
+        return 0
+    seats = [int(m.group(1)) for r in roles if (m := _SEAT.match(r))]
+    if len(roles) != 1 or not seats:
+        ck.fail("search", "parameters of one seat (seatN.P) of the seats lineup: that seat is the deviator",
+                sorted(roles))
+    n = seats[0]
+    players = {c.players for c in ctx.cells}
+    if n >= min(players):
+        ck.fail(f"search.{spec.params[0].key}", f"a seat below {min(players)} (the smallest player count)", n)
+    return n
+
+
+def _agents(cell, lineup: str, seat: int, setting: dict[str, Any], ck=None, where: str = "search") -> list[Any]:
+    agents = list(cell.agents)
+    role = "focus" if lineup == "focus" else f"seat{seat}"
+    agents[seat] = with_params(agents[seat], split(setting).get(role, {}), ck, where)
+    return agents
+
+
+def check(ctx: CheckContext) -> dict[str, Any]:
+    check_not_per_game(ctx, "best_response")
+    spec, _ = parse_search(ctx, set(), "of the deviator: focus.P, or seatN.P for a seats lineup")
+    seat = _deviator(ctx, spec)
+    metric = ctx.report.metric
+    if metric not in ("win_share", "mean_score"):
+        ctx.ck.fail("report.metric", "win_share or mean_score for answer = 'best_response' (the deviator's)", metric)
+    # every setting must make a valid strategy (the endpoints of a continuous range)
+    for cell in ctx.cells:
+        for s in (spec.settings() if spec.discrete else _endpoints(spec)):
+            _agents(cell, ctx.lineup, seat, s, ctx.ck, "search." + ",".join(s))
+    spec.options["seat"] = seat
+    spec.estimate = lambda cfg: sum(len(c.rotations(cfg.rotate)) for c in cfg.cells) * spec.first_deals(cfg.games) * (
+        len(spec.settings()) if spec.discrete else spec.trials) * 2
+    return {"search": spec}
+
+
+def _endpoints(spec) -> list[dict[str, Any]]:
+    low = {p.key: (p.values[0] if p.discrete else p.low) for p in spec.params}
+    high = {p.key: (p.values[-1] if p.discrete else p.high) for p in spec.params}
+    return [low, high]
+
+
+def search(cfg: Config, ev) -> list:
+    spec = cfg.report.search
+    seat = spec.options["seat"]
+    metric = cfg.report.metric
+    goal = cfg.report.goal
+    fn = deviator_values(seat, metric)
+    out = []
+    for g, cell in enumerate(cfg.cells):
+        axes = group_axes(cfg, cell)
+
+        def runs_of(setting, cell=cell, axes=axes):
+            return [ev.lineup(cell, _agents(cell, cfg.kind, seat, setting), axes,
+                              ["focus"] + ["field"] * (cell.players - 1) if cfg.kind == "focus" else None)]
+
+        found = search_space(ev, cfg, spec, runs_of, lambda runs, stop: mean_values(runs, fn, stop), goal,
+                             seed_key=g)
+        ev.bar.update(cells=1)
+        out.append((cell, found))
+    return out
+
+
+def _field_text(cfg, cell, seat: int) -> str:
+    others = [a.spec() for i, a in enumerate(cell.agents) if i != seat]
+    if len(set(others)) == 1:
+        return f"a table of {others[0]}"
+    return "the table " + " / ".join(others)
+
+
+def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], state) -> Result:
+    spec = cfg.report.search
+    seat, metric = spec.options["seat"], cfg.report.metric
+    sentences, race_table, paired = [], [], []
+    for cell, found in state:
+        base = {a: cell.axes[a] for a in cfg.axes}
+        desc = describe_group(cfg.axes, tuple(base.values()))
+        fair = 1.0 / cell.players if metric == "win_share" else None
+        r = found.race
+        k = r.best
+        best = found.best
+        deviator = short_spec(cell.agents[seat])
+        text = ("best response" + (f" for {desc}" if desc else "") + f" ({deviator} against "
+                f"{_field_text(cfg, cell, seat)}): {setting_label(best)}, {_label(metric)} "
+                f"{value_text(metric, r.means[k])} [{value_text(metric, r.lo[k])}, {value_text(metric, r.hi[k])}] over "
+                f"{r.deals[k]:,} deals" + (f" (fair {pct(fair)})" if fair else ""))
+        if len(found.raced) > 1:
+            text += f"; closest rivals on the same deals: {runners_up(found, metric)}"
+        dropped = sum(1 for d in r.dropped_in if d is not None)
+        how = (f"{len(found.raced)} settings raced" if not found.trials else
+               f"{len(found.trials)} optuna trials on {spec.first_deals(cfg.games):,} deals each, the best "
+               f"{len(found.raced)} raced")
+        text += (f"; {how}: {dropped} dropped as clearly worse, {len(r.survivors)} still in the race after "
+                 f"{r.rounds[-1][0]:,} deals (one-sided paired tests at {r.level:.2g}: the true best is dropped with "
+                 f"probability at most {spec.alpha:g}); {found.games:,} games")
+        sentences.append(text)
+        race_table += race_rows(base, found, metric, fair)
+        for kk, i in enumerate(found.raced):
+            d = r.versus_best[kk]
+            if d is None:
+                continue
+            paired.append({**base, "metric": metric, "over": ",".join(p.key for p in spec.params),
+                           "value": setting_label(found.settings[i]), "versus": setting_label(best), "diff": d["diff"],
+                           "lo": d["lo"], "hi": d["hi"], "p_value": d["p_value"], "rho": d["rho"], "deals": d["n"]})
+        if found.trials:
+            for t, (s, v) in enumerate(found.trials):
+                race_table.append({**base, **s, "setting": setting_label(s), "metric": metric, "trial": t,
+                                   "trial_value": v, "deals": spec.first_deals(cfg.games)})
+    return Result(sentences, frame(paired), None, {"race": frame(race_table)})
+
+
+def _label(metric: str) -> str:
+    return "win share" if metric == "win_share" else "mean score"
+
+
+def figures(ctx: ReportContext) -> list:
+    return [race_figure(ctx.t.get("race"), ctx.s.get("group_axes", []), "Best response",
+                        "each raced setting's figure with its 95% interval (deals played differ: a setting dropped "
+                        "early has a wide interval); filled: still in the race at the end, the best ringed; dotted: "
+                        "the fair share 1/P")]
+
+
+def race_figure(race: pl.DataFrame | None, gaxes: list[str], title: str, caption: str):
+    """One panel per group: the metric of every raced setting against the setting (a numeric parameter on
+    its own axis), with intervals."""
+    from reports import plots
+
+    if race is None or race.height == 0 or "value" not in race.columns:
+        return None
+    df = race.filter(pl.col("value").is_not_null()) if "trial" not in race.columns else \
+        race.filter(pl.col("trial").is_null() & pl.col("value").is_not_null())
+    if df.height == 0:
+        return None
+    df = plots.group_labels(df, gaxes)
+    groups = df["group"].unique(maintain_order=True).to_list()
+    cols = min(4, len(groups))
+    rows = math.ceil(len(groups) / cols)
+    fig, axs = plots.plt.subplots(rows, cols, figsize=(4.2 * cols, 3.2 * rows), squeeze=False)
+    pcols = [c for c in df.columns if "." in c and c not in gaxes and not c.startswith("rules.")] or ["setting"]
+    pcols = [c for c in pcols if df[c].null_count() < df.height]
+    numeric = len(pcols) == 1 and df[pcols[0]].dtype.is_numeric()
+    scale = 100.0 if df["metric"][0] in ("win_share", "seat0_win_share", "focus_win_share") else 1.0
+    for ax, g in zip(axs.flat, groups):
+        sub = df.filter(pl.col("group") == g)
+        if numeric:
+            sub = sub.sort(pcols[0])
+            x = sub[pcols[0]].to_numpy().astype(float)
+        else:
+            x = np.arange(sub.height)
+        y = sub["value"].to_numpy() * scale
+        lo = sub["lo"].fill_null(np.nan).to_numpy() * scale
+        hi = sub["hi"].fill_null(np.nan).to_numpy() * scale
+        alive = sub["survived"].to_numpy()
+        ax.errorbar(x, y, yerr=[np.nan_to_num(y - lo), np.nan_to_num(hi - y)], fmt="none", ecolor="grey", capsize=2)
+        ax.plot(x[alive], y[alive], "o", color="tab:blue", label="in the race")
+        ax.plot(x[~alive], y[~alive], "o", color="tab:blue", mfc="white", label="dropped")
+        b = sub["best"].to_numpy()
+        ax.plot(x[b], y[b], "o", ms=12, mfc="none", color="tab:red", label="best")
+        if "fair_share" in sub.columns and sub["fair_share"][0] is not None:
+            ax.axhline(sub["fair_share"][0] * scale, color="grey", linestyle=":")
+        if not numeric:
+            ax.set_xticks(x, sub["setting"].to_list(), rotation=40, ha="right", fontsize=7)
+        ax.set_title(g, fontsize=9)
+        ax.set_xlabel(plots.short(pcols[0]) if numeric else "setting")
+    for ax in list(axs.flat)[len(groups):]:
+        ax.axis("off")
+    axs.flat[0].legend(fontsize=7)
+    return plots.Figure(title, caption, plots._encode(fig))
+
+
+KIND = AnswerKind("best_response", "the best setting of the deviator's parameters against a given field", analyse,
+                  check=check, tables=("search",), lineups=("focus", "seats"), search=search, figures=figures,
+                  paired_plot=False)

@@ -1,0 +1,265 @@
+"""``calibration``: which values of a rule option with uncertain data make a solo level scale plausible.
+
+Config keys: ``report.score_band`` and ``report.top_share`` (both required); the game must report a
+one-hot ``level`` outcome column and the grid must hold at least one solo cell.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import polars as pl
+
+from simcore.registry import get_game
+from simcore.stats import half_width, holm, inside_band, mean_interval, paired_diff, wilson
+
+from .base import AnswerKind, CheckContext, ReportContext, Result
+from .common import (describe_group, deal_frame, est_row, frame, lineup_label, pm_text, pooled_totals, short, show,
+                     strategy_label)
+
+if TYPE_CHECKING:
+    from ..config import Config
+    from ..engine import CellRun
+
+
+def strategy_of(cfg: Config, row: dict[str, Any]) -> str:
+    return row.get("seat0") if cfg.kind == "seats" else row.get("focus")
+
+
+def answer_calibration(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
+    """Which value of ``over`` (e.g. Sensu's sticks table) makes the game's solo level scale plausible for
+    good play, and how much the headline figures (solo score, first-seat advantage, game length) depend on
+    it. Good play is the solo strategy with the highest mean score for that value."""
+    rep = cfg.report
+    over, band, top_band = rep.over, rep.score_band, rep.top_share
+    gaxes = cfg.group_axes
+    eng = get_game(cfg.game)
+    values = cells[over].unique(maintain_order=True).to_list()
+    v0 = values[0]
+    frames = {i: deal_frame(cfg, runs[i]) for i in cells["cell"].to_list()}
+    est, paired_rows, sentences = [], [], []
+
+    def key_of(row):
+        return tuple(row[a] for a in gaxes)
+
+    # ----- solo: level shares and the criterion, per value of `over`
+    solo = cells.filter(pl.col("players") == 1)
+    levels_of = {}
+    for row in solo.iter_rows(named=True):
+        run = runs[row["cell"]]
+        n, sums, _, _ = pooled_totals(run)
+        names = list(eng.metrics(sums, n, 1, run.cell.rules).get("level_share", {}))
+        counts = np.asarray(sums["level"], dtype=float)
+        lo, hi = wilson(counts, n)
+        levels_of[row["cell"]] = (names, counts / n, lo, hi, n)
+        strat = strategy_label(runs, row)
+        desc = describe_group(gaxes, key_of(row))
+        est.append(est_row("cell", row["cell"], desc, row[over], strat, 1, "mean_score", row["focus_mean_score"],
+                        row["focus_score_lo"], row["focus_score_hi"], run.deals, band))
+        est.append(est_row("cell", row["cell"], desc, row[over], strat, 1, "median_score", row["focus_score_median"],
+                        None, None, run.deals))
+        for j, name in enumerate(names):
+            est.append(est_row("cell", row["cell"], desc, row[over], strat, 1, f"level.{name}", counts[j] / n, lo[j],
+                            hi[j], run.deals, top_band if j == len(names) - 1 else None))
+    verdicts: dict[Any, tuple[str, dict[str, Any]]] = {}
+    by_value = {v: solo.filter(pl.col(over) == v) for v in values}
+    for v in values:
+        sub = by_value[v]
+        if sub.height == 0:
+            continue
+        sub = sub.sort("focus_mean_score", descending=True)
+        best, worst = sub.row(0, named=True), sub.row(sub.height - 1, named=True)
+        names, shares, lo, hi, n = levels_of[best["cell"]]
+        top = len(names) - 1
+        in_band = inside_band(best["focus_score_lo"], best["focus_score_hi"], band, best["focus_mean_score"])
+        in_top = inside_band(float(lo[top]), float(hi[top]), top_band, float(shares[top]))
+        verdict = ("plausible" if in_band == in_top == "in" else
+                   "implausible" if "out" in (in_band, in_top) else "borderline")
+        med = best["focus_score_median"]
+        med_level = names[int(np.clip((med - 15) // 5, 0, top))] if med is not None and len(names) == 6 else None
+        why = []
+        if in_band != "in":
+            why.append(f"mean {'outside' if in_band == 'out' else 'at the edge of'} {band[0]:g}-{band[1]:g}")
+        if in_top != "in":
+            side = ("below" if hi[top] < top_band[0] else "above" if lo[top] >= top_band[1] else "at the edge of")
+            why.append(f"{names[top]} {side} {top_band[0] * 100:g}%-{top_band[1] * 100:g}%")
+        text = (f"{short(over)} {show(v)}: {verdict}" + (f" ({'; '.join(why)})" if why else "") + ": "
+                f"{strategy_label(runs, best)} (best of {sub.height} solo strategies) averages "
+                f"{best['focus_mean_score']:.1f} ± {half_width(best['focus_score_lo'], best['focus_score_hi']):.1f}"
+                + (f", median {med:g}" + (f" ({med_level})" if med_level else "") if med is not None else "")
+                + f"; {names[top]} in {shares[top] * 100:.1f}% [{lo[top] * 100:.1f}%, {hi[top] * 100:.1f}%] of games; "
+                + "levels " + ", ".join(f"{nm} {x * 100:.1f}%" for nm, x in zip(names, shares)))
+        if worst["cell"] != best["cell"]:
+            text += (f"; {strategy_label(runs, worst)} averages {worst['focus_mean_score']:.1f} ± "
+                     f"{half_width(worst['focus_score_lo'], worst['focus_score_hi']):.1f}")
+        # the same strategy under the first value, on the same deals
+        same = by_value[v0].filter(pl.col("seat0" if cfg.kind == "seats" else "focus") == strategy_of(cfg, best))
+        if v != v0 and same.height:
+            ref = same.row(0, named=True)
+            a, b = frames[best["cell"]], frames[ref["cell"]]
+            j = a.join(b, on="game", suffix="_ref")
+            d = paired_diff(j["focus_score"].to_numpy(), j["focus_score_ref"].to_numpy())
+            paired_rows.append({**{ax: best[ax] for ax in gaxes}, "metric": "mean_score", "over": over, "value": v,
+                                "versus": v0, "diff": d["diff"], "lo": d["lo"], "hi": d["hi"],
+                                "p_value": d["p_value"], "rho": d["rho"], "deals": d["n"]})
+            text += f"; vs {show(v0)}: {d['diff']:+.2f} [{d['lo']:+.2f}, {d['hi']:+.2f}] points (same deals)"
+        verdicts[v] = (verdict, best)
+        sentences.append(text)
+
+    # ----- multiplayer: first-seat advantage and game length per value of `over`
+    multi = cells.filter(pl.col("players") > 1)
+    mp_sentences, changes, longest = [], [], None
+    groups = {}
+    for row in multi.iter_rows(named=True):
+        groups.setdefault(key_of(row), []).append(row)
+    for key, rows in groups.items():
+        rows = {r[over]: r for r in rows}
+        first = next(iter(rows.values()))
+        P = int(first["players"])
+        desc = f"{P} players, {lineup_label(runs[first['cell']].cell)}"
+        adv_parts, len_parts = [], []
+        worst_adv = worst_len = None
+        for v in values:
+            if v not in rows:
+                continue
+            r = rows[v]
+            f = frames[r["cell"]]
+            w, wlo, whi = mean_interval(f["seat0_win"].to_numpy())
+            t, tlo, thi = mean_interval(f["turns"].to_numpy())
+            dgroup = describe_group(gaxes, key)
+            est.append(est_row("cell", r["cell"], dgroup, v, desc, P, "seat_advantage", w - 1 / P,
+                            None if wlo is None else wlo - 1 / P, None if whi is None else whi - 1 / P, r["deals"]))
+            est.append(est_row("cell", r["cell"], dgroup, v, desc, P, "mean_turns", t, tlo, thi, r["deals"]))
+            adv_parts.append(f"{show(v)} {(w - 1 / P) * 100:+.1f}% ± {half_width(wlo, whi) * 100:.1f}%")
+            len_parts.append(f"{show(v)} {t:.1f} ± {half_width(tlo, thi):.1f}")
+            if v != v0 and v0 in rows:
+                g0 = frames[rows[v0]["cell"]]
+                j = f.join(g0, on="game", suffix="_ref")
+                for metric, col in (("seat_advantage", "seat0_win"), ("mean_turns", "turns")):
+                    d = paired_diff(j[col].to_numpy(), j[f"{col}_ref"].to_numpy())
+                    paired_rows.append({**{ax: k for ax, k in zip(gaxes, key)}, "metric": metric, "over": over,
+                                        "value": v, "versus": v0, "diff": d["diff"], "lo": d["lo"], "hi": d["hi"],
+                                        "p_value": d["p_value"], "rho": d["rho"], "deals": d["n"]})
+                    slot = (v, d)
+                    if metric == "seat_advantage":
+                        if worst_adv is None or abs(d["diff"]) > abs(worst_adv[1]["diff"]):
+                            worst_adv = slot
+                        changes.append((f"{P} players {show(v)} {d['diff'] * 100:+.1f}% "
+                                        f"[{d['lo'] * 100:+.1f}%, {d['hi'] * 100:+.1f}%]", d["p_value"]))
+                    elif worst_len is None or abs(d["diff"]) > abs(worst_len[1]["diff"]):
+                        worst_len = slot
+        text = f"{desc}: first-seat advantage " + ", ".join(adv_parts)
+        if worst_adv is not None:
+            v, d = worst_adv
+            text += (f" (largest change from {show(v0)}: {show(v)} {d['diff'] * 100:+.1f}% "
+                     f"[{d['lo'] * 100:+.1f}%, {d['hi'] * 100:+.1f}%], p = {d['p_value']:.2g})")
+        text += "; game length " + ", ".join(len_parts) + " turns"
+        if worst_len is not None:
+            v, d = worst_len
+            text += f" (largest change {show(v)} {d['diff']:+.1f} [{d['lo']:+.1f}, {d['hi']:+.1f}])"
+            if longest is None or abs(d["diff"]) > abs(longest[2]["diff"]):
+                longest = (P, v, d)
+        mp_sentences.append(text)
+
+    # ----- the verdict first, in plain words
+    plausible = [v for v in values if v in verdicts and verdicts[v][0] == "plausible"]
+    border = [v for v in values if v in verdicts and verdicts[v][0] == "borderline"]
+    bad = [v for v in values if v in verdicts and verdicts[v][0] == "implausible"]
+    names = levels_of[next(iter(levels_of))][0]
+    crit = (f"the best solo strategy averages between {band[0]:g} and {band[1]:g} and reaches {names[-1]} in "
+            f"{top_band[0] * 100:g}% to {top_band[1] * 100:g}% of its games, both 95% intervals inside")
+    if plausible:
+        head = (f"{short(over)} {', '.join(map(show, plausible))} make{'s' if len(plausible) == 1 else ''} the "
+                f"level scale plausible")
+    else:
+        head = f"no {short(over)} makes the level scale plausible"
+    head += f" (criterion: {crit})"
+    if border:
+        head += f"; borderline: {', '.join(map(show, border))}"
+    if bad:
+        head += f"; implausible: {', '.join(map(show, bad))}"
+    means = [(v, verdicts[v][1]) for v in values if v in verdicts]
+    lo_v, lo_row = min(means, key=lambda t: t[1]["focus_mean_score"])
+    hi_v, hi_row = max(means, key=lambda t: t[1]["focus_mean_score"])
+    head += (f". The best heuristic's solo average ranges from "
+             f"{pm_text('mean_score', lo_row['focus_mean_score'], lo_row['focus_score_lo'], lo_row['focus_score_hi'])} "
+             f"({short(over)} {show(lo_v)}) to "
+             f"{pm_text('mean_score', hi_row['focus_mean_score'], hi_row['focus_score_lo'], hi_row['focus_score_hi'])} "
+             f"({short(over)} {show(hi_v)})")
+    if changes:
+        clear = [c for c, r in zip(changes, holm([p for _, p in changes])) if r]
+        head += (". The first-seat advantage " + (f"changes clearly with {short(over)} for "
+                                                    + "; ".join(t for t, _ in clear) if clear else
+                                                    f"does not change clearly with {short(over)} for any player count")
+                 + f" (each value paired against {short(over)} {show(v0)} on the same deals; Holm's correction over "
+                 f"the {len(changes)} comparisons)")
+    if longest is not None:
+        P, v, d = longest
+        clear = d["lo"] > 0 or d["hi"] < 0
+        head += (f"; the game length {'changes' if clear else 'does not change clearly'}: the largest change is "
+                 f"{d['diff']:+.1f} turns [{d['lo']:+.1f}, {d['hi']:+.1f}] ({short(over)} {show(v)} against "
+                 f"{show(v0)}, {P} players)")
+    return [head] + sentences + mp_sentences, frame(paired_rows), frame(est)
+
+
+def _band(value: Any, ck, key: str, low: float | None, high: float | None) -> tuple[float, float]:
+    if not isinstance(value, list) or len(value) != 2:
+        ck.fail(key, "two numbers [low, high]", value)
+    lo = ck.number(value[0], f"{key}[0]")
+    hi = ck.number(value[1], f"{key}[1]")
+    if (low is not None and lo < low) or (high is not None and hi > high) or lo >= hi:
+        within = f" within [{low}, {high}]" if low is not None and high is not None else ""
+        ck.fail(key, f"two numbers [low, high] with low < high{within}", value)
+    return lo, hi
+
+
+def check(ctx: CheckContext) -> dict[str, Any]:
+    ck, t = ctx.ck, ctx.table
+    if ctx.lineup == "tournament":
+        ck.fail("lineup", "a focus or seats lineup for answer = 'calibration'", "tournament")
+    if "level" not in ctx.eng.columns:
+        ck.fail("report.answer", "a game that reports a `level` outcome column for answer = 'calibration'",
+                ctx.eng.name)
+    if not any(c.players == 1 for c in ctx.cells):
+        ck.fail("players", "at least one solo cell (players = 1: the level scale is a solo score scale)",
+                sorted({c.players for c in ctx.cells}))
+    for key in ("score_band", "top_share"):
+        if key not in t:
+            ck.fail(f"report.{key}", "this key (required for answer = 'calibration')", "nothing")
+    return {"score_band": _band(t["score_band"], ck, "report.score_band", None, None),
+            "top_share": _band(t["top_share"], ck, "report.top_share", 0.0, 1.0)}
+
+
+def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun]) -> Result:
+    answer, paired, est = answer_calibration(cfg, tables["cells"], runs)
+    return Result(answer, paired, est)
+
+
+def figures(ctx: ReportContext) -> list:
+    """The criterion, the level shares and the solo score distribution of the best solo strategy per value of
+    ``over``; then the multiplayer figures (first-seat advantage, game length) per value."""
+    from reports import plots
+
+    est, cells, t, over = ctx.t["estimates"], ctx.cells, ctx.t, ctx.over
+    out = [plots.calibration_plot(est, over), plots.levels_plot(est, over)]
+    solo = cells.filter(pl.col("players") == 1)
+    if solo.height:
+        col = "seat0" if "seat0" in solo.columns else "focus"
+        best = (solo.group_by(col).agg(pl.col("focus_mean_score").mean()).sort("focus_mean_score", descending=True)
+                [col][0])
+        out.append(plots.score_distribution(t["scores"], solo.filter(pl.col(col) == best), [over], "all"))
+    out.append(plots.estimate_lines(est, "seat_advantage", plots.short(over), "first-seat advantage (points)",
+                                    0.0, 100.0))
+    out.append(plots.estimate_lines(est, "mean_turns", plots.short(over), "mean turns per game"))
+    return out
+
+
+def dist(ctx: ReportContext):
+    """The solo scores are drawn above: the distributions show the multiplayer cells, without scores."""
+    return ctx.cells.filter(pl.col("players") > 1), ctx.axes, False
+
+
+_ONLY = "nothing unless answer = 'calibration'"
+KIND = AnswerKind("calibration", "which values of `over` make the game's solo level scale plausible", analyse,
+                  needs_over=True, per_game=True, keys={"score_band": _ONLY, "top_share": _ONLY}, check=check,
+                  figures=figures, dist=dist)

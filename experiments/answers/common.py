@@ -1,0 +1,233 @@
+"""What every answer kind shares: tables from rows, groups of cells, and the wording of figures.
+
+Sentences say a value with its interval the same way in every answer: :func:`fmt_metric` for the cell
+figures, :func:`pm_text` for ``value ± half``, :func:`ci_text` for ``x% [lo%, hi%]`` and :func:`dci_text` for a
+paired difference. The statistics behind them are in :mod:`simcore.stats`.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import polars as pl
+
+from simcore.errors import SenseiError
+from simcore.stats import finite_or_none, half_width
+
+if TYPE_CHECKING:
+    from ..config import Config
+    from ..engine import CellRun
+
+
+def frame(rows: list[dict[str, Any]]) -> pl.DataFrame:
+    """A DataFrame from row dicts, tolerant of mixed ints and floats; empty rows give an empty frame."""
+    if not rows:
+        return pl.DataFrame()
+    return pl.DataFrame(rows, strict=False, infer_schema_length=None)
+
+
+def pooled_totals(run) -> tuple[int, dict[str, np.ndarray], dict[str, np.ndarray], np.ndarray]:
+    """A cell's games, column sums, sums of squares and game-length histogram over every rotation."""
+    n = sum(t.n for t in run.totals.values())
+    sums = {k: sum(t.sums[k] for t in run.totals.values()) for k in next(iter(run.totals.values())).sums}
+    sumsq = {k: sum(t.sumsq[k] for t in run.totals.values()) for k in sums}
+    hist = sum(t.turns_hist for t in run.totals.values())
+    return n, sums, sumsq, hist
+
+
+def short(axis: str) -> str:
+    """``focus.wake`` -> ``wake``, ``rules.penalty`` -> ``penalty``."""
+    return axis.split(".", 1)[1] if "." in axis else axis
+
+
+def describe_group(axes: list[str], values: tuple) -> str:
+    parts = []
+    for a, v in zip(axes, values):
+        parts.append(f"{v} players" if a == "players" else f"{short(a)} {show(v)}")
+    return ", ".join(parts)
+
+
+def show(v: Any) -> str:
+    if isinstance(v, bool):
+        return "on" if v else "off"
+    return str(v)
+
+
+def fmt_metric(metric: str, x: float, signed: bool = False) -> str:
+    if x is None or not math.isfinite(x):
+        return "n/a"
+    sign = "+" if signed else ""
+    if metric in ("win_share", "seat_advantage"):
+        return f"{x * 100:{sign}.1f}%"
+    if metric == "mean_turns":
+        return f"{x:{sign}.1f}"
+    return f"{x:{sign}.2f}"
+
+
+def group_rows(cells: pl.DataFrame, axes: list[str]):
+    """(group values tuple, rows dataframe) in first-seen order."""
+    if not axes:
+        yield (), cells
+        return
+    for key, sub in cells.group_by(axes, maintain_order=True):
+        yield tuple(key), sub
+
+
+def short_spec(agent) -> str:
+    """The strategy's name with only the parameters that differ from their defaults (for sentences)."""
+    diff = []
+    for f in dataclasses.fields(agent):
+        if f.init and f.default is not dataclasses.MISSING and getattr(agent, f.name) != f.default:
+            diff.append(f"{f.name}={getattr(agent, f.name)}")
+    name = getattr(agent, "name", None) or type(agent).__name__
+    return name + (":" + ",".join(diff) if diff else "")
+
+
+def lineup_label(cell) -> str:
+    specs = [short_spec(a) for a in cell.agents]
+    if len(set(specs)) == 1:
+        return specs[0] if cell.players == 1 else f"{specs[0]} in every seat"
+    return " / ".join(specs)
+
+
+def strategy_label(runs: list[CellRun], row: dict[str, Any]) -> str:
+    return short_spec(runs[row["cell"]].cell.agents[0])
+
+
+def deal_frame(cfg: Config, run: CellRun, metric_defs: list[Any] = ()) -> pl.DataFrame:
+    """One row per deal of a cell: seat 0's win (mean over rotations), the focus's score (mean over the seats
+    it holds), the game length (mean over rotations), and for each ratio metric its numerator and
+    denominator summed over the rotations (``num.NAME``, ``den.NAME``)."""
+    if not run.games_rows:
+        raise ValueError("deal-by-deal estimates need one row per game (report.per_game = true)")
+    g = pl.concat(run.games_rows, how="diagonal_relaxed").with_columns(pl.col("rotation").cast(pl.Int64),
+                                                                      pl.col("seat").cast(pl.Int64))
+    held = pl.DataFrame({"rotation": [r for r, seats in run.rotations for _ in seats],
+                         "seat": [s for _, seats in run.rotations for s in seats]},
+                        schema={"rotation": pl.Int64, "seat": pl.Int64})
+    focus = g.join(held, on=["rotation", "seat"]).group_by("game").agg(pl.col("score").mean().alias("focus_score"))
+    aggs = [pl.col("turns").mean().alias("turns"), pl.len().alias("plays")]
+    if "win" in g.columns:
+        aggs.append(pl.col("win").mean().alias("seat0_win"))
+    for m in metric_defs:
+        aggs.append(pl.col(m.num).sum().alias(f"num.{m.name}"))
+        aggs.append((pl.col(m.den).sum() if m.den else pl.len()).cast(pl.Float64).alias(f"den.{m.name}"))
+    first = g.filter(pl.col("seat") == 0).group_by("game").agg(aggs)
+    return first.join(focus, on="game").sort("game")
+
+
+def pool_deals(frames: list[pl.DataFrame], metric_defs: list[Any]) -> pl.DataFrame:
+    """Deals pooled over cells: means of the per-deal values, sums of the metrics' parts."""
+    df = pl.concat(frames, how="diagonal_relaxed")
+    aggs = [pl.col(c).mean() for c in ("turns", "seat0_win", "focus_score") if c in df.columns]
+    for m in metric_defs:
+        aggs += [pl.col(f"num.{m.name}").sum(), pl.col(f"den.{m.name}").sum()]
+    return df.group_by("game").agg(aggs).sort("game")
+
+
+def is_share(name: str) -> bool:
+    return "share" in name or name.endswith("_won") or name.startswith("first_") or name.startswith("level.")
+
+
+def pm_text(name: str, x: float | None, lo: float | None, hi: float | None) -> str:
+    """``value ± half`` with enough decimals that a small half-width does not print as 0."""
+    half = half_width(lo, hi)
+    if x is None or not math.isfinite(x):
+        return "n/a"
+    scale, unit, d = (100.0, "%", 1) if is_share(name) or name in ("seat_advantage", "seat0_win_share") else \
+        (1.0, "", 2)
+    if not math.isfinite(half):
+        return f"{x * scale:.{d}f}{unit}"
+    while d < 4 and round(half * scale, d) == 0:
+        d += 1
+    return f"{x * scale:.{d}f}{unit} ± {half * scale:.{d}f}{unit}"
+
+
+def est_row(scope: str, cell: int | None, group: str, case: Any, strategy: str | None, players: int | None,
+         figure: str, value, lo, hi, deals: int, band: tuple[float, float] | None = None) -> dict[str, Any]:
+    return {"scope": scope, "cell": cell, "group": group, "case": None if case is None else show(case),
+            "strategy": strategy, "players": players, "figure": figure, "value": finite_or_none(value), "lo": finite_or_none(lo),
+            "hi": finite_or_none(hi), "deals": deals, "band_lo": band[0] if band else None, "band_hi": band[1] if band else None}
+
+
+def event_rows(cfg: Config, run: CellRun) -> pl.DataFrame:
+    """A cell's per-game rows (game, rotation, seat) with ``win`` and, with report.event, ``event`` (0/1)."""
+    if not run.games_rows:
+        raise ValueError("the risk and turn_order answers need one row per game (report.per_game = true)")
+    ev = cfg.report.event
+    g = pl.concat(run.games_rows, how="diagonal_relaxed")
+    cols = [pl.col("game").cast(pl.Int64), pl.col("rotation").cast(pl.Int64), pl.col("seat").cast(pl.Int64),
+            pl.col("win").cast(pl.Float64)]
+    if ev is not None:
+        cols.append(pl.col(ev).cast(pl.Float64).alias("event"))
+    g = g.select(cols)
+    if ev is not None:
+        bad = g.filter(~pl.col("event").is_in([0.0, 1.0]))
+        if bad.height:
+            raise SenseiError(f"report.event: {ev} is not a 0/1 column of {cfg.game} (it holds {bad['event'][0]:g})")
+    return g
+
+
+def ci_text(x: float | None, lo: float | None, hi: float | None) -> str:
+    """``31.2% [30.1%, 32.3%]``."""
+    if x is None:
+        return "n/a"
+    if lo is None or hi is None:
+        return f"{x * 100:.1f}%"
+    return f"{x * 100:.1f}% [{lo * 100:.1f}%, {hi * 100:.1f}%]"
+
+
+def dci_text(d: dict[str, Any]) -> str:
+    """A paired difference ``+1.2% [+0.3%, +2.1%]``."""
+    if d["lo"] is None or not math.isfinite(d["lo"]):
+        return f"{d['diff'] * 100:+.1f}%"
+    return f"{d['diff'] * 100:+.1f}% [{d['lo'] * 100:+.1f}%, {d['hi'] * 100:+.1f}%]"
+
+
+def direction(d: dict[str, Any]) -> int:
+    """+1 / -1 when the paired interval lies wholly above / below 0, else 0."""
+    lo, hi = d["lo"], d["hi"]
+    if lo is None or hi is None or not (math.isfinite(lo) and math.isfinite(hi)):
+        return 0
+    return 1 if lo > 0 else -1 if hi < 0 else 0
+
+
+def paired_row(gaxes: list[str], key: tuple, metric: str, over: str, value: Any, versus: Any,
+                d: dict[str, Any], **extra) -> dict[str, Any]:
+    return {**{a: v for a, v in zip(gaxes, key)}, "metric": metric, "over": over, "value": show(value),
+            "versus": show(versus), **extra, "diff": d["diff"], "lo": finite_or_none(d["lo"]), "hi": finite_or_none(d["hi"]),
+            "p_value": finite_or_none(d["p_value"]), "rho": finite_or_none(d["rho"]), "deals": d["n"]}
+
+
+def baseline_of(cfg: Config, values: list[Any]) -> Any:
+    return cfg.report.baseline if cfg.report.baseline is not None else values[0]
+
+
+# ------------------------------------------------------------------------ report.event (risk, turn_order)
+EVENT_ONLY = "nothing unless answer is risk, turn_order or equilibrium"
+
+
+def check_event(ctx, required: bool) -> str | None:
+    """report.event of the risk and turn_order answers: a per-seat 0/1 outcome column of the game, the
+    numerator of one of its per-seat rates (e.g. Senshi's ``eliminated``, behind ``elimination_rate``).
+    ``required`` (risk): the key must be there, and the lineup must be a focus lineup."""
+    ck, t, kind, answer, eng, cells = ctx.ck, ctx.table, ctx.lineup, ctx.report.answer, ctx.eng, ctx.cells
+    if kind == "tournament":
+        ck.fail("lineup", f"a focus or seats lineup for answer = {answer!r}", "tournament")
+    if required and kind != "focus":
+        ck.fail("lineup", f"a focus lineup for answer = {answer!r} (the figures are the focus's)", kind)
+    if any(c.players < 2 for c in cells):
+        ck.fail("players", f"at least 2 players in every cell for answer = {answer!r} (seats are compared)",
+                sorted({c.players for c in cells}))
+    if "event" not in t:
+        if required:
+            ck.fail("report.event", f"this key (required for answer = {answer!r})", "nothing")
+        return None
+    rates = {m.num: m.name for m in eng.ratio_metrics if m.per_seat and m.den is None and m.num in eng.columns}
+    name = t["event"]
+    if not isinstance(name, str) or name not in rates:
+        known = ", ".join(f"{c} ({m})" for c, m in rates.items()) or "none"
+        ck.fail("report.event", f"a per-seat 0/1 outcome column of {eng.name} (one of {known})", name)
+    return name

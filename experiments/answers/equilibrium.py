@@ -1,0 +1,667 @@
+"""``equilibrium``: what careful players converge to, per group (player count and rules).
+
+Two lineups:
+
+* **A parameterised family** (``focus`` = the family, ``field`` = the config's reference field, the
+  parameters in [search] as a grid): iterated best response from each start value (``search.start``; the
+  reference field is always the first): the field plays the current value, the best response to it is
+  raced over the grid, and the field moves to it, until the field's own value survives the race (it is
+  its own best response within the race's intervals: a symmetric fixed point), a value comes back (a
+  cycle), or ``search.steps`` best responses were made. Every fixed point found is reported with its
+  path. With ``search.meta`` (player counts, or true for every group), also the empirical meta-game over
+  the grid's values: every lineup of them, and its equilibria (below).
+* **A population** (``lineup.population``: strategy specs; [search] parameters ``MEMBER.P`` are tuned
+  first, each as a best response to tables of each other member, in population order): the empirical
+  meta-game of every lineup the members can form (multisets of P, seats rotated), and its equilibria:
+  for 2 players the Nash equilibrium of the zero-sum game of win-share advantages (a linear program,
+  scipy), alpha-rank (:func:`simcore.gametheory.alpharank`), and for 3-5 players replicator dynamics
+  from the uniform mixture (``search.solvers`` chooses). Each support probability has a bootstrap
+  interval over deals (the same resampled deals for every lineup), and each member's regret against the
+  equilibrium (its win share against a field drawn from the equilibrium minus the equilibrium's own)
+  has one too; with ``report.event`` (e.g. Senshi's ``eliminated``), each member's event rate against
+  that field.
+
+Tables: ``equilibrium.parquet`` (one row per group, solution and strategy in the support: players, the
+rule options, solution, kind, strategy, the swept parameters, probability, ci_low, ci_high, and the
+member's regret and event rate), ``race.parquet`` (every best-response race), ``path.parquet`` (the
+iterations) and ``metagame.parquet`` (the payoff table).
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import polars as pl
+
+from simcore import gametheory as gt
+
+from ..search import Param, check_not_per_game, seat_values, setting_label
+from .base import AnswerKind, CheckContext, ReportContext, Result
+from .common import check_event, describe_group, frame, short_spec
+from .searching import (SearchSpec, deviator_values, group_axes, mean_values, parse_search, pct, race_rows,
+                        search_space, split, with_params)
+
+if TYPE_CHECKING:
+    from ..config import Config
+    from ..engine import CellRun
+
+OPTIONS = {"start", "steps", "meta", "bootstrap", "solvers", "intensity", "population_size"}
+SOLVERS = {"nash": "Nash (linear program)", "alpharank": "alpha-rank", "replicator": "replicator dynamics"}
+#: at most this many lineups in one group's meta-game
+MAX_LINEUPS = 3000
+
+
+# ------------------------------------------------------------------------------------------ config
+def check(ctx: CheckContext) -> dict[str, Any]:
+    ck = ctx.ck
+    check_not_per_game(ctx, "equilibrium")
+    event = check_event(ctx, required=False) if "event" in ctx.table else None
+    if ctx.lineup == "population":
+        if "search" in ctx.raw:
+            spec, opts = parse_search(ctx, OPTIONS, "of members to tune first (MEMBER.P)")
+        else:
+            spec, opts = SearchSpec([]), {}
+        names = [a.name for a in ctx.cells[0].agents]
+        for p in spec.params:
+            if p.role not in names:
+                ck.fail(f"search.{p.key}", f"a parameter of a member ({', '.join(names)})", p.role)
+            if not p.discrete:
+                ck.fail(f"search.{p.key}", "a grid (a list or {min, max, step}): tuned members are raced", "a range")
+            if names.count(p.role) > 1:
+                ck.fail(f"search.{p.key}", "a member that appears once in the population", p.role)
+        for cell in ctx.cells:
+            for s in spec.settings() if spec.params else []:
+                for role, vals in split(s).items():
+                    with_params(cell.agents[names.index(role)], vals, ck, f"search.{role}")
+        for key in ("start", "steps", "meta"):
+            if key in opts:
+                ck.fail(f"search.{key}", "nothing for a population (it is an option of a parameterised family)",
+                        opts[key])
+        K = len(names)
+        for c in ctx.cells:
+            n = math.comb(K + c.players - 1, c.players)
+            if n > MAX_LINEUPS:
+                ck.fail("lineup.population", f"at most {MAX_LINEUPS:,} lineups per group", f"{n:,} for {c.players} players")
+    else:
+        spec, opts = parse_search(ctx, OPTIONS, "of the family (focus.P)")
+        for p in spec.params:
+            if p.role != "focus":
+                ck.fail(f"search.{p.key}", "a parameter of the focus (focus.P): the focus is the family", p.role)
+            if not p.discrete:
+                ck.fail(f"search.{p.key}", "a grid (a list or {min, max, step}): fixed points are found on a grid",
+                        "a range")
+        if spec.method != "race":
+            ck.fail("search.method", "race (the best responses of an equilibrium are raced on a grid)", spec.method)
+        settings = spec.settings()
+        for cell in ctx.cells:
+            for s in settings:
+                with_params(cell.agents[0], split(s)["focus"], ck, "search")
+        spec.options["start"] = _starts(ck, opts.get("start"), spec.params, settings, ctx)
+        spec.options["steps"] = ck.integer(opts.get("steps", 8), "search.steps")
+        meta = opts.get("meta", False)
+        counts = sorted({c.players for c in ctx.cells})
+        if meta is True:
+            meta = counts
+        elif meta is False:
+            meta = []
+        elif not isinstance(meta, list) or not all(isinstance(x, int) and not isinstance(x, bool) for x in meta):
+            ck.fail("search.meta", "true, false or a list of player counts", meta)
+        for P in meta:
+            if P not in counts:
+                ck.fail("search.meta", f"player counts of the grid ({', '.join(map(str, counts))})", P)
+            n = math.comb(len(settings) + P - 1, P)
+            if n > MAX_LINEUPS:
+                ck.fail("search.meta", f"at most {MAX_LINEUPS:,} lineups per group (fewer values or players)",
+                        f"{n:,} lineups for {P} players")
+        spec.options["meta"] = list(meta)
+    spec.options["bootstrap"] = ck.integer(opts.get("bootstrap", 200), "search.bootstrap", 0)
+    if spec.options["bootstrap"] > 5000:
+        ck.fail("search.bootstrap", "at most 5,000 resamples", spec.options["bootstrap"])
+    spec.options["intensity"] = ck.number(opts.get("intensity", 50.0), "search.intensity", 0.0, 1e6)
+    spec.options["population_size"] = ck.integer(opts.get("population_size", 50), "search.population_size", 2)
+    if spec.options["population_size"] > 1000:
+        ck.fail("search.population_size", "at most 1,000 agents", spec.options["population_size"])
+    solvers = opts.get("solvers")
+    if solvers is not None:
+        if not isinstance(solvers, list) or not solvers or any(s not in SOLVERS for s in solvers):
+            ck.fail("search.solvers", "a non-empty list of " + ", ".join(SOLVERS), solvers)
+        if "nash" in solvers and any(c.players != 2 for c in ctx.cells):
+            ck.fail("search.solvers", "nash only with 2 players in every group (use alpharank or replicator)",
+                    solvers)
+    spec.options["solvers"] = solvers
+    spec.options["event"] = event
+    spec.estimate = lambda cfg: _estimate(cfg, spec)
+    return {"search": spec, "event": event}
+
+
+def _starts(ck, value, params: list[Param], settings, ctx) -> list[dict[str, Any]]:
+    """The start values: the reference field's own setting first, then ``search.start`` (values of the one
+    parameter, or tables of several)."""
+    keys = [p.key for p in params]
+    out = []
+    field = ctx.cells[0].agents[1] if len(ctx.cells[0].agents) > 1 else ctx.cells[0].agents[0]
+    focus = ctx.cells[0].agents[0]
+    if type(field) is type(focus):
+        ref = {k: field.params().get(k.partition(".")[2]) for k in keys}
+        if ref in settings:
+            out.append(ref)
+    if value is None:
+        value = []
+    if not isinstance(value, list):
+        ck.fail("search.start", "a list of start values (tables {P = value} for several parameters)", value)
+    for i, v in enumerate(value):
+        s = dict(v) if isinstance(v, dict) else ({keys[0]: v} if len(keys) == 1 else None)
+        if s is not None and isinstance(v, dict):
+            s = {f"focus.{k}" if not k.startswith("focus.") else k: x for k, x in s.items()}
+        if s is None or s not in settings:
+            ck.fail(f"search.start[{i}]", "a setting of the grid", v)
+        if s not in out:
+            out.append(s)
+    if not out:
+        ck.fail("search.start", "at least one start value (the field is not a member of the family)", value)
+    return out
+
+
+def _estimate(cfg, spec: SearchSpec) -> int:
+    per = sum(c.players for c in cfg.cells) * spec.first_deals(cfg.games) * 2
+    if cfg.kind == "population":
+        K = len(cfg.cells[0].agents)
+        return sum(math.comb(K + c.players - 1, c.players) * c.players * cfg.games for c in cfg.cells)
+    return per * max(1, len(spec.settings())) * (1 + len(spec.options.get("start", [])))
+
+
+# ------------------------------------------------------------------------------------------ playing
+@dataclasses.dataclass
+class Path:
+    start: dict[str, Any]
+    fields: list[dict[str, Any]]
+    found: list[Any]            # Searched per step
+    end: str = "steps"          # fixed, cycle or steps
+    fixed: dict[str, Any] | None = None
+
+
+@dataclasses.dataclass
+class MetaGame:
+    labels: list[str]
+    agents: list[Any]
+    P: int
+    lineups: list[tuple[int, ...]]
+    pay: dict[tuple[int, ...], dict[int, np.ndarray]]
+    events: dict[tuple[int, ...], dict[int, np.ndarray]] | None
+    deals: int
+    games: int
+    settings: list[dict[str, Any]] | None = None
+    solutions: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+
+
+def search(cfg: Config, ev) -> list:
+    spec: SearchSpec = cfg.report.search
+    out = []
+    for g, cell in enumerate(cfg.cells):
+        if cfg.kind == "population":
+            out.append(_population(cfg, ev, spec, g, cell))
+        else:
+            out.append(_family(cfg, ev, spec, g, cell))
+        ev.bar.update(cells=1)
+    return out
+
+
+def _family(cfg, ev, spec: SearchSpec, g: int, cell) -> dict[str, Any]:
+    axes = group_axes(cfg, cell)
+    family = cell.agents[0]
+    fn = deviator_values(0, "win_share")
+    settings = spec.settings()
+
+    def member(s):
+        return with_params(family, split(s)["focus"])
+
+    paths = []
+    for k, start in enumerate(spec.options["start"]):
+        path = Path(start, [], [])
+        field = start
+        while True:
+            fagent = member(field)
+
+            def runs_of(s, fagent=fagent):
+                return [ev.lineup(cell, [member(s)] + [fagent] * (cell.players - 1), axes,
+                                  ["focus"] + ["field"] * (cell.players - 1))]
+
+            found = search_space(ev, cfg, spec, runs_of, lambda runs, stop: mean_values(runs, fn, stop), "max",
+                                 seed_key=g)
+            path.fields.append(field)
+            path.found.append(found)
+            alive = [found.settings[found.raced[i]] for i in found.race.survivors]
+            if field in alive:
+                path.end, path.fixed = "fixed", field
+                break
+            nxt = found.best
+            if nxt in path.fields:
+                path.end = "cycle"
+                path.fields.append(nxt)
+                break
+            if len(path.found) >= spec.options["steps"]:
+                path.end = "steps"
+                path.fields.append(nxt)
+                break
+            field = nxt
+        paths.append(path)
+    meta = None
+    if cell.players in spec.options["meta"]:
+        agents = [member(s) for s in settings]
+        meta = _metagame(cfg, ev, cell, axes, agents, [setting_label(s) for s in settings], None)
+        meta.settings = settings
+        _solve(cfg, spec, meta, g)
+    return {"cell": cell, "paths": paths, "meta": meta, "tuned": []}
+
+
+def _population(cfg, ev, spec: SearchSpec, g: int, cell) -> dict[str, Any]:
+    axes = group_axes(cfg, cell)
+    agents = list(cell.agents)
+    names = [a.name for a in agents]
+    tuned = []
+    roles = []
+    for p in spec.params:
+        if p.role not in roles:
+            roles.append(p.role)
+    for role in roles:
+        j = names.index(role)
+        params = [p for p in spec.params if p.role == role]
+        sub = SearchSpec(params, "race", spec.alpha, spec.first)
+        others = [a for i, a in enumerate(agents) if i != j]
+
+        def runs_of(s, j=j, others=others):
+            me = with_params(agents[j], split(s)[role])
+            return [ev.lineup(cell, [me] + [o] * (cell.players - 1), axes, ["focus"] + ["field"] * (cell.players - 1))
+                    for o in others]
+
+        fn = deviator_values(0, "win_share")
+        found = search_space(ev, cfg, sub, runs_of, lambda runs, stop: mean_values(runs, fn, stop), "max",
+                             seed_key=g)
+        agents[j] = with_params(agents[j], split(found.best)[role])
+        tuned.append((role, found))
+    meta = _metagame(cfg, ev, cell, axes, agents, [short_spec(a) for a in agents], cfg.report.event)
+    _solve(cfg, spec, meta, g)
+    return {"cell": cell, "paths": [], "meta": meta, "tuned": tuned}
+
+
+def _metagame(cfg, ev, cell, axes, agents, labels, event) -> MetaGame:
+    K, P = len(agents), cell.players
+    lineups = gt.lineups(K, P)
+    runs = {L: ev.lineup(cell, [agents[i] for i in L], axes, ["member"] * P) for L in lineups}
+    g0 = ev.games
+    ev.extend(list(runs.values()), cfg.games)
+    pay, evs = {}, ({} if event else None)
+    for L, run in runs.items():
+        pay[L], ev_row = {}, {}
+        for i in sorted(set(L)):
+            seats = [b for b in range(P) if L[b] == i]
+            pay[L][i] = np.mean([seat_values(run, "win", b, bool(event)) for b in seats], axis=0)
+            if event:
+                ev_row[i] = np.mean([seat_values(run, "event", b, True) for b in seats], axis=0)
+        if event:
+            evs[L] = ev_row
+    return MetaGame(labels, agents, P, lineups, pay, evs, cfg.games, ev.games - g0)
+
+
+def _solve(cfg, spec: SearchSpec, meta: MetaGame, g: int) -> None:
+    K, P = len(meta.agents), meta.P
+    solvers = spec.options["solvers"] or (["nash", "alpharank"] if P == 2 else ["alpharank", "replicator"])
+    alpha, m = spec.options["intensity"], spec.options["population_size"]
+    B = spec.options["bootstrap"]
+
+    def table(idx=None):
+        return {L: {i: float(v.mean() if idx is None else v[idx].mean()) for i, v in d.items()}
+                for L, d in meta.pay.items()}
+
+    def run(name, tab, near=None):
+        if name == "nash":
+            A = np.array([[tab[tuple(sorted((i, j)))][i] for j in range(K)] for i in range(K)])
+            return gt.zero_sum_nash(A - A.T)[0]
+        if name == "alpharank":
+            return gt.alpharank(tab, K, P, alpha, m)
+        if near is None:
+            return gt.replicator(tab, K, P)
+        # a resample starts near the point estimate (with every strategy present): fewer steps to its rest point
+        return gt.replicator(tab, K, P, steps=1500, tol=1e-8, start=0.8 * near + 0.2 / K)
+
+    point_tab = table()
+    ev_tab = ({L: {i: float(v.mean()) for i, v in d.items()} for L, d in meta.events.items()}
+              if meta.events else None)
+    rng = np.random.default_rng([int(cfg.seed), 13, g])
+    idxs = [rng.integers(0, meta.deals, meta.deals) for _ in range(B)]
+    boot_tabs = [table(idx) for idx in idxs]
+    boot_ev = ([{L: {i: float(v[idx].mean()) for i, v in d.items()} for L, d in meta.events.items()} for idx in idxs]
+               if meta.events else [])
+    for name in solvers:
+        x = run(name, point_tab)
+        reg, value = gt.regrets(point_tab, K, P, x)
+        sol = {"name": name, "kind": SOLVERS[name], "probs": x, "regret": reg, "value": value}
+        if B:
+            bx = np.array([run(name, t, x) for t in boot_tabs])
+            br = np.array([gt.regrets(t, K, P, x)[0] for t in boot_tabs])
+            sol["lo"], sol["hi"] = np.percentile(bx, 2.5, axis=0), np.percentile(bx, 97.5, axis=0)
+            sol["regret_lo"], sol["regret_hi"] = np.percentile(br, 2.5, axis=0), np.percentile(br, 97.5, axis=0)
+        if ev_tab is not None:
+            sol["event"] = gt.field_payoffs(ev_tab, K, P, x)
+            if B:
+                be = np.array([gt.field_payoffs(t, K, P, x) for t in boot_ev])
+                sol["event_lo"], sol["event_hi"] = np.percentile(be, 2.5, axis=0), np.percentile(be, 97.5, axis=0)
+        meta.solutions.append(sol)
+
+
+# ------------------------------------------------------------------------------------------ answer
+def _ival(sol, key, i):
+    lo, hi = sol.get(key + "_lo" if key != "probs" else "lo"), sol.get(key + "_hi" if key != "probs" else "hi")
+    x = sol[key][i]
+    if lo is None:
+        return pct(x)
+    return f"{pct(x)} [{pct(lo[i])}, {pct(hi[i])}]"
+
+
+def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], state) -> Result:
+    spec: SearchSpec = cfg.report.search
+    event = cfg.report.event
+    sentences, eq_rows, race_table, path_rows, meta_rows = [], [], [], [], []
+    keys = [p.key for p in spec.params]
+    for st in state:
+        cell = st["cell"]
+        base = {a: cell.axes[a] for a in cfg.axes}
+        desc = describe_group(cfg.axes, tuple(base.values()))
+        group = {"players": cell.players, **{f"rules.{k}": v for k, v in cell.rules.as_dict().items()}}
+        fair = 1.0 / cell.players
+        for role, found in st["tuned"]:
+            r = found.race
+            sentences.append((f"{desc}: " if desc else "") + f"{role} tuned first: {setting_label(found.best)} (best "
+                             f"response to tables of each other member, win share {pct(r.means[r.best])} "
+                             f"[{pct(r.lo[r.best])}, {pct(r.hi[r.best])}] over {r.deals[r.best]:,} deals; "
+                             f"{len(found.raced)} settings raced, {found.games:,} games)")
+            race_table += [{**row, "step": "tune", "field": "other members"} for row in
+                           race_rows(base, found, "win_share", fair)]
+        fixed = []
+        for k, path in enumerate(st["paths"]):
+            for step, (field, found) in enumerate(zip(path.fields, path.found)):
+                flabel = setting_label(field)
+                alive = [setting_label(found.settings[found.raced[i]]) for i in found.race.survivors]
+                path_rows.append({**base, "path": k, "start": setting_label(path.start), "step": step, "field": flabel,
+                                  **{f"field.{kk.partition('.')[2]}": v for kk, v in field.items()},
+                                  "best_response": setting_label(found.best), "tied": ", ".join(alive),
+                                  "fixed": field == path.fixed, "games": found.games})
+                race_table += [{**row, "path": k, "step": step, "field": flabel,
+                                **{f"field.{kk.partition('.')[2]}": v for kk, v in field.items()}}
+                               for row in race_rows(base, found, "win_share", fair)]
+            if path.fixed is not None and path.fixed not in [f for f, _ in fixed]:
+                fixed.append((path.fixed, path))
+        if st["paths"]:
+            sentences += _family_sentences(cfg, cell, desc, st["paths"], fixed, fair)
+            for n, (f, path) in enumerate(fixed):
+                found = path.found[-1]
+                alive = [setting_label(found.settings[found.raced[i]]) for i in found.race.survivors]
+                eq_rows.append({**group, "solution": f"fixed point {n + 1}", "kind": "symmetric fixed point",
+                                "strategy": with_params(cell.agents[0], split(f)["focus"]).spec(),
+                                **{k: f[k] for k in keys}, "probability": 1.0, "ci_low": 1.0, "ci_high": 1.0,
+                                "tied": ", ".join(alive), "starts": ", ".join(setting_label(p.start) for p in
+                                                                             st["paths"] if p.fixed == f)})
+        meta = st["meta"]
+        if meta is not None:
+            sentences += _meta_sentences(desc, meta, event, fair)
+            for sol in meta.solutions:
+                for i, label in enumerate(meta.labels):
+                    if sol["probs"][i] <= 0 and not (sol.get("hi") is not None and sol["hi"][i] > 0):
+                        continue
+                    row = {**group, "solution": sol["name"], "kind": sol["kind"], "strategy": meta.agents[i].spec()}
+                    if meta.settings is not None:
+                        row.update({k: meta.settings[i][k] for k in keys})
+                    elif spec.params:
+                        for p in spec.params:
+                            if p.role == meta.agents[i].name:
+                                row[p.key] = meta.agents[i].params()[p.name]
+                    row.update({"probability": float(sol["probs"][i]),
+                                "ci_low": float(sol["lo"][i]) if "lo" in sol else None,
+                                "ci_high": float(sol["hi"][i]) if "hi" in sol else None,
+                                "regret": float(sol["regret"][i]),
+                                "regret_lo": float(sol["regret_lo"][i]) if "regret_lo" in sol else None,
+                                "regret_hi": float(sol["regret_hi"][i]) if "regret_hi" in sol else None})
+                    if "event" in sol:
+                        row.update({f"{event}_share": float(sol["event"][i]),
+                                    f"{event}_lo": float(sol["event_lo"][i]) if "event_lo" in sol else None,
+                                    f"{event}_hi": float(sol["event_hi"][i]) if "event_hi" in sol else None})
+                    eq_rows.append(row)
+            for L in meta.lineups:
+                for i, v in meta.pay[L].items():
+                    mean = float(v.mean())
+                    half = 1.96 * float(v.std(ddof=1)) / math.sqrt(v.size) if v.size > 1 else None
+                    meta_rows.append({**base, "players": cell.players, "lineup": " / ".join(meta.labels[j] for j in L),
+                                      "strategy": meta.labels[i], "against": _against(meta, L, i),
+                                      "win_share": mean, "lo": None if half is None else mean - half,
+                                      "hi": None if half is None else mean + half, "deals": int(v.size)})
+    return Result(sentences, None, None, {"equilibrium": frame(eq_rows), "race": frame(race_table),
+                                          "path": frame(path_rows), "metagame": frame(meta_rows)})
+
+
+def _against(meta: MetaGame, L: tuple[int, ...], i: int) -> str | None:
+    """The other strategy when a lineup is one strategy against copies of another (for the heatmap)."""
+    rest = list(L)
+    rest.remove(i)
+    return meta.labels[rest[0]] if len(set(rest)) == 1 else None
+
+
+def _family_sentences(cfg, cell, desc, paths, fixed, fair) -> list[str]:
+    out = []
+    head = "symmetric equilibrium" + (f" for {desc}" if desc else "")
+    if fixed:
+        parts = []
+        for f, path in fixed:
+            starts = [setting_label(p.start) for p in paths if p.fixed == f]
+            found = path.found[-1]
+            r = found.race
+            k = r.best
+            parts.append(f"{setting_label(f)} (reached from {', '.join(starts)}; against a table of it no setting "
+                         f"does clearly better: the best, {setting_label(found.best)}, wins {pct(r.means[k])} "
+                         f"[{pct(r.lo[k])}, {pct(r.hi[k])}] against the fair {pct(fair)})")
+        head += ": " + "; ".join(parts)
+    else:
+        head += ": no fixed point within the steps"
+    others = [p for p in paths if p.end != "fixed"]
+    if others:
+        head += "; " + "; ".join(f"from {setting_label(p.start)}: " + ("a cycle" if p.end == "cycle" else
+                                                                        f"no fixed point in {len(p.found)} steps")
+                                 + " (" + " -> ".join(setting_label(f) for f in p.fields) + ")" for p in others)
+    out.append(head)
+    ref = paths[0]
+    found = ref.found[0]
+    r = found.race
+    k = r.best
+    games = sum(f.games for p in paths for f in p.found)
+    out.append((f"{desc}: " if desc else "") + f"best response to the field {cell.agents[1].spec()}: "
+               f"{setting_label(found.best)}, win share {pct(r.means[k])} [{pct(r.lo[k])}, {pct(r.hi[k])}] over "
+               f"{r.deals[k]:,} deals (fair {pct(fair)}); paths: "
+               + "; ".join(" -> ".join(setting_label(f) for f in p.fields) for p in paths)
+               + f"; {games:,} games")
+    return out
+
+
+def _meta_sentences(desc, meta: MetaGame, event, fair) -> list[str]:
+    out = []
+    for sol in meta.solutions:
+        order = np.argsort(-sol["probs"])
+        support = [i for i in order if sol["probs"][i] > 1e-6]
+        text = ((f"{desc}: " if desc else "") + f"{sol['kind']} of the meta-game of {len(meta.labels)} strategies "
+                f"({len(meta.lineups)} lineups, {meta.deals:,} deals each, {meta.games:,} games): "
+                + ", ".join(f"{meta.labels[i]} {_ival(sol, 'probs', i)}" for i in support))
+        worst = [i for i in np.argsort(sol["regret"]) if i not in support][:3]
+        if worst:
+            text += "; regret against it " + ", ".join(f"{meta.labels[i]} {pct(sol['regret'][i], True)}"
+                                                        + (f" [{pct(sol['regret_lo'][i], True)}, "
+                                                           f"{pct(sol['regret_hi'][i], True)}]" if "regret_lo" in sol
+                                                           else "") for i in worst)
+        best_dev = int(np.argmax(sol["regret"]))
+        text += (f"; the most a member gains against it: {meta.labels[best_dev]} "
+                 f"{pct(sol['regret'][best_dev], True)}")
+        if sol["regret"][best_dev] > 0.005:
+            text += " (so it is not a Nash equilibrium of the estimated game)"
+        if "event" in sol:
+            text += f"; {event} against a field drawn from it: " + ", ".join(
+                f"{meta.labels[i]} {_ival(sol, 'event', i)}" for i in support)
+        out.append(text)
+    return out
+
+
+# ------------------------------------------------------------------------------------------ report
+def figures(ctx: ReportContext) -> list:
+    from .best_response import race_figure
+
+    t = ctx.t
+    out = [_support_figure(t.get("equilibrium")), _curves_figure(t.get("race"), ctx.gaxes),
+           _path_figure(t.get("path"), ctx.gaxes), _heatmaps(t.get("metagame"), ctx.gaxes)]
+    race = t.get("race")
+    if race is not None and race.height and "step" in race.columns and (race["step"].cast(pl.String) == "tune").any():
+        out.append(race_figure(race.filter(pl.col("step").cast(pl.String) == "tune"), ctx.gaxes,
+                               "Tuning", "each tuned member's settings against tables of the other members"))
+    return out
+
+
+def _support_figure(eq: pl.DataFrame | None):
+    from reports import plots
+
+    if eq is None or eq.height == 0:
+        return None
+    # the mixtures (a fixed point is one pure strategy: the paths show it); strategies of some weight
+    eq = eq.filter((pl.col("kind") != "symmetric fixed point") & (pl.col("probability") >= 0.005))
+    if eq.height == 0:
+        return None
+    eq = eq.with_columns(pl.concat_str([pl.col("players").cast(pl.String) + pl.lit("p"),
+                                        pl.col("solution")], separator=" ").alias("panel"))
+    panels = eq["panel"].unique(maintain_order=True).to_list()
+    cols = min(3, len(panels))
+    rows = math.ceil(len(panels) / cols)
+    fig, axs = plots.plt.subplots(rows, cols, figsize=(5.5 * cols, (1.2 + 0.3 * max(
+        eq.group_by("panel").len()["len"].max(), 3)) * rows), squeeze=False)
+    for ax, p in zip(axs.flat, panels):
+        sub = eq.filter(pl.col("panel") == p).sort("probability")
+        y = np.arange(sub.height)
+        x = sub["probability"].to_numpy() * 100
+        lo = sub["ci_low"].fill_null(np.nan).to_numpy() * 100
+        hi = sub["ci_high"].fill_null(np.nan).to_numpy() * 100
+        ax.barh(y, x, color="tab:blue", alpha=0.7)
+        ax.errorbar(x, y, xerr=[np.nan_to_num(x - lo), np.nan_to_num(hi - x)], fmt="none", ecolor="black", capsize=3)
+        ax.set_yticks(y, sub["strategy"].to_list(), fontsize=7)
+        ax.set_xlim(0, 100)
+        ax.set_xlabel("probability (%)")
+        ax.set_title(p, fontsize=9)
+    for ax in list(axs.flat)[len(panels):]:
+        ax.axis("off")
+    fig.tight_layout()
+    return plots.Figure("Equilibrium support", "each equilibrium mixture's strategies (with at least 0.5%) and "
+                        "their probabilities with bootstrap 95% intervals over deals; the fixed points are in the "
+                        "iteration paths", plots._encode(fig))
+
+
+def _curves_figure(race: pl.DataFrame | None, gaxes: list[str]):
+    """Best-response curves: the deviator's win share against each field value visited, the diagonal
+    (deviator = field) marked."""
+    from reports import plots
+
+    if race is None or race.height == 0 or "field" not in race.columns or "path" not in race.columns:
+        return None
+    race = race.filter(pl.col("path").is_not_null())
+    pcols = [c for c in race.columns if c.startswith("focus.")]
+    if len(pcols) != 1 or not race[pcols[0]].dtype.is_numeric() or race.height == 0:
+        return None
+    x = pcols[0]
+    fcol = "field." + x.partition(".")[2]
+    df = plots.group_labels(race, gaxes).unique(subset=["group", "field", x], keep="first", maintain_order=True)
+    groups = df["group"].unique(maintain_order=True).to_list()
+    cols = min(4, len(groups))
+    rows = math.ceil(len(groups) / cols)
+    fig, axs = plots.plt.subplots(rows, cols, figsize=(4.4 * cols, 3.4 * rows), squeeze=False)
+    for ax, g in zip(axs.flat, groups):
+        sub = df.filter(pl.col("group") == g)
+        fields = sub[fcol].unique(maintain_order=True).to_list()
+        palette = plots.sns.color_palette("viridis", len(fields))
+        for color, f in zip(palette, sorted(fields)):
+            s = sub.filter(pl.col(fcol) == f).sort(x)
+            xs = s[x].to_numpy().astype(float)
+            y = s["value"].to_numpy() * 100
+            ax.plot(xs, y, "-", color=color, linewidth=1, label=f"field {f:g}")
+            ax.fill_between(xs, s["lo"].fill_null(np.nan).to_numpy() * 100, s["hi"].fill_null(np.nan).to_numpy() * 100,
+                            color=color, alpha=0.12, linewidth=0)
+            diag = s.filter(pl.col(x) == f)
+            if diag.height:
+                ax.plot([f], [diag["value"][0] * 100], "D", color=color, ms=6)
+        ax.axhline(sub["fair_share"][0] * 100, color="grey", linestyle=":")
+        ax.set_title(g, fontsize=9)
+        ax.set_xlabel(plots.short(x) + " of the deviator")
+        ax.set_ylabel("deviator's win share (%)")
+        ax.legend(fontsize=6, ncols=2)
+    for ax in list(axs.flat)[len(groups):]:
+        ax.axis("off")
+    return plots.Figure("Best-response curves", "the win share of one deviating seat against a table playing "
+                        "each field value visited by the iterations, with 95% intervals; a diamond marks the "
+                        "diagonal (deviator = field: the fair share)", plots._encode(fig))
+
+
+def _path_figure(path: pl.DataFrame | None, gaxes: list[str]):
+    from reports import plots
+
+    if path is None or path.height == 0:
+        return None
+    fcols = [c for c in path.columns if c.startswith("field.")]
+    if len(fcols) != 1 or not path[fcols[0]].dtype.is_numeric():
+        return None
+    df = plots.group_labels(path, gaxes)
+    groups = df["group"].unique(maintain_order=True).to_list()
+    cols = min(4, len(groups))
+    rows = math.ceil(len(groups) / cols)
+    fig, axs = plots.plt.subplots(rows, cols, figsize=(4.2 * cols, 3 * rows), squeeze=False)
+    for ax, g in zip(axs.flat, groups):
+        sub = df.filter(pl.col("group") == g)
+        for k in sub["path"].unique(maintain_order=True).to_list():
+            s = sub.filter(pl.col("path") == k).sort("step")
+            ax.plot(s["step"].to_numpy(), s[fcols[0]].to_numpy(), "o-", label=f"from {s['start'][0]}")
+            fx = s.filter(pl.col("fixed"))
+            if fx.height:
+                ax.plot(fx["step"].to_numpy(), fx[fcols[0]].to_numpy(), "*", ms=14, color="black")
+        ax.set_title(g, fontsize=9)
+        ax.set_xlabel("best-response step")
+        ax.set_ylabel(plots.short(fcols[0]) + " of the field")
+        ax.legend(fontsize=6)
+    for ax in list(axs.flat)[len(groups):]:
+        ax.axis("off")
+    return plots.Figure("Iteration paths", "the field's value at each step of iterated best response, from each "
+                        "start value; a star marks a fixed point (the field is its own best response)",
+                        plots._encode(fig))
+
+
+def _heatmaps(meta: pl.DataFrame | None, gaxes: list[str]):
+    from reports import plots
+
+    if meta is None or meta.height == 0:
+        return None
+    df = meta.filter(pl.col("against").is_not_null() | (pl.col("lineup") == pl.col("strategy")))
+    df = plots.group_labels(df, [a for a in gaxes if a in df.columns] or ["players"])
+    groups = df["group"].unique(maintain_order=True).to_list()[:6]
+    fig, axs = plots.plt.subplots(1, len(groups), figsize=(5.5 * len(groups), 4.6), squeeze=False)
+    for ax, g in zip(axs[0], groups):
+        sub = df.filter(pl.col("group") == g)
+        labels = sub["strategy"].unique(maintain_order=True).to_list()
+        M = np.full((len(labels), len(labels)), np.nan)
+        for row in sub.iter_rows(named=True):
+            i = labels.index(row["strategy"])
+            j = labels.index(row["against"]) if row["against"] is not None else i
+            M[i, j] = row["win_share"] * 100
+        plots.sns.heatmap(M, ax=ax, cmap="RdBu_r", center=100.0 / sub["players"][0], annot=len(labels) <= 8,
+                          fmt=".0f", xticklabels=labels, yticklabels=labels, cbar_kws={"label": "win share (%)"})
+        ax.set_xlabel("against a table of")
+        ax.set_ylabel("strategy")
+        ax.set_title(g, fontsize=9)
+        ax.tick_params(labelsize=6)
+    return plots.Figure("Meta-game payoffs", "win share of each strategy (row) alone against a table of another "
+                        "(column), seats rotated; the diagonal is self-play (the fair share)", plots._encode(fig))
+
+
+KIND = AnswerKind("equilibrium", "symmetric fixed points of a family, or the equilibria of a population's meta-game",
+                  analyse, check=check, tables=("search",), lineups=("focus", "population"), search=search,
+                  figures=figures, keys={"event": "nothing unless answer is risk, turn_order or equilibrium"},
+                  paired_plot=False)

@@ -1,0 +1,121 @@
+"""``risk``: how often the focus suffers a per-seat 0/1 event (``report.event``, e.g. Senshi's elimination),
+how often it wins, and how often it wins when the event did not happen; each value paired against the
+baseline on the same deals."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import polars as pl
+
+from simcore.stats import linearised, paired_diff, share_ci
+
+from .base import AnswerKind, CheckContext, ReportContext, Result
+from .common import (EVENT_ONLY, baseline_of, check_event, ci_text, dci_text, describe_group, direction, est_row,
+                     event_rows, frame, group_rows, paired_row, short_spec, show)
+
+if TYPE_CHECKING:
+    from ..config import Config
+    from ..engine import CellRun
+
+
+def answer_risk(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
+    """The focus's risk of the event (report.event, e.g. being eliminated), its win share, and its win share
+    in the games where the event did not happen, for every value of ``over`` and group; each value paired
+    deal by deal against the baseline (default: the first value)."""
+    rep = cfg.report
+    ev, over, gaxes = rep.event, rep.over, cfg.group_axes
+    f_ev, f_win, f_cond = f"{ev}_share", "win_share", f"win_share_if_not_{ev}"
+    sentences, paired_rows, est = [], [], []
+    for key, sub in group_rows(cells, gaxes):
+        desc = describe_group(gaxes, key)
+        P = int(sub["players"][0])
+        figs: dict[Any, dict[str, Any]] = {}
+        for i in sub["cell"].to_list():
+            run = runs[i]
+            g = event_rows(cfg, run)
+            held = pl.DataFrame({"rotation": [r for r, seats in run.rotations for _ in seats],
+                                 "seat": [s for _, seats in run.rotations for s in seats]},
+                                schema={"rotation": pl.Int64, "seat": pl.Int64})
+            deals = (g.join(held, on=["rotation", "seat"]).group_by("game")
+                     .agg(pl.len().cast(pl.Float64).alias("plays"), pl.col("win").sum(), pl.col("event").sum(),
+                          (pl.col("win") * (1 - pl.col("event"))).sum().alias("win_clear"),
+                          (1 - pl.col("event")).sum().alias("clear"))
+                     .sort("game"))
+            n = float(deals["plays"].sum())
+            e, w, wc, c = (float(deals[k].sum()) for k in ("event", "win", "win_clear", "clear"))
+            value = run.cell.axes[over]
+            fig = {"cell": i, "deals": deals, "games": n, "clear": c, "focus": short_spec(run.cell.agents[0]),
+                   "field": short_spec(run.cell.agents[1]) if P > 1 else None,
+                   f_ev: share_ci(e, n), f_win: share_ci(w, n), f_cond: share_ci(wc, c)}
+            figs[value] = fig
+            for name in (f_ev, f_win, f_cond):
+                est.append(est_row("cell", i, desc, value, fig["focus"], P, name, *fig[name], deals.height))
+        values = list(figs)
+        base = baseline_of(cfg, values)
+        fields = {f["field"] for f in figs.values()}
+        against = (f" against {fields.pop()} in every other seat" if len(fields) == 1 and P > 1 else "")
+
+        def top(name: str, best: str) -> tuple[Any, dict]:
+            pick = min if best == "min" else max
+            return pick(((v, f) for v, f in figs.items() if f[name][0] is not None), key=lambda t: t[1][name][0])
+
+        lo_v, lo_f = top(f_ev, "min")
+        hi_v, hi_f = top(f_win, "max")
+        cv, cf = top(f_cond, "max")
+        sentences.append(
+            (f"{desc}{against}: " if desc else (f"{against.strip()}: " if against else ""))
+            + f"least often {ev}: {show(lo_v)}, {ci_text(*lo_f[f_ev])}; most wins: {show(hi_v)}, {ci_text(*hi_f[f_win])} "
+            f"(fair share {100 / P:.1f}%); most wins when not {ev}: {show(cv)}, {ci_text(*cf[f_cond])}")
+        bf = figs.get(base)
+        for value, f in figs.items():
+            text = (f"{show(value)}" + (f" ({desc})" if desc else "") + f": {ev} in {ci_text(*f[f_ev])} of its "
+                    f"{f['games']:,.0f} games, wins {ci_text(*f[f_win])}, and wins {ci_text(*f[f_cond])} of the "
+                    f"{f['clear']:,.0f} games it was not {ev} in")
+            if bf is not None and value != base:
+                j = f["deals"].join(bf["deals"], on="game", suffix="_ref")
+                d_ev = paired_diff((j["event"] / j["plays"]).to_numpy(), (j["event_ref"] / j["plays_ref"]).to_numpy())
+                d_win = paired_diff((j["win"] / j["plays"]).to_numpy(), (j["win_ref"] / j["plays_ref"]).to_numpy())
+                a = linearised(j["win_clear"].to_numpy(), j["clear"].to_numpy())
+                b = linearised(j["win_clear_ref"].to_numpy(), j["clear_ref"].to_numpy())
+                d_cond = paired_diff(a, b) if a is not None and b is not None else None
+                parts = [f"{ev} {dci_text(d_ev)}", f"win share {dci_text(d_win)}"]
+                for name, d in ((f_ev, d_ev), (f_win, d_win), (f_cond, d_cond)):
+                    if d is not None:
+                        paired_rows.append(paired_row(gaxes, key, name, over, value, base, d))
+                if d_cond is not None:
+                    parts.append(f"win share when not {ev} {dci_text(d_cond)}")
+                risk = {-1: f"less often {ev}", 1: f"more often {ev}", 0: f"not clearly more or less often {ev}"}
+                wins = {1: "wins more", -1: "wins less", 0: "no clear change in wins"}
+                text += (f"; vs {show(base)} on the same deals: " + ", ".join(parts)
+                         + f" ({risk[direction(d_ev)]}, {wins[direction(d_win)]})")
+            sentences.append(text)
+    return sentences, frame(paired_rows), frame(est)
+
+
+def check(ctx: CheckContext) -> dict[str, Any]:
+    return {"event": check_event(ctx, required=True)}
+
+
+def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun]) -> Result:
+    answer, paired, est = answer_risk(cfg, tables["cells"], runs)
+    return Result(answer, paired, est)
+
+
+def figures(ctx: ReportContext) -> list:
+    """Risk against reward per group, then the three figures of every value of ``over``."""
+    from reports import plots
+
+    est = ctx.t["estimates"]
+    if est.height == 0:
+        return []
+    names = est["figure"].unique(maintain_order=True).to_list()
+    event = next((f for f in names if f.endswith("_share") and f != "win_share" and not f.startswith("win_share")),
+                 None)
+    if event is None:
+        return []
+    return [plots.risk_tradeoff(est, event), plots.estimate_panels(est, names, plots.short(ctx.over))]
+
+
+KIND = AnswerKind("risk", "how often the focus suffers an event, wins, and wins without the event", analyse,
+                  needs_over=True, per_game=True, baseline="optional", keys={"event": EVENT_ONLY}, check=check,
+                  figures=figures, dist_by_group=True)

@@ -1,0 +1,300 @@
+"""What the searching answers share (``best_response``, ``equilibrium``, ``design``): the [search] table, the
+lineup of a setting, the race of a discrete space and the optuna search of a continuous one.
+
+Every evaluation goes through :class:`experiments.search.Evaluator` (common random numbers, each lineup
+played once, finished chunks kept for a resume). A race (:func:`simcore.racing.race`) drops the settings
+that are clearly worse than the leader on the same deals; optuna's TPE sampler (seeded by the config's
+seed, asked for a fixed batch of trials at a time, so the trials do not depend on ``--jobs``) proposes
+settings of a continuous or many-dimensional space, each evaluated on the first round's deals, and the
+best few are then raced.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from simcore.racing import RaceResult, race, schedule
+from strategies.registry import make_strategy
+
+from ..search import Evaluator, Param, focus_values, grid, parse_param, seat_values, setting_label
+
+#: [search] keys that are options, not parameters (every parameter key holds a dot)
+RACE_KEYS = {"method", "alpha", "first", "trials", "top"}
+#: optuna: trials asked at a time (fixed, so that the trials never depend on the number of workers)
+BATCH = 4
+
+
+@dataclasses.dataclass
+class SearchSpec:
+    """The parsed [search] table (see experiments/README.md)."""
+    params: list[Param]
+    method: str = "race"
+    alpha: float = 0.05
+    first: int | None = None
+    trials: int = 30
+    top: int = 4
+    options: dict[str, Any] = dataclasses.field(default_factory=dict)
+    estimate: Callable[[Any], int] | None = None
+
+    @property
+    def discrete(self) -> bool:
+        return all(p.discrete for p in self.params)
+
+    def settings(self) -> list[dict[str, Any]]:
+        return grid(self.params)
+
+    def first_deals(self, games: int) -> int:
+        """Deals of the first round: ``first``, else an eighth of the budget (at least 50, at most all)."""
+        return min(games, self.first or max(50, games // 8))
+
+    def rounds(self, games: int) -> list[int]:
+        return schedule(self.first_deals(games), games)
+
+
+def parse_search(ctx, extra: set[str], what: str) -> tuple[SearchSpec, dict[str, Any]]:
+    """The [search] table of ``ctx.raw``: its parameters and the race/optuna options; ``extra`` names the
+    further option keys of the kind (returned as written, for the kind to check)."""
+    ck = ctx.ck
+    if "search" not in ctx.raw:
+        ck.fail("search", f"a [search] table: the parameters {what} (required for answer = "
+                f"{ctx.report.answer!r})", "nothing")
+    t = ck.table(ctx.raw["search"], "search")
+    params, opts = [], {}
+    for key, value in t.items():
+        if "." in key:
+            params.append(parse_param(key, value, ck))
+        elif key in RACE_KEYS | extra:
+            opts[key] = value
+        else:
+            ck.fail(f"search.{key}", "a parameter ROLE.NAME or one of the options "
+                    + ", ".join(sorted(RACE_KEYS | extra)), f"unknown key {key!r}")
+    if not params:
+        ck.fail("search", f"at least one parameter ({what})", "none")
+    spec = SearchSpec(params)
+    method = opts.get("method", "race" if spec.discrete else "optuna")
+    if method not in ("race", "optuna"):
+        ck.fail("search.method", "race or optuna", method)
+    if method == "race" and not spec.discrete:
+        cont = next(p.key for p in params if not p.discrete)
+        ck.fail("search.method", f"optuna for a continuous parameter ({cont}: give a step to race a grid)", method)
+    spec.method = method
+    spec.alpha = ck.number(opts.get("alpha", 0.05), "search.alpha", 0.0, 0.5)
+    if "first" in opts:
+        spec.first = ck.integer(opts["first"], "search.first", 2)
+    spec.trials = ck.integer(opts.get("trials", 30), "search.trials", 1)
+    spec.top = ck.integer(opts.get("top", 4), "search.top", 1)
+    if spec.trials > 5000:
+        ck.fail("search.trials", "at most 5,000 trials", spec.trials)
+    if method == "race":
+        for key in ("trials", "top"):
+            if key in opts:
+                ck.fail(f"search.{key}", "nothing unless method = 'optuna'", opts[key])
+        size = math.prod(len(p.values) for p in params)
+        if size > 2000:
+            ck.fail("search", "a grid of at most 2,000 settings to race (use method = 'optuna')", f"{size:,} settings")
+    return spec, {k: v for k, v in opts.items() if k in extra}
+
+
+# ----------------------------------------------------------------------------------- settings to lineups
+_MADE: dict[tuple, Any] = {}
+
+
+def with_params(agent, params: dict[str, Any], ck=None, where: str = "search"):
+    """A copy of strategy ``agent`` with some parameters changed (checked by the strategy's own fields)."""
+    if not params:
+        return agent
+    from simcore.errors import SenseiError
+    key = (agent.spec(), tuple(sorted(params.items())))
+    if key in _MADE:
+        return _MADE[key]
+    try:
+        made = make_strategy(type(agent), {**agent.params(), **params}, agent.name)
+        if len(_MADE) < 100_000:
+            _MADE[key] = made
+        return made
+    except SenseiError as exc:
+        if ck is None:
+            raise
+        raise SenseiError(f"{ck.path}: {where}: {exc}") from None
+
+
+def split(setting: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """{role: {name: value}} of a setting whose keys are ROLE.NAME."""
+    out: dict[str, dict[str, Any]] = {}
+    for key, v in setting.items():
+        role, _, name = key.partition(".")
+        out.setdefault(role, {})[name] = v
+    return out
+
+
+def group_axes(cfg, cell) -> dict[str, Any]:
+    return {a: cell.axes[a] for a in cfg.axes}
+
+
+def clean(value: Any) -> Any:
+    """Optuna's suggestions as plain Python values (floats to 4 significant digits, for readable specs)."""
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        return float(f"{float(value):.4g}")
+    return value
+
+
+# ----------------------------------------------------------------------------------- searching a space
+@dataclasses.dataclass
+class Searched:
+    """A searched space in one group: every setting evaluated, its runs, the race and (optuna) the trials."""
+    settings: list[dict[str, Any]]
+    race: RaceResult
+    raced: list[int]                       # indices (into settings) of the raced settings, in race order
+    trials: list[tuple[dict[str, Any], float]] = dataclasses.field(default_factory=list)
+    games: int = 0
+    runs: dict[int, list[Any]] = dataclasses.field(default_factory=dict)
+
+    @property
+    def best(self) -> dict[str, Any]:
+        return self.settings[self.raced[self.race.best]]
+
+    def of(self, i: int) -> int:
+        """The race index of setting ``i`` (None when it was not raced)."""
+        return self.raced.index(i) if i in self.raced else None
+
+
+def search_space(ev: Evaluator, cfg, spec: SearchSpec, runs_of: Callable[[dict[str, Any]], list[Any]],
+                 values_of: Callable[[list[Any], int], np.ndarray], goal: str = "max",
+                 settings: Sequence[dict[str, Any]] | None = None, seed_key: int = 0) -> Searched:
+    """Race the settings of a discrete space (or ``settings``), or let optuna propose settings and race the
+    best ``top``. ``runs_of(setting)`` gives the lineups a setting plays (their per-deal values are
+    averaged: several fields), ``values_of(runs, stop)`` the per-deal objective over deals 0..stop-1."""
+    games0 = ev.games
+    budget = cfg.games
+    first = spec.first_deals(budget)
+    trials: list[tuple[dict[str, Any], float]] = []
+    if settings is None and spec.method == "optuna":
+        settings, trials = _optuna(ev, cfg, spec, runs_of, values_of, goal, first, seed_key)
+        order = sorted(range(len(settings)), key=lambda i: -_signed(trials[i][1], goal))
+        raced = []
+        for i in order:
+            if settings[i] not in [settings[j] for j in raced]:
+                raced.append(i)
+            if len(raced) == spec.top:
+                break
+    else:
+        settings = list(settings if settings is not None else spec.settings())
+        raced = list(range(len(settings)))
+    runs = {i: runs_of(settings[i]) for i in raced}
+
+    def evaluate(idx: Sequence[int], stop: int) -> dict[int, np.ndarray]:
+        ev.extend([r for k in idx for r in runs[raced[k]]], stop)
+        return {k: values_of(runs[raced[k]], stop) for k in idx}
+
+    res = race(len(raced), evaluate, first, budget, spec.alpha, goal)
+    return Searched(list(settings), res, raced, trials, ev.games - games0, runs)
+
+
+def _signed(x: float, goal: str) -> float:
+    return x if goal == "max" else -x
+
+
+def _optuna(ev, cfg, spec: SearchSpec, runs_of, values_of, goal: str, first: int, seed_key: int):
+    import optuna
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    sampler = optuna.samplers.TPESampler(seed=int(cfg.seed) * 1000 + seed_key,
+                                         n_startup_trials=min(10, max(2, spec.trials // 3)))
+    study = optuna.create_study(direction="maximize" if goal == "max" else "minimize", sampler=sampler)
+    settings, trials = [], []
+    done = 0
+    while done < spec.trials:
+        batch = [study.ask() for _ in range(min(BATCH, spec.trials - done))]
+        chosen = [{p.key: clean(_suggest(t, p)) for p in spec.params} for t in batch]
+        runs = [runs_of(s) for s in chosen]
+        ev.extend([r for rs in runs for r in rs], first)
+        for t, s, rs in zip(batch, chosen, runs):
+            value = float(values_of(rs, first).mean())
+            study.tell(t, value)
+            settings.append(s)
+            trials.append((s, value))
+        done += len(batch)
+    return settings, trials
+
+
+def _suggest(trial, p: Param):
+    if p.values is not None and p.low is None:          # a list: a choice
+        return trial.suggest_categorical(p.key, list(p.values))
+    if p.values is not None:                             # a grid {min, max, step}
+        if all(isinstance(v, int) for v in p.values):
+            return trial.suggest_int(p.key, int(p.values[0]), int(p.values[-1]), step=int(p.values[1] - p.values[0])
+                                     if len(p.values) > 1 else 1)
+        step = (p.values[1] - p.values[0]) if len(p.values) > 1 else None
+        return trial.suggest_float(p.key, float(p.values[0]), float(p.values[-1]), step=step)
+    return trial.suggest_float(p.key, float(p.low), float(p.high))
+
+
+# ----------------------------------------------------------------------------------- per-deal objectives
+def mean_values(runs: list[Any], fn: Callable[[Any], np.ndarray], stop: int) -> np.ndarray:
+    """Per-deal values averaged over several lineups (a setting against several fields), deals 0..stop-1."""
+    return np.mean([fn(r)[:stop] for r in runs], axis=0)
+
+
+def deviator_values(seat: int, metric: str, event: bool = False) -> Callable[[Any], np.ndarray]:
+    """The deviator's per-deal win share (or score) in base seat ``seat`` (0: the focus, over its seats)."""
+    what = "win" if metric == "win_share" else "score"
+    if seat == 0:
+        return lambda run: focus_values(run, what)
+    return lambda run: seat_values(run, what, seat, event)
+
+
+def race_rows(base: dict[str, Any], found: Searched, metric: str, fair: float | None) -> list[dict[str, Any]]:
+    """One row per raced setting: its values, deals, mean and interval, the round it was dropped in, and
+    the paired difference against the best on the same deals."""
+    r = found.race
+    rows = []
+    for k, i in enumerate(found.raced):
+        s = found.settings[i]
+        d = r.versus_best[k]
+        rows.append({**base, **s, "setting": setting_label(s), "metric": metric, "deals": r.deals[k],
+                     "value": r.means[k], "lo": _f(r.lo[k]), "hi": _f(r.hi[k]), "fair_share": fair,
+                     "best": k == r.best, "survived": k in r.survivors,
+                     "dropped_in_round": r.dropped_in[k], "diff_vs_best": None if d is None else d["diff"],
+                     "diff_lo": None if d is None else _f(d["lo"]), "diff_hi": None if d is None else _f(d["hi"]),
+                     "p_value": None if d is None else _f(d["p_value"])})
+    return rows
+
+
+def _f(x) -> float | None:
+    if x is None:
+        return None
+    x = float(x)
+    return x if math.isfinite(x) else None
+
+
+def pct(x: float | None, signed: bool = False) -> str:
+    if x is None or not math.isfinite(x):
+        return "n/a"
+    return f"{x * 100:+.1f}%" if signed else f"{x * 100:.1f}%"
+
+
+def value_text(metric: str, x: float | None, signed: bool = False) -> str:
+    if metric in ("win_share", "seat0_win_share", "focus_win_share", "seat_advantage"):
+        return pct(x, signed)
+    if x is None or not math.isfinite(x):
+        return "n/a"
+    return f"{x:+.2f}" if signed else f"{x:.2f}"
+
+
+def runners_up(found: Searched, metric: str, count: int = 3) -> str:
+    """The closest rivals of the best on the same deals: ``wake=11 -0.3% [-0.5%, -0.1%]``."""
+    r = found.race
+    others = [k for k in range(len(found.raced)) if k != r.best]
+    others.sort(key=lambda k: abs(r.versus_best[k]["diff"]))
+    parts = []
+    for k in others[:count]:
+        d = r.versus_best[k]
+        s = found.settings[found.raced[k]]
+        parts.append(f"{setting_label(s)} {value_text(metric, d['diff'], True)} [{value_text(metric, d['lo'], True)}, "
+                     f"{value_text(metric, d['hi'], True)}] over {d['n']:,} deals")
+    return "; ".join(parts)

@@ -1,0 +1,39 @@
+"""``summary``: the focus's (or every seat's) figures for each cell."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import polars as pl
+
+from simcore.stats import half_width
+
+from .base import AnswerKind, Result
+from .common import describe_group, fmt_metric
+
+if TYPE_CHECKING:
+    from ..config import Config
+    from ..engine import CellRun
+
+
+def answer_summary(cfg: Config, cells: pl.DataFrame) -> list[str]:
+    """One sentence per cell: the focus's win share (or the seats' balance) and the game length."""
+    out = []
+    for c in cells.iter_rows(named=True):
+        desc = describe_group(cfg.axes, tuple(c[a] for a in cfg.axes)) or f"{c['players']} players"
+        length = (f"game length {c['mean_turns']:.1f} turns ± {half_width(c['turns_lo'], c['turns_hi']):.1f}, "
+                  f"first-seat advantage {fmt_metric('seat_advantage', c['seat_advantage'], True)}")
+        if cfg.kind == "seats":
+            out.append(f"{desc}: {length}")
+        else:
+            out.append(f"{c['focus']} against {c['field']} ({desc}): win share "
+                       f"{fmt_metric('win_share', c['focus_win_share'])} ± "
+                       f"{fmt_metric('win_share', half_width(c['focus_win_lo'], c['focus_win_hi']))} (fair "
+                       f"{fmt_metric('win_share', c['fair_share'])}), mean score {c['focus_mean_score']:.2f}; {length}")
+    return out
+
+
+def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun]) -> Result:
+    return Result(answer_summary(cfg, tables["cells"]))
+
+
+KIND = AnswerKind("summary", "the focus's (or every seat's) figures for each cell", analyse)

@@ -1,0 +1,122 @@
+"""``turn_order``: every table seat's win share (and event rate) per value of ``over``, a chi-square test of
+equal seats, and each seat's paired differences against the baseline."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import polars as pl
+from scipy import stats as _st
+
+from simcore.stats import paired_diff, share_ci
+
+from .base import AnswerKind, CheckContext, ReportContext, Result
+from .common import (EVENT_ONLY, baseline_of, check_event, ci_text, dci_text, describe_group, est_row, event_rows,
+                     frame, group_rows, lineup_label, paired_row, short, show)
+
+if TYPE_CHECKING:
+    from ..config import Config
+    from ..engine import CellRun
+
+
+def answer_turn_order(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
+    """Each table seat's win share (and, with report.event, its event rate, e.g. elimination) for every value
+    of ``over`` and group, with a chi-square test of equal seats; each value paired deal by deal against the
+    baseline (default: the first value), seat by seat."""
+    rep = cfg.report
+    ev, over, gaxes = rep.event, rep.over, cfg.group_axes
+    names = ["win_share"] + ([f"{ev}_share"] if ev else [])
+    sentences, paired_rows, est = [], [], []
+    for key, sub in group_rows(cells, gaxes):
+        desc = describe_group(gaxes, key)
+        P = int(sub["players"][0])
+        figs: dict[Any, dict[str, Any]] = {}
+        for i in sub["cell"].to_list():
+            run = runs[i]
+            g = event_rows(cfg, run)
+            aggs = [pl.col("win").mean()] + ([pl.col("event").mean()] if ev else [])
+            per = g.group_by(["game", "seat"]).agg(aggs).sort(["game", "seat"])   # a deal's rotations averaged
+            n = float(g.filter(pl.col("seat") == 0).height)                          # games per seat
+            wins = np.array([float(g.filter(pl.col("seat") == s)["win"].sum()) for s in range(P)])
+            fig = {"cell": i, "per": per, "games": n, "lineup": lineup_label(run.cell),
+                   "p": float(_st.chisquare(wins).pvalue) if wins.sum() > 0 and P > 1 else None,
+                   "win_share": [share_ci(wins[s], n) for s in range(P)]}
+            if ev:
+                fig[names[1]] = [share_ci(float(g.filter(pl.col("seat") == s)["event"].sum()), n) for s in range(P)]
+            value = run.cell.axes[over]
+            figs[value] = fig
+            deals = per["game"].n_unique()
+            for name in names:
+                for s, (x, lo, hi) in enumerate(fig[name]):
+                    est.append({**est_row("cell", i, desc, value, fig["lineup"], P, name, x, lo, hi, deals), "seat": s})
+        values = list(figs)
+        base = baseline_of(cfg, values)
+        bf = figs.get(base)
+        diffs: dict[Any, dict[str, list[dict[str, Any]]]] = {}
+        for value, f in figs.items():
+            if bf is None or value == base:
+                continue
+            j = f["per"].join(bf["per"], on=["game", "seat"], suffix="_ref")
+            diffs[value] = {}
+            for name, col in zip(names, ["win", "event"]):
+                ds = []
+                for s in range(P):
+                    js = j.filter(pl.col("seat") == s)
+                    d = paired_diff(js[col].to_numpy(), js[f"{col}_ref"].to_numpy())
+                    ds.append(d)
+                    paired_rows.append(paired_row(gaxes, key, name, over, value, base, d, seat=s))
+                diffs[value][name] = ds
+        # the group's headline: seat 0 under the baseline, and how each value moves it
+        head_f = bf if bf is not None else figs[values[0]]
+        x0, lo0, hi0 = head_f["win_share"][0]
+        shares = [w[0] or 0.0 for w in head_f["win_share"]]
+        text = ((f"{desc}, " if desc else "") + f"{head_f['lineup']}, {short(over)} {show(base)}: seat 0 (the first "
+                f"player) wins {ci_text(x0, lo0, hi0)} against the fair {100 / P:.1f}% (advantage {(x0 - 1 / P) * 100:+.1f}%"
+                + (", clearly" if lo0 is not None and (lo0 > 1 / P or hi0 < 1 / P) else ", not clearly")
+                + f" different from it); best seat {int(np.argmax(shares))}, worst seat {int(np.argmin(shares))}")
+        if ev:
+            e = head_f[names[1]]
+            text += f"; {ev}: seat 0 {ci_text(*e[0])}, seat {P - 1} {ci_text(*e[P - 1])}"
+        moves = [f"{show(v)} {dci_text(d['win_share'][0])}" for v, d in diffs.items()]
+        if moves:
+            text += "; seat 0's win share changes on the same deals with " + ", ".join(moves)
+        sentences.append(text)
+        for value, f in figs.items():
+            text = ((f"{desc}, " if desc else "") + f"{short(over)} {show(value)}: win share "
+                    + ", ".join(f"seat {s} {ci_text(*x)}" for s, x in enumerate(f["win_share"]))
+                    + f" (fair {100 / P:.1f}%" + (f"; chi-square test of equal seats p = {f['p']:.2g}" if f["p"] is not None
+                                                 else "") + ")")
+            if ev:
+                text += f"; {ev} " + ", ".join(f"seat {s} {ci_text(*x)}" for s, x in enumerate(f[names[1]]))
+            if value in diffs:
+                text += f"; vs {show(base)} on the same deals: win share " + ", ".join(
+                    f"seat {s} {dci_text(d)}" for s, d in enumerate(diffs[value]["win_share"]))
+                if ev:
+                    text += f"; {ev} " + ", ".join(f"seat {s} {dci_text(d)}" for s, d in enumerate(diffs[value][names[1]]))
+            sentences.append(text)
+    return sentences, frame(paired_rows), frame(est)
+
+
+def check(ctx: CheckContext) -> dict[str, Any]:
+    return {"event": check_event(ctx, required=False)}
+
+
+def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun]) -> Result:
+    answer, paired, est = answer_turn_order(cfg, tables["cells"], runs)
+    return Result(answer, paired, est)
+
+
+def figures(ctx: ReportContext) -> list:
+    """Every seat's figures per value of ``over``, and the paired differences by seat."""
+    from reports import plots
+
+    est = ctx.t["estimates"]
+    if est.height == 0:
+        return []
+    names = est["figure"].unique(maintain_order=True).to_list()
+    return [plots.seat_figures(est, names, ctx.over), plots.seat_paired_plot(ctx.t["paired"], ctx.gaxes)]
+
+
+KIND = AnswerKind("turn_order", "does the seat (the turn order) matter", analyse, needs_over=True, per_game=True,
+                  baseline="optional", keys={"event": EVENT_ONLY}, check=check, figures=figures, paired_plot=False,
+                  dist_by_group=True)

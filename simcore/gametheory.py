@@ -1,0 +1,183 @@
+"""Equilibria of empirical games: zero-sum Nash by linear programming, alpha-rank, replicator dynamics.
+
+Payoffs of a symmetric P-player game among K strategies are given as a *heuristic payoff table*: for each
+multiset of P strategies (a lineup, seats rotated), the mean payoff of each strategy in it (its win share
+per seat). :func:`field_payoffs` turns it into the payoff of each strategy against a field whose P-1
+other seats are drawn from a mixture. Nothing here plays games or knows an experiment.
+
+* :func:`zero_sum_nash`: the maximin strategies of a two-player zero-sum matrix game (scipy's linprog).
+  For a symmetric two-player constant-sum game (win shares that add up to 1), the maximin strategy of
+  the advantage matrix ``A - A.T`` is a symmetric Nash equilibrium.
+* :func:`alpharank`: the stationary distribution of the single-population alpha-rank Markov chain
+  (Omidshafiei et al., "alpha-Rank: Multi-Agent Evaluation by Evolution", Scientific Reports 2019): a
+  finite population of ``m`` agents, monomorphic states, a mutant fixes with the Fermi (logistic)
+  selection probability of a Moran process at ranking intensity ``alpha``. For P players an agent's
+  fitness is its expected payoff when its P-1 tablemates are drawn without replacement from the rest
+  of the population (for P = 2 this is the paper's single-population fitness).
+* :func:`replicator`: discrete-time replicator dynamics from the uniform mixture; a rest point it
+  converges to from the interior is a symmetric Nash equilibrium (checked through :func:`regrets`).
+"""
+from __future__ import annotations
+
+import itertools
+from typing import Sequence
+
+import numpy as np
+from scipy.optimize import linprog
+from scipy.special import gammaln, logsumexp
+
+
+def zero_sum_nash(A) -> tuple[np.ndarray, np.ndarray, float]:
+    """Maximin strategies ``(x, y, value)`` of the zero-sum game where the row player gets ``A[i, j]``.
+
+    Row LP: maximise v subject to ``x @ A[:, j] >= v`` for every column j, ``sum(x) = 1``, ``x >= 0``;
+    the column strategy is the row strategy of ``-A.T``.
+    """
+    A = np.asarray(A, dtype=np.float64)
+    if A.ndim != 2 or A.size == 0:
+        raise ValueError("a payoff matrix needs at least one row and one column")
+    x, v = _maximin(A)
+    y, w = _maximin(-A.T)
+    return x, y, float((v - w) / 2)
+
+
+def _maximin(A: np.ndarray) -> tuple[np.ndarray, float]:
+    m, n = A.shape
+    shift = A.min()
+    B = A - shift + 1.0          # positive payoffs: the value is positive and the LP well scaled
+    # variables (x_1..x_m, v); minimise -v subject to v - x @ B[:, j] <= 0 and sum(x) = 1
+    c = np.zeros(m + 1)
+    c[-1] = -1.0
+    A_ub = np.hstack([-B.T, np.ones((n, 1))])
+    b_ub = np.zeros(n)
+    A_eq = np.zeros((1, m + 1))
+    A_eq[0, :m] = 1.0
+    res = linprog(c, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=[1.0], bounds=[(0, None)] * m + [(None, None)],
+                  method="highs")
+    if not res.success:  # pragma: no cover - a bounded feasible LP always solves
+        raise RuntimeError(f"linprog failed: {res.message}")
+    x = np.clip(res.x[:m], 0.0, None)
+    x /= x.sum()
+    return x, float(res.x[-1] + shift - 1.0)
+
+
+def lineups(K: int, P: int) -> list[tuple[int, ...]]:
+    """Every multiset of P strategies out of K, as sorted index tuples (the lineups of a symmetric game)."""
+    return list(itertools.combinations_with_replacement(range(K), P))
+
+
+def _log_multinomial(counts: Sequence[int]) -> float:
+    n = sum(counts)
+    return float(gammaln(n + 1) - sum(gammaln(c + 1) for c in counts))
+
+
+class FieldPayoffs:
+    """The payoff of each strategy against a field of P-1 seats drawn independently from a mixture, for a
+    payoff table (lineup -> {strategy: payoff}), vectorised over the multisets of the other seats."""
+
+    def __init__(self, table: dict[tuple[int, ...], dict[int, float]], K: int, P: int):
+        others = lineups(K, P - 1)
+        self.K, self.P = K, P
+        self.counts = np.array([np.bincount(np.asarray(o, dtype=np.int64), minlength=K) for o in others],
+                               dtype=np.float64).reshape(len(others), K)
+        self.logcoef = np.array([_log_multinomial(c.astype(int).tolist()) for c in self.counts])
+        self.U = np.array([[table[tuple(sorted(o + (i,)))][i] for i in range(K)] for o in others])
+
+    def __call__(self, mix) -> np.ndarray:
+        mix = np.asarray(mix, dtype=np.float64)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            logmix = np.log(mix)
+            # exp(log coefficient + counts . log mix), with 0 * log 0 = 0
+            terms = np.where(self.counts > 0, self.counts * logmix, 0.0).sum(axis=1) + self.logcoef
+        return np.exp(terms) @ self.U
+
+
+def field_payoffs(table: dict[tuple[int, ...], dict[int, float]], K: int, P: int, mix) -> np.ndarray:
+    """Expected payoff of each strategy i when the other P-1 seats play strategies drawn independently
+    from ``mix`` (the table gives, for each lineup, the payoff of each strategy in it)."""
+    return FieldPayoffs(table, K, P)(mix)
+
+
+def regrets(table, K: int, P: int, mix) -> tuple[np.ndarray, float]:
+    """Each strategy's payoff against a field drawn from ``mix`` minus the mixture's own payoff (``value``);
+    a Nash equilibrium has no positive regret. Returns ``(regret per strategy, value)``."""
+    u = field_payoffs(table, K, P, mix)
+    value = float(np.dot(mix, u))
+    return u - value, value
+
+
+def _tablemate_weights(m: int, P: int) -> tuple[np.ndarray, np.ndarray]:
+    """Hypergeometric weights of the tablemates, for k = 1 .. m-1 mutants in a population of m agents:
+    ``Wr[k-1, j]``: the chance that a mutant's P-1 tablemates include j mutants (drawn from k-1 mutants
+    and m-k residents), ``Ws[k-1, j]``: that a resident's include j mutants (from k and m-k-1)."""
+    from scipy.stats import hypergeom
+
+    ks = np.arange(1, m)
+    j = np.arange(P)
+    # hypergeom(M=population, n=successes, N=draws).pmf(j)
+    Wr = hypergeom.pmf(j[None, :], m - 1, (ks - 1)[:, None], P - 1)
+    Ws = hypergeom.pmf(j[None, :], m - 1, ks[:, None], P - 1)
+    return np.nan_to_num(Wr), np.nan_to_num(Ws)
+
+
+def fixation(table, P: int, m: int, alpha: float, r: int, s: int, weights=None) -> float:
+    """Probability that one mutant r takes over a population of m - 1 agents playing s (a Moran process
+    with Fermi selection of intensity alpha): 1 / (1 + sum_l prod_{k<=l} exp(-alpha (f_r(k) - f_s(k)))),
+    the fitnesses f being expected payoffs against P-1 tablemates drawn from the rest of the population."""
+    Wr, Ws = weights if weights is not None else _tablemate_weights(m, P)
+    # payoff of r (of s) at a table where it has j mutant tablemates
+    pr = np.array([table[tuple(sorted((r,) * (j + 1) + (s,) * (P - 1 - j)))][r] for j in range(P)])
+    ps = np.array([table[tuple(sorted((r,) * j + (s,) * (P - j)))][s] for j in range(P)])
+    fr, fs = Wr @ pr, Ws @ ps
+    logs = np.cumsum(-alpha * (fr - fs))
+    return float(np.exp(-np.logaddexp(0.0, logsumexp(logs))))
+
+
+def alpharank(table, K: int, P: int, alpha: float = 50.0, m: int = 50) -> np.ndarray:
+    """The alpha-rank stationary distribution over the K strategies (see the module docstring)."""
+    if K == 1:
+        return np.ones(1)
+    eta = 1.0 / (K - 1)
+    C = np.zeros((K, K))
+    weights = _tablemate_weights(m, P)
+    for s in range(K):
+        for r in range(K):
+            if r != s:
+                C[s, r] = eta * fixation(table, P, m, alpha, r, s, weights)
+        C[s, s] = 1.0 - C[s].sum()
+    # the stationary distribution: pi C = pi, sum(pi) = 1 (least squares on the stacked system)
+    M = np.vstack([C.T - np.eye(K), np.ones((1, K))])
+    b = np.zeros(K + 1)
+    b[-1] = 1.0
+    pi, *_ = np.linalg.lstsq(M, b, rcond=None)
+    pi = np.clip(pi, 0.0, None)
+    return pi / pi.sum()
+
+
+def replicator(table, K: int, P: int, steps: int = 20000, dt: float = 2.0, tol: float = 1e-10,
+               floor: float = 1e-6, start=None) -> np.ndarray:
+    """Discrete-time replicator dynamics x_i <- x_i + dt x_i (u_i(x) - u(x)) from ``start`` (default: the
+    uniform mixture), until the mixture moves less than ``tol`` per step (at most ``steps`` steps); shares
+    below ``floor`` are set to 0 at the end (a strategy on its way out). Shares never fall below 1e-12 on
+    the way, so a strategy pushed out early comes back if it pays against the later mixture."""
+    u_of = FieldPayoffs(table, K, P)
+    x = np.full(K, 1.0 / K) if start is None else np.asarray(start, dtype=np.float64) / np.sum(start)
+    for _ in range(steps):
+        u = u_of(x)
+        # every share stays above a tiny floor (a trickle of mutation), so that a strategy pushed out early can
+        # come back once it pays again
+        nxt = np.maximum(x + dt * x * (u - float(np.dot(x, u))), 1e-12)
+        nxt /= nxt.sum()
+        moved = np.abs(nxt - x).max()
+        x = nxt
+        if moved < tol:
+            break
+    x = np.where(x < floor, 0.0, x)
+    return x / x.sum()
+
+
+def matrix_table(A) -> dict[tuple[int, ...], dict[int, float]]:
+    """The payoff table of a symmetric two-player game whose row player gets ``A[i, j]`` against j."""
+    A = np.asarray(A, dtype=np.float64)
+    K = A.shape[0]
+    return {(i, j): ({i: A[i, j], j: A[j, i]} if i != j else {i: A[i, i]}) for i, j in lineups(K, 2)}

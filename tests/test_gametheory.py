@@ -1,0 +1,73 @@
+"""Equilibrium solvers on games whose answers are known in closed form."""
+import numpy as np
+import pytest
+
+from simcore import gametheory as gt
+
+RPS = np.array([[0, -1, 1], [1, 0, -1], [-1, 1, 0]], dtype=float)
+
+
+def test_rock_paper_scissors_is_uniform():
+    x, y, v = gt.zero_sum_nash(RPS)
+    assert np.allclose(x, 1 / 3) and np.allclose(y, 1 / 3) and v == pytest.approx(0.0, abs=1e-9)
+
+
+def test_two_by_two_mixed_equilibrium():
+    # row gets [[3, -1], [-2, 1]]: no saddle point; p* = (d - c) / (a - b - c + d) = 3/7, q* = (d - b) / ... = 2/7,
+    # value (ad - bc) / (a - b - c + d) = 1/7
+    x, y, v = gt.zero_sum_nash([[3, -1], [-2, 1]])
+    assert x == pytest.approx([3 / 7, 4 / 7]) and y == pytest.approx([2 / 7, 5 / 7]) and v == pytest.approx(1 / 7)
+
+
+def test_saddle_point_is_pure():
+    x, y, v = gt.zero_sum_nash([[2, 3], [1, 4]])   # row 0 guarantees 2; column 0 concedes at most 2
+    assert x == pytest.approx([1, 0]) and y == pytest.approx([1, 0]) and v == pytest.approx(2.0)
+
+
+def test_dominated_strategy_gets_probability_zero():
+    # rock-paper-scissors plus a fourth strategy that loses to every other one
+    A = np.zeros((4, 4))
+    A[:3, :3] = RPS
+    A[3, :3], A[:3, 3] = -0.5, 0.5
+    x, y, v = gt.zero_sum_nash(A)
+    assert x[3] == 0 and np.allclose(x[:3], 1 / 3) and v == pytest.approx(0.0, abs=1e-9)
+    W = 0.5 + A / 2                                   # as win shares of a symmetric constant-sum game
+    t = gt.matrix_table(W)
+    for mix in (gt.replicator(t, 4, 2), gt.alpharank(t, 4, 2)):
+        assert mix[3] < 1e-6
+    reg, value = gt.regrets(t, 4, 2, [1 / 3, 1 / 3, 1 / 3, 0])
+    assert value == pytest.approx(0.5) and np.allclose(reg[:3], 0, atol=1e-12) and reg[3] < 0
+
+
+def test_alpharank_and_replicator_on_rock_paper_scissors():
+    t = gt.matrix_table(0.5 + RPS / 2)
+    assert np.allclose(gt.alpharank(t, 3, 2), 1 / 3)
+    assert np.allclose(gt.replicator(t, 3, 2), 1 / 3)
+
+
+def test_alpharank_puts_all_mass_on_a_dominant_strategy_for_several_players():
+    # 4 players, 3 strategies of fixed strengths: a seat's win share is its strength's share of the table's
+    K, P = 3, 4
+    strength = np.array([3.0, 2.0, 1.0])
+    table = {}
+    for L in gt.lineups(K, P):
+        s = strength[list(L)]
+        table[L] = {i: float(np.mean([s[k] / s.sum() for k in range(P) if L[k] == i])) for i in set(L)}
+    assert gt.alpharank(table, K, P)[0] == pytest.approx(1.0)
+    assert gt.replicator(table, K, P) == pytest.approx([1, 0, 0])
+    reg, _ = gt.regrets(table, K, P, [1, 0, 0])
+    assert reg[0] == pytest.approx(0) and (reg[1:] < 0).all()
+
+
+def test_fixation_is_neutral_without_selection():
+    t = gt.matrix_table(np.full((2, 2), 0.5))
+    assert gt.fixation(t, 2, 20, 50.0, 0, 1) == pytest.approx(1 / 20)
+
+
+def test_field_payoffs_are_multinomial_expectations():
+    # 3 players: strategy 0's payoff against one other of each: table values by the count of 1s among the others
+    table = {(0, 0, 0): {0: 1 / 3}, (0, 0, 1): {0: 0.4, 1: 0.2}, (0, 1, 1): {0: 0.6, 1: 0.2},
+             (1, 1, 1): {1: 1 / 3}}
+    u = gt.field_payoffs(table, 2, 3, [0.5, 0.5])
+    assert u[0] == pytest.approx(0.25 * (1 / 3) + 0.5 * 0.4 + 0.25 * 0.6)
+    assert u[1] == pytest.approx(0.25 * 0.2 + 0.5 * 0.2 + 0.25 * (1 / 3))

@@ -1,0 +1,62 @@
+"""The racer on synthetic noisy grids: it keeps the true best with the promised error rate, drops the clearly
+worse early, and spends fewer deals than playing every candidate to the end."""
+import numpy as np
+import pytest
+
+from simcore.racing import race, schedule
+
+TRUE = np.array([0.50, 0.495, 0.49, 0.48, 0.45, 0.40, 0.30, 0.20])
+
+
+def sampler(seed, means=TRUE, deals=3200, common=0.3, own=0.3):
+    """Per-deal values of each candidate: its mean, a deal effect shared by every candidate (common random
+    numbers) and its own noise."""
+    rng = np.random.default_rng(seed)
+    shared = rng.normal(0, common, size=deals)
+    X = means[:, None] + shared[None, :] + rng.normal(0, own, size=(len(means), deals))
+    asked = []
+
+    def evaluate(idx, stop):
+        asked.append((tuple(idx), stop))
+        return {i: X[i, :stop] for i in idx}
+    return evaluate, asked
+
+
+def test_schedule_doubles_up_to_the_budget():
+    assert schedule(100, 1600) == [100, 200, 400, 800, 1600]
+    assert schedule(300, 1000) == [300, 600, 1000]
+    assert schedule(5000, 1000) == [1000]
+
+
+@pytest.mark.slow
+def test_true_best_is_kept_with_the_promised_error_rate():
+    alpha, reps = 0.2, 400
+    dropped = 0
+    for s in range(reps):
+        ev, _ = sampler(s)
+        dropped += race(len(TRUE), ev, 100, 3200, alpha=alpha).dropped_in[0] is not None
+    # P(drop) <= alpha; a binomial upper margin of three standard deviations
+    assert dropped / reps <= alpha + 3 * np.sqrt(alpha * (1 - alpha) / reps)
+
+
+def test_clearly_worse_are_dropped_early_and_survivors_play_more():
+    ev, asked = sampler(1)
+    r = race(len(TRUE), ev, 100, 3200, alpha=0.05)
+    assert r.best == 0 or r.best in r.survivors
+    assert r.dropped_in[7] == 0 and r.dropped_in[6] == 0          # far below: gone after the first round
+    assert r.deals[7] == 100 and r.deals[r.best] == 3200
+    assert r.spent < 0.6 * len(TRUE) * 3200                        # well under playing everything to the end
+    assert asked[0] == (tuple(range(8)), 100)
+    assert all(r.versus_best[k]["diff"] < 0 for k in (6, 7))
+
+
+def test_goal_min_races_for_the_lowest_mean():
+    ev, _ = sampler(2, means=np.array([0.3, 0.5, 0.2, 0.6]))
+    r = race(4, ev, 100, 1600, goal="min")
+    assert r.best == 2
+
+
+def test_identical_candidates_are_never_dropped():
+    ev, _ = sampler(3, means=np.array([0.5, 0.5]), own=0.0)
+    r = race(2, ev, 50, 400)
+    assert r.survivors == [0, 1] and r.deals == [400, 400]

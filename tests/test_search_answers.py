@@ -1,0 +1,263 @@
+"""The searching answers (best_response, equilibrium, design): config validation (one line, exit 2), runs
+that give their tables and sentences, identical results for any --jobs, resumability after SIGKILL, and
+their reports."""
+import glob
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+
+import polars as pl
+import pytest
+from typer.testing import CliRunner
+
+import experiments.search as search_mod
+from experiments import run_experiment
+from experiments.cli import app
+from experiments.config import load
+from reports import build_report
+from simcore.errors import SenseiError
+
+SENSEI = os.path.join(os.path.dirname(sys.executable), "sensei")
+
+
+def br(**extra):
+    raw = {"title": "t", "question": "q", "game": "sen", "games": 120, "seed": 7,
+           "lineup": {"focus": "threshold", "field": "threshold:wake=10"}, "sweep": {"players": [2, 3]},
+           "search": {"focus.wake": {"min": 4, "max": 20, "step": 4}}, "report": {"answer": "best_response"}}
+    for k, v in extra.items():
+        raw[k] = v
+    return raw
+
+
+def eq(**extra):
+    raw = {"title": "t", "question": "q", "game": "sen", "players": 2, "games": 80, "seed": 8,
+           "lineup": {"focus": "threshold", "field": "threshold:wake=8"},
+           "search": {"focus.wake": {"min": 4, "max": 16, "step": 4}, "start": [16], "meta": [2], "bootstrap": 20},
+           "report": {"answer": "equilibrium"}}
+    raw.update(extra)
+    return raw
+
+
+@pytest.mark.parametrize("raw,where,what", [
+    ({**br(), "search": None}, "search", "a [search] table"),
+    (br(search={"focus.wake": [4, 8], "guess": 1}), "search.guess", "a parameter ROLE.NAME or one of the options"),
+    (br(search={"focus.wake": {"min": 4, "max": 8}}), "search.focus.wake", "a step for an integer range"),
+    (br(search={"focus.wake": {"min": 4, "max": 2, "step": 1}}), "search.focus.wake.max", "greater than min"),
+    (br(search={"focus.wake": {"min": 0, "max": 100000, "step": 1}}), "search.focus.wake.step", "at most 2,000"),
+    (br(search={"focus.nope": [1, 2]}), "search", "nope"),
+    (br(search={"field.wake": [1, 2]}), "search.field.wake", "a parameter of the focus"),
+    (br(search={"focus.wake": [4, 8], "method": "optuna", "trials": 0}), "search.trials", "an integer >= 1"),
+    (br(search={"focus.wake": [4, 8], "trials": 5}), "search.trials", "nothing unless method = 'optuna'"),
+    (br(search={"focus.wake": [4, 8], "alpha": 0.7}), "search.alpha", "a number in (0.0, 0.5)"),
+    (br(report={"answer": "best_response", "per_game": True}), "report.per_game", "false for answer"),
+    (br(report={"answer": "best_response", "metric": "mean_turns"}), "report.metric", "win_share or mean_score"),
+    (br(report={"answer": "best"}, sweep={"focus.wake": [4, 8]}), "search", "nothing unless answer is best_response"),
+    (eq(search={"focus.wake": {"min": 4.0, "max": 16.0}}), "search.focus.wake", "fixed points are found on a grid"),
+    (eq(search={"focus.wake": [4, 8], "start": [5]}), "search.start[0]", "a setting of the grid"),
+    (eq(search={"focus.wake": {"min": 2, "max": 40, "step": 1}, "meta": [2]}, players=None, sweep={"players": [5]}),
+     "search.meta", "player counts of the grid"),
+    (eq(lineup={"seats": ["threshold", "threshold"]}), "lineup", "a focus or population lineup"),
+    (eq(lineup={"population": ["random", "threshold"]}, report={"answer": "best_response"}), "lineup",
+     "a focus or seats lineup"),
+    (eq(lineup={"population": ["random", "threshold"]}, search={"threshold.wake": {"min": 1.0, "max": 3.0}}),
+     "search.threshold.wake", "a grid"),
+    (eq(lineup={"population": ["random", "threshold"]}, search={"gambler.edge": [1, 2]}), "search.gambler.edge",
+     "a parameter of a member"),
+    ({"title": "t", "question": "q", "game": "sen", "lineup": {"seats": ["threshold"]},
+      "search": {"rules.penalty": [5, 15]}, "report": {"answer": "design"}}, "report.objective", "the figure"),
+    ({"title": "t", "question": "q", "game": "sen", "lineup": {"seats": ["threshold"]},
+      "search": {"rules.penalty": [5, 15]}, "report": {"answer": "design", "objective": "seat0_win_share",
+                                                      "target": 0.25, "goal": "max"}}, "report.goal", "nothing with"),
+    ({"title": "t", "question": "q", "game": "sen", "lineup": {"seats": ["threshold"]},
+      "search": {"rules.penalty": [5, 15]}, "report": {"answer": "design", "objective": "focus_win_share",
+                                                      "goal": "max"}}, "report.objective", "for a seats lineup"),
+    ({"title": "t", "question": "q", "game": "sen", "lineup": {"seats": ["threshold"]},
+      "search": {"rules.penalty": [5, -3]}, "report": {"answer": "design", "objective": "seat0_win_share",
+                                                      "goal": "max"}}, "search.rules.penalty", "penalty"),
+    ({"title": "t", "question": "q", "game": "sen", "lineup": {"seats": ["threshold"]},
+      "report": {"answer": "summary", "target": 0.5}}, "report.target", "nothing unless answer = 'design'"),
+])
+def test_bad_search_configs_name_file_key_and_problem(raw, where, what):
+    raw = {k: v for k, v in raw.items() if v is not None}
+    with pytest.raises(SenseiError) as e:
+        load(raw)
+    msg = str(e.value)
+    assert "\n" not in msg and msg.startswith(f"<config>: {where}"), msg
+    assert what in msg, msg
+
+
+def test_bad_search_config_on_the_command_line_is_one_line_exit_2(tmp_path):
+    cfg = tmp_path / "bad.toml"
+    cfg.write_text('title = "t"\nquestion = "q"\ngame = "sen"\n[lineup]\nfocus = "threshold"\nfield = "threshold"\n'
+                   '[search]\n"focus.wake" = { min = 4, max = 2, step = 1 }\n[report]\nanswer = "best_response"\n')
+    r = CliRunner().invoke(app, ["run", str(cfg), "--no-progress"])
+    lines = [ln for ln in r.output.splitlines() if ln.strip()]
+    assert r.exit_code == 2 and len(lines) == 1 and str(cfg) in lines[0] and "search.focus.wake.max" in lines[0]
+
+
+@pytest.fixture(scope="module")
+def br_run():
+    return run_experiment(br())
+
+
+def test_best_response_names_the_best_with_its_evidence(br_run):
+    res = br_run
+    assert len(res.answer) == 2 and all(s.startswith("best response for ") for s in res.answer)
+    assert "closest rivals on the same deals" in res.answer[0] and " games" in res.answer[0]
+    race = res.tables["race"]
+    assert race.height == 2 * 5 and set(race["focus.wake"]) == {4, 8, 12, 16, 20}
+    for _, sub in race.group_by("players"):
+        best = sub.filter(pl.col("best"))
+        assert best.height == 1 and best["deals"][0] == 120 and best["survived"][0]
+        others = sub.filter(~pl.col("best"))
+        assert (others["diff_vs_best"] <= 1e-12).all()  # nobody beats the best on the deals both played
+    # every game is counted once: the cells are the lineups played, each once
+    assert res.manifest["games_played"] == int(res.cells["games"].sum())
+    assert res.cells.height == len(set(zip(res.cells["players"], res.cells["focus"])))
+    spent = sum(int(m.group(1).replace(",", "")) for m in (re.search(r"; ([\d,]+) games$", s) for s in res.answer))
+    assert spent == res.manifest["games_played"]
+
+
+def test_search_results_do_not_depend_on_jobs(br_run, monkeypatch):
+    monkeypatch.setattr(search_mod.Evaluator, "parallel_seconds", 0.0)  # every batch goes to the workers
+    other = run_experiment(br(), jobs=2)
+    assert other.answer == br_run.answer
+    assert other.tables["race"].equals(br_run.tables["race"])
+    assert other.cells.drop("seconds").equals(br_run.cells.drop("seconds"))
+
+
+def test_optuna_search_is_reproducible_and_races_its_best_trials():
+    raw = br(lineup={"focus": "counter", "field": "counter"}, sweep={},
+             search={"focus.wake": {"min": 4.0, "max": 16.0}, "trials": 8, "top": 3}, games=80, players=2)
+    a, b = run_experiment(raw), run_experiment(raw)
+    assert a.answer == b.answer and "8 optuna trials" in a.answer[0]
+    race = a.tables["race"]
+    trials = race.filter(pl.col("trial").is_not_null())
+    assert trials.height == 8 and trials["focus.wake"].n_unique() >= 6
+    raced = race.filter(pl.col("trial").is_null())
+    assert raced.height == 3 and raced.filter(pl.col("best")).height == 1
+
+
+@pytest.fixture(scope="module")
+def eq_run(tmp_path_factory):
+    res = run_experiment(eq())
+    return res, res.write(str(tmp_path_factory.mktemp("runs")))
+
+
+def test_equilibrium_of_a_family_finds_fixed_points_and_the_nash_mixture(eq_run):
+    res, _ = eq_run
+    e = res.tables["equilibrium"]
+    for col in ("players", "rules.penalty", "solution", "kind", "strategy", "focus.wake", "probability", "ci_low",
+                "ci_high"):
+        assert col in e.columns, col
+    nash = e.filter(pl.col("solution") == "nash")
+    assert nash["probability"].sum() == pytest.approx(1.0)
+    assert (nash["ci_low"] <= nash["probability"] + 1e-12).all() and (nash["probability"] <= nash["ci_high"] + 1e-12).all()
+    path = res.tables["path"]
+    assert set(path["start"]) == {"wake=8", "wake=16"}      # the field's value first, then search.start
+    assert res.answer[0].startswith("symmetric equilibrium: wake=")
+    assert any(s.startswith("best response to the field threshold:wake=8: ") for s in res.answer)
+    assert any(s.startswith("Nash (linear program) of the meta-game of 4 strategies") for s in res.answer)
+    fixed = e.filter(pl.col("kind") == "symmetric fixed point")
+    for row in fixed.iter_rows(named=True):   # a fixed point survived the race against a table of itself
+        f = path.filter((pl.col("field") == f"wake={row['focus.wake']}") & pl.col("fixed"))
+        assert f.height >= 1
+
+
+def test_equilibrium_report_draws_curves_support_paths_and_payoffs(eq_run):
+    _, run_dir = eq_run
+    page = open(build_report(run_dir, index=False), encoding="utf-8").read()
+    for title in ("Best-response curves", "Equilibrium support", "Iteration paths", "Meta-game payoffs"):
+        assert f"<b>{title}.</b>" in page, title
+    assert "Equilibria" in page and page.index('id="answer"') < page.index('id="plots"')
+
+
+def test_population_meta_game_with_tuning_and_event_rates():
+    raw = {"title": "t", "question": "q", "game": "senshi", "games": 16, "seed": 9,
+           "lineup": {"population": ["random", "greedy", "guard"]}, "sweep": {"players": [2, 3]},
+           "search": {"guard.margin": [0, 2], "bootstrap": 10},
+           "report": {"answer": "equilibrium", "event": "eliminated"}}
+    res = run_experiment(raw)
+    e = res.tables["equilibrium"]
+    assert set(e.filter(pl.col("players") == 2)["solution"]) <= {"nash", "alpharank"}
+    assert set(e.filter(pl.col("players") == 3)["solution"]) <= {"alpharank", "replicator"}
+    assert "eliminated_share" in e.columns and e["regret"].null_count() == 0
+    for _, sub in e.group_by(["players", "solution"]):
+        assert sub["probability"].sum() == pytest.approx(1.0)
+    assert any("guard tuned first" in s for s in res.answer)
+    meta = res.tables["metagame"]
+    assert meta.filter(pl.col("players") == 3)["lineup"].n_unique() == 10     # multisets of 3 out of 3
+
+
+def test_design_brings_the_objective_to_its_target():
+    raw = {"title": "t", "question": "q", "game": "sen", "players": 2, "games": 200, "seed": 3,
+           "lineup": {"focus": "threshold:wake=14", "field": "threshold"},
+           "search": {"rules.penalty": [0, 5, 15, 30]},
+           "report": {"answer": "design", "objective": "focus_win_share", "target": 0.5}}
+    res = run_experiment(raw)
+    race = res.tables["race"]
+    best = race.filter(pl.col("best")).row(0, named=True)
+    assert best["distance"] == pytest.approx(abs(best["value"] - 0.5))
+    assert best["distance"] <= race["distance"].min() + 1e-12 or not race.filter(pl.col("distance") < best["distance"])["survived"].any()
+    assert res.answer[0].startswith("best penalty (the focus's win share closest to 50.0%")
+    assert "rules.penalty" in res.cells.columns and res.cells["rules.penalty"].n_unique() == 4
+
+
+CONFIG = """\
+title = "Resume a search"
+question = "Which wake is the best response?"
+game = "sen"
+games = 240
+seed = 21
+chunk_size = 20
+
+[lineup]
+focus = "threshold"
+field = "threshold:wake=10"
+
+[sweep]
+players = [2, 3]
+
+[search]
+"focus.wake" = { min = 4, max = 24, step = 2 }
+first = 60
+
+[report]
+answer = "best_response"
+"""
+
+
+def test_sigkill_then_resume_replays_no_finished_evaluation(tmp_path):
+    cfg = tmp_path / "resume_search.toml"
+    cfg.write_text(CONFIG)
+    ref = run_experiment(str(cfg), out=str(tmp_path / "ref"))
+    total = ref.manifest["chunks_played"]
+    out = str(tmp_path / "runs")
+    proc = subprocess.Popen([SENSEI, "run", str(cfg), "--no-report", "--no-progress", "--out", out],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    import time
+    t0 = time.monotonic()
+    while len(glob.glob(os.path.join(out, "*", "parts", "*.npz"))) < 10:
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() - t0 < 120, "no finished chunks after 120 s"
+        time.sleep(0.01)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    (run_dir,) = glob.glob(os.path.join(out, "*"))
+    kept = len(glob.glob(os.path.join(run_dir, "parts", "*.npz")))
+    assert 10 <= kept < total
+    done = subprocess.run([SENSEI, "run", str(cfg), "--no-progress", "--no-report", "--resume", run_dir, "--jobs", "2"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    man = json.load(open(os.path.join(run_dir, "manifest.json")))
+    assert man["chunks_restored"] == kept and man["chunks_played"] == total - kept
+    for name in ("race", "cells", "paired"):
+        a, b = pl.read_parquet(os.path.join(ref.run_dir, f"{name}.parquet")), pl.read_parquet(
+            os.path.join(run_dir, f"{name}.parquet"))
+        if name == "cells":
+            a, b = a.drop("seconds"), b.drop("seconds")
+        assert a.equals(b), name
+    assert json.load(open(os.path.join(run_dir, "summary.json")))["answer"] == ref.answer
