@@ -4,21 +4,36 @@ Every command catches input errors and prints one line (``error: ...``) with exi
 """
 from __future__ import annotations
 
-import json
-import math
 import os
+import signal
 import sys
-from typing import Any, List, Optional
+import threading
 
-import typer
-from typer.core import TyperGroup
+
+def _interrupted_early(signum, frame):  # Ctrl-C while this module is still being imported
+    sys.stderr.write("interrupted\n")
+    os._exit(130)
+
+
+# only where Ctrl-C would raise KeyboardInterrupt (a background job ignores it, and keeps ignoring it)
+_MAIN = threading.current_thread() is threading.main_thread() and \
+    signal.getsignal(signal.SIGINT) is signal.default_int_handler
+if _MAIN:
+    signal.signal(signal.SIGINT, _interrupted_early)
+
+import json  # noqa: E402
+import math  # noqa: E402
+from typing import Any, List, Optional  # noqa: E402
+
+import typer  # noqa: E402
+from typer.core import TyperGroup  # noqa: E402
 
 try:  # typer >= 0.20 vendors click
     from typer._click import exceptions as _cx
 except ImportError:  # pragma: no cover - older typer uses click itself
     from click import exceptions as _cx
 
-from simcore.errors import IllegalAction, SenseiError
+from simcore.errors import IllegalAction, SenseiError, caused_by_interrupt  # noqa: E402
 
 
 class _OneLineErrors(TyperGroup):
@@ -30,10 +45,12 @@ class _OneLineErrors(TyperGroup):
             rv = super().main(*args, standalone_mode=False, **kwargs)
             # without standalone mode, click returns the code of a typer.Exit instead of raising it
             code = rv if isinstance(rv, int) and not isinstance(rv, bool) else 0
+            if code == 130:  # typer turns a KeyboardInterrupt outside the commands' own handling into Exit(130)
+                _interrupted("interrupted")
         except typer.Exit as exc:
             code = exc.exit_code
-        except typer.Abort:
-            _err("aborted")
+        except (typer.Abort, KeyboardInterrupt):
+            _interrupted("interrupted")
             code = 130
         except _cx.NoArgsIsHelpError as exc:
             typer.echo(exc.ctx.get_help() if exc.ctx is not None else exc.format_message())
@@ -47,9 +64,29 @@ class _OneLineErrors(TyperGroup):
         except IllegalAction as exc:
             _err(str(exc))
             code = 3
+        except Exception as exc:  # noqa: BLE001 - Ctrl-C that surfaced as another error (see runner)
+            if not caused_by_interrupt(exc):
+                raise
+            _interrupted("interrupted")
+            code = 130
         if standalone:
             sys.exit(code)
         return code
+
+
+def _interrupted(text: str) -> None:
+    """The one line of an interrupted command; a second Ctrl-C does not cut it short."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        _err_plain(text)
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        _err_plain(text)
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _one_line(text: str) -> str:
@@ -115,13 +152,44 @@ def play(
         if not scheduler.strip():
             raise SenseiError("--scheduler: expected a dask scheduler address such as tcp://10.0.0.5:8786")
         backend = backend or "dask"
-    res = simulate(eng, agents, players=p, rules=rules, n_games=games, seed=seed, jobs=jobs, chunk_size=chunk_size,
-                   progress=show, backend=backend, scheduler=scheduler)
+    from simcore.runner import Interrupted
+
+    try:
+        with _stop_on_sigterm():
+            res = simulate(eng, agents, players=p, rules=rules, n_games=games, seed=seed, jobs=jobs,
+                           chunk_size=chunk_size, progress=show, backend=backend, scheduler=scheduler)
+    except Interrupted as exc:
+        _interrupted(f"interrupted: {exc.games_done:,} of {exc.games:,} games played; sensei play keeps no "
+                     "partial results (sensei run keeps every finished chunk)")
+        sys.exit(130)
     summary = res.summary()
     if as_json:
         sys.stdout.write(json.dumps(_json_clean(summary)) + "\n")
         return
     _print_summary(summary, res.seconds)
+
+
+class _stop_on_sigterm:
+    """SIGTERM (a polite kill) stops a command like Ctrl-C does, for the duration of the block."""
+
+    def __enter__(self):
+        import signal
+        import threading
+
+        self.previous = None
+        if threading.current_thread() is threading.main_thread():  # signals belong to the main thread
+            def _term(signum, frame):
+                raise KeyboardInterrupt
+
+            self.previous = signal.signal(signal.SIGTERM, _term)
+        return self
+
+    def __exit__(self, *exc):
+        import signal
+
+        if self.previous is not None:
+            signal.signal(signal.SIGTERM, self.previous)
+        return False
 
 
 def _print_summary(s: dict[str, Any], seconds: float) -> None:
@@ -222,8 +290,6 @@ def run_cmd(
 
     Example: sensei run experiments/sen_wake_threshold.toml --games 2000 --jobs 4
     """
-    import signal
-    import threading
     import warnings
 
     from experiments.experiment import RunInterrupted, run_experiment
@@ -232,32 +298,23 @@ def run_cmd(
     warnings.filterwarnings("ignore", message=".*tasks which were still being processed.*")
     if out is not None and resume is not None:
         raise SenseiError("--resume continues the run in its own folder: give --out or --resume, not both")
-    main_thread = threading.current_thread() is threading.main_thread()  # signals belong to the main thread
-    previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)} if main_thread else {}
-
-    def _term(signum, frame):  # a polite kill (SIGTERM) stops like Ctrl-C: finished work is kept
-        raise KeyboardInterrupt
-
-    if main_thread:
-        signal.signal(signal.SIGTERM, _term)
     try:
-        res = run_experiment(config, games=games, jobs=jobs, progress=progress, backend=backend, scheduler=scheduler,
-                             out=None if resume else (out or "runs"), resume=resume)
+        with _stop_on_sigterm():  # a polite kill (SIGTERM) stops like Ctrl-C: finished work is kept
+            res = run_experiment(config, games=games, jobs=jobs, progress=progress, backend=backend,
+                                 scheduler=scheduler, out=None if resume else (out or "runs"), resume=resume,
+                                 log=typer.echo)
     except KeyboardInterrupt as exc:  # RunInterrupted says what was kept and how to resume
-        if main_thread:
-            signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C does not cut this line short
-        _err_plain(str(exc) if isinstance(exc, RunInterrupted) else "interrupted")
+        _interrupted(str(exc) if isinstance(exc, RunInterrupted) else "interrupted")
         sys.exit(130)
-    finally:
-        for s, handler in previous.items():
-            signal.signal(s, handler)
     path = res.run_dir
-    typer.echo(f"{res.config.title}: {res.manifest['games_played']:,} games in {res.manifest['seconds_playing']:.1f} s")
+    m = res.manifest
+    typer.echo(f"{res.config.title}: {m['games_played']:,} games played in {m['seconds_playing']:.1f} s "
+               f"({m['games_per_second']:,.0f} games/s)")
     for sentence in res.answer:
         typer.echo(f"  {sentence}")
-    if res.manifest.get("chunks_restored"):
-        typer.echo(f"resumed: {res.manifest['chunks_restored']} finished chunks read back, "
-                   f"{res.manifest['chunks_played']} played now")
+    if m.get("chunks_restored"):
+        typer.echo(f"resumed: {m['chunks_restored']} finished chunks ({m['games_restored']:,} games) read back, "
+                   f"{m['chunks_played']} played now ({m['games_played']:,} games)")
     typer.echo(f"run folder: {path}")
     if report:
         page = _report(path)
@@ -293,6 +350,10 @@ def report_cmd(run_dir: str = typer.Argument(..., help="a run folder written by 
 
 def main() -> None:
     app()
+
+
+if _MAIN:  # imported: from here on Ctrl-C is a KeyboardInterrupt, which every command turns into one line
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 if __name__ == "__main__":

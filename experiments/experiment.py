@@ -34,7 +34,7 @@ import shlex
 import shutil
 import subprocess
 import time
-from typing import Any
+from typing import Any, Callable
 
 import polars as pl
 
@@ -42,7 +42,7 @@ from simcore.errors import SenseiError
 
 from .analysis import analyse
 from .config import BACKENDS, METRICS, Config, load
-from .engine import ChunkStore, atomic_write, chunk_size, play_cells
+from .engine import ChunkStore, atomic_write, check_memory, chunk_size, play_cells
 from .tomlwrite import dumps as toml_dumps
 
 TABLES = ("cells", "seats", "turns", "scores", "paired", "ratings", "sprt")
@@ -202,7 +202,8 @@ def _slug(text: str) -> str:
 
 def run_experiment(source: str | os.PathLike | dict[str, Any], games: int | None = None, jobs: int = 1,
                    progress: bool = False, backend: str | None = None, scheduler: str | None = None,
-                   out: str | None = None, resume: str | None = None) -> Experiment:
+                   out: str | None = None, resume: str | None = None,
+                   log: Callable[[str], None] | None = None) -> Experiment:
     """Run every cell of a config (a TOML path or a dict) and return the tables and the answer.
 
     ``games`` overrides the config's games per cell (with an ``[sprt]`` table: the deals per look).
@@ -214,8 +215,12 @@ def run_experiment(source: str | os.PathLike | dict[str, Any], games: int | None
     tasks already saved are read back instead of played. Either way the complete run folder is written
     at the end (``Experiment.run_dir``). Ctrl-C then raises :class:`RunInterrupted`, which says how
     to resume.
+
+    ``log`` (e.g. ``print``) receives the size of the grid at the start and an estimate of the time left
+    after the first chunks. A config whose run would not fit in memory is refused before anything runs.
     """
     cfg = load(source, games)
+    check_memory(cfg)
     if backend is None and scheduler is None:
         backend, scheduler = cfg.backend, cfg.scheduler
     backend, scheduler = check_backend(backend, scheduler)
@@ -238,7 +243,7 @@ def run_experiment(source: str | os.PathLike | dict[str, Any], games: int | None
         atomic_write(os.path.join(run_dir, STATE), lambda fh: json.dump(state, fh, indent=2), binary=False)
         store = ChunkStore(os.path.join(run_dir, PARTS))
     try:
-        res = _play(cfg, games, jobs, progress, backend, scheduler, store, state, fingerprint, text)
+        res = _play(cfg, games, jobs, progress, backend, scheduler, store, state, fingerprint, text, log)
         if run_dir is not None:
             res.finish(run_dir)
     except KeyboardInterrupt:
@@ -247,7 +252,7 @@ def run_experiment(source: str | os.PathLike | dict[str, Any], games: int | None
         done = sum(1 for f in os.listdir(store.folder) if f.endswith(".npz"))
         raise RunInterrupted(run_dir, done, _command(cfg, games, resume=run_dir)) from None
     except SenseiError:
-        if out is not None and store is not None and not store.done:
+        if out is not None and store is not None and not store.done and not store.saved:
             shutil.rmtree(run_dir, ignore_errors=True)  # a new folder with nothing played: leave no trace
         raise
     return res
@@ -269,21 +274,24 @@ def check_backend(backend: str | None, scheduler: str | None) -> tuple[str | Non
 
 
 def _play(cfg: Config, games: int | None, jobs: int, progress: bool, backend: str | None, scheduler: str | None,
-          store: ChunkStore | None, state: dict[str, Any], fingerprint: dict[str, Any], text: str) -> Experiment:
+          store: ChunkStore | None, state: dict[str, Any], fingerprint: dict[str, Any], text: str,
+          log: Callable[[str], None] | None = None) -> Experiment:
     started = _dt.datetime.now().astimezone()
     t0 = time.perf_counter()
-    runs = play_cells(cfg, jobs=jobs, progress=progress, backend=backend, scheduler=scheduler, store=store)
+    runs = play_cells(cfg, jobs=jobs, progress=progress, backend=backend, scheduler=scheduler, store=store, log=log)
     played = time.perf_counter() - t0
     result = analyse(cfg, runs)
     total_games = sum(t.n for r in runs for t in r.totals.values())
+    played_games = sum(r.games_played for r in runs)  # not those read back from a resumed run's chunks
     manifest = {
         "sensei_version": sensei_version(), "git_commit": git_commit(), "config": cfg.path,
         "title": cfg.title, "game": cfg.game, "seed": cfg.seed, "games_per_cell": cfg.games,
         "games_override": games, "cells": len(cfg.cells), "rotations": sum(len(r.rotations) for r in runs),
-        "games_played": total_games, "jobs": jobs, "backend": backend or "loky", "scheduler": scheduler,
+        "games_total": total_games, "games_played": played_games, "games_restored": total_games - played_games,
+        "jobs": jobs, "backend": backend or "loky", "scheduler": scheduler,
         "started": state.get("started", started.isoformat(timespec="seconds")),
         "seconds_playing": round(played, 3), "seconds_total": round(time.perf_counter() - t0, 3),
-        "games_per_second": round(total_games / max(played, 1e-9), 1), "python": platform.python_version(),
+        "games_per_second": round(played_games / max(played, 1e-9), 1), "python": platform.python_version(),
         "command": _command(cfg, games), "fingerprint": fingerprint, "config_text": text,
     }
     if store is not None:

@@ -12,3 +12,15 @@ class SenseiError(ValueError):
 
 class IllegalAction(RuntimeError):
     """A strategy chose an action the rules do not allow (a bug in the strategy, never silently accepted)."""
+
+
+def caused_by_interrupt(exc: BaseException | None) -> bool:
+    """Whether ``exc`` is, or was caused by, a KeyboardInterrupt (Ctrl-C landing while a compiled function
+    hands back its result surfaces as ``SystemError: ... returned a result with an exception set``)."""
+    seen = 0
+    while exc is not None and seen < 10:
+        if isinstance(exc, KeyboardInterrupt):
+            return True
+        exc = exc.__cause__ or exc.__context__
+        seen += 1
+    return False
