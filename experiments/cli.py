@@ -1,6 +1,7 @@
 """The ``sensei`` command line: a thin layer over the Python API.
 
-Every command catches input errors and prints one line (``error: ...``) with exit status 2.
+Every command catches input errors and prints one line (``error: ...``) with exit status 2 (see "Exit
+status" in README.md for every status).
 """
 from __future__ import annotations
 
@@ -33,7 +34,22 @@ try:  # typer >= 0.20 vendors click
 except ImportError:  # pragma: no cover - older typer uses click itself
     from click import exceptions as _cx
 
-from simcore.errors import IllegalAction, SenseiError, caused_by_interrupt  # noqa: E402
+from simcore.errors import IllegalAction, SenseiError, StrategyError, caused_by_interrupt  # noqa: E402
+
+
+#: --debug: print the traceback before the one-line error
+_DEBUG = {"on": False}
+
+
+def _strategies_option() -> Any:
+    return typer.Option(None, "--strategies", metavar="FILE.py",
+                        help="a Python file whose strategies (Strategy classes with a name and a game) may be "
+                             "named like the shipped ones (repeatable); recorded in a run's manifest")
+
+
+def _debug_option() -> Any:
+    return typer.Option(False, "--debug", help="on an error, print its traceback (from the worker, too) before the "
+                                               "one-line message")
 
 
 class _OneLineErrors(TyperGroup):
@@ -41,6 +57,7 @@ class _OneLineErrors(TyperGroup):
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
         standalone = kwargs.pop("standalone_mode", True)
+        _DEBUG["on"] = False
         try:
             rv = super().main(*args, standalone_mode=False, **kwargs)
             # without standalone mode, click returns the code of a typer.Exit instead of raising it
@@ -58,12 +75,14 @@ class _OneLineErrors(TyperGroup):
         except _cx.ClickException as exc:
             _err(exc.format_message())
             code = 2
-        except SenseiError as exc:
-            _err(str(exc))
+        except (SenseiError, IllegalAction) as exc:  # bad input, or a strategy's bug (see "Exit status")
+            if _DEBUG["on"]:
+                import traceback
+
+                traceback.print_exception(exc, file=sys.stderr)
+            _err(str(exc) + (" (--debug shows the traceback)" if isinstance(exc, StrategyError) and not _DEBUG["on"]
+                             else ""))
             code = 2
-        except IllegalAction as exc:
-            _err(str(exc))
-            code = 3
         except Exception as exc:  # noqa: BLE001 - Ctrl-C that surfaced as another error (see runner)
             if not caused_by_interrupt(exc):
                 raise
@@ -131,6 +150,8 @@ def play(
                                           help="loky (default), threading, multiprocessing or dask"),
     scheduler: Optional[str] = typer.Option(None, "--scheduler",
                                             help="dask scheduler address, e.g. tcp://10.0.0.5:8786 (implies --backend dask)"),
+    strategy_files: Optional[List[str]] = _strategies_option(),
+    debug: bool = _debug_option(),
 ) -> None:
     """Play N games and print win shares and the game's metrics.
 
@@ -139,8 +160,10 @@ def play(
     from simcore.options import parse_assignments
     from simcore.registry import get_game
     from simcore.runner import simulate
-    from strategies.registry import default_strategy, lineup
+    from strategies.registry import default_strategy, lineup, register_files
 
+    _DEBUG["on"] = debug
+    register_files(strategy_files or [])
     eng = get_game(game)
     p = players if players is not None else eng.default_players
     rules = eng.make_rules(parse_assignments(rule or [], "rule"))
@@ -248,18 +271,22 @@ def _show_default(v: Any) -> str:
 
 
 @app.command()
-def strategies(game: str = typer.Argument(..., help="a game name")) -> None:
-    """List a game's strategies with their parameters and docstrings.
+def strategies(game: str = typer.Argument(..., help="a game name"),
+               strategy_files: Optional[List[str]] = _strategies_option()) -> None:
+    """List a game's strategies with their parameters and docstrings (shipped, installed by packages
+    through the entry point group sensei.strategies, and those of --strategies files).
 
     Example: sensei strategies sen
     """
     from simcore.registry import get_game
-    from strategies.registry import describe_strategies
+    from strategies.registry import describe_strategies, register_files
 
+    register_files(strategy_files or [])
     eng = get_game(game)
     for s in describe_strategies(eng.name):
         params = ",".join(f"{p['name']}={_show_default(p['default'])}" for p in s["params"])
-        typer.echo(f"{s['name']}" + (f":{params}" if params else ""))
+        where = "" if s["origin"] == "sensei" else f"  (from {s['origin']})"
+        typer.echo(f"{s['name']}" + (f":{params}" if params else "") + where)
         for line in s["doc"].splitlines():
             typer.echo(f"    {line}")
         for p in s["params"]:
@@ -282,6 +309,8 @@ def run_cmd(
                                                "with --scheduler, replaces the config's [run] table"),
     scheduler: Optional[str] = typer.Option(None, "--scheduler",
                                             help="dask scheduler address, e.g. tcp://10.0.0.5:8786 (implies --backend dask)"),
+    strategy_files: Optional[List[str]] = _strategies_option(),
+    debug: bool = _debug_option(),
 ) -> None:
     """Run every cell of an experiment, write its run folder (parquet tables, config, manifest) and report.
 
@@ -294,6 +323,7 @@ def run_cmd(
 
     from experiments.experiment import RunInterrupted, run_experiment
 
+    _DEBUG["on"] = debug
     # joblib warns when an interrupted run leaves tasks unfinished; the one line below says it all
     warnings.filterwarnings("ignore", message=".*tasks which were still being processed.*")
     if out is not None and resume is not None:
@@ -302,7 +332,7 @@ def run_cmd(
         with _stop_on_sigterm():  # a polite kill (SIGTERM) stops like Ctrl-C: finished work is kept
             res = run_experiment(config, games=games, jobs=jobs, progress=progress, backend=backend,
                                  scheduler=scheduler, out=None if resume else (out or "runs"), resume=resume,
-                                 log=typer.echo)
+                                 log=typer.echo, strategy_files=strategy_files or [])
     except KeyboardInterrupt as exc:  # RunInterrupted says what was kept and how to resume
         _interrupted(str(exc) if isinstance(exc, RunInterrupted) else "interrupted")
         sys.exit(130)

@@ -18,7 +18,7 @@ from typing import Any
 from simcore.errors import SenseiError
 from simcore.registry import get_game
 from simcore.runner import MAX_CHUNK, MAX_GAMES
-from strategies.registry import make_strategy, resolve, strategies_for
+from strategies.registry import lookup, make_strategy, resolve
 
 TOP_KEYS = {"title", "question", "game", "players", "games", "seed", "chunk_size", "rules", "lineup", "sweep",
             "sprt", "report", "run"}
@@ -408,13 +408,13 @@ def _run_table(value: Any, ck: _Checker) -> dict[str, Any]:
 def _strategy(eng, spec: str, params: dict[str, Any], ck: _Checker, where: str):
     if isinstance(spec, str) and _FILE_SPEC.search(spec.strip().partition(":")[0]):
         ck.fail(where, "a registered strategy NAME[:k=v,...] (configs are data and never load a Python file; "
-                "use FILE.py:Class strategies with sensei play, or register the strategy)", spec)
+                "give the file on the command line, sensei run CONFIG --strategies FILE.py, and name its "
+                "strategy here, or install it as a package registering the entry point sensei.strategies)", spec)
     try:
         s = resolve(eng.name, spec)
         if params:
-            known = strategies_for(eng.name)
             cls = type(s)
-            if s.name not in known or known[s.name] is not cls:
+            if lookup(eng.name, s.name) is not cls:
                 ck.fail(where, "a registered strategy to sweep parameters of", spec)
             s = make_strategy(cls, {**s.params(), **params}, s.name)
         return s

@@ -30,7 +30,7 @@ from typing import Any, Callable, ClassVar, Sequence
 
 import numpy as np
 
-from .errors import IllegalAction, SenseiError
+from .errors import IllegalAction, SenseiError, strategy_error
 from .options import Rules
 from .rng import STREAM_SEAT, AgentRandom, Draws, game_keys, stream_keys
 
@@ -107,7 +107,14 @@ class Seats:
         if method is None:
             raise IllegalAction(f"strategy {agent!r} has no decision {decision!r}")
         rng = AgentRandom(self.draws, idx, actor, self.players)
-        res = method(observe(idx, actor, **extra), rng)
+        obs = observe(idx, actor, **extra)
+        try:
+            res = method(obs, rng)
+        except Exception as exc:  # a strategy may fail in any way: name it, the decision and the error
+            err = strategy_error(agent, decision, exc)
+            if err is exc:
+                raise
+            raise err from exc
         if isinstance(res, tuple):
             res = tuple(np.asarray(r) for r in res)
             bad = any(r.shape[:1] != (len(idx),) for r in res)

@@ -37,8 +37,11 @@ class Strategy:
 
     name: ClassVar[str] = ""
     game: ClassVar[str] = ""
-    #: set for strategies loaded from a user file: (path, class name)
+    #: set for strategies loaded from a user file: (path, class name); the spec then names the file
     _source: ClassVar[tuple[str, str] | None] = None
+    #: set for the strategies of a file registered by name (``--strategies FILE``): (path, class name),
+    #: which worker processes load them from
+    _origin: ClassVar[tuple[str, str] | None] = None
 
     def params(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.init}
@@ -46,8 +49,9 @@ class Strategy:
     def spec(self) -> str:
         """``name`` or ``name:key=value,...`` with every parameter (the strategy's identity)."""
         head = self.name or type(self).__name__
-        if self._source is not None:
-            head = f"{self._source[0]}:{self._source[1]}"
+        source = type(self).__dict__.get("_source")  # a class's own, not one inherited from a loaded base
+        if source is not None:
+            head = f"{source[0]}:{source[1]}"
         ps = self.params()
         if not ps:
             return head
@@ -71,9 +75,14 @@ class Strategy:
         return self.spec()
 
     def __reduce__(self):
-        if self._source is not None:
-            from .registry import load_file_strategy
-            return (load_file_strategy, (self._source[0], self._source[1], self.params()))
+        # a class from a user's file is not importable by module name in a worker process: the worker
+        # loads the file again
+        own = type(self).__dict__
+        from .registry import load_file_strategy
+        if own.get("_source") is not None:
+            return (load_file_strategy, (own["_source"][0], own["_source"][1], self.params()))
+        if own.get("_origin") is not None:
+            return (load_file_strategy, (own["_origin"][0], own["_origin"][1], self.params(), None, True))
         return super().__reduce__()
 
 
