@@ -3,17 +3,33 @@
 A strategy is a ``@dataclass(frozen=True)`` deriving from :class:`Strategy`. Its fields are its
 parameters (with defaults, a type and a ``param(...)`` help text); it holds no other state and does no
 work in ``__init__``. It implements the decision methods of its game's ``Player`` interface (see
-``simcore/games/<game>.py``), each vectorized over a batch of observations::
+``simcore/games/<game>.py``), each vectorized over a batch of observations, or inherits them from a
+strategy it builds on. For example, threshold play that never takes the face-up top::
 
-    @dataclass(frozen=True)
-    class Cautious(Strategy):
+    import dataclasses
+    from typing import ClassVar
+
+    import numpy as np
+
+    from simcore.games.sen import Start
+    from strategies import param
+    from strategies.sen import Threshold
+
+
+    @dataclasses.dataclass(frozen=True)
+    class Cautious(Threshold):
+        '''Threshold play, but it draws from the face-down pile instead of taking the face-up top.'''
         name: ClassVar[str] = "cautious"
         game: ClassVar[str] = "sen"
-        wake: int = param(8, "call WAKE UP! when the estimated dream total is at most this")
+        wake: int = param(8, "say WAKE UP! when the estimated own total is at most this")
 
-        def wake_up(self, obs, rng):
-            return obs.estimate_own_total() <= self.wake
-        ...
+        def start(self, obs, rng):
+            choice = super().start(obs, rng)  # one Start code per observed game
+            return np.where(choice == Start.FACE_UP, Start.DRAW, choice)
+
+Saved as ``mine.py``, it plays with ``sensei play sen -s ./mine.py:Cautious:wake=9``, or by its name
+with ``sensei play sen --strategies mine.py -s cautious:wake=9`` and in an experiment config with
+``sensei run CONFIG --strategies mine.py``.
 
 The parameters are the strategy's identity: :meth:`spec` renders them (``cautious:wake=8``), result
 tables carry them as columns and experiment sweeps replace them (``dataclasses.replace``).
