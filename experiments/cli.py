@@ -189,7 +189,9 @@ def play(
     if as_json:
         sys.stdout.write(json.dumps(_json_clean(summary)) + "\n")
         return
-    _print_summary(summary, res.seconds)
+    from strategies.registry import short_labels
+
+    _print_summary(summary, res.seconds, short_labels(res.agents))
 
 
 class _stop_on_sigterm:
@@ -215,33 +217,76 @@ class _stop_on_sigterm:
         return False
 
 
-def _print_summary(s: dict[str, Any], seconds: float) -> None:
+def _print_summary(s: dict[str, Any], seconds: float, labels: list[str]) -> None:
+    """The readable form of the summary: every figure with its 95% interval; strategies by short label,
+    the full spec one column away."""
+    from rich import box
     from rich.console import Console
     from rich.table import Table
 
     con = Console()
-    con.print(f"[bold]{s['game']}[/bold], {s['players']} players, {s['games']:,} games, seed {s['seed']} "
-              f"({seconds:.1f} s, {s['games'] / max(seconds, 1e-9):,.0f} games/s)")
-    con.print("rules: " + ", ".join(f"{k}={v}" for k, v in s["rules"].items()))
-    t = Table("seat", "strategy", "win share", "95% interval")
-    for i, (spec, w, ci) in enumerate(zip(s["strategies"], s["win_share"], s["win_share_ci95"])):
-        t.add_row(str(i), spec, f"{w:.4f}", f"[{ci[0]:.4f}, {ci[1]:.4f}]")
-    if s["win_share"]:
-        con.print(t)
-    con.print(f"mean turns {s['mean_turns']:.2f}, timeouts {s['timeouts']}")
-    m = Table("metric", "value")
+    P = s["players"]
+    con.print(f"[bold]{s['game']}[/bold], {P} player{'s' if P != 1 else ''}, {s['games']:,} games, seed {s['seed']} "
+              f"({seconds:.1f} s, {s['games'] / max(seconds, 1e-9):,.0f} games/s)", highlight=False)
+    con.print("rules: " + ", ".join(f"{k}={_show_default(v)}" for k, v in s["rules"].items()), highlight=False)
+    has_win = bool(s["win_share"])
+    cells = []
+    for i in range(P):
+        row = [str(i), labels[i]]
+        if has_win:
+            row.append(f"{s['win_share'][i]:.4f} {_interval(s['win_share_ci95'][i], 4)}")
+        row.append(f"{_fmt(s['mean_score'][i], 2)} {_interval(s['mean_score_ci95'][i], 2)}")
+        cells.append(row)
+    heads = ["seat", "strategy"] + (["win share [95% CI]"] if has_win else []) + ["mean score [95% CI]"]
+    widths = [max(len(h), *(len(r[j]) for r in cells)) for j, h in enumerate(heads)]
+    fixed = sum(widths) + 3 * len(widths)  # SIMPLE_HEAD: a space either side of every column, and a divider
+    longest = max(len(x) for x in s["strategies"])
+    # the full spec goes in the last column, folded rather than cut; nothing else is ever shortened
+    spec_width = max(0, con.width - fixed - 2)
+    with_spec = spec_width >= min(longest, 20)
+    t = Table(box=box.SIMPLE_HEAD, pad_edge=False)
+    for h, w in zip(heads, widths):
+        t.add_column(h, no_wrap=True, min_width=w)
+    if with_spec:
+        t.add_column("spec", overflow="fold")
+    for i, row in enumerate(cells):
+        t.add_row(*row, *([s["strategies"][i]] if with_spec else []))
+    wide = Console(width=max(con.width, fixed + 2), highlight=False) if con.width < fixed + 2 else con
+    wide.print(t)
+    if not with_spec:
+        for i, spec in enumerate(s["strategies"]):
+            con.print(f"seat {i}: {spec}", highlight=False, soft_wrap=True)
+    con.print(f"mean turns {s['mean_turns']:.2f} {_interval(s['mean_turns_ci95'], 2)}, timeouts {s['timeouts']} "
+              f"(share {s['timeout_share']:.4f} {_interval(s['timeout_share_ci95'], 4)})", highlight=False)
+    m = Table("metric", "value", "95% interval", box=box.SIMPLE_HEAD)
     for k, v in s["metrics"].items():
-        m.add_row(k, _fmt(v))
+        ci = s["ci95"].get(k)
+        if isinstance(v, dict):
+            for name, x in v.items():
+                m.add_row(f"{k} {name}", _fmt(x), _interval((ci or {}).get(name)))
+        elif isinstance(v, list):
+            for i, x in enumerate(v):
+                m.add_row(f"{k} (seat {i})", _fmt(x), _interval(ci[i] if ci else None))
+        else:
+            m.add_row(k, _fmt(v), _interval(ci))
     con.print(m)
 
 
-def _fmt(v: Any) -> str:
+def _interval(ci: Any, digits: int = 4) -> str:
+    if not ci or ci[0] is None or ci[1] is None:
+        return "-"
+    return f"[{ci[0]:.{digits}f}, {ci[1]:.{digits}f}]"
+
+
+def _fmt(v: Any, digits: int = 4) -> str:
+    if v is None:
+        return "-"
     if isinstance(v, float):
-        return f"{v:.4f}"
+        return f"{v:.{digits}f}"
     if isinstance(v, list):
-        return "[" + ", ".join(_fmt(x) for x in v) + "]"
+        return "[" + ", ".join(_fmt(x, digits) for x in v) + "]"
     if isinstance(v, dict):
-        return ", ".join(f"{k}: {_fmt(x)}" for k, x in v.items())
+        return ", ".join(f"{k}: {_fmt(x, digits)}" for k, x in v.items())
     return str(v)
 
 
@@ -252,11 +297,14 @@ def games() -> None:
     Example: sensei games
     """
     from simcore.registry import game_names, get_game
+    from strategies.registry import default_strategy
 
     for name in game_names():
-        d = get_game(name).describe()
+        eng = get_game(name)
+        d = eng.describe()
         lo, hi = d["players"]
-        typer.echo(f"{name}: {d['title']} ({lo}-{hi} players). {d['summary']}")
+        count = f"{lo} player{'s' if lo != 1 else ''}" if lo == hi else f"{lo}-{hi} players, default {eng.default_players}"
+        typer.echo(f"{name}: {d['title']} ({count}; default strategy {default_strategy(name)}). {d['summary']}")
         for r in d["rules"]:
             choices = f" [{'|'.join(map(str, r['choices']))}]" if r["choices"] else ""
             typer.echo(f"  --rule {r['name']}={_show_default(r['default'])}  ({r['type']}{choices}) {r['help']}")

@@ -195,6 +195,9 @@ class Game(abc.ABC):
     columns: ClassVar[dict[str, str]] = {}
     #: contract metrics computed from column sums
     ratio_metrics: ClassVar[tuple[Metric, ...]] = ()
+    #: metrics an engine's ``metrics`` adds beyond ``ratio_metrics`` that are the per-game mean of an
+    #: outcome column (entry by entry for a list or dict): name -> column, for their 95% intervals
+    metric_columns: ClassVar[dict[str, str]] = {}
     #: state arrays that are tables shared by the whole batch, not per game (never sliced or spliced)
     state_constants: ClassVar[tuple[str, ...]] = ()
     #: games played side by side in a chunk (finished games hand their place to the next)

@@ -315,10 +315,13 @@ class RunResult:
         return s / max(self.n, 1), lo, hi
 
     def summary(self) -> dict[str, Any]:
-        """The ``sensei play --json`` object of the contract."""
+        """The ``sensei play --json`` object of the contract, then (added fields) a 95% interval for every
+        figure: ``mean_turns_ci95``, ``timeout_share`` and its interval, ``mean_score`` per seat and its
+        intervals, and ``ci95``, which mirrors ``metrics`` (an interval ``[lo, hi]`` in place of every
+        value, null where a value has none)."""
         t = self.totals
         share, lo, hi = self.win_share()
-        return {
+        out = {
             "game": self.game.name,
             "players": self.players,
             "games": self.n,
@@ -330,6 +333,69 @@ class RunResult:
             "mean_turns": float(t.sums["turns"] / max(self.n, 1)),
             "timeouts": int(round(float(t.sums["timeout"]))),
             "metrics": self.game.metrics(t.sums, self.n, self.players, self.rules),
+        }
+        out.update(self.intervals(out["metrics"]))
+        return out
+
+    def column_mean(self, col: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per-game mean of an outcome column (entry by entry) with its 95% interval: Wilson for a
+        column of 0/1 values (e.g. a share of games), else t."""
+        from .stats import mean_ci, wilson
+        t, n = self.totals, self.n
+        total = np.asarray(t.sums[col], dtype=float)
+        mean, half = mean_ci(total, t.sumsq[col], n)
+        lo, hi = mean - half, mean + half
+        if col in t.mins and col in t.exact:
+            binary = ((np.asarray(t.mins[col]) >= 0) & (np.asarray(t.maxs[col]) <= 1)
+                      & (np.asarray(t.exact_sq[col]) == _SCALE * np.asarray(t.exact[col])))
+            if np.any(binary):
+                wlo, whi = wilson(total, n)
+                lo, hi = np.where(binary, wlo, lo), np.where(binary, whi, hi)
+        return mean, lo, hi
+
+    def _metric_interval(self, name: str) -> tuple[np.ndarray, np.ndarray] | None:
+        from .stats import ratio_ci
+        t = self.totals
+        for m in self.game.ratio_metrics:
+            if m.name != name:
+                continue
+            if m.den is None:
+                _, lo, hi = self.column_mean(m.num)
+                return lo, hi
+            key = f"{m.num}*{m.den}"
+            if key not in t.cross:
+                return None
+            num_sq = t.sumsq[m.num]
+            r, half = ratio_ci(t.sums[m.num], num_sq, _widen(t.sums[m.den], t.sums[m.num]),
+                               _widen(t.sumsq[m.den], t.sums[m.num]), t.cross[key], self.n)
+            return r - half, r + half
+        col = self.game.metric_columns.get(name)
+        if col is not None and col in t.sums:
+            _, lo, hi = self.column_mean(col)
+            return lo, hi
+        return None
+
+    def intervals(self, metrics: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The added fields of :meth:`summary`: a 95% interval for each figure it reports."""
+        from .stats import wilson
+        t, n = self.totals, self.n
+        if metrics is None:
+            metrics = self.game.metrics(t.sums, n, self.players, self.rules)
+        _, tlo, thi = self.column_mean("turns")
+        timeouts = float(t.sums["timeout"])
+        olo, ohi = wilson(timeouts, n)
+        score, slo, shi = self.column_mean("score")
+        ci: dict[str, Any] = {}
+        for name, value in metrics.items():
+            bounds = self._metric_interval(name)
+            ci[name] = None if bounds is None else _mirror(value, *bounds)
+        return {
+            "mean_turns_ci95": _pair(tlo, thi),
+            "timeout_share": timeouts / max(n, 1),
+            "timeout_share_ci95": _pair(olo, ohi),
+            "mean_score": [_num(x) for x in np.atleast_1d(score)],
+            "mean_score_ci95": [_pair(a, b) for a, b in zip(np.atleast_1d(slo), np.atleast_1d(shi))],
+            "ci95": ci,
         }
 
     def seats(self) -> Any:
@@ -361,6 +427,35 @@ class RunResult:
         h = self.totals.turns_hist
         last = int(np.flatnonzero(h)[-1]) + 1 if h.any() else 0
         return h[:last]
+
+
+def _num(x: Any) -> float | None:
+    x = float(x)
+    return x if math.isfinite(x) else None
+
+
+def _pair(lo: Any, hi: Any) -> list[float | None] | None:
+    lo, hi = _num(lo), _num(hi)
+    return None if lo is None or hi is None else [lo, hi]
+
+
+def _widen(den: Any, num: Any) -> np.ndarray:
+    """A per-game denominator's sums, repeated to the shape of a per-seat numerator's."""
+    den, num = np.asarray(den, dtype=float), np.asarray(num, dtype=float)
+    return np.broadcast_to(den, num.shape) if den.ndim < num.ndim else den
+
+
+def _mirror(value: Any, lo: np.ndarray, hi: np.ndarray) -> Any:
+    """Intervals in the shape of a metric's value: [lo, hi] for a number, a list of them for a list, a
+    dict of them for a dict (entries in order); None where the value is None."""
+    lo, hi = np.atleast_1d(np.asarray(lo, dtype=float)), np.atleast_1d(np.asarray(hi, dtype=float))
+    if isinstance(value, dict):
+        return {k: (None if v is None else _pair(lo[i], hi[i])) for i, (k, v) in enumerate(value.items())}
+    if isinstance(value, (list, tuple)):
+        return [None if v is None else _pair(lo[i], hi[i]) for i, v in enumerate(value)]
+    if value is None:
+        return None
+    return _pair(lo[0], hi[0])
 
 
 def chunks(n_games: int, chunk_size: int, start: int = 0) -> Iterator[tuple[int, int]]:

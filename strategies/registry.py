@@ -317,3 +317,36 @@ def lineup(game: str, specs: list[Any] | tuple[Any, ...], players: int) -> list[
     if len(specs) != players:
         raise SenseiError(f"{len(specs)} strategies given for {players} seats (give one, or one per seat)")
     return [resolve(game, s) for s in specs]
+
+
+def short_labels(agents: list[Any]) -> list[str]:
+    """A short label per seat: the strategy's name, plus the parameters that tell it apart from the other
+    seats playing a strategy of that name (or, when they all play the same, the parameters it does not
+    leave at their defaults), e.g. ``threshold wake=8`` next to ``threshold``. Seats whose labels would
+    still be equal while their specs differ get their full spec."""
+    def name(a: Any) -> str:
+        return getattr(a, "name", "") or type(a).__name__
+
+    def params(a: Any) -> dict[str, Any]:
+        return a.params() if hasattr(a, "params") else {}
+
+    def defaults(a: Any) -> dict[str, Any]:
+        if not dataclasses.is_dataclass(a):
+            return {}
+        return {f.name: f.default for f in dataclasses.fields(a) if f.init and f.default is not dataclasses.MISSING}
+
+    def spec(a: Any) -> str:
+        return a.spec() if hasattr(a, "spec") else repr(a)
+
+    from .base import _fmt
+    labels = []
+    for a in agents:
+        same = [b for b in agents if name(b) == name(a) and type(b) is type(a)]
+        mine = params(a)
+        differ = [k for k in mine if any(params(b).get(k) != mine[k] for b in same)]
+        shown = differ or [k for k, v in mine.items() if defaults(a).get(k, dataclasses.MISSING) != v]
+        labels.append(" ".join([name(a)] + [f"{k}={_fmt(mine[k])}" for k in shown]))
+    for i, a in enumerate(agents):
+        if any(labels[j] == labels[i] and spec(agents[j]) != spec(a) for j in range(len(agents))):
+            labels[i] = spec(a)
+    return labels
