@@ -214,7 +214,7 @@ def short(axis: str) -> str:
 def describe_group(axes: list[str], values: tuple) -> str:
     parts = []
     for a, v in zip(axes, values):
-        parts.append(f"{v} players" if a == "players" else f"{short(a)} {_label(v)}")
+        parts.append(f"{v} player{'' if v == 1 else 's'}" if a == "players" else f"{short(a)} {_label(v)}")
     return ", ".join(parts)
 
 
@@ -412,7 +412,8 @@ def answer_summary(cfg: Config, cells: pl.DataFrame) -> list[str]:
     """One sentence per cell: the focus's win share (or the seats' balance) and the game length."""
     out = []
     for c in cells.iter_rows(named=True):
-        desc = describe_group(cfg.axes, tuple(c[a] for a in cfg.axes)) or f"{c['players']} players"
+        desc = describe_group(cfg.axes, tuple(c[a] for a in cfg.axes)) or \
+            f"{c['players']} player{'' if c['players'] == 1 else 's'}"
         length = (f"game length {c['mean_turns']:.1f} turns ± {_half(c['turns_lo'], c['turns_hi']):.1f}, "
                   f"first-seat advantage {fmt_metric('seat_advantage', c['seat_advantage'], True)}")
         if cfg.kind == "seats":

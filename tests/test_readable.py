@@ -162,3 +162,11 @@ def test_intervals_are_those_of_the_games_themselves(game, players, strategy):
         assert np.allclose(np.asarray(got, dtype=float), np.asarray(want, dtype=float), rtol=1e-7, atol=1e-12), m.name
         checked += 1
     assert checked == len(eng.ratio_metrics)
+
+
+def test_answers_say_one_player_for_solo_cells():
+    from experiments.experiment import run_experiment
+    res = run_experiment({"title": "t", "question": "q", "game": "sensu", "players": [1, 2],
+                          "lineup": {"seats": "random"}}, games=4)
+    text = " ".join(res.answer)
+    assert "1 player:" in text and "1 players" not in text and "2 players" in text, text
