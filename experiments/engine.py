@@ -186,9 +186,14 @@ def check_memory(cfg: Config) -> None:
     if what.startswith("the totals"):
         fix = "split the grid into several configs"
     else:
-        fix = "lower games" + (" or sprt.max_games" if cfg.sprt else "") + (
-            " or set report.per_game = false" if "per_game" in what and cfg.report.answer not in
-            ("calibration", "balance", "risk", "turn_order") else "")
+        from simcore.runner import memory_budget
+
+        max_deals = cfg.sprt.max_games if cfg.sprt else cfg.games
+        per_deal = needs[what] / max_deals
+        fit = int((memory_budget() - (sum(needs.values()) - needs[what])) // per_deal)
+        fix = f"lower {'sprt.max_games' if cfg.sprt else 'games'} (at most about {max(fit, 0):,} deals per cell fit)"
+        if "per_game" in what and cfg.report.answer not in ("calibration", "balance", "risk", "turn_order"):
+            fix += " or set report.per_game = false"
     _check_bytes(sum(needs.values()), f"{cfg.path}: {what}", fix)
 
 
