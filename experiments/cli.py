@@ -427,7 +427,16 @@ def report_cmd(run_dir: str = typer.Argument(..., help="a run folder written by 
 
 
 def main() -> None:
-    app()
+    try:
+        app()
+    except KeyboardInterrupt:  # while typer builds the command, before the group's own handling
+        _interrupted("interrupted")
+        sys.exit(130)
+    except Exception as exc:  # noqa: BLE001 - a Ctrl-C that surfaced as another error
+        if not caused_by_interrupt(exc):
+            raise
+        _interrupted("interrupted")
+        sys.exit(130)
 
 
 if _MAIN:  # imported: from here on Ctrl-C is a KeyboardInterrupt, which every command turns into one line
