@@ -258,37 +258,44 @@ def _plugin(root, entries):
 
 
 def test_a_strategy_registered_by_an_installed_package(tmp_path):
+    """In a fresh process (the package found through PYTHONPATH, as after pip install): a config names
+    it, and worker processes import it from the package."""
     root = tmp_path / "site"
     root.mkdir()
-    path = _plugin(root, {"sen.careful": "sensei_demo_plugin:Careful",
-                          "sen.broken": "sensei_demo_plugin_missing:Nope",
-                          "senshi.careful": "sensei_demo_plugin:Careful"})
+    path = _plugin(root, {"sen.careful": "sensei_demo_plugin:Careful"})
     env = dict(os.environ, PYTHONPATH=path + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    run = lambda *args: subprocess.run([SENSEI, *args], capture_output=True, text=True, env=env, timeout=300)
-
-    # a config names it like a shipped strategy; worker processes import it from the package
     cfg = tmp_path / "plugin.toml"
     cfg.write_text(CONFIG.format(focus="careful"))
     out = tmp_path / "runs"
-    r = run("run", str(cfg), "--jobs", "2", "--no-progress", "--no-report", "--out", str(out))
+    r = subprocess.run([SENSEI, "run", str(cfg), "--jobs", "2", "--no-progress", "--no-report", "--out", str(out)],
+                       capture_output=True, text=True, env=env, timeout=300)
     assert r.returncode == 0, r.stderr
     (run_dir,) = os.listdir(out)
     man = json.load(open(out / run_dir / "manifest.json"))
     assert man["strategies_from"] == {"careful": "package sensei-demo-plugin 1.2"}
+    assert man["fingerprint"]["strategies"] == {"careful": "package sensei-demo-plugin 1.2"}
 
-    r = run("play", "sen", "-s", "careful:wake=7", "-n", "100", "--json")
-    assert r.returncode == 0, r.stderr
-    assert json.loads(r.stdout)["strategies"] == ["careful:wake=7"] * 4
 
-    # a broken entry point is named in one line when it is used, and only then
-    r = run("play", "sen", "-s", "broken", "-n", "10")
-    lines = r.stderr.strip().splitlines()
-    assert r.returncode == 2 and len(lines) == 1 and "'sen.broken'" in lines[0] and "sensei-demo-plugin 1.2" in lines[0]
-    assert "ModuleNotFoundError" in lines[0]
-    assert run("play", "sen", "-s", "threshold", "-n", "10").returncode == 0
-    # a class whose game is not the entry point's
-    r = run("play", "senshi", "-s", "careful", "-n", "10")
-    assert r.returncode == 2 and "whose name and game are 'careful' and 'sen'" in r.stderr
+def test_broken_or_mismatched_entry_points_are_one_line_when_used(tmp_path, monkeypatch):
+    root = tmp_path / "site"
+    root.mkdir()
+    monkeypatch.syspath_prepend(_plugin(root, {"sen.careful": "sensei_demo_plugin:Careful",
+                                               "sen.broken": "sensei_demo_plugin_missing:Nope",
+                                               "senshi.careful": "sensei_demo_plugin:Careful"}))
+    out = play_ok("sen", "-s", "careful:wake=7", "-n", "50", "--json")
+    assert json.loads(out)["strategies"] == ["careful:wake=7"] * 4
+    line = one_error_line(cli.invoke(app, ["play", "sen", "-s", "broken", "-n", "10"]), "'sen.broken'",
+                          "sensei-demo-plugin 1.2", "ModuleNotFoundError")
+    assert "sensei_demo_plugin_missing:Nope" in line
+    play_ok("sen", "-s", "threshold", "-n", "10")  # shipped names never load the installed ones
+    one_error_line(cli.invoke(app, ["play", "senshi", "-s", "careful", "-n", "10"]),
+                   "whose name and game are 'careful' and 'sen'")
+
+
+def play_ok(*args):
+    r = cli.invoke(app, ["play", *args])
+    assert r.exit_code == 0, r.output
+    return r.stdout
 
 
 def test_installed_strategies_are_listed_with_their_package(tmp_path, monkeypatch):
