@@ -5,7 +5,24 @@ whose tables are polars DataFrames; see ``experiments/README.md`` for the config
 """
 from __future__ import annotations
 
-from typing import Any
+import signal as _signal
+import threading as _threading
+
+# the command line imports this package first: Ctrl-C during the few imports before experiments.cli takes
+# over ends the command with one line, never a traceback (the handler is put back at the end)
+_HANDLER = _signal.getsignal(_signal.SIGINT)
+_EARLY = _threading.current_thread() is _threading.main_thread() and _HANDLER is _signal.default_int_handler
+if _EARLY:
+    def _interrupted_early(signum, frame):
+        import os
+        import sys
+
+        sys.stderr.write("interrupted\n")
+        os._exit(130)
+
+    _signal.signal(_signal.SIGINT, _interrupted_early)
+
+from typing import Any  # noqa: E402
 
 __all__ = ["run_experiment", "load_config", "load_tables", "Experiment"]
 
@@ -18,3 +35,7 @@ def __getattr__(name: str) -> Any:  # lazy, so that ``sensei play`` does not imp
         from .config import load
         return load
     raise AttributeError(name)
+
+
+if _EARLY:
+    _signal.signal(_signal.SIGINT, _HANDLER)

@@ -1,24 +1,55 @@
 """The ``sensei`` command line: a thin layer over the Python API.
 
-Every command catches input errors and prints one line (``error: ...``) with exit status 2.
+Every command catches input errors and prints one line (``error: ...``) with exit status 2 (see "Exit
+status" in README.md for every status).
 """
 from __future__ import annotations
 
-import json
-import math
 import os
+import signal
 import sys
-from typing import Any, List, Optional
+import threading
 
-import typer
-from typer.core import TyperGroup
+
+def _interrupted_early(signum, frame):  # Ctrl-C while this module is still being imported
+    sys.stderr.write("interrupted\n")
+    os._exit(130)
+
+
+# only where Ctrl-C would raise KeyboardInterrupt (a background job ignores it, and keeps ignoring it)
+_MAIN = threading.current_thread() is threading.main_thread() and \
+    signal.getsignal(signal.SIGINT) is signal.default_int_handler
+if _MAIN:
+    signal.signal(signal.SIGINT, _interrupted_early)
+
+import json  # noqa: E402
+import math  # noqa: E402
+from typing import Any, List, Optional  # noqa: E402
+
+import typer  # noqa: E402
+from typer.core import TyperGroup  # noqa: E402
 
 try:  # typer >= 0.20 vendors click
     from typer._click import exceptions as _cx
 except ImportError:  # pragma: no cover - older typer uses click itself
     from click import exceptions as _cx
 
-from simcore.errors import IllegalAction, SenseiError
+from simcore.errors import IllegalAction, SenseiError, StrategyError, caused_by_interrupt  # noqa: E402
+
+
+#: --debug: print the traceback before the one-line error
+_DEBUG = {"on": False}
+
+
+def _strategies_option() -> Any:
+    return typer.Option(None, "--strategies", metavar="FILE.py",
+                        help="a Python file whose strategies (Strategy classes with a name and a game) may be "
+                             "named like the shipped ones (repeatable); recorded in a run's manifest")
+
+
+def _debug_option() -> Any:
+    return typer.Option(False, "--debug", help="on an error, print its traceback (from the worker, too) before the "
+                                               "one-line message")
 
 
 class _OneLineErrors(TyperGroup):
@@ -26,14 +57,17 @@ class _OneLineErrors(TyperGroup):
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
         standalone = kwargs.pop("standalone_mode", True)
+        _DEBUG["on"] = False
         try:
             rv = super().main(*args, standalone_mode=False, **kwargs)
             # without standalone mode, click returns the code of a typer.Exit instead of raising it
             code = rv if isinstance(rv, int) and not isinstance(rv, bool) else 0
+            if code == 130:  # typer turns a KeyboardInterrupt outside the commands' own handling into Exit(130)
+                _interrupted("interrupted")
         except typer.Exit as exc:
             code = exc.exit_code
-        except typer.Abort:
-            _err("aborted")
+        except (typer.Abort, KeyboardInterrupt):
+            _interrupted("interrupted")
             code = 130
         except _cx.NoArgsIsHelpError as exc:
             typer.echo(exc.ctx.get_help() if exc.ctx is not None else exc.format_message())
@@ -41,15 +75,37 @@ class _OneLineErrors(TyperGroup):
         except _cx.ClickException as exc:
             _err(exc.format_message())
             code = 2
-        except SenseiError as exc:
-            _err(str(exc))
+        except (SenseiError, IllegalAction) as exc:  # bad input, or a strategy's bug (see "Exit status")
+            if _DEBUG["on"]:
+                import traceback
+
+                traceback.print_exception(exc, file=sys.stderr)
+            _err(str(exc) + (" (--debug shows the traceback)" if isinstance(exc, StrategyError) and not _DEBUG["on"]
+                             else ""))
             code = 2
-        except IllegalAction as exc:
-            _err(str(exc))
-            code = 3
+        except Exception as exc:  # noqa: BLE001 - Ctrl-C that surfaced as another error (see runner)
+            if not caused_by_interrupt(exc):
+                raise
+            _interrupted("interrupted")
+            code = 130
         if standalone:
             sys.exit(code)
         return code
+
+
+def _interrupted(text: str) -> None:
+    """The one line of an interrupted command; a second Ctrl-C does not cut it short."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        _err_plain(text)
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        _err_plain(text)
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _one_line(text: str) -> str:
@@ -94,6 +150,8 @@ def play(
                                           help="loky (default), threading, multiprocessing or dask"),
     scheduler: Optional[str] = typer.Option(None, "--scheduler",
                                             help="dask scheduler address, e.g. tcp://10.0.0.5:8786 (implies --backend dask)"),
+    strategy_files: Optional[List[str]] = _strategies_option(),
+    debug: bool = _debug_option(),
 ) -> None:
     """Play N games and print win shares and the game's metrics.
 
@@ -102,8 +160,10 @@ def play(
     from simcore.options import parse_assignments
     from simcore.registry import get_game
     from simcore.runner import simulate
-    from strategies.registry import default_strategy, lineup
+    from strategies.registry import default_strategy, lineup, register_files
 
+    _DEBUG["on"] = debug
+    register_files(strategy_files or [])
     eng = get_game(game)
     p = players if players is not None else eng.default_players
     rules = eng.make_rules(parse_assignments(rule or [], "rule"))
@@ -115,42 +175,118 @@ def play(
         if not scheduler.strip():
             raise SenseiError("--scheduler: expected a dask scheduler address such as tcp://10.0.0.5:8786")
         backend = backend or "dask"
-    res = simulate(eng, agents, players=p, rules=rules, n_games=games, seed=seed, jobs=jobs, chunk_size=chunk_size,
-                   progress=show, backend=backend, scheduler=scheduler)
+    from simcore.runner import Interrupted
+
+    try:
+        with _stop_on_sigterm():
+            res = simulate(eng, agents, players=p, rules=rules, n_games=games, seed=seed, jobs=jobs,
+                           chunk_size=chunk_size, progress=show, backend=backend, scheduler=scheduler)
+    except Interrupted as exc:
+        _interrupted(f"interrupted: {exc.games_done:,} of {exc.games:,} games played; sensei play keeps no "
+                     "partial results (sensei run keeps every finished chunk)")
+        sys.exit(130)
     summary = res.summary()
     if as_json:
         sys.stdout.write(json.dumps(_json_clean(summary)) + "\n")
         return
-    _print_summary(summary, res.seconds)
+    from strategies.registry import short_labels
+
+    _print_summary(summary, res.seconds, short_labels(res.agents))
 
 
-def _print_summary(s: dict[str, Any], seconds: float) -> None:
+class _stop_on_sigterm:
+    """SIGTERM (a polite kill) stops a command like Ctrl-C does, for the duration of the block."""
+
+    def __enter__(self):
+        import signal
+        import threading
+
+        self.previous = None
+        if threading.current_thread() is threading.main_thread():  # signals belong to the main thread
+            def _term(signum, frame):
+                raise KeyboardInterrupt
+
+            self.previous = signal.signal(signal.SIGTERM, _term)
+        return self
+
+    def __exit__(self, *exc):
+        import signal
+
+        if self.previous is not None:
+            signal.signal(signal.SIGTERM, self.previous)
+        return False
+
+
+def _print_summary(s: dict[str, Any], seconds: float, labels: list[str]) -> None:
+    """The readable form of the summary: every figure with its 95% interval; strategies by short label,
+    the full spec one column away."""
+    from rich import box
     from rich.console import Console
     from rich.table import Table
 
     con = Console()
-    con.print(f"[bold]{s['game']}[/bold], {s['players']} players, {s['games']:,} games, seed {s['seed']} "
-              f"({seconds:.1f} s, {s['games'] / max(seconds, 1e-9):,.0f} games/s)")
-    con.print("rules: " + ", ".join(f"{k}={v}" for k, v in s["rules"].items()))
-    t = Table("seat", "strategy", "win share", "95% interval")
-    for i, (spec, w, ci) in enumerate(zip(s["strategies"], s["win_share"], s["win_share_ci95"])):
-        t.add_row(str(i), spec, f"{w:.4f}", f"[{ci[0]:.4f}, {ci[1]:.4f}]")
-    if s["win_share"]:
-        con.print(t)
-    con.print(f"mean turns {s['mean_turns']:.2f}, timeouts {s['timeouts']}")
-    m = Table("metric", "value")
+    P = s["players"]
+    con.print(f"[bold]{s['game']}[/bold], {P} player{'s' if P != 1 else ''}, {s['games']:,} games, seed {s['seed']} "
+              f"({seconds:.1f} s, {s['games'] / max(seconds, 1e-9):,.0f} games/s)", highlight=False)
+    con.print("rules: " + ", ".join(f"{k}={_show_default(v)}" for k, v in s["rules"].items()), highlight=False)
+    has_win = bool(s["win_share"])
+    cells = []
+    for i in range(P):
+        row = [str(i), labels[i]]
+        if has_win:
+            row.append(f"{s['win_share'][i]:.4f} {_interval(s['win_share_ci95'][i], 4)}")
+        row.append(f"{_fmt(s['mean_score'][i], 2)} {_interval(s['mean_score_ci95'][i], 2)}")
+        cells.append(row)
+    heads = ["seat", "strategy"] + (["win share [95% CI]"] if has_win else []) + ["mean score [95% CI]"]
+    widths = [max(len(h), *(len(r[j]) for r in cells)) for j, h in enumerate(heads)]
+    fixed = sum(widths) + 3 * len(widths)  # SIMPLE_HEAD: a space either side of every column, and a divider
+    longest = max(len(x) for x in s["strategies"])
+    # the full spec goes in the last column, folded rather than cut; nothing else is ever shortened
+    spec_width = max(0, con.width - fixed - 2)
+    with_spec = spec_width >= min(longest, 20)
+    t = Table(box=box.SIMPLE_HEAD, pad_edge=False)
+    for h, w in zip(heads, widths):
+        t.add_column(h, no_wrap=True, min_width=w)
+    if with_spec:
+        t.add_column("spec", overflow="fold")
+    for i, row in enumerate(cells):
+        t.add_row(*row, *([s["strategies"][i]] if with_spec else []))
+    wide = Console(width=max(con.width, fixed + 2), highlight=False) if con.width < fixed + 2 else con
+    wide.print(t)
+    if not with_spec:
+        for i, spec in enumerate(s["strategies"]):
+            con.print(f"seat {i}: {spec}", highlight=False, soft_wrap=True)
+    con.print(f"mean turns {s['mean_turns']:.2f} {_interval(s['mean_turns_ci95'], 2)}, timeouts {s['timeouts']} "
+              f"(share {s['timeout_share']:.4f} {_interval(s['timeout_share_ci95'], 4)})", highlight=False)
+    m = Table("metric", "value", "95% interval", box=box.SIMPLE_HEAD)
     for k, v in s["metrics"].items():
-        m.add_row(k, _fmt(v))
+        ci = s["ci95"].get(k)
+        if isinstance(v, dict):
+            for name, x in v.items():
+                m.add_row(f"{k} {name}", _fmt(x), _interval((ci or {}).get(name)))
+        elif isinstance(v, list):
+            for i, x in enumerate(v):
+                m.add_row(f"{k} (seat {i})", _fmt(x), _interval(ci[i] if ci else None))
+        else:
+            m.add_row(k, _fmt(v), _interval(ci))
     con.print(m)
 
 
-def _fmt(v: Any) -> str:
+def _interval(ci: Any, digits: int = 4) -> str:
+    if not ci or ci[0] is None or ci[1] is None:
+        return "-"
+    return f"[{ci[0]:.{digits}f}, {ci[1]:.{digits}f}]"
+
+
+def _fmt(v: Any, digits: int = 4) -> str:
+    if v is None:
+        return "-"
     if isinstance(v, float):
-        return f"{v:.4f}"
+        return f"{v:.{digits}f}"
     if isinstance(v, list):
-        return "[" + ", ".join(_fmt(x) for x in v) + "]"
+        return "[" + ", ".join(_fmt(x, digits) for x in v) + "]"
     if isinstance(v, dict):
-        return ", ".join(f"{k}: {_fmt(x)}" for k, x in v.items())
+        return ", ".join(f"{k}: {_fmt(x, digits)}" for k, x in v.items())
     return str(v)
 
 
@@ -161,11 +297,14 @@ def games() -> None:
     Example: sensei games
     """
     from simcore.registry import game_names, get_game
+    from strategies.registry import default_strategy
 
     for name in game_names():
-        d = get_game(name).describe()
+        eng = get_game(name)
+        d = eng.describe()
         lo, hi = d["players"]
-        typer.echo(f"{name}: {d['title']} ({lo}-{hi} players). {d['summary']}")
+        count = f"{lo} player{'s' if lo != 1 else ''}" if lo == hi else f"{lo}-{hi} players, default {eng.default_players}"
+        typer.echo(f"{name}: {d['title']} ({count}; default strategy {default_strategy(name)}). {d['summary']}")
         for r in d["rules"]:
             choices = f" [{'|'.join(map(str, r['choices']))}]" if r["choices"] else ""
             typer.echo(f"  --rule {r['name']}={_show_default(r['default'])}  ({r['type']}{choices}) {r['help']}")
@@ -180,18 +319,22 @@ def _show_default(v: Any) -> str:
 
 
 @app.command()
-def strategies(game: str = typer.Argument(..., help="a game name")) -> None:
-    """List a game's strategies with their parameters and docstrings.
+def strategies(game: str = typer.Argument(..., help="a game name"),
+               strategy_files: Optional[List[str]] = _strategies_option()) -> None:
+    """List a game's strategies with their parameters and docstrings (shipped, installed by packages
+    through the entry point group sensei.strategies, and those of --strategies files).
 
     Example: sensei strategies sen
     """
     from simcore.registry import get_game
-    from strategies.registry import describe_strategies
+    from strategies.registry import describe_strategies, register_files
 
+    register_files(strategy_files or [])
     eng = get_game(game)
     for s in describe_strategies(eng.name):
         params = ",".join(f"{p['name']}={_show_default(p['default'])}" for p in s["params"])
-        typer.echo(f"{s['name']}" + (f":{params}" if params else ""))
+        where = "" if s["origin"] == "sensei" else f"  (from {s['origin']})"
+        typer.echo(f"{s['name']}" + (f":{params}" if params else "") + where)
         for line in s["doc"].splitlines():
             typer.echo(f"    {line}")
         for p in s["params"]:
@@ -214,6 +357,8 @@ def run_cmd(
                                                "with --scheduler, replaces the config's [run] table"),
     scheduler: Optional[str] = typer.Option(None, "--scheduler",
                                             help="dask scheduler address, e.g. tcp://10.0.0.5:8786 (implies --backend dask)"),
+    strategy_files: Optional[List[str]] = _strategies_option(),
+    debug: bool = _debug_option(),
 ) -> None:
     """Run every cell of an experiment, write its run folder (parquet tables, config, manifest) and report.
 
@@ -222,42 +367,32 @@ def run_cmd(
 
     Example: sensei run experiments/sen_wake_threshold.toml --games 2000 --jobs 4
     """
-    import signal
-    import threading
     import warnings
 
     from experiments.experiment import RunInterrupted, run_experiment
 
+    _DEBUG["on"] = debug
     # joblib warns when an interrupted run leaves tasks unfinished; the one line below says it all
     warnings.filterwarnings("ignore", message=".*tasks which were still being processed.*")
     if out is not None and resume is not None:
         raise SenseiError("--resume continues the run in its own folder: give --out or --resume, not both")
-    main_thread = threading.current_thread() is threading.main_thread()  # signals belong to the main thread
-    previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)} if main_thread else {}
-
-    def _term(signum, frame):  # a polite kill (SIGTERM) stops like Ctrl-C: finished work is kept
-        raise KeyboardInterrupt
-
-    if main_thread:
-        signal.signal(signal.SIGTERM, _term)
     try:
-        res = run_experiment(config, games=games, jobs=jobs, progress=progress, backend=backend, scheduler=scheduler,
-                             out=None if resume else (out or "runs"), resume=resume)
+        with _stop_on_sigterm():  # a polite kill (SIGTERM) stops like Ctrl-C: finished work is kept
+            res = run_experiment(config, games=games, jobs=jobs, progress=progress, backend=backend,
+                                 scheduler=scheduler, out=None if resume else (out or "runs"), resume=resume,
+                                 log=typer.echo, strategy_files=strategy_files or [])
     except KeyboardInterrupt as exc:  # RunInterrupted says what was kept and how to resume
-        if main_thread:
-            signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C does not cut this line short
-        _err_plain(str(exc) if isinstance(exc, RunInterrupted) else "interrupted")
+        _interrupted(str(exc) if isinstance(exc, RunInterrupted) else "interrupted")
         sys.exit(130)
-    finally:
-        for s, handler in previous.items():
-            signal.signal(s, handler)
     path = res.run_dir
-    typer.echo(f"{res.config.title}: {res.manifest['games_played']:,} games in {res.manifest['seconds_playing']:.1f} s")
+    m = res.manifest
+    typer.echo(f"{res.config.title}: {m['games_played']:,} games played in {m['seconds_playing']:.1f} s "
+               f"({m['games_per_second']:,.0f} games/s)")
     for sentence in res.answer:
         typer.echo(f"  {sentence}")
-    if res.manifest.get("chunks_restored"):
-        typer.echo(f"resumed: {res.manifest['chunks_restored']} finished chunks read back, "
-                   f"{res.manifest['chunks_played']} played now")
+    if m.get("chunks_restored"):
+        typer.echo(f"resumed: {m['chunks_restored']} finished chunks ({m['games_restored']:,} games) read back, "
+                   f"{m['chunks_played']} played now ({m['games_played']:,} games)")
     typer.echo(f"run folder: {path}")
     if report:
         page = _report(path)
@@ -292,7 +427,20 @@ def report_cmd(run_dir: str = typer.Argument(..., help="a run folder written by 
 
 
 def main() -> None:
-    app()
+    try:
+        app()
+    except KeyboardInterrupt:  # while typer builds the command, before the group's own handling
+        _interrupted("interrupted")
+        sys.exit(130)
+    except Exception as exc:  # noqa: BLE001 - a Ctrl-C that surfaced as another error
+        if not caused_by_interrupt(exc):
+            raise
+        _interrupted("interrupted")
+        sys.exit(130)
+
+
+if _MAIN:  # imported: from here on Ctrl-C is a KeyboardInterrupt, which every command turns into one line
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 if __name__ == "__main__":

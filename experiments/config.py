@@ -17,7 +17,8 @@ from typing import Any
 
 from simcore.errors import SenseiError
 from simcore.registry import get_game
-from strategies.registry import make_strategy, resolve, strategies_for
+from simcore.runner import MAX_CHUNK, MAX_GAMES
+from strategies.registry import lookup, make_strategy, resolve
 
 TOP_KEYS = {"title", "question", "game", "players", "games", "seed", "chunk_size", "rules", "lineup", "sweep",
             "sprt", "report", "run"}
@@ -74,6 +75,8 @@ METRICS = {
     "mean_turns": ("mean turns per game", "min"),
 }
 _SEAT_KEY = re.compile(r"^seat(\d+)$")
+#: the most cells a grid may have (each cell is checked and held in memory)
+MAX_CELLS = 1_000_000
 
 
 @dataclasses.dataclass(frozen=True)
@@ -192,9 +195,10 @@ class _Checker:
             self.fail(key, "non-empty text", value)
         return value.strip()
 
-    def integer(self, value: Any, key: str, low: int = 1) -> int:
-        if not isinstance(value, int) or isinstance(value, bool) or value < low:
-            self.fail(key, f"an integer >= {low}", value)
+    def integer(self, value: Any, key: str, low: int = 1, high: int | None = None) -> int:
+        expected = f"an integer >= {low}" if high is None else f"an integer from {low} to {high:,}"
+        if not isinstance(value, int) or isinstance(value, bool) or value < low or (high is not None and value > high):
+            self.fail(key, expected, value)
         return value
 
     def number(self, value: Any, key: str, low: float | None = None, high: float | None = None) -> float:
@@ -246,13 +250,13 @@ def parse(raw: dict[str, Any], path: str = "<config>", games_override: int | Non
         eng = get_game(game_name)
     except SenseiError as exc:
         raise SenseiError(f"{path}: game: {exc}") from None
-    games = ck.integer(raw.get("games", 1000), "games")
+    games = ck.integer(raw.get("games", 1000), "games", 1, MAX_GAMES)
     if games_override is not None:
-        games = ck.integer(games_override, "--games")
+        games = ck.integer(games_override, "--games", 1, MAX_GAMES)
     seed = ck.integer(raw.get("seed", 0), "seed", 0)
     chunk_size = raw.get("chunk_size")
     if chunk_size is not None:
-        chunk_size = ck.integer(chunk_size, "chunk_size")
+        chunk_size = ck.integer(chunk_size, "chunk_size", 1, MAX_CHUNK)
 
     # fixed rule options, checked by the game's own option parser
     fixed_rules = ck.table(raw.get("rules", {}), "rules")
@@ -335,7 +339,18 @@ def parse(raw: dict[str, Any], path: str = "<config>", games_override: int | Non
     if len(set(names)) != len(names):
         ck.fail("sweep", "each axis once", names)
 
-    # expand the grid into cells, checking each one completely before anything runs
+    # expand the grid into cells, checking each one completely before anything runs (a grid too large to
+    # hold is refused before it is made)
+    per_combo = 1
+    if kind == "tournament":
+        n = len(entrants)
+        per_combo = n * (n - 1)  # an upper bound: two-player cells pair each match-up once
+    size = per_combo
+    for _, vals in axes:
+        size *= len(vals)
+    if size > MAX_CELLS:
+        ck.fail("sweep", f"a grid of at most {MAX_CELLS:,} cells (the product of the sweep axes' lengths"
+                + (" and the tournament's match-ups" if kind == "tournament" else "") + ")", f"{size:,} cells")
     cells: list[Cell] = []
     combos = itertools.product(*[vals for _, vals in axes]) if axes else [()]
     for combo in combos:
@@ -426,13 +441,13 @@ def _run_table(value: Any, ck: _Checker) -> dict[str, Any]:
 def _strategy(eng, spec: str, params: dict[str, Any], ck: _Checker, where: str):
     if isinstance(spec, str) and _FILE_SPEC.search(spec.strip().partition(":")[0]):
         ck.fail(where, "a registered strategy NAME[:k=v,...] (configs are data and never load a Python file; "
-                "use FILE.py:Class strategies with sensei play, or register the strategy)", spec)
+                "give the file on the command line, sensei run CONFIG --strategies FILE.py, and name its "
+                "strategy here, or install it as a package registering the entry point sensei.strategies)", spec)
     try:
         s = resolve(eng.name, spec)
         if params:
-            known = strategies_for(eng.name)
             cls = type(s)
-            if s.name not in known or known[s.name] is not cls:
+            if lookup(eng.name, s.name) is not cls:
                 ck.fail(where, "a registered strategy to sweep parameters of", spec)
             s = make_strategy(cls, {**s.params(), **params}, s.name)
         return s
@@ -527,7 +542,7 @@ def _sprt(value: Any, ck: _Checker, kind: str) -> SprtSpec | None:
         ck.fail("sprt.h1", f"a number greater than h0 = {h0}", h1)
     alpha = ck.number(t.get("alpha", 0.05), "sprt.alpha", 0.0, 0.5)
     beta = ck.number(t.get("beta", 0.05), "sprt.beta", 0.0, 0.5)
-    max_games = ck.integer(t.get("max_games", 100_000), "sprt.max_games")
+    max_games = ck.integer(t.get("max_games", 100_000), "sprt.max_games", 1, MAX_GAMES)
     return SprtSpec(h0, h1, alpha, beta, max_games)
 
 

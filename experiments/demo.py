@@ -60,7 +60,8 @@ def main(argv: list[str] | None = None) -> int:
         run_dir = res.write(args.out)
         build_report(run_dir)
         index = os.path.join(os.path.abspath(args.out), "index.html")
-        print(f"{res.config.title}: {res.manifest['games_played']:,} games in {res.manifest['seconds_playing']:.0f} s")
+        print(f"{res.config.title}: {res.manifest['games_played']:,} games played in "
+              f"{res.manifest['seconds_playing']:.0f} s")
         for sentence in res.answer:
             print(f"  {sentence}")
         print(f"  report: {os.path.join(run_dir, 'report.html')}")

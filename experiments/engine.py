@@ -18,6 +18,7 @@ whether they were played or read back, so a resumed run's tables are identical t
 """
 from __future__ import annotations
 
+import collections
 import dataclasses
 import io
 import os
@@ -25,14 +26,15 @@ import queue
 import sys
 import threading
 import time
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 import polars as pl
 
 from simcore.errors import SenseiError
 from simcore.files import atomic_write
-from simcore.runner import Totals, check_jobs, chunks, default_chunk, play_chunk, run_chunks
+from simcore.runner import (Totals, check_jobs, chunks, default_chunk, n_chunks, play_chunk, run_chunks,
+                            check_memory as _check_bytes)
 from simcore.stats import sprt_decide, sprt_llr
 
 from .config import Cell, Config
@@ -79,6 +81,9 @@ class CellRun:
     seconds: float = 0.0
     sprt: dict[str, Any] | None = None
     games_rows: list[pl.DataFrame] = dataclasses.field(default_factory=list)
+    #: games of this cell played now, and read back from a resumed run's store
+    games_played: int = 0
+    games_restored: int = 0
 
     @property
     def weight(self) -> int:
@@ -93,18 +98,29 @@ class CellRun:
 
 
 class CellProgress:
-    """Progress on stderr: cells done, games per second and time left (rich), shown after ``delay`` s."""
+    """Progress on stderr: cells done, games per second and time left (rich), shown after ``delay`` s.
+
+    Games read back from a resumed run's store count as done, but not in the speed (nor in the time left
+    that the speed gives): only the games played now do."""
 
     def __init__(self, cells: int, games: int, enabled: bool, label: str, delay: float = 0.5):
         self.cells, self.games, self.enabled, self.delay, self.label = cells, games, enabled, delay, label
         self.t0 = time.perf_counter()
         self.done_games = 0
+        self.restored_games = 0
         self.done_cells = 0
         self.bar = None
         self.task = None
 
-    def update(self, games: int = 0, cells: int = 0, total_games: int | None = None) -> None:
-        self.done_games += games
+    def rate(self) -> float:
+        """Games played (not read back) per second so far."""
+        return self.done_games / max(time.perf_counter() - self.t0, 1e-9)
+
+    def update(self, games: int = 0, cells: int = 0, total_games: int | None = None, restored: bool = False) -> None:
+        if restored:
+            self.restored_games += games
+        else:
+            self.done_games += games
         self.done_cells += cells
         if total_games is not None:
             self.games = total_games
@@ -112,21 +128,23 @@ class CellProgress:
             return
         if self.bar is None and time.perf_counter() - self.t0 >= self.delay:
             from rich.console import Console
-            from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+            from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
             self.bar = Progress(TextColumn("{task.description}"), BarColumn(),
                                 TextColumn("cells {task.fields[cells]}"), TextColumn("{task.fields[rate]}"),
-                                TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn(),
+                                TimeElapsedColumn(), TextColumn("{task.fields[left]}"),
                                 console=Console(file=sys.stderr), transient=False)
             self.bar.start()
-            self.task = self.bar.add_task(self.label, total=self.games, cells="", rate="")
+            self.task = self.bar.add_task(self.label, total=self.games, cells="", rate="", left="")
         if self.bar is not None:
-            rate = self.done_games / max(time.perf_counter() - self.t0, 1e-9)
-            self.bar.update(self.task, completed=self.done_games, total=self.games,
-                            cells=f"{self.done_cells}/{self.cells}", rate=f"{rate:,.0f} games/s")
+            rate = self.rate()
+            done = self.done_games + self.restored_games
+            left = f"left {human_seconds((self.games - done) / rate)}" if rate > 0 and self.games > done else ""
+            self.bar.update(self.task, completed=done, total=self.games,
+                            cells=f"{self.done_cells}/{self.cells}", rate=f"{rate:,.0f} games/s", left=left)
 
     def close(self) -> None:
         if self.bar is not None:
-            self.bar.update(self.task, completed=self.done_games)
+            self.bar.update(self.task, completed=self.done_games + self.restored_games)
             self.bar.stop()
 
 
@@ -134,6 +152,50 @@ def needs_vectors(cfg: Config) -> bool:
     """Per-deal vectors are kept only when a paired comparison or the SPRT needs them."""
     from .answers import REGISTRY
     return cfg.sprt is not None or REGISTRY[cfg.report.answer].vectors
+
+
+#: memory kept per rotation of a cell (its totals; measured 5-13 KB) and per cell (its objects and rows)
+ROTATION_BYTES = 16 << 10
+CELL_BYTES = 16 << 10
+#: per deal and cell when paired comparisons keep per-deal values (4 float32, and the analysis' copies)
+VECTOR_BYTES = 48
+#: per row of games.parquet (one game and seat): its columns, and the copies made to write them
+ROW_BYTES = 24
+
+
+def memory_needs(cfg: Config) -> dict[str, float]:
+    """What a run of ``cfg`` keeps in memory, in bytes, by what keeps it (an estimate on the high side)."""
+    max_deals = cfg.sprt.max_games if cfg.sprt else cfg.games
+    rotations = [len(c.rotations(cfg.rotate)) for c in cfg.cells]
+    needs = {f"the totals of {len(cfg.cells):,} cells": len(cfg.cells) * CELL_BYTES + sum(rotations) * ROTATION_BYTES}
+    if needs_vectors(cfg):
+        needs[f"the per-deal values of {max_deals:,} deals per cell that answer {cfg.report.answer!r} compares"] = \
+            len(cfg.cells) * max_deals * VECTOR_BYTES
+    if cfg.report.per_game:
+        from simcore.registry import get_game
+
+        width = len(get_game(cfg.game).columns) + 8
+        rows = sum(r * c.players for r, c in zip(rotations, cfg.cells)) * max_deals
+        needs[f"one row per game and seat ({rows:,} rows, per_game = true)"] = rows * width * ROW_BYTES
+    return needs
+
+
+def check_memory(cfg: Config) -> None:
+    """A one-line SenseiError, before anything runs, when a run of ``cfg`` would not fit in memory."""
+    needs = memory_needs(cfg)
+    what = max(needs, key=needs.get)
+    if what.startswith("the totals"):
+        fix = "split the grid into several configs"
+    else:
+        from simcore.runner import memory_budget
+
+        max_deals = cfg.sprt.max_games if cfg.sprt else cfg.games
+        per_deal = needs[what] / max_deals
+        fit = int((memory_budget() - (sum(needs.values()) - needs[what])) // per_deal)
+        fix = f"lower {'sprt.max_games' if cfg.sprt else 'games'} (at most about {max(fit, 0):,} deals per cell fit)"
+        if "per_game" in what and cfg.report.answer not in ("calibration", "balance", "risk", "turn_order"):
+            fix += " or set report.per_game = false"
+    _check_bytes(sum(needs.values()), f"{cfg.path}: {what}", fix)
 
 
 def chunk_size(cfg: Config) -> int:
@@ -179,6 +241,17 @@ class ChunkStore:
     def has(self, key: str) -> bool:
         return key in self.done
 
+    def stored(self) -> tuple[int, int]:
+        """Finished tasks found in the folder at the start, and the games they hold."""
+        games = 0
+        for key in self.done:
+            try:
+                a, b = key.rsplit("-", 2)[1:]
+                games += int(b) - int(a)
+            except ValueError:
+                continue
+        return len(self.done), games
+
     def save(self, key: str, result: tuple) -> None:
         """Queue a finished task for writing; a writer thread writes it atomically while play goes on."""
         self._raise()
@@ -199,8 +272,7 @@ class ChunkStore:
                     # no folder fsync per chunk (it would double the cost): after a power failure a chunk
                     # whose new name was lost is simply played again
                     atomic_write(self._path(key), lambda fh: np.savez(fh, **arrays), sync_dir=False)
-                    self.done.add(key)
-                    self.saved += 1
+                    self.saved += 1  # (``done`` holds what was there at the start: it does not grow)
             except BaseException as exc:  # reported in the main thread by the next save or close
                 self._error = exc
             finally:
@@ -228,11 +300,13 @@ class ChunkStore:
             n = int(data["n"])
             sums = {k[4:]: _scalar(v) for k, v in data.items() if k.startswith("sum.")}
             sumsq = {k[3:]: _scalar(v) for k, v in data.items() if k.startswith("sq.")}
-            hist = {k[3:]: (data[k], data["hc." + k[3:]]) for k in data if k.startswith("hv.")}
+            counts = {k[3:]: (data[k], data["hc." + k[3:]]) for k in data if k.startswith("hv.")}
             exact = {k[3:]: _scalar(v) for k, v in data.items() if k.startswith("ex.")}
             exact_sq = {k[4:]: _scalar(v) for k, v in data.items() if k.startswith("ex2.")}
-            tot = Totals(n, sums, sumsq, data["turns_hist"], None, float(data["seconds"]), exact=exact,
-                         exact_sq=exact_sq)
+            extra = {name: {k[len(tag):]: _scalar(v) for k, v in data.items() if k.startswith(tag)}
+                     for name, tag in _EXTRA.items()}
+            hist = np.trim_zeros(np.asarray(data["turns_hist"], dtype=np.int64), "b")
+            tot = Totals(n, sums, sumsq, hist, None, float(data["seconds"]), exact=exact, exact_sq=exact_sq, **extra)
             if bool(data["has_games"]):
                 tot.games = pl.read_parquet(io.BytesIO(data["games"].tobytes()))
         except Exception as exc:  # a damaged or foreign file may fail in many ways; say which file
@@ -241,7 +315,12 @@ class ChunkStore:
         if n != games or set(sums) != set(sumsq):
             raise SenseiError(f"{path}: holds {n} games, expected {games}; delete it and resume again to replay it")
         self.restored += 1
-        return tot, hist, data.get("block")
+        return tot, counts, data.get("block")
+
+
+#: the other fields of Totals in a chunk file: name -> prefix of its arrays (older files lack them: the
+#: figures they serve are then left out of the merged totals, never wrong)
+_EXTRA = {"mins": "min.", "maxs": "max.", "cross": "x.", "exact_cross": "ex3."}
 
 
 def _chunk_arrays(result: tuple) -> dict[str, np.ndarray]:
@@ -249,7 +328,7 @@ def _chunk_arrays(result: tuple) -> dict[str, np.ndarray]:
     tot, hist, block = result
     arrays: dict[str, np.ndarray] = {"n": np.asarray(tot.n, dtype=np.int64),
                                      "seconds": np.asarray(tot.seconds, dtype=np.float64),
-                                     "turns_hist": np.asarray(tot.turns_hist),
+                                     "turns_hist": np.asarray(tot.hist),
                                      "has_games": np.asarray(tot.games is not None)}
     for k, v in tot.sums.items():
         arrays["sum." + k] = np.asarray(v)
@@ -258,6 +337,9 @@ def _chunk_arrays(result: tuple) -> dict[str, np.ndarray]:
     for k, v in tot.exact.items():  # exact integer sums: a resumed run adds up to the same figures
         arrays["ex." + k] = np.asarray(v)
         arrays["ex2." + k] = np.asarray(tot.exact_sq[k])
+    for name, tag in _EXTRA.items():
+        for k, v in getattr(tot, name).items():
+            arrays[tag + k] = np.asarray(v)
     for who, (vals, counts) in hist.items():
         arrays["hv." + who] = np.asarray(vals)
         arrays["hc." + who] = np.asarray(counts)
@@ -276,13 +358,22 @@ def _scalar(v: np.ndarray) -> Any:
 
 
 def play_cells(cfg: Config, jobs: int = 1, progress: bool = False, backend: str | None = None,
-               scheduler: str | None = None, store: ChunkStore | None = None) -> list[CellRun]:
+               scheduler: str | None = None, store: ChunkStore | None = None,
+               log: Callable[[str], None] | None = None) -> list[CellRun]:
     """Play every cell of ``cfg``; returns one :class:`CellRun` per cell, in cell order.
 
     ``backend``/``scheduler`` choose where tasks run (:func:`simcore.runner.run_chunks`); with a
     ``store``, finished tasks are saved as they arrive and tasks already stored are not played again.
+    ``log`` receives a line with the size of the grid at the start and, after the first chunks, one with
+    an estimate of the time left.
+
+    Tasks are made one at a time as workers free up (never a list of every task), and each result is
+    reduced into its cell's totals as it arrives, so memory depends on the number of cells (and on the
+    per-deal values a paired comparison keeps), never on the number of chunks; :func:`check_memory`
+    refuses a config whose cells and vectors would not fit before anything runs.
     """
     jobs = check_jobs(jobs)
+    check_memory(cfg)
     keep_vec = needs_vectors(cfg)
     runs = [CellRun(c, c.rotations(cfg.rotate)) for c in cfg.cells]
     per_round = cfg.games
@@ -292,31 +383,26 @@ def play_cells(cfg: Config, jobs: int = 1, progress: bool = False, backend: str 
     size = chunk_size(cfg)
     total_games = sum(len(r.rotations) for r in runs) * per_round
     bar = CellProgress(len(runs), total_games, progress, f"{cfg.game}: {len(runs)} cells")
+    eta = _TimeLeft(log, jobs)
+    if log is not None:
+        log(grid_line(cfg, runs, per_round, max_deals, store))
     played_total = 0
     try:
         start = 0
         active = list(range(len(runs)))
         while active and start < max_deals:
             stop = min(start + per_round, max_deals)
-            tasks, owners = [], []
-            for i in active:
-                run = runs[i]
-                c = run.cell
-                for r, seats in run.rotations:
-                    agents = [c.agents[(s - r) % c.players] for s in range(c.players)]
-                    for a, b in chunks(stop - start, size, start):
-                        tasks.append((cell_chunk, (cfg.game, c.players, c.rules, agents, cfg.seed, a, b, seats,
-                                                   cfg.report.per_game, keep_vec)))
-                        owners.append((i, r, a, b))
-                if keep_vec:
+            per_cell = n_chunks(stop - start, size)
+            left = {i: len(runs[i].rotations) * per_cell for i in active}
+            if keep_vec:
+                for i in active:
+                    run = runs[i]
                     grow = np.zeros((len(VEC_ROWS), stop), dtype=np.float32)
                     if run.vec_sum is not None:
                         grow[:, :run.vec_sum.shape[1]] = run.vec_sum
                     run.vec_sum = grow
-            left = {i: sum(1 for o in owners if o[0] == i) for i in active}
 
-            def take(k: int, res) -> None:
-                i, r, a, b = owners[k]
+            def take(i: int, r: int, a: int, b: int, res, restored: bool) -> None:
                 tot, hist, block = res
                 run = runs[i]
                 if tot.games is not None:
@@ -324,6 +410,10 @@ def play_cells(cfg: Config, jobs: int = 1, progress: bool = False, backend: str 
                     tot.games = None
                 run.totals[r] = tot if r not in run.totals else run.totals[r].merge(tot)
                 run.seconds += tot.seconds
+                if restored:
+                    run.games_restored += tot.n
+                else:
+                    run.games_played += tot.n
                 for key, (vals, counts) in hist.items():
                     h = run.hist[key]
                     for v, n in zip(vals.tolist(), counts.tolist()):
@@ -331,40 +421,45 @@ def play_cells(cfg: Config, jobs: int = 1, progress: bool = False, backend: str 
                 if block is not None:
                     run.vec_sum[:, a:b] += block
                 left[i] -= 1
-                bar.update(games=b - a, cells=1 if (left[i] == 0 and (cfg.sprt is None or stop >= max_deals)) else 0)
+                bar.update(games=b - a, cells=1 if (left[i] == 0 and (cfg.sprt is None or stop >= max_deals)) else 0,
+                           restored=restored)
+                if not restored:
+                    eta.played(bar, tot.n, tot.seconds)
 
-            keys = [ChunkStore.key(*o) for o in owners] if store is not None else None
-            todo = [k for k in range(len(tasks)) if keys is None or not store.has(keys[k])]
-            stored = set(range(len(tasks))) - set(todo)
-            arrived: dict[int, Any] = {}
-            nxt = 0
+            # every task of the round in order, whether it is to be played or read back from the store;
+            # the tasks to play are made only as the workers need them (the generator may run in a thread
+            # of the worker pool: a deque is safe to append to there and pop from here)
+            pending: collections.deque = collections.deque()
 
-            def drain() -> None:
-                # apply results in task order, whether played now or read back from the store
-                nonlocal nxt
-                while nxt < len(tasks):
-                    if nxt in arrived:
-                        res = arrived.pop(nxt)
-                    elif nxt in stored:
-                        i, r, a, b = owners[nxt]
-                        res = store.load(keys[nxt], b - a)
-                    else:
-                        return
-                    take(nxt, res)
-                    nxt += 1
+            def tasks():
+                for i in active:
+                    c = runs[i].cell
+                    for r, seats in runs[i].rotations:
+                        agents = [c.agents[(s - r) % c.players] for s in range(c.players)]
+                        for a, b in chunks(stop - start, size, start):
+                            key = ChunkStore.key(i, r, a, b) if store is not None else None
+                            stored = store is not None and store.has(key)
+                            pending.append((i, r, a, b, key, stored))
+                            if not stored:
+                                yield (cell_chunk, (cfg.game, c.players, c.rules, agents, cfg.seed, a, b, seats,
+                                                    cfg.report.per_game, keep_vec))
+
+            def read_back() -> None:
+                """Apply the stored tasks at the head of the queue (results are applied in task order)."""
+                while pending and pending[0][5]:
+                    i, r, a, b, key, _ = pending.popleft()
+                    take(i, r, a, b, store.load(key, b - a), restored=True)
 
             def got(j: int, res) -> None:
-                k = todo[j]
+                read_back()
+                i, r, a, b, key, _ = pending.popleft()  # the task this result belongs to
                 if store is not None:
-                    store.save(keys[k], res)
-                arrived[k] = res
-                drain()
+                    store.save(key, res)
+                take(i, r, a, b, res, restored=False)
 
-            drain()
-            if todo:
-                run_chunks([tasks[k] for k in todo], jobs, got, backend, scheduler)
-            drain()
-            played_total += sum(b - a for _, _, a, b in owners)
+            run_chunks(tasks(), jobs, got, backend, scheduler)
+            read_back()
+            played_total += sum(len(runs[i].rotations) for i in active) * (stop - start)
             for i in active:
                 runs[i].deals = stop
             start = stop
@@ -386,6 +481,77 @@ def play_cells(cfg: Config, jobs: int = 1, progress: bool = False, backend: str 
         if store is not None:
             store.close()
     return runs
+
+
+def grid_line(cfg: Config, runs: list[CellRun], per_round: int, max_deals: int, store: ChunkStore | None) -> str:
+    """The size of the grid in one line: cells x deals x rotations = games (and what a resume reads back)."""
+    rots = [len(r.rotations) for r in runs]
+    total = sum(rots) * max_deals
+    if min(rots) == max(rots):
+        rot = f"{rots[0]} rotation{'s' if rots[0] != 1 else ''}"
+    else:
+        rot = f"{sum(rots) / len(rots):.2f} rotations on average ({min(rots)}-{max(rots)})"
+    deals = f"{max_deals:,} deals" if cfg.sprt is None else f"up to {max_deals:,} deals (looks every {per_round:,})"
+    cells = f"{len(runs):,} cell{'s' if len(runs) != 1 else ''}"
+    line = f"grid: {cells} x {deals} x {rot} = {'up to ' if cfg.sprt else ''}{total:,} games"
+    size = chunk_size(cfg)
+    line += f" in chunks of up to {size:,}"
+    if store is not None:
+        n, games = store.stored()
+        if n:
+            line += f"; {n:,} finished chunks ({games:,} games) are read back instead of played"
+    return line
+
+
+class _TimeLeft:
+    """Logs one estimate of the time left once the first chunks have been played (three per worker).
+
+    The first chunk of each worker also starts the worker and loads compiled code, so the speed is
+    measured over the chunks after those: the lower of the wall-clock speed since then and the speed of
+    the workers' own play time (times the number of workers; results arrive in task order, so a few can
+    arrive at once). Cells that play faster or slower than the first ones make it a rough estimate,
+    which the progress bar refines."""
+
+    def __init__(self, log: Callable[[str], None] | None, jobs: int):
+        self.log, self.jobs, self.after, self.done = log, jobs, 3 * jobs, log is None
+        self.chunks, self.games, self.seconds = 0, 0, 0.0
+        self.warm: tuple[float, int] | None = None
+
+    def played(self, bar: "CellProgress", games: int, seconds: float) -> None:
+        if self.done:
+            return
+        self.chunks += 1
+        if self.chunks > self.jobs:
+            self.games += games
+            self.seconds += seconds
+        if self.chunks == self.jobs:
+            self.warm = (time.perf_counter(), bar.done_games)
+        if self.chunks < self.after:
+            return
+        self.done = True
+        rate = self.jobs * self.games / max(self.seconds, 1e-9)
+        wall = time.perf_counter() - self.warm[0]
+        if wall > 0:
+            rate = min(rate, (bar.done_games - self.warm[1]) / wall)
+        left = bar.games - bar.done_games - bar.restored_games
+        if left > 0 and rate > 0:
+            self.log(f"time left: about {human_seconds(left / rate)} ({rate:,.0f} games/s from the first "
+                     f"{self.chunks} chunks)")
+
+
+def human_seconds(t: float) -> str:
+    """2 h 13 min, 4 min 05 s, 12 s, or years and days for the absurd."""
+    t = max(0.0, float(t))
+    if t < 60:
+        return f"{t:.0f} s"
+    if t < 3600:
+        return f"{int(t // 60)} min {int(t % 60):02d} s"
+    if t < 86400:
+        return f"{int(t // 3600)} h {int(t % 3600 // 60):02d} min"
+    days = t / 86400
+    if days < 365:
+        return f"{int(days)} days {int(t % 86400 // 3600)} h"
+    return f"{days / 365.25:,.0f} years"
 
 
 def _sprt_update(run: CellRun, cfg: Config) -> str:

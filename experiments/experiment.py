@@ -34,16 +34,17 @@ import shlex
 import shutil
 import subprocess
 import time
-from typing import Any
+from typing import Any, Callable, Sequence
 
 import polars as pl
 
 from simcore.errors import SenseiError
+from strategies.registry import origin, register_files, registered_files
 
 from .analysis import analyse
 from .answers import REGISTRY
 from .config import BACKENDS, METRICS, Config, load
-from .engine import ChunkStore, atomic_write, chunk_size, play_cells
+from .engine import ChunkStore, atomic_write, check_memory, chunk_size, play_cells
 from .tomlwrite import dumps as toml_dumps
 
 TABLES = ("cells", "seats", "turns", "scores", "paired", "ratings", "sprt")
@@ -205,7 +206,8 @@ def _slug(text: str) -> str:
 
 def run_experiment(source: str | os.PathLike | dict[str, Any], games: int | None = None, jobs: int = 1,
                    progress: bool = False, backend: str | None = None, scheduler: str | None = None,
-                   out: str | None = None, resume: str | None = None) -> Experiment:
+                   out: str | None = None, resume: str | None = None,
+                   log: Callable[[str], None] | None = None, strategy_files: Sequence[str] | None = None) -> Experiment:
     """Run every cell of a config (a TOML path or a dict) and return the tables and the answer.
 
     ``games`` overrides the config's games per cell (with an ``[sprt]`` table: the deals per look).
@@ -217,8 +219,20 @@ def run_experiment(source: str | os.PathLike | dict[str, Any], games: int | None
     tasks already saved are read back instead of played. Either way the complete run folder is written
     at the end (``Experiment.run_dir``). Ctrl-C then raises :class:`RunInterrupted`, which says how
     to resume.
+
+    ``log`` (e.g. ``print``) receives the size of the grid at the start and an estimate of the time left
+    after the first chunks. A config whose run would not fit in memory is refused before anything runs.
+
+    ``strategy_files`` are Python files whose strategies the config may name (see
+    :func:`strategies.registry.register_files`; the command line's ``--strategies``; None: the files
+    registered already); they are recorded with their sha256 in the manifest, and a resume refuses a
+    missing or changed file.
     """
+    files = register_files(strategy_files) if strategy_files is not None else registered_files()
+    if resume is not None:
+        check_strategy_files(os.fspath(resume), files)
     cfg = load(source, games)
+    check_memory(cfg)
     if backend is None and scheduler is None:
         backend, scheduler = cfg.backend, cfg.scheduler
     backend, scheduler = check_backend(backend, scheduler)
@@ -236,21 +250,22 @@ def run_experiment(source: str | os.PathLike | dict[str, Any], games: int | None
         stem = os.path.splitext(os.path.basename(cfg.path))[0] if not isinstance(source, dict) else "experiment"
         run_dir = new_run_folder(os.fspath(out), stem)
         atomic_write(os.path.join(run_dir, "config.toml"), lambda fh: fh.write(text), binary=False)
-        state = {"fingerprint": fingerprint, "started": _now(), "command": _command(cfg, games), "resumed": []}
+        state = {"fingerprint": fingerprint, "started": _now(), "command": _command(cfg, games, files=files),
+                 "resumed": [], "strategy_files": files}
     if run_dir is not None:
         atomic_write(os.path.join(run_dir, STATE), lambda fh: json.dump(state, fh, indent=2), binary=False)
         store = ChunkStore(os.path.join(run_dir, PARTS))
     try:
-        res = _play(cfg, games, jobs, progress, backend, scheduler, store, state, fingerprint, text)
+        res = _play(cfg, games, jobs, progress, backend, scheduler, store, state, fingerprint, text, log, files)
         if run_dir is not None:
             res.finish(run_dir)
     except KeyboardInterrupt:
         if run_dir is None or os.path.isfile(os.path.join(run_dir, "manifest.json")):
             raise
         done = sum(1 for f in os.listdir(store.folder) if f.endswith(".npz"))
-        raise RunInterrupted(run_dir, done, _command(cfg, games, resume=run_dir)) from None
+        raise RunInterrupted(run_dir, done, _command(cfg, games, resume=run_dir, files=files)) from None
     except SenseiError:
-        if out is not None and store is not None and not store.done:
+        if out is not None and store is not None and not store.done and not store.saved:
             shutil.rmtree(run_dir, ignore_errors=True)  # a new folder with nothing played: leave no trace
         raise
     return res
@@ -272,13 +287,15 @@ def check_backend(backend: str | None, scheduler: str | None) -> tuple[str | Non
 
 
 def _play(cfg: Config, games: int | None, jobs: int, progress: bool, backend: str | None, scheduler: str | None,
-          store: ChunkStore | None, state: dict[str, Any], fingerprint: dict[str, Any], text: str) -> Experiment:
+          store: ChunkStore | None, state: dict[str, Any], fingerprint: dict[str, Any], text: str,
+          log: Callable[[str], None] | None = None, files: dict[str, str] | None = None) -> Experiment:
     started = _dt.datetime.now().astimezone()
     t0 = time.perf_counter()
     kind = REGISTRY[cfg.report.answer]
     searched = None
     if kind.search is None:
-        runs = play_cells(cfg, jobs=jobs, progress=progress, backend=backend, scheduler=scheduler, store=store)
+        runs = play_cells(cfg, jobs=jobs, progress=progress, backend=backend, scheduler=scheduler, store=store,
+                          log=log)
     else:  # the answer chooses its lineups as it goes (best responses, equilibria, design searches)
         from .search import Evaluator
         ev = Evaluator(cfg, jobs=jobs, progress=progress, backend=backend, scheduler=scheduler, store=store,
@@ -291,15 +308,18 @@ def _play(cfg: Config, games: int | None, jobs: int, progress: bool, backend: st
     played = time.perf_counter() - t0
     result = analyse(cfg, runs, searched)
     total_games = sum(t.n for r in runs for t in r.totals.values())
+    played_games = sum(r.games_played for r in runs)  # not those read back from a resumed run's chunks
     manifest = {
         "sensei_version": sensei_version(), "git_commit": git_commit(), "config": cfg.path,
         "title": cfg.title, "game": cfg.game, "seed": cfg.seed, "games_per_cell": cfg.games,
         "games_override": games, "cells": len(runs), "rotations": sum(len(r.rotations) for r in runs),
-        "games_played": total_games, "jobs": jobs, "backend": backend or "loky", "scheduler": scheduler,
+        "games_total": total_games, "games_played": played_games, "games_restored": total_games - played_games,
+        "jobs": jobs, "backend": backend or "loky", "scheduler": scheduler,
         "started": state.get("started", started.isoformat(timespec="seconds")),
         "seconds_playing": round(played, 3), "seconds_total": round(time.perf_counter() - t0, 3),
-        "games_per_second": round(total_games / max(played, 1e-9), 1), "python": platform.python_version(),
-        "command": _command(cfg, games), "fingerprint": fingerprint, "config_text": text,
+        "games_per_second": round(played_games / max(played, 1e-9), 1), "python": platform.python_version(),
+        "command": _command(cfg, games, files=files), "fingerprint": fingerprint, "config_text": text,
+        "strategy_files": dict(files or {}), "strategies_from": strategy_sources(cfg, hashes=False),
     }
     if store is not None:
         manifest.update({"resumed": state.get("resumed", []), "chunks_restored": store.restored,
@@ -332,11 +352,48 @@ def run_fingerprint(cfg: Config) -> dict[str, Any]:
     rest = {k: v for k, v in cfg.raw.items() if k not in ("games", "seed", "run")}
     digest = hashlib.sha256(json.dumps(rest, sort_keys=True, default=str).encode()).hexdigest()
     return {"config_sha256": digest, "seed": cfg.seed, "games": cfg.games, "chunk_size": chunk_size(cfg),
-            "sensei_version": sensei_version()}
+            "sensei_version": sensei_version(), "strategies": strategy_sources(cfg)}
+
+
+def strategy_sources(cfg: Config, hashes: bool = True) -> dict[str, str]:
+    """Where each strategy of the config that is not shipped with sensei comes from: ``package NAME
+    VERSION`` (an entry point) or ``file PATH`` (``--strategies``, with its sha256 when ``hashes``)."""
+    out = {}
+    for cell in cfg.cells:
+        for agent in cell.agents:
+            cls = type(agent)
+            if cls.name in out:
+                continue
+            where = origin(cls)
+            if where == "sensei":
+                continue
+            if hashes and where.startswith("file "):
+                where += f" sha256 {registered_files().get(where[5:], '?')}"
+            out[cls.name] = where
+    return dict(sorted(out.items()))
+
+
+def check_strategy_files(run_dir: str, given: dict[str, str]) -> None:
+    """A resume gets every --strategies file of the interrupted run, unchanged (SenseiError otherwise)."""
+    try:
+        with open(os.path.join(run_dir, STATE), encoding="utf-8") as fh:
+            old = json.load(fh).get("strategy_files") or {}
+        if not isinstance(old, dict):
+            return
+    except (OSError, ValueError, AttributeError):
+        return  # open_unfinished names what is wrong with the folder
+    for path, digest in old.items():
+        if path not in given:
+            raise SenseiError(f"{run_dir}: cannot resume: the interrupted run used --strategies {path}; give it "
+                              "again")
+        if given[path] != digest:
+            raise SenseiError(f"{run_dir}: cannot resume: the strategy file {path} changed since the interrupted "
+                              f"run (sha256 then {digest[:12]}..., now {given[path][:12]}...)")
 
 
 _WHAT = {"seed": "the seed", "games": "games per cell", "chunk_size": "the chunk size",
-         "config_sha256": "the config", "sensei_version": "the sensei version"}
+         "config_sha256": "the config", "sensei_version": "the sensei version",
+         "strategies": "where its strategies come from"}
 
 
 def open_unfinished(run_dir: str, fingerprint: dict[str, Any]) -> dict[str, Any]:
@@ -358,7 +415,8 @@ def open_unfinished(run_dir: str, fingerprint: dict[str, Any]) -> dict[str, Any]
         raise SenseiError(f"{run_dir}: not an unfinished run folder (no {STATE})") from None
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise SenseiError(f"{path}: unreadable ({type(exc).__name__})") from None
-    for key in ("seed", "games", "chunk_size", "config_sha256", "sensei_version"):
+    old.setdefault("strategies", {})  # a run folder made before strategies were recorded used none
+    for key in ("seed", "games", "chunk_size", "config_sha256", "sensei_version", "strategies"):
         if old.get(key) != fingerprint[key]:
             if key == "config_sha256":
                 detail = f"compare with {os.path.join(run_dir, 'config.toml')}"
@@ -368,10 +426,12 @@ def open_unfinished(run_dir: str, fingerprint: dict[str, Any]) -> dict[str, Any]
     return state
 
 
-def _command(cfg: Config, games: int | None, resume: str | None = None) -> str:
+def _command(cfg: Config, games: int | None, resume: str | None = None, files: dict[str, str] | None = None) -> str:
     cmd = f"sensei run {shlex.quote(cfg.path)}"
     if games is not None:
         cmd += f" --games {games}"
+    for path in files or {}:
+        cmd += f" --strategies {shlex.quote(path)}"
     if resume is not None:
         cmd += f" --resume {shlex.quote(resume)}"
     return cmd

@@ -249,7 +249,7 @@ def build_index(out_dir: str) -> str:
             continue
         answer = s.get("answer") or [""]
         runs.append({"name": name, "title": s.get("title", ""), "game": s.get("game", ""),
-                     "cells": m.get("cells", 0), "games": m.get("games_played", 0), "started": m.get("started", ""),
+                     "cells": m.get("cells", 0), "games": m.get("games_total", m.get("games_played", 0)), "started": m.get("started", ""),
                      "answer": answer[0] + (f" (+{len(answer) - 1} more)" if len(answer) > 1 else ""),
                      "report": os.path.isfile(os.path.join(d, "report.html"))})
     runs.sort(key=lambda r: r["started"], reverse=True)

@@ -12,3 +12,34 @@ class SenseiError(ValueError):
 
 class IllegalAction(RuntimeError):
     """A strategy chose an action the rules do not allow (a bug in the strategy, never silently accepted)."""
+
+
+class StrategyError(SenseiError):
+    """A strategy's decision method raised an exception (a bug in the strategy): the message names the
+    strategy, the decision and the exception; the original is its ``__cause__``."""
+
+
+def strategy_error(agent: object, decision: str, exc: Exception) -> BaseException:
+    """What to raise for ``exc`` raised by ``agent``'s decision method ``decision``: a one-line
+    :class:`StrategyError`, or the error itself when it already is one (or a KeyboardInterrupt)."""
+    if caused_by_interrupt(exc):
+        return KeyboardInterrupt()
+    if isinstance(exc, (StrategyError, IllegalAction)):
+        return exc
+    spec = getattr(agent, "spec", None)
+    name = spec() if callable(spec) else repr(agent)
+    text = " ".join(str(exc).split())
+    return StrategyError(f"strategy {name} failed in its decision {decision!r}: {type(exc).__name__}"
+                         + (f": {text}" if text else ""))
+
+
+def caused_by_interrupt(exc: BaseException | None) -> bool:
+    """Whether ``exc`` is, or was caused by, a KeyboardInterrupt (Ctrl-C landing while a compiled function
+    hands back its result surfaces as ``SystemError: ... returned a result with an exception set``)."""
+    seen = 0
+    while exc is not None and seen < 10:
+        if isinstance(exc, KeyboardInterrupt):
+            return True
+        exc = exc.__cause__ or exc.__context__
+        seen += 1
+    return False

@@ -30,7 +30,7 @@ from typing import Any, Callable, ClassVar, Sequence
 
 import numpy as np
 
-from .errors import IllegalAction, SenseiError
+from .errors import IllegalAction, SenseiError, strategy_error
 from .options import Rules
 from .rng import STREAM_SEAT, AgentRandom, Draws, game_keys, stream_keys
 
@@ -107,7 +107,14 @@ class Seats:
         if method is None:
             raise IllegalAction(f"strategy {agent!r} has no decision {decision!r}")
         rng = AgentRandom(self.draws, idx, actor, self.players)
-        res = method(observe(idx, actor, **extra), rng)
+        obs = observe(idx, actor, **extra)
+        try:
+            res = method(obs, rng)
+        except Exception as exc:  # a strategy may fail in any way: name it, the decision and the error
+            err = strategy_error(agent, decision, exc)
+            if err is exc:
+                raise
+            raise err from exc
         if isinstance(res, tuple):
             res = tuple(np.asarray(r) for r in res)
             bad = any(r.shape[:1] != (len(idx),) for r in res)
@@ -195,6 +202,9 @@ class Game(abc.ABC):
     columns: ClassVar[dict[str, str]] = {}
     #: contract metrics computed from column sums
     ratio_metrics: ClassVar[tuple[Metric, ...]] = ()
+    #: metrics an engine's ``metrics`` adds beyond ``ratio_metrics`` that are the per-game mean of an
+    #: outcome column (entry by entry for a list or dict): name -> column, for their 95% intervals
+    metric_columns: ClassVar[dict[str, str]] = {}
     #: state arrays that are tables shared by the whole batch, not per game (never sliced or spliced)
     state_constants: ClassVar[tuple[str, ...]] = ()
     #: games played side by side in a chunk (finished games hand their place to the next)
@@ -429,7 +439,14 @@ class Game(abc.ABC):
     def _ask_numpy(self, state, idx, actor, kind: int, name: str, seats: "Seats", grp: int) -> np.ndarray:
         agent = seats.groups[grp]
         rng = AgentRandom(seats.draws, idx, actor, seats.players)
-        res = getattr(agent, name)(self.observe(state, idx, actor), rng)
+        obs = self.observe(state, idx, actor)
+        try:
+            res = getattr(agent, name)(obs, rng)
+        except Exception as exc:  # a strategy may fail in any way: name it, the decision and the error
+            err = strategy_error(agent, name, exc)
+            if err is exc:
+                raise
+            raise err from exc
         out = self.encode(kind, res, state, idx)
         if out.shape != (len(idx),):
             raise IllegalAction(f"strategy {seats.name(int(actor[0]))}: decision {name!r} returned the wrong "

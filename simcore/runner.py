@@ -9,16 +9,21 @@ results are combined in chunk order, and every game's randomness is keyed by its
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
+import os
+import signal
 import sys
+import threading
 import time
-from typing import Any, Callable, Sequence
+import warnings
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import numba
 import numpy as np
 
 from .compiled import NO_REFCOUNT
-from .errors import SenseiError
+from .errors import SenseiError, caused_by_interrupt
 from .game import Game
 from .registry import get_game
 from .rng import root_key
@@ -67,11 +72,16 @@ def _column_sums(v: np.ndarray, scale: int) -> tuple[np.ndarray, np.ndarray | No
 
 @dataclasses.dataclass
 class Totals:
-    """Column sums (and sums of squares) over a set of games, mergeable chunk by chunk."""
+    """Column sums (and sums of squares) over a set of games, mergeable chunk by chunk.
+
+    Besides sums, it keeps each column's smallest and largest value (a column of 0/1 values gets
+    Wilson intervals) and the sums of products ``num * den`` of the ratio metrics (their intervals).
+    """
     n: int
     sums: dict[str, np.ndarray]
     sumsq: dict[str, np.ndarray]
-    turns_hist: np.ndarray
+    #: games per number of turns, as long as the longest game (the last bin of TURN_HIST collects longer ones)
+    hist: np.ndarray
     games: Any = None  # polars.DataFrame of per-game rows, when asked
     seconds: float = 0.0
     #: compact per-game vectors (float32, game order) of the outcome columns named in ``per_game``
@@ -79,19 +89,47 @@ class Totals:
     #: exact integer sums (60ths) and sums of squares (3600ths) of the columns that allow them
     exact: dict[str, np.ndarray] = dataclasses.field(default_factory=dict)
     exact_sq: dict[str, np.ndarray] = dataclasses.field(default_factory=dict)
+    #: smallest and largest value of each column
+    mins: dict[str, np.ndarray] = dataclasses.field(default_factory=dict)
+    maxs: dict[str, np.ndarray] = dataclasses.field(default_factory=dict)
+    #: sums of ``num * den`` per game, keyed ``"num*den"`` (exact in 3600ths in ``exact_cross`` when possible)
+    cross: dict[str, np.ndarray] = dataclasses.field(default_factory=dict)
+    exact_cross: dict[str, np.ndarray] = dataclasses.field(default_factory=dict)
+
+    @property
+    def turns_hist(self) -> np.ndarray:
+        """The turn-count histogram with TURN_HIST bins."""
+        out = np.zeros(TURN_HIST, dtype=np.int64)
+        out[:len(self.hist)] = self.hist
+        return out
 
     @staticmethod
-    def of(outcome: dict[str, np.ndarray]) -> "Totals":
+    def of(outcome: dict[str, np.ndarray], pairs: Sequence[tuple[str, str]] = ()) -> "Totals":
         n = len(outcome["turns"])
-        sums, sumsq, exact, exact_sq = {}, {}, {}, {}
+        sums, sumsq, exact, exact_sq, mins, maxs = {}, {}, {}, {}, {}, {}
         for k, v in outcome.items():
             v = np.asarray(v, dtype=np.float64)
             sums[k], e = _column_sums(v, _SCALE)
             sumsq[k], e2 = _column_sums(v ** 2, _SCALE_SQ)
             if e is not None and e2 is not None:
                 exact[k], exact_sq[k] = e, e2
-        hist = np.bincount(np.minimum(outcome["turns"], TURN_HIST - 1).astype(np.int64), minlength=TURN_HIST)
-        return Totals(n, sums, sumsq, hist, exact=exact, exact_sq=exact_sq)
+            if n:
+                mins[k], maxs[k] = v.min(axis=0), v.max(axis=0)
+        cross, exact_cross = {}, {}
+        for num, den in pairs:
+            a = np.asarray(outcome[num], dtype=np.float64)
+            b = np.asarray(outcome[den], dtype=np.float64)
+            if a.ndim > 1 and b.ndim == 1:
+                b = b[:, None]
+            elif b.ndim > 1 and a.ndim == 1:
+                a = a[:, None]
+            key = f"{num}*{den}"
+            cross[key], e = _column_sums(a * b, _SCALE_SQ)
+            if e is not None:
+                exact_cross[key] = e
+        hist = np.bincount(np.minimum(outcome["turns"], TURN_HIST - 1).astype(np.int64))
+        return Totals(n, sums, sumsq, hist, exact=exact, exact_sq=exact_sq, mins=mins, maxs=maxs, cross=cross,
+                      exact_cross=exact_cross)
 
     def merge(self, other: "Totals") -> "Totals":
         games = self.games
@@ -103,12 +141,32 @@ class Totals:
         if other.vectors is not None:
             vectors = other.vectors if vectors is None else {
                 k: np.concatenate([vectors[k], other.vectors[k]]) for k in vectors}
-        exact = {k: self.exact[k] + other.exact[k] for k in self.exact if k in other.exact}
-        exact_sq = {k: self.exact_sq[k] + other.exact_sq[k] for k in exact}
+        exact, exact_sq = {}, {}
+        for k in self.exact:
+            if k in other.exact and _fits(self.exact_sq[k], other.exact_sq[k]):
+                exact[k], exact_sq[k] = self.exact[k] + other.exact[k], self.exact_sq[k] + other.exact_sq[k]
         sums = {k: exact[k] / _SCALE if k in exact else self.sums[k] + other.sums[k] for k in self.sums}
         sumsq = {k: exact_sq[k] / _SCALE_SQ if k in exact else self.sumsq[k] + other.sumsq[k] for k in self.sumsq}
-        return Totals(self.n + other.n, sums, sumsq, self.turns_hist + other.turns_hist, games,
-                      self.seconds + other.seconds, vectors, exact, exact_sq)
+        exact_cross = {k: self.exact_cross[k] + other.exact_cross[k] for k in self.exact_cross
+                       if k in other.exact_cross and _fits(self.exact_cross[k], other.exact_cross[k])}
+        cross = {k: exact_cross[k] / _SCALE_SQ if k in exact_cross else self.cross[k] + other.cross[k]
+                 for k in self.cross if k in other.cross}
+        mins = {k: np.minimum(self.mins[k], other.mins[k]) for k in self.mins if k in other.mins}
+        maxs = {k: np.maximum(self.maxs[k], other.maxs[k]) for k in self.maxs if k in other.maxs}
+        if self.n == 0:
+            mins, maxs = dict(other.mins), dict(other.maxs)
+        h1, h2 = self.hist, other.hist
+        if len(h1) < len(h2):
+            h1, h2 = h2, h1
+        hist = h1.astype(np.int64, copy=True)
+        hist[:len(h2)] += h2
+        return Totals(self.n + other.n, sums, sumsq, hist, games, self.seconds + other.seconds, vectors, exact,
+                      exact_sq, mins, maxs, cross, exact_cross)
+
+
+def _fits(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether adding the exact integer sums ``a`` and ``b`` stays clear of int64 overflow."""
+    return bool(np.all(np.abs(np.asarray(a, dtype=np.float64)) + np.abs(np.asarray(b, dtype=np.float64)) < 2.0 ** 62))
 
 
 def tidy_games(outcome: dict[str, np.ndarray], game_ids: np.ndarray, names: Sequence[str]) -> Any:
@@ -155,13 +213,72 @@ def play_chunk(game: str, players: int, rules: Any, agents: Sequence[Any], seed:
     t0 = time.perf_counter()
     ids = np.arange(start, stop, dtype=np.int64)
     out = eng.play(ids, players, rules, agents, root_key(seed), width=eng.batch_width, compiled=compiled)
-    tot = Totals.of(out)
+    tot = Totals.of(out, ratio_pairs(eng))
     if keep_games:
         tot.games = tidy_games(out, ids, [a.spec() if hasattr(a, "spec") else repr(a) for a in agents])
     if per_game:
         tot.vectors = game_vectors(out, per_game)
     tot.seconds = time.perf_counter() - t0
     return tot
+
+
+def ratio_pairs(eng: Game) -> list[tuple[str, str]]:
+    """The (numerator, denominator) columns of the game's ratio metrics (their products are summed)."""
+    return sorted({(m.num, m.den) for m in eng.ratio_metrics if m.den is not None})
+
+
+#: the largest chunk: a chunk is played as one batch, and its per-game arrays live in memory together
+MAX_CHUNK = 1 << 18
+#: global game indices are int64
+MAX_GAMES = 2 ** 63 - 1
+
+
+def check_chunk_size(size: Any, what: str = "chunk size") -> int:
+    """A chunk size from 1 to MAX_CHUNK (SenseiError otherwise)."""
+    if not isinstance(size, int) or isinstance(size, bool) or not 1 <= size <= MAX_CHUNK:
+        raise SenseiError(f"{what} must be an integer from 1 to {MAX_CHUNK:,} (games per batch), got {size!r}")
+    return size
+
+
+def check_games(n_games: Any, first_game: int = 0, what: str = "games") -> int:
+    """A positive number of games whose global indices fit in 64 bits."""
+    if not isinstance(n_games, int) or isinstance(n_games, bool) or n_games < 1:
+        raise SenseiError(f"{what} must be a positive integer, got {n_games!r}")
+    if first_game + n_games > MAX_GAMES:
+        raise SenseiError(f"{what} must be at most {MAX_GAMES - first_game:,} (a game's index is a 64-bit "
+                          f"integer), got {n_games:,}")
+    return n_games
+
+
+def memory_budget() -> int:
+    """Bytes a run may plan to keep: half of the machine's memory, or of the process's address-space
+    limit when one is set (``ulimit -v``)."""
+    import resource
+
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):  # pragma: no cover - not a POSIX system
+        total = 8 << 30
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    if soft != resource.RLIM_INFINITY and soft > 0:
+        total = min(total, soft)
+    return total // 2
+
+
+def human_bytes(n: float) -> str:
+    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"):
+        if n < 1024 or unit == "EiB":
+            return f"{n:,.0f} {unit}" if unit == "bytes" else f"{n:,.1f} {unit}"
+        n /= 1024
+    return f"{n:.1f}"  # pragma: no cover
+
+
+def check_memory(need: float, what: str, fix: str) -> None:
+    """SenseiError when keeping ``need`` bytes for ``what`` exceeds :func:`memory_budget`."""
+    budget = memory_budget()
+    if need > budget:
+        raise SenseiError(f"{what} would need about {human_bytes(need)} of memory (this run may use "
+                          f"{human_bytes(budget)}); {fix}")
 
 
 def default_chunk(n_games: int) -> int:
@@ -198,10 +315,13 @@ class RunResult:
         return s / max(self.n, 1), lo, hi
 
     def summary(self) -> dict[str, Any]:
-        """The ``sensei play --json`` object of the contract."""
+        """The ``sensei play --json`` object of the contract, then (added fields) a 95% interval for every
+        figure: ``mean_turns_ci95``, ``timeout_share`` and its interval, ``mean_score`` per seat and its
+        intervals, and ``ci95``, which mirrors ``metrics`` (an interval ``[lo, hi]`` in place of every
+        value, null where a value has none)."""
         t = self.totals
         share, lo, hi = self.win_share()
-        return {
+        out = {
             "game": self.game.name,
             "players": self.players,
             "games": self.n,
@@ -213,6 +333,69 @@ class RunResult:
             "mean_turns": float(t.sums["turns"] / max(self.n, 1)),
             "timeouts": int(round(float(t.sums["timeout"]))),
             "metrics": self.game.metrics(t.sums, self.n, self.players, self.rules),
+        }
+        out.update(self.intervals(out["metrics"]))
+        return out
+
+    def column_mean(self, col: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per-game mean of an outcome column (entry by entry) with its 95% interval: Wilson for a
+        column of 0/1 values (e.g. a share of games), else t."""
+        from .stats import mean_ci, wilson
+        t, n = self.totals, self.n
+        total = np.asarray(t.sums[col], dtype=float)
+        mean, half = mean_ci(total, t.sumsq[col], n)
+        lo, hi = mean - half, mean + half
+        if col in t.mins and col in t.exact:
+            binary = ((np.asarray(t.mins[col]) >= 0) & (np.asarray(t.maxs[col]) <= 1)
+                      & (np.asarray(t.exact_sq[col]) == _SCALE * np.asarray(t.exact[col])))
+            if np.any(binary):
+                wlo, whi = wilson(total, n)
+                lo, hi = np.where(binary, wlo, lo), np.where(binary, whi, hi)
+        return mean, lo, hi
+
+    def _metric_interval(self, name: str) -> tuple[np.ndarray, np.ndarray] | None:
+        from .stats import ratio_ci
+        t = self.totals
+        for m in self.game.ratio_metrics:
+            if m.name != name:
+                continue
+            if m.den is None:
+                _, lo, hi = self.column_mean(m.num)
+                return lo, hi
+            key = f"{m.num}*{m.den}"
+            if key not in t.cross:
+                return None
+            num_sq = t.sumsq[m.num]
+            r, half = ratio_ci(t.sums[m.num], num_sq, _widen(t.sums[m.den], t.sums[m.num]),
+                               _widen(t.sumsq[m.den], t.sums[m.num]), t.cross[key], self.n)
+            return r - half, r + half
+        col = self.game.metric_columns.get(name)
+        if col is not None and col in t.sums:
+            _, lo, hi = self.column_mean(col)
+            return lo, hi
+        return None
+
+    def intervals(self, metrics: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The added fields of :meth:`summary`: a 95% interval for each figure it reports."""
+        from .stats import wilson
+        t, n = self.totals, self.n
+        if metrics is None:
+            metrics = self.game.metrics(t.sums, n, self.players, self.rules)
+        _, tlo, thi = self.column_mean("turns")
+        timeouts = float(t.sums["timeout"])
+        olo, ohi = wilson(timeouts, n)
+        score, slo, shi = self.column_mean("score")
+        ci: dict[str, Any] = {}
+        for name, value in metrics.items():
+            bounds = self._metric_interval(name)
+            ci[name] = None if bounds is None else _mirror(value, *bounds)
+        return {
+            "mean_turns_ci95": _pair(tlo, thi),
+            "timeout_share": timeouts / max(n, 1),
+            "timeout_share_ci95": _pair(olo, ohi),
+            "mean_score": [_num(x) for x in np.atleast_1d(score)],
+            "mean_score_ci95": [_pair(a, b) for a, b in zip(np.atleast_1d(slo), np.atleast_1d(shi))],
+            "ci95": ci,
         }
 
     def seats(self) -> Any:
@@ -246,8 +429,45 @@ class RunResult:
         return h[:last]
 
 
-def chunks(n_games: int, chunk_size: int, start: int = 0) -> list[tuple[int, int]]:
-    return [(a, min(a + chunk_size, start + n_games)) for a in range(start, start + n_games, chunk_size)]
+def _num(x: Any) -> float | None:
+    x = float(x)
+    return x if math.isfinite(x) else None
+
+
+def _pair(lo: Any, hi: Any) -> list[float | None] | None:
+    lo, hi = _num(lo), _num(hi)
+    return None if lo is None or hi is None else [lo, hi]
+
+
+def _widen(den: Any, num: Any) -> np.ndarray:
+    """A per-game denominator's sums, repeated to the shape of a per-seat numerator's."""
+    den, num = np.asarray(den, dtype=float), np.asarray(num, dtype=float)
+    return np.broadcast_to(den, num.shape) if den.ndim < num.ndim else den
+
+
+def _mirror(value: Any, lo: np.ndarray, hi: np.ndarray) -> Any:
+    """Intervals in the shape of a metric's value: [lo, hi] for a number, a list of them for a list, a
+    dict of them for a dict (entries in order); None where the value is None."""
+    lo, hi = np.atleast_1d(np.asarray(lo, dtype=float)), np.atleast_1d(np.asarray(hi, dtype=float))
+    if isinstance(value, dict):
+        return {k: (None if v is None else _pair(lo[i], hi[i])) for i, (k, v) in enumerate(value.items())}
+    if isinstance(value, (list, tuple)):
+        return [None if v is None else _pair(lo[i], hi[i]) for i, v in enumerate(value)]
+    if value is None:
+        return None
+    return _pair(lo[0], hi[0])
+
+
+def chunks(n_games: int, chunk_size: int, start: int = 0) -> Iterator[tuple[int, int]]:
+    """The chunks ``(a, b)`` of games ``start .. start+n_games-1``, made one at a time (never a list: a run
+    of any size costs the same memory)."""
+    stop = start + n_games
+    for a in range(start, stop, chunk_size):
+        yield a, min(a + chunk_size, stop)
+
+
+def n_chunks(n_games: int, chunk_size: int) -> int:
+    return -(-n_games // chunk_size)
 
 
 class _Progress:
@@ -282,9 +502,14 @@ class _Progress:
             self.bar.stop()
 
 
-def run_chunks(tasks: list[tuple[Callable, tuple]], jobs: int, on_result: Callable[[int, Any], None],
+def run_chunks(tasks: Iterable[tuple[Callable, tuple]], jobs: int, on_result: Callable[[int, Any], None],
                backend: str | None = None, scheduler: str | None = None) -> None:
     """Run ``tasks`` (function, args) and hand each result, in task order, to ``on_result``.
+
+    ``tasks`` may be any iterable, and is consumed lazily: a task is made only when a worker is about to
+    need it, and at most a window of tasks (:data:`WINDOW` per worker) is in flight or waiting for
+    ``on_result`` at any time, so memory does not grow with the number of tasks, however many and however
+    small they are.
 
     ``backend``: None or "loky" (local worker processes, ``jobs`` of them), "threading", or "dask" (a
     dask.distributed cluster through joblib's dask backend: ``scheduler`` is its address, e.g.
@@ -296,28 +521,148 @@ def run_chunks(tasks: list[tuple[Callable, tuple]], jobs: int, on_result: Callab
         raise SenseiError(f"unknown backend {backend!r} (known: loky, threading, multiprocessing, dask)")
     if scheduler and backend != "dask":
         raise SenseiError("a scheduler address needs --backend dask")
-    if backend != "dask" and (jobs == 1 or len(tasks) <= 1):
-        for i, (fn, args) in enumerate(tasks):
-            on_result(i, fn(*args))
+    with _StopSignals() as stop:
+        _run_chunks(iter(tasks), jobs, on_result, backend, scheduler, stop)
+        stop.check()
+
+
+def _run_chunks(it: Iterator, jobs: int, on_result: Callable[[int, Any], None], backend: str,
+                scheduler: str | None, stop: "_StopSignals") -> None:
+    def take(i: int, res: Any, give=on_result) -> None:
+        stop.check()
+        give(i, res)
+
+    head = list(itertools.islice(it, 2))
+    if backend != "dask" and (jobs == 1 or len(head) <= 1):
+        for i, (fn, args) in enumerate(itertools.chain(head, it)):
+            take(i, call_interruptible(fn, args))
         return
+    it = itertools.chain(head, it)
     from joblib import Parallel, delayed, parallel_config
     if backend == "dask":
-        with _dask_client(scheduler, jobs):
+        with _dask_client(scheduler, jobs) as client:
+            workers = max(1, len(client.scheduler_info().get("workers", {})))
             with parallel_config(backend="dask"):
-                par = Parallel(n_jobs=-1, return_as="generator")
-                _drain(par(delayed(fn)(*args) for fn, args in tasks), on_result)
+                with Parallel(n_jobs=-1, return_as="generator") as par:
+                    _windows(par, delayed, it, WINDOW * workers, take)
         return
-    extra = {"initializer": _worker_ignores_ctrl_c} if backend == "loky" else {}
+    extra = {"initializer": _worker_ignores_ctrl_c} if backend in ("loky", "multiprocessing") else {}
     with parallel_config(backend=backend, n_jobs=jobs, **extra):
-        par = Parallel(return_as="generator")
-        _drain(par(delayed(fn)(*args) for fn, args in tasks), on_result)
+        with _ctrl_c_deferred():
+            par = Parallel(return_as="generator").__enter__()
+        try:
+            _windows(par, delayed, it, WINDOW * jobs, take)
+        finally:
+            par.__exit__(None, None, None)
+
+
+#: tasks per worker handed to joblib at a time (results wait for ``on_result`` within a window only)
+WINDOW = 64
+
+
+def _windows(par, delayed, tasks: Iterator, size: int, on_result: Callable[[int, Any], None]) -> None:
+    """Feed ``tasks`` to the running ``Parallel`` ``par`` a window of ``size`` tasks at a time (the
+    workers stay up between windows): joblib dispatches a new task whenever one finishes, whether or
+    not its results have been consumed, so an unbounded iterator would let finished results pile up."""
+    done = 0
+    while True:
+        window = list(itertools.islice(tasks, size))
+        if not window:
+            return
+        start = done
+        with _ctrl_c_deferred():  # the first dispatch starts the worker processes
+            results = par(delayed(fn)(*args) for fn, args in window)
+        _drain(results, lambda i, res: on_result(start + i, res))
+        done += len(window)
+
+
+def call_interruptible(fn: Callable, args: tuple) -> Any:
+    """``fn(*args)``, where Ctrl-C during a compiled call surfaces as KeyboardInterrupt: when SIGINT
+    lands while numba hands a result back, Python reports ``SystemError: ... returned a result with an
+    exception set`` caused by the KeyboardInterrupt."""
+    try:
+        return fn(*args)
+    except SystemError as exc:
+        if caused_by_interrupt(exc):
+            raise KeyboardInterrupt from None
+        raise
+
+
+class _StopSignals:
+    """Remembers a Ctrl-C (or a SIGTERM that the caller turns into KeyboardInterrupt) while chunks run,
+    and :meth:`check` raises KeyboardInterrupt for it between chunks.
+
+    The signal still raises KeyboardInterrupt at once, as usual; but one that lands while compiled code
+    calls back into Python (numba's dispatcher, llvmlite's callbacks) can be cleared there, or reported
+    as "Exception ignored" and dropped, and never reach the caller: without this the run would go on as
+    if nothing had happened. Such a dropped KeyboardInterrupt is not reported (it is acted on here).
+    """
+
+    def __enter__(self):
+        self.hit = False
+        self.previous: dict[int, Any] = {}
+        self.hook = None
+        if threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                handler = signal.getsignal(sig)
+                if callable(handler):  # not ignored (a background job) and not the system default
+                    self.previous[sig] = handler
+                    signal.signal(sig, self._handle)
+            if self.previous:
+                self.hook = sys.unraisablehook
+                sys.unraisablehook = self._unraisable
+        return self
+
+    def _unraisable(self, info) -> None:
+        if issubclass(info.exc_type, KeyboardInterrupt):
+            self.hit = True
+            return
+        self.hook(info)
+
+    def _handle(self, signum, frame):
+        self.hit = True
+        self.previous[signum](signum, frame)
+
+    def check(self) -> None:
+        if self.hit:
+            self.hit = False
+            raise KeyboardInterrupt
+
+    def __exit__(self, *exc):
+        for sig, handler in self.previous.items():
+            signal.signal(sig, handler)
+        if self.hook is not None:
+            sys.unraisablehook = self.hook
+        return False
+
+
+class _ctrl_c_deferred:
+    """Ctrl-C held back in the main process while worker processes may be started.
+
+    Ctrl-C in a terminal reaches the whole process group, and a worker that gets it before it has set
+    itself to ignore Ctrl-C makes Python print a fatal error. So for the moment of the start, Ctrl-C
+    is ignored, which a new process inherits (and Python keeps), and blocked, so that the main process
+    does not lose it: on Linux a blocked signal stays pending even while ignored, and it is delivered as
+    usual when the block ends."""
+
+    def __enter__(self):
+        self.active = (hasattr(signal, "pthread_sigmask")
+                       and threading.current_thread() is threading.main_thread())
+        if self.active:
+            self.mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+            self.handler = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        return self
+
+    def __exit__(self, *exc):
+        if self.active:
+            signal.signal(signal.SIGINT, self.handler)
+            signal.pthread_sigmask(signal.SIG_SETMASK, self.mask)
+        return False
 
 
 def _worker_ignores_ctrl_c() -> None:
     """Worker processes leave Ctrl-C to the main process, which stops them and keeps finished work
     (Ctrl-C in a terminal reaches the whole process group; a worker would print a traceback)."""
-    import signal
-
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
@@ -330,7 +675,9 @@ def _drain(results, on_result: Callable[[int, Any], None]) -> None:
             on_result(i, res)
     finally:
         try:
-            results.close()
+            with warnings.catch_warnings():  # joblib counts the tasks a stopped run leaves unused
+                warnings.simplefilter("ignore")
+                results.close()
         except BaseException:  # noqa: BLE001 - already unwinding: the first error is the one to report
             pass
 
@@ -387,6 +734,43 @@ def check_jobs(jobs: int) -> int:
     return jobs
 
 
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C (or SIGTERM) during :func:`simulate`; ``games_done`` of ``games`` had been played."""
+
+    def __init__(self, games_done: int, games: int):
+        super().__init__(f"interrupted after {games_done:,} of {games:,} games")
+        self.games_done, self.games = games_done, games
+
+
+class _Accumulator:
+    """Totals of the chunks so far, merged as they arrive (per-game rows and vectors collected and
+    joined once at the end, so that merging stays linear)."""
+
+    def __init__(self):
+        self.total: Totals | None = None
+        self.games: list[Any] = []
+        self.vectors: list[dict[str, np.ndarray]] = []
+
+    def add(self, tot: Totals) -> None:
+        if tot.games is not None:
+            self.games.append(tot.games)
+            tot.games = None
+        if tot.vectors is not None:
+            self.vectors.append(tot.vectors)
+            tot.vectors = None
+        self.total = tot if self.total is None else self.total.merge(tot)
+
+    def result(self) -> Totals:
+        total = self.total
+        if self.games:
+            import polars as pl
+
+            total.games = pl.concat(self.games) if len(self.games) > 1 else self.games[0]
+        if self.vectors:
+            total.vectors = {k: np.concatenate([v[k] for v in self.vectors]) for k in self.vectors[0]}
+        return total
+
+
 def simulate(game: str | Game, agents: Sequence[Any], players: int | None = None, rules: Any = None,
              n_games: int = 1000, seed: int = 0, jobs: int = 1, chunk_size: int | None = None,
              keep_games: bool = False, progress: bool = False, backend: str | None = None,
@@ -399,6 +783,10 @@ def simulate(game: str | Game, agents: Sequence[Any], players: int | None = None
     arrays, returned by :meth:`RunResult.per_game` (memory: 4 bytes per game and value).
     ``compiled=False`` keeps to the turn-by-turn lane even when the lineup has a compiled form (the
     results are the same; for tests and benchmarks).
+
+    Memory does not grow with ``n_games`` (chunks are made as workers free up and reduced as they
+    arrive) unless per-game rows or vectors are asked for; a request for more of those than the machine
+    can hold is refused before any game is played. Ctrl-C raises :class:`Interrupted`.
     """
     eng = get_game(game)
     players = len(agents) if players is None else players
@@ -407,31 +795,39 @@ def simulate(game: str | Game, agents: Sequence[Any], players: int | None = None
     eng.validate(players, rules)
     if len(agents) != players:
         raise SenseiError(f"{len(agents)} strategies for {players} seats")
-    if not isinstance(n_games, int) or isinstance(n_games, bool) or n_games < 1:
-        raise SenseiError(f"games must be a positive integer, got {n_games!r}")
+    if not isinstance(first_game, int) or isinstance(first_game, bool) or not 0 <= first_game < MAX_GAMES:
+        raise SenseiError(f"first game must be a game index from 0 to {MAX_GAMES - 1:,}, got {first_game!r}")
+    check_games(n_games, first_game)
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise SenseiError(f"seed must be a non-negative integer, got {seed!r}")
     jobs = check_jobs(jobs)
-    size = chunk_size or default_chunk(n_games)
-    if size < 1:
-        raise SenseiError(f"chunk size must be positive, got {size}")
-    parts = chunks(n_games, size, first_game)
+    size = default_chunk(n_games) if chunk_size is None else check_chunk_size(chunk_size)
     per_game = tuple(per_game)
-    tasks = [(play_chunk, (eng.name, players, rules, list(agents), seed, a, b, keep_games, per_game, compiled))
-             for a, b in parts]
+    if keep_games:
+        cols = len(eng.columns) + len(STANDARD_ROW_COLUMNS)
+        check_memory(n_games * players * (8 * cols + 24), f"keeping one row per game and seat of {n_games:,} games",
+                     "play fewer games")
+    if per_game:
+        check_memory(n_games * 4 * players * len(per_game), f"keeping per-game values of {n_games:,} games",
+                     "play fewer games")
+    tasks = ((play_chunk, (eng.name, players, rules, list(agents), seed, a, b, keep_games, per_game, compiled))
+             for a, b in chunks(n_games, size, first_game))
     bar = _Progress(n_games, f"{eng.name} {players}p", progress)
-    results: list[Totals] = []
+    acc = _Accumulator()
     t0 = time.perf_counter()
 
     def take(i: int, tot: Totals) -> None:
-        results.append(tot)
+        acc.add(tot)
         bar.advance(tot.n)
 
     try:
         run_chunks(tasks, jobs, take, backend, scheduler)
+    except KeyboardInterrupt:
+        raise Interrupted(bar.done, n_games) from None
     finally:
         bar.close()
-    total = results[0]
-    for r in results[1:]:
-        total = total.merge(r)
-    return RunResult(eng, players, rules, list(agents), seed, total, time.perf_counter() - t0, jobs)
+    return RunResult(eng, players, rules, list(agents), seed, acc.result(), time.perf_counter() - t0, jobs)
+
+
+#: columns of a per-game row besides the game's outcome columns (game, seat, strategy, standard columns)
+STANDARD_ROW_COLUMNS = ("game", "seat", "strategy", "score", "win", "turns", "timeout")

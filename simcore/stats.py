@@ -35,6 +35,22 @@ def mean_ci(total, total_sq, n, alpha: float = 0.05):
     return mean, half
 
 
+def ratio_ci(num, num_sq, den, den_sq, cross, n, alpha: float = 0.05):
+    """Ratio of sums ``R = sum(num) / sum(den)`` and the half-width of its t interval, from sums, sums of
+    squares and the sum of products over ``n`` games: the delta method (the t interval of the per-game
+    linearisation ``(num - R den) / mean(den)``). Arrays work elementwise; NaN where undefined."""
+    num, den = np.asarray(num, dtype=float), np.asarray(den, dtype=float)
+    n = float(n)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = num / den
+        resid = np.asarray(num_sq, dtype=float) - 2 * r * np.asarray(cross, dtype=float) + r * r * np.asarray(
+            den_sq, dtype=float)
+        var = np.maximum(resid, 0.0) / (n - 1) if n >= 2 else np.nan
+        half = _st.t.ppf(1 - alpha / 2, max(n - 1, 1)) * np.sqrt(var / n) / (den / n)
+    bad = ~(np.asarray(den) > 0)
+    return np.where(bad, np.nan, r), np.where(bad | (n < 2), np.nan, half)
+
+
 def round_sig(x: float, digits: int = 6) -> float:
     if x is None or not math.isfinite(x):
         return x

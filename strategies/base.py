@@ -3,17 +3,33 @@
 A strategy is a ``@dataclass(frozen=True)`` deriving from :class:`Strategy`. Its fields are its
 parameters (with defaults, a type and a ``param(...)`` help text); it holds no other state and does no
 work in ``__init__``. It implements the decision methods of its game's ``Player`` interface (see
-``simcore/games/<game>.py``), each vectorized over a batch of observations::
+``simcore/games/<game>.py``), each vectorized over a batch of observations, or inherits them from a
+strategy it builds on. For example, threshold play that never takes the face-up top::
 
-    @dataclass(frozen=True)
-    class Cautious(Strategy):
+    import dataclasses
+    from typing import ClassVar
+
+    import numpy as np
+
+    from simcore.games.sen import Start
+    from strategies import param
+    from strategies.sen import Threshold
+
+
+    @dataclasses.dataclass(frozen=True)
+    class Cautious(Threshold):
+        '''Threshold play, but it draws from the face-down pile instead of taking the face-up top.'''
         name: ClassVar[str] = "cautious"
         game: ClassVar[str] = "sen"
-        wake: int = param(8, "call WAKE UP! when the estimated dream total is at most this")
+        wake: int = param(8, "say WAKE UP! when the estimated own total is at most this")
 
-        def wake_up(self, obs, rng):
-            return obs.estimate_own_total() <= self.wake
-        ...
+        def start(self, obs, rng):
+            choice = super().start(obs, rng)  # one Start code per observed game
+            return np.where(choice == Start.FACE_UP, Start.DRAW, choice)
+
+Saved as ``mine.py``, it plays with ``sensei play sen -s ./mine.py:Cautious:wake=9``, or by its name
+with ``sensei play sen --strategies mine.py -s cautious:wake=9`` and in an experiment config with
+``sensei run CONFIG --strategies mine.py``.
 
 The parameters are the strategy's identity: :meth:`spec` renders them (``cautious:wake=8``), result
 tables carry them as columns and experiment sweeps replace them (``dataclasses.replace``).
@@ -38,8 +54,11 @@ class Strategy:
 
     name: ClassVar[str] = ""
     game: ClassVar[str] = ""
-    #: set for strategies loaded from a user file: (path, class name)
+    #: set for strategies loaded from a user file: (path, class name); the spec then names the file
     _source: ClassVar[tuple[str, str] | None] = None
+    #: set for the strategies of a file registered by name (``--strategies FILE``): (path, class name),
+    #: which worker processes load them from
+    _origin: ClassVar[tuple[str, str] | None] = None
 
     def params(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.init}
@@ -47,8 +66,9 @@ class Strategy:
     def spec(self) -> str:
         """``name`` or ``name:key=value,...`` with every parameter (the strategy's identity)."""
         head = self.name or type(self).__name__
-        if self._source is not None:
-            head = f"{self._source[0]}:{self._source[1]}"
+        source = type(self).__dict__.get("_source")  # a class's own, not one inherited from a loaded base
+        if source is not None:
+            head = f"{source[0]}:{source[1]}"
         ps = self.params()
         if not ps:
             return head
@@ -88,9 +108,14 @@ class Strategy:
         return self.spec()
 
     def __reduce__(self):
-        if self._source is not None:
-            from .registry import load_file_strategy
-            return (load_file_strategy, (self._source[0], self._source[1], self.params()))
+        # a class from a user's file is not importable by module name in a worker process: the worker
+        # loads the file again
+        own = type(self).__dict__
+        from .registry import load_file_strategy
+        if own.get("_source") is not None:
+            return (load_file_strategy, (own["_source"][0], own["_source"][1], self.params()))
+        if own.get("_origin") is not None:
+            return (load_file_strategy, (own["_origin"][0], own["_origin"][1], self.params(), None, True))
         return super().__reduce__()
 
 

@@ -1,4 +1,21 @@
-"""Strategy registry and spec parsing: ``name[:k=v,...]`` or ``path/to/file.py:Class[:k=v,...]``."""
+"""Strategy registry and spec parsing: ``name[:k=v,...]`` or ``path/to/file.py:Class[:k=v,...]``.
+
+A strategy name resolves, for its game, to
+
+* a strategy shipped with sensei (the game module's ``STRATEGIES``);
+* a strategy registered by an installed package through the entry point group ``sensei.strategies``:
+  the entry point's name is ``GAME.NAME`` and its value the class, e.g. in the package's
+  ``pyproject.toml``::
+
+      [project.entry-points."sensei.strategies"]
+      "sen.cautious" = "my_strategies.sen:Cautious"
+
+  (the class's ``name`` and ``game`` must say the same); it is imported only when it is used or listed;
+* a strategy of a file registered with :func:`register_files` (``sensei run CONFIG --strategies
+  mine.py``): every Strategy class defined in the file with a ``name`` and a ``game``.
+
+Names are unique per game: a plugin or a file may not reuse a name that is already taken.
+"""
 from __future__ import annotations
 
 import dataclasses
@@ -6,7 +23,8 @@ import hashlib
 import importlib
 import inspect
 import os
-from typing import Any
+import sys
+from typing import Any, Iterable
 
 from simcore.errors import SenseiError
 from simcore.lineup import load_source_module
@@ -23,14 +41,167 @@ MODULES: dict[str, str] = {
     "fan-and-mallet": "strategies.fan_and_mallet",
 }
 
+#: the entry point group through which installed packages register strategies (``GAME.NAME = module:Class``)
+ENTRY_POINT_GROUP = "sensei.strategies"
 
-def strategies_for(game: str) -> dict[str, type[Strategy]]:
-    """Name -> class of the registered strategies of ``game``."""
+#: strategies of the files registered with register_files: game -> name -> class; and path -> sha256
+_FILE_STRATEGIES: dict[str, dict[str, type[Strategy]]] = {}
+_FILES: dict[str, str] = {}
+_PLUGIN_CACHE: dict[str, type[Strategy]] = {}
+#: class -> "package NAME VERSION" of the strategies loaded through entry points
+_PLUGIN_ORIGIN: dict[type, str] = {}
+
+
+def builtin_strategies(game: str) -> dict[str, type[Strategy]]:
+    """Name -> class of the strategies shipped with sensei for ``game``."""
     g = get_game(game)
     module = MODULES.get(g.name)
     if module is None:
         return {}
     return {cls.name: cls for cls in importlib.import_module(module).STRATEGIES}
+
+
+def _entry_points(game: str) -> dict[str, Any]:
+    """Strategy name -> entry point of the installed packages' strategies for ``game`` (not loaded)."""
+    from importlib.metadata import entry_points
+
+    prefix = get_game(game).name + "."
+    out = {}
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        if ep.name.startswith(prefix):
+            out[ep.name[len(prefix):]] = ep
+    return out
+
+
+def _origin(ep: Any) -> str:
+    dist = getattr(ep, "dist", None)
+    pkg = f"package {dist.name} {dist.version}" if dist is not None else "an installed package"
+    return f"entry point {ep.name!r} of {pkg} (group {ENTRY_POINT_GROUP})"
+
+
+def _load_plugin(game: str, name: str, ep: Any) -> type[Strategy]:
+    key = f"{ep.name}={ep.value}"
+    if key in _PLUGIN_CACHE:
+        return _PLUGIN_CACHE[key]
+    try:
+        cls = ep.load()
+    except Exception as exc:  # a package may fail in any way; report it on one line
+        raise SenseiError(f"strategy {name!r}: {_origin(ep)} failed to load {ep.value!r}: "
+                          f"{type(exc).__name__}: {exc}") from None
+    g = get_game(game).name
+    if not (inspect.isclass(cls) and issubclass(cls, Strategy) and dataclasses.is_dataclass(cls)):
+        raise SenseiError(f"strategy {name!r}: {_origin(ep)} names {ep.value!r}, which is not a Strategy dataclass")
+    if cls.name != name or cls.game != g:
+        raise SenseiError(f"strategy {name!r}: {_origin(ep)} names {ep.value!r}, whose name and game are "
+                          f"{cls.name!r} and {cls.game!r}, not {name!r} and {g!r}")
+    _PLUGIN_CACHE[key] = cls
+    dist = getattr(ep, "dist", None)
+    _PLUGIN_ORIGIN[cls] = f"package {dist.name} {dist.version}" if dist is not None else f"module {cls.__module__}"
+    return cls
+
+
+def plugin_strategies(game: str) -> dict[str, type[Strategy]]:
+    """Name -> class of the strategies installed packages register for ``game`` (each one imported)."""
+    builtin = builtin_strategies(game)
+    out = {}
+    for name, ep in _entry_points(game).items():
+        if name in builtin:
+            raise SenseiError(f"strategy {name!r}: {_origin(ep)} takes the name of a strategy shipped with sensei")
+        out[name] = _load_plugin(game, name, ep)
+    return out
+
+
+def strategies_for(game: str) -> dict[str, type[Strategy]]:
+    """Name -> class of every strategy of ``game``: shipped, installed (entry points), registered files."""
+    return {**builtin_strategies(game), **plugin_strategies(game), **_FILE_STRATEGIES.get(get_game(game).name, {})}
+
+
+def strategy_names(game: str) -> list[str]:
+    """Every strategy name of ``game`` (without importing the installed packages' strategies)."""
+    names = list(builtin_strategies(game)) + list(_entry_points(game))
+    return names + [n for n in _FILE_STRATEGIES.get(get_game(game).name, {}) if n not in names]
+
+
+def lookup(game: str, name: str) -> type[Strategy] | None:
+    """The class of strategy ``name`` of ``game`` (None when there is none), importing only what it needs."""
+    builtin = builtin_strategies(game)
+    if name in builtin:
+        return builtin[name]
+    files = _FILE_STRATEGIES.get(get_game(game).name, {})
+    if name in files:
+        return files[name]
+    ep = _entry_points(game).get(name)
+    return None if ep is None else _load_plugin(game, name, ep)
+
+
+def origin(cls: type) -> str:
+    """Where a strategy class comes from: ``sensei``, ``package NAME VERSION`` or ``file PATH``."""
+    for files in _FILE_STRATEGIES.values():
+        if files.get(getattr(cls, "name", None)) is cls:
+            return f"file {_file_of(cls)}"
+    if cls in _PLUGIN_ORIGIN:
+        return _PLUGIN_ORIGIN[cls]
+    if cls.__module__.startswith("strategies."):
+        return "sensei"
+    src = cls.__dict__.get("_source")
+    if src is not None:
+        return f"file {os.path.abspath(src[0])}"
+    return f"module {cls.__module__}"
+
+
+def _file_of(cls: type) -> str:
+    origin_ = cls.__dict__.get("_origin")
+    return os.path.abspath(origin_[0]) if origin_ else "?"
+
+
+def file_sha256(path: str) -> str:
+    with open(path, "rb") as fh:
+        return hashlib.sha256(fh.read()).hexdigest()
+
+
+def register_files(paths: Iterable[str]) -> dict[str, str]:
+    """Make the strategies of these Python files available by name (replacing any registered before):
+    every :class:`Strategy` dataclass defined in a file with a ``name`` and a ``game``. Returns the
+    absolute path and sha256 of each file. A name taken by a shipped or installed strategy, or by
+    another file, is refused (SenseiError), as is a file without any strategy."""
+    _FILE_STRATEGIES.clear()
+    _FILES.clear()
+    found: dict[str, dict[str, type[Strategy]]] = {}
+    files: dict[str, str] = {}
+    for path in paths:
+        full = os.path.abspath(os.fspath(path))
+        if not os.path.isfile(full):
+            raise SenseiError(f"--strategies {path!r}: file not found")
+        if not full.endswith(".py"):
+            raise SenseiError(f"--strategies {path!r}: expected a Python file (.py)")
+        module = _load_module(path)
+        classes = [c for c in vars(module).values() if inspect.isclass(c) and issubclass(c, Strategy)
+                   and c.__module__ == module.__name__ and dataclasses.is_dataclass(c)
+                   and c.__dict__.get("name")]
+        if not classes:
+            raise SenseiError(f"--strategies {path!r}: defines no Strategy class with a name (a class variable "
+                              "name: ClassVar[str] = ...)")
+        for cls in classes:
+            if not cls.game:
+                raise SenseiError(f"--strategies {path!r}: strategy class {cls.__name__} has no game "
+                                  "(game: ClassVar[str] = ...)")
+            g = get_game(cls.game).name
+            if cls.name in builtin_strategies(g) or cls.name in _entry_points(g):
+                raise SenseiError(f"--strategies {path!r}: strategy name {cls.name!r} for {g} is already taken "
+                                  "(by a strategy shipped with sensei or an installed package)")
+            if cls.name in found.get(g, {}):
+                raise SenseiError(f"--strategies {path!r}: strategy name {cls.name!r} for {g} is defined twice")
+            cls._origin = (full, cls.__name__)
+            found.setdefault(g, {})[cls.name] = cls
+        files[full] = file_sha256(full)
+    _FILE_STRATEGIES.update(found)
+    _FILES.update(files)
+    return dict(files)
+
+
+def registered_files() -> dict[str, str]:
+    """The files of :func:`register_files`: absolute path -> sha256."""
+    return dict(_FILES)
 
 
 def default_strategy(game: str) -> str:
@@ -79,30 +250,48 @@ def resolve(game: str, spec: Any) -> Strategy:
         if not clsname:
             raise SenseiError(f"strategy {text!r}: expected FILE.py:Class[:k=v,...]")
         return load_file_strategy(head, clsname, _split_params(params, clsname), game)
-    known = strategies_for(game)
     name = head.strip().lower()
-    if name not in known:
+    cls = lookup(game, name)
+    if cls is None:
+        known = strategy_names(game)
         raise SenseiError(f"unknown strategy {head!r} for {get_game(game).name} (known: {', '.join(known) or 'none'})")
-    return make_strategy(known[name], _split_params(rest, name), name)
+    return make_strategy(cls, _split_params(rest, name), name)
 
 
-def load_file_strategy(path: str, clsname: str, params: dict[str, Any], game: str | None = None) -> Strategy:
-    """Load class ``clsname`` from a user's Python file and make an instance with ``params``."""
+def _load_module(path: str):
     full = os.path.abspath(path)
     if not os.path.isfile(full):
         raise SenseiError(f"strategy file {path!r} not found")
     modname = "sensei_user_" + hashlib.sha1(full.encode()).hexdigest()[:12]
+    digest = file_sha256(full)
+    module = sys.modules.get(modname)
+    if module is not None and getattr(module, "__sensei_sha256__", None) != digest:  # the file changed
+        del sys.modules[modname]
     try:
         module = load_source_module(full, modname)
     except SenseiError:
         raise
     except Exception as exc:  # a user file may fail in any way; report it on one line
         raise SenseiError(f"strategy file {path!r} failed to load: {type(exc).__name__}: {exc}") from None
+    module.__sensei_sha256__ = digest
+    return module
+
+
+def load_file_strategy(path: str, clsname: str, params: dict[str, Any], game: str | None = None,
+                       registered: bool = False) -> Strategy:
+    """Load class ``clsname`` from a user's Python file and make an instance with ``params``.
+
+    ``registered``: the class is one of a file given to :func:`register_files` (its spec is its name);
+    otherwise its spec names the file (``FILE.py:Class:...``)."""
+    module = _load_module(path)
     cls = getattr(module, clsname, None)
     if not inspect.isclass(cls) or not issubclass(cls, Strategy):
         raise SenseiError(f"strategy file {path!r} has no Strategy subclass {clsname!r}")
     if game is not None and cls.game and cls.game != get_game(game).name:
         raise SenseiError(f"strategy {clsname} is for {cls.game}, not {get_game(game).name}")
+    if registered:
+        cls._origin = (os.path.abspath(path), clsname)
+        return make_strategy(cls, params, cls.name)
     cls._source = (path, clsname)
     return make_strategy(cls, params, clsname)
 
@@ -110,7 +299,8 @@ def load_file_strategy(path: str, clsname: str, params: dict[str, Any], game: st
 def describe_strategies(game: str) -> list[dict[str, Any]]:
     out = []
     for name, cls in strategies_for(game).items():
-        out.append({"name": name, "doc": inspect.cleandoc(cls.__doc__ or ""), "params": describe(cls)})
+        out.append({"name": name, "doc": inspect.cleandoc(cls.__doc__ or ""), "params": describe(cls),
+                    "origin": origin(cls)})
     return out
 
 
@@ -124,3 +314,36 @@ def lineup(game: str, specs: list[Any] | tuple[Any, ...], players: int) -> list[
     if len(specs) != players:
         raise SenseiError(f"{len(specs)} strategies given for {players} seats (give one, or one per seat)")
     return [resolve(game, s) for s in specs]
+
+
+def short_labels(agents: list[Any]) -> list[str]:
+    """A short label per seat: the strategy's name, plus the parameters that tell it apart from the other
+    seats playing a strategy of that name (or, when they all play the same, the parameters it does not
+    leave at their defaults), e.g. ``threshold wake=8`` next to ``threshold``. Seats whose labels would
+    still be equal while their specs differ get their full spec."""
+    def name(a: Any) -> str:
+        return getattr(a, "name", "") or type(a).__name__
+
+    def params(a: Any) -> dict[str, Any]:
+        return a.params() if hasattr(a, "params") else {}
+
+    def defaults(a: Any) -> dict[str, Any]:
+        if not dataclasses.is_dataclass(a):
+            return {}
+        return {f.name: f.default for f in dataclasses.fields(a) if f.init and f.default is not dataclasses.MISSING}
+
+    def spec(a: Any) -> str:
+        return a.spec() if hasattr(a, "spec") else repr(a)
+
+    from .base import _fmt
+    labels = []
+    for a in agents:
+        same = [b for b in agents if name(b) == name(a) and type(b) is type(a)]
+        mine = params(a)
+        differ = [k for k in mine if any(params(b).get(k) != mine[k] for b in same)]
+        shown = differ or [k for k, v in mine.items() if defaults(a).get(k, dataclasses.MISSING) != v]
+        labels.append(" ".join([name(a)] + [f"{k}={_fmt(mine[k])}" for k in shown]))
+    for i, a in enumerate(agents):
+        if any(labels[j] == labels[i] and spec(agents[j]) != spec(a) for j in range(len(agents))):
+            labels[i] = spec(a)
+    return labels

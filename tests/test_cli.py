@@ -18,8 +18,11 @@ def test_play_json_contract_sen():
     r = run("play", "sen", "--players", "4", "--strategy", "threshold:wake=10", "--games", "300", "--seed", "1", "--json")
     assert r.exit_code == 0, r.output
     out = json.loads(r.stdout)
-    assert list(out) == ["game", "players", "games", "seed", "strategies", "rules", "win_share", "win_share_ci95",
-                         "mean_turns", "timeouts", "metrics"]
+    # the contract's fields, in order, unchanged; then the added intervals
+    assert list(out)[:11] == ["game", "players", "games", "seed", "strategies", "rules", "win_share",
+                              "win_share_ci95", "mean_turns", "timeouts", "metrics"]
+    assert list(out)[11:] == ["mean_turns_ci95", "timeout_share", "timeout_share_ci95", "mean_score",
+                              "mean_score_ci95", "ci95"]
     assert out["game"] == "sen" and out["players"] == 4 and out["games"] == 300 and out["seed"] == 1
     assert out["strategies"] == ["threshold:wake=10"] * 4
     assert out["rules"] == {"penalty": 5, "caller_tie": "zero", "target": 100, "rounds": None,

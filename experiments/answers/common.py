@@ -45,7 +45,7 @@ def short(axis: str) -> str:
 def describe_group(axes: list[str], values: tuple) -> str:
     parts = []
     for a, v in zip(axes, values):
-        parts.append(f"{v} players" if a == "players" else f"{short(a)} {show(v)}")
+        parts.append(f"{v} player{'' if v == 1 else 's'}" if a == "players" else f"{short(a)} {show(v)}")
     return ", ".join(parts)
 
 

@@ -19,7 +19,8 @@ def answer_summary(cfg: Config, cells: pl.DataFrame) -> list[str]:
     """One sentence per cell: the focus's win share (or the seats' balance) and the game length."""
     out = []
     for c in cells.iter_rows(named=True):
-        desc = describe_group(cfg.axes, tuple(c[a] for a in cfg.axes)) or f"{c['players']} players"
+        desc = describe_group(cfg.axes, tuple(c[a] for a in cfg.axes)) or \
+            f"{c['players']} player{'' if c['players'] == 1 else 's'}"
         length = (f"game length {c['mean_turns']:.1f} turns ± {half_width(c['turns_lo'], c['turns_hi']):.1f}, "
                   f"first-seat advantage {fmt_metric('seat_advantage', c['seat_advantage'], True)}")
         if cfg.kind == "seats":

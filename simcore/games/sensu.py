@@ -1946,6 +1946,8 @@ class Sensu(Game):
         Metric("mean_sticks", "score", per_seat=True),
         Metric("mean_reshuffles", "reshuffles"),
     )
+    #: the solo metrics of :meth:`metrics` (their intervals come from these columns)
+    metric_columns: ClassVar[dict[str, str]] = {"mean_score": "score", "level_share": "level"}
 
     def validate(self, players: int, rules: Any) -> None:
         super().validate(players, rules)

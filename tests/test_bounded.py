@@ -1,0 +1,262 @@
+"""Work bounded for any input: tasks are made as workers free up (never a list of them), absurd sizes get
+one line and exit 2, huge runs start with flat memory under an address-space limit and stop at Ctrl-C
+with one line; Ctrl-C lost inside compiled code still stops the run."""
+import glob
+import itertools
+import json
+import os
+import resource
+import signal
+import subprocess
+import sys
+import time
+import types
+
+import pytest
+from typer.testing import CliRunner
+
+from experiments.cli import app
+from experiments.config import load
+from experiments.engine import ChunkStore, check_memory, play_cells
+from experiments.experiment import RunInterrupted, run_experiment
+from simcore import runner as R
+from simcore.errors import SenseiError
+
+SENSEI = os.path.join(os.path.dirname(sys.executable), "sensei")
+cli = CliRunner()
+
+
+def one_error_line(r, *words):
+    lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+    assert r.exit_code == 2 and len(lines) == 1 and lines[0].startswith("error: "), (r.exit_code, r.output)
+    assert "Traceback" not in r.output
+    for w in words:
+        assert w in lines[0], (w, lines[0])
+    return lines[0]
+
+
+# ------------------------------------------------------------------------------------------ lazy tasks
+def test_chunks_are_made_one_at_a_time():
+    gen = R.chunks(10 ** 15, 7, start=3)
+    assert isinstance(gen, types.GeneratorType)
+    assert list(itertools.islice(gen, 3)) == [(3, 10), (10, 17), (17, 24)]
+    assert list(R.chunks(10, 4)) == [(0, 4), (4, 8), (8, 10)] and R.n_chunks(10, 4) == 3
+
+
+def _task(x):
+    return x * 2
+
+
+class Enough(Exception):
+    pass
+
+
+@pytest.mark.parametrize("jobs, backend", [(1, None), (2, "threading")])
+def test_run_chunks_pulls_tasks_only_as_they_are_needed(jobs, backend):
+    """An endless stream of tasks: only a window of them is ever made ahead of the results."""
+    pulled = []
+
+    def tasks():
+        for i in itertools.count():
+            pulled.append(i)
+            yield _task, (i,)
+
+    got = []
+
+    def on_result(i, res):
+        assert res == 2 * i
+        got.append(res)
+        if len(got) == 300:
+            raise Enough
+
+    with pytest.raises(Enough):
+        R.run_chunks(tasks(), jobs, on_result, backend)
+    assert len(pulled) <= 300 + R.WINDOW * jobs + 2, len(pulled)
+
+
+def test_results_do_not_depend_on_a_tiny_chunk_size():
+    from strategies.registry import lineup
+    agents = lineup("sen", ["threshold"], 3)
+    a = R.simulate("sen", agents, n_games=40, seed=5).summary()
+    b = R.simulate("sen", agents, n_games=40, seed=5, chunk_size=1, jobs=2, backend="threading").summary()
+    assert a == b
+
+
+# ------------------------------------------------------------------------------------------ absurd sizes
+@pytest.mark.parametrize("args, words", [
+    (["--chunk-size", "0"], ["chunk size", "from 1 to"]),
+    (["--chunk-size", "-3"], ["chunk size"]),
+    (["--chunk-size", str(10 ** 12)], ["chunk size", f"{R.MAX_CHUNK:,}"]),
+    (["--games", str(2 ** 63)], ["games", "at most"]),
+    (["--games", str(10 ** 40)], ["games", "at most"]),
+])
+def test_play_refuses_absurd_sizes_in_one_line(args, words):
+    one_error_line(cli.invoke(app, ["play", "sen", *args]), *words)
+
+
+def _config(tmp_path, extra="", games=100, answer=""):
+    text = (f'title = "t"\nquestion = "q"\ngame = "sen"\nplayers = 2\ngames = {games}\n{extra}\n'
+            '[lineup]\nfocus = "threshold"\nfield = "random"\n'
+            '[sweep]\n"focus.wake" = [6, 12]\n' + (f'[report]\nanswer = "{answer}"\n' if answer else ""))
+    path = tmp_path / "big.toml"
+    path.write_text(text)
+    return str(path)
+
+
+@pytest.mark.parametrize("extra, override, words", [
+    ("chunk_size = 0", None, ["chunk_size", "from 1 to"]),
+    (f"chunk_size = {10 ** 9}", None, ["chunk_size"]),
+    ("", str(2 ** 63), ["--games"]),
+])
+def test_run_refuses_absurd_sizes_in_one_line(tmp_path, extra, override, words):
+    args = ["run", _config(tmp_path, extra), "--no-progress", "--out", str(tmp_path / "runs")]
+    one_error_line(cli.invoke(app, args + (["--games", override] if override else [])), *words)
+    assert not (tmp_path / "runs").exists() or not os.listdir(tmp_path / "runs")
+
+
+def test_a_grid_too_large_to_hold_is_refused_before_it_is_made(tmp_path):
+    axes = "".join(f'"rules.penalty" = [{", ".join(map(str, range(1, 11)))}]\n' for _ in range(1))
+    text = ('title = "t"\nquestion = "q"\ngame = "sen"\n[lineup]\nfocus = "threshold"\nfield = "random"\n'
+            '[sweep]\nplayers = [2, 3, 4, 5]\n' + axes
+            + '"focus.wake" = [' + ", ".join(map(str, range(2, 30))) + "]\n"
+            + '"field.p_wake" = [' + ", ".join(f"0.{i:03d}" for i in range(1, 999)) + "]\n")
+    path = tmp_path / "huge.toml"
+    path.write_text(text)
+    one_error_line(cli.invoke(app, ["run", str(path), "--out", str(tmp_path / "runs")]), "sweep", "1,000,000 cells")
+
+
+def test_paired_vectors_that_would_not_fit_are_refused_before_anything_runs(tmp_path):
+    # answer "best" keeps 4 float32 per deal and cell for its paired comparisons: 2**63 deals cannot fit
+    r = cli.invoke(app, ["run", _config(tmp_path, games=R.MAX_GAMES), "--out", str(tmp_path / "runs")])
+    one_error_line(r, "per-deal values", "lower games")
+    assert not (tmp_path / "runs").exists() or not os.listdir(tmp_path / "runs")
+    check_memory(load(_config(tmp_path, games=100_000)))  # a normal run passes
+    rows = tmp_path / "rows.toml"
+    rows.write_text(open(_config(tmp_path, games=10 ** 13, answer="summary")).read() + "per_game = true\n")
+    with pytest.raises(SenseiError, match="one row per game"):
+        check_memory(load(str(rows)))
+
+
+def test_keep_games_that_would_not_fit_is_refused():
+    from strategies.registry import lineup
+    with pytest.raises(SenseiError, match="one row per game"):
+        R.simulate("sen", lineup("sen", ["threshold"], 4), n_games=10 ** 14, keep_games=True)
+
+
+# ------------------------------------------------------------------------------- Ctrl-C at any moment
+def test_ctrl_c_inside_a_compiled_call_is_an_interrupt_not_a_system_error(tmp_path, monkeypatch):
+    """Ctrl-C landing as numba hands back a result surfaces as SystemError ("returned a result with an
+    exception set") caused by the KeyboardInterrupt: the run stops with RunInterrupted, chunks kept."""
+    import experiments.engine as engine
+
+    real = engine.cell_chunk
+    calls = []
+
+    def flaky(*args):
+        calls.append(1)
+        if len(calls) == 4:
+            try:
+                raise KeyboardInterrupt
+            except KeyboardInterrupt as exc:
+                raise SystemError("CPUDispatcher(<function _greedy>) returned a result with an exception set") from exc
+        return real(*args)
+
+    monkeypatch.setattr(engine, "cell_chunk", flaky)
+    with pytest.raises(RunInterrupted) as info:
+        run_experiment(_config(tmp_path, "chunk_size = 25"), out=str(tmp_path / "runs"), jobs=1)
+    assert info.value.done == 3 and "--resume" in str(info.value)
+
+
+def test_a_ctrl_c_swallowed_inside_a_chunk_still_stops_the_run():
+    """A KeyboardInterrupt cleared by code that calls back into Python (numba, llvmlite) never reaches the
+    runner; the signal is remembered and the run stops after that chunk."""
+    def swallowing(i):
+        if i == 2:
+            try:
+                signal.raise_signal(signal.SIGINT)
+            except KeyboardInterrupt:
+                pass  # as a C extension's callback would drop it
+        return i
+
+    got = []
+    with pytest.raises(KeyboardInterrupt):
+        R.run_chunks(((swallowing, (i,)) for i in range(100)), 1, lambda i, r: got.append(r))
+    assert got == [0, 1]
+
+
+def _limited(gib):
+    def pre():
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        limit = gib << 30
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    return pre
+
+
+def _interrupt(proc):
+    os.killpg(proc.pid, signal.SIGINT)  # as Ctrl-C in a terminal: the command and its workers
+    out, err = proc.communicate(timeout=60)
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert proc.returncode == 130, (proc.returncode, err)
+    assert "Traceback" not in err and "MemoryError" not in err and "Fatal" not in err, err
+    return out, lines
+
+
+def test_a_huge_play_starts_with_flat_memory_and_stops_at_ctrl_c():
+    """10**13 games under a 2 GiB address-space limit per process: the runner used to build every chunk
+    first (6.8 GB, then MemoryError); now it plays, and Ctrl-C ends it with one line."""
+    proc = subprocess.Popen([SENSEI, "play", "sen", "--games", str(10 ** 13), "--jobs", "2", "--no-progress"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            preexec_fn=_limited(2))
+    time.sleep(8)  # let it play a while (a wait, not a timed assertion)
+    assert proc.poll() is None, proc.communicate()
+    _, lines = _interrupt(proc)
+    assert len(lines) == 1 and lines[0].startswith("interrupted: ") and "of 10,000,000,000,000 games" in lines[0]
+
+
+def test_a_huge_run_starts_saves_chunks_and_stops_at_ctrl_c(tmp_path):
+    """games = 2**63 - 1 per cell (answer summary keeps no per-deal values): the run prints the size of its
+    grid, saves finished chunks with flat memory, and Ctrl-C says how to resume."""
+    cfg = _config(tmp_path, games=R.MAX_GAMES, answer="summary")
+    out = tmp_path / "runs"
+    proc = subprocess.Popen([SENSEI, "run", cfg, "--no-progress", "--no-report", "--out", str(out), "--jobs", "2"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            preexec_fn=_limited(2))
+    t0 = time.monotonic()
+    while len(glob.glob(str(out / "*" / "parts" / "*.npz"))) < 6:
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() - t0 < 120, "no finished chunks after 120 s"
+        time.sleep(0.05)
+    stdout, lines = _interrupt(proc)
+    assert stdout.startswith("grid: 2 cells x 9,223,372,036,854,775,807 deals x 2 rotations = "
+                             "36,893,488,147,419,103,228 games"), stdout
+    assert "time left: about" in stdout and "years" in stdout, stdout
+    assert len(lines) == 1 and lines[0].startswith("interrupted: ") and "--resume" in lines[0], lines
+
+
+def test_ctrl_c_during_play_with_one_job_is_one_line():
+    proc = subprocess.Popen([SENSEI, "play", "senshi", "-s", "greedy", "--games", str(10 ** 12)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    time.sleep(4)
+    assert proc.poll() is None, proc.communicate()
+    _, lines = _interrupt(proc)
+    assert len(lines) == 1 and lines[0].startswith("interrupted: "), lines
+
+
+def test_the_grid_line_and_the_time_left(tmp_path):
+    lines = []
+    res = run_experiment(_config(tmp_path, "chunk_size = 10"), log=lines.append, jobs=1)
+    assert lines[0] == "grid: 2 cells x 100 deals x 2 rotations = 400 games in chunks of up to 10"
+    assert len(lines) == 2 and lines[1].startswith("time left: about ") and "from the first 3 chunks" in lines[1]
+    assert res.manifest["games_played"] == res.manifest["games_total"] == 400
+    # a resume reads chunks back: the grid line says so, and the speed counts only what was played
+    folder = str(tmp_path / "parts")
+    cfg = load(_config(tmp_path, "chunk_size = 10"))
+    play_cells(cfg, store=ChunkStore(folder))
+    for f in sorted(os.listdir(folder))[::2]:
+        os.unlink(os.path.join(folder, f))
+    lines.clear()
+    store = ChunkStore(folder)
+    runs = play_cells(cfg, store=store, log=lines.append)
+    assert lines[0].endswith("; 20 finished chunks (200 games) are read back instead of played"), lines[0]
+    assert sum(r.games_played for r in runs) == 200 and sum(r.games_restored for r in runs) == 200

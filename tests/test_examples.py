@@ -1,0 +1,198 @@
+"""Every example in the docs (README.md, experiments/README.md) and in the docstrings runs as written.
+
+What counts as an example: a fenced ``python`` block (executed), a fenced ``toml`` block (a config is
+loaded and run with 2 deals per cell; any other TOML must parse), every ``sensei ...`` line of a plain
+fenced block, every ``>>>`` session and ``::`` literal block of a docstring (Python is executed, TOML
+parsed), and every ``Example: sensei ...`` line and ````sensei CMD ARG ...```` span of a docstring. Command lines
+with placeholders (``GAME``, ``CONFIG``, ``[--games N]``) are synopses, not examples, and are skipped;
+``--games`` is capped so that the suite stays fast (the command is otherwise run as written). Everything
+runs in a scratch folder where ``experiments/`` is the project's and ``mine.py`` is the strategy of
+``strategies/base.py``'s docstring (which says to save it under that name).
+"""
+import ast
+import glob
+import os
+import re
+import shlex
+import textwrap
+import tomllib
+
+import pytest
+from typer.testing import CliRunner
+
+from experiments.cli import app
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DOCS = ["README.md", "experiments/README.md"]
+PACKAGES = ["simcore", "strategies", "experiments", "reports"]
+PLACEHOLDER = re.compile(r"\b[A-Z][A-Z_]+\b|\[")
+RUN_FOLDER = re.compile(r"runs/[\w.-]+-\d{8}-\d{6}\b")
+GAMES_CAP = {"play": 2000, "run": 20}
+cli = CliRunner()
+
+
+# ----------------------------------------------------------------------------------- collecting
+def _md_blocks(path):
+    text = open(os.path.join(ROOT, path), encoding="utf-8").read()
+    for m in re.finditer(r"^```(\w*)\n(.*?)^```", text, re.S | re.M):
+        yield m.group(1), m.group(2), f"{path}:{text[:m.start()].count(chr(10)) + 1}"
+
+
+def _docstrings():
+    for pkg in PACKAGES:
+        for path in sorted(glob.glob(os.path.join(ROOT, pkg, "**", "*.py"), recursive=True)):
+            tree = ast.parse(open(path, encoding="utf-8").read())
+            for node in ast.walk(tree):
+                if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+                    doc = ast.get_docstring(node, clean=True)
+                    if doc:
+                        yield doc, f"{os.path.relpath(path, ROOT)}:{getattr(node, 'lineno', 1)}"
+
+
+def _literal_blocks(doc):
+    """reST literal blocks: the indented lines after a paragraph ending in ``::``."""
+    lines = doc.splitlines()
+    indent = lambda ln: len(ln) - len(ln.lstrip())  # noqa: E731
+    i = 0
+    while i < len(lines):
+        if lines[i].rstrip().endswith("::"):
+            j = i + 1
+            while j < len(lines) and not lines[j].strip():
+                j += 1
+            block = []
+            while j < len(lines) and (not lines[j].strip() or indent(lines[j]) > indent(lines[i])):
+                block.append(lines[j])
+                j += 1
+            if block:
+                yield textwrap.dedent("\n".join(block)).strip() + "\n"
+            i = j
+        else:
+            i += 1
+
+
+def _sessions(doc):
+    code = [ln.strip()[4:] for ln in doc.splitlines() if ln.strip().startswith((">>> ", "... "))]
+    if code:
+        yield "\n".join(code) + "\n"
+
+
+def _command(line):
+    line = line.strip()
+    line = re.split(r"\s{2,}#|\s#\s", line)[0].strip()
+    return line if line.startswith("sensei ") else None
+
+
+def collect():
+    python, toml, commands = [], [], []
+    for path in DOCS:
+        for lang, text, where in _md_blocks(path):
+            if lang == "python":
+                python.append((text, where))
+            elif lang == "toml":
+                toml.append((text, where))
+            elif lang in ("", "bash", "sh", "shell", "console"):
+                commands += [(c, where) for c in map(_command, text.splitlines()) if c]
+    for doc, where in _docstrings():
+        for block in _literal_blocks(doc):
+            try:
+                compile(block, where, "exec")
+                python.append((block, where))
+            except SyntaxError:
+                toml.append((block, where))
+        python += [(code, where) for code in _sessions(doc)]
+        for m in re.finditer(r"^\s*Example:\s*(sensei .*)$", doc, re.M):
+            commands.append((m.group(1).strip(), where))
+        for m in re.finditer(r"``(sensei [^`]+)``", doc):  # a command, not a mention (``sensei play --json``)
+            words = m.group(1).split()
+            if len(words) > 2 and not words[2].startswith("-"):
+                commands.append((m.group(1).strip(), where))
+    runnable = [(c, w) for c, w in commands if not PLACEHOLDER.search(c.replace("sensei ", "", 1))
+                or RUN_FOLDER.search(c)]
+    return _once(python), _once(toml), _once(runnable)
+
+
+def _once(examples):
+    """Each distinct example once (the two READMEs share sections), named by every place it is in."""
+    where: dict[str, list[str]] = {}
+    for text, w in examples:
+        where.setdefault(text, []).append(w)
+    return [(text, " ".join(ws)) for text, ws in where.items()]
+
+
+PYTHON, TOML, COMMANDS = collect()
+
+
+# ----------------------------------------------------------------------------------- running
+@pytest.fixture(scope="module")
+def scratch(tmp_path_factory):
+    """A working folder with the project's experiments/ and the docstring's mine.py."""
+    d = tmp_path_factory.mktemp("examples")
+    os.symlink(os.path.join(ROOT, "experiments"), d / "experiments")
+    import strategies.base
+    (block,) = [b for b in _literal_blocks(strategies.base.__doc__) if "class " in b]
+    (d / "mine.py").write_text(block)
+    cwd = os.getcwd()
+    os.chdir(d)
+    yield d
+    os.chdir(cwd)
+    from strategies.registry import register_files
+    register_files([])
+
+
+def _capped(args):
+    out = list(args)
+    cap = GAMES_CAP.get(out[0]) if out else None
+    for i, a in enumerate(out[:-1]):
+        if a in ("--games", "-n") and cap is not None and out[i + 1].isdigit():
+            out[i + 1] = str(min(int(out[i + 1]), cap))
+    return out
+
+
+def test_there_are_examples_to_run():
+    assert len(PYTHON) >= 3 and len(TOML) >= 2 and len(COMMANDS) >= 8, (len(PYTHON), len(TOML), len(COMMANDS))
+
+
+@pytest.mark.parametrize("code, where", PYTHON, ids=[w for _, w in PYTHON])
+def test_python_examples_run(scratch, code, where):
+    from strategies.base import Strategy
+
+    namespace = {"__name__": "example"}
+    exec(compile(code, where, "exec"), namespace)
+    # a strategy an example defines also plays (its decisions are what the example is about)
+    for obj in list(namespace.values()):
+        if isinstance(obj, type) and issubclass(obj, Strategy) and obj.__module__ == "example" and obj.game:
+            from simcore.runner import simulate
+            from simcore.registry import get_game
+            players = get_game(obj.game).default_players
+            res = simulate(obj.game, [obj()] * players, n_games=200)
+            assert res.n == 200
+
+
+@pytest.mark.parametrize("text, where", TOML, ids=[w for _, w in TOML])
+def test_toml_examples_are_valid(scratch, text, where):
+    raw = tomllib.loads(text)
+    if {"title", "question", "game"} <= set(raw):
+        from experiments.experiment import run_experiment
+        res = run_experiment(raw, games=2)
+        assert res.answer, where
+    entry = raw.get("project", {}).get("entry-points", {}).get("sensei.strategies")
+    if entry is not None:
+        from simcore.registry import game_names
+        for name, value in entry.items():
+            game, _, strategy = name.partition(".")
+            assert game in game_names() and strategy and re.fullmatch(r"[\w.]+:\w+", value), (name, value)
+
+
+@pytest.mark.parametrize("command, where", sorted(COMMANDS, key=lambda c: "report" in c[0].split()[1:2]),
+                         ids=[w for _, w in sorted(COMMANDS, key=lambda c: "report" in c[0].split()[1:2])])
+def test_command_examples_run(scratch, command, where):
+    if RUN_FOLDER.search(command):  # a run folder of the example: the one a run example made
+        made = sorted(glob.glob(os.path.join(scratch, "runs", "*", "manifest.json")))
+        if not made:
+            r = cli.invoke(app, ["run", "experiments/sen_variants.toml", "--games", "2", "--no-progress"])
+            assert r.exit_code == 0, r.output
+            made = sorted(glob.glob(os.path.join(scratch, "runs", "*", "manifest.json")))
+        command = RUN_FOLDER.sub(os.path.relpath(os.path.dirname(made[-1]), scratch), command)
+    args = _capped(shlex.split(command)[1:])
+    r = cli.invoke(app, args)
+    assert r.exit_code == 0, (where, command, r.output)

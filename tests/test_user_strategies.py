@@ -1,0 +1,319 @@
+"""A designer's own strategies: from a file named on the command line (`--strategies FILE.py`, recorded in
+the manifest, checked on resume) and from installed packages (entry point group `sensei.strategies`);
+a strategy that crashes, lacks a decision or makes an illegal move gets one line naming it (exit 2),
+and `--debug` shows the traceback."""
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+from typer.testing import CliRunner
+
+from experiments.cli import app
+from experiments.experiment import run_experiment
+from simcore.errors import SenseiError, StrategyError
+from strategies import registry
+
+SENSEI = os.path.join(os.path.dirname(sys.executable), "sensei")
+cli = CliRunner()
+
+MINE = textwrap.dedent('''
+    import dataclasses
+    from typing import ClassVar
+
+    import numpy as np
+
+    from strategies.base import param
+    from strategies.sen import Threshold
+
+
+    @dataclasses.dataclass(frozen=True)
+    class Cautious(Threshold):
+        """Threshold play that wakes at 8 unless told otherwise."""
+        name: ClassVar[str] = "cautious"
+        game: ClassVar[str] = "sen"
+        wake: int = param(8, "say WAKE UP! at this estimated total or less")
+
+
+    @dataclasses.dataclass(frozen=True)
+    class Crashy(Threshold):
+        name: ClassVar[str] = "crashy"
+        game: ClassVar[str] = "sen"
+
+        def drawn(self, obs, rng):
+            return np.asarray(obs.card) + len(obs.me) // 0
+
+
+    @dataclasses.dataclass(frozen=True)
+    class Cheat(Threshold):
+        name: ClassVar[str] = "cheat"
+        game: ClassVar[str] = "sen"
+
+        def start(self, obs, rng):
+            return np.full(len(obs.me), 1)  # always take the face-up top ...
+
+        def face_up_slot(self, obs, rng):
+            return np.full(len(obs.me), 99)  # ... into a slot nobody has
+
+
+    @dataclasses.dataclass(frozen=True)
+    class Forgetful(Threshold):
+        name: ClassVar[str] = "forgetful"
+        game: ClassVar[str] = "sen"
+        face_up_slot = None  # no face-up decision at all
+''')
+
+
+@pytest.fixture
+def mine(tmp_path):
+    path = tmp_path / "mine.py"
+    path.write_text(MINE)
+    yield str(path)
+    registry.register_files([])  # leave no file registered for the other tests
+
+
+def one_error_line(r, *words):
+    lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+    assert r.exit_code == 2 and len(lines) == 1 and lines[0].startswith("error: "), (r.exit_code, r.output)
+    assert "Traceback" not in r.output
+    for w in words:
+        assert w in lines[0], (w, lines[0])
+    return lines[0]
+
+
+# ----------------------------------------------------------------------------------- crashing strategies
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_crash_inside_a_strategy_is_one_line_naming_strategy_decision_and_error(mine, jobs):
+    r = cli.invoke(app, ["play", "sen", "-p", "2", "-s", "crashy", "-s", "threshold", "--strategies", mine, "-n", "200",
+                         "--jobs", jobs, "--chunk-size", "100"])
+    line = one_error_line(r, "strategy crashy:wake=10", "'drawn'", "ZeroDivisionError", "--debug")
+    assert len(line) < 200
+
+
+def test_debug_shows_the_traceback_of_the_strategy(mine):
+    r = cli.invoke(app, ["play", "sen", "-s", "crashy", "--strategies", mine, "-n", "50", "--debug"])
+    assert r.exit_code == 2
+    assert "Traceback" in r.stderr and "mine.py" in r.stderr and "return np.asarray(obs.card) + len(obs.me) // 0" in r.stderr
+    assert r.stderr.strip().splitlines()[-1].startswith("error: strategy crashy")
+
+
+def test_a_file_strategy_spec_crashing_in_a_worker_is_one_line(mine):
+    r = cli.invoke(app, ["play", "sen", "-s", f"{mine}:Crashy", "-n", "200", "--jobs", "2", "--chunk-size", "100"])
+    one_error_line(r, "Crashy", "'drawn'", "ZeroDivisionError")
+
+
+@pytest.mark.parametrize("name, words", [("cheat", ["illegal", "face_up"]), ("forgetful", ["face_up_slot"])])
+def test_an_illegal_move_or_a_missing_decision_is_exit_2(mine, name, words):
+    r = cli.invoke(app, ["play", "sen", "-s", name, "--strategies", mine, "-n", "100"])
+    one_error_line(r, *words)
+
+
+def test_the_python_api_raises_strategy_error_with_the_cause(mine):
+    from simcore.runner import simulate
+    registry.register_files([mine])
+    with pytest.raises(StrategyError) as info:
+        simulate("sen", registry.lineup("sen", ["crashy"], 2), n_games=20)
+    assert isinstance(info.value, SenseiError) and isinstance(info.value.__cause__, ZeroDivisionError)
+
+
+# ------------------------------------------------------------------------------- --strategies FILE.py
+CONFIG = """\
+title = "Own strategy"
+question = "Does waking at 8 pay against the default table?"
+game = "sen"
+players = 3
+games = 240
+seed = 5
+chunk_size = 60
+
+[lineup]
+focus = "{focus}"
+field = "threshold"
+
+[sweep]
+"focus.wake" = [7, 9]
+"""
+
+
+def test_a_config_names_a_strategy_of_a_file_given_on_the_command_line(mine, tmp_path):
+    cfg = tmp_path / "own.toml"
+    cfg.write_text(CONFIG.format(focus="cautious"))
+    out = tmp_path / "runs"
+    r = cli.invoke(app, ["run", str(cfg), "--strategies", mine, "--jobs", "2", "--no-progress", "--no-report",
+                         "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    (run_dir,) = os.listdir(out)
+    man = json.load(open(out / run_dir / "manifest.json"))
+    digest = registry.file_sha256(mine)
+    assert man["strategy_files"] == {os.path.abspath(mine): digest}
+    assert man["strategies_from"] == {"cautious": f"file {os.path.abspath(mine)}"}
+    assert man["fingerprint"]["strategies"] == {"cautious": f"file {os.path.abspath(mine)} sha256 {digest}"}
+    assert f"--strategies {os.path.abspath(mine)}" in man["command"]
+
+    # the same games as the shipped threshold strategy with the same parameters (a subclass: batch lane)
+    import polars as pl
+    own = pl.read_parquet(out / run_dir / "cells.parquet")
+    ref_cfg = tmp_path / "ref.toml"
+    ref_cfg.write_text(CONFIG.format(focus="threshold"))
+    ref = run_experiment(str(ref_cfg), strategy_files=[])
+    for col in ("focus_win_share", "focus_mean_score", "mean_turns"):
+        assert own[col].to_list() == ref.cells[col].to_list(), col
+
+    # without the file the name is unknown: one line
+    r = cli.invoke(app, ["run", str(cfg), "--no-progress", "--out", str(out)])
+    one_error_line(r, "unknown strategy 'cautious'")
+
+
+def test_strategies_files_mistakes_are_one_line(mine, tmp_path):
+    cfg = tmp_path / "own.toml"
+    cfg.write_text(CONFIG.format(focus="cautious"))
+    empty = tmp_path / "empty.py"
+    empty.write_text("x = 1\n")
+    clash = tmp_path / "clash.py"
+    clash.write_text(MINE.replace('"cautious"', '"threshold"'))
+    broken = tmp_path / "broken.py"
+    broken.write_text("import no_such_module_here\n")
+    for path, words in [(tmp_path / "missing.py", ["not found"]), (empty, ["no Strategy class"]),
+                        (clash, ["'threshold'", "already taken"]), (broken, ["failed to load", "ModuleNotFoundError"])]:
+        r = cli.invoke(app, ["run", str(cfg), "--strategies", str(path), "--no-progress", "--out", str(tmp_path / "r")])
+        one_error_line(r, "--strategies" if "failed" not in words[0] else "strategy file", *words)
+    r = cli.invoke(app, ["run", str(cfg), "--strategies", mine, "--strategies", mine, "--no-progress",
+                         "--out", str(tmp_path / "r")])
+    one_error_line(r, "defined twice")
+
+
+def test_a_resume_checks_the_strategy_file_is_unchanged(mine, tmp_path):
+    cfg = tmp_path / "own.toml"
+    cfg.write_text(CONFIG.format(focus="cautious"))
+    run_dir = tmp_path / "unfinished"
+    # an unfinished run folder: the state written before the first game, and no chunks yet
+    with pytest.raises(KeyboardInterrupt) as info:
+        _interrupted_run(str(cfg), mine, str(tmp_path / "runs"))
+    run_dir = info.value.run_dir
+    assert f"--strategies {os.path.abspath(mine)}" in str(info.value)
+
+    r = cli.invoke(app, ["run", str(cfg), "--resume", run_dir, "--no-progress", "--no-report"])
+    one_error_line(r, "cannot resume", "--strategies", "give it again")
+    with open(mine, "a") as fh:
+        fh.write("\n# changed\n")
+    r = cli.invoke(app, ["run", str(cfg), "--resume", run_dir, "--strategies", mine, "--no-progress", "--no-report"])
+    one_error_line(r, "cannot resume", "changed since the interrupted run")
+    with open(mine, "w") as fh:
+        fh.write(MINE)
+    r = cli.invoke(app, ["run", str(cfg), "--resume", run_dir, "--strategies", mine, "--no-progress", "--no-report"])
+    assert r.exit_code == 0, r.output
+    man = json.load(open(os.path.join(run_dir, "manifest.json")))
+    assert man["chunks_restored"] >= 1
+
+
+def _interrupted_run(cfg, mine, out):
+    """run_experiment stopped by Ctrl-C after its second finished chunk."""
+    import experiments.engine as engine
+
+    real = engine.cell_chunk
+    calls = []
+
+    def stop_after_two(*args):
+        calls.append(1)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return real(*args)
+
+    engine.cell_chunk = stop_after_two
+    try:
+        run_experiment(cfg, out=out, strategy_files=[mine])
+    finally:
+        engine.cell_chunk = real
+
+
+# ---------------------------------------------------------------------------- installed packages
+PLUGIN = textwrap.dedent('''
+    import dataclasses
+    from typing import ClassVar
+
+    from strategies.base import param
+    from strategies.sen import Threshold
+
+
+    @dataclasses.dataclass(frozen=True)
+    class Careful(Threshold):
+        """Threshold play from an installed package."""
+        name: ClassVar[str] = "careful"
+        game: ClassVar[str] = "sen"
+        wake: int = param(9, "say WAKE UP! at this estimated total or less")
+''')
+
+
+def _plugin(root, entries):
+    """An installed distribution on a folder of sys.path: a package and its dist-info with entry points."""
+    (root / "sensei_demo_plugin").mkdir()
+    (root / "sensei_demo_plugin" / "__init__.py").write_text(PLUGIN)
+    info = root / "sensei_demo_plugin-1.2.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: sensei-demo-plugin\nVersion: 1.2\n")
+    (info / "entry_points.txt").write_text("[sensei.strategies]\n" + "".join(f"{k} = {v}\n" for k, v in entries.items()))
+    return str(root)
+
+
+def test_a_strategy_registered_by_an_installed_package(tmp_path):
+    """In a fresh process (the package found through PYTHONPATH, as after pip install): a config names
+    it, and worker processes import it from the package."""
+    root = tmp_path / "site"
+    root.mkdir()
+    path = _plugin(root, {"sen.careful": "sensei_demo_plugin:Careful"})
+    env = dict(os.environ, PYTHONPATH=path + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    cfg = tmp_path / "plugin.toml"
+    cfg.write_text(CONFIG.format(focus="careful"))
+    out = tmp_path / "runs"
+    r = subprocess.run([SENSEI, "run", str(cfg), "--jobs", "2", "--no-progress", "--no-report", "--out", str(out)],
+                       capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode == 0, r.stderr
+    (run_dir,) = os.listdir(out)
+    man = json.load(open(out / run_dir / "manifest.json"))
+    assert man["strategies_from"] == {"careful": "package sensei-demo-plugin 1.2"}
+    assert man["fingerprint"]["strategies"] == {"careful": "package sensei-demo-plugin 1.2"}
+
+
+def test_broken_or_mismatched_entry_points_are_one_line_when_used(tmp_path, monkeypatch):
+    root = tmp_path / "site"
+    root.mkdir()
+    monkeypatch.syspath_prepend(_plugin(root, {"sen.careful": "sensei_demo_plugin:Careful",
+                                               "sen.broken": "sensei_demo_plugin_missing:Nope",
+                                               "senshi.careful": "sensei_demo_plugin:Careful"}))
+    out = play_ok("sen", "-s", "careful:wake=7", "-n", "50", "--json")
+    assert json.loads(out)["strategies"] == ["careful:wake=7"] * 4
+    line = one_error_line(cli.invoke(app, ["play", "sen", "-s", "broken", "-n", "10"]), "'sen.broken'",
+                          "sensei-demo-plugin 1.2", "ModuleNotFoundError")
+    assert "sensei_demo_plugin_missing:Nope" in line
+    play_ok("sen", "-s", "threshold", "-n", "10")  # shipped names never load the installed ones
+    one_error_line(cli.invoke(app, ["play", "senshi", "-s", "careful", "-n", "10"]),
+                   "whose name and game are 'careful' and 'sen'")
+
+
+def play_ok(*args):
+    r = cli.invoke(app, ["play", *args])
+    assert r.exit_code == 0, r.output
+    return r.stdout
+
+
+def test_installed_strategies_are_listed_with_their_package(tmp_path, monkeypatch):
+    root = tmp_path / "site"
+    root.mkdir()
+    monkeypatch.syspath_prepend(_plugin(root, {"sen.careful": "sensei_demo_plugin:Careful"}))
+    r = cli.invoke(app, ["strategies", "sen"])
+    assert r.exit_code == 0, r.output
+    assert "careful:wake=9  (from package sensei-demo-plugin 1.2)" in r.stdout
+    assert "Threshold play from an installed package." in r.stdout
+    assert "careful" in registry.strategy_names("sen")
+    r = cli.invoke(app, ["play", "sen", "-s", "nosuch"])
+    one_error_line(r, "unknown strategy", "careful")
+
+
+def test_an_installed_strategy_may_not_take_a_shipped_name(tmp_path, monkeypatch):
+    root = tmp_path / "site"
+    root.mkdir()
+    monkeypatch.syspath_prepend(_plugin(root, {"sen.threshold": "sensei_demo_plugin:Careful"}))
+    one_error_line(cli.invoke(app, ["strategies", "sen"]), "'threshold'", "takes the name of a strategy shipped")
+    assert cli.invoke(app, ["play", "sen", "-n", "10"]).exit_code == 0  # the shipped one is still used
