@@ -12,7 +12,8 @@ file's time stamp, not the files of the functions it calls: an engine kernel tha
 ``rng.py`` would keep its old machine code after ``rng.py`` changed. So the cache lives in a folder
 named after a fingerprint of all of sensei's engine and strategy sources
 (``~/.cache/sensei/numba/<fingerprint>``, or under ``$XDG_CACHE_HOME``; the temporary folder when that
-is not writable): any change to any of them compiles everything afresh. Setting ``NUMBA_CACHE_DIR``
+is not writable): any change to any of them compiles everything afresh. (Files that do not mention
+numba cannot hold compiled code and are left out, so editing, say, the statistics does not recompile.) Setting ``NUMBA_CACHE_DIR``
 overrides this.
 """
 from __future__ import annotations
@@ -38,8 +39,15 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE_DIRS = (_HERE, os.path.join(os.path.dirname(_HERE), "strategies"))
 
 
+_FINGERPRINTS: dict = {}
+
+
 def source_fingerprint(dirs=SOURCE_DIRS) -> str:
-    """A short hash of every Python source file below ``dirs`` (names and contents)."""
+    """A short hash of every Python source file below ``dirs`` that compiled code can be made of (the
+    files that mention numba; names and contents). Computed once per process."""
+    key = tuple(dirs)
+    if key in _FINGERPRINTS:
+        return _FINGERPRINTS[key]
     h = hashlib.sha1()
     for top in dirs:
         for root, subdirs, files in sorted(os.walk(top)):
@@ -47,10 +55,14 @@ def source_fingerprint(dirs=SOURCE_DIRS) -> str:
             for f in sorted(files):
                 if f.endswith(".py"):
                     path = os.path.join(root, f)
-                    h.update(os.path.relpath(path, os.path.dirname(top)).encode())
                     with open(path, "rb") as fh:
-                        h.update(fh.read())
-    return h.hexdigest()[:16]
+                        text = fh.read()
+                    if b"numba" not in text:
+                        continue
+                    h.update(os.path.relpath(path, os.path.dirname(top)).encode())
+                    h.update(text)
+    _FINGERPRINTS[key] = h.hexdigest()[:16]
+    return _FINGERPRINTS[key]
 
 
 def cache_folder(fingerprint: str) -> str:

@@ -330,9 +330,20 @@ class Game(abc.ABC):
     # ----- the decision protocol -----------------------------------------------------------------
     def lineup(self, agents: Sequence[Any]):
         """The :class:`simcore.lineup.Lineup` of ``agents`` (which decisions are compiled, the
-        generated module)."""
+        generated module); made once per lineup and process."""
         from .lineup import Lineup
-        return Lineup(self, agents)
+        cache = self.__dict__.setdefault("_lineups", {})
+        try:
+            key = tuple(agents)
+            hash(key)
+        except TypeError:  # agents that cannot be hashed: no cache
+            return Lineup(self, agents)
+        lu = cache.get(key)
+        if lu is None:
+            if len(cache) > 256:
+                cache.clear()
+            lu = cache[key] = Lineup(self, agents)
+        return lu
 
     def state_tuple(self, state: Any) -> tuple:
         """The state's arrays as the compiled functions take them: ``(done, turns, timeout, actor, kind,

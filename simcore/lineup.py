@@ -347,13 +347,14 @@ def _load_in_memory(text: str, plans: Sequence[_ClassPlan]):
     import warnings
 
     mod = types.ModuleType("sensei_lineup_local")
-    mod._INJECTED = {j: {d: decision_of(p.cls, d).fn for d in p.compiled} for j, p in enumerate(plans)}
+    space = vars(mod)
+    space["_INJECTED"] = {j: {d: decision_of(p.cls, d).fn for d in p.compiled} for j, p in enumerate(plans)}
+    space["_LOCAL"] = _nocache()
+    space["_LOCAL_LOOP"] = {**_nocache(), "nogil": True}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", numba.core.errors.NumbaWarning)
         exec(compile(text.replace("**NO_REFCOUNT)", "**_LOCAL)").replace("**LOOP)", "**_LOCAL_LOOP)"),
-                     "<sensei lineup>", "exec"),
-             {**vars(mod), "_LOCAL": {k: v for k, v in _nocache().items()},
-              "_LOCAL_LOOP": {**_nocache(), "nogil": True}, "__name__": mod.__name__}, vars(mod))
+                     "<sensei lineup>", "exec"), space)
     return mod
 
 
@@ -363,9 +364,19 @@ def _nocache() -> dict:
 
 
 def _compiler_message(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    lines = [t.strip() for t in text if t.strip() and not t.startswith(("File ", "During:", "^"))]
-    return lines[0] if lines else type(exc).__name__
+    """numba's first real message in an error (not the pipeline's headers), with the first place in
+    the user's or the project's code it points at."""
+    import re
+
+    text = str(exc).splitlines()
+    skip = ("Failed in ", "During:", "File ", "^", "<source elided>", "- Of which", "There are ", "Overload")
+    lines = [t.strip() for t in text if t.strip() and not t.startswith(" ") and not t.strip().startswith(skip)]
+    message = lines[0] if lines else type(exc).__name__
+    for t in text:
+        m = re.search(r'File "([^"]+)", line (\d+)', t)
+        if m and "site-packages" not in m.group(1) and "sensei_lineup_" not in m.group(1):
+            return f"{message} ({os.path.basename(m.group(1))}, line {m.group(2)})"
+    return message
 
 
 class Lineup:

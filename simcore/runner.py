@@ -354,7 +354,7 @@ class RunResult:
         return mean, lo, hi
 
     def _metric_interval(self, name: str) -> tuple[np.ndarray, np.ndarray] | None:
-        from .stats import ratio_ci
+        from .stats import ratio_sums_ci
         t = self.totals
         for m in self.game.ratio_metrics:
             if m.name != name:
@@ -366,7 +366,7 @@ class RunResult:
             if key not in t.cross:
                 return None
             num_sq = t.sumsq[m.num]
-            r, half = ratio_ci(t.sums[m.num], num_sq, _widen(t.sums[m.den], t.sums[m.num]),
+            r, half = ratio_sums_ci(t.sums[m.num], num_sq, _widen(t.sums[m.den], t.sums[m.num]),
                                _widen(t.sumsq[m.den], t.sums[m.num]), t.cross[key], self.n)
             return r - half, r + half
         col = self.game.metric_columns.get(name)
@@ -771,6 +771,16 @@ class _Accumulator:
         return total
 
 
+def local_backend(eng: Game, agents: Sequence[Any], jobs: int, backend: str | None, compiled: bool = True) -> str | None:
+    """The backend for ``jobs`` local workers when none is asked for: threads when every seat's strategy
+    plays the compiled lane (its game loop runs without the GIL, so threads play side by side with no
+    worker processes to start: many games or few, two jobs are faster than one), else worker
+    processes (the batch lane holds the GIL between its compiled steps)."""
+    if backend is not None or jobs == 1 or not compiled or not eng.decisions:
+        return backend
+    return "threading" if eng.lineup(agents).all_compiled else None
+
+
 def simulate(game: str | Game, agents: Sequence[Any], players: int | None = None, rules: Any = None,
              n_games: int = 1000, seed: int = 0, jobs: int = 1, chunk_size: int | None = None,
              keep_games: bool = False, progress: bool = False, backend: str | None = None,
@@ -812,6 +822,7 @@ def simulate(game: str | Game, agents: Sequence[Any], players: int | None = None
                      "play fewer games")
     tasks = ((play_chunk, (eng.name, players, rules, list(agents), seed, a, b, keep_games, per_game, compiled))
              for a, b in chunks(n_games, size, first_game))
+    backend = local_backend(eng, agents, jobs, backend, compiled)
     bar = _Progress(n_games, f"{eng.name} {players}p", progress)
     acc = _Accumulator()
     t0 = time.perf_counter()

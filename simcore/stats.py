@@ -35,7 +35,7 @@ def mean_ci(total, total_sq, n, alpha: float = 0.05):
     return mean, half
 
 
-def ratio_ci(num, num_sq, den, den_sq, cross, n, alpha: float = 0.05):
+def ratio_sums_ci(num, num_sq, den, den_sq, cross, n, alpha: float = 0.05):
     """Ratio of sums ``R = sum(num) / sum(den)`` and the half-width of its t interval, from sums, sums of
     squares and the sum of products over ``n`` games: the delta method (the t interval of the per-game
     linearisation ``(num - R den) / mean(den)``). Arrays work elementwise; NaN where undefined."""

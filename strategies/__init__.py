@@ -1,4 +1,4 @@
 """Strategies for every game: reference policies and heuristics, and the spec registry."""
-from .base import Strategy, param
+from .base import Strategy, decision, param
 
-__all__ = ["Strategy", "param"]
+__all__ = ["Strategy", "decision", "param"]

@@ -2,18 +2,32 @@
 
 A strategy is a ``@dataclass(frozen=True)`` deriving from :class:`Strategy`. Its fields are its
 parameters (with defaults, a type and a ``param(...)`` help text); it holds no other state and does no
-work in ``__init__``. It implements the decision methods of its game's ``Player`` interface (see
-``simcore/games/<game>.py``), each vectorized over a batch of observations, or inherits them from a
-strategy it builds on. For example, threshold play that never takes the face-up top::
+work in ``__init__``. It answers each decision kind of its game (``Game.decisions``, e.g. Sen's
+``start``, ``face_up_slot``, ``drawn``, ...) in one of two forms, or inherits the answer from a strategy
+it builds on:
+
+* a **compiled decision**: a function of ``(obs, prm, rng)`` marked with :func:`decision`, assigned to
+  the class attribute of the decision's name; ``obs`` is the engine's per-game observation view,
+  ``prm`` the strategy's parameters by name, ``rng`` its random stream (``simcore.rng``). Lineups of
+  compiled strategies play the compiled lane, built-in or not;
+* a **numpy method** ``name(self, obs, rng)`` over a batch of observations (the engine's ``observe``),
+  returning one option per game; such lineups play the batch lane.
+
+For example, threshold play that never takes the face-up top::
 
     import dataclasses
     from typing import ClassVar
 
-    import numpy as np
+    from simcore.games.sen import DRAW, FACE_UP, own_lands, top_value
+    from strategies import decision, param
+    from strategies.sen import Threshold, threshold_start
 
-    from simcore.games.sen import Start
-    from strategies import param
-    from strategies.sen import Threshold
+
+    @decision
+    def never_face_up(obs, prm, rng):
+        own = obs.mem[obs.g, obs.me, obs.me]  # what the player remembers of its own lands
+        choice = threshold_start(own, own_lands(obs), top_value(obs), prm.wake * 6)
+        return DRAW if choice == FACE_UP else choice
 
 
     @dataclasses.dataclass(frozen=True)
@@ -23,9 +37,7 @@ strategy it builds on. For example, threshold play that never takes the face-up 
         game: ClassVar[str] = "sen"
         wake: int = param(8, "say WAKE UP! when the estimated own total is at most this")
 
-        def start(self, obs, rng):
-            choice = super().start(obs, rng)  # one Start code per observed game
-            return np.where(choice == Start.FACE_UP, Start.DRAW, choice)
+        start = never_face_up
 
 Saved as ``mine.py``, it plays with ``sensei play sen -s ./mine.py:Cautious:wake=9``, or by its name
 with ``sensei play sen --strategies mine.py -s cautious:wake=9`` and in an experiment config with

@@ -1,0 +1,23 @@
+"""Strategies for the tests: ``Illegal<Game>`` answers its game's first decision kind with an option no
+rule allows (a compiled decision), for every game that follows the decision protocol."""
+from __future__ import annotations
+
+import dataclasses
+
+from simcore.registry import game_names, get_game
+from strategies.base import Strategy, decision
+
+
+@decision
+def _refuse(obs, prm, rng):
+    return 1 << 40
+
+
+for _name in game_names():
+    _eng = get_game(_name)
+    if not _eng.decisions:
+        continue
+    _cls_name = "Illegal" + _name.title().replace("-", "")
+    _cls = type(_cls_name, (Strategy,), {"game": _eng.name, _eng.decisions[0]: _refuse, "__module__": __name__,
+                                         "__qualname__": _cls_name})
+    globals()[_cls_name] = dataclasses.dataclass(frozen=True)(_cls)

@@ -1,0 +1,202 @@
+"""The decision protocol, for every registered game and strategy, in both lanes.
+
+* invariants (cards and tiles conserved, memory equal to the truth, every live game at a decision) hold
+  after every decision in the batch lane and at many points of the compiled lane's games;
+* both lanes play the same games, and a batch of one game plays as in a batch of many;
+* the leak probe: scrambling what the deciding seat cannot see changes none of its decisions (compiled
+  decisions and numpy ones alike), nor its observation;
+* ``legal`` lists exactly options that ``step`` accepts, and ``step`` refuses options it does not list
+  without changing the game.
+"""
+from __future__ import annotations
+
+import copy
+import os
+
+import numpy as np
+import pytest
+
+from simcore.game import Seats
+from simcore.registry import game_names, get_game
+from simcore.rng import Draws, game_keys, root_key
+from strategies.registry import lineup, resolve, strategies_for
+from tests.lanes import assert_same
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+EXAMPLES = {"sen": [os.path.join(HERE, "..", "examples", "strategies", "sen_threshold.py") + ":Threshold",
+                    os.path.join(HERE, "..", "examples", "strategies", "sen_numpy.py") + ":Cautious"]}
+PROTOCOL = [g for g in game_names() if get_game(g).decisions]
+
+
+def player_counts(eng):
+    return sorted({eng.min_players, eng.default_players, eng.max_players})
+
+
+def specs_of(name):
+    return list(strategies_for(name)) + EXAMPLES.get(name, [])
+
+
+def agents_for(name, spec, players):
+    return lineup(name, [spec], players)
+
+
+def compiled_walk(eng, state, seats, chunk=5):
+    """Play a batch in the compiled lane a few decisions at a time, checking the invariants between."""
+    lu = seats.lineup_for(eng)
+    for _ in range(200000):
+        if state.done.all():
+            return
+        eng.play_state(state, seats, lu, compiled=True, max_steps=chunk)
+        eng.check(state)
+    raise AssertionError("games did not end")
+
+
+@pytest.mark.parametrize("name", PROTOCOL)
+def test_every_strategy_keeps_the_invariants_in_both_lanes(name):
+    eng = get_game(name)
+    rules = eng.make_rules()
+    for players in player_counts(eng):
+        for spec in specs_of(name):
+            agents = agents_for(name, spec, players)
+            lu = eng.lineup(agents)
+            keys = game_keys(root_key(5), np.arange(12))
+            slow = eng.play(np.arange(12), players, rules, agents, root_key(5), check=True)
+            if lu.all_compiled:
+                state = eng.new_batch(keys, players, rules)
+                compiled_walk(eng, state, Seats(agents, keys))
+                assert_same(eng.outcome(state), slow, f"{spec}, {players} players")
+                fast = eng.play(np.arange(12), players, rules, agents, root_key(5))
+                assert_same(fast, slow, f"{spec}, {players} players")
+            assert (slow["turns"] > 0).all()
+
+
+@pytest.mark.parametrize("name", PROTOCOL)
+def test_batch_of_one_equals_batch_of_n_in_both_lanes(name):
+    eng = get_game(name)
+    players = eng.default_players
+    rules = eng.make_rules()
+    ids = np.arange(10, 22)
+    for spec in specs_of(name):
+        agents = agents_for(name, spec, players)
+        for compiled in (True, False):
+            together = eng.play(ids, players, rules, agents, root_key(11), compiled=compiled)
+            narrow = eng.play(ids, players, rules, agents, root_key(11), width=3, compiled=compiled)
+            assert_same(narrow, together, f"{spec} width 3")
+            for j, g in enumerate(ids[:3]):
+                alone = eng.play(np.array([g]), players, rules, agents, root_key(11), compiled=compiled)
+                for k in together:
+                    np.testing.assert_array_equal(alone[k][0], together[k][j], err_msg=f"{spec}: {k} of game {g}")
+
+
+def _probe_decisions(eng, agents, players, rules, n=10, every=3, max_steps=400):
+    """Walk the batch lane; at every ``every``-th step, compare each deciding seat's decisions on the real
+    state with those on a state whose hidden information (from that seat's view) is scrambled."""
+    keys = game_keys(root_key(3), np.arange(n))
+    state = eng.new_state(keys, players, rules) if not hasattr(eng, "new_batch") else eng.new_batch(keys, players,
+                                                                                                    rules)
+    seats = Seats(agents, keys)
+    lu = seats.lineup_for(eng)
+    S, R = eng.state_tuple(state), eng.rules_tuple(state)
+    lu.call("begin_batch", S, R, np.arange(n, dtype=np.int64))
+    draws = Draws(game_keys(root_key(99), np.arange(n)))
+    checked = changed = 0
+    for step in range(max_steps):
+        live = np.flatnonzero(~state.done)
+        if not len(live):
+            break
+        if step % every == 0:
+            for seat in range(players):
+                mine = live[state_actor(eng, state)[live] == seat]
+                if not len(mine):
+                    continue
+                other = eng.scramble_hidden(state, seat, draws)
+                counters = seats.draws.counter.copy()
+                a = eng.decide(copy.deepcopy(state), mine, seats, lu)
+                seats.draws.counter[:] = counters
+                b = eng.decide(other, mine, seats, lu)
+                seats.draws.counter[:] = counters
+                np.testing.assert_array_equal(a, b, err_msg=f"seat {seat} decides differently on hidden information")
+                va, vb = eng.observe_all(state, mine, seat), eng.observe_all(other, mine, seat)
+                for k in va:
+                    np.testing.assert_array_equal(va[k], vb[k], err_msg=f"seat {seat} sees a change in {k}")
+                checked += len(mine)
+                changed += any(not np.array_equal(v, getattr(other, f)) for f, v in vars(state).items()
+                               if isinstance(v, np.ndarray))
+        eng.step_games(state, live, seats, lu)
+    assert checked > 0 and changed > 0
+    return checked
+
+
+def state_actor(eng, state):
+    return eng.state_tuple(state)[3]
+
+
+@pytest.mark.parametrize("name", PROTOCOL)
+def test_no_decision_reads_hidden_information(name):
+    eng = get_game(name)
+    players = eng.default_players
+    rules = eng.make_rules()
+    for spec in specs_of(name):
+        _probe_decisions(eng, agents_for(name, spec, players), players, rules)
+
+
+@pytest.mark.parametrize("name", PROTOCOL)
+def test_legal_options_are_exactly_what_step_accepts(name):
+    import importlib
+
+    eng = get_game(name)
+    kernels = importlib.import_module(eng.kernels)
+    players = eng.default_players
+    rules = eng.make_rules()
+    agents = agents_for(name, list(strategies_for(name))[0], players)
+    keys = game_keys(root_key(8), np.arange(6))
+    state = eng.new_batch(keys, players, rules)
+    seats = Seats(agents, keys)
+    lu = seats.lineup_for(eng)
+    S, R = eng.state_tuple(state), eng.rules_tuple(state)
+    lu.call("begin_batch", S, R, np.arange(6, dtype=np.int64))
+    out = np.empty(getattr(kernels, "MAX_OPTIONS", 4096), dtype=np.int64)
+    rng = np.random.default_rng(1)
+    kinds = set()
+    for step in range(3000):
+        live = np.flatnonzero(~state.done)
+        if not len(live):
+            break
+        if step % 4 == 0:
+            g = int(live[step % len(live)])
+            n_opt = kernels.legal(S, R, g, out)
+            assert n_opt > 0, "a live game has no legal option"
+            options = out[:n_opt].copy()
+            kinds.add(int(S[4][g]))
+            for opt in rng.choice(options, size=min(6, n_opt), replace=False):
+                trial = copy.deepcopy(state)
+                assert kernels.step(eng.state_tuple(trial), eng.rules_tuple(trial), g, int(opt)), (
+                    f"step refuses listed option {opt} at decision {eng.decisions[S[4][g]]}")
+            listed = set(options.tolist())
+            for bad in (-(1 << 40), -9, -3, (1 << 40), max(listed) + 1, max(listed) + 977):
+                if bad in listed:
+                    continue
+                trial = copy.deepcopy(state)
+                ok = kernels.step(eng.state_tuple(trial), eng.rules_tuple(trial), g, int(bad))
+                assert not ok, f"step accepts unlisted option {bad} at decision {eng.decisions[S[4][g]]}"
+                for f, v in vars(state).items():
+                    if isinstance(v, np.ndarray):
+                        np.testing.assert_array_equal(getattr(trial, f), v, err_msg=f"a refused option changed {f}")
+        eng.step_games(state, live, seats, lu)
+    assert len(kinds) >= 2, "the walk met too few decision kinds"
+
+
+@pytest.mark.parametrize("name", PROTOCOL)
+def test_an_illegal_option_is_one_line_naming_strategy_decision_and_option(name):
+    """A compiled strategy returning an option the rules refuse stops the run with one line (both lanes)."""
+    from simcore.errors import IllegalAction
+
+    eng = get_game(name)
+    players = eng.default_players
+    bad = resolve(name, os.path.join(HERE, "strategies_for_tests.py") + f":Illegal{name.title().replace('-', '')}")
+    agents = [bad] * players
+    for compiled in (True, False):
+        with pytest.raises(IllegalAction) as err:
+            eng.play(np.arange(4), players, eng.make_rules(), agents, root_key(1), compiled=compiled)
+        text = str(err.value)
+        assert "\n" not in text and "Illegal" in text and "option" in text and eng.decisions[0] in text
