@@ -239,6 +239,10 @@ class Evaluator:
             run.vec_sum[:, a:b] += block
             self.games += b - a
             if k in played:
+                run.games_played += tot.n
+            else:
+                run.games_restored += tot.n
+            if k in played:
                 self.engine_seconds += tot.seconds
                 self.engine_games += b - a
                 # the fastest chunk's rate (the first chunks of a process also load or compile kernels)

@@ -44,9 +44,9 @@ _FINGERPRINTS: dict = {}
 
 def source_fingerprint(dirs=SOURCE_DIRS) -> str:
     """A short hash of every Python source file below ``dirs`` that compiled code can be made of (the
-    files that mention numba; names and contents). Computed once per process."""
+    files that mention numba; names and contents). The project's own folders are hashed once per process."""
     key = tuple(dirs)
-    if key in _FINGERPRINTS:
+    if key == tuple(SOURCE_DIRS) and key in _FINGERPRINTS:
         return _FINGERPRINTS[key]
     h = hashlib.sha1()
     for top in dirs:

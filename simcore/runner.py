@@ -497,8 +497,10 @@ class _Progress:
             rate = self.done / max(time.perf_counter() - self.t0, 1e-9)
             self.bar.update(self.task, completed=self.done, rate=f"{rate:,.0f} games/s")
 
-    def close(self) -> None:
+    def close(self, interrupted: bool = False) -> None:
         if self.bar is not None:
+            if interrupted:  # the bar goes: the one line that follows says how far the run got
+                self.bar.live.transient = True
             self.bar.stop()
 
 
@@ -834,9 +836,9 @@ def simulate(game: str | Game, agents: Sequence[Any], players: int | None = None
     try:
         run_chunks(tasks, jobs, take, backend, scheduler)
     except KeyboardInterrupt:
+        bar.close(interrupted=True)
         raise Interrupted(bar.done, n_games) from None
-    finally:
-        bar.close()
+    bar.close()
     return RunResult(eng, players, rules, list(agents), seed, acc.result(), time.perf_counter() - t0, jobs)
 
 

@@ -11,16 +11,19 @@ def test_fingerprint_follows_every_source_file(tmp_path):
     a, b = tmp_path / "simcore", tmp_path / "strategies"
     (a / "games").mkdir(parents=True)
     b.mkdir()
-    (a / "rng.py").write_text("X = 1\n")
-    (a / "games" / "sen.py").write_text("Y = 2\n")
-    (b / "sen.py").write_text("Z = 3\n")
+    (a / "rng.py").write_text("import numba\nX = 1\n")
+    (a / "games" / "sen.py").write_text("import numba\nY = 2\n")
+    (b / "sen.py").write_text("import numba\nZ = 3\n")
+    (b / "plain.py").write_text("Z = 3\n")             # no compiled code can come from it
     (a / "notes.txt").write_text("not a source")
     dirs = (str(a), str(b))
     first = compiled.source_fingerprint(dirs)
     assert first == compiled.source_fingerprint(dirs)
     (a / "notes.txt").write_text("changed, still not a source")
     assert compiled.source_fingerprint(dirs) == first
-    (a / "rng.py").write_text("X = 10\n")        # a called module changes
+    (b / "plain.py").write_text("Z = 4\n")
+    assert compiled.source_fingerprint(dirs) == first
+    (a / "rng.py").write_text("import numba\nX = 10\n")        # a called module changes
     second = compiled.source_fingerprint(dirs)
     assert second != first
     (a / "games" / "sen.py").rename(a / "games" / "sen2.py")  # a renamed file counts too
