@@ -427,7 +427,10 @@ class Game(abc.ABC):
         agent = seats.groups[grp]
         rng = AgentRandom(seats.draws, idx, actor, seats.players)
         res = getattr(agent, name)(self.observe(state, idx, actor), rng)
-        out = self.encode(kind, res, state, idx)
+        try:
+            out = self.encode(kind, res, state, idx)
+        except IllegalAction as exc:  # an answer that is no option at all: the engine says why
+            raise IllegalAction(f"strategy {seats.name(int(actor[0]))} (seat {int(actor[0])}) {exc}") from None
         if out.shape != (len(idx),):
             raise IllegalAction(f"strategy {seats.name(int(actor[0]))}: decision {name!r} returned the wrong "
                                 "number of values")
