@@ -20,6 +20,7 @@ from typing import ClassVar
 import numba
 import numpy as np
 
+from simcore.compiled import NO_REFCOUNT
 from simcore.games.fan_and_mallet import (CARD_COLOUR, CARD_KID, CARD_KIND, CARD_POWER, DECK, HAND, KID, N_COLOURS,
                                           N_HOUSES, STACK, TARGET, landing_house, stack_totals)
 from simcore.rng import integer
@@ -91,152 +92,192 @@ CLOSER, KEEPER, COUNTER = 0, 1, 2
 WIN_GAME = 100.0
 
 
-@numba.njit(cache=True)  # not inlined: one copy serves the three heuristics
-def evaluate(obs, mode, feed, thrift, build, kid_value, hold, min_bonus, bait, fw, iw):
-    """Score every card of the deciding seat's hand (``mode``: CLOSER, KEEPER or COUNTER) and return
-    the best slot (the first of equal scores). Writes, per slot j: ``fw[0, j]`` the score, ``fw[1, j]``
-    the closing value (+stake if the seat possesses the house the card completes, -stake if the opponent
-    does, +-100 where that ends the game; 0 for a card that does not complete its house, never 0 for one
-    that does), ``fw[2, j]`` the lead (own minus opponent power in the house after the card, for a card
-    that does not complete it), ``fw[3, j]`` a kid ghost's prospect (its bonus in the house it lands in
-    but does not complete, judged with the followers there now), ``fw[4, j]`` the danger (COUNTER),
-    ``iw[0, j]`` the house it lands in (-1 for an empty slot), ``iw[1, j]`` whether it leaves its house
-    one follower short. ``fw`` and ``iw`` are the decision's scratch space (``rng.fw``, ``rng.iw``).
+#: the heuristics' parameters in the decision's scratch row ``rng.fw[PRM]``: feed, thrift, build,
+#: kid_value, hold, min_bonus, bait
+PRM = 15
 
-    ``closer``: completing a house scores 10 x its closing value; otherwise -feed x stake x the share of
-    the opponent's colours that would land on a house left one short, plus build x the own lead (clipped
-    to +-6) in a house not left one short; minus thrift x the card's value (its power, ``kid_value`` for a
-    kid ghost). ``keeper``: ``closer``'s score, less ``hold`` for a kid ghost played on a house it does
-    not complete where its prospect is below ``min_bonus``. ``counter``: completing scores as for
-    ``closer``; otherwise -feed x stake x the danger (the chance that the opponent holds an unseen card
-    that lands on a house left one short and possesses it), plus build x the own lead (clipped), plus
-    bait x stake for a house left one short that is safe and led; minus thrift x the card's value."""
-    g, me, hand = obs.g, obs.me, obs.hand
-    stack, count, free, pawn = obs.stack[g], obs.count[g], obs.free[g], obs.pawn[g]
-    score, close, lead, prospect, danger, spend = fw[0], fw[1], fw[2], fw[3], fw[4], fw[5]
-    land, leaves4, cards, bonus = iw[0], iw[1], iw[2], iw[3]
+
+@numba.njit(**NO_REFCOUNT)  # not inlined: one copy serves the three heuristics
+def evaluate(me, hand, stack, count, free, pawn, markers, ring_faction, first_done, opp_held, mode, fw, iw):
+    """Score every card of seat ``me``'s hand ``hand`` (6,) in one game (``mode``: CLOSER, KEEPER or
+    COUNTER, the parameters in ``fw[PRM]``) and return the best slot (the first of equal scores; -1 for
+    an empty hand). The game's public rows: ``stack`` (12, 5), ``count`` (12,), ``free`` (6,) (the houses
+    that take each colour), ``pawn`` and ``markers`` (2,), ``ring_faction`` (12,), ``first_done``, and
+    ``opp_held`` the cards in the opponent's hand. ``fw`` and ``iw`` are the decision's scratch space
+    (``rng.fw``, ``rng.iw``); the scores are left in ``fw[0, 0:6]`` (0 for an empty slot).
+
+    ``closer``: completing a house scores 10 x its closing value (+stake if the seat possesses it, -stake
+    if the opponent does, +-100 where that ends the game); otherwise -feed x stake x the share of the
+    opponent's colours that would land on a house left one short (4 followers), plus build x the own
+    lead (own minus opponent power in the house after the card, clipped to +-6) in a house not left one
+    short; minus thrift x the card's value (its power, ``kid_value`` for a kid ghost). ``keeper``:
+    ``closer``'s score, less ``hold`` for a kid ghost played on a house it does not complete where its
+    ability's prospect (its bonus judged with the followers there now) is below ``min_bonus``.
+    ``counter``: completing scores as for ``closer``; otherwise -feed x stake x the danger (the chance
+    that the opponent holds an unseen card that lands on a house left one short and possesses it), plus
+    build x the own lead (clipped), plus bait x stake for a house left one short that is safe and led;
+    minus thrift x the card's value.
+
+    Where a colour lands is searched once per seat and colour: a card leaves the search of every other
+    colour unchanged, and its own colour can no longer land on the house it entered. A house without
+    kid ghosts is summed once: a spirit object placed on it adds its power and no bonus."""
+    prm, score = fw[PRM], fw[0]
+    feed, thrift, build, kid_value, hold, min_bonus, bait = prm[0], prm[1], prm[2], prm[3], prm[4], prm[5], prm[6]
+    cards, bonus, theirs, house = iw[0], iw[1], iw[2], iw[3]
     opp = 1 - me
-    stake = 1.0 if obs.first_done[g] else 2.0
-    mine_ends = obs.markers[g, me] + stake >= TARGET
-    theirs_ends = obs.markers[g, opp] + stake >= TARGET
+    stake = 1.0 if first_done else 2.0
+    mine_ends = markers[me] + stake >= TARGET
+    theirs_ends = markers[opp] + stake >= TARGET
+    pawn_me, pawn_opp = pawn[me], pawn[opp]
+    for h in range(N_HOUSES):
+        house[h] = 0  # 0: not summed yet, 1: no kid ghost (White's, Black's powers at 12 + h, 24 + h), 2: kid ghosts
+    searched = False  # the opponent's searches (``theirs``)
+    seen = -1         # the opponent's cards on the ring (bit colour * 5 + kind), once counted
+    total = 0.0
+    best = -1
+    best_s = 0.0
     for j in range(HAND):
         c = hand[j]
-        spend[j] = 0.0 if c < 0 else (kid_value if CARD_KIND[c] == KID else float(CARD_POWER[c]))
-        close[j] = 0.0
-        lead[j] = 0.0
-        leaves4[j] = 0
-        prospect[j] = 0.0
-        land[j] = -1
-        closes = False
-        reach = 0.0
-        if c >= 0:
-            col = CARD_COLOUR[c]
-            h = landing_house(free[col], pawn[me])
-            land[j] = h
-            k = count[h]
-            for i in range(STACK):
-                cards[i] = stack[h, i]
-            cards[k] = c
-            tw, tb = stack_totals(cards, k + 1, bonus)
-            if k == STACK - 1:
-                closes = True
-                win = obs.ring_faction[g, h] if tw == tb else (1 if tb > tw else 0)
-                if win == me:
-                    close[j] = WIN_GAME if mine_ends else stake
-                else:
-                    close[j] = -WIN_GAME if theirs_ends else -stake
-            else:
-                lead[j] = float(tw - tb) if me == 0 else float(tb - tw)
-                if CARD_KIND[c] == KID:
-                    prospect[j] = float(bonus[k])
-                if k == STACK - 2:  # the opponent's next card may complete it: how many of their colours land there
-                    leaves4[j] = 1
-                    hits = 0.0
-                    for oc in range(N_COLOURS):  # after the card, house h no longer takes its colour
-                        after = free[oc] & ~(1 << h) if oc == col else free[oc]
-                        if landing_house(after, pawn[opp]) == h:
-                            hits += 1.0
-                    reach = hits / 6.0
-        if closes:
-            s = 10.0 * close[j]
+        score[j] = 0.0
+        if c < 0:
+            continue
+        kid = CARD_KIND[c] == KID
+        spend = kid_value if kid else float(CARD_POWER[c])
+        col = CARD_COLOUR[c]
+        h = landing_house(free[col], pawn_me)
+        if h < 0:  # no house for the card (never in a game): not an option
+            continue
+        k = count[h]
+        if k == STACK - 2 and mode != COUNTER:
+            # left one short: ``closer`` and ``keeper`` weigh the opponent's colours that land there next,
+            # not the lead; ``keeper`` looks at a kid ghost's prospect
+            if not searched:
+                for oc in range(N_COLOURS):
+                    theirs[oc] = landing_house(free[oc], pawn_opp)
+                searched = True
+            hits = 0.0
+            for oc in range(N_COLOURS):
+                if oc != col and theirs[oc] == h:
+                    hits += 1.0
+            s = -feed * stake * (hits / 6.0) - thrift * spend
+            if mode == KEEPER and kid:
+                for i in range(k):
+                    cards[i] = stack[h, i]
+                cards[k] = c
+                stack_totals(cards, k + 1, bonus)
+                if float(bonus[k]) < min_bonus:
+                    s = s - hold
         else:
-            clipped = min(max(lead[j], -6.0), 6.0)
-            s = -feed * stake * reach + build * clipped * (0.0 if leaves4[j] else 1.0)
-        score[j] = s - thrift * spend[j]
-    if mode == COUNTER:
-        _threat(obs, land, leaves4, danger, cards, bonus)
-        for j in range(HAND):
-            if hand[j] >= 0 and close[j] != 0.0:
-                s = 10.0 * close[j]
+            if house[h] == 0:
+                tw, tb, plain = 0, 0, True
+                for i in range(k):
+                    x = stack[h, i]
+                    if CARD_KIND[x] == KID:
+                        plain = False
+                    if x < DECK:
+                        tw += CARD_KIND[x] + 1
+                    else:
+                        tb += CARD_KIND[x] + 1
+                house[h] = 1 if plain else 2
+                house[N_HOUSES + h] = tw
+                house[2 * N_HOUSES + h] = tb
+            top = 0  # the card's own bonus
+            if house[h] == 1 and not kid:
+                tw, tb = house[N_HOUSES + h], house[2 * N_HOUSES + h]
+                if c < DECK:
+                    tw += CARD_KIND[c] + 1
+                else:
+                    tb += CARD_KIND[c] + 1
             else:
-                bait_it = 1.0 if leaves4[j] and danger[j] == 0.0 and lead[j] > 0.0 else 0.0
-                s = -feed * stake * danger[j] + build * min(max(lead[j], -6.0), 6.0) + bait * stake * bait_it
-            score[j] = s - thrift * spend[j]
-    elif mode == KEEPER:
-        for j in range(HAND):
-            c = hand[j]
-            # (a card that completes its house has a closing value, never 0)
-            if c >= 0 and CARD_KIND[c] == KID and close[j] == 0.0 and prospect[j] < min_bonus:
-                score[j] = score[j] - hold
-    best = -1
-    for j in range(HAND):
-        if hand[j] >= 0 and (best < 0 or score[j] > score[best]):
+                for i in range(k):
+                    cards[i] = stack[h, i]
+                cards[k] = c
+                tw, tb = stack_totals(cards, k + 1, bonus)
+                top = bonus[k]
+            if k == STACK - 1:
+                win = ring_faction[h] if tw == tb else (1 if tb > tw else 0)
+                if win == me:
+                    close = WIN_GAME if mine_ends else stake
+                else:
+                    close = -WIN_GAME if theirs_ends else -stake
+                s = 10.0 * close - thrift * spend
+            else:
+                lead = float(tw - tb) if me == 0 else float(tb - tw)
+                clipped = min(max(lead, -6.0), 6.0)
+                if k == STACK - 2:  # (COUNTER) left one short: the danger that the opponent takes it
+                    if not searched:
+                        for oc in range(N_COLOURS):
+                            theirs[oc] = landing_house(free[oc], pawn_opp)
+                        searched = True
+                    if seen < 0:
+                        seen, total = _seen(stack, count, opp)
+                    danger = _danger(stack, ring_faction, h, c, col, opp, opp_held, seen, total, theirs, cards,
+                                     bonus)
+                    s = -feed * stake * danger + build * clipped
+                    if danger == 0.0 and lead > 0.0:
+                        s = s + bait * stake * 1.0
+                    s = s - thrift * spend
+                else:
+                    s = build * clipped - thrift * spend
+                if mode == KEEPER and kid and float(top) < min_bonus:
+                    s = s - hold
+        score[j] = s
+        if best < 0 or s > best_s:
             best = j
+            best_s = s
     return best
 
 
 @numba.njit(cache=True, inline="always")
-def _threat(obs, land, leaves4, danger, cards, bonus):
-    """``counter``'s danger of each card that leaves its house one follower short (``leaves4``, landing
-    on ``land``; 0 for other cards): the chance that the opponent, holding ``hand_n`` cards drawn at
-    random from their cards not on the ring, holds one that lands there on their next turn (after this
-    card) and possesses the house."""
-    g, me, hand = obs.g, obs.me, obs.hand
-    stack, free, pawn = obs.stack[g], obs.free[g], obs.pawn[g]
-    opp = 1 - me
-    opp_held = obs.hand_n[g, opp]
-    seen = 0  # bit t: the opponent's card t (colour * 5 + kind) is on the ring
+def _seen(stack, count, opp):
+    """The opponent's cards on the ring (bit colour * 5 + kind) and how many of theirs are not."""
+    seen = 0
     for h in range(N_HOUSES):
-        for i in range(STACK):
-            c = stack[h, i]
-            if c >= 0 and (1 if c >= DECK else 0) == opp:
-                seen |= 1 << (c - opp * DECK)
+        for i in range(count[h]):
+            x = stack[h, i]
+            if (1 if x >= DECK else 0) == opp:
+                seen |= 1 << (x - opp * DECK)
     total = 0.0
     for t in range(DECK):
         if not (seen >> t) & 1:
             total += 1.0
-    for j in range(HAND):
-        danger[j] = 0.0
-        if not leaves4[j]:
+    return seen, total
+
+
+@numba.njit(cache=True, inline="always")
+def _danger(stack, ring_faction, h, c, col, opp, opp_held, seen, total, theirs, cards, bonus):
+    """``counter``'s danger of card ``c`` (colour ``col``) left as the fourth follower of house h: the
+    chance that the opponent, holding ``opp_held`` cards drawn at random from their ``total`` cards not
+    on the ring (``seen``), holds one that lands there on their next turn (a colour other than ``col``
+    whose search from their pawn, ``theirs``, ends there) and possesses the house."""
+    for i in range(STACK - 2):
+        cards[i] = stack[h, i]
+    cards[STACK - 2] = c
+    good = 0.0
+    for tc in range(N_COLOURS):
+        if tc == col or theirs[tc] != h:
             continue
-        h = land[j]
-        col = CARD_COLOUR[hand[j]]
-        for i in range(STACK):
-            cards[i] = stack[h, i]
-        cards[STACK - 2] = hand[j]
-        good = 0.0
-        for t in range(DECK):
+        for t in range(tc * 5, tc * 5 + 5):
             if (seen >> t) & 1:
-                continue
-            tc = CARD_COLOUR[t]
-            after = free[tc] & ~(1 << h) if tc == col else free[tc]
-            if landing_house(after, pawn[opp]) != h:
                 continue
             cards[STACK - 1] = opp * DECK + t
             tw, tb = stack_totals(cards, STACK, bonus)
-            if (obs.ring_faction[g, h] if tw == tb else (1 if tb > tw else 0)) == opp:
+            if (ring_faction[h] if tw == tb else (1 if tb > tw else 0)) == opp:
                 good += 1.0
-        miss = 1.0  # P(none of the held cards is a good one)
-        for i in range(HAND):
-            if i < opp_held:
-                miss *= min(max((total - good - i) / max(total - i, 1.0), 0.0), 1.0)
-        danger[j] = 1.0 - miss
+    miss = 1.0  # P(none of the held cards is a good one)
+    for i in range(HAND):
+        if i < opp_held:
+            miss *= min(max((total - good - i) / max(total - i, 1.0), 0.0), 1.0)
+    return 1.0 - miss
 
 
 @decision
 def _heuristic_play(obs, prm, rng):
-    return evaluate(obs, prm.mode, prm.feed, prm.thrift, prm.build, prm.kid_value, prm.hold, prm.min_bonus, prm.bait,
-                    rng.fw, rng.iw)
+    g, me, p = obs.g, obs.me, rng.fw[PRM]
+    p[0], p[1], p[2], p[3], p[4], p[5], p[6] = prm.feed, prm.thrift, prm.build, prm.kid_value, prm.hold, \
+        prm.min_bonus, prm.bait
+    return evaluate(me, obs.hand, obs.stack[g], obs.count[g], obs.free[g], obs.pawn[g], obs.markers[g],
+                    obs.ring_faction[g], obs.first_done[g], obs.hand_n[g, 1 - me], prm.mode, rng.fw, rng.iw)
 
 
 @dataclass(frozen=True)

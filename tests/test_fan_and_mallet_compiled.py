@@ -19,8 +19,8 @@ from simcore.lineup import scratch
 from simcore.rng import STREAM_DEAL, game_keys, permutations, root_key, stream_keys
 from simcore.runner import simulate
 from strategies.base import Strategy, decision, param
-from strategies.fan_and_mallet import (CLOSER, COUNTER, KEEPER, STRONGEST_KEY, Closer, Counter, Keeper, RandomPlay,
-                                       Strongest, evaluate)
+from strategies.fan_and_mallet import (CLOSER, COUNTER, KEEPER, PRM, STRONGEST_KEY, Closer, Counter, Keeper,
+                                       RandomPlay, Strongest, evaluate)
 from strategies.registry import lineup, strategies_for
 from tests.lanes import assert_same, assert_same_ends
 
@@ -386,8 +386,12 @@ def test_the_command_line_names_the_strategy_the_decision_and_the_option(tmp_pat
 @numba.njit
 def _scores(S, R, idx, seat, mode, feed, thrift, build, kid_value, hold, min_bonus, bait, fw, iw, out, best):
     for i in range(idx.shape[0]):
-        best[i] = evaluate(observe(S, R, idx[i], seat), mode, feed, thrift, build, kid_value, hold, min_bonus, bait,
-                           fw, iw)
+        ob = observe(S, R, idx[i], seat)
+        g = ob.g
+        prm = fw[PRM]
+        prm[0], prm[1], prm[2], prm[3], prm[4], prm[5], prm[6] = feed, thrift, build, kid_value, hold, min_bonus, bait
+        best[i] = evaluate(seat, ob.hand, ob.stack[g], ob.count[g], ob.free[g], ob.pawn[g], ob.markers[g],
+                           ob.ring_faction[g], ob.first_done[g], ob.hand_n[g, 1 - seat], mode, fw, iw)
         for j in range(HAND):
             out[i, j] = fw[0, j]
 

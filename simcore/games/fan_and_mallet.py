@@ -275,7 +275,7 @@ def _land_batch(colours, pawn, colour, out):
 # ----------------------------------------------------------------------------------------------------
 # rule steps: scalar per-game kernels
 
-@numba.njit(cache=True)  # not inlined: the deal is called from ``begin`` and from the end of a game
+@numba.njit(**NO_REFCOUNT)  # not inlined: the deal is called from ``begin`` and from the end of a game
 def _deal_game(g, deal_keys, game_no, start, ring_colour, ring_faction, colours, free, stack, count, owner, hand,
                hand_n, deck, deck_pos, pawn, markers, first_done, first_winner, ring_perm, deck_perm):
     """Set up game number ``game_no[g]`` of the match in game g: ring, decks, hands, pawns. The shuffles
@@ -319,7 +319,7 @@ def _deal_batch(idx, deal_keys, game_no, start, ring_colour, ring_faction, colou
                    hand, hand_n, deck, deck_pos, pawn, markers, first_done, first_winner, ring_perm, deck_perm)
 
 
-@numba.njit(cache=True)  # not inlined: a possession comes about once in four cards
+@numba.njit(**NO_REFCOUNT)  # not inlined: a possession comes about once in four cards
 def _possess(g, h, stack, owner, ring_faction, markers, first_done, first_winner, houses, first_white, ties,
              ties_white_house, ab_kids, ab_bonus, ab_swing, bonus):
     """House h of game g has just received its fifth follower: score it, place the markers (2 for the
@@ -358,7 +358,7 @@ def _possess(g, h, stack, owner, ring_faction, markers, first_done, first_winner
     return win
 
 
-@numba.njit(cache=True)  # not inlined: once per game
+@numba.njit(**NO_REFCOUNT)  # not inlined: once per game
 def _end_game(g, match_points, markers, points, first_winner, first_winner_won, winner, done, game_no, to_move):
     """Game g was just won (a player placed the 7th marker): end it, or, in a match (``match_points`` > 0),
     score the loser's unused markers and, unless the match is won, start the next game's number with the
@@ -421,7 +421,7 @@ FanAndMalletView = namedtuple("FanAndMalletView", [
     "pawn", "markers", "deck_pos", "points", "first_done", "game_no", "turns", "match_points"])
 
 
-@numba.njit(cache=True)
+@numba.njit(**NO_REFCOUNT)
 def begin(S, R, g):
     """Deal game g (nothing if it has begun or is over); the first decision is White's card."""
     if S[_KIND][g] < 0 and not S[_DONE][g]:
@@ -431,7 +431,7 @@ def begin(S, R, g):
         S[_KIND][g] = Decision.CARD
 
 
-@numba.njit(cache=True)
+@numba.njit(**NO_REFCOUNT)
 def _k_begin(S, R, idx):
     for i in range(idx.shape[0]):
         begin(S, R, idx[i])
@@ -449,7 +449,7 @@ def _target(S, g, a, opt):
     return landing_house(S[_FREE][g, CARD_COLOUR[c]], S[_PAWN][g, a])
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def step(S, R, g, opt):
     """Player ``to_move`` plays the card in hand slot ``opt`` in game g: placement, possession, the win
     check (the winner of the 7th marker wins at once and draws nothing; in a match the next game is
@@ -511,7 +511,7 @@ def observe(S, R, g, seat):
                             S[_DECK_POS], S[_POINTS], S[_FIRST_DONE], S[_GAME_NO], S[_TURNS], R[_R_MATCH])
 
 
-@numba.njit(cache=True)
+@numba.njit(**NO_REFCOUNT)
 def legal(S, R, g, out):
     """The legal options at game g's current decision into ``out`` (length >= 6): the hand slots that
     hold a card (every card has a house in a real game); returns how many."""
