@@ -145,34 +145,67 @@ _LOWBIT = np.array([-1] + [(x & -x).bit_length() - 1 for x in range(1, 1 << N_HO
 _ALL = (1 << N_HOUSES) - 1
 
 
+def _mirror_table() -> np.ndarray:
+    """Mirror's bonus by (stop mask, position): the spirit objects in the unbroken runs directly beneath
+    and above position i, where bit j of the 5-bit stop mask is set for a kid ghost at j or j past the
+    top of the stack."""
+    out = np.zeros(32 * STACK, dtype=np.int64)
+    for stop in range(32):
+        for i in range(STACK):
+            run = 0
+            j = i - 1
+            while j >= 0 and not (stop >> j) & 1:
+                run += 1
+                j -= 1
+            j = i + 1
+            while j < STACK and not (stop >> j) & 1:
+                run += 1
+                j += 1
+            out[stop * STACK + i] = run
+    return out
+
+
+#: Mirror's bonus, see :func:`_mirror_table`
+_MIRROR = _mirror_table()
+#: Bucket's bonus by the values 1..4 shown by spirit objects (bit v - 1): the largest value not shown, or 0
+_BUCKET = np.array([max([v for v in range(1, 5) if not (m >> (v - 1)) & 1] or [0]) for m in range(16)],
+                   dtype=np.int64)
+#: the number of set bits of a 5-bit mask
+_POP5 = np.array([bin(m).count("1") for m in range(32)], dtype=np.int64)
+
+
 @numba.njit(cache=True, inline="always")
 def stack_totals(st, n, bonus):
     """Bonuses (written to ``bonus``) and faction totals (White, Black) of the first ``n`` followers of
     stack ``st`` (card codes, placement order): the possession scoring, also of a partial stack judged as
-    if it were complete."""
-    shown = 0  # bit v: a spirit object shows v
-    kids = 0  # bit i: follower i is a kid ghost
-    n_white = 0
-    alt = True
-    tw = 0  # base powers by faction; the bonuses are added below
+    if it were complete. A house holds at most one follower of each colour, so at most one kid ghost of
+    each ability; every ability's bonus is worked out without branches (tables for Bucket and Mirror)
+    and the Mortar's last."""
+    shown = 0   # bit v: a spirit object shows v
+    kids = 0    # bit i: follower i is a kid ghost
+    whites = 0  # bit i: follower i is White's
+    tw = 0      # base powers by faction; the bonuses are added below
     tb = 0
-    prev = -1
-    for i in range(n):  # without branches: kid ghosts are rare and unpredictable
+    for i in range(n):
         c = st[i]
         bonus[i] = 0
-        black = 1 if c >= DECK else 0
-        alt &= black != prev
-        prev = black
+        white = 1 if c < DECK else 0
         kind = CARD_KIND[c]
         kid = 1 if kind == KID else 0
         kids |= kid << i
+        whites |= white << i
         shown |= (1 - kid) << (kind + 1)
         p = kind + 1 - kid * kind  # a kid ghost's base power is 1
-        n_white += 1 - black
-        tw += p * (1 - black)
-        tb += p * black
+        tw += p * white
+        tb += p * (1 - white)
     if kids == 0:
         return tw, tb
+    full = (1 << n) - 1
+    n_white = _POP5[whites]
+    pairs = full >> 1
+    alt = ((whites ^ (whites >> 1)) & pairs) == pairs  # the factions alternate
+    bucket = _BUCKET[(shown >> 1) & 15]
+    stop = kids | (31 & ~full)
     mortar = -1
     left = kids
     while left:
@@ -180,44 +213,22 @@ def stack_totals(st, n, bonus):
         left &= left - 1
         c = st[i]
         col = CARD_COLOUR[c]
-        b = 0
-        if col == UMBRELLA:
-            if i > 0 and not (kids >> (i - 1)) & 1:
-                b = CARD_KIND[st[i - 1]] + 1
-        elif col == BUCKET:
-            for v in range(4, 0, -1):
-                if not (shown >> v) & 1:
-                    b = v
-                    break
-        elif col == MIRROR:
-            j = i - 1
-            while j >= 0 and not (kids >> j) & 1:
-                b += 1
-                j -= 1
-            j = i + 1
-            while j < n and not (kids >> j) & 1:
-                b += 1
-                j += 1
-        elif col == MORTAR:
+        white = 1 if c < DECK else 0
+        below = st[i - 1] if i > 0 else c
+        umbrella = (CARD_KIND[below] + 1) * (1 if i > 0 and not (kids >> (i - 1)) & 1 else 0)
+        own = n_white if white else n - n_white
+        b = (umbrella * (col == UMBRELLA) + bucket * (col == BUCKET) + _MIRROR[stop * STACK + i] * (col == MIRROR)
+             + 4 * ((col == CAULDRON) & (own <= 2)) + 4 * ((col == HATCHET) & alt))
+        if col == MORTAR:
             mortar = i  # evaluated after every other kid ghost
-            continue
-        elif col == CAULDRON:
-            own = n_white if c < DECK else n - n_white
-            if own <= 2:
-                b = 4
-        elif alt:  # HATCHET
-            b = 4
         bonus[i] = b
-        if c < DECK:
-            tw += b
-        else:
-            tb += b
+        tw += b * white
+        tb += b * (1 - white)
     if mortar >= 0:
         odd = 0
         for i in range(n):
-            if i != mortar:
-                p = (1 if (kids >> i) & 1 else CARD_KIND[st[i]] + 1) + bonus[i]
-                odd += p & 1
+            p = (1 if (kids >> i) & 1 else CARD_KIND[st[i]] + 1) + bonus[i]
+            odd += (p & 1) * (i != mortar)
         bonus[mortar] = odd
         if st[mortar] < DECK:
             tw += odd
