@@ -123,15 +123,15 @@ def evaluate(me, hand, stack, count, free, pawn, markers, ring_faction, first_do
     kid ghosts is summed once: a spirit object placed on it adds its power and no bonus."""
     prm, score = fw[PRM], fw[0]
     feed, thrift, build, kid_value, hold, min_bonus, bait = prm[0], prm[1], prm[2], prm[3], prm[4], prm[5], prm[6]
-    cards, bonus, theirs, house = iw[0], iw[1], iw[2], iw[3]
+    cards, bonus, theirs, sums = iw[0], iw[1], iw[2], iw[3]
     opp = 1 - me
     stake = 1.0 if first_done else 2.0
     mine_ends = markers[me] + stake >= TARGET
     theirs_ends = markers[opp] + stake >= TARGET
     pawn_me, pawn_opp = pawn[me], pawn[opp]
-    for h in range(N_HOUSES):
-        house[h] = 0  # 0: not summed yet, 1: no kid ghost (White's, Black's powers at 12 + h, 24 + h), 2: kid ghosts
-    searched = False  # the opponent's searches (``theirs``)
+    summed = 0        # bit h: house h is summed: White's and Black's powers in sums[h], sums[12 + h]
+    kidful = 0        # bit h: house h holds a kid ghost
+    lands = -1        # per house (4 bits each), how many of the opponent's colours land there (-1: not searched)
     seen = -1         # the opponent's cards on the ring (bit colour * 5 + kind), once counted
     total = 0.0
     best = -1
@@ -148,18 +148,17 @@ def evaluate(me, hand, stack, count, free, pawn, markers, ring_faction, first_do
         if h < 0:  # no house for the card (never in a game): not an option
             continue
         k = count[h]
-        if k == STACK - 2 and mode != COUNTER:
-            # left one short: ``closer`` and ``keeper`` weigh the opponent's colours that land there next,
-            # not the lead; ``keeper`` looks at a kid ghost's prospect
-            if not searched:
-                for oc in range(N_COLOURS):
-                    theirs[oc] = landing_house(free[oc], pawn_opp)
-                searched = True
-            hits = 0.0
+        if k == STACK - 2 and lands < 0:
+            lands = 0
             for oc in range(N_COLOURS):
-                if oc != col and theirs[oc] == h:
-                    hits += 1.0
-            s = -feed * stake * (hits / 6.0) - thrift * spend
+                t = landing_house(free[oc], pawn_opp)
+                theirs[oc] = t
+                lands += (1 << (4 * t)) if t >= 0 else 0
+        if k == STACK - 2 and mode != COUNTER:
+            # left one short: ``closer`` and ``keeper`` weigh the opponent's colours that land there next
+            # (their own colour no longer does), not the lead; ``keeper`` looks at a kid ghost's prospect
+            hits = ((lands >> (4 * h)) & 15) - (1 if theirs[col] == h else 0)
+            s = -feed * stake * (float(hits) / 6.0) - thrift * spend
             if mode == KEEPER and kid:
                 for i in range(k):
                     cards[i] = stack[h, i]
@@ -168,22 +167,22 @@ def evaluate(me, hand, stack, count, free, pawn, markers, ring_faction, first_do
                 if float(bonus[k]) < min_bonus:
                     s = s - hold
         else:
-            if house[h] == 0:
-                tw, tb, plain = 0, 0, True
+            if not (summed >> h) & 1:
+                tw, tb, kids = 0, 0, 0
                 for i in range(k):
                     x = stack[h, i]
-                    if CARD_KIND[x] == KID:
-                        plain = False
-                    if x < DECK:
-                        tw += CARD_KIND[x] + 1
-                    else:
-                        tb += CARD_KIND[x] + 1
-                house[h] = 1 if plain else 2
-                house[N_HOUSES + h] = tw
-                house[2 * N_HOUSES + h] = tb
+                    kind = CARD_KIND[x]
+                    black = 1 if x >= DECK else 0
+                    kids |= 1 if kind == KID else 0
+                    tw += (kind + 1) * (1 - black)
+                    tb += (kind + 1) * black
+                summed |= 1 << h
+                kidful |= kids << h
+                sums[h] = tw
+                sums[N_HOUSES + h] = tb
             top = 0  # the card's own bonus
-            if house[h] == 1 and not kid:
-                tw, tb = house[N_HOUSES + h], house[2 * N_HOUSES + h]
+            if not kid and not (kidful >> h) & 1:
+                tw, tb = sums[h], sums[N_HOUSES + h]
                 if c < DECK:
                     tw += CARD_KIND[c] + 1
                 else:
@@ -205,10 +204,6 @@ def evaluate(me, hand, stack, count, free, pawn, markers, ring_faction, first_do
                 lead = float(tw - tb) if me == 0 else float(tb - tw)
                 clipped = min(max(lead, -6.0), 6.0)
                 if k == STACK - 2:  # (COUNTER) left one short: the danger that the opponent takes it
-                    if not searched:
-                        for oc in range(N_COLOURS):
-                            theirs[oc] = landing_house(free[oc], pawn_opp)
-                        searched = True
                     if seen < 0:
                         seen, total = _seen(stack, count, opp)
                     danger = _danger(stack, ring_faction, h, c, col, opp, opp_held, seen, total, theirs, cards,
@@ -249,10 +244,18 @@ def _danger(stack, ring_faction, h, c, col, opp, opp_held, seen, total, theirs, 
     """``counter``'s danger of card ``c`` (colour ``col``) left as the fourth follower of house h: the
     chance that the opponent, holding ``opp_held`` cards drawn at random from their ``total`` cards not
     on the ring (``seen``), holds one that lands there on their next turn (a colour other than ``col``
-    whose search from their pawn, ``theirs``, ends there) and possesses the house."""
-    for i in range(STACK - 2):
-        cards[i] = stack[h, i]
-    cards[STACK - 2] = c
+    whose search from their pawn, ``theirs``, ends there) and possesses the house. On four followers
+    without a kid ghost a spirit object adds its power and no bonus."""
+    tw0, tb0, plain = 0, 0, CARD_KIND[c] != KID
+    for i in range(STACK - 1):
+        x = stack[h, i] if i < STACK - 2 else c
+        cards[i] = x
+        kind = CARD_KIND[x]
+        black = 1 if x >= DECK else 0
+        plain &= kind != KID
+        tw0 += (kind + 1) * (1 - black)
+        tb0 += (kind + 1) * black
+    hf = ring_faction[h]
     good = 0.0
     for tc in range(N_COLOURS):
         if tc == col or theirs[tc] != h:
@@ -260,9 +263,13 @@ def _danger(stack, ring_faction, h, c, col, opp, opp_held, seen, total, theirs, 
         for t in range(tc * 5, tc * 5 + 5):
             if (seen >> t) & 1:
                 continue
-            cards[STACK - 1] = opp * DECK + t
-            tw, tb = stack_totals(cards, STACK, bonus)
-            if (ring_faction[h] if tw == tb else (1 if tb > tw else 0)) == opp:
+            if plain and t % 5 != KID:
+                p = t % 5 + 1
+                tw, tb = (tw0, tb0 + p) if opp == 1 else (tw0 + p, tb0)
+            else:
+                cards[STACK - 1] = opp * DECK + t
+                tw, tb = stack_totals(cards, STACK, bonus)
+            if (hf if tw == tb else (1 if tb > tw else 0)) == opp:
                 good += 1.0
     miss = 1.0  # P(none of the held cards is a good one)
     for i in range(HAND):
