@@ -21,9 +21,9 @@ import numba
 import numpy as np
 
 from simcore.compiled import NO_REFCOUNT
-from simcore.games.fan_and_mallet import (CARD_COLOUR, CARD_KID, CARD_KIND, CARD_POWER, DECK, HAND, KID, N_COLOURS,
-                                          N_HOUSES, STACK, TARGET, landing_house, stack_totals)
-from simcore.rng import integer
+from simcore.games.fan_and_mallet import (_LOWBIT, CARD_COLOUR, CARD_KID, CARD_KIND, CARD_POWER, DECK, HAND, KID,
+                                          N_COLOURS, N_HOUSES, STACK, TARGET, landing_house, stack_totals)
+from simcore.rng import draw_base, integer_below, uniform_at
 
 from .base import Strategy, decision, param
 
@@ -33,10 +33,31 @@ GAME = "fan-and-mallet"
 # ------------------------------------------------------------------------------------------------------
 # the reference policies
 
+#: ``random``'s scratch row: ``fw[AHEAD, seat]`` the uniform of the seat's next draw, worked out one decision
+#: ahead, and ``iw[AHEAD, 3 * seat: 3 * seat + 3]`` the (stream, draw number, stream key) it belongs to
+AHEAD = 14
+
+
 @decision
 def _random_play(obs, prm, rng):
-    """A card chosen uniformly from the hand (one draw; the hand fills slots 0..hand_n-1)."""
-    return integer(rng, obs.hand_n[obs.g, obs.me])
+    """A card chosen uniformly from the hand (one draw, ``AgentRandom.integers(hand size)``; the hand
+    fills slots 0..hand_n-1). The uniform of the seat's next draw is worked out now, while the rules of
+    this turn run, and used at its next decision if the scratch row still holds it for that draw."""
+    f, me = rng.f, obs.me
+    c = rng.counter[f]
+    key = np.int64(rng.keys[f])
+    tag = rng.iw[AHEAD]
+    if tag[3 * me] == f and tag[3 * me + 1] == c and tag[3 * me + 2] == key:
+        u = rng.fw[AHEAD, me]
+        rng.counter[f] = c + 1
+    else:
+        u = uniform_at(draw_base(rng.keys, rng.counter, f), 0)
+    rng.fw[AHEAD, me] = uniform_at(draw_base(rng.keys, rng.counter, f), 0)  # the next draw, not taken
+    rng.counter[f] = c + 1
+    tag[3 * me] = f
+    tag[3 * me + 1] = c + 1
+    tag[3 * me + 2] = key
+    return integer_below(u, obs.hand_n[obs.g, me])
 
 
 @dataclass(frozen=True)
@@ -230,13 +251,16 @@ def _seen(stack, count, opp):
     for h in range(N_HOUSES):
         for i in range(count[h]):
             x = stack[h, i]
-            if (1 if x >= DECK else 0) == opp:
-                seen |= 1 << (x - opp * DECK)
-    total = 0.0
-    for t in range(DECK):
-        if not (seen >> t) & 1:
-            total += 1.0
-    return seen, total
+            seen |= (1 if (x >= DECK) == (opp == 1) else 0) << (x % DECK)
+    x = seen - ((seen >> 1) & 0x55555555)  # the number of set bits, by halves
+    x = (x & 0x33333333) + ((x >> 2) & 0x33333333)
+    x = (x + (x >> 4)) & 0x0F0F0F0F
+    return seen, float(DECK - (((x * 0x01010101) >> 24) & 0xFF))
+
+#: the spirit objects' powers p in 1..4 (bit p - 1) at least ``t``, by t + 4 (t from -4 to 5)
+_AT_LEAST = np.array([sum(1 << (p - 1) for p in range(1, 5) if p >= t) for t in range(-4, 6)], dtype=np.int64)
+#: the number of set bits of a 4-bit mask
+_POP4 = np.array([bin(m).count("1") for m in range(16)], dtype=np.int64)
 
 
 @numba.njit(cache=True, inline="always")
@@ -245,30 +269,36 @@ def _danger(stack, ring_faction, h, c, col, opp, opp_held, seen, total, theirs, 
     chance that the opponent, holding ``opp_held`` cards drawn at random from their ``total`` cards not
     on the ring (``seen``), holds one that lands there on their next turn (a colour other than ``col``
     whose search from their pawn, ``theirs``, ends there) and possesses the house. On four followers
-    without a kid ghost a spirit object adds its power and no bonus."""
-    tw0, tb0, plain = 0, 0, CARD_KIND[c] != KID
+    without a kid ghost a spirit object of power p adds p and no bonus: the opponent's unseen spirit
+    objects of a colour that win are those with p at least the margin they must make up."""
+    own_p, opp_p, plain = 0, 0, CARD_KIND[c] != KID
     for i in range(STACK - 1):
         x = stack[h, i] if i < STACK - 2 else c
         cards[i] = x
         kind = CARD_KIND[x]
-        black = 1 if x >= DECK else 0
         plain &= kind != KID
-        tw0 += (kind + 1) * (1 - black)
-        tb0 += (kind + 1) * black
+        if (x >= DECK) == (opp == 1):
+            opp_p += kind + 1
+        else:
+            own_p += kind + 1
     hf = ring_faction[h]
+    need = own_p - opp_p + (0 if hf == opp else 1)  # the power that possesses it for the opponent
     good = 0.0
     for tc in range(N_COLOURS):
         if tc == col or theirs[tc] != h:
             continue
-        for t in range(tc * 5, tc * 5 + 5):
-            if (seen >> t) & 1:
-                continue
-            if plain and t % 5 != KID:
-                p = t % 5 + 1
-                tw, tb = (tw0, tb0 + p) if opp == 1 else (tw0 + p, tb0)
-            else:
-                cards[STACK - 1] = opp * DECK + t
-                tw, tb = stack_totals(cards, STACK, bonus)
+        unseen = ~(seen >> (tc * 5)) & 31  # bit kind: the opponent's card of colour tc and that kind is unseen
+        if plain:
+            t = min(max(need, -4), 5)
+            good += float(_POP4[unseen & 15 & _AT_LEAST[t + 4]])
+            kinds = unseen & 16  # the kid ghost, if unseen, is scored in full
+        else:
+            kinds = unseen
+        while kinds:
+            kind = _LOWBIT[kinds]
+            kinds &= kinds - 1
+            cards[STACK - 1] = opp * DECK + tc * 5 + kind
+            tw, tb = stack_totals(cards, STACK, bonus)
             if (hf if tw == tb else (1 if tb > tw else 0)) == opp:
                 good += 1.0
     miss = 1.0  # P(none of the held cards is a good one)

@@ -286,7 +286,7 @@ def _land_batch(colours, pawn, colour, out):
 # ----------------------------------------------------------------------------------------------------
 # rule steps: scalar per-game kernels
 
-@numba.njit(**NO_REFCOUNT)  # not inlined: the deal is called from ``begin`` and from the end of a game
+@numba.njit(cache=True, inline="always")
 def _deal_game(g, deal_keys, game_no, start, ring_colour, ring_faction, colours, free, stack, count, owner, hand,
                hand_n, deck, deck_pos, pawn, markers, first_done, first_winner, ring_perm, deck_perm):
     """Set up game number ``game_no[g]`` of the match in game g: ring, decks, hands, pawns. The shuffles
@@ -330,7 +330,7 @@ def _deal_batch(idx, deal_keys, game_no, start, ring_colour, ring_faction, colou
                    hand, hand_n, deck, deck_pos, pawn, markers, first_done, first_winner, ring_perm, deck_perm)
 
 
-@numba.njit(**NO_REFCOUNT)  # not inlined: a possession comes about once in four cards
+@numba.njit(cache=True, inline="always")
 def _possess(g, h, stack, owner, ring_faction, markers, first_done, first_winner, houses, first_white, ties,
              ties_white_house, ab_kids, ab_bonus, ab_swing, bonus):
     """House h of game g has just received its fifth follower: score it, place the markers (2 for the
@@ -369,7 +369,7 @@ def _possess(g, h, stack, owner, ring_faction, markers, first_done, first_winner
     return win
 
 
-@numba.njit(**NO_REFCOUNT)  # not inlined: once per game
+@numba.njit(cache=True, inline="always")
 def _end_game(g, match_points, markers, points, first_winner, first_winner_won, winner, done, game_no, to_move):
     """Game g was just won (a player placed the 7th marker): end it, or, in a match (``match_points`` > 0),
     score the loser's unused markers and, unless the match is won, start the next game's number with the
@@ -432,7 +432,7 @@ FanAndMalletView = namedtuple("FanAndMalletView", [
     "pawn", "markers", "deck_pos", "points", "first_done", "game_no", "turns", "match_points"])
 
 
-@numba.njit(**NO_REFCOUNT)
+@numba.njit(cache=True, inline="always")
 def begin(S, R, g):
     """Deal game g (nothing if it has begun or is over); the first decision is White's card."""
     if S[_KIND][g] < 0 and not S[_DONE][g]:
