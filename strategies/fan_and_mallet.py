@@ -10,7 +10,12 @@ who would possess it, whether it leaves a house one follower short for the oppon
 engine's placement search (``landing_house``) and possession scoring (``stack_totals``), and differ in
 what they weigh: ``closer`` plays for the house about to be possessed, ``keeper`` also saves kid ghosts
 for the houses where their ability pays, ``counter`` counts the opponent's unseen cards to judge the
-danger of a house left one short.
+danger of a house left one short. Their evaluation (:func:`evaluate`) is compiled once for the three
+(``mode`` tells them apart) and called with the game's rows only, so that the drivers' loops stay small.
+
+Scratch space (``rng.iw``, ``rng.fw``, 16 x 64, not kept between decisions): the heuristics use rows 0 to
+3 and :data:`PRM`; ``random`` keeps its seat's next uniform in row :data:`AHEAD`, tagged with the draw it
+belongs to (a tag that does not match is simply worked out again, so any strategy may use any row).
 """
 from __future__ import annotations
 

@@ -284,7 +284,7 @@ def _land_batch(colours, pawn, colour, out):
 
 
 # ----------------------------------------------------------------------------------------------------
-# rule steps: scalar per-game kernels
+# rule steps: scalar per-game kernels (inlined into ``begin`` and ``step``, see the decision protocol)
 
 @numba.njit(cache=True, inline="always")
 def _deal_game(g, deal_keys, game_no, start, ring_colour, ring_faction, colours, free, stack, count, owner, hand,
@@ -399,6 +399,12 @@ def _end_game(g, match_points, markers, points, first_winner, first_winner_won, 
 # the rules to the next decision (placement, possession, the win check, the end of a game of a match
 # and the next deal, the draw, the change of player), ``observe`` is what the deciding seat may know,
 # ``legal`` lists the options. Both lanes (the generic drivers of simcore) play the game through them.
+#
+# ``begin`` and ``step``, with the rule steps they call, are inlined into the drivers' loops (numba's
+# ``inline="always"``): a call would pass the whole state tuple (32 arrays, some 300 machine words) by
+# value at every turn, which costs more than the rules of a turn. Each driver (the compiled lane's loop,
+# the batch lane's step and begin loops) gets one copy; the deal, the possession and the end of a game
+# are each written once.
 # ----------------------------------------------------------------------------------------------------
 
 
