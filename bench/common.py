@@ -52,7 +52,10 @@ def engine_vs_oracle(game: str, players: int, policy: str, oracle: Callable[[int
     eng, ora = alternate(engine, run_oracle, seconds)
     from simcore.registry import get_game
     eng_obj = get_game(game)
-    fast = compiled and eng_obj.compiled_lineup(agents, players, eng_obj.make_rules({})) is not None
+    if eng_obj.decisions:  # the decision protocol: the compiled lane plays lineups of compiled decisions
+        fast = compiled and eng_obj.lineup(agents).all_compiled
+    else:
+        fast = compiled and eng_obj.compiled_lineup(agents, players, eng_obj.make_rules({})) is not None
     return {"game": game, "players": players, "policy": policy, "lane": "compiled" if fast else "batch",
             "engine_games_per_s": round(eng),
             "oracle_games_per_s": round(ora), "ratio": round(eng / ora, 1)}

@@ -1,5 +1,6 @@
 """``make bench``: one table for every game: engine games per second on one core, the plain-Python
-oracle's speed and the ratio, the speed-up of 2 workers over 1, and peak memory of a large run.
+oracle's speed and the ratio, the speed-up of 2 workers over 1, every heuristic's speed as a share of
+its game's reference policy (for the games whose bench module measures it), and peak memory of a large run.
 
 ``python -m bench.run [--seconds S] [--big-games N] [--quick]``. Figures are measured in one run on one
 machine: compare ratios, not absolute numbers.
@@ -45,6 +46,14 @@ def main(argv: list[str] | None = None) -> int:
                                                    compiled=kwargs.get("compiled", True)), 2)
         rows.append(res)
         print(json.dumps(res), file=sys.stderr)
+    # heuristics: a game's bench module may define ``heuristics(seconds)``, rows of each heuristic's speed
+    # as a share of its reference policy's, measured alternately in one process
+    shares = []
+    for module in dict.fromkeys(module for _, module, _, _, _ in ROWS):
+        measure = getattr(importlib.import_module(module), "heuristics", None)
+        for row in (measure(args.seconds) if measure else []):
+            shares.append(row)
+            print(json.dumps(row), file=sys.stderr)
     # peak memory of one large run through the command line, and of a run 10x smaller (flatness)
     mem = []
     for n in (args.big_games // 10, args.big_games):
@@ -59,6 +68,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{r['game']:<16}{r['players']:>8}{str(r.get('policy', '')):>12}{r.get('lane', ''):>10}"
               f"{r['engine_games_per_s']:>12,}"
               f"{r['oracle_games_per_s']:>12,}{r['ratio']:>8}{r['speedup_2_jobs']:>8}")
+    if shares:
+        print()
+        print(f"{'game':<16}{'players':>8}{'heuristic':>12}{'g/s':>12}{'reference':>12}{'ref g/s':>12}{'share':>8}")
+        for r in shares:
+            print(f"{r['game']:<16}{r['players']:>8}{r['strategy']:>12}{r['games_per_s']:>12,}{r['reference']:>12}"
+                  f"{r['reference_games_per_s']:>12,}{r['share_of_reference']:>8}")
     print()
     print("peak memory, sen 4 players threshold, --jobs 2, whole process tree:")
     for m in mem:

@@ -458,7 +458,10 @@ class Game(abc.ABC):
             if err is exc:
                 raise
             raise err from exc
-        out = self.encode(kind, res, state, idx)
+        try:
+            out = self.encode(kind, res, state, idx)
+        except IllegalAction as exc:  # an answer that is no option at all: the engine says why
+            raise IllegalAction(f"strategy {seats.name(int(actor[0]))} (seat {int(actor[0])}) {exc}") from None
         if out.shape != (len(idx),):
             raise IllegalAction(f"strategy {seats.name(int(actor[0]))}: decision {name!r} returned the wrong "
                                 "number of values")

@@ -1,21 +1,27 @@
-"""Fan & Mallet's compiled lane (whole games in one compiled call for lineups of ``random``,
-``strongest``, ``closer``, ``keeper`` and ``counter``) gives exactly the results of the turn-by-turn
-lane: every column of every game, every random stream, timeouts, matches; other lineups keep to the
-turn-by-turn lane. The heuristics' evaluation kernel (shared by both lanes) is checked against the
-rules written plainly."""
+"""Fan & Mallet's two lanes: every built-in strategy is compiled decisions, and the compiled lane (whole
+games in one compiled call) gives exactly the results of the batch lane (one decision of every live game
+per step): every column of every game, every state array, every random stream, timeouts, matches. A
+lineup with a numpy decision plays the batch lane. The rule step rejects every illegal option; a
+strategy that gives one is stopped with a one-line error. The heuristics' evaluation (shared by both
+lanes) is checked against the rules written plainly."""
 from dataclasses import dataclass
 from typing import ClassVar
 
+import numba
 import numpy as np
 import pytest
 
-from simcore.games.fan_and_mallet import (DECK, HAND, N_COLOURS, N_HOUSES, POLICY_CLOSER, POLICY_COUNTER,
-                                          POLICY_KEEPER, POLICY_RANDOM, POLICY_STRONGEST, STRONGEST_KEY, FanAndMallet,
-                                          landing, score_houses, strongest_slots)
+from simcore.errors import IllegalAction
+from simcore.game import Seats
+from simcore.games.fan_and_mallet import (DECK, HAND, N_COLOURS, N_HOUSES, Decision, FanAndMallet, landing, observe,
+                                          score_houses, step)
+from simcore.lineup import scratch
 from simcore.rng import STREAM_DEAL, game_keys, permutations, root_key, stream_keys
 from simcore.runner import simulate
-from strategies.fan_and_mallet import Closer, Counter, Keeper, RandomPlay, Strongest
-from strategies.registry import lineup
+from strategies.base import Strategy, decision, param
+from strategies.fan_and_mallet import (CLOSER, COUNTER, KEEPER, PRM, STRONGEST_KEY, Closer, Counter, Keeper,
+                                       RandomPlay, Strongest, evaluate)
+from strategies.registry import lineup, strategies_for
 from tests.lanes import assert_same, assert_same_ends
 
 ENG = FanAndMallet()
@@ -24,34 +30,35 @@ RULES = [{}, {"match_points": 12}, {"start_positions": "2,3"}, {"match_points": 
 LINEUPS = [("random", "random"), ("strongest", "strongest"), ("random", "strongest"), ("strongest", "random"),
            ("closer", "random"), ("strongest", "closer:feed=0.2,thrift=0.3,build=1.5"),
            ("keeper:hold=1.5,min_bonus=2", "closer"), ("random", "counter:feed=2.0,bait=0.9")]
-CODES = {"random": POLICY_RANDOM, "strongest": POLICY_STRONGEST, "closer": POLICY_CLOSER, "keeper": POLICY_KEEPER,
-         "counter": POLICY_COUNTER}
 
 
 @pytest.fixture
 def compiled_calls(monkeypatch):
-    """Counts the games handed to ``play_compiled`` (proof that the compiled lane ran)."""
+    """Counts the games handed to the compiled lane (proof that it ran)."""
     seen = [0]
-    original = FanAndMallet.play_compiled
+    original = FanAndMallet._play_lane
 
-    def spy(self, state, seats, lineup, limit):
-        seen[0] += len(state.done)
-        return original(self, state, seats, lineup, limit)
+    def spy(self, ids, *args):
+        seen[0] += len(ids)
+        return original(self, ids, *args)
 
-    monkeypatch.setattr(FanAndMallet, "play_compiled", spy)
+    monkeypatch.setattr(FanAndMallet, "_play_lane", spy)
     return seen
 
 
-def test_every_strategy_has_a_compiled_form():
-    assert RandomPlay().compiled_policy() == (POLICY_RANDOM, ())
-    assert Strongest().compiled_policy() == (POLICY_STRONGEST, ())
-    assert Closer(feed=0.5).compiled_policy() == (POLICY_CLOSER, (0.5, 0.05, 0.3, 2.5))
-    assert Keeper(min_bonus=2).compiled_policy() == (POLICY_KEEPER, (0.7, 0.05, 0.3, 2.5, 0.5, 2.0))
-    assert Counter(bait=0.4).compiled_policy() == (POLICY_COUNTER, (1.0, 0.05, 0.3, 2.5, 0.0, 0.0, 0.4))
-    for specs in LINEUPS:
-        code, params = ENG.compiled_lineup(lineup(GAME, list(specs), 2), 2, ENG.make_rules())
-        assert code.tolist() == [CODES[s.split(":")[0]] for s in specs]
-        assert params.shape == (2, 7)
+def test_every_strategy_is_compiled():
+    for name in strategies_for(GAME):
+        lu = ENG.lineup(lineup(GAME, [name], 2))
+        assert lu.all_compiled and lu.forms[0] == {"play": "compiled"}, name
+    assert Closer(feed=0.5).compiled_values() == {"mode": CLOSER, "feed": 0.5, "thrift": 0.05, "build": 0.3,
+                                                  "kid_value": 2.5, "hold": 0.0, "min_bonus": 0.0, "bait": 0.0}
+    assert Keeper(min_bonus=2).compiled_values() == {"mode": KEEPER, "feed": 0.7, "thrift": 0.05, "build": 0.3,
+                                                     "kid_value": 2.5, "hold": 0.5, "min_bonus": 2.0, "bait": 0.0}
+    assert Counter(bait=0.4).compiled_values() == {"mode": COUNTER, "feed": 1.0, "thrift": 0.05, "build": 0.3,
+                                                   "kid_value": 2.5, "hold": 0.0, "min_bonus": 0.0, "bait": 0.4}
+    lu = ENG.lineup([Keeper(hold=1.5), Counter(feed=2.0)])
+    assert lu.params[0, :8].tolist() == [KEEPER, 0.7, 0.05, 0.3, 2.5, 1.5, 3.0, 0.0]
+    assert lu.params[1, :8].tolist() == [COUNTER, 2.0, 0.05, 0.3, 2.5, 0.0, 0.0, 0.3]
 
 
 @pytest.mark.parametrize("rules", RULES)
@@ -86,16 +93,18 @@ def test_compiled_lane_equals_batch_lane(specs, rules, compiled_calls):
     (("strongest", "random"), {"match_points": 10}, 100_000),
     (("random", "strongest"), {"match_points": 10}, 150),
     (("random", "random"), {}, 50),
+    (("counter", "keeper"), {"match_points": 6}, 100_000),
 ])
 def test_every_state_array_and_random_stream_ends_the_same(specs, rules, limit):
     """Not only the outcome: the final state of every game (hands, decks, houses, statistics) and every
-    seat's random stream counter are those of the turn-by-turn lane."""
+    seat's random stream counter are those of the batch lane."""
     r = ENG.make_rules(rules)
     agents = lineup(GAME, list(specs), 2)
     state, counters = assert_same_ends(ENG, agents, 2, r, game_keys(root_key(3), np.arange(400)), limit)
-    if "random" in specs:
-        assert counters.sum() > 0
+    assert (counters.sum() > 0) == ("random" in specs)
     assert state.done.all()
+    if limit < 100:
+        assert state.timeout.any()
 
 
 def test_a_turn_limit_stops_games_alike_in_both_lanes(compiled_calls):
@@ -119,13 +128,13 @@ def test_a_turn_limit_stops_games_alike_in_both_lanes(compiled_calls):
 
 @dataclass(frozen=True)
 class MyRandom(RandomPlay):
-    """A subclass that plays exactly like ``random`` (it has no compiled form of its own)."""
+    """A subclass that plays exactly like ``random`` (it inherits the compiled decision)."""
     name: ClassVar[str] = "my-random"
 
 
 @dataclass(frozen=True)
 class FirstCard(RandomPlay):
-    """A subclass that changes the decision: always the first card."""
+    """A subclass that changes the decision with a numpy method: always the first card."""
     name: ClassVar[str] = "first-card"
 
     def play(self, obs, rng):
@@ -133,31 +142,32 @@ class FirstCard(RandomPlay):
 
 
 @dataclass(frozen=True)
-class MyCounter(Counter):
-    """A subclass of ``counter`` that only changes a hook (the weights of the opponent's colours)."""
-    name: ClassVar[str] = "my-counter"
-
-    def avail(self, obs):
-        return np.full((len(obs), N_COLOURS), 0.5)
+class CheapKids(Counter):
+    """A subclass of ``counter`` that only changes a class value its compiled decision reads."""
+    name: ClassVar[str] = "cheap-kids"
+    kid_value: ClassVar[float] = 0.5
 
 
-@pytest.mark.parametrize("other", [MyCounter(), MyRandom(), FirstCard()])
-def test_lineups_without_a_compiled_form_use_the_batch_lane(other, compiled_calls):
-    agents = [lineup(GAME, [other], 1)[0] if isinstance(other, str) else other, Strongest()]
+def test_subclasses_keep_or_replace_the_compiled_decision(compiled_calls):
     r = ENG.make_rules()
-    assert ENG.compiled_lineup(agents, 2, r) is None
     ids = np.arange(300)
-    a = ENG.play(ids, 2, r, agents, root_key(5), compiled=True)
-    b = ENG.play(ids, 2, r, agents, root_key(5), compiled=False)
-    assert_same(a, b, str(other))
-    assert compiled_calls[0] == 0
-    if isinstance(other, MyRandom):  # same decisions, same streams: the results of ``random``
-        same = ENG.play(ids, 2, r, [RandomPlay(), Strongest()], root_key(5), compiled=True)
-        assert compiled_calls[0] == 300
-        assert_same(a, same, "subclass of random")
-    if isinstance(other, FirstCard):  # its own decision is the one played
-        ran = ENG.play(ids, 2, r, [RandomPlay(), Strongest()], root_key(5), compiled=True)
-        assert not np.array_equal(a["turns"], ran["turns"])
+    ran = ENG.play(ids, 2, r, [RandomPlay(), Strongest()], root_key(5))
+    assert compiled_calls[0] == 300
+    # same decisions, same streams: the results of ``random``, in the compiled lane
+    same = ENG.play(ids, 2, r, [MyRandom(), Strongest()], root_key(5))
+    assert compiled_calls[0] == 600
+    assert_same(ran, same, "subclass of random")
+    # its own numpy decision is the one played, in the batch lane
+    assert ENG.lineup([FirstCard(), Strongest()]).forms[0]["play"] == "numpy"
+    first = ENG.play(ids, 2, r, [FirstCard(), Strongest()], root_key(5))
+    assert compiled_calls[0] == 600
+    assert not np.array_equal(first["turns"], ran["turns"])
+    # a changed class value reaches the compiled decision: other games than ``counter``'s, same in both lanes
+    a = ENG.play(ids, 2, r, [CheapKids(), Strongest()], root_key(5))
+    b = ENG.play(ids, 2, r, [CheapKids(), Strongest()], root_key(5), compiled=False)
+    c = ENG.play(ids, 2, r, [Counter(), Strongest()], root_key(5))
+    assert_same(a, b, "cheap-kids")
+    assert not all(np.array_equal(a[k], c[k]) for k in a)
 
 
 @pytest.mark.parametrize("rules", [{}, {"match_points": 8}])
@@ -190,17 +200,33 @@ def test_deals_are_the_shuffles_of_the_deal_stream():
             assert (s.deck[:, f, :HAND] == -1).all()
         assert (s.pawn == [N_HOUSES - 1, 3]).all()
         assert (s.count == 0).all() and (s.markers == 0).all() and (s.first_winner == -1).all()
+        assert (s.kind == Decision.CARD).all()
         ENG.check(s)
+    # a fresh batch of the drivers is not dealt yet: ``begin`` deals it
+    fresh = ENG.new_batch(keys, 2, ENG.make_rules())
+    assert (fresh.kind == -1).all()
 
 
-def test_strongest_kernel_is_the_documented_preference():
+def decide(agent, state):
+    """The options ``agent`` (in both seats) takes at the current decision of every game of ``state``."""
+    seats = Seats([agent, agent], state.keys)
+    idx = np.flatnonzero(~state.done)
+    return ENG.decide(state, idx, seats, seats.lineup_for(ENG))
+
+
+def test_strongest_is_the_documented_preference():
     """Highest-power spirit object (lowest colour among equals), else the kid ghost of lowest colour;
     empty slots never chosen while a card is held."""
     rng = np.random.default_rng(0)
-    hands = np.stack([rng.permutation(DECK)[:HAND] + DECK * (i % 2) for i in range(3000)])
-    sizes = rng.integers(1, HAND + 1, size=len(hands))
+    n = 3000
+    s = ENG.new_state(game_keys(root_key(1), np.arange(n)), 2, ENG.make_rules())
+    hands = np.stack([rng.permutation(DECK)[:HAND] + DECK * (i % 2) for i in range(n)])
+    sizes = rng.integers(1, HAND + 1, size=n)
     hands[np.arange(HAND)[None, :] >= sizes[:, None]] = -1
-    got = strongest_slots(hands)
+    s.to_move[:] = np.arange(n) % 2
+    s.hand[np.arange(n), s.to_move] = hands
+    s.hand_n[np.arange(n), s.to_move] = sizes
+    got = decide(Strongest(), s)
     for hand, slot in zip(hands, got):
         cards = [(c % DECK) for c in hand if c >= 0]
         spirits = [c for c in cards if c % 5 != 4]
@@ -210,6 +236,177 @@ def test_strongest_kernel_is_the_documented_preference():
             want = min(cards, key=lambda c: c // 5)
         assert hand[slot] % DECK == want
     np.testing.assert_array_equal(got, np.argmax(STRONGEST_KEY[hands], axis=1))
+
+
+def test_random_is_uniform_over_the_cards_held():
+    n = 6000
+    s = ENG.new_state(game_keys(root_key(2), np.arange(n)), 2, ENG.make_rules())
+    sizes = np.arange(n) % HAND + 1
+    s.hand_n[:, 0] = sizes
+    s.hand[:, 0][np.arange(HAND)[None, :] >= sizes[:, None]] = -1
+    got = decide(RandomPlay(), s)
+    assert ((got >= 0) & (got < sizes)).all()
+    for k in range(1, HAND + 1):
+        counts = np.bincount(got[sizes == k], minlength=k)
+        assert len(counts) == k and counts.min() > 0.7 * (n / HAND / k)
+
+
+# ------------------------------------------------------------------------------------------------------
+# bad options: the rule step rejects them, the drivers stop with one line
+
+def _state_tuple_copy(state):
+    return [a.copy() for a in ENG.state_tuple(state)]
+
+
+@pytest.mark.parametrize("rules", [{}, {"match_points": 9}])
+def test_step_rejects_every_illegal_option_and_changes_nothing(rules):
+    r = ENG.make_rules(rules)
+    s = ENG.new_state(game_keys(root_key(6), np.arange(40)), 2, r)
+    agents = lineup(GAME, ["random", "counter"], 2)
+    seats = Seats(agents, s.keys)
+    bad_options = [-(1 << 62), -(1 << 40), -7, -1, 6, 7, 99, 255, 256, 1 << 31, 1 << 40, (1 << 62) + 5]
+    checked = 0
+    for t in range(100_000):
+        live = np.flatnonzero(~s.done)
+        if not len(live):
+            break
+        S, R = ENG.state_tuple(s), ENG.rules_tuple(s)
+        legal = ENG.legal_options(s, live)
+        for g, opts in zip(live[t % 7::7], legal[t % 7::7]):
+            a = int(s.to_move[g])
+            assert opts.tolist() == np.flatnonzero(s.hand[g, a] >= 0).tolist()
+            empty = [j for j in range(HAND) if s.hand[g, a, j] < 0]
+            before = _state_tuple_copy(s)
+            for opt in bad_options + empty:
+                assert not step(S, R, int(g), np.int64(opt)), opt
+                for x, y in zip(before, ENG.state_tuple(s)):
+                    np.testing.assert_array_equal(x, y)
+                checked += 1
+        ENG.step_games(s, live, seats)
+        ENG.check(s)
+    assert checked > 200
+    # once a game is over, nothing is legal
+    done = np.flatnonzero(s.done)
+    assert len(done) and all(len(o) == 0 for o in ENG.legal_options(s, done))
+    S, R = ENG.state_tuple(s), ENG.rules_tuple(s)
+    assert not step(S, R, int(done[0]), np.int64(0))
+
+
+@decision
+def _fixed_play(obs, prm, rng):
+    return prm.slot
+
+
+@dataclass(frozen=True)
+class Fixed(Strategy):
+    """A compiled strategy that always answers the same option (legal or not)."""
+    name: ClassVar[str] = "fixed"
+    game: ClassVar[str] = GAME
+    slot: int = param(0, "the option it answers")
+
+    play = _fixed_play
+
+
+@dataclass(frozen=True)
+class NumpyFixed(Strategy):
+    """The same as a numpy strategy."""
+    name: ClassVar[str] = "numpy-fixed"
+    game: ClassVar[str] = GAME
+    slot: int = param(0, "the option it answers")
+
+    def play(self, obs, rng):
+        return np.full(len(obs), self.slot, dtype=np.int64)
+
+
+@pytest.mark.parametrize("cls", [Fixed, NumpyFixed])
+@pytest.mark.parametrize("compiled", [True, False])
+def test_an_illegal_option_stops_the_run_with_one_line(cls, compiled):
+    r = ENG.make_rules()
+    for slot in (6, -1, 1 << 40, 3):
+        agents = [Strongest(), cls(slot=slot)]
+        with pytest.raises(IllegalAction) as err:
+            ENG.play(np.arange(30), 2, r, agents, root_key(1), compiled=compiled)
+        msg = str(err.value)
+        assert "\n" not in msg and cls.name in msg and "seat 1" in msg and "play" in msg, msg
+        assert f"option {slot}" in msg, msg
+    # slot 0 always holds a card: the games play to their end
+    out = ENG.play(np.arange(30), 2, r, [Strongest(), cls(slot=0)], root_key(1), compiled=compiled)
+    assert out["win"].sum() == 30
+
+
+def test_a_numpy_answer_of_another_type_is_refused():
+    @dataclass(frozen=True)
+    class Floaty(NumpyFixed):
+        name: ClassVar[str] = "floaty"
+
+        def play(self, obs, rng):
+            return np.zeros(len(obs))
+
+    with pytest.raises(IllegalAction) as err:
+        ENG.play(np.arange(5), 2, ENG.make_rules(), [Floaty(), Strongest()], root_key(1))
+    assert "floaty" in str(err.value) and "float64" in str(err.value) and "play" in str(err.value)
+
+
+BAD_FILE = '''
+from dataclasses import dataclass
+from typing import ClassVar
+from strategies.base import Strategy, decision, param
+
+@decision
+def play(obs, prm, rng):
+    return prm.slot if obs.turns[obs.g] >= 3 else 0
+
+@dataclass(frozen=True)
+class Stubborn(Strategy):
+    game: ClassVar[str] = "fan-and-mallet"
+    slot: int = param(9, "the option it answers from the fourth turn on")
+    play = play
+'''
+
+
+def test_the_command_line_names_the_strategy_the_decision_and_the_option(tmp_path):
+    from typer.testing import CliRunner
+
+    from experiments.cli import app
+
+    path = tmp_path / "stubborn.py"
+    path.write_text(BAD_FILE)
+    r = CliRunner().invoke(app, ["play", GAME, "-s", f"{path}:Stubborn:slot=9", "-s", "random", "--games", "20"])
+    assert r.exit_code in (2, 3), r.output  # 3: the command line's status for a strategy's illegal action
+    assert "Traceback" not in r.output
+    errors = [ln for ln in r.stderr.splitlines() if ln.startswith("error: ")]
+    assert len(errors) == 1 and [ln for ln in r.stderr.splitlines() if ln.strip() and not ln.startswith("compiling")] \
+        == errors, r.stderr
+    assert "Stubborn" in errors[0] and "seat 0" in errors[0] and "play" in errors[0] and "option 9" in errors[0]
+
+
+# ------------------------------------------------------------------------------------------------------
+# the heuristics' evaluation against the rules written plainly
+
+@numba.njit
+def _scores(S, R, idx, seat, mode, feed, thrift, build, kid_value, hold, min_bonus, bait, fw, iw, out, best):
+    for i in range(idx.shape[0]):
+        ob = observe(S, R, idx[i], seat)
+        g = ob.g
+        prm = fw[PRM]
+        prm[0], prm[1], prm[2], prm[3], prm[4], prm[5], prm[6] = feed, thrift, build, kid_value, hold, min_bonus, bait
+        best[i] = evaluate(seat, ob.hand, ob.stack[g], ob.count[g], ob.free[g], ob.pawn[g], ob.markers[g],
+                           ob.ring_faction[g], ob.first_done[g], ob.hand_n[g, 1 - seat], mode, fw, iw)
+        for j in range(HAND):
+            out[i, j] = fw[0, j]
+
+
+def heuristic_scores(agent, state, idx, seat):
+    """The scores :func:`strategies.fan_and_mallet.evaluate` gives every hand card of ``seat`` in games
+    ``idx`` with ``agent``'s parameters, and the slot it chooses."""
+    v = agent.compiled_values()
+    out = np.zeros((len(idx), HAND))
+    best = np.zeros(len(idx), dtype=np.int64)
+    fw, iw = scratch()
+    _scores(ENG.state_tuple(state), ENG.rules_tuple(state), np.asarray(idx, dtype=np.int64), seat, v["mode"],
+            v["feed"], v["thrift"], v["build"], v["kid_value"], v["hold"], v["min_bonus"], v["bait"], fw, iw, out,
+            best)
+    return out, best
 
 
 def _closer_reference(obs, feed, thrift, build, hold=None, min_bonus=None, bait=None):
@@ -300,7 +497,13 @@ def test_heuristic_evaluations_are_the_written_rules(agent):
         for seat in (0, 1):
             obs = ENG.observe(s, live, np.full(len(live), seat))
             want = _closer_reference(obs, agent.feed, agent.thrift, agent.build, *extra)
-            np.testing.assert_array_equal(agent.score(ENG.observe(s, live, np.full(len(live), seat))), want)
+            got, best = heuristic_scores(agent, s, live, seat)
+            np.testing.assert_array_equal(got, want)
+            # the choice: the first of the best scores among the cards held (-1: no card, a seat that is
+            # not to move at the end of a game)
+            held = obs.legal.any(axis=1)
+            np.testing.assert_array_equal(best, np.where(held, np.argmax(np.where(obs.legal, want, -np.inf), axis=1),
+                                                         -1))
             seen[0] += 1
 
     ENG.play(np.arange(40), 2, ENG.make_rules({"match_points": 9}), [agent, RandomPlay()], root_key(8),

@@ -1,13 +1,16 @@
 """Fan & Mallet over many games: invariants, every card always placeable, every strategy legal, no leak
 through decisions, batch independence, matches, and the contract metrics."""
+from dataclasses import dataclass
+from typing import ClassVar
+
 import numpy as np
 import pytest
 
 from simcore.game import Seats
-from simcore.games.fan_and_mallet import (CARD_COLOUR, DECK, N_COLOURS, FanAndMallet, FanAndMalletRules,
-                                          landing)
-from simcore.rng import AgentRandom, Draws, game_keys, root_key
+from simcore.games.fan_and_mallet import CARD_COLOUR, HAND, N_COLOURS, FanAndMallet, FanAndMalletView, landing, observe
+from simcore.rng import Draws, game_keys, root_key
 from simcore.runner import simulate
+from strategies.base import Strategy
 from strategies.registry import lineup, strategies_for
 
 ENG = FanAndMallet()
@@ -19,10 +22,19 @@ def test_reference_policies_and_heuristics_are_registered():
     assert len(NAMES) >= 5
 
 
+@pytest.mark.parametrize("rules", [{}, {"match_points": 9, "start_positions": "4,4"}])
 @pytest.mark.parametrize("spec", NAMES)
-def test_every_strategy_plays_legal_games_with_invariants(spec):
+def test_every_strategy_plays_legal_games_with_invariants(spec, rules):
+    """The invariants hold at every decision (``check=True``: the batch lane, checked after every step),
+    and the compiled lane plays the same games."""
     agents = lineup("fan-and-mallet", [spec, "random"], 2)
-    out = ENG.play(np.arange(60), 2, ENG.make_rules(), agents, root_key(21), check=True)
+    out = ENG.play(np.arange(60), 2, ENG.make_rules(rules), agents, root_key(21), check=True)
+    fast = ENG.play(np.arange(60), 2, ENG.make_rules(rules), agents, root_key(21))
+    for k in out:
+        np.testing.assert_array_equal(out[k], fast[k], err_msg=k)
+    if rules:
+        assert (out["games_played"] > 1).any()
+        return
     assert not out["timeout"].any()
     assert np.allclose(out["win"].sum(1), 1.0)
     assert (out["turns"] <= 60).all()
@@ -55,9 +67,30 @@ def test_every_card_always_has_a_house():
     assert checked[0] > 600  # (turns x factions x colours, each over the whole batch)
 
 
+@dataclass(frozen=True)
+class Peeker(Strategy):
+    """A numpy strategy reading every field of the batch observation: closes a house it wins, else plays
+    the card landing where the opponent has most unseen cards of the card's colour, in the house with
+    most followers, breaking ties with its random stream."""
+    name: ClassVar[str] = "peeker"
+    game: ClassVar[str] = "fan-and-mallet"
+
+    def play(self, obs, rng):
+        unseen = obs.unseen_opponent.reshape(len(obs), N_COLOURS, 5).sum(axis=2)
+        rows = obs.rows[:, None]
+        value = (100.0 * (obs.closes & obs.close_wins) - 100.0 * (obs.closes & ~obs.close_wins)
+                 + unseen[rows, obs.hand_colour] + obs.landing_count + 0.1 * obs.close_margin
+                 + 0.01 * obs.hand_size[obs.rows, 1 - obs.me][:, None] + 0.001 * obs.deck_left[obs.rows, obs.me][:, None]
+                 + 0.5 * rng.random(HAND) + 0.0 * (obs.owner.sum(1) + obs.markers.sum(1) + obs.points.sum(1)
+                                                   + obs.ring_colour.sum(1) + obs.first_done + obs.game_no)[:, None])
+        return np.argmax(np.where(obs.legal, value, -np.inf), axis=1).astype(np.int64)
+
+
 def test_decisions_do_not_depend_on_hidden_information():
-    """Second proof of no leak: every strategy decides the same in a state whose hidden cards were shuffled."""
-    agents = [lineup("fan-and-mallet", [n], 1)[0] for n in NAMES]
+    """Second proof of no leak: every strategy, compiled or numpy, in a lineup of compiled decisions only
+    (the compiled decide) or beside a numpy strategy (the batch lane's decide), decides the same in a
+    state whose hidden cards (own deck order, the opponent's hand and deck) were shuffled."""
+    agents = [lineup("fan-and-mallet", [n], 1)[0] for n in NAMES] + [Peeker()]
     n = 24
     draws = Draws(game_keys(root_key(5), np.arange(n)))
     compared = [0]
@@ -67,33 +100,60 @@ def test_decisions_do_not_depend_on_hidden_information():
         if not len(live) or int(s.turns.max()) % 4:
             return
         for seat in (0, 1):
+            idx = live[s.to_move[live] == seat]
+            if not len(idx):
+                continue
             other = ENG.scramble_hidden(s, seat, draws)
             assert not (np.array_equal(other.deck, s.deck) and np.array_equal(other.hand, s.hand)) or \
                 int(s.turns.max()) > 40
-            actor = np.full(len(live), seat)
             for a in agents:
-                keys = game_keys(root_key(6), np.arange(n))
-                d1, d2 = Draws(keys), Draws(keys)
-                x = a.play(ENG.observe(s, live, actor), AgentRandom(d1, live))
-                y = a.play(ENG.observe(other, live, actor), AgentRandom(d2, live))
-                np.testing.assert_array_equal(x, y, err_msg=a.spec())
-                compared[0] += 1
+                for pair in ([a, a], [a, Peeker()], [Peeker(), a]):
+                    keys = game_keys(root_key(6), np.arange(n))
+                    one, two = Seats(pair, keys), Seats(pair, keys)
+                    x = ENG.decide(s, idx, one, one.lineup_for(ENG))
+                    y = ENG.decide(other, idx, two, two.lineup_for(ENG))
+                    np.testing.assert_array_equal(x, y, err_msg=f"{pair[seat].spec()} in seat {seat}")
+                    np.testing.assert_array_equal(one.draws.counter, two.draws.counter)
+                    compared[0] += 1
 
     ENG.play(np.arange(n), 2, ENG.make_rules(), lineup("fan-and-mallet", ["counter", "keeper"], 2), root_key(8),
              on_turn=probe)
-    assert compared[0] > 50
+    assert compared[0] > 200
 
 
+def test_the_compiled_view_holds_what_the_seat_may_see_only():
+    """The compiled observation of a seat is its own hand and the public arrays; scrambling what it may
+    not see changes nothing in it."""
+    s = ENG.new_state(game_keys(root_key(1), np.arange(30)), 2, ENG.make_rules())
+    ENG.play_state(s, Seats(lineup("fan-and-mallet", ["random"], 2), s.keys), max_steps=25)
+    assert set(FanAndMalletView._fields) == {"g", "me", "kind", "hand", "hand_n", "stack", "count", "colours", "free",
+                                             "owner", "ring_colour", "ring_faction", "pawn", "markers", "deck_pos",
+                                             "points", "first_done", "game_no", "turns", "match_points"}
+    draws = Draws(game_keys(root_key(2), np.arange(30)))
+    for seat in (0, 1):
+        other = ENG.scramble_hidden(s, seat, draws)
+        for g in range(30):
+            a = observe(ENG.state_tuple(s), ENG.rules_tuple(s), g, seat)
+            b = observe(ENG.state_tuple(other), ENG.rules_tuple(other), g, seat)
+            for name, x, y in zip(FanAndMalletView._fields, a, b):
+                np.testing.assert_array_equal(x, y, err_msg=name)
+            np.testing.assert_array_equal(a.hand, s.hand[g, seat])
+
+
+@pytest.mark.parametrize("compiled", [True, False])
 @pytest.mark.parametrize("rules", [{}, {"match_points": 12}, {"start_positions": "2,3"}])
-def test_batch_of_one_equals_batch_of_n(rules):
+def test_batch_of_one_equals_batch_of_n(rules, compiled):
     r = ENG.make_rules(rules)
-    agents = lineup("fan-and-mallet", ["keeper", "random"], 2)
-    ids = np.arange(30, 40)
-    together = ENG.play(ids, 2, r, agents, root_key(2))
-    for j in (0, 3, 9):
-        alone = ENG.play(ids[j:j + 1], 2, r, agents, root_key(2))
-        for k in together:
-            np.testing.assert_array_equal(alone[k][0], together[k][j], err_msg=k)
+    for specs in (["keeper", "random"], ["counter", "strongest"], ["random", "closer"]):
+        agents = lineup("fan-and-mallet", specs, 2)
+        ids = np.arange(30, 40)
+        together = ENG.play(ids, 2, r, agents, root_key(2), compiled=compiled)
+        narrow = ENG.play(ids, 2, r, agents, root_key(2), compiled=compiled, width=3)
+        for j in (0, 3, 9):
+            alone = ENG.play(ids[j:j + 1], 2, r, agents, root_key(2), compiled=compiled)
+            for k in together:
+                np.testing.assert_array_equal(alone[k][0], together[k][j], err_msg=f"{specs} {k}")
+                np.testing.assert_array_equal(narrow[k], together[k], err_msg=f"{specs} {k}, width 3")
 
 
 def test_results_identical_for_any_number_of_jobs():

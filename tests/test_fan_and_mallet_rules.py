@@ -199,6 +199,26 @@ def test_scoring_agrees_with_the_oracle_on_random_houses():
         assert sc.power[i].tolist() == follower_powers([_tuple(c) for c in st])[0], st
 
 
+def test_scoring_of_partial_stacks_agrees_with_the_oracle():
+    """Stacks of 1 to 5 followers (the heuristics judge a house before it is complete), rich in kid
+    ghosts: every power and both totals as the oracle counts them."""
+    rng = np.random.default_rng(11)
+    for n in range(1, 6):
+        stacks = []
+        for _ in range(1500):
+            cols = rng.permutation(6)[:n]
+            stacks.append([int(rng.integers(2)) * 30 + int(c) * 5 + (4 if rng.random() < 0.45 else int(rng.integers(4)))
+                           for c in cols])
+        cards = np.full((len(stacks), 5), -1, dtype=np.int64)
+        cards[:, :n] = stacks
+        sc = score_houses(cards, np.zeros(len(stacks), dtype=np.int64))
+        for i, st in enumerate(stacks):
+            want, _ = follower_powers([_tuple(c) for c in st])
+            assert sc.power[i, :n].tolist() == want, st
+            assert sc.totals[i].tolist() == [sum(p for c, p in zip(st, want) if c < 30),
+                                             sum(p for c, p in zip(st, want) if c >= 30)], st
+
+
 def test_kid_ghost_in_a_possession_counts_its_bonus():
     # Hatchet example closed by White: the brown kid ghost adds 4 and swings the house to Black
     stack4 = [spirit(W, RED, 2), spirit(B, GREEN, 1), spirit(W, BLUE, 3), kid(B, BROWN)]

@@ -1,6 +1,6 @@
 """Fan & Mallet (団扇と小槌, Katsumasa Tomioka 2016): two gods place followers round a ring of houses.
 
-Rules in brief (``rules/fan-and-mallet.md`` is binding):
+Rules in brief (``../shared/rules/fan-and-mallet.md`` is binding):
 
 * 12 houses in a shuffled ring (positions 0..11, clockwise), one per colour per faction. A house's origin
   has the house's colour and no power: it blocks its colour and gives the house its faction (for ties).
@@ -30,12 +30,14 @@ Array layout (first axis = game of the batch):
   -1 is "no card". A house card is ``faction * 6 + colour``.
 * ``ring_colour``, ``ring_faction`` (n, 12): the houses at ring positions 0..11.
 * ``stack`` (n, 12, 5) followers of each house in placement order, ``count`` (n, 12) their number,
-  ``colours`` (n, 12) bit mask of the colours present (origin included), ``owner`` (n, 12) the faction
-  that possessed the house or -1.
-* ``hand`` (n, 2, 6) per faction (= seat) hand slots, ``deck`` (n, 2, 30) the shuffled deck with drawn
-  entries set to -1, ``deck_pos`` (n, 2) cards drawn so far.
+  ``colours`` (n, 12) bit mask of the colours present (origin included), ``free`` (n, 6) per colour the
+  bit mask of the houses that take it, ``owner`` (n, 12) the faction that possessed the house or -1.
+* ``hand`` (n, 2, 6) per faction (= seat) hand slots, always packed into slots 0..hand_n-1, ``hand_n``
+  (n, 2) their number, ``deck`` (n, 2, 30) the shuffled deck with drawn entries set to -1, ``deck_pos``
+  (n, 2) cards drawn so far.
 * ``pawn`` (n, 2) ring position of each pawn (at set-up: one before the start position), ``markers``
-  (n, 2) markers placed, ``to_move`` (n,), ``first_done`` (n,) whether this game saw a possession,
+  (n, 2) markers placed, ``to_move`` (n,) the seat to play, ``kind`` (n,) the decision it faces
+  (:class:`Decision`; -1 before the deal), ``first_done`` (n,) whether this game saw a possession,
   ``first_winner`` (n,) the faction that won it (-1 before).
 * Match mode: ``points`` (n, 2), ``game_no`` (n,) game of the match (0-based), ``winner`` (n,) the
   winner of the game (match) once done.
@@ -43,15 +45,21 @@ Array layout (first axis = game of the batch):
 
 Hands and decks are private; everything else is public.
 
-Every rule step (the deal, a played card with its possession, the end of a game or match) is one
-per-game compiled function. The batch lane (``turn``) loops over the acting games with them; the
-compiled lane (``play_compiled``, for lineups whose strategies all have compiled forms: ``random``,
-``strongest``, ``closer``, ``keeper``, ``counter``) plays whole games with the same functions, the same
-random streams and the strategies' decision kernels, so both lanes give the same games.
+The decision protocol (see ``simcore/game.py``): one decision kind, :attr:`Decision.CARD` (answered by
+a strategy's ``play``), whose option is a hand slot 0..5 holding a card. ``begin`` deals a game,
+``step`` plays the chosen card and runs the rules to the next decision (the placement search,
+possession with the six kid-ghost abilities, the win check, the end of a game of a match and the next
+deal, the draw), ``observe`` gives the deciding seat's view (:data:`FanAndMalletView` in compiled
+code, :class:`FanAndMalletObs` for numpy strategies), ``legal`` the legal options. Both lanes, the
+compiled one and the batch one, play every game through these functions. The strategies (reference
+policies and heuristics) live in ``strategies/fan_and_mallet.py``; they use the placement search
+(:func:`landing_house`) and the possession scoring (:func:`stack_totals`) of this module.
 """
 from __future__ import annotations
 
 import dataclasses
+from collections import namedtuple
+from enum import IntEnum
 from functools import cached_property
 from typing import Any, ClassVar
 
@@ -59,10 +67,10 @@ import numba
 import numpy as np
 
 from ..compiled import NO_REFCOUNT
-from ..errors import SenseiError
-from ..game import Game, Metric, illegal, policy_table
+from ..errors import IllegalAction, SenseiError
+from ..game import Game, Metric
 from ..options import Rules, option
-from ..rng import STREAM_DEAL, Draws, draw_base, integer_below, permutation_into, stream_keys, uniform_at
+from ..rng import STREAM_DEAL, Draws, permutation_into, stream_keys
 
 N_HOUSES = 12
 STACK = 5
@@ -81,7 +89,6 @@ CARD_COLOUR = ((_ids % DECK) // 5).astype(np.int64)
 CARD_KIND = (_ids % 5).astype(np.int64)
 CARD_KID = CARD_KIND == KID
 CARD_POWER = np.where(CARD_KID, 1, CARD_KIND + 1).astype(np.int64)
-_OFFSETS = np.arange(1, N_HOUSES + 1)
 
 
 def card(faction: int, colour: int, kind: int) -> int:
@@ -129,43 +136,76 @@ class FanAndMalletRules(Rules):
 # kernels: possession scoring and the placement search (numba, over arrays)
 #
 # Kernels that allocate nothing are compiled without numba's reference counting (simcore/compiled.py): the
-# per-game rule steps below are inlined into loops that touch some thirty arrays, and counting references
-# to them on every step (atomic operations) would cost several times the rules themselves. Such kernels
-# get their scratch space from the caller.
-
-_NO_REFCOUNT = NO_REFCOUNT
+# per-game rule steps below touch some thirty arrays, and counting references to them on every step
+# (atomic operations) would cost several times the rules themselves. Such kernels get their scratch space
+# from the caller. Strategies call ``stack_totals`` and ``landing_house`` too: each rule is written once.
 
 #: index of the lowest set bit of each 12-bit mask (-1 for 0)
 _LOWBIT = np.array([-1] + [(x & -x).bit_length() - 1 for x in range(1, 1 << N_HOUSES)], dtype=np.int8)
 _ALL = (1 << N_HOUSES) - 1
 
 
+def _mirror_table() -> np.ndarray:
+    """Mirror's bonus by (stop mask, position): the spirit objects in the unbroken runs directly beneath
+    and above position i, where bit j of the 5-bit stop mask is set for a kid ghost at j or j past the
+    top of the stack."""
+    out = np.zeros(32 * STACK, dtype=np.int64)
+    for stop in range(32):
+        for i in range(STACK):
+            run = 0
+            j = i - 1
+            while j >= 0 and not (stop >> j) & 1:
+                run += 1
+                j -= 1
+            j = i + 1
+            while j < STACK and not (stop >> j) & 1:
+                run += 1
+                j += 1
+            out[stop * STACK + i] = run
+    return out
+
+
+#: Mirror's bonus, see :func:`_mirror_table`
+_MIRROR = _mirror_table()
+#: Bucket's bonus by the values 1..4 shown by spirit objects (bit v - 1): the largest value not shown, or 0
+_BUCKET = np.array([max([v for v in range(1, 5) if not (m >> (v - 1)) & 1] or [0]) for m in range(16)],
+                   dtype=np.int64)
+#: the number of set bits of a 5-bit mask
+_POP5 = np.array([bin(m).count("1") for m in range(32)], dtype=np.int64)
+
+
 @numba.njit(cache=True, inline="always")
-def _score_house(st, n, bonus):
-    """Bonuses (written to ``bonus``) and faction totals of the first ``n`` followers of stack ``st``."""
-    shown = 0  # bit v: a spirit object shows v
-    kids = 0  # bit i: follower i is a kid ghost
-    n_white = 0
-    alt = True
-    tw = 0  # base powers by faction; the bonuses are added below
+def stack_totals(st, n, bonus):
+    """Bonuses (written to ``bonus``) and faction totals (White, Black) of the first ``n`` followers of
+    stack ``st`` (card codes, placement order): the possession scoring, also of a partial stack judged as
+    if it were complete. A house holds at most one follower of each colour, so at most one kid ghost of
+    each ability; every ability's bonus is worked out without branches (tables for Bucket and Mirror)
+    and the Mortar's last."""
+    shown = 0   # bit v: a spirit object shows v
+    kids = 0    # bit i: follower i is a kid ghost
+    whites = 0  # bit i: follower i is White's
+    tw = 0      # base powers by faction; the bonuses are added below
     tb = 0
-    prev = -1
-    for i in range(n):  # without branches: kid ghosts are rare and unpredictable
+    for i in range(n):
         c = st[i]
         bonus[i] = 0
-        black = 1 if c >= DECK else 0
-        alt &= black != prev
-        prev = black
+        white = 1 if c < DECK else 0
         kind = CARD_KIND[c]
         kid = 1 if kind == KID else 0
         kids |= kid << i
+        whites |= white << i
         shown |= (1 - kid) << (kind + 1)
         p = kind + 1 - kid * kind  # a kid ghost's base power is 1
-        n_white += 1 - black
-        tw += p * (1 - black)
-        tb += p * black
+        tw += p * white
+        tb += p * (1 - white)
     if kids == 0:
         return tw, tb
+    full = (1 << n) - 1
+    n_white = _POP5[whites]
+    pairs = full >> 1
+    alt = ((whites ^ (whites >> 1)) & pairs) == pairs  # the factions alternate
+    bucket = _BUCKET[(shown >> 1) & 15]
+    stop = kids | (31 & ~full)
     mortar = -1
     left = kids
     while left:
@@ -173,44 +213,22 @@ def _score_house(st, n, bonus):
         left &= left - 1
         c = st[i]
         col = CARD_COLOUR[c]
-        b = 0
-        if col == UMBRELLA:
-            if i > 0 and not (kids >> (i - 1)) & 1:
-                b = CARD_KIND[st[i - 1]] + 1
-        elif col == BUCKET:
-            for v in range(4, 0, -1):
-                if not (shown >> v) & 1:
-                    b = v
-                    break
-        elif col == MIRROR:
-            j = i - 1
-            while j >= 0 and not (kids >> j) & 1:
-                b += 1
-                j -= 1
-            j = i + 1
-            while j < n and not (kids >> j) & 1:
-                b += 1
-                j += 1
-        elif col == MORTAR:
+        white = 1 if c < DECK else 0
+        below = st[i - 1] if i > 0 else c
+        umbrella = (CARD_KIND[below] + 1) * (1 if i > 0 and not (kids >> (i - 1)) & 1 else 0)
+        own = n_white if white else n - n_white
+        b = (umbrella * (col == UMBRELLA) + bucket * (col == BUCKET) + _MIRROR[stop * STACK + i] * (col == MIRROR)
+             + 4 * ((col == CAULDRON) & (own <= 2)) + 4 * ((col == HATCHET) & alt))
+        if col == MORTAR:
             mortar = i  # evaluated after every other kid ghost
-            continue
-        elif col == CAULDRON:
-            own = n_white if c < DECK else n - n_white
-            if own <= 2:
-                b = 4
-        elif alt:  # HATCHET
-            b = 4
         bonus[i] = b
-        if c < DECK:
-            tw += b
-        else:
-            tb += b
+        tw += b * white
+        tb += b * (1 - white)
     if mortar >= 0:
         odd = 0
         for i in range(n):
-            if i != mortar:
-                p = (1 if (kids >> i) & 1 else CARD_KIND[st[i]] + 1) + bonus[i]
-                odd += p & 1
+            p = (1 if (kids >> i) & 1 else CARD_KIND[st[i]] + 1) + bonus[i]
+            odd += (p & 1) * (i != mortar)
         bonus[mortar] = odd
         if st[mortar] < DECK:
             tw += odd
@@ -219,22 +237,23 @@ def _score_house(st, n, bonus):
     return tw, tb
 
 
-@numba.njit(**_NO_REFCOUNT)
+@numba.njit(**NO_REFCOUNT)
 def _score_batch(cards, bonus, totals):
     for r in range(cards.shape[0]):
         n = 0
         while n < cards.shape[1] and cards[r, n] >= 0:
             n += 1
-        tw, tb = _score_house(cards[r], n, bonus[r])
+        tw, tb = stack_totals(cards[r], n, bonus[r])
         totals[r, 0] = tw
         totals[r, 1] = tb
 
 
-@numba.njit(cache=True)
-def _land_free(free, pawn):
-    """Ring position of the first house clockwise of ``pawn`` (the pawn's own house last) that takes the
-    colour whose house mask is ``free`` (bit h set: house h has no follower of the colour and an origin of
-    another colour); -1 if none. The ring is rotated to start after the pawn and the lowest bit taken."""
+@numba.njit(cache=True, inline="always")
+def landing_house(free, pawn):
+    """The placement search: ring position of the first house clockwise of ``pawn`` (the pawn's own
+    house last) that takes the colour whose house mask is ``free`` (bit h set: house h has no follower
+    of the colour and an origin of another colour: the state's ``free``); -1 if none. The ring is
+    rotated to start after the pawn and the lowest bit taken."""
     s = pawn + 1
     if s == N_HOUSES:
         s = 0
@@ -257,22 +276,15 @@ def _free_mask(colours_row, colour):
     return free
 
 
-@numba.njit(cache=True, inline="always")
-def _land(colours_row, pawn, colour):
-    """The same search given the colour masks of the houses (origin and followers)."""
-    return _land_free(_free_mask(colours_row, colour), pawn)
-
-
-@numba.njit(**_NO_REFCOUNT)
+@numba.njit(**NO_REFCOUNT)
 def _land_batch(colours, pawn, colour, out):
     for r in range(colour.shape[0]):
         for j in range(colour.shape[1]):
-            out[r, j] = _land(colours[r], pawn[r], colour[r, j])
+            out[r, j] = landing_house(_free_mask(colours[r], colour[r, j]), pawn[r])
 
 
 # ----------------------------------------------------------------------------------------------------
-# rule steps: scalar per-game kernels shared by the batch lane (loop kernels over the acting games) and
-# the compiled lane (one game after another)
+# rule steps: scalar per-game kernels (inlined into ``begin`` and ``step``, see the decision protocol)
 
 @numba.njit(cache=True, inline="always")
 def _deal_game(g, deal_keys, game_no, start, ring_colour, ring_faction, colours, free, stack, count, owner, hand,
@@ -310,7 +322,7 @@ def _deal_game(g, deal_keys, game_no, start, ring_colour, ring_faction, colours,
     first_winner[g] = -1
 
 
-@numba.njit(**_NO_REFCOUNT)
+@numba.njit(**NO_REFCOUNT)
 def _deal_batch(idx, deal_keys, game_no, start, ring_colour, ring_faction, colours, free, stack, count, owner, hand,
                 hand_n, deck, deck_pos, pawn, markers, first_done, first_winner, ring_perm, deck_perm):
     for t in range(idx.shape[0]):
@@ -319,87 +331,42 @@ def _deal_batch(idx, deal_keys, game_no, start, ring_colour, ring_faction, colou
 
 
 @numba.njit(cache=True, inline="always")
-def _play_card(g, a, sl, hand, hand_n, deck, deck_pos, stack, count, colours, free, owner, ring_faction, pawn,
-               markers, first_done, first_winner, turns, to_move, houses, first_white, ties, ties_white_house,
-               ab_kids, ab_bonus, ab_swing, bonus):
-    """Player ``a`` plays card ``hand[g, a, sl]`` in game g: placement, possession, the win check and,
-    unless the game was won, the draw and the change of player. Returns whether the game was won
-    (``bonus`` (5,) is scratch space)."""
-    c = hand[g, a, sl]
-    hand[g, a, sl] = -1
-    col = CARD_COLOUR[c]
-    h = _land_free(free[g, col], pawn[g, a])
-    if h < 0:
-        raise AssertionError("a follower found no house")
-    pos = count[g, h]
-    stack[g, h, pos] = c
-    count[g, h] = pos + 1
-    colours[g, h] |= 1 << col
-    free[g, col] &= ~(1 << h)
-    pawn[g, a] = h
-    turns[g] += 1
-    won = False
-    if pos == STACK - 1:
-        tw, tb = _score_house(stack[g, h], STACK, bonus)
-        hf = ring_faction[g, h]
-        tie = tw == tb
-        win = hf if tie else (0 if tw > tb else 1)
-        if first_done[g]:
-            markers[g, win] += 1
-        else:
-            markers[g, win] += 2
-            first_done[g] = True
-            first_winner[g] = win
-            if win == 0:
-                first_white[g] += 1
-        owner[g, h] = win
-        houses[g] += 1
-        if tie:
-            ties[g] += 1
-            if hf == 0:
-                ties_white_house[g] += 1
-        for i in range(STACK):
-            cc = stack[g, h, i]
-            if CARD_KIND[cc] == KID:
-                ab = CARD_COLOUR[cc]
-                b = bonus[i]
-                ab_kids[g, ab] += 1
-                ab_bonus[g, ab] += b
-                w2 = tw - b if cc < DECK else tw
-                b2 = tb - b if cc >= DECK else tb
-                alt = hf if w2 == b2 else (0 if w2 > b2 else 1)
-                if alt != win:
-                    ab_swing[g, ab] += 1
-        won = markers[g, win] >= TARGET
-    if won:
-        hand_n[g, a] -= 1
+def _possess(g, h, stack, owner, ring_faction, markers, first_done, first_winner, houses, first_white, ties,
+             ties_white_house, ab_kids, ab_bonus, ab_swing, bonus):
+    """House h of game g has just received its fifth follower: score it, place the markers (2 for the
+    first possession of the game; a tie goes to the house's faction), keep the statistics. Returns the
+    faction that possessed it (``bonus`` (5,) is scratch space)."""
+    tw, tb = stack_totals(stack[g, h], STACK, bonus)
+    hf = ring_faction[g, h]
+    tie = tw == tb
+    win = hf if tie else (0 if tw > tb else 1)
+    if first_done[g]:
+        markers[g, win] += 1
     else:
-        p = deck_pos[g, a]
-        if p < DECK:  # the drawn card takes the played card's slot
-            hand[g, a, sl] = deck[g, a, p]
-            deck[g, a, p] = -1
-            deck_pos[g, a] = p + 1
-        else:  # keep the hand in slots 0..size-1
-            hand_n[g, a] -= 1
-            last = HAND - 1
-            while last > sl and hand[g, a, last] < 0:
-                last -= 1
-            if last > sl:
-                hand[g, a, sl] = hand[g, a, last]
-                hand[g, a, last] = -1
-        to_move[g] = 1 - a
-    return won
-
-
-@numba.njit(**_NO_REFCOUNT)
-def _apply_turn(idx, actor, slot, hand, hand_n, deck, deck_pos, stack, count, colours, free, owner, ring_faction, pawn,
-                markers, first_done, first_winner, turns, to_move, houses, first_white, ties, ties_white_house,
-                ab_kids, ab_bonus, ab_swing, over, bonus):
-    """:func:`_play_card` in each game of ``idx``; ``over`` marks the games just won."""
-    for t in range(idx.shape[0]):
-        over[t] = _play_card(idx[t], actor[t], slot[t], hand, hand_n, deck, deck_pos, stack, count, colours, free,
-                             owner, ring_faction, pawn, markers, first_done, first_winner, turns, to_move, houses,
-                             first_white, ties, ties_white_house, ab_kids, ab_bonus, ab_swing, bonus)
+        markers[g, win] += 2
+        first_done[g] = True
+        first_winner[g] = win
+        if win == 0:
+            first_white[g] += 1
+    owner[g, h] = win
+    houses[g] += 1
+    if tie:
+        ties[g] += 1
+        if hf == 0:
+            ties_white_house[g] += 1
+    for i in range(STACK):
+        cc = stack[g, h, i]
+        if CARD_KIND[cc] == KID:
+            ab = CARD_COLOUR[cc]
+            b = bonus[i]
+            ab_kids[g, ab] += 1
+            ab_bonus[g, ab] += b
+            w2 = tw - b if cc < DECK else tw
+            b2 = tb - b if cc >= DECK else tb
+            alt = hf if w2 == b2 else (0 if w2 > b2 else 1)
+            if alt != win:
+                ab_swing[g, ab] += 1
+    return win
 
 
 @numba.njit(cache=True, inline="always")
@@ -425,338 +392,161 @@ def _end_game(g, match_points, markers, points, first_winner, first_winner_won, 
     return True
 
 
-@numba.njit(**_NO_REFCOUNT)
-def _end_games(idx, match_points, markers, points, first_winner, first_winner_won, winner, done, game_no, to_move,
-               deal_keys, start, ring_colour, ring_faction, colours, free, stack, count, owner, hand, hand_n, deck,
-               deck_pos, pawn, first_done, ring_perm, deck_perm):
-    """:func:`_end_game` in each game of ``idx``, dealing the next game of a match where one follows."""
-    for t in range(idx.shape[0]):
-        g = idx[t]
-        if _end_game(g, match_points, markers, points, first_winner, first_winner_won, winner, done, game_no,
-                     to_move):
-            _deal_game(g, deal_keys, game_no, start, ring_colour, ring_faction, colours, free, stack, count, owner,
-                       hand, hand_n, deck, deck_pos, pawn, markers, first_done, first_winner, ring_perm, deck_perm)
-
-
-@numba.njit(cache=True)
-def _first_illegal(idx, actor, slot, hand):
-    """Position of the first invalid choice (slot out of range or empty), -1 if all are valid."""
-    for t in range(idx.shape[0]):
-        sl = slot[t]
-        if sl < 0 or sl >= HAND or hand[idx[t], actor[t], sl] < 0:
-            return t
-    return -1
-
-
 # ----------------------------------------------------------------------------------------------------
-# the strategies' decision kernels (their batch forms call them too), and the compiled lane
+# The decision protocol (see simcore/game.py). The compiled functions below take the state tuple ``S``
+# (:meth:`FanAndMallet.state_tuple`) and the rules tuple ``R`` (:meth:`FanAndMallet.rules_tuple`) and one
+# game ``g``: ``begin`` deals the game, ``step`` plays the card chosen at the current decision and runs
+# the rules to the next decision (placement, possession, the win check, the end of a game of a match
+# and the next deal, the draw, the change of player), ``observe`` is what the deciding seat may know,
+# ``legal`` lists the options. Both lanes (the generic drivers of simcore) play the game through them.
+#
+# ``begin`` and ``step``, with the rule steps they call, are inlined into the drivers' loops (numba's
+# ``inline="always"``): a call would pass the whole state tuple (32 arrays, some 300 machine words) by
+# value at every turn, which costs more than the rules of a turn. Each driver (the compiled lane's loop,
+# the batch lane's step and begin loops) gets one copy; the deal, the possession and the end of a game
+# are each written once.
+# ----------------------------------------------------------------------------------------------------
 
-#: policy codes of the compiled lane (``compiled_code`` of the strategies)
-POLICY_RANDOM = 1
-POLICY_STRONGEST = 2
-POLICY_CLOSER = 3
-POLICY_KEEPER = 4
-POLICY_COUNTER = 5
 
-#: ``strongest``'s preference of every card (higher first): spirit objects by power then lowest colour,
-#: then kid ghosts by lowest colour; the last entry (read for an empty slot, -1) is below every card
-STRONGEST_KEY = np.append(np.where(CARD_KID, -10 - CARD_COLOUR, 10 * CARD_POWER - CARD_COLOUR),
-                          -1000).astype(np.int64)
+class Decision(IntEnum):
+    """The decision kinds. There is one: the player whose turn it is (``to_move``) chooses a card."""
+    CARD = 0  #: the hand slot (0..5) of the card to play
+
+
+#: decision kind -> the name of the numpy method / compiled decision answering it
+DECISIONS = ("play",)
+
+# positions of the state tuple
+_DONE, _TURNS, _TIMEOUT, _TO_MOVE, _KIND = 0, 1, 2, 3, 4
+(_DEAL_KEYS, _RING_COLOUR, _RING_FACTION, _STACK, _COUNT, _COLOURS, _FREE, _OWNER, _HAND, _HAND_N, _DECK, _DECK_POS,
+ _PAWN, _MARKERS, _FIRST_DONE, _FIRST_WINNER, _POINTS, _GAME_NO, _WINNER, _HOUSES, _FIRST_WHITE, _FIRST_WINNER_WON,
+ _TIES, _TIES_WHITE_HOUSE, _AB_KIDS, _AB_BONUS, _AB_SWING) = range(5, 32)
+# positions of the rules tuple: the match target (0: a single game), the start positions (2,), and
+# scratch space of the rule steps: the ring's and a deck's permutation, a house's bonuses
+_R_MATCH, _R_START, _R_RING_PERM, _R_DECK_PERM, _R_BONUS = range(5)
+
+#: what a compiled strategy sees at a decision: its game ``g`` and seat (faction) ``me``, the decision
+#: ``kind``; ``hand`` (6,) its own hand (card codes, -1 empty; the cards fill slots 0..hand_n-1); and the
+#: public arrays of the whole batch, indexed ``[g, ...]``: ``hand_n`` (n, 2) hand sizes, ``stack``
+#: (n, 12, 5), ``count``, ``colours``, ``owner``, ``ring_colour``, ``ring_faction`` (n, 12), ``free``
+#: (n, 6) the houses that take each colour (bit mask, for :func:`landing_house`), ``pawn``, ``markers``,
+#: ``deck_pos`` (n, 2) (cards drawn: 30 - deck_pos are left), ``points`` (n, 2), ``first_done``,
+#: ``game_no``, ``turns`` (n,); and the rule option ``match_points`` (0: a single game). Nothing hidden
+#: from the seat (the opponent's hand, either deck's order) is in it.
+FanAndMalletView = namedtuple("FanAndMalletView", [
+    "g", "me", "kind", "hand", "hand_n", "stack", "count", "colours", "free", "owner", "ring_colour", "ring_faction",
+    "pawn", "markers", "deck_pos", "points", "first_done", "game_no", "turns", "match_points"])
 
 
 @numba.njit(cache=True, inline="always")
-def _strongest_slot(hand_row):
-    """``strongest``: the slot of the most preferred card of a hand (the first of equals)."""
-    best = 0
-    value = STRONGEST_KEY[hand_row[0] if hand_row[0] >= 0 else 2 * DECK]
-    for j in range(1, HAND):
-        c = hand_row[j]
-        v = STRONGEST_KEY[c if c >= 0 else 2 * DECK]
-        if v > value:
-            best = j
-            value = v
-    return best
+def begin(S, R, g):
+    """Deal game g (nothing if it has begun or is over); the first decision is White's card."""
+    if S[_KIND][g] < 0 and not S[_DONE][g]:
+        _deal_game(g, S[_DEAL_KEYS], S[_GAME_NO], R[_R_START], S[_RING_COLOUR], S[_RING_FACTION], S[_COLOURS],
+                   S[_FREE], S[_STACK], S[_COUNT], S[_OWNER], S[_HAND], S[_HAND_N], S[_DECK], S[_DECK_POS], S[_PAWN],
+                   S[_MARKERS], S[_FIRST_DONE], S[_FIRST_WINNER], R[_R_RING_PERM], R[_R_DECK_PERM])
+        S[_KIND][g] = Decision.CARD
 
 
-@numba.njit(**_NO_REFCOUNT)
-def _strongest_batch(hand, out):
-    """``strongest``'s slot for each row of ``hand`` (k, 6)."""
-    for r in range(hand.shape[0]):
-        out[r] = _strongest_slot(hand[r])
-
-
-#: parameters in the compiled lane: ``closer``'s feed, thrift, build, the value of a kid ghost; then
-#: ``keeper``'s hold and min_bonus; then ``counter``'s bait
-CLOSER_PARAMS = 7
-#: games of a match end at 100 in ``closer``'s closing value (above any stake)
-WIN_GAME = 100.0
+@numba.njit(**NO_REFCOUNT)
+def _k_begin(S, R, idx):
+    for i in range(idx.shape[0]):
+        begin(S, R, idx[i])
 
 
 @numba.njit(cache=True, inline="always")
-def _closer_row(hand_row, me, stack_g, count_g, free_g, ring_faction_g, pawn_g, markers_g, first_done_g, spend,
-                avail, feed, thrift, build, score, close, lead, leaves4, prospect, land, cards, bonus):
-    """``closer``'s evaluation of each card of seat ``me``'s hand ``hand_row`` in one game (the public
-    arrays of that game), given the cost of spending each card (``spend``) and the weights of the
-    opponent's colours (``avail``, (6,)). Per slot: ``land``, the house the card lands in (-1 for an empty
-    slot); ``close``, the value of completing that house (+stake if ``me`` possesses it, -stake if the
-    opponent does, +-100 where that ends the game; 0 for a card that does not complete its house, never 0
-    for one that does); ``lead``, own minus opponent power in the
-    house after the card, for a card that does not complete it; ``leaves4``, whether it leaves its house
-    one follower short; ``prospect``, a kid ghost's bonus in the house it lands in but does not complete,
-    judged with the followers there now (0 for other cards); ``score``, what ``closer`` maximises.
-    ``free_g`` (6,): the houses that take each colour (as the state's ``free``). ``cards`` and ``bonus``
-    (5,) are scratch space."""
-    opp = 1 - me
-    stake = 1.0 if first_done_g else 2.0
-    mine_ends = markers_g[me] + stake >= TARGET
-    theirs_ends = markers_g[opp] + stake >= TARGET
-    wsum = 0.0
-    for c in range(N_COLOURS):
-        wsum += avail[c]
-    tot = max(wsum, 1e-9)
+def _target(S, g, a, opt):
+    """The house where the card in hand slot ``opt`` of player ``a`` lands in game g, or -1 when ``opt``
+    is not a legal option (no card there; no house for it, which a real game never meets)."""
+    if opt < 0 or opt >= HAND:
+        return -1
+    c = S[_HAND][g, a, opt]
+    if c < 0:
+        return -1
+    return landing_house(S[_FREE][g, CARD_COLOUR[c]], S[_PAWN][g, a])
+
+
+@numba.njit(cache=True, inline="always")
+def step(S, R, g, opt):
+    """Player ``to_move`` plays the card in hand slot ``opt`` in game g: placement, possession, the win
+    check (the winner of the 7th marker wins at once and draws nothing; in a match the next game is
+    dealt, started by the loser), else the draw (the drawn card takes the played card's slot; with an
+    empty deck the last card moves there, so the hand stays packed) and the change of player. Returns
+    False, changing nothing, when ``opt`` is not a legal option."""
+    if S[_KIND][g] != Decision.CARD or S[_DONE][g]:
+        return False
+    a = S[_TO_MOVE][g]
+    h = _target(S, g, a, opt)
+    if h < 0:
+        return False
+    hand, hand_n, deck, deck_pos, stack, count = S[_HAND], S[_HAND_N], S[_DECK], S[_DECK_POS], S[_STACK], S[_COUNT]
+    c = hand[g, a, opt]
+    hand[g, a, opt] = -1
+    col = CARD_COLOUR[c]
+    pos = count[g, h]
+    stack[g, h, pos] = c
+    count[g, h] = pos + 1
+    S[_COLOURS][g, h] |= 1 << col
+    S[_FREE][g, col] &= ~(1 << h)
+    S[_PAWN][g, a] = h
+    S[_TURNS][g] += 1
+    if pos == STACK - 1:
+        markers = S[_MARKERS]
+        win = _possess(g, h, stack, S[_OWNER], S[_RING_FACTION], markers, S[_FIRST_DONE], S[_FIRST_WINNER],
+                       S[_HOUSES], S[_FIRST_WHITE], S[_TIES], S[_TIES_WHITE_HOUSE], S[_AB_KIDS], S[_AB_BONUS],
+                       S[_AB_SWING], R[_R_BONUS])
+        if markers[g, win] >= TARGET:
+            hand_n[g, a] -= 1
+            if _end_game(g, R[_R_MATCH], markers, S[_POINTS], S[_FIRST_WINNER], S[_FIRST_WINNER_WON], S[_WINNER],
+                         S[_DONE], S[_GAME_NO], S[_TO_MOVE]):
+                _deal_game(g, S[_DEAL_KEYS], S[_GAME_NO], R[_R_START], S[_RING_COLOUR], S[_RING_FACTION],
+                           S[_COLOURS], S[_FREE], stack, count, S[_OWNER], hand, hand_n, deck, deck_pos, S[_PAWN],
+                           markers, S[_FIRST_DONE], S[_FIRST_WINNER], R[_R_RING_PERM], R[_R_DECK_PERM])
+            return True
+    p = deck_pos[g, a]
+    if p < DECK:  # the drawn card takes the played card's slot
+        hand[g, a, opt] = deck[g, a, p]
+        deck[g, a, p] = -1
+        deck_pos[g, a] = p + 1
+    else:  # keep the hand in slots 0..size-1
+        hand_n[g, a] -= 1
+        last = HAND - 1
+        while last > opt and hand[g, a, last] < 0:
+            last -= 1
+        if last > opt:
+            hand[g, a, opt] = hand[g, a, last]
+            hand[g, a, last] = -1
+    S[_TO_MOVE][g] = 1 - a
+    return True
+
+
+@numba.njit(cache=True, inline="always")
+def observe(S, R, g, seat):
+    """What ``seat`` may know in game g at its current decision (a :data:`FanAndMalletView`)."""
+    return FanAndMalletView(g, seat, S[_KIND][g], S[_HAND][g, seat], S[_HAND_N], S[_STACK], S[_COUNT], S[_COLOURS],
+                            S[_FREE], S[_OWNER], S[_RING_COLOUR], S[_RING_FACTION], S[_PAWN], S[_MARKERS],
+                            S[_DECK_POS], S[_POINTS], S[_FIRST_DONE], S[_GAME_NO], S[_TURNS], R[_R_MATCH])
+
+
+@numba.njit(**NO_REFCOUNT)
+def legal(S, R, g, out):
+    """The legal options at game g's current decision into ``out`` (length >= 6): the hand slots that
+    hold a card (every card has a house in a real game); returns how many."""
+    if S[_DONE][g] or S[_KIND][g] != Decision.CARD:
+        return 0
+    a = S[_TO_MOVE][g]
+    n = 0
     for j in range(HAND):
-        c = hand_row[j]
-        close[j] = 0.0
-        lead[j] = 0.0
-        leaves4[j] = False
-        prospect[j] = 0.0
-        land[j] = -1
-        closes = False
-        reach = 0.0
-        if c >= 0:
-            col = CARD_COLOUR[c]
-            h = _land_free(free_g[col], pawn_g[me])
-            land[j] = h
-            k = count_g[h]
-            for i in range(STACK):
-                cards[i] = stack_g[h, i]
-            cards[k] = c
-            tw, tb = _score_house(cards, k + 1, bonus)
-            if k == STACK - 1:
-                closes = True
-                win = ring_faction_g[h] if tw == tb else (1 if tb > tw else 0)
-                if win == me:
-                    close[j] = WIN_GAME if mine_ends else stake
-                else:
-                    close[j] = -WIN_GAME if theirs_ends else -stake
-            else:
-                lead[j] = float(tw - tb) if me == 0 else float(tb - tw)
-                if CARD_KIND[c] == KID:
-                    prospect[j] = float(bonus[k])
-                if k == STACK - 2:  # the opponent's next card may complete it: how many of their colours land there
-                    leaves4[j] = True
-                    hits = 0.0
-                    for oc in range(N_COLOURS):  # after the card, house h no longer takes its colour
-                        after = free_g[oc] & ~(1 << h) if oc == col else free_g[oc]
-                        if _land_free(after, pawn_g[opp]) == h:
-                            hits += avail[oc]
-                    reach = hits / tot
-        if closes:
-            s = 10.0 * close[j]
-        else:
-            clipped = min(max(lead[j], -6.0), 6.0)
-            s = -feed * stake * reach + build * clipped * (0.0 if leaves4[j] else 1.0)
-        score[j] = s - thrift * spend[j]
+        if _target(S, g, a, j) >= 0:
+            out[n] = j
+            n += 1
+    return n
 
 
-@numba.njit(cache=True, inline="always")
-def _threat_row(hand_row, me, stack_g, free_g, ring_faction_g, pawn_g, opp_held, land, leaves4, danger, cards, bonus):
-    """``counter``'s danger of each card that leaves its house one follower short (``leaves4``, landing
-    on ``land``; 0 for other cards): the chance that the opponent, holding ``opp_held`` cards drawn at
-    random from their cards not on the ring, holds one that lands there on their next turn (after this
-    card) and possesses the house."""
-    opp = 1 - me
-    seen = 0  # bit t: the opponent's card t (colour * 5 + kind) is on the ring
-    for h in range(N_HOUSES):
-        for i in range(STACK):
-            c = stack_g[h, i]
-            if c >= 0 and (1 if c >= DECK else 0) == opp:
-                seen |= 1 << (c - opp * DECK)
-    total = 0.0
-    for t in range(DECK):
-        if not (seen >> t) & 1:
-            total += 1.0
-    for j in range(HAND):
-        danger[j] = 0.0
-        if not leaves4[j]:
-            continue
-        h = land[j]
-        col = CARD_COLOUR[hand_row[j]]
-        for i in range(STACK):
-            cards[i] = stack_g[h, i]
-        cards[STACK - 2] = hand_row[j]
-        good = 0.0
-        for t in range(DECK):
-            if (seen >> t) & 1:
-                continue
-            tc = CARD_COLOUR[t]
-            after = free_g[tc] & ~(1 << h) if tc == col else free_g[tc]
-            if _land_free(after, pawn_g[opp]) != h:
-                continue
-            cards[STACK - 1] = opp * DECK + t
-            tw, tb = _score_house(cards, STACK, bonus)
-            if (ring_faction_g[h] if tw == tb else (1 if tb > tw else 0)) == opp:
-                good += 1.0
-        miss = 1.0  # P(none of the held cards is a good one)
-        for i in range(HAND):
-            if i < opp_held:
-                miss *= min(max((total - good - i) / max(total - i, 1.0), 0.0), 1.0)
-        danger[j] = 1.0 - miss
-
-
-@numba.njit(cache=True, inline="always")
-def _counter_row(hand_row, me, stack_g, free_g, ring_faction_g, pawn_g, first_done_g, opp_held, spend, feed, thrift,
-                 build, bait, score, close, lead, leaves4, land, danger, cards, bonus):
-    """``counter``'s score of each card, from ``closer``'s evaluation (``close``, ``lead``, ``leaves4``,
-    ``land``, see :func:`_closer_row`) and the danger of :func:`_threat_row` (written to ``danger``)."""
-    _threat_row(hand_row, me, stack_g, free_g, ring_faction_g, pawn_g, opp_held, land, leaves4, danger, cards, bonus)
-    stake = 1.0 if first_done_g else 2.0
-    for j in range(HAND):
-        if hand_row[j] >= 0 and close[j] != 0.0:
-            s = 10.0 * close[j]
-        else:
-            bait_it = 1.0 if leaves4[j] and danger[j] == 0.0 and lead[j] > 0.0 else 0.0
-            s = -feed * stake * danger[j] + build * min(max(lead[j], -6.0), 6.0) + bait * stake * bait_it
-        score[j] = s - thrift * spend[j]
-
-
-@numba.njit(**_NO_REFCOUNT)
-def _closer_batch(hand, me, stack, count, colours, ring_faction, pawn, markers, first_done, hand_size, spend, avail,
-                  feed, thrift, build, bait, counter, score, close, lead, leaves4, prospect, land, danger, cards, bonus,
-                  free):
-    for r in range(hand.shape[0]):
-        for c in range(N_COLOURS):
-            free[c] = _free_mask(colours[r], c)
-        _closer_row(hand[r], me[r], stack[r], count[r], free, ring_faction[r], pawn[r], markers[r], first_done[r],
-                    spend[r], avail[r], feed, thrift, build, score[r], close[r], lead[r], leaves4[r], prospect[r],
-                    land[r], cards, bonus)
-        if counter:
-            _counter_row(hand[r], me[r], stack[r], free, ring_faction[r], pawn[r], first_done[r],
-                         hand_size[r, 1 - me[r]], spend[r], feed, thrift, build, bait, score[r], close[r], lead[r],
-                         leaves4[r], land[r], danger[r], cards, bonus)
-
-
-def closer_evaluation(obs, spend: np.ndarray, avail: np.ndarray, feed: float = 0.0, thrift: float = 0.0,
-                      build: float = 0.0, bait: float | None = None) -> tuple[np.ndarray, ...]:
-    """``closer``'s evaluation of every hand card of a batch of observations (see :func:`_closer_row`):
-    (score, close, lead, leaves4, prospect), each (k, 6); ``spend`` (k, 6) and ``avail`` (k, 6) as
-    there. Given ``bait``, the score is ``counter``'s (see :func:`_counter_row`)."""
-    k = len(obs)
-    score = np.empty((k, HAND))
-    close = np.empty((k, HAND))
-    lead = np.empty((k, HAND))
-    leaves4 = np.empty((k, HAND), dtype=bool)
-    prospect = np.empty((k, HAND))
-    c = np.ascontiguousarray
-    _closer_batch(c(obs.hand), c(obs.me, dtype=np.int64), c(obs.stack), c(obs.count), c(obs.colours),
-                  c(obs.ring_faction), c(obs.pawn), c(obs.markers), c(obs.first_done),
-                  c(obs.hand_size, dtype=np.int64) if bait is not None else np.zeros((k, 2), dtype=np.int64),
-                  c(spend, dtype=np.float64), c(avail, dtype=np.float64), float(feed), float(thrift), float(build),
-                  float(bait or 0.0), bait is not None, score, close, lead, leaves4, prospect,
-                  np.empty((k, HAND), dtype=np.int64), np.empty((k, HAND)), np.empty(STACK, dtype=np.int64),
-                  np.empty(STACK, dtype=np.int64), np.empty(N_COLOURS, dtype=np.int64))
-    return score, close, lead, leaves4, prospect
-
-
-@numba.njit(cache=True, inline="always")
-def _closer_slot(hand_row, me, stack_g, count_g, free_g, ring_faction_g, pawn_g, markers_g, first_done_g, opp_held,
-                 params, policy, spend, avail, score, close, lead, leaves4, prospect, land, danger, cards, bonus):
-    """``closer``, ``keeper`` or ``counter`` (``policy``) in the compiled lane: the best card (the first of
-    equal scores) of seat ``me``, with parameters ``params`` (see :data:`CLOSER_PARAMS`). ``keeper`` holds
-    kid ghosts: playing one on a house it does not complete where its prospect is below min_bonus costs
-    hold; ``counter`` weighs the danger of a house left one short (``opp_held``: the opponent's hand size)."""
-    for j in range(HAND):
-        c = hand_row[j]
-        spend[j] = 0.0 if c < 0 else (params[3] if CARD_KIND[c] == KID else float(CARD_POWER[c]))
-    for oc in range(N_COLOURS):
-        avail[oc] = 1.0
-    _closer_row(hand_row, me, stack_g, count_g, free_g, ring_faction_g, pawn_g, markers_g, first_done_g, spend,
-                avail, params[0], params[1], params[2], score, close, lead, leaves4, prospect, land, cards, bonus)
-    if policy == POLICY_COUNTER:
-        _counter_row(hand_row, me, stack_g, free_g, ring_faction_g, pawn_g, first_done_g, opp_held, spend, params[0],
-                     params[1], params[2], params[6], score, close, lead, leaves4, land, danger, cards, bonus)
-    elif policy == POLICY_KEEPER:
-        for j in range(HAND):
-            c = hand_row[j]
-            # (a card that completes its house has a closing value, never 0)
-            if c >= 0 and CARD_KIND[c] == KID and close[j] == 0.0 and prospect[j] < params[5]:
-                score[j] = score[j] - params[4]
-    best = -1
-    for j in range(HAND):
-        if hand_row[j] >= 0 and (best < 0 or score[j] > score[best]):
-            best = j
-    return best
-
-
-def _deal_scratch() -> tuple[np.ndarray, np.ndarray]:
-    """Scratch space of :func:`_deal_game`: the ring's and a deck's permutation."""
-    return np.empty(N_HOUSES, dtype=np.int64), np.empty(DECK, dtype=np.int64)
-
-
-def strongest_slots(hand: np.ndarray) -> np.ndarray:
-    """``strongest``'s choice for each row of hands ``hand`` (k, 6)."""
-    hand = np.ascontiguousarray(hand)
-    out = np.empty(hand.shape[0], dtype=np.int64)
-    _strongest_batch(hand, out)
-    return out
-
-
-@numba.njit(cache=True, inline="always")
-def _next_uniform(draw_keys, draw_counter, flat):
-    """The uniform that the next draw of the stream at flat position ``flat`` gives (``simcore.rng``'s
-    ``draw_base`` and ``uniform_at``), without taking the draw: its counter is left as it was."""
-    base = draw_base(draw_keys, draw_counter, flat)
-    draw_counter[flat] -= 1
-    return uniform_at(base, 0)
-
-
-@numba.njit(cache=True, inline="always")
-def _seat_uniform(code, draw_keys, draw_counter, flat):
-    """:func:`_next_uniform` for a seat playing ``random`` (0.0 for a seat that draws nothing)."""
-    return _next_uniform(draw_keys, draw_counter, flat) if code == POLICY_RANDOM else 0.0
-
-
-@numba.njit(**_NO_REFCOUNT)
-def _play_games(code, limit, match_points, start, deal_keys, draw_keys, draw_counter, ring_colour, ring_faction,
-                stack, count, colours, free, owner, hand, hand_n, deck, deck_pos, pawn, markers, to_move, first_done,
-                first_winner, points, game_no, winner, done, turns, timeout, houses, first_white, first_winner_won,
-                ties, ties_white_house, ab_kids, ab_bonus, ab_swing, bonus, ring_perm, deck_perm, params, spend,
-                avail, score, close, lead, leaves4, prospect, land, danger, cards):
-    """The compiled lane: every game of the batch to its end (or to ``limit`` turns: a timeout), one after
-    another, with the policy ``code[seat]`` in each seat."""
-    players = code.shape[0]
-    for g in range(done.shape[0]):
-        # ``random`` takes one draw per decision, ``AgentRandom.integers(hand size)``; the uniform of the
-        # next mover's draw is worked out a turn ahead (this turn changes neither that stream nor its
-        # counter), so that it is ready when the decision comes
-        a = to_move[g]
-        u = _seat_uniform(code[a], draw_keys, draw_counter, g * players + a)
-        while not done[g]:
-            if turns[g] >= limit:
-                timeout[g] = True
-                done[g] = True
-                break
-            b = 1 - a
-            u_next = _seat_uniform(code[b], draw_keys, draw_counter, g * players + b)
-            if code[a] == POLICY_RANDOM:
-                draw_counter[g * players + a] += 1  # the draw of ``u`` is taken
-                sl = integer_below(u, hand_n[g, a])
-            elif code[a] == POLICY_STRONGEST:
-                sl = _strongest_slot(hand[g, a])
-            else:
-                sl = _closer_slot(hand[g, a], a, stack[g], count[g], free[g], ring_faction[g], pawn[g], markers[g],
-                                  first_done[g], hand_n[g, 1 - a], params[a], code[a], spend, avail, score, close, lead,
-                                  leaves4, prospect, land, danger, cards, bonus)
-            if _play_card(g, a, sl, hand, hand_n, deck, deck_pos, stack, count, colours, free, owner, ring_faction,
-                          pawn, markers, first_done, first_winner, turns, to_move, houses, first_white, ties,
-                          ties_white_house, ab_kids, ab_bonus, ab_swing, bonus):
-                if _end_game(g, match_points, markers, points, first_winner, first_winner_won, winner, done,
-                             game_no, to_move):
-                    _deal_game(g, deal_keys, game_no, start, ring_colour, ring_faction, colours, free, stack, count,
-                               owner, hand, hand_n, deck, deck_pos, pawn, markers, first_done, first_winner,
-                               ring_perm, deck_perm)
-            a = to_move[g]
-            u = u_next if a == b else _seat_uniform(code[a], draw_keys, draw_counter, g * players + a)
+@numba.njit(**NO_REFCOUNT)
+def _k_legal(S, R, idx, out, n):
+    for i in range(idx.shape[0]):
+        n[i] = legal(S, R, idx[i], out[i])
 
 
 @dataclasses.dataclass
@@ -817,6 +607,7 @@ class FanAndMalletState:
     pawn: np.ndarray
     markers: np.ndarray
     to_move: np.ndarray
+    kind: np.ndarray
     first_done: np.ndarray
     first_winner: np.ndarray
     points: np.ndarray
@@ -836,6 +627,7 @@ class FanAndMalletState:
     ab_swing: np.ndarray
     start_positions: tuple = (0, 6)
     match_points: int | None = None
+    rules: Any = None
 
     def copy(self) -> "FanAndMalletState":
         return dataclasses.replace(self, **{f.name: getattr(self, f.name).copy() for f in dataclasses.fields(self)
@@ -961,11 +753,13 @@ class FanAndMalletObs:
 
 
 class FanAndMalletPlayer:
-    """Decision interface: one decision per turn.
+    """Decision interface: one decision per turn, :attr:`Decision.CARD`, answered by ``play``.
 
-    ``play(obs, rng) -> slot``: the hand slot (int, 0..5, must hold a card) of the follower to place; see
-    :class:`FanAndMalletObs` for what ``obs`` holds. Hands are compact: the cards fill slots
-    0..hand_count-1 (a drawn card takes the played card's slot; without a draw the last card moves there).
+    ``play(obs, rng) -> slot``: the hand slot (an integer 0..5 that holds a card) of the follower to place.
+    As a numpy method, ``obs`` is a :class:`FanAndMalletObs` of a batch of games and the answer one slot
+    per game; as a compiled decision (``strategies.base.decision``), ``obs`` is one game's
+    :data:`FanAndMalletView` and the answer one slot. Hands are packed: the cards fill slots
+    0..hand_n-1 (a drawn card takes the played card's slot; without a draw the last card moves there).
     """
 
     def play(self, obs: FanAndMalletObs, rng) -> np.ndarray:  # pragma: no cover - interface
@@ -1006,37 +800,48 @@ class FanAndMallet(Game):
         *(Metric(f"swing_share_{a}", f"swing_{a}", f"kids_{a}") for a in ABILITIES),
     )
 
+    decisions: ClassVar[tuple[str, ...]] = DECISIONS
+    kernels: ClassVar[str] = "simcore.games.fan_and_mallet"
+
     # ----- set-up ---------------------------------------------------------------------------------
-    def new_state(self, keys: np.ndarray, players: int, rules: FanAndMalletRules) -> FanAndMalletState:
+    def new_state(self, keys: np.ndarray, players: int, rules: FanAndMalletRules, deal: bool = True) -> FanAndMalletState:
+        """A fresh batch, one game per key; ``deal`` runs ``begin`` (the deal) at once."""
         n = len(keys)
         z = lambda *shape, dt=np.int64, v=0: np.full((n, *shape), v, dtype=dt)  # noqa: E731
-        e = lambda *shape, dt=np.int8: np.empty((n, *shape), dtype=dt)  # noqa: E731  (written by the deal)
+        b = lambda *shape, dt=np.int8: np.zeros((n, *shape), dtype=dt)  # noqa: E731  (written by the deal)
         keys = np.asarray(keys, dtype=np.uint64)
         dk = stream_keys(keys, STREAM_DEAL, 0)
         s = FanAndMalletState(
             keys=keys, deal_keys=np.stack([stream_keys(dk, 1 + i) for i in range(3)], axis=1),
-            ring_colour=e(N_HOUSES), ring_faction=e(N_HOUSES), stack=e(N_HOUSES, STACK), count=e(N_HOUSES),
-            colours=e(N_HOUSES), free=e(N_COLOURS, dt=np.int16), owner=e(N_HOUSES), hand=e(2, HAND),
-            hand_n=e(2, dt=np.int64), deck=e(2, DECK), deck_pos=e(2), pawn=e(2), markers=e(2), to_move=z(),
-            first_done=e(dt=bool), first_winner=e(dt=np.int64),
+            ring_colour=b(N_HOUSES), ring_faction=b(N_HOUSES), stack=b(N_HOUSES, STACK), count=b(N_HOUSES),
+            colours=b(N_HOUSES), free=b(N_COLOURS, dt=np.int16), owner=b(N_HOUSES), hand=b(2, HAND),
+            hand_n=b(2, dt=np.int64), deck=b(2, DECK), deck_pos=b(2), pawn=b(2), markers=b(2), to_move=z(),
+            kind=z(v=-1), first_done=b(dt=bool), first_winner=b(dt=np.int64),
             points=z(2), game_no=z(), winner=z(v=-1), done=z(dt=bool), turns=z(), timeout=z(dt=bool),
             houses=z(), first_white=z(), first_winner_won=z(), ties=z(), ties_white_house=z(),
             ab_kids=z(6), ab_bonus=z(6), ab_swing=z(6),
-            start_positions=tuple(rules.start_positions), match_points=rules.match_points,
+            start_positions=tuple(rules.start_positions), match_points=rules.match_points, rules=rules,
         )
-        self.deal(s, np.arange(n))
+        if deal:
+            _k_begin(self.state_tuple(s), self.rules_tuple(s), np.arange(n, dtype=np.int64))
         return s
+
+    def new_batch(self, keys: np.ndarray, players: int, rules: FanAndMalletRules) -> FanAndMalletState:
+        return self.new_state(keys, players, rules, deal=False)  # the drivers deal (``begin``)
 
     def deal(self, s: FanAndMalletState, g: np.ndarray) -> None:
         """Set up a fresh game (ring, decks, hands, pawns) in games ``g``; the deal of game number
         ``game_no`` of a match depends only on the game key and that number."""
         _deal_batch(np.asarray(g, dtype=np.int64), s.deal_keys, s.game_no, np.array(s.start_positions, dtype=np.int64),
                     s.ring_colour, s.ring_faction, s.colours, s.free, s.stack, s.count, s.owner, s.hand, s.hand_n,
-                    s.deck, s.deck_pos, s.pawn, s.markers, s.first_done, s.first_winner, *_deal_scratch())
+                    s.deck, s.deck_pos, s.pawn, s.markers, s.first_done, s.first_winner,
+                    np.empty(N_HOUSES, dtype=np.int64), np.empty(DECK, dtype=np.int64))
+        s.kind[np.asarray(g, dtype=np.int64)] = Decision.CARD
 
     def scripted(self, ring, stacks=None, hands=None, decks=None, pawns=None, to_move: int = 0,
                  rules: FanAndMalletRules | None = None, key: int = 0) -> FanAndMalletState:
-        """A one-game state from a given position (tests and worked examples).
+        """A one-game state from a given position (tests and worked examples), at the decision of
+        ``to_move``.
 
         ``ring``: 12 house cards (``faction * 6 + colour``) by ring position; ``stacks``: ring position ->
         followers (card codes, bottom first, at most 4 so that no house is possessed yet); ``hands``: two
@@ -1082,6 +887,34 @@ class FanAndMallet(Game):
         s.to_move[0] = to_move
         return s
 
+    # ----- the decision protocol ------------------------------------------------------------------
+    def state_tuple(self, s: FanAndMalletState) -> tuple:
+        return (s.done, s.turns, s.timeout, s.to_move, s.kind, s.deal_keys, s.ring_colour, s.ring_faction, s.stack,
+                s.count, s.colours, s.free, s.owner, s.hand, s.hand_n, s.deck, s.deck_pos, s.pawn, s.markers,
+                s.first_done, s.first_winner, s.points, s.game_no, s.winner, s.houses, s.first_white,
+                s.first_winner_won, s.ties, s.ties_white_house, s.ab_kids, s.ab_bonus, s.ab_swing)
+
+    def rules_tuple(self, s: FanAndMalletState) -> tuple:
+        return (np.int64(s.match_points or 0), np.array(s.start_positions, dtype=np.int64),
+                np.empty(N_HOUSES, dtype=np.int64), np.empty(DECK, dtype=np.int64), np.empty(STACK, dtype=np.int64))
+
+    def legal_options(self, s: FanAndMalletState, idx: np.ndarray) -> list[np.ndarray]:
+        """The legal options (hand slots) of the current decision of each game of ``idx``."""
+        idx = np.asarray(idx, dtype=np.int64)
+        out = np.empty((len(idx), HAND), dtype=np.int64)
+        n = np.empty(len(idx), dtype=np.int64)
+        _k_legal(self.state_tuple(s), self.rules_tuple(s), idx, out, n)
+        return [out[i, :n[i]] for i in range(len(idx))]
+
+    def encode(self, kind: int, result: Any, s: FanAndMalletState, idx: np.ndarray) -> np.ndarray:
+        """A numpy strategy's hand slots as option codes; slots must be integers (any other type is an
+        illegal answer, never rounded)."""
+        res = np.asarray(result)
+        if res.dtype == bool or not np.issubdtype(res.dtype, np.integer):
+            raise IllegalAction(f"made an illegal {DECISIONS[kind]}: hand slots of type {res.dtype} "
+                                f"(an integer per game is expected)")
+        return res.astype(np.int64)
+
     # ----- observations ---------------------------------------------------------------------------
     def public(self, s: FanAndMalletState, idx: np.ndarray, name: str) -> np.ndarray:
         """One public field (see :class:`FanAndMalletObs`) for games ``idx``."""
@@ -1122,59 +955,6 @@ class FanAndMallet(Game):
         out.deck[:, 1 - seat] = opp[:, HAND:]
         return out
 
-    # ----- a turn ---------------------------------------------------------------------------------
-    def turn(self, s: FanAndMalletState, idx: np.ndarray, seats) -> None:
-        actor = s.to_move[idx]
-        k = len(idx)
-        slot = seats.ask("play", idx, actor, lambda i, a: self.observe(s, i, a))
-        if not np.issubdtype(slot.dtype, np.integer) or slot.ndim != 1:
-            illegal(seats, "play", actor, np.ones(k, dtype=bool), f"hand slot of type {slot.dtype}, shape {slot.shape}")
-        slot = slot.astype(np.int64, copy=False)
-        idx = idx.astype(np.int64, copy=False)
-        bad = _first_illegal(idx, actor, slot, s.hand)
-        if bad >= 0:
-            mask = np.zeros(k, dtype=bool)
-            mask[bad] = True
-            illegal(seats, "play", actor, mask, f"hand slot {slot[bad]} (hand {s.hand[idx[bad], actor[bad]].tolist()})")
-        over = np.zeros(k, dtype=bool)
-        _apply_turn(idx, actor, slot, s.hand, s.hand_n, s.deck, s.deck_pos, s.stack, s.count, s.colours, s.free,
-                    s.owner, s.ring_faction, s.pawn, s.markers, s.first_done, s.first_winner, s.turns, s.to_move,
-                    s.houses, s.first_white, s.ties, s.ties_white_house, s.ab_kids, s.ab_bonus, s.ab_swing, over,
-                    np.zeros(STACK, dtype=np.int64))
-        if over.any():
-            self._game_over(s, idx[over])
-
-    def _game_over(self, s: FanAndMalletState, g: np.ndarray) -> None:
-        """Games ``g`` were just won (a player placed the 7th marker): end them, or, in a match, score
-        the loser's unused markers and set up the next game, started by the loser."""
-        _end_games(np.asarray(g, dtype=np.int64), s.match_points or 0, s.markers, s.points, s.first_winner,
-                   s.first_winner_won, s.winner, s.done, s.game_no, s.to_move, s.deal_keys,
-                   np.array(s.start_positions, dtype=np.int64), s.ring_colour, s.ring_faction, s.colours, s.free,
-                   s.stack, s.count, s.owner, s.hand, s.hand_n, s.deck, s.deck_pos, s.pawn, s.first_done,
-                   *_deal_scratch())
-
-    # ----- the compiled lane ----------------------------------------------------------------------
-    def compiled_lineup(self, agents, players: int, rules: FanAndMalletRules):
-        """(policy code per seat, parameters per seat) when every seat plays a strategy with a compiled form
-        (``random``, ``strongest``, ``closer``, ``keeper``, ``counter``), else None."""
-        table = policy_table(agents, (POLICY_RANDOM, POLICY_STRONGEST, POLICY_CLOSER, POLICY_KEEPER,
-                                      POLICY_COUNTER))
-        if table is None:
-            return None
-        code, params = table
-        width = max(params.shape[1], CLOSER_PARAMS)
-        return code, np.pad(params, ((0, 0), (0, width - params.shape[1])))
-
-    def play_compiled(self, s: FanAndMalletState, seats, lineup: tuple, limit: int) -> None:
-        _play_games(lineup[0], int(limit), s.match_points or 0, np.array(s.start_positions, dtype=np.int64),
-                    s.deal_keys, seats.draws.keys, seats.draws.counter, s.ring_colour, s.ring_faction, s.stack,
-                    s.count, s.colours, s.free, s.owner, s.hand, s.hand_n, s.deck, s.deck_pos, s.pawn, s.markers,
-                    s.to_move, s.first_done, s.first_winner, s.points, s.game_no, s.winner, s.done, s.turns,
-                    s.timeout, s.houses, s.first_white, s.first_winner_won, s.ties, s.ties_white_house, s.ab_kids,
-                    s.ab_bonus, s.ab_swing, np.zeros(STACK, dtype=np.int64), *_deal_scratch(), lineup[1],
-                    *(np.empty(HAND) for _ in range(2 + 3)), np.empty(HAND, dtype=bool), np.empty(HAND),
-                    np.empty(HAND, dtype=np.int64), np.empty(HAND), np.empty(STACK, dtype=np.int64))
-
     # ----- results --------------------------------------------------------------------------------
     def outcome(self, s: FanAndMalletState) -> dict[str, np.ndarray]:
         n = len(s.done)
@@ -1194,6 +974,7 @@ class FanAndMallet(Game):
 
     # ----- invariants -----------------------------------------------------------------------------
     def check(self, s: FanAndMalletState) -> None:
+        """Invariants that hold at every decision point (and once games are over)."""
         n = len(s.done)
         rows = np.arange(n)
         # every card in exactly one place: a hand, the undrawn deck, or a house
@@ -1247,6 +1028,10 @@ class FanAndMallet(Game):
             assert (s.points[fin, s.winner[fin]] >= s.match_points).all()
             assert (s.points[live] < s.match_points).all()
         assert (s.pawn >= 0).all() and (s.pawn < N_HOUSES).all()
+        # every live game waits on a decision of the player to move, who holds a card
+        assert (s.kind[live] == Decision.CARD).all(), "a live game is not at a decision"
+        assert ((s.to_move[live] == 0) | (s.to_move[live] == 1)).all()
+        assert (s.hand_n[live, s.to_move[live]] > 0).all(), "the player to move holds no card"
 
 
 def _shuffle_rows(arr: np.ndarray, mask: np.ndarray, u: np.ndarray) -> None:
