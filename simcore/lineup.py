@@ -215,7 +215,7 @@ def _render(game: Any, plans: Sequence[_ClassPlan]) -> str:
     lines += [
         "",
         "",
-        "@numba.njit(**NO_REFCOUNT)",
+        "@numba.njit(inline='always', **NO_REFCOUNT)",
         "def _decide(S, R, g, seat, cls, params, keys, counter, fw, iw):",
         "    kind = S[4][g]",
         "    ob = _observe(S, R, g, seat)",
