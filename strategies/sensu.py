@@ -54,6 +54,13 @@ def pick_bit(bits, u):
         j += 1
 
 
+def inlined(fn):
+    """A compiled decision that numba inlines where the lineup calls it (into the game loop itself): for a
+    small decision, handing the observation view (some twenty arrays) to a separate function costs more
+    than the decision."""
+    return decision(numba.njit(inline="always", **{k: v for k, v in NO_REFCOUNT.items() if k != "cache"})(fn))
+
+
 @numba.njit(cache=True, inline="always")
 def _cards(rng):
     return rng.iw[0, :SLOTS]
@@ -126,7 +133,7 @@ def random_order(cards, mask, k, ST, base, order, buf):
         order[s] = -1
 
 
-@decision
+@inlined
 def _random_turn(obs, prm, rng):
     """With a combination in the hand, play one uniformly with probability 1/2; else draw from a uniform
     source (PASS when there is none). One draw of two uniforms."""
@@ -140,29 +147,29 @@ def _random_turn(obs, prm, rng):
     return src if src >= 0 else PASS
 
 
-@decision
+@inlined
 def _random_discard(obs, prm, rng):
     return integer(rng, obs.hand_n[obs.g, obs.me])
 
 
-@decision
+@inlined
 def _random_arrange(obs, prm, rng):
     order = rng.iw[2, :SLOTS]
     random_order(slot_cards(obs, _cards(rng)), obs.combo, obs.n_redeem, obs.ST, draw(rng), order, rng.fw[1])
     return arrange_option(order)
 
 
-@decision
+@inlined
 def _random_wisdom(obs, prm, rng):
     return pick_bit(sources(obs), random(rng))
 
 
-@decision
+@inlined
 def _random_harmony(obs, prm, rng):
     return pick_bit(harmony_options(obs), random(rng))
 
 
-@decision
+@inlined
 def _random_courage(obs, prm, rng):
     """Per opponent a uniform choice among its removable fans (uniform o of one draw for seat o)."""
     base = draw(rng)
@@ -176,7 +183,7 @@ def _random_courage(obs, prm, rng):
     return courage_option(choice, obs.players)
 
 
-@decision
+@inlined
 def _random_solo_turn(obs, prm, rng):
     """A uniform combination with probability 1/2 (always when the deck is empty), else draw."""
     bits = combinations(obs, slot_cards(obs, _cards(rng)), _scratch(rng))
@@ -186,7 +193,7 @@ def _random_solo_turn(obs, prm, rng):
     return DRAW
 
 
-@decision
+@inlined
 def _random_place(obs, prm, rng):
     return integer(rng, 5)
 

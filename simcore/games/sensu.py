@@ -203,6 +203,9 @@ def card_power(rules: SensuRules) -> np.ndarray:
 #: counting (simcore/compiled.py; they allocate nothing, scratch space is passed in), so that calling a step with
 #: a dozen state arrays costs no atomic reference-count updates
 _step = numba.njit(**NO_REFCOUNT)
+#: the decorator of the small steps of the protocol, inlined where they are called (into the drivers' game
+#: loops): a call that hands over the whole state tuple costs more than these steps themselves
+_inline = numba.njit(cache=True, inline="always")
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -1241,7 +1244,7 @@ def _harmony_bits(pile, pile_n, fan_sticks, closed, chosen, g, p, ST):
     return bits
 
 
-@_step
+@_inline
 def _slot_cards_of(S, R, g, p, out):
     """The slot cards of seat p in game g into ``out`` (the hand, or the solo places)."""
     if R[_R_P] == 1:
@@ -1250,7 +1253,7 @@ def _slot_cards_of(S, R, g, p, out):
         _hand_cards(S[_HAND], S[_HAND_N], g, p, out)
 
 
-@_step
+@_inline
 def _combos_of(S, R, g, p, cards):
     """The combinations (bit set over slot masks) of seat p's slot cards, left in ``cards``."""
     _slot_cards_of(S, R, g, p, cards)
@@ -1258,7 +1261,7 @@ def _combos_of(S, R, g, p, cards):
                        3 if R[_R_P] == 1 else 2)
 
 
-@_step
+@_inline
 def _solo_end_check(S, R, g):
     """Solo: with the deck empty and no combination among the exposed cards the game is over (this is
     not a turn). It is not checked at the turn limit, which stops the game first (a timeout)."""
@@ -1268,7 +1271,7 @@ def _solo_end_check(S, R, g):
         S[_DONE][g] = True
 
 
-@_step
+@_inline
 def _end_play(S, R, g, p):
     """The turn is over: count it; the next decision is the start of a turn (multiplayer: of the next seat)."""
     if R[_R_P] == 1:
@@ -1355,7 +1358,7 @@ def _decode_order(opt, order):
     return True
 
 
-@_step
+@_inline
 def _step_turn(S, R, g, opt):
     p = S[_CURRENT][g]
     P = R[_R_P]
@@ -1389,7 +1392,7 @@ def _step_turn(S, R, g, opt):
     return True
 
 
-@_step
+@_inline
 def _step_discard(S, R, g, opt):
     p = S[_CURRENT][g]
     hand_n = S[_HAND_N]
@@ -1402,8 +1405,13 @@ def _step_discard(S, R, g, opt):
     return True
 
 
-@_step
+#: what the steps of the build's decisions return besides the card to go on with (-1: the next redeemed card)
+_ILLEGAL, _WAIT = -3, -2
+
+
+@_inline
 def _step_arrange(S, R, g, opt):
+    """ARRANGE: take the combination (the unredeemed cards onto the pile in order); the build follows."""
     p = S[_CURRENT][g]
     work = R[_R_IWORK]
     cards, order = work[0, :SLOTS], work[1, :SLOTS]
@@ -1423,64 +1431,55 @@ def _step_arrange(S, R, g, opt):
         _refill_one(S[_DECK], S[_DECK_N], S[_PILE], S[_PILE_N], S[_RESHUFFLES], S[_KEYS][g], g, R[_R_FBUF])
     S[_COMBO][g] = 0
     S[_RED_J][g] = 0
-    _build(S, R, g, p, -1)
     return True
 
 
-@_step
-def _step_wisdom(S, R, g, opt):
-    p = S[_CURRENT][g]
-    deck_n, pile_n = S[_DECK_N], S[_PILE_N]
-    src = _sources(deck_n, pile_n, g)
-    if opt < 0 or opt > R[_R_P] or not ((src >> opt) & 1):
-        return False
-    _draw_one(S[_DECK], deck_n, S[_PILE], pile_n, S[_HAND], S[_HAND_N], g, p, opt)
-    _refill_one(S[_DECK], deck_n, S[_PILE], pile_n, S[_RESHUFFLES], S[_KEYS][g], g, R[_R_FBUF])
-    left = S[_WISDOM_LEFT][g] - 1
-    if left > 0 and _sources(deck_n, pile_n, g) != 0:
-        S[_WISDOM_LEFT][g] = left
-        return True
-    S[_WISDOM_LEFT][g] = 0
-    _build(S, R, g, p, -1)
-    return True
-
-
-@_step
-def _step_harmony(S, R, g, opt):
-    p = S[_CURRENT][g]
-    pile, pile_n = S[_PILE], S[_PILE_N]
-    if opt < 0 or opt >= R[_R_P]:
-        return False
-    if not ((_harmony_bits(pile, pile_n, S[_FAN_STICKS], S[_CLOSED], S[_CHOSEN], g, p, R[_R_ST]) >> opt) & 1):
-        return False
-    _build(S, R, g, p, np.int64(_pile_take_one(pile, pile_n, g, opt)))
-    return True
-
-
-@_step
-def _step_courage(S, R, g, opt):
+@_step   # not inlined: the powers fire a few times a game
+def _step_power(S, R, g, opt):
+    """WISDOM, HARMONY or COURAGE: apply the option; returns the card the build goes on with (Harmony's
+    card, -1 the next redeemed card), ``_WAIT`` when Wisdom draws again, ``_ILLEGAL``."""
+    kind = S[_KIND][g]
     p = S[_CURRENT][g]
     P = R[_R_P]
+    deck_n, pile, pile_n = S[_DECK_N], S[_PILE], S[_PILE_N]
+    if kind == Decision.WISDOM:
+        src = _sources(deck_n, pile_n, g)
+        if opt < 0 or opt > P or not ((src >> opt) & 1):
+            return _ILLEGAL
+        _draw_one(S[_DECK], deck_n, pile, pile_n, S[_HAND], S[_HAND_N], g, p, opt)
+        _refill_one(S[_DECK], deck_n, pile, pile_n, S[_RESHUFFLES], S[_KEYS][g], g, R[_R_FBUF])
+        left = S[_WISDOM_LEFT][g] - 1
+        if left > 0 and _sources(deck_n, pile_n, g) != 0:
+            S[_WISDOM_LEFT][g] = left
+            return _WAIT
+        S[_WISDOM_LEFT][g] = 0
+        return -1
+    if kind == Decision.HARMONY:
+        if opt < 0 or opt >= P:
+            return _ILLEGAL
+        if not ((_harmony_bits(pile, pile_n, S[_FAN_STICKS], S[_CLOSED], S[_CHOSEN], g, p, R[_R_ST]) >> opt) & 1):
+            return _ILLEGAL
+        return np.int64(_pile_take_one(pile, pile_n, g, opt))
+    # COURAGE
     ok = R[_R_OK]
     choice = R[_R_IWORK][8, :P]
     if opt < 0 or opt >= (1 << (COURAGE_BITS * P)):
-        return False
+        return _ILLEGAL
     _courage_ok_one(S[_FAN], S[_FAN_N], S[_CLOSED], R[_R_PW], g, p, ok)
     for o in range(P):
         t = ((opt >> (COURAGE_BITS * o)) & 3) - 1
         if ok[o, 0] or ok[o, 1] or ok[o, 2]:
             if t < 0 or t > 2 or not ok[o, t]:
-                return False
+                return _ILLEGAL
         elif t != -1:
-            return False
+            return _ILLEGAL
         choice[o] = t
-    _courage_one(S[_FAN], S[_FAN_N], S[_FAN_STICKS], S[_PILE], S[_PILE_N], S[_DECK], S[_DECK_N], S[_RESHUFFLES],
-                 R[_R_ST], S[_KEYS][g], g, ok, choice, R[_R_FBUF])
-    _build(S, R, g, p, -1)
-    return True
+    _courage_one(S[_FAN], S[_FAN_N], S[_FAN_STICKS], pile, pile_n, S[_DECK], deck_n, S[_RESHUFFLES], R[_R_ST],
+                 S[_KEYS][g], g, ok, choice, R[_R_FBUF])
+    return -1
 
 
-@_step
+@_inline
 def _step_solo_turn(S, R, g, opt):
     if opt == DRAW:
         if S[_DECK_N][g] == 0:  # drawing from the empty deck ends the game (not a turn)
@@ -1502,7 +1501,7 @@ def _step_solo_turn(S, R, g, opt):
     return True
 
 
-@_step
+@_inline
 def _step_place(S, R, g, opt):
     if opt < 0 or opt > 4:
         return False
@@ -1512,19 +1511,42 @@ def _step_place(S, R, g, opt):
     return True
 
 
-@_step
+@_inline
 def begin(S, R, g):
     """Set the first decision of game g (nothing if it has begun or is over); the deal is in the state."""
     if S[_KIND][g] < 0 and not S[_DONE][g]:
         S[_KIND][g] = Decision.TURN if R[_R_P] > 1 else Decision.SOLO_TURN
 
 
-@_step
+@_inline
 def step(S, R, g, opt):
     """Apply option ``opt`` at game g's current decision and run the rules to the next decision.
     Returns False (changing nothing) when the option is not legal."""
     if S[_DONE][g]:
         return False
+    kind = S[_KIND][g]
+    if kind == Decision.TURN:
+        return _step_turn(S, R, g, opt)
+    if kind == Decision.DISCARD:
+        return _step_discard(S, R, g, opt)
+    if kind == Decision.SOLO_TURN:
+        return _step_solo_turn(S, R, g, opt)
+    if kind == Decision.PLACE:
+        return _step_place(S, R, g, opt)
+    if kind == Decision.ARRANGE:
+        if not _step_arrange(S, R, g, opt):
+            return False
+        c = -1
+    elif kind == Decision.WISDOM or kind == Decision.HARMONY or kind == Decision.COURAGE:
+        c = _step_power(S, R, g, opt)
+        if c == _ILLEGAL:
+            return False
+        if c == _WAIT:
+            return True
+    else:
+        return False
+    _build(S, R, g, S[_CURRENT][g], c)   # the one call of the build (compile time)
+    return True
     kind = S[_KIND][g]
     if kind == Decision.TURN:
         return _step_turn(S, R, g, opt)
