@@ -1,4 +1,14 @@
-"""Sensu strategies: the reference policy ``random`` and heuristics (see ``simcore.games.sensu.Player``)."""
+"""Sensu strategies: the reference policy ``random`` and the heuristics ``redeemer``, ``planner`` and ``focus``.
+
+Every decision is a compiled function of the engine's observation view (:data:`simcore.games.sensu.SensuView`),
+the strategy's parameters and its random stream, returning an option code (see the module docstring of
+:mod:`simcore.games.sensu`: ``DECK``, ``PILE + s``, ``PASS``, ``PLAY + mask``, hand slots, sources, seats,
+:func:`~simcore.games.sensu.arrange_option` and :func:`~simcore.games.sensu.courage_option`). The same
+functions play the compiled lane and, looped over a batch, the batch lane.
+
+Scratch space: ``rng.iw`` rows 0 (slot cards), 1 (evaluation), 2 (an order), 3 (per-seat choices), 4-7 (the
+combination search); ``rng.fw`` rows 0 (fan weights) and 1 (uniforms and keys).
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -7,24 +17,185 @@ from typing import ClassVar
 import numba
 import numpy as np
 
-from simcore.games.sensu import (CARD_TYPE, CARD_VALUE, CARD_WILD, POLICY_FOCUS, POLICY_PLANNER, POLICY_RANDOM,
-                                 POLICY_REDEEMER, SLOTS, SUBSET_SIZE, Action, _eval_combo, _potential_one, arrange_by,
-                                 choose_rows, combos_of)
+from simcore.compiled import NO_REFCOUNT, decision
+from simcore.games.sensu import (CARD_TYPE, CARD_VALUE, CARD_WILD, DRAW, HAND, PASS, PLAY, SLOTS, SUBSET_SIZE,
+                                 arrange_option, combinations, courage_option, fits, harmony_options, pile_top,
+                                 removable, slot_cards, sources)
+from simcore.rng import draw, integer, random, uniform_at
 
 from .base import Strategy, param
 
 
-def _choose_per_seat(u: np.ndarray, ok: np.ndarray) -> np.ndarray:
-    """Uniform choice along the last axis of ``ok`` (m, P, k) given uniforms ``u`` (m, P); -1 where none."""
-    count = ok.sum(axis=-1)
-    k = np.minimum((u * count).astype(np.int64), np.maximum(count - 1, 0))
-    pos = np.argmax(np.cumsum(ok, axis=-1) > k[..., None], axis=-1)
-    return np.where(count > 0, pos, -1)
+# ----------------------------------------------------------------------------------------------------
+# Shared helpers
+# ----------------------------------------------------------------------------------------------------
+@numba.njit(**NO_REFCOUNT)
+def pick_bit(bits, u):
+    """A uniform choice among the set bits of ``bits`` given one uniform (``simcore.rng.choose``): the k-th
+    set bit, k = min(floor(u * count), count - 1); -1 when none is set."""
+    bits = numba.uint64(bits)
+    one = numba.uint64(1)
+    cnt = 0
+    b = bits
+    while b:
+        b &= b - one
+        cnt += 1
+    if cnt == 0:
+        return -1
+    k = int(u * cnt)
+    if k > cnt - 1:
+        k = cnt - 1
+    j = 0
+    while True:
+        if (bits >> numba.uint64(j)) & one:
+            if k == 0:
+                return j
+            k -= 1
+        j += 1
 
 
-def _pass_or(src: np.ndarray) -> np.ndarray:
-    """Source index -> turn code (PASS where no source)."""
-    return np.where(src >= 0, src, Action.PASS)
+def inlined(fn):
+    """A compiled decision that numba inlines where the lineup calls it (into the game loop itself): for a
+    small decision, handing the observation view (some twenty arrays) to a separate function costs more
+    than the decision."""
+    return decision(numba.njit(inline="always", **{k: v for k, v in NO_REFCOUNT.items() if k != "cache"})(fn))
+
+
+@numba.njit(cache=True, inline="always")
+def _cards(rng):
+    return rng.iw[0, :SLOTS]
+
+
+@numba.njit(cache=True, inline="always")
+def _scratch(rng):
+    return rng.iw[4:8]
+
+
+# ----------------------------------------------------------------------------------------------------
+# The reference policy ``random`` (rules/sensu.md), one decision at a time
+# ----------------------------------------------------------------------------------------------------
+@numba.njit(**NO_REFCOUNT)
+def random_order(cards, mask, k, ST, base, order, buf):
+    """``random``'s arrangement of combination ``mask`` over slot ``cards`` (``k`` redeemed) from the 12
+    uniforms of draw ``base``: uniform j < 6 is slot j's redeeming preference, uniform 6 + j its discard key.
+    The card with the most sticks (ties: the highest preference) is redeemed, then for each bonus the fewest
+    sticks (ties: the lowest 1 - preference), so ties are uniform; redeemed cards are built in descending
+    sticks (ties in redeeming order), the others discarded in increasing key order (a uniform order).
+    ``buf``: float64 scratch of at least 12 entries."""
+    key = buf[:SLOTS]
+    pref = buf[SLOTS:2 * SLOTS]
+    first = -1
+    best = -np.inf
+    n_inc = 0
+    for s in range(SLOTS):
+        pref[s] = uniform_at(base, s)
+        if (mask >> s) & 1 and cards[s] >= 0:
+            n_inc += 1
+            v = float(ST[cards[s]]) + 0.5 * pref[s]
+            if v > best:
+                best = v
+                first = s
+    low0 = -1
+    low1 = -1
+    v0 = np.inf
+    v1 = np.inf
+    for s in range(SLOTS):
+        if s == first or not ((mask >> s) & 1) or cards[s] < 0:
+            continue
+        v = float(ST[cards[s]]) + 0.5 * (1.0 - pref[s])
+        if v < v0:
+            low1 = low0
+            v1 = v0
+            low0 = s
+            v0 = v
+        elif v < v1:
+            low1 = s
+            v1 = v
+    for s in range(SLOTS):
+        rank = 0 if s == first else (1 if (k >= 2 and s == low0) else (2 if (k >= 3 and s == low1) else 9))
+        if rank < 9:
+            key[s] = (-float(ST[cards[s]]) * 4 + rank) - 100.0
+        elif (mask >> s) & 1 and cards[s] >= 0:
+            key[s] = uniform_at(base, SLOTS + s)
+        else:
+            key[s] = np.inf
+    # stable insertion sort of the slots by key
+    for s in range(SLOTS):
+        order[s] = s
+    for i in range(1, SLOTS):
+        j = i
+        while j > 0 and key[order[j - 1]] > key[order[j]]:
+            t = order[j - 1]
+            order[j - 1] = order[j]
+            order[j] = t
+            j -= 1
+    for s in range(n_inc, SLOTS):
+        order[s] = -1
+
+
+@inlined
+def _random_turn(obs, prm, rng):
+    """With a combination in the hand, play one uniformly with probability 1/2; else draw from a uniform
+    source (PASS when there is none). One draw of two uniforms."""
+    base = draw(rng)
+    u1 = uniform_at(base, 1)
+    if uniform_at(base, 0) < 0.5:  # the combinations matter only then
+        bits = combinations(obs, slot_cards(obs, _cards(rng)), _scratch(rng))
+        if bits != 0:
+            return PLAY + pick_bit(bits, u1)
+    src = pick_bit(sources(obs), u1)
+    return src if src >= 0 else PASS
+
+
+@inlined
+def _random_discard(obs, prm, rng):
+    return integer(rng, obs.hand_n[obs.g, obs.me])
+
+
+@inlined
+def _random_arrange(obs, prm, rng):
+    order = rng.iw[2, :SLOTS]
+    random_order(slot_cards(obs, _cards(rng)), obs.combo, obs.n_redeem, obs.ST, draw(rng), order, rng.fw[1])
+    return arrange_option(order)
+
+
+@inlined
+def _random_wisdom(obs, prm, rng):
+    return pick_bit(sources(obs), random(rng))
+
+
+@inlined
+def _random_harmony(obs, prm, rng):
+    return pick_bit(harmony_options(obs), random(rng))
+
+
+@inlined
+def _random_courage(obs, prm, rng):
+    """Per opponent a uniform choice among its removable fans (uniform o of one draw for seat o)."""
+    base = draw(rng)
+    choice = rng.iw[3, :obs.players]
+    for o in range(obs.players):
+        bits = 0
+        for t in range(3):
+            if removable(obs, o, t):
+                bits |= 1 << t
+        choice[o] = pick_bit(bits, uniform_at(base, o))
+    return courage_option(choice, obs.players)
+
+
+@inlined
+def _random_solo_turn(obs, prm, rng):
+    """A uniform combination with probability 1/2 (always when the deck is empty), else draw."""
+    bits = combinations(obs, slot_cards(obs, _cards(rng)), _scratch(rng))
+    base = draw(rng)
+    if bits != 0 and (uniform_at(base, 0) < 0.5 or obs.deck_n[obs.g] == 0):
+        return PLAY + pick_bit(bits, uniform_at(base, 1))
+    return DRAW
+
+
+@inlined
+def _random_place(obs, prm, rng):
+    return integer(rng, 5)
 
 
 @dataclass(frozen=True)
@@ -37,243 +208,485 @@ class Random(Strategy):
     """
     name: ClassVar[str] = "random"
     game: ClassVar[str] = "sensu"
-    #: compiled form: ``simcore.games.sensu._k_play`` (every decision point, multiplayer and solo)
-    compiled_code: ClassVar[int] = POLICY_RANDOM
 
-    def turn(self, obs, rng):
-        u = rng.random(2)
-        has = obs.combos.any(axis=1)
-        play = has & (u[:, 0] < 0.5)
-        combo = _choose_rows(u[:, 1], obs.combos)
-        src = _choose_rows(u[:, 1], obs.sources)
-        return np.where(play, Action.PLAY + combo, _pass_or(src))
-
-    def discard(self, obs, rng):
-        return rng.integers(obs.hand_n)
-
-    def arrange(self, obs, rng):
-        u = rng.random(2 * SLOTS)
-        return arrange_by(obs, redeem_pref=u[:, :SLOTS], discard_key=u[:, SLOTS:])
-
-    def wisdom(self, obs, rng):
-        return rng.choose(obs.sources)
-
-    def harmony(self, obs, rng):
-        return rng.choose(obs.harmony_ok)
-
-    def courage(self, obs, rng):
-        return _choose_per_seat(rng.random(obs.players), obs.courage_ok)
-
-    def solo_turn(self, obs, rng):
-        u = rng.random(2)
-        has = obs.combos.any(axis=1)
-        play = has & ((u[:, 0] < 0.5) | (obs.deck_n == 0))
-        combo = _choose_rows(u[:, 1], obs.combos)
-        return np.where(play, Action.PLAY + combo, Action.DRAW)
-
-    def place(self, obs, rng):
-        return rng.integers(5)
-
-
-_choose_rows = choose_rows
+    turn = _random_turn
+    discard = _random_discard
+    arrange = _random_arrange
+    wisdom = _random_wisdom
+    harmony = _random_harmony
+    courage = _random_courage
+    solo_turn = _random_solo_turn
+    place = _random_place
 
 
 # ----------------------------------------------------------------------------------------------------
-# Heuristics: scoring kernels
+# Heuristics: valuations
 # ----------------------------------------------------------------------------------------------------
-@numba.njit(cache=True)
-def _k_score(cards, combos, fs, cl, chosen, ST, TYPE, VAL, WCL, w, close_bonus, win_bonus, out):
-    """Value of every combination (m, 64) (-inf where not a combination)."""
-    order = np.empty(SLOTS, np.int64)
-    ib = np.zeros(40, np.int64)
-    for i in range(cards.shape[0]):
-        ncl = 0
+@numba.njit(**NO_REFCOUNT)
+def eval_combo(cards, mask, fs, cl, chosen, ST, w, close_bonus, win_bonus, closed_now, out_order, ib):
+    """Best (value, order) of playing slot ``mask`` of ``cards``: over every legal redeemed set and build
+    order, the weighted sticks placed (``w`` per fan type) plus bonuses for closing fans (and for the win),
+    on own fans at ``fs`` sticks, closed ``cl``, chosen fan ``chosen``. ``out_order`` gets the slots:
+    redeemed in build order, then the others, most valuable first (the least valuable ends on top).
+    ``ib``: int64 scratch of at least 34 entries."""
+    TYPE, VAL, WCL = CARD_TYPE, CARD_VALUE, CARD_WILD
+    slots = ib[0:6]
+    best_sel = ib[6:9]
+    sel = ib[9:12]
+    perm = ib[12:15]
+    f2 = ib[16:19]
+    c2 = ib[19:22]
+    used = ib[22:28]
+    st_sorted = ib[28:34]
+    c = 0
+    for s in range(SLOTS):
+        if (mask >> s) & 1:
+            slots[c] = s
+            c += 1
+    # redeem count
+    seen = 0
+    t0 = 0
+    t1 = 0
+    t2 = 0
+    pair = 0
+    hi = 0
+    for j in range(c):
+        x = cards[slots[j]]
+        if WCL[x] < 0:
+            if (seen >> VAL[x]) & 1:
+                pair = 1
+            seen |= 1 << VAL[x]
+        t = TYPE[x]
+        if t == 0:
+            t0 += 1
+        elif t == 1:
+            t1 += 1
+        else:
+            t2 += 1
+        hi = max(hi, ST[x])
+    three = 1 if (t0 >= 3 or t1 >= 3 or t2 >= 3) else 0
+    k = 1 + pair + three
+    # canonical stick multiset (a histogram, 8 bits per stick value): hi, then the k-1 smallest
+    for j in range(c):
+        v = ST[cards[slots[j]]]
+        i = j
+        while i > 0 and st_sorted[i - 1] > v:
+            st_sorted[i] = st_sorted[i - 1]
+            i -= 1
+        st_sorted[i] = v
+    want = 1 << (8 * hi)
+    for j in range(k - 1):
+        want += 1 << (8 * st_sorted[j])
+    best = -1e9
+    # enumerate redeemed sets of size k by index combinations
+    for a in range(c):
+        for b in range(a + 1 if k > 1 else c, c if k > 1 else c + 1):
+            for d in range(b + 1 if k > 2 else c, c if k > 2 else c + 1):
+                sel[0] = a
+                sel[1] = b
+                sel[2] = d
+                tmp = 0
+                for j in range(k):
+                    tmp += 1 << (8 * ST[cards[slots[sel[j]]]])
+                if tmp != want:
+                    continue
+                # every build order of the redeemed cards
+                for p0 in range(k):
+                    for p1 in range(k):
+                        for p2 in range(k):
+                            if k >= 2 and p1 == p0:
+                                continue
+                            if k >= 3 and (p2 == p0 or p2 == p1):
+                                continue
+                            if k < 2 and p1 > 0:
+                                continue
+                            if k < 3 and p2 > 0:
+                                continue
+                            perm[0] = p0
+                            perm[1] = p1
+                            perm[2] = p2
+                            for t in range(3):
+                                f2[t] = fs[t]
+                                c2[t] = cl[t]
+                            val = 0.0
+                            ncl = closed_now
+                            ch = chosen
+                            for j in range(k):
+                                x = cards[slots[sel[perm[j]]]]
+                                t = TYPE[x]
+                                tot = f2[t] + ST[x]
+                                if c2[t] or tot > 10:
+                                    continue
+                                if tot == 10 and ch >= 0 and ch != t:
+                                    continue
+                                f2[t] = tot
+                                val += w[t] * ST[x]
+                                if tot == 10:
+                                    c2[t] = 1
+                                    ncl += 1
+                                    val += close_bonus
+                                    if ncl >= 2:
+                                        val += win_bonus
+                                    if ch == t:
+                                        ch = -1  # the next chosen fan is unknown
+                                else:
+                                    # nearer to 10 is better
+                                    val += 0.05 * w[t] * tot
+                            if val > best:
+                                best = val
+                                for j in range(k):
+                                    best_sel[j] = sel[perm[j]]
+    # order: redeemed slots, then the others by decreasing keep-value (last = least useful on top)
+    for j in range(c):
+        used[j] = 0
+    for j in range(k):
+        out_order[j] = slots[best_sel[j]]
+        used[best_sel[j]] = 1
+    pos = k
+    for _ in range(c - k):
+        bj = -1
+        bv = -1e9
+        for j in range(c):
+            if used[j]:
+                continue
+            x = cards[slots[j]]
+            v = ST[x] + (1.5 if WCL[x] >= 0 else 0.0)
+            if v > bv:
+                bv = v
+                bj = j
+        used[bj] = 1
+        out_order[pos] = slots[bj]
+        pos += 1
+    for j in range(pos, SLOTS):
+        out_order[j] = -1
+    return best
+
+
+@numba.njit(**NO_REFCOUNT)
+def potential(cards, fs, cl, ST, w):
+    """How close a row of slot cards (6) is to combinations: for every subset of 2-4 cards (at most one
+    wild) whose values leave 1..9 to reach 20, 1 plus the weighted sticks of its best card that fits."""
+    TYPE, VAL, WCL = CARD_TYPE, CARD_VALUE, CARD_WILD
+    tot = 0.0
+    for m in range(1, 64):
+        size = 0
+        lo = 0
+        hi = 0
+        nw = 0
+        ok = True
+        bestv = 0.0
+        for b in range(SLOTS):
+            if (m >> b) & 1:
+                x = cards[b]
+                if x < 0:
+                    ok = False
+                    break
+                size += 1
+                if WCL[x] >= 0:
+                    nw += 1
+                    lo += 3 * WCL[x] + 1
+                    hi += 3 * WCL[x] + 3
+                else:
+                    lo += VAL[x]
+                    hi += VAL[x]
+                t = TYPE[x]
+                if not cl[t] and fs[t] + ST[x] <= 10:
+                    v = w[t] * ST[x]
+                    if v > bestv:
+                        bestv = v
+        if not ok or size < 2 or size > 4 or nw > 1:
+            continue
+        if 20 - hi <= 9 and 20 - lo >= 1:
+            tot += 1.0 + bestv
+    return tot
+
+
+#: heuristic codes (``prm.code``)
+REDEEMER, PLANNER, FOCUS = 2, 3, 4
+#: the heuristics' parameters after the code, as compiled code gets them (``prm[1:]``)
+_CLOSE, _PLAY_MIN, _KEEP, _FEED, _IMPATIENCE, _OFF_WEIGHT, _OFF = range(7)
+
+
+@numba.njit(**NO_REFCOUNT)
+def heuristic_weights(code, h, fs, cl, w):
+    """Value per stick on each own fan type into ``w``: 1, except ``focus``'s fan type outside its pair
+    (``off_weight``; pair ``auto``: the type with the fewest sticks, closed fans counting 20 more)."""
+    for t in range(3):
+        w[t] = 1.0
+    if code == FOCUS:
+        off = int(h[_OFF])
+        if off < 0:
+            best = np.inf
+            for t in range(3):
+                key = float(fs[t] + 20 * cl[t]) - 0.01 * t
+                if key < best:
+                    best = key
+                    off = t
+        w[off] = h[_OFF_WEIGHT]
+
+
+@numba.njit(**NO_REFCOUNT)
+def best_combination(cards, bits, fs, cl, ch, w, close_bonus, ST, ib, order, only, size_max):
+    """The best combination among ``bits`` (only those containing slot ``only`` when it is >= 0, and of at
+    most ``size_max`` cards) and its value (-inf when none): the first of the highest values."""
+    ncl = 0
+    for t in range(3):
+        ncl += cl[t]
+    best = -np.inf
+    bm = 0
+    one = numba.uint64(1)
+    for m in range(1, 64):
+        if not ((bits >> numba.uint64(m)) & one):
+            continue
+        if only >= 0 and not ((m >> only) & 1):
+            continue
+        if SUBSET_SIZE[m] > size_max:
+            continue
+        v = eval_combo(cards, m, fs, cl, ch, ST, w, close_bonus, 100.0, ncl, order, ib)
+        if v > best:
+            best = v
+            bm = m
+    return bm, best
+
+
+@numba.njit(**NO_REFCOUNT)
+def heuristic_source(code, h, obs, cards, ib, order, w, scratch):
+    """The heuristics' draw: the pile top that completes the most valuable combination (of at most 5 cards,
+    worth more than 0), else the deck, else the first non-empty pile; PASS when nothing can be drawn."""
+    g, p, pile_n = obs.g, obs.me, obs.pile_n
+    fs, cl, ch = obs.fan_sticks[g, p], obs.closed[g, p], obs.chosen[g, p]
+    heuristic_weights(code, h, fs, cl, w)
+    best_val = -np.inf
+    best_src = 0 if obs.deck_n[g] > 0 else -1
+    n = obs.hand_n[g, p]
+    for q in range(obs.players):
+        if pile_n[g, q] == 0 or n >= SLOTS:
+            continue
+        slot_cards(obs, cards)
+        cards[n] = pile_top(obs, q)
+        bits = combinations(obs, cards, scratch)
+        _, val = best_combination(cards, bits, fs, cl, ch, w, h[_CLOSE], obs.ST, ib, order, n, 5)
+        if val > max(best_val, 0.0):
+            best_val = val
+            best_src = 1 + q
+    if best_src < 0:
+        for q in range(obs.players):
+            if pile_n[g, q] > 0:
+                return 1 + q
+        return PASS
+    return best_src
+
+
+@numba.njit(**NO_REFCOUNT)
+def heuristic_discard(code, h, obs, cards, ib, order, w, scratch):
+    """The hand slot a heuristic discards after a draw: it keeps the cards with the best combinations (+5)
+    and near-combinations (``keep`` weight); planner: also not feeding the next player (``feed_penalty`` per
+    stick of a discard that fits the next seat's fans)."""
+    g, p, hand, ST = obs.g, obs.me, obs.hand, obs.ST
+    n = obs.hand_n[g, p]
+    fs, cl, ch = obs.fan_sticks[g, p], obs.closed[g, p], obs.chosen[g, p]
+    heuristic_weights(code, h, fs, cl, w)
+    best = -np.inf
+    bs = 0
+    for s in range(min(n, HAND)):
+        j = 0
+        for t in range(HAND):
+            if t != s and j < SLOTS:
+                cards[j] = hand[g, p, t]
+                j += 1
+        combos = combinations(obs, cards, scratch)
+        _, val = best_combination(cards, combos, fs, cl, ch, w, h[_CLOSE], ST, ib, order, -1, SLOTS)
+        val = val + 5.0 if val > -np.inf else 0.0
+        feed = 0.0
+        if code == PLANNER:
+            c = np.int64(hand[g, p, s])
+            fit = fits(obs, (p + 1) % obs.players, c)
+            feed = h[_FEED] * (1.0 if fit else 0.0) * ST[c]
+        sc = val + h[_KEEP] * potential(cards, fs, cl, ST, w) - feed
+        if sc > best:
+            best = sc
+            bs = s
+    return bs
+
+
+@numba.njit(**NO_REFCOUNT)
+def heuristic_place(code, h, obs, cards, ib, order, w, scratch):
+    """Solo: where a heuristic puts the drawn card ``obs.card``, 0 the pile or 1..4 a column: where the
+    exposed cards then hold the most valuable combination (+10) and near-combinations, columns first on
+    ties."""
+    g, card, ST = obs.g, obs.card, obs.ST
+    fs, cl, ch = obs.fan_sticks[g, 0], obs.closed[g, 0], obs.chosen[g, 0]
+    slot_cards(obs, cards)
+    heuristic_weights(code, h, fs, cl, w)
+    best = -np.inf
+    bq = 0
+    for q in range(5):
+        old = cards[q]
+        cards[q] = card
+        combos = combinations(obs, cards, scratch)
+        _, val = best_combination(cards, combos, fs, cl, ch, w, h[_CLOSE], ST, ib, order, -1, SLOTS)
+        val = val + 10.0 if val > -np.inf else 0.0
+        sc = val + 0.3 * potential(cards, fs, cl, ST, w)
+        cards[q] = old
+        if q == 0:
+            sc -= 0.01
+        if sc > best:
+            best = sc
+            bq = q
+    return bq
+
+
+# ----------------------------------------------------------------------------------------------------
+# Heuristics: the decisions. ``prm`` = (code, close_bonus, play_min, keep, feed_penalty, impatience,
+# off_weight, off) for all three (one parameter type, so their decisions are compiled once).
+# ----------------------------------------------------------------------------------------------------
+@numba.njit(inline="always")   # not cached: prm's type belongs to the lineup module
+def _h(prm):
+    return prm[1:]
+
+
+@numba.njit(cache=True, inline="always")
+def _w(rng):
+    return rng.fw[0, :3]
+
+
+@numba.njit(cache=True, inline="always")
+def _ib(rng):
+    return rng.iw[1]
+
+
+@numba.njit(cache=True, inline="always")
+def _order(rng):
+    return rng.iw[2, :SLOTS]
+
+
+@decision
+def _heuristic_turn(obs, prm, rng):
+    """Play the best combination when it is worth ``play_min`` (planner: also when the deck is low or by
+    chance, one draw), else draw as :func:`heuristic_source`."""
+    g, me, h = obs.g, obs.me, _h(prm)
+    fs, cl, ch = obs.fan_sticks[g, me], obs.closed[g, me], obs.chosen[g, me]
+    cards, w = slot_cards(obs, _cards(rng)), _w(rng)
+    heuristic_weights(prm.code, h, fs, cl, w)
+    combos = combinations(obs, cards, _scratch(rng))
+    bm, val = best_combination(cards, combos, fs, cl, ch, w, h[_CLOSE], obs.ST, _ib(rng), _order(rng), -1, SLOTS)
+    play = val >= h[_PLAY_MIN]
+    if prm.code == PLANNER:
+        u = random(rng)
+        play = play or obs.deck_n[g] < 10 or u < h[_IMPATIENCE]
+    if combos != 0 and play:
+        return PLAY + bm
+    return heuristic_source(prm.code, h, obs, cards, _ib(rng), _order(rng), w, _scratch(rng))
+
+
+@decision
+def _heuristic_discard(obs, prm, rng):
+    return heuristic_discard(prm.code, _h(prm), obs, _cards(rng), _ib(rng), _order(rng), _w(rng), _scratch(rng))
+
+
+@decision
+def _heuristic_arrange(obs, prm, rng):
+    """The most valuable legal redeeming and build order (:func:`eval_combo`)."""
+    g, me, h = obs.g, obs.me, _h(prm)
+    fs, cl = obs.fan_sticks[g, me], obs.closed[g, me]
+    w, order = _w(rng), _order(rng)
+    heuristic_weights(prm.code, h, fs, cl, w)
+    ncl = 0
+    for t in range(3):
+        ncl += cl[t]
+    eval_combo(slot_cards(obs, _cards(rng)), obs.combo, fs, cl, obs.chosen[g, me], obs.ST, w, h[_CLOSE], 100.0, ncl,
+               order, _ib(rng))
+    return arrange_option(order)
+
+
+@decision
+def _heuristic_wisdom(obs, prm, rng):
+    """As the heuristic's draw (the deck or the first pile when no pile top is worth it)."""
+    src = heuristic_source(prm.code, _h(prm), obs, _cards(rng), _ib(rng), _order(rng), _w(rng), _scratch(rng))
+    return src if src != PASS else pick_bit(sources(obs), 0.0)
+
+
+@decision
+def _heuristic_harmony(obs, prm, rng):
+    """The pile top with the most sticks, +10 when it closes the fan."""
+    g, me = obs.g, obs.me
+    fit = harmony_options(obs)
+    best = -np.inf
+    bq = 0
+    for q in range(obs.players):
+        if not ((fit >> q) & 1):
+            continue
+        c = pile_top(obs, q)
+        closes = obs.fan_sticks[g, me, CARD_TYPE[c]] + obs.ST[c] == 10
+        v = obs.ST[c] + 10.0 * (1.0 if closes else 0.0)
+        if v > best:
+            best = v
+            bq = q
+    return bq
+
+
+@decision
+def _heuristic_courage(obs, prm, rng):
+    """Per opponent, strip the removable fan with the most sticks (the lowest type on ties)."""
+    choice = rng.iw[3, :obs.players]
+    for o in range(obs.players):
+        choice[o] = -1
+        best = -1
         for t in range(3):
-            ncl += cl[i, t]
-        for m in range(64):
-            if combos[i, m]:
-                out[i, m] = _eval_combo(cards[i], m, fs[i], cl[i], chosen[i], ST, TYPE, VAL, WCL, w[i],
-                                        close_bonus, win_bonus, ncl, order, ib)
-            else:
-                out[i, m] = -np.inf
+            if removable(obs, o, t) and obs.fan_sticks[obs.g, o, t] > best:
+                best = obs.fan_sticks[obs.g, o, t]
+                choice[o] = t
+    return courage_option(choice, obs.players)
 
 
-@numba.njit(cache=True)
-def _k_arrange(cards, mask, fs, cl, chosen, ST, TYPE, VAL, WCL, w, close_bonus, win_bonus, out):
-    ib = np.zeros(40, np.int64)
-    for i in range(cards.shape[0]):
-        ncl = 0
-        for t in range(3):
-            ncl += cl[i, t]
-        _eval_combo(cards[i], mask[i], fs[i], cl[i], chosen[i], ST, TYPE, VAL, WCL, w[i], close_bonus,
-                    win_bonus, ncl, out[i], ib)
+@decision
+def _heuristic_solo_turn(obs, prm, rng):
+    """The best combination when it is worth at least 0 or the deck is empty, else draw."""
+    g, h = obs.g, _h(prm)
+    fs, cl = obs.fan_sticks[g, 0], obs.closed[g, 0]
+    cards, w = slot_cards(obs, _cards(rng)), _w(rng)
+    combos = combinations(obs, cards, _scratch(rng))
+    heuristic_weights(prm.code, h, fs, cl, w)
+    bm, val = best_combination(cards, combos, fs, cl, obs.chosen[g, 0], w, h[_CLOSE], obs.ST, _ib(rng), _order(rng),
+                               -1, SLOTS)
+    if combos != 0 and (val >= 0.0 or obs.deck_n[g] == 0):
+        return PLAY + bm
+    return DRAW
 
 
-@numba.njit(cache=True)
-def _k_potential(cards, fs, cl, ST, TYPE, VAL, WCL, w, out):
-    """How close each row of slot cards (m, 6) is to combinations (``simcore.games.sensu._potential_one``)."""
-    for i in range(cards.shape[0]):
-        out[i] = _potential_one(cards[i], fs[i], cl[i], ST, TYPE, VAL, WCL, w[i])
-
-
-def _own(obs):
-    r = np.arange(len(obs))
-    fs = obs.fan_sticks[r, obs.seat]
-    cl = obs.closed[r, obs.seat]
-    ch = obs.chosen[r, obs.seat] if obs.chosen_fan else np.full(len(obs), -1, np.int64)
-    return fs, cl, ch.astype(np.int64)
-
-
-def _cards64(cards):
-    return np.ascontiguousarray(cards, dtype=np.int64)
+@decision
+def _heuristic_place(obs, prm, rng):
+    return heuristic_place(prm.code, _h(prm), obs, _cards(rng), _ib(rng), _order(rng), _w(rng), _scratch(rng))
 
 
 @dataclass(frozen=True)
 class _Heuristic(Strategy):
-    """Shared machinery: combination values, smart arranging, powers, and a solo column planner."""
+    """Shared play: combination values over every legal redeemed set and build order, smart arranging,
+    powers, and a solo planner of where to put drawn cards."""
     close_bonus: float = param(6.0, "value of closing a fan, in sticks", min=0.0)
     play_min: float = param(0.0, "play the best combination only when its value is at least this", min=-1.0)
+    #: which heuristic (``prm.code``)
+    code: ClassVar[int] = 0
 
-    def weights(self, obs) -> np.ndarray:
-        """Value per stick placed on each own fan type (m, 3)."""
-        return np.ones((len(obs), 3))
+    def compiled_values(self) -> dict:
+        """(code, close_bonus, play_min, keep, feed_penalty, impatience, off_weight, off): the same fields
+        for every heuristic (``keep`` 0.3 and no feeding penalty or impatience outside ``planner``; ``off``
+        the fan type outside ``focus``'s pair, -1 for auto)."""
+        pair = getattr(self, "pair", "auto")
+        off = -1.0 if pair == "auto" else float(3 - int(pair[0]) - int(pair[1]))
+        return {"code": self.code, "close_bonus": float(self.close_bonus), "play_min": float(self.play_min),
+                "keep": float(getattr(self, "keep", 0.3)), "feed_penalty": float(getattr(self, "feed_penalty", 0.0)),
+                "impatience": float(getattr(self, "impatience", 0.0)),
+                "off_weight": float(getattr(self, "off_weight", 1.0)), "off": off}
 
-    def combo_values(self, obs, cards=None, combos=None) -> np.ndarray:
-        fs, cl, ch = _own(obs)
-        cards = obs.cards if cards is None else cards
-        combos = obs.combos if combos is None else combos
-        out = np.empty((len(cards), 64))
-        _k_score(_cards64(cards), np.ascontiguousarray(combos), fs, cl, ch, obs.sticks, CARD_TYPE, CARD_VALUE,
-                 CARD_WILD, self.weights(obs), self.close_bonus, 100.0, out)
-        return out
-
-    def best_play(self, obs):
-        vals = self.combo_values(obs)
-        best = np.argmax(vals, axis=1)
-        return best, vals[np.arange(len(obs)), best]
-
-    def arrange(self, obs, rng):
-        fs, cl, ch = _own(obs)
-        out = np.empty((len(obs), SLOTS), np.int64)
-        _k_arrange(_cards64(obs.cards), obs.combo.astype(np.int64), fs, cl, ch, obs.sticks, CARD_TYPE,
-                   CARD_VALUE, CARD_WILD, self.weights(obs), self.close_bonus, 100.0, out)
-        return out
-
-    def potential(self, obs, cards) -> np.ndarray:
-        fs, cl, _ = _own(obs)
-        out = np.empty(len(cards))
-        _k_potential(_cards64(cards), fs, cl, obs.sticks, CARD_TYPE, CARD_VALUE, CARD_WILD, self.weights(obs), out)
-        return out
-
-    # ----- multiplayer -----
-    def turn(self, obs, rng):
-        best, val = self.best_play(obs)
-        play = obs.combos.any(axis=1) & (val >= self.play_min)
-        src = self.draw_source(obs)
-        return np.where(play, Action.PLAY + best, src)
-
-    def draw_source(self, obs) -> np.ndarray:
-        """Take a pile top that completes a combination worth more than ``pile_min``; else the deck."""
-        m = len(obs)
-        P = obs.players
-        r = np.arange(m)
-        best_val = np.full(m, -np.inf)
-        best_src = np.where(obs.sources[:, 0], 0, -1)
-        tops = obs.pile_top.astype(np.int64)
-        n = obs.hand_n
-        for q in range(P):
-            ok = obs.sources[:, 1 + q] & (n < SLOTS)
-            if not ok.any():
-                continue
-            cards = obs.cards.copy()
-            cards[r[ok], n[ok]] = tops[ok, q]
-            combos = combos_of(cards)
-            # combinations with the drawn card that survive the discard back to 5 cards
-            with_it = combos & ((np.arange(64)[None, :] >> np.minimum(n, SLOTS - 1)[:, None]) & 1).astype(bool)
-            with_it &= (SUBSET_SIZE[None, :] <= 5)
-            vals = np.where(with_it, self.combo_values(obs, cards, with_it), -np.inf).max(axis=1)
-            vals = np.where(ok, vals + self.pile_bias(obs, q), -np.inf)
-            better = vals > np.maximum(best_val, self.pile_min)
-            best_val = np.where(better, vals, best_val)
-            best_src = np.where(better, 1 + q, best_src)
-        # no deck: any non-empty pile
-        none = best_src < 0
-        if none.any():
-            best_src[none] = choose_rows(np.zeros(none.sum()), obs.sources[none])
-        return np.where(best_src >= 0, best_src, Action.PASS)
-
-    pile_min: ClassVar[float] = 0.0
-
-    def pile_bias(self, obs, q) -> np.ndarray:
-        return np.zeros(len(obs))
-
-    def discard(self, obs, rng):
-        """Keep the five cards with the best combinations and near-combinations."""
-        m = len(obs)
-        n = obs.hand_n
-        hand = obs.hand.astype(np.int64)
-        score = np.full((m, 8), -np.inf)
-        for s in range(8):
-            ok = s < n
-            if not ok.any():
-                continue
-            rest = np.delete(hand, s, axis=1)
-            rest = np.concatenate([rest, np.full((m, 1), -1)], axis=1)[:, :SLOTS]
-            combos = combos_of(rest)
-            vals = np.where(combos, self.combo_values(obs, rest, combos), -np.inf).max(axis=1)
-            vals = np.where(np.isfinite(vals), vals + 5.0, 0.0)
-            sc = vals + self.keep_weight * self.potential(obs, rest) - self.feed(obs, hand[:, s])
-            score[:, s] = np.where(ok, sc, -np.inf)
-        return np.argmax(score, axis=1)
-
-    keep_weight: ClassVar[float] = 0.3
-
-    def feed(self, obs, card) -> np.ndarray:
-        """Penalty for putting ``card`` on top of the own pile."""
-        return np.zeros(len(obs))
-
-    # ----- powers -----
-    def wisdom(self, obs, rng):
-        src = self.draw_source(obs)
-        return np.where(src == Action.PASS, choose_rows(np.zeros(len(obs)), obs.sources), src)
-
-    def harmony(self, obs, rng):
-        tops = obs.pile_top.astype(np.int64)
-        st = np.where(obs.harmony_ok, obs.sticks[tops] + 10.0 * obs.closes(tops), -np.inf)
-        return np.argmax(st, axis=1)
-
-    def courage(self, obs, rng):
-        # strip the fan nearest to closing
-        score = np.where(obs.courage_ok, obs.fan_sticks, -1)
-        best = np.argmax(score, axis=2)
-        return np.where(obs.courage_ok.any(axis=2), best, -1)
-
-    # ----- solo -----
-    def solo_turn(self, obs, rng):
-        best, val = self.best_play(obs)
-        has = obs.combos.any(axis=1)
-        play = has & ((val >= self.solo_min) | (obs.deck_n == 0))
-        return np.where(play, Action.PLAY + best, Action.DRAW)
-
-    solo_min: ClassVar[float] = 0.0
-
-    def place(self, obs, rng):
-        """Put the drawn card where the exposed cards then hold the most valuable combination; otherwise
-        on the column that keeps the best near-combinations, avoiding covering useful cards."""
-        m = len(obs)
-        card = obs.card.astype(np.int64)
-        base = obs.cards.astype(np.int64)
-        score = np.empty((m, 5))
-        for q in range(5):
-            cards = base.copy()
-            cards[:, q] = card
-            combos = combos_of(cards, 3)
-            vals = np.where(combos, self.combo_values(obs, cards, combos), -np.inf).max(axis=1)
-            vals = np.where(np.isfinite(vals), vals + 10.0, 0.0)
-            score[:, q] = vals + 0.3 * self.potential(obs, cards)
-        # the pile keeps only its top usable; prefer columns on ties
-        score[:, 0] -= 0.01
-        return np.argmax(score, axis=1)
+    turn = _heuristic_turn
+    discard = _heuristic_discard
+    arrange = _heuristic_arrange
+    wisdom = _heuristic_wisdom
+    harmony = _heuristic_harmony
+    courage = _heuristic_courage
+    solo_turn = _heuristic_solo_turn
+    place = _heuristic_place
 
 
 @dataclass(frozen=True)
@@ -282,13 +695,9 @@ class Redeemer(_Heuristic):
     redeemed set and build order is tried); draw a pile top only when it completes such a combination."""
     name: ClassVar[str] = "redeemer"
     game: ClassVar[str] = "sensu"
-    #: compiled form: ``simcore.games.sensu._k_play`` with parameters (close_bonus, play_min)
-    compiled_code: ClassVar[int] = POLICY_REDEEMER
+    code: ClassVar[int] = REDEEMER
     close_bonus: float = param(6.0, "value of closing a fan, in sticks", min=0.0)
     play_min: float = param(0.0, "play the best combination only when its value is at least this", min=-1.0)
-
-    def compiled_params(self):
-        return (self.close_bonus, self.play_min)
 
 
 @dataclass(frozen=True)
@@ -297,36 +706,13 @@ class Planner(_Heuristic):
     ``play_min`` sticks, and does not feed the next player (penalises discards that fit their fans)."""
     name: ClassVar[str] = "planner"
     game: ClassVar[str] = "sensu"
-    #: compiled form: ``simcore.games.sensu._k_play`` with parameters (close_bonus, play_min, keep, feed_penalty,
-    #: impatience)
-    compiled_code: ClassVar[int] = POLICY_PLANNER
+    code: ClassVar[int] = PLANNER
     close_bonus: float = param(6.0, "value of closing a fan, in sticks", min=0.0)
     play_min: float = param(3.0, "play the best combination only when its value is at least this", min=-1.0)
     keep: float = param(0.5, "weight of near-combinations kept in hand when discarding", min=0.0)
     feed_penalty: float = param(1.0, "penalty per stick of a discard that fits the next player's fans", min=0.0)
     impatience: float = param(0.1, "chance per turn of playing a combination worth less than play_min",
                               min=0.0, max=1.0)
-
-    def compiled_params(self):
-        return (self.close_bonus, self.play_min, self.keep, self.feed_penalty, self.impatience)
-
-    @property
-    def keep_weight(self) -> float:  # type: ignore[override]
-        return self.keep
-
-    def turn(self, obs, rng):
-        best, val = self.best_play(obs)
-        has = obs.combos.any(axis=1)
-        # waiting for a better combination costs tempo: play anyway when the deck runs low, or by chance
-        anyway = (obs.deck_n < 10) | (rng.random() < self.impatience)
-        play = has & ((val >= self.play_min) | anyway)
-        src = self.draw_source(obs)
-        return np.where(play, Action.PLAY + best, src)
-
-    def feed(self, obs, card):
-        nxt = (obs.seat + 1) % obs.players
-        fits = obs.fits(card[:, None], nxt)[:, 0]
-        return self.feed_penalty * fits * obs.sticks[card]
 
 
 @dataclass(frozen=True)
@@ -335,30 +721,11 @@ class Focus(_Heuristic):
     type count only ``off_weight``; otherwise plays like the redeemer."""
     name: ClassVar[str] = "focus"
     game: ClassVar[str] = "sensu"
-    #: compiled form: ``simcore.games.sensu._k_play`` with parameters (close_bonus, play_min, off_weight, the
-    #: fan type outside ``pair``, -1 for auto)
-    compiled_code: ClassVar[int] = POLICY_FOCUS
+    code: ClassVar[int] = FOCUS
     close_bonus: float = param(8.0, "value of closing a fan, in sticks", min=0.0)
     play_min: float = param(0.0, "play the best combination only when its value is at least this", min=-1.0)
     off_weight: float = param(0.3, "value of a stick on the fan type outside the focus", min=0.0, max=1.0)
     pair: str = param("auto", "the two focus types: auto, 01, 02 or 12", choices=("auto", "01", "02", "12"))
-
-    def compiled_params(self):
-        off = -1 if self.pair == "auto" else 3 - int(self.pair[0]) - int(self.pair[1])
-        return (self.close_bonus, self.play_min, self.off_weight, off)
-
-    def weights(self, obs):
-        m = len(obs)
-        w = np.full((m, 3), self.off_weight)
-        if self.pair != "auto":
-            w[:, [int(self.pair[0]), int(self.pair[1])]] = 1.0
-            return w
-        fs, cl, _ = _own(obs)
-        key = fs + 20 * cl - 0.01 * np.arange(3)[None, :]
-        off = np.argmin(key, axis=1)
-        w[:] = 1.0
-        w[np.arange(m), off] = self.off_weight
-        return w
 
 
 STRATEGIES = [Random, Redeemer, Planner, Focus]

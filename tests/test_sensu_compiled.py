@@ -1,4 +1,7 @@
-"""Sensu's compiled lane: whole games in one compiled driver give exactly the turn-by-turn lane's results."""
+"""Sensu's compiled lane (every game to its end in one compiled call) plays exactly the games of the batch lane
+(one decision of every live game per step, asked of each strategy as a batch): the same deals, the same
+random streams, the same rule steps, for every strategy, player count and rule option. A lineup with a numpy
+decision plays the batch lane; a numpy strategy written like ``random`` plays ``random``'s games."""
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -6,6 +9,7 @@ import numpy as np
 import pytest
 
 from simcore.game import Seats
+from simcore.games.sensu import SLOTS, Action, arrange_by
 from simcore.registry import get_game
 from simcore.rng import game_keys, root_key
 from simcore.runner import simulate
@@ -14,35 +18,6 @@ from strategies.sensu import STRATEGIES, Focus, Planner, Random, Redeemer
 from tests.lanes import assert_same
 
 ENG = get_game("sensu")
-
-
-@dataclass(frozen=True)
-class Tweaked(Random):
-    """A subclass of a compiled strategy: it may change any decision, so it plays the batch lane."""
-    name: ClassVar[str] = "tweaked"
-
-    def place(self, obs, rng):  # solo: always a column
-        return 1 + rng.integers(4)
-
-
-@dataclass(frozen=True)
-class Cautious(Planner):
-    """A subclass of a compiled heuristic (same decisions): it plays the batch lane."""
-    name: ClassVar[str] = "cautious"
-
-
-@pytest.fixture
-def lanes(monkeypatch):
-    """Counts the compiled driver's calls (so that a test knows which lane played)."""
-    calls = []
-    original = type(ENG).play_compiled
-
-    def counted(self, state, seats, lineup_, limit):
-        calls.append(len(state.done))
-        return original(self, state, seats, lineup_, limit)
-
-    monkeypatch.setattr(type(ENG), "play_compiled", counted)
-    return calls
 
 
 def both(players, rules, agents, n, seed=11, width=None, ids=None):
@@ -73,22 +48,21 @@ CASES = [
 
 
 @pytest.mark.parametrize("players,rules,n", CASES)
-def test_random_same_results_in_both_lanes(players, rules, n, lanes):
+def test_random_same_results_in_both_lanes(players, rules, n):
     agents = lineup("sensu", ["random"], players)
-    assert ENG.compiled_lineup(agents, players, ENG.make_rules(rules)) is not None
+    assert ENG.lineup(agents).all_compiled
     fast, slow = both(players, rules, agents, n)
-    assert lanes, "the compiled lane did not play"
     assert_same(fast, slow)
     assert (fast["turns"] > 0).all()
     if players > 1:  # decided games have one winner, timeouts none
         np.testing.assert_array_equal(fast["win"].sum(1), np.where(fast["timeout"], 0.0, 1.0))
 
 
-def played_state(players, rules, n=1000, seed=11):
+def played_state(players, rules, n=1000, seed=11, specs=("random",)):
     R = ENG.make_rules(rules)
-    agents = lineup("sensu", ["random"], players)
-    st = ENG.new_state(game_keys(root_key(seed), np.arange(n)), players, R)
-    ENG.play_compiled(st, Seats(agents, st.keys), ENG.compiled_lineup(agents, players, R), ENG.turn_limit(R))
+    agents = lineup("sensu", list(specs), players)
+    st = ENG.new_batch(game_keys(root_key(seed), np.arange(n)), players, R)
+    ENG.play_state(st, Seats(agents, st.keys))
     ENG.check(st)
     return st
 
@@ -111,21 +85,29 @@ HEURISTIC_CASES = [
 
 
 @pytest.mark.parametrize("players,rules,specs,n", HEURISTIC_CASES)
-def test_heuristics_same_results_in_both_lanes(players, rules, specs, n, lanes):
+def test_heuristics_same_results_in_both_lanes(players, rules, specs, n):
     agents = lineup("sensu", specs, players)
-    assert ENG.compiled_lineup(agents, players, ENG.make_rules(rules)) is not None
+    assert ENG.lineup(agents).all_compiled
     fast, slow = both(players, rules, agents, n)
-    assert lanes
     assert_same(fast, slow)
 
 
-def test_every_strategy_has_a_compiled_form_with_its_parameters():
-    assert all(type(s).__dict__.get("compiled_code") is not None for s in (cls() for cls in STRATEGIES))
-    codes = {cls().compiled_policy()[0] for cls in STRATEGIES}
-    assert len(codes) == len(STRATEGIES)
-    assert Planner(keep=0.7, impatience=0.2).compiled_policy()[1] == (6.0, 3.0, 0.7, 1.0, 0.2)
-    assert [Focus(pair=p).compiled_params()[3] for p in ("auto", "01", "02", "12")] == [-1, 2, 1, 0]
-    assert Redeemer(close_bonus=4.0).compiled_params() == (4.0, 0.0)
+def test_every_strategy_is_compiled_with_its_parameters():
+    for cls in STRATEGIES:
+        lu = ENG.lineup([cls()])
+        assert lu.all_compiled and set(lu.forms[0].values()) == {"compiled"}, cls.name
+    assert Planner(keep=0.7, impatience=0.2).compiled_values() == {
+        "code": 3, "close_bonus": 6.0, "play_min": 3.0, "keep": 0.7, "feed_penalty": 1.0, "impatience": 0.2,
+        "off_weight": 1.0, "off": -1.0}
+    assert [Focus(pair=p).compiled_values()["off"] for p in ("auto", "01", "02", "12")] == [-1.0, 2.0, 1.0, 0.0]
+    assert Redeemer(close_bonus=4.0).compiled_values() == {
+        "code": 2, "close_bonus": 4.0, "play_min": 0.0, "keep": 0.3, "feed_penalty": 0.0, "impatience": 0.0,
+        "off_weight": 1.0, "off": -1.0}
+    assert Random().compiled_values() == {}
+    # the three heuristics share one parameter type, so their decisions are compiled once
+    lu = ENG.lineup([Redeemer(), Planner(), Focus(), Random()])
+    assert len({p.fields for p in lu.plans if p.cls is not Random}) == 1
+    assert lu.params[1].tolist() == [3, 6.0, 3.0, 0.5, 1.0, 0.1, 1.0, -1.0]
 
 
 def test_the_compared_games_exercise_the_variants():
@@ -139,22 +121,20 @@ def test_the_compared_games_exercise_the_variants():
 
 @pytest.mark.parametrize("players,rules", [(4, {"max_turns": 60}), (2, {"max_turns": 37, "powers": True}),
                                            (1, {"max_turns": 12}), (3, {"max_turns": 250, "chosen_fan": True})])
-def test_turn_limit_timeouts_match(players, rules, lanes):
+def test_turn_limit_timeouts_match(players, rules):
     agents = lineup("sensu", ["random"], players)
     fast, slow = both(players, rules, agents, 800)
-    assert lanes
     assert_same(fast, slow)
     assert fast["timeout"].any() and (fast["turns"] <= rules["max_turns"]).all()
     assert (fast["turns"][fast["timeout"]] == rules["max_turns"]).all()
 
 
 @pytest.mark.parametrize("players,width", [(4, 333), (1, 1000)])
-def test_blocks_and_game_ids(players, width, lanes):
+def test_blocks_and_game_ids(players, width):
     """Blocks of ``width`` games and arbitrary game ids: the same games as one block and as the batch lane."""
     agents = lineup("sensu", ["random"], players)
     ids = np.arange(5000, 5000 + 1500)
     fast, slow = both(players, {"powers": players > 1}, agents, 0, width=width, ids=ids)
-    assert len(lanes) == -(-1500 // width)
     assert_same(fast, slow)
     whole = ENG.play(ids, players, ENG.make_rules({"powers": players > 1}), agents, root_key(11), compiled=True)
     assert_same(fast, whole)
@@ -182,60 +162,126 @@ def test_final_states_and_random_streams_match(players, rules, prep, specs):
     R = ENG.make_rules(rules)
     agents = lineup("sensu", specs, players)
     keys = game_keys(root_key(5), np.arange(400))
-    a, b = ENG.new_state(keys, players, R), ENG.new_state(keys, players, R)
-    if prep is not None:
-        prep(a)
-        prep(b)
-    sa, sb = Seats(agents, keys), Seats(agents, keys)
-    limit = ENG.turn_limit(R)
-    while True:  # the batch lane's loop (Game.play)
-        idx = np.flatnonzero(~a.done)
-        if len(idx) == 0:
-            break
-        over = a.turns[idx] >= limit
-        a.timeout[idx[over]] = True
-        a.done[idx[over]] = True
-        if (~over).any():
-            ENG.turn(a, idx[~over], sa)
-    ENG.play_compiled(b, sb, ENG.compiled_lineup(agents, players, R), limit)
+    ends = []
+    for compiled in (False, True):
+        st = ENG.new_batch(keys, players, R)
+        if prep is not None:
+            prep(st)
+        seats = Seats(agents, keys)
+        ENG.play_state(st, seats, compiled=compiled)
+        ends.append((st, seats.draws.counter.copy()))
+    (a, ca), (b, cb) = ends
     for name, value in vars(a).items():
         if isinstance(value, np.ndarray):
             np.testing.assert_array_equal(value, getattr(b, name), err_msg=name)
-    np.testing.assert_array_equal(sa.draws.counter, sb.draws.counter)
+    np.testing.assert_array_equal(ca, cb)
     if "random" in specs or (players > 1 and "planner" in specs):  # the others draw nothing
-        assert sb.draws.counter.sum() > 0
+        assert cb.sum() > 0
+    assert b.done.all()
     ENG.check(b)
     if prep is not None:
         assert (b.cf_shuffles > 0).sum() > 50
 
 
-@pytest.mark.parametrize("players", [1, 3])
-def test_non_compiled_lineups_use_the_batch_lane(players, lanes):
+# ----- numpy strategies ------------------------------------------------------------------------------
+def choose_rows(u, mask):
+    """Index of a uniformly chosen True entry of each row of ``mask`` given one uniform per row (-1 where none)."""
+    mask = np.asarray(mask, dtype=bool)
+    count = mask.sum(axis=1)
+    k = np.minimum((u * count).astype(np.int64), np.maximum(count - 1, 0))
+    pos = np.argmax(np.cumsum(mask, axis=1) > k[:, None], axis=1)
+    return np.where(count > 0, pos, -1)
+
+
+@dataclass(frozen=True)
+class NumpyRandom(Random):
+    """``random`` written again as numpy methods over batches of observations (rules/sensu.md): the batch
+    lane asks it for all the games waiting on a decision at once. It must play ``random``'s games."""
+    name: ClassVar[str] = "numpy-random"
+
+    def turn(self, obs, rng):
+        u = rng.random(2)
+        play = obs.combos.any(axis=1) & (u[:, 0] < 0.5)
+        src = choose_rows(u[:, 1], obs.sources)
+        return np.where(play, Action.PLAY + choose_rows(u[:, 1], obs.combos), np.where(src >= 0, src, Action.PASS))
+
+    def discard(self, obs, rng):
+        return rng.integers(obs.hand_n)
+
+    def arrange(self, obs, rng):
+        u = rng.random(2 * SLOTS)
+        return arrange_by(obs, redeem_pref=u[:, :SLOTS], discard_key=u[:, SLOTS:])
+
+    def wisdom(self, obs, rng):
+        return rng.choose(obs.sources)
+
+    def harmony(self, obs, rng):
+        return rng.choose(obs.harmony_ok)
+
+    def courage(self, obs, rng):
+        u = rng.random(obs.players)
+        ok = obs.courage_ok
+        count = ok.sum(axis=-1)
+        k = np.minimum((u * count).astype(np.int64), np.maximum(count - 1, 0))
+        pos = np.argmax(np.cumsum(ok, axis=-1) > k[..., None], axis=-1)
+        return np.where(count > 0, pos, -1)
+
+    def solo_turn(self, obs, rng):
+        u = rng.random(2)
+        play = obs.combos.any(axis=1) & ((u[:, 0] < 0.5) | (obs.deck_n == 0))
+        return np.where(play, Action.PLAY + choose_rows(u[:, 1], obs.combos), Action.DRAW)
+
+    def place(self, obs, rng):
+        return rng.integers(5)
+
+
+@pytest.mark.parametrize("players,rules,n", [(1, {}, 1500), (2, {"powers": True}, 600), (3, {"chosen_fan": True}, 400),
+                                             (4, {"powers": True, "chosen_fan": True}, 400), (5, {"powers": True}, 300)])
+def test_a_numpy_strategy_plays_the_games_of_its_compiled_twin(players, rules, n):
+    """Every decision in numpy form (observations, option codes of arrangements and Courage choices) gives the
+    games of the compiled ``random``, alone and mixed with compiled seats."""
+    R = ENG.make_rules(rules)
+    ids = np.arange(n)
+    compiled = ENG.play(ids, players, R, [Random()] * players, root_key(4))
+    assert not ENG.lineup([NumpyRandom()] * players).all_compiled
+    assert_same(compiled, ENG.play(ids, players, R, [NumpyRandom()] * players, root_key(4)), "numpy")
+    if players > 1:
+        mixed = [NumpyRandom() if s % 2 else Random() for s in range(players)]
+        assert_same(compiled, ENG.play(ids, players, R, mixed, root_key(4), width=97), "mixed")
+
+
+@dataclass(frozen=True)
+class Tweaked(Random):
+    """A subclass of a compiled strategy with one numpy decision: that decision is the one played."""
+    name: ClassVar[str] = "tweaked"
+
+    def place(self, obs, rng):  # solo: always a column
+        return 1 + rng.integers(4)
+
+
+@dataclass(frozen=True)
+class Cautious(Planner):
+    """A subclass of a compiled heuristic with the same decisions: it is compiled too."""
+    name: ClassVar[str] = "cautious"
+
+
+def test_subclasses():
     R = ENG.make_rules({})
-    for agents in ([Random()] * (players - 1) + [Tweaked()], [Planner()] * (players - 1) + [Cautious()]):
-        assert ENG.compiled_lineup(agents, players, R) is None
-        fast, slow = both(players, {}, agents, 300)
-        assert_same(fast, slow)
-    assert not lanes
-    # the subclass really plays differently from its parent (solo: it never uses the pile)
-    if players == 1:
-        tweak = ENG.play(np.arange(300), 1, R, [Tweaked()], root_key(11))
-        plain = ENG.play(np.arange(300), 1, R, [Random()], root_key(11))
-        assert not all(np.array_equal(tweak[k], plain[k]) for k in plain)
+    lu = ENG.lineup([Tweaked()])
+    assert not lu.all_compiled and lu.forms[0]["place"] == "numpy" and lu.forms[0]["solo_turn"] == "compiled"
+    fast, slow = both(1, {}, [Tweaked()], 300)
+    assert_same(fast, slow)
+    tweak = ENG.play(np.arange(300), 1, R, [Tweaked()], root_key(11))
+    plain = ENG.play(np.arange(300), 1, R, [Random()], root_key(11))
+    assert not all(np.array_equal(tweak[k], plain[k]) for k in plain)  # it really plays differently
+    assert ENG.lineup([Cautious()] * 3).all_compiled
+    assert_same(ENG.play(np.arange(200), 3, R, [Cautious()] * 3, root_key(2)),
+                ENG.play(np.arange(200), 3, R, [Planner()] * 3, root_key(2)), "cautious")
 
 
-def test_every_rule_option_has_the_compiled_lane():
-    agents = lineup("sensu", ["random"], 4)
-    for rules in ({}, {"sticks": "B"}, {"sticks": "1,2,3,4,1,2,3,4,1"}, {"power_copies": "A"}, {"powers": True},
-                  {"chosen_fan": True}, {"max_turns": 5}):
-        code, params = ENG.compiled_lineup(agents, 4, ENG.make_rules(rules))
-        assert code.tolist() == [Random.compiled_code] * 4 and params.shape[0] == 4
-
-
-def test_simulate_jobs_in_the_compiled_lane(lanes):
+def test_simulate_jobs_in_the_compiled_lane():
     agents = lineup("sensu", ["random"], 4)
     one = simulate("sensu", agents, n_games=1200, seed=4, jobs=1, chunk_size=300)
-    assert lanes
     two = simulate("sensu", agents, n_games=1200, seed=4, jobs=2, chunk_size=300)
     batch = simulate("sensu", agents, n_games=1200, seed=4, jobs=1, chunk_size=300, compiled=False)
     assert one.summary() == two.summary() == batch.summary()

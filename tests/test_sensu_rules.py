@@ -1,4 +1,5 @@
-"""Sensu rules: the rulebook's redeeming examples, decks, combinations, building, powers, chosen fan, solo."""
+"""Sensu rules: the rulebook's redeeming examples, decks, combinations, building, powers, chosen fan, solo;
+scripted turns through the generic drivers (``Game.turn``, ``Game.step_games``), one decision at a time."""
 import itertools
 from dataclasses import dataclass
 
@@ -7,8 +8,9 @@ import pytest
 
 from simcore.errors import IllegalAction, SenseiError
 from simcore.game import Seats
-from simcore.games.sensu import (CARD_TYPE, LEVELS, SLOTS, SUBSETS, Action, Sensu, _k_check_arrange,
-                                 arrange_by, card_sticks, combination_table, combos_of, deck_cards, redeem_count)
+from simcore.games.sensu import (CARD_TYPE, LEVELS, ORDER_BITS, SLOTS, SUBSETS, Action, Decision, Sensu,
+                                 arrange_by, bad_arrangements, card_sticks, combination_table, combos_of, deck_cards,
+                                 redeem_count)
 from simcore.rng import game_keys, root_key
 from tests.oracles import sensu as oracle
 
@@ -123,12 +125,39 @@ def one_turn(st, agent, players=None):
     ENG.check(st)
 
 
+def decisions_of_turn(st, agent, options=None):
+    """Play one turn of game 0 one decision at a time (``Game.step_games``), checking the invariants at every
+    decision point; returns the decision kinds met, in order (and appends each decision's legal options to
+    the list ``options``)."""
+    seats = Seats([agent] * st.players, st.keys)
+    kinds = []
+    start = st.turns[0]
+    while not st.done[0] and st.turns[0] == start:
+        kinds.append(Decision(int(st.kind[0])))
+        if options is not None:
+            options.append(ENG.legal_options(st, 0).tolist())
+        ENG.step_games(st, np.array([0]), seats)
+        ENG.check(st)
+    return kinds
+
+
+def order_of(code):
+    """The slots of an ARRANGE option."""
+    out = []
+    while code:
+        out.append((code & 7) - 1)
+        code >>= ORDER_BITS
+    return out
+
+
 def mask_of(slots):
     return sum(1 << s for s in slots)
 
 
 def legal_redeemed(hand, slots):
-    """Every (redeemed set, in slot numbers) the engine accepts for combination ``slots`` of ``hand``."""
+    """Every (redeemed set, in slot numbers) the engine accepts for combination ``slots`` of ``hand``: the
+    first cards of the legal options at the ARRANGE decision of a real turn, and the same sets from the
+    arrangement check over every order of the slots."""
     cards = np.array([list(hand) + [-1] * (SLOTS - len(hand))], dtype=np.int64)
     mask = np.array([mask_of(slots)])
     k = int(redeem_count(cards, mask)[0])
@@ -136,8 +165,18 @@ def legal_redeemed(hand, slots):
     ok = set()
     for perm in itertools.permutations(slots):
         order = np.array([list(perm) + [-1] * (SLOTS - len(perm))])
-        if not _k_check_arrange(cards, mask, order, np.array([k]), st)[0]:
+        if not bad_arrangements(cards, mask, order, np.array([k]), st)[0]:
             ok.add(frozenset(perm[:k]))
+    game = make(4, [hand])
+    assert ENG.step_one(game, 0, Action.PLAY + int(mask[0])) and game.kind[0] == Decision.ARRANGE
+    assert game.red_k[0] == k
+    ENG.check(game)
+    orders = [order_of(int(c)) for c in ENG.legal_options(game, 0)]
+    assert all(sorted(o) == sorted(slots) for o in orders)
+    assert {frozenset(o[:k]) for o in orders} == ok
+    # every order of those sets is an option: the build and discard orders are free
+    assert len(orders) == len({tuple(o) for o in orders}) == sum(
+        1 for perm in itertools.permutations(slots) if frozenset(perm[:k]) in ok)
     return k, ok
 
 
@@ -177,7 +216,8 @@ def test_example_played_through_the_engine():
     hand = [card(GUN, 2), card(HI, 2, "C"), card(GUN, 4), card(GUN, 5), card(MAI, 7)]
     st = make(4, [hand])
     # redeem the Hi-ogi 2, the 7 and the Gun-sen 5; discard the Gun-sen 4, then the Gun-sen 2 (top)
-    one_turn(st, Script(actions=(Action.PLAY + 0b11111,), orders=((1, 4, 3, 2, 0),)))
+    kinds = decisions_of_turn(st, Script(actions=(Action.PLAY + 0b11111,), orders=((1, 4, 3, 2, 0),)))
+    assert kinds == [Decision.TURN, Decision.ARRANGE]
     assert st.fan_sticks[0, 0].tolist() == [3, 4, 2]
     assert st.pile[0, 0, :st.pile_n[0, 0]].tolist() == [card(GUN, 4), card(GUN, 2)]
     assert st.hand_n[0, 0] == 0 and st.plays[0, 0] == 1 and st.turns[0] == 1 and st.current[0] == 1
@@ -286,12 +326,13 @@ def test_reshuffle_when_the_deck_empties():
     # leave one card in the deck; the rest on seat 1's pile
     while st.deck_n[0] > 1:
         move_to_pile(st, 1, [int(st.deck[0, 0])])
-    one_turn(st, Script(actions=(Action.DECK,)))
+    kinds = decisions_of_turn(st, Script(actions=(Action.DECK,)))
+    assert kinds == [Decision.TURN, Decision.DISCARD]  # the discard is a decision of its own, mid-turn
     # the draw took the last card: piles shuffled into the deck, then the discard starts a new pile
     assert st.reshuffles[0] == 1 and st.pile_n[0].tolist() == [1, 0]
     assert st.deck_n[0] == 63 - 10 - 1
     # batch draws agree with a pass when nothing can be drawn
-    obs = ENG.observe_turn(st, np.array([0]), np.array([1]))
+    obs = ENG.observe(st, np.array([0]), np.array([1]))
     assert obs.sources[0].tolist() == [True, True, False]
 
 
@@ -312,7 +353,8 @@ def test_power_wisdom_draws_three_without_discard():
     hand = [card(HI, 6, "C"), card(GUN, 7), card(MAI, 7), card(GUN, 9), card(MAI, 9)]
     st = make(4, [hand], {"powers": True})
     move_to_fan(st, 0, [card(HI, 9, "C")])
-    one_turn(st, Script(actions=(Action.PLAY + mask_of([0, 1, 2]),), orders=((0, 1, 2),)))
+    kinds = decisions_of_turn(st, Script(actions=(Action.PLAY + mask_of([0, 1, 2]),), orders=((0, 1, 2),)))
+    assert kinds == [Decision.TURN, Decision.ARRANGE] + [Decision.WISDOM] * 3  # one decision per card drawn
     assert st.fan_power[0, 0, HI] == 2
     assert st.hand_n[0, 0] == 2 + 3  # two cards kept, three drawn, no discard
     # Courage does not fire for non-power cards; the 7 went onto Gun-sen
@@ -329,7 +371,9 @@ def test_power_harmony_takes_a_pile_top_and_chains_into_courage():
     move_to_fan(st, 3, [card(MAI, 2, "C")])                 # seat 3: last card has a symbol: stays
     move_to_fan(st, 3, [card(GUN, 2, "A"), card(GUN, 3, "C")])
     # Harmony could also take the Hi-ogi 7 just discarded onto seat 0's pile; take seat 2's top
-    one_turn(st, Script(actions=(Action.PLAY + mask_of([0, 1, 2]),), orders=((0, 1, 2),), harmony_pile=2))
+    kinds = decisions_of_turn(st, Script(actions=(Action.PLAY + mask_of([0, 1, 2]),), orders=((0, 1, 2),),
+                                         harmony_pile=2))
+    assert kinds == [Decision.TURN, Decision.ARRANGE, Decision.HARMONY, Decision.COURAGE]  # the chain, in order
     # the 6C (3 sticks) triggered Harmony; the Gun-sen 5C (3) joined the Gun-sen fan (2 + 2 + 3 = 7)
     assert st.fan_power[0, 0, MAI] == 2 and st.fan_power[0, 0, GUN] == 2
     assert st.fan_sticks[0, 0, GUN] == 2 + 2 + 3
@@ -345,9 +389,14 @@ def test_harmony_only_takes_cards_that_fit():
     move_to_fan(st, 0, [card(MAI, 9, "C")])
     move_to_fan(st, 0, [card(HI, 1, "B"), card(HI, 2, "B")])  # Hi-ogi at 8
     move_to_pile(st, 1, [card(HI, 3, "B")])  # 4 sticks: does not fit
-    one_turn(st, Script(actions=(Action.PLAY + mask_of([0, 1, 2]),), orders=((0, 1, 2),)))
+    options = []
+    kinds = decisions_of_turn(st, Script(actions=(Action.PLAY + mask_of([0, 1, 2]),), orders=((0, 1, 2),)), options)
+    # Harmony may take the Hi-ogi 7 just discarded onto the own pile (it closes the Hi-ogi fan at 8), never
+    # seat 1's Hi-ogi 3 (4 sticks)
+    assert kinds == [Decision.TURN, Decision.ARRANGE, Decision.HARMONY] and options[2] == [0]
+    assert st.closed[0, 0, HI] and st.fan_n[0, 0, HI] == 3
     assert st.fan_power[0, 0, MAI] == 2
-    assert st.pile_n[0, 1] == 1  # nothing fitted: Harmony had no effect
+    assert st.pile_n[0, 1] == 1  # seat 1's pile untouched
 
 
 # ----- chosen fan -------------------------------------------------------------------------------------
@@ -383,11 +432,11 @@ def test_solo_combination_from_places_and_scoring():
     order = [card(GUN, 9), card(HI, 6), card(MAI, 5)] + [c for c in cards if c not in (card(GUN, 9), card(HI, 6), card(MAI, 5))]
     st.deck[0, :27] = list(reversed(order))
     for col in (1, 2, 3):
-        one_turn(st, Script(actions=(Action.DRAW, col)), 1)
+        assert decisions_of_turn(st, Script(actions=(Action.DRAW, col))) == [Decision.SOLO_TURN, Decision.PLACE]
     assert st.col_n[0].tolist() == [1, 1, 1, 0]
-    obs = ENG.observe_turn(st, np.array([0]), np.array([0]))
+    obs = ENG.observe(st, np.array([0]), np.array([0]))
     assert obs.combos[0, 0b1110] and obs.combos[0].sum() == 1
-    one_turn(st, Script(actions=(Action.PLAY + 0b1110,)), 1)
+    assert decisions_of_turn(st, Script(actions=(Action.PLAY + 0b1110,))) == [Decision.SOLO_TURN, Decision.ARRANGE]
     # the 6 (3 sticks) is redeemed; 9 and 5 go onto the pile
     assert st.fan_sticks[0, 0].tolist() == [0, 3, 0] and st.pile_n[0, 0] == 2 and st.turns[0] == 4
     out = ENG.outcome(st)
@@ -420,3 +469,35 @@ def test_solo_end_and_levels():
     assert m["mean_score"] == pytest.approx(out["score"].mean())
     with pytest.raises(SenseiError):
         ENG.validate(1, ENG.make_rules({"powers": True}))
+
+
+def solo_state(columns, pile, deck):
+    """A solo game with the given column ends (one card per column), pile (bottom first) and deck (top last)."""
+    keys = game_keys(root_key(0), np.array([0]))
+    st = ENG.new_state(keys, 1, ENG.make_rules())
+    st.deck[0] = -1
+    st.deck[0, :len(deck)] = deck
+    st.deck_n[0] = len(deck)
+    for i, c in enumerate(columns):
+        st.columns[0, i, 0] = c
+        st.col_n[0, i] = 1
+    st.pile[0, 0, :len(pile)] = pile
+    st.pile_n[0, 0] = len(pile)
+    ENG.check(st)
+    return st
+
+
+def test_solo_ends_when_the_deck_is_empty_and_nothing_is_played():
+    solo = [int(c) for c in deck_cards(1)]
+    nine, six, five, one = card(GUN, 9), card(HI, 6), card(MAI, 5), card(GUN, 1)
+    rest = [c for c in solo if c not in (nine, six, five, one)]
+    # the last card drawn leaves no combination among the exposed cards: the game is over at once
+    st = solo_state([], rest + [nine, six, five], [one])
+    assert decisions_of_turn(st, Script(actions=(Action.DRAW, 1))) == [Decision.SOLO_TURN, Decision.PLACE]
+    assert st.done[0] and st.turns[0] == 1 and st.deck_n[0] == 0
+    assert ENG.outcome(st)["timeout"].tolist() == [False]
+    st = solo_state([nine, six, one], rest + [five], [])  # a combination (5 + 9 + 6) waits, the deck is empty
+    assert not st.done[0] and ENG.legal_options(st, 0).tolist() == [Action.DRAW, Action.PLAY + 0b111]
+    # drawing from the empty deck ends the game, and that choice is not a turn
+    assert decisions_of_turn(st, Script(actions=(Action.DRAW,))) == [Decision.SOLO_TURN]
+    assert st.done[0] and st.turns[0] == 0

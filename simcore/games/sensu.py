@@ -32,29 +32,45 @@ Array layout (first axis = game, ``n`` games, ``P`` players; card ids are int8, 
 * ``hand`` (n, P, 8) with ``hand_n`` (n, P): cards packed at the front in the order they were taken.
 * ``pile`` (n, P, D) with ``pile_n`` (n, P): discard piles, top last (solo: P = 1, the one pile).
 * ``fan`` (n, P, 3, 10) with ``fan_n``, ``fan_sticks``, ``closed``, ``fan_power`` (n, P, 3): fans by type,
-  cards in placement order; ``triggered`` (n, P, 3) whether the fan's power has fired.
+  cards in placement order; a fan's power fires when ``fan_power`` reaches 2.
 * ``columns`` (n, 4, 27) with ``col_n`` (n, 4): solo columns, exposed card last (empty outside solo).
 * ``chosen`` (n, P) chosen fan type (-1 outside the variant); ``cf_deck`` (n, 15) / ``cf_n`` the face-down
   closed-fan deck (types), ``cf_disc`` (n, 3) counts of its discarded cards.
 * ``limbo`` (n, 3): redeemed cards left unplaced when the game ended during building.
+* the decision: ``current`` (n,) the seat that decides (always the seat whose turn it is), ``kind`` (n,)
+  the :class:`Decision`; ``combo`` (n,) the combination being arranged; ``red`` (n, 6) with ``red_j`` /
+  ``red_k`` (n,) the redeemed cards still to be placed (``red[g, red_j:red_k]``; at ARRANGE ``red_k`` is
+  the number the combination redeems); ``pend`` (n,) the solo card drawn and not yet placed;
+  ``wisdom_left`` (n,) the cards Wisdom still draws.
 
-Actions (integer codes, see :class:`Action`): a turn is ``DECK``, ``PILE + s`` (top of seat s's pile),
-``PASS`` (only when nothing can be drawn) or ``PLAY + mask`` (mask = bit set over the 6 combination slots:
-hand slots, or in solo the places 0 = pile top, 1..4 = column ends). Solo turns are ``DRAW`` (which ends
-the game when the deck is empty) or ``PLAY + mask``.
+The decision protocol (see ``simcore/game.py``): the state says per game which seat decides and which
+:class:`Decision` it is; ``observe`` is what that seat may know (:data:`SensuView` in compiled code,
+:class:`SensuObs` for numpy strategies), ``legal`` lists the options, ``step`` applies one option and runs
+the rules to the next decision. Option codes:
 
-Rule steps are written once, each as a compiled function of one game (``_draw_one``, ``_discard_one``,
-``_refill_one``, ``_take_hand_one``, ``_place_one``, ``_new_chosen_one``, ``_courage_one``, ...). The batch
-lane (``Sensu.turn``) calls them through small loop kernels over the acting games and asks the strategies
-for decisions in between; the compiled lane (``Sensu.play_compiled``, driver ``_k_play``) calls the same
-steps to play whole games one after another, with the compiled forms of the strategies (``POLICY_*``:
-``random``, ``redeemer``, ``planner``, ``focus``, in any lineup, for every player count and rule option),
-drawing from the same per-(game, seat) random streams.
+* ``TURN`` (multiplayer): ``DECK`` (0), ``PILE + s`` (the top of seat s's pile), ``PASS`` (7, only when
+  nothing can be drawn) or ``PLAY + mask`` (64 + a bit set over the 6 hand slots that is a combination).
+* ``DISCARD``: the hand slot to discard (asked after a draw while the hand holds more than 5 cards).
+* ``ARRANGE``: the combination's slots in order, the redeemed ones first in build order, then the others in
+  discard order (the last ends on top): :func:`arrange_option` (3 bits per position, slot + 1).
+* ``WISDOM``: the source of one card (0 the deck, 1 + s seat s's pile), asked for each of three cards.
+* ``HARMONY``: the seat whose pile top goes onto a fan (only tops that fit are options).
+* ``COURAGE``: per opponent the fan type whose last card is removed, or none where nothing may be removed:
+  :func:`courage_option` (2 bits per seat, type + 1).
+* ``SOLO_TURN``: ``DRAW`` (0; with an empty deck it ends the game, not a turn) or ``PLAY + mask`` (a bit
+  set over the places 0 = pile top, 1..4 = column ends). ``PLACE``: where the card drawn goes, 0 the pile,
+  1..4 a column.
+
+Rule steps are written once, each a compiled function of one game (``_draw_one``, ``_discard_one``,
+``_refill_one``, ``_take_hand_one``, ``_place_one``, ``_new_chosen_one``, ``_courage_one``, ...); ``step``
+chains them. Both lanes of ``simcore.game`` play every game through ``begin`` / ``observe`` / ``step``.
+No strategy lives here: the strategies (``strategies/sensu.py``) are compiled decisions over
+:data:`SensuView` or numpy methods over :class:`SensuObs`.
 """
 from __future__ import annotations
 
 import copy
-import dataclasses
+from collections import namedtuple
 from dataclasses import dataclass
 from enum import IntEnum
 from typing import Any, ClassVar
@@ -64,10 +80,9 @@ import numpy as np
 
 from simcore.compiled import NO_REFCOUNT
 from simcore.errors import SenseiError
-from simcore.game import Game, Metric, Seats, illegal, policy_table
+from simcore.game import Game, Metric
 from simcore.options import Rules, option
-from simcore.rng import (STREAM_DEAL, _mix_scalar, draw_base, integer_below, permutations, stream_keys,
-                         uniform_at, uniforms)
+from simcore.rng import STREAM_DEAL, _mix_scalar, permutations, stream_keys, uniform_at
 
 # ----------------------------------------------------------------------------------------------------
 # Cards
@@ -184,10 +199,13 @@ def card_power(rules: SensuRules) -> np.ndarray:
     return np.append(pw, False)
 
 
-#: the decorator of the per-game rule steps (and of the compiled lane): compiled without reference
+#: the decorator of the per-game rule steps (and of the protocol functions): compiled without reference
 #: counting (simcore/compiled.py; they allocate nothing, scratch space is passed in), so that calling a step with
 #: a dozen state arrays costs no atomic reference-count updates
 _step = numba.njit(**NO_REFCOUNT)
+#: the decorator of the small steps of the protocol, inlined where they are called (into the drivers' game
+#: loops): a call that hands over the whole state tuple costs more than these steps themselves
+_inline = numba.njit(cache=True, inline="always")
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -393,9 +411,10 @@ def _k_redeem_all(cards, VAL, WCL, TYPE, out):
             out[i, m] = _redeem_one(cards[i], m, VAL, WCL, TYPE)
 
 
+
 # ----------------------------------------------------------------------------------------------------
-# Rule steps: one scalar function per step and game (``g``), shared by the batch kernels (loops over
-# the acting games) and the compiled lane (:func:`_k_play`)
+# Rule steps: one compiled function per step and game (``g``), chained by ``step`` (the decision protocol
+# below); the ``_k_*`` loops build the batch observations of numpy strategies
 # ----------------------------------------------------------------------------------------------------
 @_step
 def _stream_key(key, stream, sub):
@@ -475,12 +494,6 @@ def _draw_one(deck, deck_n, pile, pile_n, hand, hand_n, g, p, s):
     hand_n[g, p] += 1
 
 
-@numba.njit(cache=True)
-def _k_draw(deck, deck_n, pile, pile_n, hand, hand_n, idx, seat, src):
-    for i in range(len(idx)):
-        _draw_one(deck, deck_n, pile, pile_n, hand, hand_n, idx[i], seat[i], src[i])
-
-
 @_step
 def _discard_one(pile, pile_n, hand, hand_n, g, p, s):
     """Move hand slot ``s`` onto the player's own pile (the hand stays packed)."""
@@ -492,12 +505,6 @@ def _discard_one(pile, pile_n, hand, hand_n, g, p, s):
     hand_n[g, p] = n - 1
     pile[g, p, pile_n[g, p]] = c
     pile_n[g, p] += 1
-
-
-@numba.njit(cache=True)
-def _k_discard(pile, pile_n, hand, hand_n, idx, seat, slot):
-    for i in range(len(idx)):
-        _discard_one(pile, pile_n, hand, hand_n, idx[i], seat[i], slot[i])
 
 
 @_step
@@ -545,17 +552,12 @@ def _refill_one(deck, deck_n, pile, pile_n, reshuffles, key, g, buf):
     deck_n[g] = cnt
 
 
-@numba.njit(cache=True)
-def _k_refill(deck, deck_n, pile, pile_n, reshuffles, keys, idx):
-    buf = np.empty(pile.shape[2], np.float64)
-    for i in range(len(idx)):
-        g = idx[i]
-        _refill_one(deck, deck_n, pile, pile_n, reshuffles, keys[g], g, buf)
-
-
-@numba.njit(cache=True)
-def _check_order(cards, mask, order, k, ST):
-    """True when ``order`` (6,) is not a legal arrangement of combination ``mask`` over slot ``cards``."""
+@_step
+def _arrange_bad(cards, mask, order, k, ST, hist, rest):
+    """True when ``order`` (6,) is not a legal arrangement of combination ``mask`` over slot ``cards`` with
+    ``k`` cards redeemed: every slot of the combination once, then -1, and the first ``k`` a legal redeemed
+    set (one with the most sticks, then k-1 with the fewest of the rest; any choice among equal sticks).
+    ``hist``, ``rest``: int64 scratch of at least 8 entries."""
     c = 0
     for s in range(SLOTS):
         if (mask >> s) & 1:
@@ -569,10 +571,10 @@ def _check_order(cards, mask, order, k, ST):
             seen |= 1 << s
         elif s != -1:
             return True
-    # the redeemed cards must be one with the most sticks, then k-1 with the fewest of the rest:
     # compare the stick histogram of the chosen cards with that of the canonical choice
-    hist = np.zeros(8, np.int64)
-    rest = np.zeros(8, np.int64)
+    for v in range(8):
+        hist[v] = 0
+        rest[v] = 0
     hi = 0
     for j in range(c):
         hi = max(hi, ST[cards[order[j]]])
@@ -594,13 +596,22 @@ def _check_order(cards, mask, order, k, ST):
 
 
 @numba.njit(cache=True)
-def _k_check_arrange(cards, mask, order, k, ST):
-    """True where ``order`` is not a legal arrangement of combination ``mask`` over slot ``cards``."""
-    m = len(mask)
-    bad = np.zeros(m, np.bool_)
-    for i in range(m):
-        bad[i] = _check_order(cards[i], mask[i], order[i], k[i], ST)
-    return bad
+def _k_arrange_bad(cards, mask, order, k, ST, out):
+    hist = np.zeros(8, np.int64)
+    rest = np.zeros(8, np.int64)
+    for i in range(mask.shape[0]):
+        out[i] = _arrange_bad(cards[i], mask[i], order[i], k[i], ST, hist, rest)
+
+
+def bad_arrangements(cards: np.ndarray, mask: np.ndarray, order: np.ndarray, k: np.ndarray,
+                     sticks: np.ndarray) -> np.ndarray:
+    """(m,) True where ``order`` (m, 6) is not a legal arrangement of combination ``mask`` (m,) over slot
+    ``cards`` (m, 6) redeeming ``k`` (m,) cards, with the sticks table ``sticks``."""
+    out = np.empty(len(mask), np.bool_)
+    _k_arrange_bad(np.ascontiguousarray(cards, dtype=np.int64), np.ascontiguousarray(mask, dtype=np.int64),
+                   np.ascontiguousarray(order, dtype=np.int64), np.ascontiguousarray(k, dtype=np.int64),
+                   np.ascontiguousarray(sticks, dtype=np.int64), out)
+    return out
 
 
 @_step
@@ -630,12 +641,6 @@ def _take_hand_one(hand, hand_n, pile, pile_n, g, p, order, k, out):
     hand_n[g, p] = w
 
 
-@numba.njit(cache=True)
-def _k_take_hand(hand, hand_n, pile, pile_n, idx, seat, order, k, out):
-    for i in range(len(idx)):
-        _take_hand_one(hand, hand_n, pile, pile_n, idx[i], seat[i], order[i], k[i], out[i])
-
-
 @_step
 def _take_places_one(pile, pile_n, columns, col_n, g, order, k, out):
     """Solo play: take the combination from the pile top / column ends, discard the unredeemed; ``out``
@@ -659,12 +664,6 @@ def _take_places_one(pile, pile_n, columns, col_n, g, order, k, out):
         out[j] = -1
 
 
-@numba.njit(cache=True)
-def _k_take_places(pile, pile_n, columns, col_n, idx, order, k, out):
-    for i in range(len(idx)):
-        _take_places_one(pile, pile_n, columns, col_n, idx[i], order[i], k[i], out[i])
-
-
 @_step
 def _deck_take_one(deck, deck_n, g):
     """Take the deck's top card (solo: the card drawn, before it is placed)."""
@@ -683,18 +682,6 @@ def _solo_put_one(pile, pile_n, columns, col_n, g, c, where):
     else:
         columns[g, where - 1, col_n[g, where - 1]] = c
         col_n[g, where - 1] += 1
-
-
-@numba.njit(cache=True)
-def _k_deck_take(deck, deck_n, idx, out):
-    for i in range(len(idx)):
-        out[i] = _deck_take_one(deck, deck_n, idx[i])
-
-
-@numba.njit(cache=True)
-def _k_solo_put(pile, pile_n, columns, col_n, idx, card, where):
-    for i in range(len(idx)):
-        _solo_put_one(pile, pile_n, columns, col_n, idx[i], card[i], where[i])
 
 
 @_step
@@ -754,35 +741,6 @@ def _place_one(fan, fan_n, fan_sticks, closed, fan_power, pile, pile_n, chosen, 
     return status, trig
 
 
-@numba.njit(cache=True)
-def _k_place(fan, fan_n, fan_sticks, closed, fan_power, pile, pile_n, chosen, idx, seat, card,
-             ST, PW, TYPE, powers, win_at):
-    """:func:`_place_one` for each game; returns (status, trig) arrays."""
-    m = len(idx)
-    status = np.zeros(m, np.int64)
-    trig = np.full(m, -1, np.int64)
-    for i in range(m):
-        status[i], trig[i] = _place_one(fan, fan_n, fan_sticks, closed, fan_power, pile, pile_n, chosen, idx[i],
-                                        seat[i], card[i], ST, PW, TYPE, powers, win_at)
-    return status, trig
-
-
-@_step
-def _limbo_one(limbo, g, red, k, j):
-    """The game was won while placing redeemed card j: the later redeemed cards stay unplaced."""
-    for q in range(3):
-        limbo[g, q] = -1
-    for q in range(j + 1, 3):
-        if k > q:
-            limbo[g, q - j - 1] = red[q]
-
-
-@numba.njit(cache=True)
-def _k_limbo(limbo, idx, red, k, j):
-    for i in range(len(idx)):
-        _limbo_one(limbo, idx[i], red[i], k[i], j)
-
-
 @_step
 def _new_chosen_one(cf_deck, cf_n, cf_disc, cf_shuffles, chosen, closed, key, g, p, buf):
     """After seat p closed its chosen fan: draw closed-fan cards until one names a type not closed yet
@@ -813,14 +771,6 @@ def _new_chosen_one(cf_deck, cf_n, cf_disc, cf_shuffles, chosen, closed, key, g,
             chosen[g, p] = t
             return
         cf_disc[g, t] += 1
-
-
-@numba.njit(cache=True)
-def _k_new_chosen(cf_deck, cf_n, cf_disc, cf_shuffles, chosen, closed, keys, idx, seat):
-    buf = np.empty(CF_CARDS, np.float64)
-    for i in range(len(idx)):
-        g = idx[i]
-        _new_chosen_one(cf_deck, cf_n, cf_disc, cf_shuffles, chosen, closed, keys[g], g, seat[i], buf)
 
 
 @_step
@@ -864,15 +814,6 @@ def _courage_one(fan, fan_n, fan_sticks, pile, pile_n, deck, deck_n, reshuffles,
         _refill_one(deck, deck_n, pile, pile_n, reshuffles, key, g, buf)
 
 
-@numba.njit(cache=True)
-def _k_courage(fan, fan_n, fan_sticks, pile, pile_n, deck, deck_n, reshuffles, ST, keys, idx, ok, choice):
-    buf = np.empty(pile.shape[2], np.float64)
-    for i in range(len(idx)):
-        g = idx[i]
-        _courage_one(fan, fan_n, fan_sticks, pile, pile_n, deck, deck_n, reshuffles, ST, keys[g], g, ok[i],
-                     choice[i], buf)
-
-
 @_step
 def _pile_take_one(pile, pile_n, g, q):
     """Take the top card of seat q's discard pile (Harmony)."""
@@ -882,12 +823,6 @@ def _pile_take_one(pile, pile_n, g, q):
     return c
 
 
-@numba.njit(cache=True)
-def _k_pile_take(pile, pile_n, idx, q, out):
-    for i in range(len(idx)):
-        out[i] = _pile_take_one(pile, pile_n, idx[i], q[i])
-
-
 @_step
 def _end_turn(turns, current, g, p, P):
     """A multiplayer turn is over: count it and pass to the next seat."""
@@ -895,195 +830,8 @@ def _end_turn(turns, current, g, p, P):
     current[g] = (p + 1) % P
 
 
-@numba.njit(cache=True)
-def _k_end_turn(turns, current, idx, seat, P):
-    for i in range(len(idx)):
-        _end_turn(turns, current, idx[i], seat[i], P)
-
-
 # ----------------------------------------------------------------------------------------------------
-# Valuations of the heuristic strategies (``strategies.sensu``), shared by their batch decisions and their
-# compiled forms
-# ----------------------------------------------------------------------------------------------------
-@_step
-def _eval_combo(cards, mask, fs, cl, chosen, ST, TYPE, VAL, WCL, w, close_bonus, win_bonus, closed_now, out_order,
-                ib):
-    """Best (value, order) of playing slot ``mask``: over every legal redeemed set and build order, the
-    weighted sticks placed plus bonuses for closing fans (and for the win). ``out_order`` gets the slots:
-    redeemed in build order, then the others, most valuable first (the least valuable ends on top).
-    ``ib``: int64 scratch of at least 32 entries."""
-    slots = ib[0:6]
-    best_sel = ib[6:9]
-    sel = ib[9:12]
-    perm = ib[12:15]
-    f2 = ib[16:19]
-    c2 = ib[19:22]
-    used = ib[22:28]
-    st_sorted = ib[28:34]
-    c = 0
-    for s in range(SLOTS):
-        if (mask >> s) & 1:
-            slots[c] = s
-            c += 1
-    # redeem count
-    seen = 0
-    t0 = 0
-    t1 = 0
-    t2 = 0
-    pair = 0
-    hi = 0
-    for j in range(c):
-        x = cards[slots[j]]
-        if WCL[x] < 0:
-            if (seen >> VAL[x]) & 1:
-                pair = 1
-            seen |= 1 << VAL[x]
-        t = TYPE[x]
-        if t == 0:
-            t0 += 1
-        elif t == 1:
-            t1 += 1
-        else:
-            t2 += 1
-        hi = max(hi, ST[x])
-    three = 1 if (t0 >= 3 or t1 >= 3 or t2 >= 3) else 0
-    k = 1 + pair + three
-    # canonical stick multiset (a histogram, 8 bits per stick value): hi, then the k-1 smallest
-    for j in range(c):
-        v = ST[cards[slots[j]]]
-        i = j
-        while i > 0 and st_sorted[i - 1] > v:
-            st_sorted[i] = st_sorted[i - 1]
-            i -= 1
-        st_sorted[i] = v
-    want = 1 << (8 * hi)
-    for j in range(k - 1):
-        want += 1 << (8 * st_sorted[j])
-    best = -1e9
-    # enumerate redeemed sets of size k by index combinations
-    for a in range(c):
-        for b in range(a + 1 if k > 1 else c, c if k > 1 else c + 1):
-            for d in range(b + 1 if k > 2 else c, c if k > 2 else c + 1):
-                sel[0] = a
-                sel[1] = b
-                sel[2] = d
-                tmp = 0
-                for j in range(k):
-                    tmp += 1 << (8 * ST[cards[slots[sel[j]]]])
-                if tmp != want:
-                    continue
-                # every build order of the redeemed cards
-                for p0 in range(k):
-                    for p1 in range(k):
-                        for p2 in range(k):
-                            if k >= 2 and p1 == p0:
-                                continue
-                            if k >= 3 and (p2 == p0 or p2 == p1):
-                                continue
-                            if k < 2 and p1 > 0:
-                                continue
-                            if k < 3 and p2 > 0:
-                                continue
-                            perm[0] = p0
-                            perm[1] = p1
-                            perm[2] = p2
-                            for t in range(3):
-                                f2[t] = fs[t]
-                                c2[t] = cl[t]
-                            val = 0.0
-                            ncl = closed_now
-                            ch = chosen
-                            for j in range(k):
-                                x = cards[slots[sel[perm[j]]]]
-                                t = TYPE[x]
-                                tot = f2[t] + ST[x]
-                                if c2[t] or tot > 10:
-                                    continue
-                                if tot == 10 and ch >= 0 and ch != t:
-                                    continue
-                                f2[t] = tot
-                                val += w[t] * ST[x]
-                                if tot == 10:
-                                    c2[t] = 1
-                                    ncl += 1
-                                    val += close_bonus
-                                    if ncl >= 2:
-                                        val += win_bonus
-                                    if ch == t:
-                                        ch = -1  # the next chosen fan is unknown
-                                else:
-                                    # nearer to 10 is better
-                                    val += 0.05 * w[t] * tot
-                            if val > best:
-                                best = val
-                                for j in range(k):
-                                    best_sel[j] = sel[perm[j]]
-    # order: redeemed slots, then the others by decreasing keep-value (last = least useful on top)
-    for j in range(c):
-        used[j] = 0
-    for j in range(k):
-        out_order[j] = slots[best_sel[j]]
-        used[best_sel[j]] = 1
-    pos = k
-    for _ in range(c - k):
-        bj = -1
-        bv = -1e9
-        for j in range(c):
-            if used[j]:
-                continue
-            x = cards[slots[j]]
-            v = ST[x] + (1.5 if WCL[x] >= 0 else 0.0)
-            if v > bv:
-                bv = v
-                bj = j
-        used[bj] = 1
-        out_order[pos] = slots[bj]
-        pos += 1
-    for j in range(pos, SLOTS):
-        out_order[j] = -1
-    return best
-
-
-@_step
-def _potential_one(cards, fs, cl, ST, TYPE, VAL, WCL, w):
-    """How close a row of slot cards (6) is to combinations: for every subset of 2-4 cards (at most one
-    wild) whose values leave 1..9 to reach 20, 1 plus the weighted sticks of its best card that fits."""
-    tot = 0.0
-    for m in range(1, 64):
-        size = 0
-        lo = 0
-        hi = 0
-        nw = 0
-        ok = True
-        bestv = 0.0
-        for b in range(SLOTS):
-            if (m >> b) & 1:
-                x = cards[b]
-                if x < 0:
-                    ok = False
-                    break
-                size += 1
-                if WCL[x] >= 0:
-                    nw += 1
-                    lo += 3 * WCL[x] + 1
-                    hi += 3 * WCL[x] + 3
-                else:
-                    lo += VAL[x]
-                    hi += VAL[x]
-                t = TYPE[x]
-                if not cl[t] and fs[t] + ST[x] <= 10:
-                    v = w[t] * ST[x]
-                    if v > bestv:
-                        bestv = v
-        if not ok or size < 2 or size > 4 or nw > 1:
-            continue
-        if 20 - hi <= 9 and 20 - lo >= 1:
-            tot += 1.0 + bestv
-    return tot
-
-
-# ----------------------------------------------------------------------------------------------------
-# Actions, observations, the decision interface
+# Actions, the batch observation of numpy strategies, the decision interface
 # ----------------------------------------------------------------------------------------------------
 class Action(IntEnum):
     """Turn action codes. Multiplayer: DECK, PILE + s, PASS, PLAY + mask; solo: DRAW, PLAY + mask."""
@@ -1123,9 +871,12 @@ class SensuObs:
     ``fan_top`` (m, P, 3); ``hand_counts`` (m, P); ``chosen`` (m, P) chosen fan types (-1 when the variant
     is off); solo: ``columns`` (m, 4, 27), ``col_n`` (m, 4).
 
-    Per decision (None elsewhere): ``combo`` / ``n_redeem`` (arrange: the combination's slot mask and the
-    number of cards it redeems), ``card`` (solo place: the card drawn), ``harmony_ok`` (m, P) piles whose
-    top fits a fan, ``courage_ok`` (m, P, 3) fans whose last card may be removed.
+    The decision: ``kind`` (m,) the :class:`Decision` each game is at; ``red`` (m, 6) the redeemed cards
+    still to be placed (-1 elsewhere; public: a combination is played face up); ``wisdom_left`` (m,) the
+    cards Wisdom still draws. Per decision (None where no observed game is at it): ``combo`` / ``n_redeem``
+    (arrange: the combination's slot mask and the number of cards it redeems), ``card`` (solo place: the
+    card drawn), ``harmony_ok`` (m, P) piles whose top fits a fan, ``courage_ok`` (m, P, 3) fans whose last
+    card may be removed.
     """
 
     _LAZY = ("_combos", "_pile_top", "_fan_top")
@@ -1146,6 +897,9 @@ class SensuObs:
         self.powers = powers
         self.chosen_fan = chosen_fan
         self.solo = solo
+        self.kind = None
+        self.red = None
+        self.wisdom_left = None
         self.combo = None
         self.n_redeem = None
         self.card = None
@@ -1160,7 +914,7 @@ class SensuObs:
         out = SensuObs(self._view, self._idx[pos], self.seat[pos], self.players, self.cards[pos], self.hand_n[pos],
                        self.sources[pos], self.sticks, self.power, self.powers, self.chosen_fan,
                        None if self._own_hand is None else self._own_hand[pos], self.solo)
-        for k in ("combo", "n_redeem", "card", "harmony_ok", "courage_ok") + self._LAZY:
+        for k in ("kind", "red", "wisdom_left", "combo", "n_redeem", "card", "harmony_ok", "courage_ok") + self._LAZY:
             v = getattr(self, k)
             if v is not None:
                 setattr(out, k, v[pos])
@@ -1273,7 +1027,10 @@ class SensuObs:
 
 
 class Player:
-    """The decisions a Sensu strategy makes (every method is vectorized over a batch of ``SensuObs``).
+    """The decisions a numpy Sensu strategy makes, one method per :class:`Decision` (its name in
+    :data:`DECISIONS`), each vectorized over a batch of :class:`SensuObs`. A strategy may instead give any
+    decision as a compiled function of :data:`SensuView` (``strategies.base.decision``) returning the
+    option code (see the module docstring).
 
     Multiplayer:
 
@@ -1303,32 +1060,6 @@ class Player:
     def courage(self, obs: SensuObs, rng) -> np.ndarray: ...
     def solo_turn(self, obs: SensuObs, rng) -> np.ndarray: ...
     def place(self, obs: SensuObs, rng) -> np.ndarray: ...
-
-
-@numba.njit(cache=True)
-def _k_choose(u, mask, out):
-    for i in range(mask.shape[0]):
-        cnt = 0
-        for j in range(mask.shape[1]):
-            cnt += mask[i, j]
-        if cnt == 0:
-            out[i] = -1
-            continue
-        k = min(int(u[i] * cnt), cnt - 1)
-        for j in range(mask.shape[1]):
-            if mask[i, j]:
-                if k == 0:
-                    out[i] = j
-                    break
-                k -= 1
-
-
-def choose_rows(u: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """Index of a uniformly chosen True entry of each row of ``mask`` given one uniform per row (-1 where
-    none); the same rule as ``simcore.rng.choose``, in one pass."""
-    out = np.empty(len(mask), np.int64)
-    _k_choose(np.asarray(u, dtype=np.float64), np.ascontiguousarray(mask, dtype=np.bool_), out)
-    return out
 
 
 def arrange_by(obs: SensuObs, redeem_pref: np.ndarray | None = None, discard_key: np.ndarray | None = None,
@@ -1370,514 +1101,597 @@ def arrange_by(obs: SensuObs, redeem_pref: np.ndarray | None = None, discard_key
 
 
 # ----------------------------------------------------------------------------------------------------
-# The compiled lane: whole games, one after another, with compiled forms of strategies
+# The decision protocol (see simcore/game.py). The compiled functions below take the state tuple ``S``
+# (:meth:`Sensu.state_tuple`), the rules tuple ``R`` (:meth:`Sensu.rules_tuple`) and one game ``g``:
+# ``begin`` sets a fresh game's first decision, ``step`` applies the option chosen at the current decision
+# and runs the rules to the next one, ``observe`` is what the deciding seat may know, ``legal`` lists the
+# options. Both lanes (the generic drivers of simcore) play every game through them.
 # ----------------------------------------------------------------------------------------------------
-#: compiled policy codes (a strategy's ``compiled_code``)
-POLICY_RANDOM = 1
-POLICY_REDEEMER = 2
-POLICY_PLANNER = 3
-POLICY_FOCUS = 4
-_PASS, _PLAY, _DRAW = int(Action.PASS), int(Action.PLAY), int(Action.DRAW)
+class Decision(IntEnum):
+    """The decision kinds; the seat that decides is always the one whose turn it is (``current``)."""
+    TURN = 0       #: multiplayer turn: DECK, PILE + s, PASS or PLAY + mask
+    DISCARD = 1    #: after a draw, while the hand holds more than 5 cards: the hand slot to discard
+    ARRANGE = 2    #: the combination just played: redeemed cards in build order, then the discard order
+    WISDOM = 3     #: Wisdom: the source of the next of three cards (0 the deck, 1 + s seat s's pile)
+    HARMONY = 4    #: Harmony: the seat whose pile top goes onto a fan
+    COURAGE = 5    #: Courage: per opponent, the fan whose last card is removed (courage_option)
+    SOLO_TURN = 6  #: solo turn: DRAW or PLAY + mask over the places
+    PLACE = 7      #: solo: where the card drawn goes (0 the pile, 1..4 a column)
 
 
+#: decision kind -> the name of the numpy method / compiled decision answering it
+DECISIONS = ("turn", "discard", "arrange", "wisdom", "harmony", "courage", "solo_turn", "place")
+
+#: the option codes as plain integers (for compiled strategies)
+DECK, DRAW, PILE, PASS, PLAY = 0, 0, 1, 7, 64
+#: an ARRANGE option holds one slot per 3 bits (slot + 1, 0 after the last); a COURAGE option one fan type
+#: per seat in 2 bits (type + 1, 0 for none)
+ORDER_BITS, COURAGE_BITS = 3, 2
+#: the most options a decision can have (ARRANGE: the orders of a 6-card combination)
+MAX_OPTIONS = 720
+
+# positions of the state tuple
+_DONE, _TURNS, _TIMEOUT, _CURRENT, _KIND = 0, 1, 2, 3, 4
+(_KEYS, _DECK, _DECK_N, _HAND, _HAND_N, _PILE, _PILE_N, _FAN, _FAN_N, _FAN_STICKS, _CLOSED, _FAN_POWER, _PLAYS,
+ _WINNER, _LIMBO, _RESHUFFLES, _CHOSEN, _CF_DECK, _CF_N, _CF_DISC, _CF_SHUFFLES, _COLUMNS, _COL_N, _COMBO, _RED,
+ _RED_J, _RED_K, _PEND, _WISDOM_LEFT) = range(5, 34)
+# positions of the rules tuple (the last three are scratch space of the rule steps: float64 (>= D),
+# int64 (12, 64), bool (P, 3))
+(_R_P, _R_POWERS, _R_CHOSEN_FAN, _R_WIN_AT, _R_MAX_TURNS, _R_ST, _R_PW, _R_TABLE, _R_FBUF, _R_IWORK,
+ _R_OK) = range(11)
+
+#: what a compiled strategy sees at a decision: whole arrays of the batch with its game ``g`` and seat ``me``.
+#: Index them ``[g, ...]``; of the hands only ``hand[g, me]`` is the seat's to see (``hand_n`` is public).
+#: Public: ``deck_n``, every discard pile (``pile`` / ``pile_n``, bottom first), the fans (``fan``,
+#: ``fan_n``, ``fan_sticks``, ``closed``, ``fan_power``), ``chosen`` fans, the solo ``columns`` / ``col_n``,
+#: the closed-fan deck's size ``cf_n`` and discards ``cf_disc``, ``plays`` per seat, ``turns``, and ``red``
+#: (the redeemed cards still to be placed, -1 elsewhere). ``ST`` / ``PW``: sticks and power symbol per card
+#: id (these rules); ``table``: the combination table (:func:`combinations`); ``powers``, ``chosen_fan``: the
+#: variants. Per decision: ``combo`` / ``n_redeem`` (ARRANGE: the combination's slot mask, the cards it
+#: redeems; else 0), ``card`` (PLACE: the card drawn; else -1), ``wisdom_left`` (WISDOM: cards still drawn).
+SensuView = namedtuple("SensuView", ["g", "me", "players", "kind", "hand", "hand_n", "deck_n", "pile", "pile_n",
+                                     "fan", "fan_n", "fan_sticks", "closed", "fan_power", "chosen", "columns",
+                                     "col_n", "cf_n", "cf_disc", "plays", "turns", "red", "ST", "PW", "table",
+                                     "powers", "chosen_fan", "combo", "n_redeem", "card", "wisdom_left"])
+
+
+# ----- helpers for compiled strategies --------------------------------------------------------------
+@numba.njit(cache=True, inline="always")
+def slot_cards(obs, out):
+    """The cards a combination can use, by slot, into ``out`` (6; -1 empty): the own hand's first six
+    cards, in solo the exposed card of each place (0 the pile top, 1..4 the column ends)."""
+    if obs.players == 1:
+        _place_cards(obs.pile, obs.pile_n, obs.columns, obs.col_n, obs.g, out)
+    else:
+        _hand_cards(obs.hand, obs.hand_n, obs.g, obs.me, out)
+    return out
+
+
+@numba.njit(cache=True, inline="always")
+def combinations(obs, cards, scratch):
+    """The combinations among slot ``cards`` (6) as a bit set over the 64 slot masks (bit m: mask m is a
+    combination; solo: of 3 to 5 cards). ``scratch``: int64 (4, 64)."""
+    return _combo_bits(cards, CARD_VALUE, CARD_WILD, DIGIT, obs.table, scratch, 3 if obs.players == 1 else 2)
+
+
+@numba.njit(cache=True, inline="always")
+def sources(obs):
+    """The sources a card can be drawn from, as a bit set: bit 0 the deck, bit 1 + s seat s's pile."""
+    return _sources(obs.deck_n, obs.pile_n, obs.g)
+
+
+@numba.njit(cache=True, inline="always")
+def pile_top(obs, q):
+    """The top card of seat q's discard pile (-1 when empty)."""
+    k = obs.pile_n[obs.g, q]
+    return obs.pile[obs.g, q, k - 1] if k > 0 else -1
+
+
+@numba.njit(cache=True, inline="always")
+def fits(obs, seat, c):
+    """Whether card c (-1: no card) would go onto ``seat``'s fan of its type (not closed, at most 10
+    sticks, and 10 only on the chosen fan)."""
+    return _fits_one(obs.fan_sticks, obs.closed, obs.chosen, obs.g, seat, c, obs.ST, CARD_TYPE)
+
+
+@numba.njit(cache=True, inline="always")
+def harmony_options(obs):
+    """Harmony: the seats whose pile top fits the own fans, as a bit set."""
+    return _harmony_bits(obs.pile, obs.pile_n, obs.fan_sticks, obs.closed, obs.chosen, obs.g, obs.me, obs.ST)
+
+
+@numba.njit(cache=True, inline="always")
+def removable(obs, o, t):
+    """Courage: whether the last card of opponent o's fan t may be removed (an unclosed, non-empty fan of
+    another seat whose last card bears no power symbol)."""
+    n = obs.fan_n[obs.g, o, t]
+    if o == obs.me or n == 0 or obs.closed[obs.g, o, t]:
+        return False
+    return not obs.PW[obs.fan[obs.g, o, t, n - 1]]
+
+
+@numba.njit(cache=True, inline="always")
+def arrange_option(order):
+    """The ARRANGE option of ``order`` (6: slots, then -1)."""
+    code = 0
+    for j in range(SLOTS):
+        s = order[j]
+        if s < 0:
+            break
+        code |= (s + 1) << (ORDER_BITS * j)
+    return code
+
+
+@numba.njit(cache=True, inline="always")
+def courage_option(choice, players):
+    """The COURAGE option of ``choice`` (per seat the fan type, -1 for none)."""
+    code = 0
+    for o in range(players):
+        if choice[o] >= 0:
+            code |= (choice[o] + 1) << (COURAGE_BITS * o)
+    return code
+
+
+# ----- the protocol ---------------------------------------------------------------------------------
 @_step
-def _pick_bit(bits, u):
-    """``simcore.rng.choose`` over the set bits of ``bits`` (uint64) given one uniform: the k-th set bit
-    (k = min(floor(u * count), count - 1)), -1 when none."""
-    one = numba.uint64(1)
-    cnt = 0
-    b = bits
-    while b:
-        b &= b - one
-        cnt += 1
-    if cnt == 0:
-        return -1
-    k = int(u * cnt)
-    if k > cnt - 1:
-        k = cnt - 1
-    j = 0
-    while True:
-        if (bits >> numba.uint64(j)) & one:
-            if k == 0:
-                return j
-            k -= 1
-        j += 1
-
-
-@_step
-def _random_arrange(cards, mask, k, ST, base, order, buf):
-    """The ``random`` policy's arrange: :func:`arrange_by` with the 12 uniforms of draw ``base`` as redeeming
-    preferences and discard keys. The card with the most sticks (ties: the highest preference) is redeemed,
-    then for each bonus the fewest sticks (ties: the lowest 1 - preference); redeemed cards are built in
-    descending sticks (ties in redeeming order), the others discarded in increasing key order. ``buf``:
-    float64 scratch of at least 12 entries."""
-    key = buf[:SLOTS]
-    pref = buf[SLOTS:2 * SLOTS]
-    first = -1
-    best = -np.inf
-    n_inc = 0
-    for s in range(SLOTS):
-        pref[s] = uniform_at(base, s)
-        if (mask >> s) & 1 and cards[s] >= 0:
-            n_inc += 1
-            v = float(ST[cards[s]]) + 0.5 * pref[s]
-            if v > best:
-                best = v
-                first = s
-    low0 = -1
-    low1 = -1
-    v0 = np.inf
-    v1 = np.inf
-    for s in range(SLOTS):
-        if s == first or not ((mask >> s) & 1) or cards[s] < 0:
-            continue
-        v = float(ST[cards[s]]) + 0.5 * (1.0 - pref[s])
-        if v < v0:
-            low1 = low0
-            v1 = v0
-            low0 = s
-            v0 = v
-        elif v < v1:
-            low1 = s
-            v1 = v
-    for s in range(SLOTS):
-        rank = 0 if s == first else (1 if (k >= 2 and s == low0) else (2 if (k >= 3 and s == low1) else 9))
-        if rank < 9:
-            key[s] = (-float(ST[cards[s]]) * 4 + rank) - 100.0
-        elif (mask >> s) & 1 and cards[s] >= 0:
-            key[s] = uniform_at(base, SLOTS + s)
-        else:
-            key[s] = np.inf
-    # stable insertion sort of the slots by key
-    for s in range(SLOTS):
-        order[s] = s
-    for i in range(1, SLOTS):
-        j = i
-        while j > 0 and key[order[j - 1]] > key[order[j]]:
-            t = order[j - 1]
-            order[j - 1] = order[j]
-            order[j] = t
-            j -= 1
-    for s in range(n_inc, SLOTS):
-        order[s] = -1
-
-
-# The decisions of the compiled policies (``_random_*`` for ``random``, ``_heur_*`` for the heuristics, the
-# power decisions ``_pol_*`` for both): ``code[p]`` / ``params[p]`` of seat p, its random stream at flat
-# position f = g * P + p of ``skeys`` / ``scount`` (one draw per ``rng`` call of the strategy class, as
-# through ``AgentRandom``). ``S`` = (hand, hand_n, pile, pile_n, deck_n, fan_sticks, closed, chosen, columns,
-# col_n) the state, ``T`` = (ST, TYPE, VAL, WCL, DIG, table) the card tables, ``B`` = (cards int8 (6,), ib int64
-# (40,), order int64 (6,), w float64 (3,), scratch int64 (4, 64)) scratch space.
-@_step
-def _heur_weights(code, params, p, fs, cl, w):
-    """Value per stick on each own fan type: 1, except ``focus``'s fan type outside its pair
-    (``off_weight``; pair ``auto``: the type with the fewest sticks, closed fans counting 20 more)."""
-    for t in range(3):
-        w[t] = 1.0
-    if code[p] == POLICY_FOCUS:
-        off = int(params[p, 3])
-        if off < 0:
-            best = np.inf
-            for t in range(3):
-                key = float(fs[t] + 20 * cl[t]) - 0.01 * t
-                if key < best:
-                    best = key
-                    off = t
-        w[off] = params[p, 2]
-
-
-@_step
-def _heur_best(cards, bits, fs, cl, ch, w, close_bonus, T, ib, order, only, size_max):
-    """The best combination among ``bits`` (only those containing slot ``only`` when it is >= 0, and of at
-    most ``size_max`` cards) and its value (-inf when none): the first of the highest values."""
-    ncl = 0
-    for t in range(3):
-        ncl += cl[t]
-    best = -np.inf
-    bm = 0
-    one = numba.uint64(1)
-    for m in range(1, 64):
-        if not ((bits >> numba.uint64(m)) & one):
-            continue
-        if only >= 0 and not ((m >> only) & 1):
-            continue
-        if SUBSET_SIZE[m] > size_max:
-            continue
-        v = _eval_combo(cards, m, fs, cl, ch, T[0], T[1], T[2], T[3], w, close_bonus, 100.0, ncl, order, ib)
-        if v > best:
-            best = v
-            bm = m
-    return bm, best
-
-
-@_step
-def _heur_source(code, params, p, g, S, T, B):
-    """The heuristics' draw: the pile top that completes the most valuable combination (of at most 5 cards,
-    worth more than 0), else the deck, else the first non-empty pile; PASS when nothing can be drawn."""
-    hand, hand_n, pile, pile_n, deck_n = S[0], S[1], S[2], S[3], S[4]
-    cards, ib, order, w, scratch = B[0], B[1], B[2], B[3], B[4]
-    fs = S[5][g, p]
-    cl = S[6][g, p]
-    ch = S[7][g, p]
-    _heur_weights(code, params, p, fs, cl, w)
-    P = pile_n.shape[1]
-    best_val = -np.inf
-    best_src = 0 if deck_n[g] > 0 else -1
-    n = hand_n[g, p]
-    for q in range(P):
-        if pile_n[g, q] == 0 or n >= SLOTS:
-            continue
-        _hand_cards(hand, hand_n, g, p, cards)
-        cards[n] = pile[g, q, pile_n[g, q] - 1]
-        bits = _combo_bits(cards, T[2], T[3], T[4], T[5], scratch, 2)
-        _, val = _heur_best(cards, bits, fs, cl, ch, w, params[p, 0], T, ib, order, n, 5)
-        val = val + 0.0
-        if val > max(best_val, 0.0):
-            best_val = val
-            best_src = 1 + q
-    if best_src < 0:
-        for q in range(P):
-            if pile_n[g, q] > 0:
-                return 1 + q
-        return _PASS
-    return best_src
-
-
-@_step
-def _random_turn(skeys, scount, f, cards, VAL, WCL, DIG, table, scratch, sources):
-    """Multiplayer turn of ``random`` over its hand ``cards``: one draw of 2 uniforms; with a combination in
-    the hand, play one uniformly with probability 1/2, else draw from a uniform source (PASS when none)."""
-    base = draw_base(skeys, scount, f)
-    u1 = uniform_at(base, 1)
-    if uniform_at(base, 0) < 0.5:  # the combinations matter only then
-        combos = _combo_bits(cards, VAL, WCL, DIG, table, scratch, 2)
-        if combos != 0:
-            return _PLAY + _pick_bit(combos, u1)
-    src = _pick_bit(sources, u1)
-    return src if src >= 0 else _PASS
-
-
-@_step
-def _heur_turn(code, params, p, g, skeys, scount, f, S, T, B, sources):
-    """Multiplayer turn of a heuristic: the best combination when it is worth ``play_min`` (planner: also
-    when the deck is low or by chance, one draw), else :func:`_heur_source`."""
-    cards, ib, order, w, scratch = B[0], B[1], B[2], B[3], B[4]
-    _hand_cards(S[0], S[1], g, p, cards)
-    c = code[p]
-    fs = S[5][g, p]
-    cl = S[6][g, p]
-    _heur_weights(code, params, p, fs, cl, w)
-    combos = _combo_bits(cards, T[2], T[3], T[4], T[5], scratch, 2)
-    bm, val = _heur_best(cards, combos, fs, cl, S[7][g, p], w, params[p, 0], T, ib, order, -1, SLOTS)
-    play = val >= params[p, 1]
-    if c == POLICY_PLANNER:
-        u = uniform_at(draw_base(skeys, scount, f), 0)
-        play = play or S[4][g] < 10 or u < params[p, 4]
-    if combos != 0 and play:
-        return _PLAY + bm
-    return _heur_source(code, params, p, g, S, T, B)
-
-
-@_step
-def _heur_discard(code, params, p, g, skeys, scount, f, S, T, B):
-    """The hand slot a heuristic discards after a draw: it keeps the five cards with the best combinations (+5)
-    and near-combinations (``keep`` weight); planner: not feeding the next player."""
-    hand, hand_n = S[0], S[1]
-    n = hand_n[g, p]
-    cards, ib, order, w, scratch = B[0], B[1], B[2], B[3], B[4]
-    fs = S[5][g, p]
-    cl = S[6][g, p]
-    ch = S[7][g, p]
-    _heur_weights(code, params, p, fs, cl, w)
-    planner = code[p] == POLICY_PLANNER
-    kw = params[p, 2] if planner else 0.3
-    P = hand_n.shape[1]
-    best = -np.inf
-    bs = 0
-    for s in range(min(n, HAND)):
-        j = 0
-        for t in range(HAND):
-            if t != s and j < SLOTS:
-                cards[j] = hand[g, p, t]
-                j += 1
-        combos = _combo_bits(cards, T[2], T[3], T[4], T[5], scratch, 2)
-        _, val = _heur_best(cards, combos, fs, cl, ch, w, params[p, 0], T, ib, order, -1, SLOTS)
-        val = val + 5.0 if val > -np.inf else 0.0
-        feed = 0.0
-        if planner:
-            c = hand[g, p, s]
-            fits = _fits_one(S[5], S[6], S[7], g, (p + 1) % P, c, T[0], T[1])
-            feed = params[p, 3] * (1.0 if fits else 0.0) * T[0][c]
-        sc = val + kw * _potential_one(cards, fs, cl, T[0], T[1], T[2], T[3], w) - feed
-        if sc > best:
-            best = sc
-            bs = s
-    return bs
-
-
-@_step
-def _heur_arrange(code, params, p, g, S, T, B, cards, mask, order):
-    """The redeeming and discard order of a heuristic for the combination ``mask`` over slot ``cards``: the
-    most valuable legal order."""
-    fs = S[5][g, p]
-    cl = S[6][g, p]
-    w = B[3]
-    _heur_weights(code, params, p, fs, cl, w)
-    ncl = 0
-    for t in range(3):
-        ncl += cl[t]
-    _eval_combo(cards, mask, fs, cl, S[7][g, p], T[0], T[1], T[2], T[3], w, params[p, 0], 100.0, ncl, order, B[1])
-
-
-@_step
-def _pol_wisdom(code, params, p, g, skeys, scount, f, S, T, B, sources):
-    """Wisdom: the source of one card (random: uniform; heuristics: as their draw)."""
-    if code[p] == POLICY_RANDOM:
-        return _pick_bit(sources, uniform_at(draw_base(skeys, scount, f), 0))
-    src = _heur_source(code, params, p, g, S, T, B)
-    return src if src != _PASS else _pick_bit(sources, 0.0)
-
-
-@_step
-def _pol_harmony(code, params, p, g, skeys, scount, f, S, T, B, fit):
-    """Harmony: the pile among ``fit`` whose top goes onto a fan (random: uniform; heuristics: the most
-    sticks, +10 when it closes the fan)."""
-    if code[p] == POLICY_RANDOM:
-        return _pick_bit(fit, uniform_at(draw_base(skeys, scount, f), 0))
-    pile, pile_n, fan_sticks = S[2], S[3], S[5]
-    best = -np.inf
-    bq = 0
+def _harmony_bits(pile, pile_n, fan_sticks, closed, chosen, g, p, ST):
+    """The seats whose pile top fits seat p's fans, as a bit set."""
+    bits = 0
     for q in range(pile_n.shape[1]):
-        if not ((fit >> numba.uint64(q)) & numba.uint64(1)):
-            continue
-        c = pile[g, q, pile_n[g, q] - 1]
-        closes = fan_sticks[g, p, T[1][c]] + T[0][c] == 10
-        v = T[0][c] + 10.0 * (1.0 if closes else 0.0)
-        if v > best:
-            best = v
-            bq = q
-    return bq
+        k = pile_n[g, q]
+        if k > 0 and _fits_one(fan_sticks, closed, chosen, g, p, pile[g, q, k - 1], ST, CARD_TYPE):
+            bits |= 1 << q
+    return bits
 
 
-@_step
-def _pol_courage(code, params, p, g, skeys, scount, f, S, ok, choice):
-    """Per opponent, the fan to strip among ``ok`` (P, 3), -1 where none (random: one draw of P uniforms, a
-    uniform choice per seat; heuristics: the fan with the most sticks)."""
-    if code[p] == POLICY_RANDOM:
-        base = draw_base(skeys, scount, f)
-        for o in range(ok.shape[0]):
-            bits = numba.uint64(0)
-            for t in range(3):
-                if ok[o, t]:
-                    bits |= numba.uint64(1) << numba.uint64(t)
-            choice[o] = _pick_bit(bits, uniform_at(base, o))
+@_inline
+def _slot_cards_of(S, R, g, p, out):
+    """The slot cards of seat p in game g into ``out`` (the hand, or the solo places)."""
+    if R[_R_P] == 1:
+        _place_cards(S[_PILE], S[_PILE_N], S[_COLUMNS], S[_COL_N], g, out)
+    else:
+        _hand_cards(S[_HAND], S[_HAND_N], g, p, out)
+
+
+@_inline
+def _combos_of(S, R, g, p, cards):
+    """The combinations (bit set over slot masks) of seat p's slot cards, left in ``cards``."""
+    _slot_cards_of(S, R, g, p, cards)
+    return _combo_bits(cards, CARD_VALUE, CARD_WILD, DIGIT, R[_R_TABLE], R[_R_IWORK][4:8],
+                       3 if R[_R_P] == 1 else 2)
+
+
+@_inline
+def _solo_end_check(S, R, g):
+    """Solo: with the deck empty and no combination among the exposed cards the game is over (this is
+    not a turn). It is not checked at the turn limit, which stops the game first (a timeout)."""
+    if S[_DONE][g] or S[_DECK_N][g] > 0 or S[_TURNS][g] >= R[_R_MAX_TURNS]:
         return
-    fan_sticks = S[5]
-    for o in range(ok.shape[0]):
-        choice[o] = -1
-        best = -1
-        for t in range(3):
-            if ok[o, t] and fan_sticks[g, o, t] > best:
-                best = fan_sticks[g, o, t]
-                choice[o] = t
+    if _combos_of(S, R, g, 0, R[_R_IWORK][0, :SLOTS]) == 0:
+        S[_DONE][g] = True
 
 
-@_step
-def _random_solo_turn(skeys, scount, f, combos, deck_n):
-    """Solo turn of ``random``: a uniform combination with probability 1/2, always when the deck is empty."""
-    base = draw_base(skeys, scount, f)
-    if combos != 0 and (uniform_at(base, 0) < 0.5 or deck_n == 0):
-        return _PLAY + _pick_bit(combos, uniform_at(base, 1))
-    return _DRAW
+@_inline
+def _end_play(S, R, g, p):
+    """The turn is over: count it; the next decision is the start of a turn (multiplayer: of the next seat)."""
+    if R[_R_P] == 1:
+        S[_TURNS][g] += 1
+        S[_KIND][g] = Decision.SOLO_TURN
+        _solo_end_check(S, R, g)
+    else:
+        _end_turn(S[_TURNS], S[_CURRENT], g, p, R[_R_P])
+        S[_KIND][g] = Decision.TURN
 
 
-@_step
-def _heur_solo_turn(code, params, g, S, T, B, combos):
-    """Solo turn of a heuristic over the exposed ``B[0]``: the best combination when it is worth at least 0 or
-    the deck is empty."""
-    deck_n = S[4][g]
-    fs = S[5][g, 0]
-    cl = S[6][g, 0]
-    w = B[3]
-    _heur_weights(code, params, 0, fs, cl, w)
-    bm, val = _heur_best(B[0], combos, fs, cl, S[7][g, 0], w, params[0, 0], T, B[1], B[2], -1, SLOTS)
-    if combos != 0 and (val >= 0.0 or deck_n == 0):
-        return _PLAY + bm
-    return _DRAW
-
-
-@_step
-def _heur_place(code, params, g, S, T, B, card):
-    """Solo: where a heuristic puts the drawn ``card``, 0 the pile or 1..4 a column: where the exposed cards
-    then hold the most valuable combination (+10) and near-combinations, columns first on ties."""
-    cards, ib, order, w, scratch = B[0], B[1], B[2], B[3], B[4]
-    fs = S[5][g, 0]
-    cl = S[6][g, 0]
-    ch = S[7][g, 0]
-    _heur_weights(code, params, 0, fs, cl, w)
-    best = -np.inf
-    bq = 0
-    for q in range(5):
-        _place_cards(S[2], S[3], S[8], S[9], g, cards)
-        cards[q] = card
-        combos = _combo_bits(cards, T[2], T[3], T[4], T[5], scratch, 3)
-        _, val = _heur_best(cards, combos, fs, cl, ch, w, params[0, 0], T, ib, order, -1, SLOTS)
-        val = val + 10.0 if val > -np.inf else 0.0
-        sc = val + 0.3 * _potential_one(cards, fs, cl, T[0], T[1], T[2], T[3], w)
-        if q == 0:
-            sc -= 0.01
-        if sc > best:
-            best = sc
-            bq = q
-    return bq
-
-
-@_step
-def _build_c(g, p, red, k, win_at, deck, deck_n, hand, hand_n, pile, pile_n, fan, fan_n, fan_sticks, closed,
-             fan_power, winner, limbo, reshuffles, chosen, cf_deck, cf_n, cf_disc, cf_shuffles, done, keys, PW,
-             skeys, scount, code, params, powers, chosen_fan, ok, choice, buf, S, T, B):
-    """Place the ``k`` redeemed cards ``red`` in order, with closing, winning, chosen fans and powers (the
-    compiled form of ``Sensu._build`` / ``_place`` / ``_powers``)."""
-    ST, TYPE = T[0], T[1]
-    P = hand.shape[1]
-    f = g * P + p
-    for j in range(k):
-        c = red[j]
-        while True:  # place c; Harmony places one more card, which may fire a power in turn
-            status, trig = _place_one(fan, fan_n, fan_sticks, closed, fan_power, pile, pile_n, chosen, g, p, c,
-                                      ST, PW, TYPE, powers, win_at)
-            if status == 3:
-                winner[g] = p
-                done[g] = True
-            if chosen_fan and status == 2 and chosen[g, p] == TYPE[c]:
-                _new_chosen_one(cf_deck, cf_n, cf_disc, cf_shuffles, chosen, closed, keys[g], g, p, buf)
-            if P > 1 and status == 0:
-                _refill_one(deck, deck_n, pile, pile_n, reshuffles, keys[g], g, buf)
-            if trig < 0:
+@_step   # not inlined: one copy serves every decision kind (compile time)
+def _build(S, R, g, p, c):
+    """Place card ``c`` (Harmony's card; -1: the next redeemed card) and then the redeemed cards still to be
+    placed, in order: each goes onto seat p's fan of its type if it fits, else onto p's pile; closing the
+    chosen fan draws a new one; the second closed fan wins at once (the later redeemed cards stay in
+    ``limbo``). A power that fires and has something to act on becomes the next decision; otherwise the
+    play, and the turn, end."""
+    P = R[_R_P]
+    ST, PW = R[_R_ST], R[_R_PW]
+    fan, fan_n, fan_sticks, closed = S[_FAN], S[_FAN_N], S[_FAN_STICKS], S[_CLOSED]
+    pile, pile_n, chosen = S[_PILE], S[_PILE_N], S[_CHOSEN]
+    red, red_j, red_k = S[_RED], S[_RED_J], S[_RED_K]
+    key = S[_KEYS][g]
+    buf = R[_R_FBUF]
+    while True:
+        if c < 0:
+            j = red_j[g]
+            if j >= red_k[g]:
                 break
-            if trig == WISDOM:
-                for _ in range(3):
-                    src = numba.uint64(_sources(deck_n, pile_n, g))
-                    if src == 0:
+            c = np.int64(red[g, j])
+            red[g, j] = -1
+            red_j[g] = j + 1
+        status, trig = _place_one(fan, fan_n, fan_sticks, closed, S[_FAN_POWER], pile, pile_n, chosen, g, p, c,
+                                  ST, PW, CARD_TYPE, R[_R_POWERS], R[_R_WIN_AT])
+        if status == 3:  # won: the redeemed cards not placed yet stay unplaced
+            S[_WINNER][g] = p
+            S[_DONE][g] = True
+            limbo = S[_LIMBO]
+            for q in range(3):
+                limbo[g, q] = -1
+            for q in range(red_j[g], red_k[g]):
+                limbo[g, q - red_j[g]] = red[g, q]
+                red[g, q] = -1
+            break
+        if R[_R_CHOSEN_FAN] and status == 2 and chosen[g, p] == CARD_TYPE[c]:
+            _new_chosen_one(S[_CF_DECK], S[_CF_N], S[_CF_DISC], S[_CF_SHUFFLES], chosen, closed, key, g, p, buf)
+        if P > 1 and status == 0:
+            _refill_one(S[_DECK], S[_DECK_N], pile, pile_n, S[_RESHUFFLES], key, g, buf)
+        c = -1
+        if trig == WISDOM:
+            if _sources(S[_DECK_N], pile_n, g) != 0:
+                S[_WISDOM_LEFT][g] = 3
+                S[_KIND][g] = Decision.WISDOM
+                return
+        elif trig == COURAGE:
+            if _courage_ok_one(fan, fan_n, closed, PW, g, p, R[_R_OK]):
+                S[_KIND][g] = Decision.COURAGE
+                return
+        elif trig == HARMONY:
+            if _harmony_bits(pile, pile_n, fan_sticks, closed, chosen, g, p, ST) != 0:
+                S[_KIND][g] = Decision.HARMONY
+                return
+    red_j[g] = 0
+    red_k[g] = 0
+    _end_play(S, R, g, p)
+
+
+@_step
+def _decode_order(opt, order):
+    """The slots of ARRANGE option ``opt`` into ``order`` (6, -1 after the last); False if malformed."""
+    if opt < 0 or opt >= (1 << (ORDER_BITS * SLOTS)):
+        return False
+    end = False
+    for j in range(SLOTS):
+        d = (opt >> (ORDER_BITS * j)) & 7
+        if d == 0:
+            end = True
+            order[j] = -1
+        elif end or d > SLOTS:
+            return False
+        else:
+            order[j] = d - 1
+    return True
+
+
+@_inline
+def _step_turn(S, R, g, opt):
+    p = S[_CURRENT][g]
+    P = R[_R_P]
+    deck_n, pile_n, hand_n = S[_DECK_N], S[_PILE_N], S[_HAND_N]
+    if opt >= PLAY:
+        mask = opt - PLAY
+        if mask >= 64:
+            return False
+        cards = R[_R_IWORK][0, :SLOTS]
+        if not (_combos_of(S, R, g, p, cards) >> numba.uint64(mask)) & numba.uint64(1):
+            return False
+        S[_COMBO][g] = mask
+        S[_RED_J][g] = 0
+        S[_RED_K][g] = _redeem_one(cards, mask, CARD_VALUE, CARD_WILD, CARD_TYPE)
+        S[_KIND][g] = Decision.ARRANGE
+        return True
+    src = _sources(deck_n, pile_n, g)
+    if opt == PASS:
+        if src != 0:
+            return False
+        _end_play(S, R, g, p)
+        return True
+    if opt < 0 or opt > P or not ((src >> opt) & 1):
+        return False
+    _draw_one(S[_DECK], deck_n, S[_PILE], pile_n, S[_HAND], hand_n, g, p, opt)
+    _refill_one(S[_DECK], deck_n, S[_PILE], pile_n, S[_RESHUFFLES], S[_KEYS][g], g, R[_R_FBUF])
+    if hand_n[g, p] > 5:
+        S[_KIND][g] = Decision.DISCARD
+    else:
+        _end_play(S, R, g, p)
+    return True
+
+
+@_inline
+def _step_discard(S, R, g, opt):
+    p = S[_CURRENT][g]
+    hand_n = S[_HAND_N]
+    if opt < 0 or opt >= hand_n[g, p]:
+        return False
+    _discard_one(S[_PILE], S[_PILE_N], S[_HAND], hand_n, g, p, opt)
+    _refill_one(S[_DECK], S[_DECK_N], S[_PILE], S[_PILE_N], S[_RESHUFFLES], S[_KEYS][g], g, R[_R_FBUF])
+    if hand_n[g, p] <= 5:
+        _end_play(S, R, g, p)
+    return True
+
+
+#: what the steps of the build's decisions return besides the card to go on with (-1: the next redeemed card)
+_ILLEGAL, _WAIT = -3, -2
+
+
+@_inline
+def _step_arrange(S, R, g, opt):
+    """ARRANGE: take the combination (the unredeemed cards onto the pile in order); the build follows."""
+    p = S[_CURRENT][g]
+    work = R[_R_IWORK]
+    cards, order = work[0, :SLOTS], work[1, :SLOTS]
+    mask, k = S[_COMBO][g], S[_RED_K][g]
+    if not _decode_order(opt, order):
+        return False
+    _slot_cards_of(S, R, g, p, cards)
+    if _arrange_bad(cards, mask, order, k, R[_R_ST], work[2], work[3]):
+        return False
+    red = S[_RED][g]
+    if R[_R_P] == 1:
+        _take_places_one(S[_PILE], S[_PILE_N], S[_COLUMNS], S[_COL_N], g, order, k, red)
+    else:
+        _take_hand_one(S[_HAND], S[_HAND_N], S[_PILE], S[_PILE_N], g, p, order, k, red)
+    S[_PLAYS][g, p] += 1
+    if R[_R_P] > 1:
+        _refill_one(S[_DECK], S[_DECK_N], S[_PILE], S[_PILE_N], S[_RESHUFFLES], S[_KEYS][g], g, R[_R_FBUF])
+    S[_COMBO][g] = 0
+    S[_RED_J][g] = 0
+    return True
+
+
+@_step   # not inlined: the powers fire a few times a game
+def _step_power(S, R, g, opt):
+    """WISDOM, HARMONY or COURAGE: apply the option; returns the card the build goes on with (Harmony's
+    card, -1 the next redeemed card), ``_WAIT`` when Wisdom draws again, ``_ILLEGAL``."""
+    kind = S[_KIND][g]
+    p = S[_CURRENT][g]
+    P = R[_R_P]
+    deck_n, pile, pile_n = S[_DECK_N], S[_PILE], S[_PILE_N]
+    if kind == Decision.WISDOM:
+        src = _sources(deck_n, pile_n, g)
+        if opt < 0 or opt > P or not ((src >> opt) & 1):
+            return _ILLEGAL
+        _draw_one(S[_DECK], deck_n, pile, pile_n, S[_HAND], S[_HAND_N], g, p, opt)
+        _refill_one(S[_DECK], deck_n, pile, pile_n, S[_RESHUFFLES], S[_KEYS][g], g, R[_R_FBUF])
+        left = S[_WISDOM_LEFT][g] - 1
+        if left > 0 and _sources(deck_n, pile_n, g) != 0:
+            S[_WISDOM_LEFT][g] = left
+            return _WAIT
+        S[_WISDOM_LEFT][g] = 0
+        return -1
+    if kind == Decision.HARMONY:
+        if opt < 0 or opt >= P:
+            return _ILLEGAL
+        if not ((_harmony_bits(pile, pile_n, S[_FAN_STICKS], S[_CLOSED], S[_CHOSEN], g, p, R[_R_ST]) >> opt) & 1):
+            return _ILLEGAL
+        return np.int64(_pile_take_one(pile, pile_n, g, opt))
+    # COURAGE
+    ok = R[_R_OK]
+    choice = R[_R_IWORK][8, :P]
+    if opt < 0 or opt >= (1 << (COURAGE_BITS * P)):
+        return _ILLEGAL
+    _courage_ok_one(S[_FAN], S[_FAN_N], S[_CLOSED], R[_R_PW], g, p, ok)
+    for o in range(P):
+        t = ((opt >> (COURAGE_BITS * o)) & 3) - 1
+        if ok[o, 0] or ok[o, 1] or ok[o, 2]:
+            if t < 0 or t > 2 or not ok[o, t]:
+                return _ILLEGAL
+        elif t != -1:
+            return _ILLEGAL
+        choice[o] = t
+    _courage_one(S[_FAN], S[_FAN_N], S[_FAN_STICKS], pile, pile_n, S[_DECK], deck_n, S[_RESHUFFLES], R[_R_ST],
+                 S[_KEYS][g], g, ok, choice, R[_R_FBUF])
+    return -1
+
+
+@_inline
+def _step_solo_turn(S, R, g, opt):
+    if opt == DRAW:
+        if S[_DECK_N][g] == 0:  # drawing from the empty deck ends the game (not a turn)
+            S[_DONE][g] = True
+            return True
+        S[_PEND][g] = _deck_take_one(S[_DECK], S[_DECK_N], g)
+        S[_KIND][g] = Decision.PLACE
+        return True
+    if opt < PLAY or opt >= PLAY + 64:
+        return False
+    mask = opt - PLAY
+    cards = R[_R_IWORK][0, :SLOTS]
+    if not (_combos_of(S, R, g, 0, cards) >> numba.uint64(mask)) & numba.uint64(1):
+        return False
+    S[_COMBO][g] = mask
+    S[_RED_J][g] = 0
+    S[_RED_K][g] = _redeem_one(cards, mask, CARD_VALUE, CARD_WILD, CARD_TYPE)
+    S[_KIND][g] = Decision.ARRANGE
+    return True
+
+
+@_inline
+def _step_place(S, R, g, opt):
+    if opt < 0 or opt > 4:
+        return False
+    _solo_put_one(S[_PILE], S[_PILE_N], S[_COLUMNS], S[_COL_N], g, S[_PEND][g], opt)
+    S[_PEND][g] = -1
+    _end_play(S, R, g, 0)
+    return True
+
+
+@_inline
+def begin(S, R, g):
+    """Set the first decision of game g (nothing if it has begun or is over); the deal is in the state."""
+    if S[_KIND][g] < 0 and not S[_DONE][g]:
+        S[_KIND][g] = Decision.TURN if R[_R_P] > 1 else Decision.SOLO_TURN
+
+
+@_inline
+def step(S, R, g, opt):
+    """Apply option ``opt`` at game g's current decision and run the rules to the next decision.
+    Returns False (changing nothing) when the option is not legal."""
+    if S[_DONE][g]:
+        return False
+    kind = S[_KIND][g]
+    if kind == Decision.TURN:
+        return _step_turn(S, R, g, opt)
+    if kind == Decision.DISCARD:
+        return _step_discard(S, R, g, opt)
+    if kind == Decision.SOLO_TURN:
+        return _step_solo_turn(S, R, g, opt)
+    if kind == Decision.PLACE:
+        return _step_place(S, R, g, opt)
+    if kind == Decision.ARRANGE:
+        if not _step_arrange(S, R, g, opt):
+            return False
+        c = -1
+    elif kind == Decision.WISDOM or kind == Decision.HARMONY or kind == Decision.COURAGE:
+        c = _step_power(S, R, g, opt)
+        if c == _ILLEGAL:
+            return False
+        if c == _WAIT:
+            return True
+    else:
+        return False
+    _build(S, R, g, S[_CURRENT][g], c)   # the one call of the build (compile time)
+    return True
+    kind = S[_KIND][g]
+    if kind == Decision.TURN:
+        return _step_turn(S, R, g, opt)
+    if kind == Decision.DISCARD:
+        return _step_discard(S, R, g, opt)
+    if kind == Decision.ARRANGE:
+        return _step_arrange(S, R, g, opt)
+    if kind == Decision.WISDOM:
+        return _step_wisdom(S, R, g, opt)
+    if kind == Decision.HARMONY:
+        return _step_harmony(S, R, g, opt)
+    if kind == Decision.COURAGE:
+        return _step_courage(S, R, g, opt)
+    if kind == Decision.SOLO_TURN:
+        return _step_solo_turn(S, R, g, opt)
+    if kind == Decision.PLACE:
+        return _step_place(S, R, g, opt)
+    return False
+
+
+@numba.njit(cache=True, inline="always")
+def observe(S, R, g, seat):
+    """What ``seat`` may know in game g at its current decision (a :data:`SensuView`)."""
+    kind = S[_KIND][g]
+    combo, n_redeem = 0, 0
+    if kind == Decision.ARRANGE:
+        combo, n_redeem = S[_COMBO][g], S[_RED_K][g]
+    return SensuView(g, seat, R[_R_P], kind, S[_HAND], S[_HAND_N], S[_DECK_N], S[_PILE], S[_PILE_N], S[_FAN],
+                     S[_FAN_N], S[_FAN_STICKS], S[_CLOSED], S[_FAN_POWER], S[_CHOSEN], S[_COLUMNS], S[_COL_N],
+                     S[_CF_N], S[_CF_DISC], S[_PLAYS], S[_TURNS], S[_RED], R[_R_ST], R[_R_PW], R[_R_TABLE],
+                     R[_R_POWERS], R[_R_CHOSEN_FAN], combo, n_redeem, S[_PEND][g], S[_WISDOM_LEFT][g])
+
+
+@_step
+def legal(S, R, g, out):
+    """The legal options at game g's current decision into ``out`` (length >= MAX_OPTIONS); returns how
+    many (0 for a finished game)."""
+    if S[_DONE][g]:
+        return 0
+    kind = S[_KIND][g]
+    p = S[_CURRENT][g]
+    P = R[_R_P]
+    work = R[_R_IWORK]
+    n = 0
+    if kind == Decision.TURN or kind == Decision.WISDOM:
+        src = _sources(S[_DECK_N], S[_PILE_N], g)
+        for s in range(1 + P):
+            if (src >> s) & 1:
+                out[n] = s
+                n += 1
+        if kind == Decision.TURN:
+            if src == 0:
+                out[n] = PASS
+                n += 1
+            bits = _combos_of(S, R, g, p, work[0, :SLOTS])
+            for m in range(64):
+                if (bits >> numba.uint64(m)) & numba.uint64(1):
+                    out[n] = PLAY + m
+                    n += 1
+    elif kind == Decision.SOLO_TURN:
+        out[0] = DRAW
+        n = 1
+        bits = _combos_of(S, R, g, 0, work[0, :SLOTS])
+        for m in range(64):
+            if (bits >> numba.uint64(m)) & numba.uint64(1):
+                out[n] = PLAY + m
+                n += 1
+    elif kind == Decision.DISCARD:
+        for s in range(S[_HAND_N][g, p]):
+            out[n] = s
+            n += 1
+    elif kind == Decision.PLACE:
+        for s in range(5):
+            out[n] = s
+            n += 1
+    elif kind == Decision.HARMONY:
+        bits = _harmony_bits(S[_PILE], S[_PILE_N], S[_FAN_STICKS], S[_CLOSED], S[_CHOSEN], g, p, R[_R_ST])
+        for q in range(P):
+            if (bits >> q) & 1:
+                out[n] = q
+                n += 1
+    elif kind == Decision.ARRANGE:
+        cards, order, slots, perm = work[0, :SLOTS], work[1, :SLOTS], work[9], work[10]
+        _slot_cards_of(S, R, g, p, cards)
+        mask, k = S[_COMBO][g], S[_RED_K][g]
+        c = 0
+        for s in range(SLOTS):
+            if (mask >> s) & 1:
+                slots[c] = s
+                c += 1
+        for j in range(c):
+            perm[j] = j
+        while True:
+            for j in range(SLOTS):
+                order[j] = slots[perm[j]] if j < c else -1
+            if not _arrange_bad(cards, mask, order, k, R[_R_ST], work[2], work[3]):
+                out[n] = arrange_option(order)
+                n += 1
+            # the next permutation of perm[:c] in lexicographic order
+            i = c - 2
+            while i >= 0 and perm[i] >= perm[i + 1]:
+                i -= 1
+            if i < 0:
+                break
+            j = c - 1
+            while perm[j] <= perm[i]:
+                j -= 1
+            perm[i], perm[j] = perm[j], perm[i]
+            a, b = i + 1, c - 1
+            while a < b:
+                perm[a], perm[b] = perm[b], perm[a]
+                a += 1
+                b -= 1
+    elif kind == Decision.COURAGE:
+        ok = R[_R_OK]
+        _courage_ok_one(S[_FAN], S[_FAN_N], S[_CLOSED], R[_R_PW], g, p, ok)
+        pos = work[11]
+        for o in range(P):
+            pos[o] = 0
+        while True:
+            code = 0
+            for o in range(P):
+                if ok[o, 0] or ok[o, 1] or ok[o, 2]:
+                    seen = 0
+                    for t in range(3):
+                        if ok[o, t]:
+                            if seen == pos[o]:
+                                code |= (t + 1) << (COURAGE_BITS * o)
+                            seen += 1
+            out[n] = code
+            n += 1
+            o = 0
+            while o < P:  # the next choice, seat 0 fastest
+                cnt = 0
+                for t in range(3):
+                    cnt += ok[o, t]
+                if cnt > 0:
+                    pos[o] += 1
+                    if pos[o] < cnt:
                         break
-                    s = _pol_wisdom(code, params, p, g, skeys, scount, f, S, T, B, src)
-                    _draw_one(deck, deck_n, pile, pile_n, hand, hand_n, g, p, s)
-                    _refill_one(deck, deck_n, pile, pile_n, reshuffles, keys[g], g, buf)
+                    pos[o] = 0
+                o += 1
+            if o == P:
                 break
-            if trig == COURAGE:
-                if _courage_ok_one(fan, fan_n, closed, PW, g, p, ok):
-                    _pol_courage(code, params, p, g, skeys, scount, f, S, ok, choice)
-                    _courage_one(fan, fan_n, fan_sticks, pile, pile_n, deck, deck_n, reshuffles, ST, keys[g], g, ok,
-                                 choice, buf)
-                break
-            # Harmony: the top of a discard pile that fits goes onto a fan
-            fit = numba.uint64(0)
-            for q in range(P):
-                top = pile[g, q, pile_n[g, q] - 1] if pile_n[g, q] > 0 else -1
-                if _fits_one(fan_sticks, closed, chosen, g, p, top, ST, TYPE):
-                    fit |= numba.uint64(1) << numba.uint64(q)
-            if fit == 0:
-                break
-            q = _pol_harmony(code, params, p, g, skeys, scount, f, S, T, B, fit)
-            c = _pile_take_one(pile, pile_n, g, q)
-        if done[g]:
-            _limbo_one(limbo, g, red, k, j)
-            return
-
-
-@_step
-def _k_play(deck, deck_n, hand, hand_n, pile, pile_n, fan, fan_n, fan_sticks, closed, fan_power, plays, winner,
-            limbo, reshuffles, chosen, cf_deck, cf_n, cf_disc, cf_shuffles, columns, col_n, done, turns, timeout,
-            current, keys, ST, PW, TYPE, VAL, WCL, DIG, table, skeys, scount, code, params, powers, chosen_fan,
-            limit, cards, scratch, order, red, ok, choice, buf, ib, w):
-    """Play every game to its end (or to ``limit`` turns: a timeout), one after another; the seats' random
-    streams are ``skeys`` / ``scount`` at flat position g * P + seat (``Seats.draws``). Scratch: ``cards``
-    int8 (6,), ``scratch`` int64 (4, 64), ``order`` / ``red`` int64 (6,), ``ok`` bool (P, 3), ``choice``
-    int64 (P,), ``buf`` float64 (at least the deck size), ``ib`` int64 (40,), ``w`` float64 (3,)."""
-    n = done.shape[0]
-    P = hand.shape[1]
-    S = (hand, hand_n, pile, pile_n, deck_n, fan_sticks, closed, chosen, columns, col_n)
-    T = (ST, TYPE, VAL, WCL, DIG, table)
-    B = (cards, ib, order, w, scratch)
-    for g in range(n):
-        while not done[g]:
-            if turns[g] >= limit:
-                timeout[g] = True
-                done[g] = True
-                break
-            if P == 1:
-                # ----- solo turn -----
-                random = code[0] == POLICY_RANDOM
-                _place_cards(pile, pile_n, columns, col_n, g, cards)
-                bits = _combo_bits(cards, VAL, WCL, DIG, table, scratch, 3)
-                if deck_n[g] == 0 and bits == 0:  # nothing to draw or play: the game ends (not a turn)
-                    done[g] = True
-                    break
-                if random:
-                    act = _random_solo_turn(skeys, scount, g, bits, deck_n[g])
-                else:
-                    act = _heur_solo_turn(code, params, g, S, T, B, bits)
-                if act >= _PLAY:
-                    mask = act - _PLAY
-                    _place_cards(pile, pile_n, columns, col_n, g, cards)
-                    k = _redeem_one(cards, mask, VAL, WCL, TYPE)
-                    if random:
-                        _random_arrange(cards, mask, k, ST, draw_base(skeys, scount, g), order, buf)
-                    else:
-                        _heur_arrange(code, params, 0, g, S, T, B, cards, mask, order)
-                    _take_places_one(pile, pile_n, columns, col_n, g, order, k, red)
-                    plays[g, 0] += 1
-                    _build_c(g, 0, red, k, 3, deck, deck_n, hand, hand_n, pile, pile_n, fan, fan_n, fan_sticks,
-                             closed, fan_power, winner, limbo, reshuffles, chosen, cf_deck, cf_n, cf_disc,
-                             cf_shuffles, done, keys, PW, skeys, scount, code, params, powers, chosen_fan, ok, choice,
-                             buf, S, T, B)
-                elif deck_n[g] == 0:  # drawing from the empty deck ends the game (not a turn)
-                    done[g] = True
-                    break
-                else:
-                    c = _deck_take_one(deck, deck_n, g)
-                    if random:
-                        where = integer_below(uniform_at(draw_base(skeys, scount, g), 0), 5)
-                    else:
-                        where = _heur_place(code, params, g, S, T, B, c)
-                    _solo_put_one(pile, pile_n, columns, col_n, g, c, where)
-                turns[g] += 1
-                continue
-            # ----- multiplayer turn -----
-            p = current[g]
-            f = g * P + p
-            random = code[p] == POLICY_RANDOM
-            sources = numba.uint64(_sources(deck_n, pile_n, g))
-            if random:
-                _hand_cards(hand, hand_n, g, p, cards)
-                act = _random_turn(skeys, scount, f, cards, VAL, WCL, DIG, table, scratch, sources)
-            else:
-                act = _heur_turn(code, params, p, g, skeys, scount, f, S, T, B, sources)
-            if act >= _PLAY:
-                mask = act - _PLAY
-                _hand_cards(hand, hand_n, g, p, cards)
-                k = _redeem_one(cards, mask, VAL, WCL, TYPE)
-                if random:
-                    _random_arrange(cards, mask, k, ST, draw_base(skeys, scount, f), order, buf)
-                else:
-                    _heur_arrange(code, params, p, g, S, T, B, cards, mask, order)
-                _take_hand_one(hand, hand_n, pile, pile_n, g, p, order, k, red)
-                plays[g, p] += 1
-                _refill_one(deck, deck_n, pile, pile_n, reshuffles, keys[g], g, buf)
-                _build_c(g, p, red, k, 2, deck, deck_n, hand, hand_n, pile, pile_n, fan, fan_n, fan_sticks, closed,
-                         fan_power, winner, limbo, reshuffles, chosen, cf_deck, cf_n, cf_disc, cf_shuffles, done, keys,
-                         PW, skeys, scount, code, params, powers, chosen_fan, ok, choice, buf, S, T, B)
-            elif act != _PASS:
-                _draw_one(deck, deck_n, pile, pile_n, hand, hand_n, g, p, act)
-                _refill_one(deck, deck_n, pile, pile_n, reshuffles, keys[g], g, buf)
-                while hand_n[g, p] > 5:
-                    if random:
-                        slot = integer_below(uniform_at(draw_base(skeys, scount, f), 0), hand_n[g, p])
-                    else:
-                        slot = _heur_discard(code, params, p, g, skeys, scount, f, S, T, B)
-                    _discard_one(pile, pile_n, hand, hand_n, g, p, slot)
-                    _refill_one(deck, deck_n, pile, pile_n, reshuffles, keys[g], g, buf)
-            _end_turn(turns, current, g, p, P)
+    return n
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -1914,6 +1728,19 @@ class SensuState:
     cf_shuffles: np.ndarray
     columns: np.ndarray
     col_n: np.ndarray
+    #: the decision each game is at (:class:`Decision`; -1 before ``begin``)
+    kind: np.ndarray
+    #: ARRANGE: the slot mask of the combination played (0 elsewhere)
+    combo: np.ndarray
+    #: the redeemed cards still to be placed: ``red[g, red_j[g]:red_k[g]]`` (-1 elsewhere); at ARRANGE
+    #: ``red_k`` is the number of cards the combination redeems
+    red: np.ndarray
+    red_j: np.ndarray
+    red_k: np.ndarray
+    #: solo: the card drawn, waiting for its place (-1 elsewhere)
+    pend: np.ndarray
+    #: Wisdom: cards still to draw
+    wisdom_left: np.ndarray
     ST: np.ndarray
     PW: np.ndarray
 
@@ -1932,6 +1759,8 @@ class Sensu(Game):
     state_constants: ClassVar[tuple[str, ...]] = ("ST", "PW")
     Rules: ClassVar[type] = SensuRules
     Player: ClassVar[type] = Player
+    decisions: ClassVar[tuple[str, ...]] = DECISIONS
+    kernels: ClassVar[str] = "simcore.games.sensu"
     columns: ClassVar[dict[str, str]] = {
         "fans_closed": "fans closed per seat at the end, int (n, P)",
         "plays": "combinations played, all players, int (n,)",
@@ -1954,30 +1783,12 @@ class Sensu(Game):
         if players == 1 and (rules.powers or rules.chosen_fan):
             raise SenseiError("sensu solo plays without the powers and chosen_fan variants")
 
-    # ----- the compiled lane ----------------------------------------------------------------------
-    def compiled_lineup(self, agents, players: int, rules: Any):
-        """(policy code per seat, parameters) when every seat's strategy has a compiled form, else None."""
-        return policy_table(agents, (POLICY_RANDOM, POLICY_REDEEMER, POLICY_PLANNER, POLICY_FOCUS))
-
-    def play_compiled(self, st: SensuState, seats: Seats, lineup, limit: int) -> None:
-        code, params = lineup
-        r = st.rules
-        P = st.players
-        _k_play(st.deck, st.deck_n, st.hand, st.hand_n, st.pile, st.pile_n, st.fan, st.fan_n, st.fan_sticks,
-                st.closed, st.fan_power, st.plays, st.winner, st.limbo, st.reshuffles, st.chosen, st.cf_deck,
-                st.cf_n, st.cf_disc, st.cf_shuffles, st.columns, st.col_n, st.done, st.turns, st.timeout, st.current,
-                st.keys, st.ST, st.PW, CARD_TYPE, CARD_VALUE, CARD_WILD, DIGIT, _table5(), seats.draws.keys,
-                seats.draws.counter, code, params, bool(r.powers), bool(r.chosen_fan), int(limit),
-                np.empty(SLOTS, np.int8), np.zeros((4, 64), np.int64), np.empty(SLOTS, np.int64),
-                np.empty(SLOTS, np.int64), np.zeros((P, 3), np.bool_), np.empty(P, np.int64),
-                np.empty(max(st.deck.shape[1], 2 * SLOTS, CF_CARDS), np.float64), np.zeros(40, np.int64),
-                np.ones(3, np.float64))
-
     # ----- set-up --------------------------------------------------------------------------------
     def new_state(self, keys: np.ndarray, players: int, rules: Any, deck: np.ndarray | None = None,
-                  chosen: np.ndarray | None = None) -> SensuState:
-        """A fresh batch. ``deck`` (n, D) scripts the shuffled deck (last = top; hands are dealt from the
-        top, 5 cards to each seat in turn); ``chosen`` (n, P) scripts the chosen fans."""
+                  chosen: np.ndarray | None = None, begin: bool = True) -> SensuState:
+        """A fresh batch, dealt; ``begin`` sets every game's first decision at once (the drivers do it
+        themselves: :meth:`new_batch`). ``deck`` (n, D) scripts the shuffled deck (last = top; hands are
+        dealt from the top, 5 cards to each seat in turn); ``chosen`` (n, P) scripts the chosen fans."""
         rules = rules if isinstance(rules, SensuRules) else SensuRules.from_values(rules or {})
         if players == 1 and (rules.powers or rules.chosen_fan):
             raise SenseiError("sensu solo plays without the powers and chosen_fan variants")
@@ -2020,6 +1831,7 @@ class Sensu(Game):
                 ch = self._script_chosen(cf_deck, cf_n, ch, np.asarray(chosen, dtype=np.int64).reshape(n, P))
         ST = card_sticks(rules)
         PW = card_power(rules)
+        first = (Decision.TURN if P > 1 else Decision.SOLO_TURN) if begin else -1
         return SensuState(
             keys=keys, players=P, rules=rules,
             done=np.zeros(n, bool), turns=np.zeros(n, np.int64), timeout=np.zeros(n, bool),
@@ -2032,7 +1844,13 @@ class Sensu(Game):
             reshuffles=np.zeros(n, np.int64), chosen=ch, cf_deck=cf_deck, cf_n=cf_n,
             cf_disc=np.zeros((n, 3), np.int64), cf_shuffles=np.zeros(n, np.int64),
             columns=np.full((n, 4, COLUMN if P == 1 else 0), -1, np.int8), col_n=np.zeros((n, 4), np.int64),
+            kind=np.full(n, int(first), np.int64), combo=np.zeros(n, np.int64),
+            red=np.full((n, SLOTS), -1, np.int8), red_j=np.zeros(n, np.int64), red_k=np.zeros(n, np.int64),
+            pend=np.full(n, -1, np.int64), wisdom_left=np.zeros(n, np.int64),
             ST=ST, PW=PW)
+
+    def new_batch(self, keys: np.ndarray, players: int, rules: Any) -> SensuState:
+        return self.new_state(keys, players, rules, begin=False)  # the drivers run ``begin``
 
     @staticmethod
     def _script_chosen(cf_deck, cf_n, dealt, want):
@@ -2053,8 +1871,33 @@ class Sensu(Game):
             cf_deck[g, :cf_n[g]] = new[:cf_n[g]]
         return want.copy()
 
-    # ----- observations --------------------------------------------------------------------------
-    def _observe(self, st: SensuState, idx: np.ndarray, seat: np.ndarray) -> SensuObs:
+    # ----- the decision protocol -----------------------------------------------------------------
+    def state_tuple(self, st: SensuState) -> tuple:
+        return (st.done, st.turns, st.timeout, st.current, st.kind, st.keys, st.deck, st.deck_n, st.hand, st.hand_n,
+                st.pile, st.pile_n, st.fan, st.fan_n, st.fan_sticks, st.closed, st.fan_power, st.plays, st.winner,
+                st.limbo, st.reshuffles, st.chosen, st.cf_deck, st.cf_n, st.cf_disc, st.cf_shuffles, st.columns,
+                st.col_n, st.combo, st.red, st.red_j, st.red_k, st.pend, st.wisdom_left)
+
+    def rules_tuple(self, st: SensuState) -> tuple:
+        r = st.rules
+        P = st.players
+        return (np.int64(P), bool(r.powers), bool(r.chosen_fan), np.int64(3 if P == 1 else 2),
+                np.int64(self.turn_limit(r)), st.ST, st.PW, _table5(),
+                np.zeros(max(st.deck.shape[1], CF_CARDS), np.float64), np.zeros((12, 64), np.int64),
+                np.zeros((P, 3), np.bool_))
+
+    def legal_options(self, st: SensuState, g: int) -> np.ndarray:
+        """The legal options of game g at its current decision (tests and tools)."""
+        out = np.empty(MAX_OPTIONS, np.int64)
+        n = legal(self.state_tuple(st), self.rules_tuple(st), int(g), out)
+        return out[:n].copy()
+
+    def step_one(self, st: SensuState, g: int, opt: int) -> bool:
+        """Apply option ``opt`` in game g (False, and nothing changed, when it is not legal; tests and tools)."""
+        return bool(step(self.state_tuple(st), self.rules_tuple(st), int(g), int(opt)))
+
+    def observe(self, st: SensuState, idx: np.ndarray, seat: np.ndarray) -> SensuObs:
+        """The observation of seat ``seat[i]`` in game ``idx[i]`` at its current decision (numpy strategies)."""
         idx = np.asarray(idx, dtype=np.int64)
         seat = np.asarray(seat, dtype=np.int64)
         m = len(idx)
@@ -2066,29 +1909,64 @@ class Sensu(Game):
             src = np.zeros((m, 2), bool)
             src[:, 0] = st.deck_n[idx] > 0
             src[:, 1] = st.pile_n[idx, 0] > 0
-            return SensuObs(PublicView(st), idx, seat, P, cards, np.zeros(m, np.int64), src, st.ST, st.PW,
-                            r.powers, r.chosen_fan, None, True)
-        src = np.empty((m, 1 + P), np.bool_)
-        _k_cards(st.hand, st.hand_n, st.pile, st.pile_n, st.deck_n, idx, seat, cards, src)
-        return SensuObs(PublicView(st), idx, seat, P, cards, st.hand_n[idx, seat], src, st.ST, st.PW,
-                        r.powers, r.chosen_fan, st.hand[idx, seat])
+            obs = SensuObs(PublicView(st), idx, seat, P, cards, np.zeros(m, np.int64), src, st.ST, st.PW,
+                           r.powers, r.chosen_fan, None, True)
+        else:
+            src = np.empty((m, 1 + P), np.bool_)
+            _k_cards(st.hand, st.hand_n, st.pile, st.pile_n, st.deck_n, idx, seat, cards, src)
+            obs = SensuObs(PublicView(st), idx, seat, P, cards, st.hand_n[idx, seat], src, st.ST, st.PW,
+                           r.powers, r.chosen_fan, st.hand[idx, seat])
+        kind = st.kind[idx]
+        obs.kind = kind
+        obs.red = st.red[idx]
+        obs.wisdom_left = st.wisdom_left[idx]
+        at = kind == Decision.ARRANGE
+        if at.any():
+            obs.combo = np.where(at, st.combo[idx], 0)
+            obs.n_redeem = np.where(at, st.red_k[idx], 0)
+        if (kind == Decision.PLACE).any():
+            obs.card = st.pend[idx].copy()
+        at = kind == Decision.HARMONY
+        if at.any():
+            obs.harmony_ok = obs.fits(obs.pile_top) & at[:, None]
+        at = kind == Decision.COURAGE
+        if at.any():
+            okf = np.empty((m, P, 3), np.bool_)
+            _k_courage_ok(st.fan, st.fan_n, st.closed, st.PW, idx, seat, okf)
+            obs.courage_ok = okf & at[:, None, None]
+        return obs
 
-    def observe_turn(self, st: SensuState, idx: np.ndarray, seat: np.ndarray) -> SensuObs:
-        """The observation of a turn decision (public for tests and tools)."""
-        return self._observe(st, idx, seat)
-
-    @staticmethod
-    def _sub(full: SensuObs, idx: np.ndarray):
-        """An ``observe`` callback for Seats.ask that slices a prebuilt observation of ``idx``."""
-        def observe(sub_idx, sub_seat, **_):
-            if len(sub_idx) == len(idx):
-                return full
-            return full.take(np.searchsorted(idx, sub_idx))
-        return observe
+    def encode(self, kind: int, result: Any, st: SensuState, idx: np.ndarray) -> np.ndarray:
+        """Option codes from a numpy strategy's answers: an order (m, 6) of slots for ARRANGE, a fan type
+        (or -1) per seat (m, P) for COURAGE, one integer otherwise. A malformed answer gives -1 (illegal)."""
+        if kind == Decision.ARRANGE:
+            o = np.asarray(result)
+            if o.ndim != 2 or o.shape[0] != len(idx):
+                return np.full(o.shape[0] if o.ndim else 0, -1, dtype=np.int64)
+            if o.shape[1] != SLOTS:
+                return np.full(len(idx), -1, dtype=np.int64)
+            o = o.astype(np.int64)
+            ok = ((o >= -1) & (o < SLOTS)).all(axis=1)
+            code = ((np.where(ok[:, None], o, -1) + 1) << (ORDER_BITS * np.arange(SLOTS))[None, :]).sum(axis=1)
+            return np.where(ok, code, -1)
+        if kind == Decision.COURAGE:
+            P = st.players
+            c = np.asarray(result)
+            if c.ndim != 2 or c.shape[0] != len(idx):
+                return np.full(c.shape[0] if c.ndim else 0, -1, dtype=np.int64)
+            if c.shape[1] != P:
+                return np.full(len(idx), -1, dtype=np.int64)
+            c = c.astype(np.int64)
+            ok = ((c >= -1) & (c <= 2)).all(axis=1)
+            code = ((np.where(ok[:, None], c, -1) + 1) << (COURAGE_BITS * np.arange(P))[None, :]).sum(axis=1)
+            return np.where(ok, code, -1)
+        return np.asarray(result, dtype=np.int64)
 
     def observe_all(self, st: SensuState, idx: np.ndarray, seat: int) -> dict[str, np.ndarray]:
-        """Everything ``seat`` may know in games ``idx``: own hand, all piles, fans, counts, chosen fans."""
+        """Everything ``seat`` may know in games ``idx``: own hand, all piles, fans, counts, chosen fans, the
+        decision (its own combination being arranged)."""
         idx = np.asarray(idx, dtype=np.int64)
+        mine = st.current[idx] == seat
         out = {
             "pile": st.pile[idx], "pile_n": st.pile_n[idx], "deck_n": st.deck_n[idx],
             "fan": st.fan[idx], "fan_n": st.fan_n[idx], "fan_sticks": st.fan_sticks[idx],
@@ -2097,6 +1975,9 @@ class Sensu(Game):
             "cf_disc": st.cf_disc[idx], "columns": st.columns[idx], "col_n": st.col_n[idx],
             "plays": st.plays[idx], "current": st.current[idx], "turns": st.turns[idx],
             "done": st.done[idx], "winner": st.winner[idx], "limbo": st.limbo[idx],
+            "kind": st.kind[idx], "combo": np.where(mine, st.combo[idx], 0), "red": st.red[idx],
+            "red_j": st.red_j[idx], "red_k": st.red_k[idx], "wisdom_left": st.wisdom_left[idx],
+            "pend": np.where(mine, st.pend[idx], -1),
         }
         return {k: np.array(v) for k, v in out.items()}
 
@@ -2144,207 +2025,6 @@ class Sensu(Game):
             new.cf_deck = np.take_along_axis(st.cf_deck, np.argsort(key, axis=1), axis=1)
         return new
 
-    # ----- deck handling -------------------------------------------------------------------------
-    def _refill(self, st: SensuState, g: np.ndarray) -> None:
-        """Where the deck of game g is empty, shuffle all discard piles into a new deck (multiplayer)."""
-        if st.players == 1 or len(g) == 0:
-            return
-        _k_refill(st.deck, st.deck_n, st.pile, st.pile_n, st.reshuffles, st.keys, np.asarray(g, dtype=np.int64))
-
-    def _new_chosen(self, st: SensuState, g: np.ndarray, seat: np.ndarray) -> None:
-        """After closing the chosen fan: draw closed-fan cards until one names a type not closed yet."""
-        _k_new_chosen(st.cf_deck, st.cf_n, st.cf_disc, st.cf_shuffles, st.chosen, st.closed, st.keys,
-                      np.asarray(g, dtype=np.int64), np.asarray(seat, dtype=np.int64))
-
-    # ----- turns ---------------------------------------------------------------------------------
-    def turn(self, st: SensuState, idx: np.ndarray, seats: Seats) -> None:
-        if st.players == 1:
-            self._solo_turn(st, idx, seats)
-            return
-        P = st.players
-        seat = st.current[idx]
-        obs = self._observe(st, idx, seat)
-        act = np.asarray(seats.ask("turn", idx, seat, self._sub(obs, idx)), dtype=np.int64)
-        r = np.arange(len(idx))
-        is_draw = (act >= 0) & (act <= P)
-        is_pass = act == Action.PASS
-        is_play = (act >= Action.PLAY) & (act < Action.PLAY + 64)
-        ok = np.zeros(len(idx), bool)
-        ok[is_draw] = obs.sources[r[is_draw], act[is_draw]]
-        ok[is_pass] = ~obs.sources[is_pass].any(axis=1)
-        ok[is_play] = obs.combos[r[is_play], act[is_play] - Action.PLAY]
-        illegal(seats, "turn", seat, ~ok, "not a legal draw, pass or combination")
-        if is_draw.any():
-            self._draw(st, idx[is_draw], seat[is_draw], act[is_draw], seats)
-        if is_play.any():
-            sub = obs.take(r[is_play])
-            self._play(st, idx[is_play], seat[is_play], act[is_play] - Action.PLAY, sub, seats)
-        _k_end_turn(st.turns, st.current, idx, seat, P)
-
-    def _draw(self, st, g, seat, src, seats) -> None:
-        _k_draw(st.deck, st.deck_n, st.pile, st.pile_n, st.hand, st.hand_n, g, seat, src)
-        self._refill(st, g)
-        while True:
-            over = st.hand_n[g, seat] > 5
-            if not over.any():
-                break
-            gi, si = g[over], seat[over]
-            obs = self._observe(st, gi, si)
-            slot = np.asarray(seats.ask("discard", gi, si, self._sub(obs, gi)), dtype=np.int64)
-            illegal(seats, "discard", si, (slot < 0) | (slot >= obs.hand_n), "not a hand slot")
-            _k_discard(st.pile, st.pile_n, st.hand, st.hand_n, gi, si, slot)
-            self._refill(st, gi)
-
-    def _arrange(self, st, g, seat, mask, obs, seats):
-        obs.combo = mask
-        obs.n_redeem = redeem_count(obs.cards, mask)
-        order = np.asarray(seats.ask("arrange", g, seat, self._sub(obs, g)), dtype=np.int64)
-        if order.shape != (len(g), SLOTS):
-            illegal(seats, "arrange", seat, np.ones(len(g), bool), "expected (games, 6) slot orders")
-        bad = _k_check_arrange(obs.cards.astype(np.int64), mask, order, obs.n_redeem, st.ST)
-        illegal(seats, "arrange", seat, bad, "not the combination's slots in a legal redeeming order")
-        return order, obs.n_redeem
-
-    def _play(self, st, g, seat, mask, obs, seats) -> None:
-        order, k = self._arrange(st, g, seat, mask, obs, seats)
-        red = np.empty((len(g), SLOTS), np.int64)
-        _k_take_hand(st.hand, st.hand_n, st.pile, st.pile_n, g, seat, order, k, red)
-        st.plays[g, seat] += 1
-        self._refill(st, g)
-        self._build(st, g, seat, red, k, seats)
-
-    def _build(self, st, g, seat, red, k, seats, win_at: int = 2) -> None:
-        """Place the redeemed cards ``red`` (m, 3) in order; closing, winning, chosen fans and powers."""
-        for j in range(3):
-            sel = (k > j) & ~st.done[g]
-            if not sel.any():
-                break
-            gi, si = g[sel], seat[sel]
-            self._place(st, gi, si, red[sel, j], seats, win_at)
-            won = st.done[gi] & (st.limbo[gi, 0] == -2)
-            if won.any():  # the unplaced redeemed cards stay unplaced
-                rows = np.flatnonzero(sel)[won]
-                _k_limbo(st.limbo, gi[won], red[rows], k[rows], j)
-
-    def _place(self, st, g, seat, card, seats, win_at) -> None:
-        """Place one card per game (a power may place more, recursively)."""
-        r = st.rules
-        status, trig = _k_place(st.fan, st.fan_n, st.fan_sticks, st.closed, st.fan_power, st.pile, st.pile_n,
-                                st.chosen, g, seat, card, st.ST, st.PW, CARD_TYPE, r.powers, win_at)
-        won = status == 3
-        if won.any():
-            st.winner[g[won]] = seat[won]
-            st.done[g[won]] = True
-            st.limbo[g[won], 0] = -2  # marker read by _build
-        if r.chosen_fan:
-            t = CARD_TYPE[card]
-            nc = (status == 2) & (st.chosen[g, seat] == t)
-            if nc.any():
-                self._new_chosen(st, g[nc], seat[nc])
-        if st.players > 1:
-            self._refill(st, g[status == 0])
-        if r.powers:
-            fire = trig >= 0
-            if fire.any():
-                self._powers(st, g[fire], seat[fire], trig[fire], seats, win_at)
-
-    def _powers(self, st, g, seat, ptype, seats, win_at) -> None:
-        P = st.players
-        w = ptype == WISDOM
-        if w.any():
-            gw, sw = g[w], seat[w]
-            for _ in range(3):
-                obs = self._observe(st, gw, sw)
-                can = obs.sources.any(axis=1)
-                if not can.any():
-                    break
-                gi, si, obs = gw[can], sw[can], obs.take(np.flatnonzero(can))
-                src = np.asarray(seats.ask("wisdom", gi, si, self._sub(obs, gi)), dtype=np.int64)
-                okr = (src >= 0) & (src <= P)
-                okr[okr] = obs.sources[np.flatnonzero(okr), src[okr]]
-                illegal(seats, "wisdom", si, ~okr, "not a card source")
-                _k_draw(st.deck, st.deck_n, st.pile, st.pile_n, st.hand, st.hand_n, gi, si, src)
-                self._refill(st, gi)
-        c = ptype == COURAGE
-        if c.any():
-            gc, sc = g[c], seat[c]
-            obs = self._observe(st, gc, sc)
-            okf = np.empty((len(gc), P, 3), np.bool_)
-            _k_courage_ok(st.fan, st.fan_n, st.closed, st.PW, gc, sc, okf)
-            obs.courage_ok = okf
-            has = okf.any(axis=2)
-            if has.any():
-                sel = has.any(axis=1)
-                gi, si, o2 = gc[sel], sc[sel], obs.take(np.flatnonzero(sel))
-                ch = np.asarray(seats.ask("courage", gi, si, self._sub(o2, gi)), dtype=np.int64)
-                if ch.shape != (len(gi), P):
-                    illegal(seats, "courage", si, np.ones(len(gi), bool), "expected one fan per seat")
-                h = o2.courage_ok.any(axis=2)
-                legal_choice = np.take_along_axis(o2.courage_ok, np.clip(ch, 0, 2)[..., None], 2)[..., 0]
-                bad = np.where(h, (ch < 0) | (ch > 2) | ~legal_choice, ch != -1).any(axis=1)
-                illegal(seats, "courage", si, bad, "not a removable fan per opponent (-1 where none)")
-                _k_courage(st.fan, st.fan_n, st.fan_sticks, st.pile, st.pile_n, st.deck, st.deck_n, st.reshuffles,
-                           st.ST, st.keys, gi, np.ascontiguousarray(o2.courage_ok), np.ascontiguousarray(ch))
-        h = ptype == HARMONY
-        if h.any():
-            gh, sh = g[h], seat[h]
-            obs = self._observe(st, gh, sh)
-            okp = obs.fits(obs.pile_top)
-            obs.harmony_ok = okp
-            sel = okp.any(axis=1)
-            if sel.any():
-                gi, si, o2 = gh[sel], sh[sel], obs.take(np.flatnonzero(sel))
-                q = np.asarray(seats.ask("harmony", gi, si, self._sub(o2, gi)), dtype=np.int64)
-                okq = (q >= 0) & (q < P)
-                okq[okq] = o2.harmony_ok[np.flatnonzero(okq), q[okq]]
-                illegal(seats, "harmony", si, ~okq, "not a pile whose top fits a fan")
-                card = np.empty(len(gi), np.int64)
-                _k_pile_take(st.pile, st.pile_n, gi, q, card)
-                self._place(st, gi, si, card, seats, win_at)
-
-    # ----- solo ----------------------------------------------------------------------------------
-    def _solo_turn(self, st: SensuState, idx: np.ndarray, seats: Seats) -> None:
-        seat = np.zeros(len(idx), np.int64)
-        obs = self._observe(st, idx, seat)
-        has = obs.combos.any(axis=1)
-        over = (st.deck_n[idx] == 0) & ~has
-        if over.any():  # deck empty and nothing to play: the game ends (not a turn)
-            st.done[idx[over]] = True
-            keep = ~over
-            idx, seat, obs = idx[keep], seat[keep], obs.take(np.flatnonzero(keep))
-            if len(idx) == 0:
-                return
-        act = np.asarray(seats.ask("solo_turn", idx, seat, self._sub(obs, idx)), dtype=np.int64)
-        r = np.arange(len(idx))
-        is_draw = act == Action.DRAW
-        is_play = (act >= Action.PLAY) & (act < Action.PLAY + 64)
-        ok = is_draw.copy()
-        ok[is_play] = obs.combos[r[is_play], act[is_play] - Action.PLAY]
-        illegal(seats, "solo_turn", seat, ~ok, "not a draw or a combination")
-        end = is_draw & (st.deck_n[idx] == 0)
-        st.done[idx[end]] = True  # drawing from the empty deck ends the game; not a turn
-        d = is_draw & ~end
-        if d.any():
-            g = idx[d]
-            o2 = obs.take(r[d])
-            card = np.empty(len(g), np.int64)
-            _k_deck_take(st.deck, st.deck_n, g, card)
-            o2.card = card
-            where = np.asarray(seats.ask("place", g, seat[d], self._sub(o2, g)), dtype=np.int64)
-            illegal(seats, "place", seat[d], (where < 0) | (where > 4), "not a place 0..4")
-            _k_solo_put(st.pile, st.pile_n, st.columns, st.col_n, g, card, where)
-        if is_play.any():
-            g = idx[is_play]
-            s0 = seat[is_play]
-            o2 = obs.take(r[is_play])
-            mask = act[is_play] - Action.PLAY
-            order, k = self._arrange(st, g, s0, mask, o2, seats)
-            red = np.empty((len(g), SLOTS), np.int64)
-            _k_take_places(st.pile, st.pile_n, st.columns, st.col_n, g, order, k, red)
-            st.plays[g, 0] += 1
-            self._build(st, g, s0, red, k, seats, win_at=3)
-        st.turns[idx[~end]] += 1
-
     # ----- results -------------------------------------------------------------------------------
     def outcome(self, st: SensuState) -> dict[str, np.ndarray]:
         n = len(st.done)
@@ -2379,13 +2059,14 @@ class Sensu(Game):
 
     # ----- conformance ---------------------------------------------------------------------------
     def check(self, st: SensuState) -> None:
+        """Invariants that hold at every decision point (mid-turn included) and at the end."""
         n = len(st.done)
         P = st.players
         expect = np.zeros(91, np.int64)
         expect[deck_cards(P).astype(np.int64)] = 1
         parts = [st.deck, st.hand.reshape(n, -1), st.pile.reshape(n, -1), st.fan.reshape(n, -1),
-                 st.limbo, st.columns.reshape(n, -1)]
-        allc = np.concatenate(parts, axis=1).astype(np.int64)
+                 st.limbo, st.columns.reshape(n, -1), st.red, st.pend[:, None]]
+        allc = np.concatenate([np.asarray(a, np.int64) for a in parts], axis=1)
         rows = np.repeat(np.arange(n), allc.shape[1])
         cnt = np.zeros((n, 91), np.int64)
         np.add.at(cnt, (rows, np.where(allc.reshape(-1) >= 0, allc.reshape(-1), 90)), 1)
@@ -2405,12 +2086,45 @@ class Sensu(Game):
             assert (np.where(fan >= 0, st.PW[fan], False).sum(-1) == st.fan_power).all(), "power count"
         nclosed = st.closed.sum(axis=2)
         live = ~st.done
+        kind = st.kind
+        # the decision: every live game is at a decision of its kind of game, with its pending cards
+        kinds = ((Decision.SOLO_TURN, Decision.PLACE, Decision.ARRANGE) if P == 1 else
+                 (Decision.TURN, Decision.DISCARD, Decision.ARRANGE, Decision.WISDOM, Decision.HARMONY,
+                  Decision.COURAGE))
+        assert np.isin(kind[live], kinds).all(), "a live game is not at a decision"
+        building = np.isin(kind, (Decision.WISDOM, Decision.HARMONY, Decision.COURAGE)) & live
+        slot = np.arange(SLOTS)[None, :]
+        pending = (slot >= st.red_j[:, None]) & (slot < st.red_k[:, None]) & building[:, None]
+        assert ((st.red >= 0) == pending).all(), "redeemed cards pending exactly during a build"
+        assert ((st.red_j <= st.red_k) & (st.red_k <= 3)).all()
+        assert ((st.red_k > 0) == ((kind == Decision.ARRANGE) | building) & live)[live].all(), "redeem count"
+        assert ((st.combo != 0) == ((kind == Decision.ARRANGE) & live)).all(), "a combination only at ARRANGE"
+        assert ((st.pend >= 0) == ((kind == Decision.PLACE) & live)).all(), "a drawn card only at PLACE"
+        assert ((st.wisdom_left > 0) == ((kind == Decision.WISDOM) & live)).all(), "Wisdom draws only at WISDOM"
+        assert (st.wisdom_left <= 3).all()
+        g_ar = np.flatnonzero(live & (kind == Decision.ARRANGE))
+        if len(g_ar):
+            obs = self.observe(st, g_ar, st.current[g_ar])
+            assert obs.combos[np.arange(len(g_ar)), st.combo[g_ar]].all(), "ARRANGE of a non-combination"
+            assert (redeem_count(obs.cards, st.combo[g_ar]) == st.red_k[g_ar]).all(), "ARRANGE redeem count"
         if P > 1:
-            assert (st.hand_n[live] <= 6).all(), "hand too large"
+            seat = st.current
+            hn = st.hand_n[np.arange(n), seat]
+            assert (st.hand_n[live] <= 7).all(), "hand too large"
+            at_turn = live & np.isin(kind, (Decision.TURN, Decision.ARRANGE))
+            assert (st.hand_n[at_turn] <= 6).all(), "hand too large at the start of a turn"
+            assert (hn[live & (kind == Decision.DISCARD)] > 5).all(), "a discard with 5 cards or fewer"
             assert (nclosed[live] < 2).all(), "a live game with a winner"
             won = st.done & ~st.timeout
             assert (st.winner[won] >= 0).all() and (nclosed[won, st.winner[won]] == 2).all(), "winner"
             assert ((st.deck_n > 0) | (st.pile_n.sum(axis=1) == 0)).all(), "empty deck with discards"
+            wis = live & (kind == Decision.WISDOM)
+            assert ((st.deck_n[wis] > 0) | (st.pile_n[wis].sum(axis=1) > 0)).all(), "Wisdom with nothing to draw"
+            for k, what in ((Decision.HARMONY, "harmony_ok"), (Decision.COURAGE, "courage_ok")):
+                g_k = np.flatnonzero(live & (kind == k))
+                if len(g_k):
+                    ok = getattr(self.observe(st, g_k, st.current[g_k]), what)
+                    assert ok.reshape(len(g_k), -1).any(axis=1).all(), f"{what}: a power with no option"
             if st.rules.chosen_fan:
                 ch = st.chosen[live]
                 ok = (ch < 0) | ~np.take_along_axis(st.closed[live], np.maximum(ch, 0)[..., None], 2)[..., 0]
@@ -2420,3 +2134,7 @@ class Sensu(Game):
         else:
             assert (st.turns <= 200).all()
             assert (nclosed[live] < 3).all()
+            at_turn = np.flatnonzero(live & (kind == Decision.SOLO_TURN) & (st.turns < self.turn_limit(st.rules)))
+            if len(at_turn):
+                obs = self.observe(st, at_turn, np.zeros(len(at_turn), np.int64))
+                assert ((st.deck_n[at_turn] > 0) | obs.combos.any(axis=1)).all(), "a solo turn with nothing to do"
