@@ -17,9 +17,10 @@ import numba
 import numpy as np
 
 from simcore.compiled import NO_REFCOUNT, decision
-from simcore.games.senshi import (GONE, MAX_CARD, MIDDLE, NC, PASS_OPTION, PER_COLOUR, STACKS, STUDY, TEST,
-                                  TRAIN, action_option, can_study, can_train, hand_total, must_pass,
-                                  visible_tile)
+from simcore.games.senshi import (MAX_CARD, MIDDLE, NC, OPTION_STRIDE as OPTION, PASS_OPTION, PER_COLOUR, STACKS, STUDY, TEST, TRAIN,
+                                  action_option, can_study, can_train, card_count, card_stack, card_tops, hand_size,
+                                  hand_total, known_tiles, mid_count, must_pass, pile, remaining, stack_height,
+                                  stack_loc, stack_top, visible_tile)
 from simcore.rng import random
 
 from .base import Strategy, param
@@ -36,14 +37,14 @@ _STACKS_MIDDLE = np.array([0, 0] + [STACKS_MIDDLE[p] for p in (2, 3, 4)], dtype=
 @numba.njit(cache=True, inline="always")
 def top_colour(obs, s):
     """Top colour of stack s, clipped to 0..3 (use with a legality test)."""
-    t = obs.top[obs.g, s]
+    t = stack_top(obs, s)
     return 0 if t < 0 else t
 
 
 @numba.njit(cache=True, inline="always")
 def rel_owner(obs, s):
     """Owner of stack s relative to the deciding seat: 0 itself, 1 the next player, ...; -1 middle, -2 gone."""
-    loc = obs.loc[obs.g, s]
+    loc = stack_loc(obs, s)
     if loc < 0:
         return loc
     return (loc - obs.me) % obs.players
@@ -54,69 +55,68 @@ def gain(obs, c):
     """The reference gain of Testing colour c: 1 + my card stacks showing c - the most any opponent has."""
     other = 0
     for q in range(obs.players):
-        if q != obs.me and obs.card_tops[obs.g, q, c] > other:
-            other = obs.card_tops[obs.g, q, c]
-    return 1 + obs.card_tops[obs.g, obs.me, c] - other
+        if q != obs.me and card_tops(obs, q, c) > other:
+            other = card_tops(obs, q, c)
+    return 1 + card_tops(obs, obs.me, c) - other
 
 
 @numba.njit(cache=True, inline="always")
 def my_min(obs):
     """My smallest pile."""
-    g, me = obs.g, obs.me
-    return min(min(obs.piles[g, me, 0], obs.piles[g, me, 1]), min(obs.piles[g, me, 2], obs.piles[g, me, 3]))
+    me = obs.me
+    return min(min(pile(obs, me, 0), pile(obs, me, 1)), min(pile(obs, me, 2), pile(obs, me, 3)))
 
 
 @numba.njit(cache=True, inline="always")
 def opp_low_min(obs):
     """The lowest smallest pile among the opponents (the elimination line for me)."""
-    g = obs.g
     low = BIG
     for q in range(obs.players):
         if q != obs.me:
             for c in range(NC):
-                low = min(low, obs.piles[g, q, c])
+                low = min(low, pile(obs, q, c))
     return low
 
 
-@numba.njit(**NO_REFCOUNT)
+@numba.njit(cache=True, inline="always")
 def train_key(obs, s):
     """Rank key of stack s in the reference Train order (smaller first): the middle by index, then my card,
     then the opponents' cards in turn order, each card in placement order."""
-    loc = obs.loc[obs.g, s]
+    loc = stack_loc(obs, s)
     if loc < 0:
         return s
     pos = MAX_CARD
     for j in range(MAX_CARD):
-        if obs.cards[obs.g, loc, j] == s:
+        if card_stack(obs, loc, j) == s:
             pos = j
     return (1 + (loc - obs.me) % obs.players) * BIG + pos
 
 
-@numba.njit(**NO_REFCOUNT)
+@numba.njit(cache=True, inline="always")
 def test_best(obs, weak_only):
     """(colour, its gain) of the best Test: the largest gain, then the smallest own pile, then the lowest
     colour; among my weakest colours only with ``weak_only``. Colour -1 if none."""
-    g, me = obs.g, obs.me
+    me = obs.me
     low = my_min(obs)
     best, bc, bg = -(1 << 30), -1, 0
     for c in range(NC):
-        if obs.hand[c] > 0 and (not weak_only or obs.piles[g, me, c] == low):
+        if obs.hand[c] > 0 and (not weak_only or pile(obs, me, c) == low):
             gn = gain(obs, c)
-            key = gn * 1000 - obs.piles[g, me, c]
+            key = gn * 1000 - pile(obs, me, c)
             if key > best:
                 best, bc, bg = key, c, gn
     return bc, bg
 
 
-@numba.njit(**NO_REFCOUNT)
+@numba.njit(cache=True, inline="always")
 def train_weak(obs):
     """The Train of a tile of my weakest colour: from an opponent's card first, then the middle, then my
     own card (lowest index within each); -1 if none."""
-    g, me = obs.g, obs.me
+    me = obs.me
     low = my_min(obs)
     best, bs = -1, -1
-    for s in range(obs.loc.shape[1]):
-        if can_train(obs, s) and obs.piles[g, me, top_colour(obs, s)] == low:
+    for s in range(obs.n_stacks):
+        if can_train(obs, s) and pile(obs, me, top_colour(obs, s)) == low:
             r = rel_owner(obs, s)
             score = 2 * (r >= 1) + (r == MIDDLE)
             if score > best:
@@ -129,19 +129,18 @@ def spread_setup(obs):
     """Set-up pick shared by the heuristics: the middle stack showing the most distinct colours (all three
     tiles with ``open_stacks``, else just the top, so every stack ties), preferring a top colour that is
     rare among the middle tops (fewer players will be chasing it); ties: lowest index."""
-    g = obs.g
-    n_stacks = obs.loc.shape[1]
+    n_stacks = obs.n_stacks
     f0, f1, f2, f3 = 0, 0, 0, 0
     for s in range(n_stacks):
-        if obs.loc[g, s] == MIDDLE:
-            t = obs.top[g, s]
+        if stack_loc(obs, s) == MIDDLE:
+            t = stack_top(obs, s)
             f0 += t == 0
             f1 += t == 1
             f2 += t == 2
             f3 += t == 3
     best, bs = -(1 << 30), -1
     for s in range(n_stacks):
-        if obs.loc[g, s] != MIDDLE:
+        if stack_loc(obs, s) != MIDDLE:
             continue
         seen = 0
         for k in range(3):
@@ -173,14 +172,13 @@ def _choose(u, count):
 @decision
 def _random_setup(obs, prm, rng):
     """A uniformly random middle stack."""
-    g = obs.g
-    n_stacks = obs.loc.shape[1]
+    n_stacks = obs.n_stacks
     count = 0
     for s in range(n_stacks):
-        count += obs.loc[g, s] == MIDDLE
+        count += stack_loc(obs, s) == MIDDLE
     k = _choose(random(rng), count)
     for s in range(n_stacks):
-        if obs.loc[g, s] == MIDDLE:
+        if stack_loc(obs, s) == MIDDLE:
             if k == 0:
                 return s
             k -= 1
@@ -190,8 +188,7 @@ def _random_setup(obs, prm, rng):
 @decision
 def _random_act(obs, prm, rng):
     """A uniform legal action kind, then a uniform target of that kind (two draws, also for a pass)."""
-    g = obs.g
-    n_stacks = obs.loc.shape[1]
+    n_stacks = obs.n_stacks
     n_study, n_train, n_test = 0, 0, 0
     for s in range(n_stacks):
         n_study += can_study(obs, s)
@@ -243,52 +240,52 @@ class Random(Strategy):
     act = _random_act
 
 
-@numba.njit(**NO_REFCOUNT)
+@numba.njit(cache=True, inline="always")
 def greedy_act(obs):
     """The reference `greedy` decision (rules/senshi.md)."""
-    g, p, P = obs.g, obs.me, obs.players
-    n_stacks = obs.loc.shape[1]
+    p, P = obs.me, obs.players
+    n_stacks = obs.n_stacks
     has = False
     best_c, best_g = -1, 0
     for c in range(NC):
         if obs.hand[c] > 0:
             has = True
             gn = gain(obs, c)
-            if best_c < 0 or gn > best_g or (gn == best_g and obs.piles[g, p, c] < obs.piles[g, p, best_c]):
+            if best_c < 0 or gn > best_g or (gn == best_g and pile(obs, p, c) < pile(obs, p, best_c)):
                 best_c, best_g = c, gn
     if has and best_g >= 2:
         return action_option(TEST, best_c)
-    if obs.card_count[g, p] < MAX_CARD:
+    if card_count(obs, p) < MAX_CARD:
         weak = 0
         for c in range(1, NC):
-            if obs.piles[g, p, c] < obs.piles[g, p, weak]:
+            if pile(obs, p, c) < pile(obs, p, weak):
                 weak = c
         first = -1
         for s in range(n_stacks):
-            if obs.loc[g, s] == MIDDLE:
+            if stack_loc(obs, s) == MIDDLE:
                 if first < 0:
                     first = s
-                if obs.top[g, s] == weak:
+                if stack_top(obs, s) == weak:
                     return action_option(STUDY, s)
         if first >= 0:
             return action_option(STUDY, first)
     if has:
         return action_option(TEST, best_c)
     for s in range(n_stacks):
-        if obs.loc[g, s] == MIDDLE:
+        if stack_loc(obs, s) == MIDDLE:
             return action_option(TRAIN, s)
     for k in range(P):
-        t = obs.cards[g, (p + k) % P, 0]
+        t = card_stack(obs, (p + k) % P, 0)
         if t >= 0:
             return action_option(TRAIN, t)
     return PASS_OPTION
 
 
-@numba.njit(**NO_REFCOUNT)
+@numba.njit(cache=True, inline="always")
 def first_middle(obs):
     """The lowest-index middle stack (-1 if none)."""
-    for s in range(obs.loc.shape[1]):
-        if obs.loc[obs.g, s] == MIDDLE:
+    for s in range(obs.n_stacks):
+        if stack_loc(obs, s) == MIDDLE:
             return s
     return -1
 
@@ -328,25 +325,25 @@ def deny_target(obs, threat, max_hand):
     their card tops show its colour) or is the colour of their tallest pile while they lead the table
     (their tallest pile is the table's and beats mine); the most matching tops, then the tallest owner
     pile, first. -1 if none, or when I hold ``max_hand`` tiles or more."""
-    g, me, P = obs.g, obs.me, obs.players
+    me, P = obs.me, obs.players
     if hand_total(obs) >= max_hand:
         return -1
     table_top = -1
     for p in range(P):
         for c in range(NC):
-            table_top = max(table_top, obs.piles[g, p, c])
-    my_tall = max(max(obs.piles[g, me, 0], obs.piles[g, me, 1]), max(obs.piles[g, me, 2], obs.piles[g, me, 3]))
+            table_top = max(table_top, pile(obs, p, c))
+    my_tall = max(max(pile(obs, me, 0), pile(obs, me, 1)), max(pile(obs, me, 2), pile(obs, me, 3)))
     best, bs = -1, -1
-    for s in range(obs.loc.shape[1]):
-        o = obs.loc[g, s]
+    for s in range(obs.n_stacks):
+        o = stack_loc(obs, s)
         if o < 0 or o == me:
             continue
         t = top_colour(obs, s)
-        count = obs.card_tops[g, o, t]
-        tall, tall_col = obs.piles[g, o, 0], 0
+        count = card_tops(obs, o, t)
+        tall, tall_col = pile(obs, o, 0), 0
         for c in range(1, NC):
-            if obs.piles[g, o, c] > tall:
-                tall, tall_col = obs.piles[g, o, c], c
+            if pile(obs, o, c) > tall:
+                tall, tall_col = pile(obs, o, c), c
         leader = tall == table_top and tall > my_tall
         if count >= threat or (leader and t == tall_col):
             score = count * 10 + tall
@@ -361,11 +358,11 @@ def guarded_act(obs, margin, late, min_gain, deny):
     ``deny`` (a stack, or -1), then Study / Train / Test as the guard prefers."""
     if must_pass(obs):
         return PASS_OPTION
-    g, me = obs.g, obs.me
-    n_stacks = obs.loc.shape[1]
+    me = obs.me
+    n_stacks = obs.n_stacks
     low = my_min(obs)
     has_hand = hand_total(obs) > 0
-    danger = ((obs.mid_count[g] <= late or obs.remaining[g] >= 0) and low <= opp_low_min(obs) + margin)
+    danger = ((mid_count(obs) <= late or remaining(obs) >= 0) and low <= opp_low_min(obs) + margin)
     if danger:
         c_weak = test_best(obs, True)[0]
         if c_weak >= 0:
@@ -374,7 +371,7 @@ def guarded_act(obs, margin, late, min_gain, deny):
         if tr_weak >= 0 and not has_hand:
             return action_option(TRAIN, tr_weak)
         for s in range(n_stacks):
-            if can_study(obs, s) and obs.piles[g, me, top_colour(obs, s)] == low:
+            if can_study(obs, s) and pile(obs, me, top_colour(obs, s)) == low:
                 return action_option(STUDY, s)
         if tr_weak >= 0:
             return action_option(TRAIN, tr_weak)
@@ -387,7 +384,7 @@ def guarded_act(obs, margin, late, min_gain, deny):
     for s in range(n_stacks):
         if can_study(obs, s):
             t = top_colour(obs, s)
-            score = 2 * (obs.piles[g, me, t] == low) + (obs.hand[t] > 0)
+            score = 2 * (pile(obs, me, t) == low) + (obs.hand[t] > 0)
             if score > best:
                 best, bs = score, s
     if bs >= 0:
@@ -396,7 +393,7 @@ def guarded_act(obs, margin, late, min_gain, deny):
         best, bkey, bs = -1, 0, -1
         for s in range(n_stacks):
             if can_train(obs, s):
-                score = 2 * (obs.card_tops[g, me, top_colour(obs, s)] > 0) + (rel_owner(obs, s) >= 1)
+                score = 2 * (card_tops(obs, me, top_colour(obs, s)) > 0) + (rel_owner(obs, s) >= 1)
                 if score >= best:
                     key = train_key(obs, s)
                     if score > best or key < bkey:
@@ -438,15 +435,15 @@ def racer_act(obs, min_gain, guard_at):
     """`racer`'s decision (see :class:`Racer`)."""
     if must_pass(obs):
         return PASS_OPTION
-    g, me = obs.g, obs.me
-    n_stacks = obs.loc.shape[1]
+    me = obs.me
+    n_stacks = obs.n_stacks
     target, strength = 0, -(1 << 30)
     for c in range(NC):
-        v = obs.piles[g, me, c] * 4 + obs.card_tops[g, me, c] * 2 + obs.hand[c]
+        v = pile(obs, me, c) * 4 + card_tops(obs, me, c) * 2 + obs.hand[c]
         if v > strength:
             target, strength = c, v
     low = my_min(obs)
-    if (obs.mid_count[g] <= guard_at or obs.remaining[g] >= 0) and low <= opp_low_min(obs):
+    if (mid_count(obs) <= guard_at or remaining(obs) >= 0) and low <= opp_low_min(obs):
         c_weak = test_best(obs, True)[0]
         if c_weak >= 0:
             return action_option(TEST, c_weak)
@@ -547,11 +544,11 @@ class Denier(Strategy):
 @numba.njit(cache=True, inline="always")
 def _below(obs, s, c, share_c):
     """Expected tiles of colour c under the top of stack s (counted with ``open_stacks``)."""
-    h = obs.height[obs.g, s]
+    h = stack_height(obs, s)
     if obs.open_stacks:
         n = 0
         for k in range(4 - h, 3):
-            n += obs.stacks[obs.g, s, k] == c
+            n += obs.stacks[s, k] == c
         return float(n)
     return float(max(h - 1, 0)) * share_c
 
@@ -559,11 +556,11 @@ def _below(obs, s, c, share_c):
 @numba.njit(cache=True, inline="always")
 def _next(obs, s, c, share_c):
     """Chance that the tile under the top of stack s has colour c (known with ``open_stacks``)."""
-    h = obs.height[obs.g, s]
+    h = stack_height(obs, s)
     if h < 2:
         return 0.0
     if obs.open_stacks:
-        return 1.0 if obs.stacks[obs.g, s, 4 - h] == c else 0.0
+        return 1.0 if obs.stacks[s, 4 - h] == c else 0.0
     return share_c
 
 
@@ -576,58 +573,75 @@ def _value(q0, q1, q2, q3, w_min):
 
 
 @numba.njit(**NO_REFCOUNT)
-def counter_act(obs, w_min, a_hand, a_top, w_opp, w_risk, a_deep, fw):
-    """`counter`'s decision (see :class:`Counter`); ``fw`` float scratch (>= 12 rows of >= 16)."""
+def counter_act(obs, w_min, a_hand, a_top, w_opp, w_risk, a_deep, fw, iw):
+    """`counter`'s decision (see :class:`Counter`); ``fw``, ``iw`` scratch (>= 8 rows of >= 64)."""
     if must_pass(obs):
         return PASS_OPTION
-    g, me, P = obs.g, obs.me, obs.players
-    n_stacks = obs.loc.shape[1]
+    me, P = obs.me, obs.players
+    n_stacks = obs.n_stacks
     # unseen tiles of each colour: all tiles minus piles, my hand, the others' known hand tiles and the
-    # visible stack tiles
+    # visible stack tiles; and, per player and top colour, the card stacks with a tile under the top
+    # (by the colour of that tile with open_stacks)
+    seen = iw[0]
+    deep = iw[1]
+    for i in range(64):
+        deep[i] = 0
+    for c in range(NC):
+        v = obs.hand[c]
+        for p in range(P):
+            v += pile(obs, p, c)
+            if p != me:
+                v += known_tiles(obs, p, c)
+        seen[c] = v
+    for s in range(n_stacks):
+        h = stack_height(obs, s)
+        if h == 0:
+            continue
+        t = stack_top(obs, s)
+        if obs.open_stacks:
+            for k in range(3 - h, 3):
+                seen[obs.stacks[s, k]] += 1
+        else:
+            seen[t] += 1
+        o = stack_loc(obs, s)
+        if o >= 0 and h >= 2:
+            deep[16 * o + 4 * t + (obs.stacks[s, 4 - h] if obs.open_stacks else 0)] += 1
     share = fw[0]
     tot = 0.0
     for c in range(NC):
-        seen = obs.hand[c]
-        for p in range(P):
-            seen += obs.piles[g, p, c]
-            if p != me:
-                seen += obs.known[g, p, c]
-        for s in range(n_stacks):
-            for k in range(3):
-                seen += visible_tile(obs, s, k) == c
-        share[c] = float(max(PER_COLOUR - obs.removed - seen, 0))
+        share[c] = float(max(PER_COLOUR - obs.removed - seen[c], 0))
         tot += share[c]
     for c in range(NC):
         share[c] = share[c] / max(tot, 1.0) if tot > 0 else 0.25
     # hand tiles are worth less when few turns remain to play them
-    remaining = obs.remaining[g]
-    my_turns = 1.0 if remaining >= 0 else 1.0 + 2.0 * obs.mid_count[g] / P
+    left = remaining(obs)
+    my_turns = 1.0 if left >= 0 else 1.0 + 2.0 * mid_count(obs) / P
     hand_w = fw[1]
     for p in range(P):
-        hand_w[p] = a_hand * min(1.0, my_turns / max(float(obs.hand_size[g, p]), 1.0))
+        hand_w[p] = a_hand * min(1.0, my_turns / max(float(hand_size(obs, p)), 1.0))
     # expected piles Q: piles + hand_w * expected hand + a_top * card tops + a_deep * buried card tiles
+    # (the buried tiles added up stack by stack, in index order)
     D = fw[2]
     for i in range(4 * P):
         D[i] = 0.0
     for s in range(n_stacks):
-        o = obs.loc[g, s]
+        o = stack_loc(obs, s)
         if o >= 0:
             for c in range(NC):
                 D[o * 4 + c] += _below(obs, s, c, share[c])
     Q = fw[3]
-    hi, lo, val = fw[4], fw[5], fw[6]
+    lo, val = fw[4], fw[5]
     for p in range(P):
-        unknown = float(obs.hand_size[g, p])
         ks = 0.0
         for c in range(NC):
-            ks += float(obs.known[g, p, c])
-        unknown = unknown - ks
+            ks += float(known_tiles(obs, p, c))
+        unknown = float(hand_size(obs, p)) - ks
         for c in range(NC):
             if p == me:
                 H = float(obs.hand[c])
             else:
-                H = float(obs.known[g, p, c]) + unknown * share[c]
-            Q[p * 4 + c] = ((float(obs.piles[g, p, c]) + hand_w[p] * H) + a_top * float(obs.card_tops[g, p, c])) \
+                H = float(known_tiles(obs, p, c)) + unknown * share[c]
+            Q[p * 4 + c] = ((float(pile(obs, p, c)) + hand_w[p] * H) + a_top * float(card_tops(obs, p, c))) \
                 + a_deep * D[p * 4 + c]
         val[p], lo[p] = _value(Q[p * 4], Q[p * 4 + 1], Q[p * 4 + 2], Q[p * 4 + 3], w_min)
     base_opp, base_low = -np.inf, np.inf
@@ -635,76 +649,83 @@ def counter_act(obs, w_min, a_hand, a_top, w_opp, w_risk, a_deep, fw):
         if p != me:
             base_opp = max(base_opp, val[p])
             base_low = min(base_low, lo[p])
-    if remaining >= 0:
-        stage = 1.0
-    else:
-        stage = 1.0 - obs.mid_count[g] / float(_STACKS_MIDDLE[P])
+    stage = 1.0 if left >= 0 else 1.0 - mid_count(obs) / float(_STACKS_MIDDLE[P])
     stage2 = stage * stage
     hw_me = hand_w[me]
     atd = a_top - a_deep
     m4 = me * 4
+    q0, q1, q2, q3 = Q[m4], Q[m4 + 1], Q[m4 + 2], Q[m4 + 3]
     best, choice = -np.inf, PASS_OPTION
-    q = fw[7]
     # Study s: my card gains a top of colour t and the tiles below it
-    for s in range(n_stacks):
-        if not can_study(obs, s):
-            continue
-        t = top_colour(obs, s)
-        for c in range(NC):
-            q[c] = Q[m4 + c] + ((a_top if c == t else 0.0) + a_deep * _below(obs, s, c, share[c]))
-        my_v, my_low = _value(q[0], q[1], q[2], q[3], w_min)
-        score = (my_v - w_opp * base_opp) - w_risk * (max((base_low - my_low) + 0.5, 0.0) * stage2)
-        if score > best:
-            best, choice = score, STUDY * 32 + s
+    if card_count(obs, me) < MAX_CARD:
+        for s in range(n_stacks):
+            if stack_loc(obs, s) != MIDDLE:
+                continue
+            t = stack_top(obs, s)
+            my_v, my_low = _value(q0 + ((a_top if t == 0 else 0.0) + a_deep * _below(obs, s, 0, share[0])),
+                                  q1 + ((a_top if t == 1 else 0.0) + a_deep * _below(obs, s, 1, share[1])),
+                                  q2 + ((a_top if t == 2 else 0.0) + a_deep * _below(obs, s, 2, share[2])),
+                                  q3 + ((a_top if t == 3 else 0.0) + a_deep * _below(obs, s, 3, share[3])), w_min)
+            score = (my_v - w_opp * base_opp) - w_risk * (max((base_low - my_low) + 0.5, 0.0) * stage2)
+            if score > best:
+                best, choice = score, STUDY * OPTION + s
     # Train s: my hand gains colour t; the owner's card loses top t and shows the next tile
     for s in range(n_stacks):
-        if not can_train(obs, s):
+        o = stack_loc(obs, s)
+        if o < MIDDLE:
             continue
-        t = top_colour(obs, s)
-        o = obs.loc[g, s]
-        for c in range(NC):
-            q[c] = Q[m4 + c] + (hw_me if c == t else 0.0)
-            if o == me:
-                q[c] = q[c] + (atd * _next(obs, s, c, share[c]) - (a_top if c == t else 0.0))
-        my_v, my_low = _value(q[0], q[1], q[2], q[3], w_min)
+        t = stack_top(obs, s)
+        r0 = q0 + (hw_me if t == 0 else 0.0)
+        r1 = q1 + (hw_me if t == 1 else 0.0)
+        r2 = q2 + (hw_me if t == 2 else 0.0)
+        r3 = q3 + (hw_me if t == 3 else 0.0)
         opp, opp_low = base_opp, base_low
-        if o >= 0 and o != me:
-            for c in range(NC):
-                q[c] = Q[o * 4 + c] + (atd * _next(obs, s, c, share[c]) - (a_top if c == t else 0.0))
-            ov, olow = _value(q[0], q[1], q[2], q[3], w_min)
-            opp, opp_low = ov, olow
-            for p in range(P):
-                if p != me and p != o:
-                    opp = max(opp, val[p])
-                    opp_low = min(opp_low, lo[p])
+        if o >= 0:
+            y0 = atd * _next(obs, s, 0, share[0]) - (a_top if t == 0 else 0.0)
+            y1 = atd * _next(obs, s, 1, share[1]) - (a_top if t == 1 else 0.0)
+            y2 = atd * _next(obs, s, 2, share[2]) - (a_top if t == 2 else 0.0)
+            y3 = atd * _next(obs, s, 3, share[3]) - (a_top if t == 3 else 0.0)
+            if o == me:
+                r0, r1, r2, r3 = r0 + y0, r1 + y1, r2 + y2, r3 + y3
+            else:
+                o4 = o * 4
+                opp, opp_low = _value(Q[o4] + y0, Q[o4 + 1] + y1, Q[o4 + 2] + y2, Q[o4 + 3] + y3, w_min)
+                for p in range(P):
+                    if p != me and p != o:
+                        opp = max(opp, val[p])
+                        opp_low = min(opp_low, lo[p])
+        my_v, my_low = _value(r0, r1, r2, r3, w_min)
         score = (my_v - w_opp * opp) - w_risk * (max((opp_low - my_low) + 0.5, 0.0) * stage2)
         if score > best:
-            best, choice = score, TRAIN * 32 + s
+            best, choice = score, TRAIN * OPTION + s
     # Test t: one tile from my hand to my pile; every matching card top moves to its owner's pile and
     # uncovers the next tile (expected)
+    q = fw[6]
     for t in range(NC):
         if obs.hand[t] <= 0:
             continue
         my_v, my_low = val[me], lo[me]
         opp, opp_low = -np.inf, np.inf
         for p in range(P):
-            moved = obs.card_tops[g, p, t]
+            moved = card_tops(obs, p, t)
             if p != me and moved == 0:
                 opp = max(opp, val[p])
                 opp_low = min(opp_low, lo[p])
                 continue
             a_t = (1.0 - hw_me) if p == me else 0.0
             b_t = (1.0 - a_top) * float(moved)
+            base = 16 * p + 4 * t
             for c in range(NC):
-                fresh = 0.0
-                if moved > 0:
-                    for s in range(n_stacks):
-                        if obs.loc[g, s] == p and obs.top[g, s] == t:
-                            fresh += _next(obs, s, c, share[c])
+                if obs.open_stacks:
+                    fresh = float(deep[base + c])
+                else:
+                    fresh = 0.0
+                    for i in range(deep[base]):   # the same term once per stack, added up in order
+                        fresh += share[c]
                 if c == t:
                     q[c] = ((Q[p * 4 + c] + a_t) + b_t) + atd * fresh
                 else:
-                    q[c] = ((Q[p * 4 + c] + 0.0) + 0.0) + atd * fresh
+                    q[c] = Q[p * 4 + c] + atd * fresh
             v, low_p = _value(q[0], q[1], q[2], q[3], w_min)
             if p == me:
                 my_v, my_low = v, low_p
@@ -713,13 +734,13 @@ def counter_act(obs, w_min, a_hand, a_top, w_opp, w_risk, a_deep, fw):
                 opp_low = min(opp_low, low_p)
         score = (my_v - w_opp * opp) - w_risk * (max((opp_low - my_low) + 0.5, 0.0) * stage2)
         if score > best:
-            best, choice = score, TEST * 32 + t
+            best, choice = score, TEST * OPTION + t
     return choice
 
 
 @decision
 def _counter_act(obs, prm, rng):
-    return counter_act(obs, prm.w_min, prm.a_hand, prm.a_top, prm.w_opp, prm.w_risk, prm.a_deep, rng.fw)
+    return counter_act(obs, prm.w_min, prm.a_hand, prm.a_top, prm.w_opp, prm.w_risk, prm.a_deep, rng.fw, rng.iw)
 
 
 @dataclass(frozen=True)

@@ -164,27 +164,29 @@ class Player:
         """(action kind, target) per observed game."""
 
 
+#: the public board of a game, one int8 row per game (offsets; room for 24 stacks and 4 players):
+#: stack heights, tops, locations, each card's stacks (player * 3 + slot), hand sizes, the known part of
+#: each hand (player * 4 + colour), piles, card tops, card counts, then middle count, final turns left and
+#: the emptier
+B_HEIGHT, B_TOP, B_LOC, B_CARDS, B_HAND_SIZE, B_KNOWN = 0, 24, 48, 72, 84, 88
+B_PILES, B_CARD_TOPS, B_CARD_COUNT, B_MID_COUNT, B_REMAINING, B_EMPTIER = 104, 120, 136, 140, 141, 142
+BOARD_WIDTH = 144
+
+
 @dataclass
 class SenshiState:
+    """A batch of games. The public board of each game is one row of ``board``; ``height``, ``top``,
+    ``loc``, ``cards``, ``hand_size``, ``known``, ``piles``, ``card_tops``, ``card_count``, ``mid_count``,
+    ``remaining`` and ``emptier`` are views of it (see the module docstring). ``tiles`` and ``hand`` are
+    hidden information, kept apart."""
     players: int
     rules: SenshiRules
     deal_keys: np.ndarray
     tiles: np.ndarray
-    height: np.ndarray
-    top: np.ndarray
-    loc: np.ndarray
-    cards: np.ndarray
     hand: np.ndarray
-    hand_size: np.ndarray
-    known: np.ndarray
-    piles: np.ndarray
-    card_tops: np.ndarray
+    board: np.ndarray
     cur: np.ndarray
     kind: np.ndarray
-    remaining: np.ndarray
-    emptier: np.ndarray
-    mid_count: np.ndarray
-    card_count: np.ndarray
     done: np.ndarray
     turns: np.ndarray
     timeout: np.ndarray
@@ -192,6 +194,59 @@ class SenshiState:
     @property
     def n(self) -> int:
         return len(self.done)
+
+    def _part(self, at: int, *shape: int) -> np.ndarray:
+        size = int(np.prod(shape)) if shape else 1
+        view = self.board[:, at:at + size]
+        return view.reshape((len(self.board),) + shape) if shape else view[:, 0]
+
+    @property
+    def height(self) -> np.ndarray:
+        return self._part(B_HEIGHT, self.tiles.shape[1])
+
+    @property
+    def top(self) -> np.ndarray:
+        return self._part(B_TOP, self.tiles.shape[1])
+
+    @property
+    def loc(self) -> np.ndarray:
+        return self._part(B_LOC, self.tiles.shape[1])
+
+    @property
+    def cards(self) -> np.ndarray:
+        return self._part(B_CARDS, self.players, MAX_CARD)
+
+    @property
+    def hand_size(self) -> np.ndarray:
+        return self._part(B_HAND_SIZE, self.players)
+
+    @property
+    def known(self) -> np.ndarray:
+        return self._part(B_KNOWN, self.players, NC)
+
+    @property
+    def piles(self) -> np.ndarray:
+        return self._part(B_PILES, self.players, NC)
+
+    @property
+    def card_tops(self) -> np.ndarray:
+        return self._part(B_CARD_TOPS, self.players, NC)
+
+    @property
+    def card_count(self) -> np.ndarray:
+        return self._part(B_CARD_COUNT, self.players)
+
+    @property
+    def mid_count(self) -> np.ndarray:
+        return self._part(B_MID_COUNT)
+
+    @property
+    def remaining(self) -> np.ndarray:
+        return self._part(B_REMAINING)
+
+    @property
+    def emptier(self) -> np.ndarray:
+        return self._part(B_EMPTIER)
 
     def copy(self) -> "SenshiState":
         return dataclasses.replace(self, **{f.name: getattr(self, f.name).copy() for f in dataclasses.fields(self)
@@ -368,22 +423,20 @@ def winners(piles: np.ndarray, hand_size: np.ndarray, emptier: np.ndarray) -> di
 # (:meth:`Senshi.state_tuple`) and the rules tuple ``R`` (:meth:`Senshi.rules_tuple`) and one game ``g``.
 # ----------------------------------------------------------------------------------------------------
 # positions of the state tuple
-_DONE, _TURNS, _TIMEOUT, _CUR, _KIND = 0, 1, 2, 3, 4
-(_DEAL_KEYS, _TILES, _HEIGHT, _TOP, _LOC, _CARDS, _HAND, _HAND_SIZE, _KNOWN, _PILES, _CARD_TOPS, _REMAINING,
- _EMPTIER, _MID_COUNT, _CARD_COUNT) = range(5, 20)
+_DONE, _TURNS, _TIMEOUT, _CUR, _KIND, _DEAL_KEYS, _TILES, _HAND, _BOARD = range(9)
 # positions of the rules tuple (the last is an empty tile array: the view's ``stacks`` without open_stacks)
 _R_P, _R_OPEN, _R_SECRET, _R_REMOVED, _R_NO_TILES = range(5)
 
-#: what a compiled strategy sees at a decision: whole arrays of public information, indexed
-#: ``[g, ...]`` with the view's game ``g`` (seat ``me`` decides; ``players``, decision ``kind``): ``piles``
-#: (P,4 per game), ``hand_size``, ``known`` (the public part of every hand), ``loc``, ``height``, ``top``,
-#: ``cards``, ``card_tops``, ``mid_count``, ``card_count``, ``remaining``, ``emptier``, ``turns``; the
-#: seat's own ``hand`` (4,) (its row only: other hands are private); ``stacks`` the tiles of every stack
-#: (the state's ``tiles``, top first, tiles below ``3 - height`` gone) when ``open_stacks``, else an
-#: array with no game (only the tops are visible); ``removed`` tiles of each colour set aside.
-SenshiView = namedtuple("SenshiView", ["g", "me", "players", "kind", "hand", "hand_size", "known", "piles", "loc",
-                                       "height", "top", "cards", "card_tops", "mid_count", "card_count",
-                                       "remaining", "emptier", "turns", "stacks", "open_stacks", "removed"])
+#: what a compiled strategy sees at a decision: its game ``g``, seat ``me`` (who decides), ``players``,
+#: the decision ``kind``, ``turns`` played, ``n_stacks`` stack slots, the rule options ``open_stacks`` and
+#: ``removed`` (tiles of each colour set aside); ``board`` the game's public board (read it with the view
+#: functions below: :func:`stack_height`, :func:`stack_top`, :func:`stack_loc`, :func:`card_stack`,
+#: :func:`hand_size`, :func:`known_tiles`, :func:`pile`, :func:`card_tops`, :func:`card_count`,
+#: :func:`mid_count`, :func:`remaining`, :func:`emptier`); ``hand`` the seat's own hand by colour (4,);
+#: ``stacks`` the game's stack tiles (n_stacks, 3), top first, when ``open_stacks`` (else an empty array:
+#: only the tops are visible; :func:`visible_tile` reads either way). Nothing in it is hidden from the seat.
+SenshiView = namedtuple("SenshiView", ["g", "me", "players", "kind", "turns", "n_stacks", "open_stacks", "removed",
+                                       "board", "hand", "stacks"])
 
 
 @numba.njit(cache=True, inline="always")
@@ -405,24 +458,91 @@ def option_arg(opt):
     return opt % OPTION_STRIDE
 
 
+# ----- the view functions (what a compiled strategy reads) -----------------------------------------
 @numba.njit(cache=True, inline="always")
-def my_card_count(obs):
-    """Stacks on the deciding seat's Training Card."""
-    return obs.card_count[obs.g, obs.me]
+def stack_height(obs, s):
+    """Tiles left in stack s (0: gone)."""
+    return obs.board[B_HEIGHT + s]
+
+
+@numba.njit(cache=True, inline="always")
+def stack_top(obs, s):
+    """Top colour of stack s (-1: gone)."""
+    return obs.board[B_TOP + s]
+
+
+@numba.njit(cache=True, inline="always")
+def stack_loc(obs, s):
+    """Where stack s is: MIDDLE (-1), the seat whose Training Card holds it, or GONE (-2)."""
+    return obs.board[B_LOC + s]
+
+
+@numba.njit(cache=True, inline="always")
+def card_stack(obs, p, j):
+    """The stack in slot j (placement order) of player p's Training Card, -1 if free."""
+    return obs.board[B_CARDS + MAX_CARD * p + j]
+
+
+@numba.njit(cache=True, inline="always")
+def hand_size(obs, p):
+    """Tiles in player p's hand."""
+    return obs.board[B_HAND_SIZE + p]
+
+
+@numba.njit(cache=True, inline="always")
+def known_tiles(obs, p, c):
+    """Tiles of colour c publicly known to be in player p's hand."""
+    return obs.board[B_KNOWN + NC * p + c]
+
+
+@numba.njit(cache=True, inline="always")
+def pile(obs, p, c):
+    """Player p's scoring pile of colour c."""
+    return obs.board[B_PILES + NC * p + c]
+
+
+@numba.njit(cache=True, inline="always")
+def card_tops(obs, p, c):
+    """Stacks on player p's Training Card whose top has colour c."""
+    return obs.board[B_CARD_TOPS + NC * p + c]
+
+
+@numba.njit(cache=True, inline="always")
+def card_count(obs, p):
+    """Stacks on player p's Training Card."""
+    return obs.board[B_CARD_COUNT + p]
+
+
+@numba.njit(cache=True, inline="always")
+def mid_count(obs):
+    """Stacks in the middle."""
+    return obs.board[B_MID_COUNT]
+
+
+@numba.njit(cache=True, inline="always")
+def remaining(obs):
+    """Final turns still to play (-1 before the middle empties)."""
+    return obs.board[B_REMAINING]
+
+
+@numba.njit(cache=True, inline="always")
+def emptier(obs):
+    """The seat that emptied the middle (-1 before)."""
+    return obs.board[B_EMPTIER]
 
 
 @numba.njit(cache=True, inline="always")
 def can_study(obs, s):
     """Whether stack s is a legal Study (at set-up: a stack one may take)."""
-    if obs.loc[obs.g, s] != MIDDLE:
+    if obs.board[B_LOC + s] != MIDDLE:
         return False
-    return obs.kind == Decision.SETUP or obs.card_count[obs.g, obs.me] < MAX_CARD
+    return obs.kind == Decision.SETUP or obs.board[B_CARD_COUNT + obs.me] < MAX_CARD
 
 
 @numba.njit(cache=True, inline="always")
 def can_train(obs, s):
     """Whether stack s is still on the table (a legal Train)."""
-    return obs.loc[obs.g, s] >= MIDDLE
+    return obs.board[B_LOC + s] >= MIDDLE
 
 
 @numba.njit(cache=True, inline="always")
@@ -434,10 +554,10 @@ def hand_total(obs):
 @numba.njit(cache=True, inline="always")
 def must_pass(obs):
     """Nothing is legal but a pass: an empty hand and no stack on the table."""
-    if hand_total(obs) > 0 or obs.mid_count[obs.g] > 0:
+    if hand_total(obs) > 0 or obs.board[B_MID_COUNT] > 0:
         return False
     for p in range(obs.players):
-        if obs.card_count[obs.g, p] > 0:
+        if obs.board[B_CARD_COUNT + p] > 0:
             return False
     return True
 
@@ -445,180 +565,182 @@ def must_pass(obs):
 @numba.njit(cache=True, inline="always")
 def visible_tile(obs, s, k):
     """Colour of tile k (0 = top position) of stack s as the deciding seat sees it (-1 gone or unseen)."""
-    h = obs.height[obs.g, s]
+    h = obs.board[B_HEIGHT + s]
     if k < 3 - h:
         return -1
     if obs.open_stacks:
-        return obs.stacks[obs.g, s, k]
-    return obs.top[obs.g, s] if k == 3 - h else -1
+        return obs.stacks[s, k]
+    return obs.board[B_TOP + s] if k == 3 - h else -1
 
 
+# ----- the rule steps --------------------------------------------------------------------------------
 @numba.njit(**NO_REFCOUNT)
 def begin(S, R, g):
     """Shuffle game g's tiles into stacks (unless a deal is scripted), deal the ``secret_hand`` hands and
     go to the first decision (nothing if the game has begun or is over)."""
     if S[_KIND][g] >= 0 or S[_DONE][g]:
         return
-    tiles, top = S[_TILES], S[_TOP]
-    n_stacks = tiles.shape[1]
-    if tiles[g, 0, 0] < 0:
+    tiles = S[_TILES][g]
+    b = S[_BOARD][g]
+    n_stacks = tiles.shape[0]
+    if tiles[0, 0] < 0:
         # Fisher-Yates over the sorted tiles, driven by the uniforms of draw 0 of the deal stream
         per = PER_COLOUR - R[_R_REMOVED]
         L = 3 * n_stacks
         for j in range(L):
-            tiles[g, j // 3, j % 3] = j // per
+            tiles[j // 3, j % 3] = j // per
         base = _mix_scalar(S[_DEAL_KEYS][g])
         for j in range(L - 1, 0, -1):
             k = int(uniform_at(base, j) * (j + 1))
-            t = tiles[g, j // 3, j % 3]
-            tiles[g, j // 3, j % 3] = tiles[g, k // 3, k % 3]
-            tiles[g, k // 3, k % 3] = t
+            t = tiles[j // 3, j % 3]
+            tiles[j // 3, j % 3] = tiles[k // 3, k % 3]
+            tiles[k // 3, k % 3] = t
     for s in range(n_stacks):
-        top[g, s] = tiles[g, s, 0]
+        b[B_TOP + s] = tiles[s, 0]
     S[_CUR][g] = 0
     if R[_R_SECRET]:
         for p in range(R[_R_P]):
-            _to_hand(S, g, p, p, False, False)
+            _to_hand(tiles, S[_HAND][g], b, p, p, False, False)
         S[_KIND][g] = Decision.ACT
     else:
         S[_KIND][g] = Decision.SETUP
 
 
 @numba.njit(cache=True, inline="always")
-def _to_hand(S, g, p, s, public, open_stacks):
+def _to_hand(tiles, hand, b, p, s, public, open_stacks):
     """Middle stack s goes whole into player p's hand (set-up); with ``public`` its visible tiles become
-    publicly known hand tiles (the top, or all three with ``open_stacks``)."""
-    tiles, hand, known = S[_TILES], S[_HAND], S[_KNOWN]
+    publicly known hand tiles (the top, or all three with ``open_stacks``). ``tiles``, ``hand`` and the
+    board ``b`` are the game's rows."""
     for k in range(3):
-        c = tiles[g, s, k]
-        hand[g, p, c] += 1
-        S[_HAND_SIZE][g, p] += 1
+        c = tiles[s, k]
+        hand[p, c] += 1
+        b[B_HAND_SIZE + p] += 1
         if public and (k == 0 or open_stacks):
-            known[g, p, c] += 1
-    S[_LOC][g, s] = GONE
-    S[_HEIGHT][g, s] = 0
-    S[_TOP][g, s] = -1
-    S[_MID_COUNT][g] -= 1
+            b[B_KNOWN + NC * p + c] += 1
+    b[B_LOC + s] = GONE
+    b[B_HEIGHT + s] = 0
+    b[B_TOP + s] = -1
+    b[B_MID_COUNT] -= 1
 
 
-@numba.njit(**NO_REFCOUNT)   # not inlined: one copy (compile time)
-def _act(S, R, g, a, opt):
-    """Validate and apply seat a's action ``opt`` in game g (False, changing nothing, if illegal)."""
-    tiles, height, top, loc, cards = S[_TILES], S[_HEIGHT], S[_TOP], S[_LOC], S[_CARDS]
-    hand, hand_size, known, piles = S[_HAND], S[_HAND_SIZE], S[_KNOWN], S[_PILES]
-    card_tops, mid_count, card_count = S[_CARD_TOPS], S[_MID_COUNT], S[_CARD_COUNT]
-    P = R[_R_P]
-    n_stacks = loc.shape[1]
+@numba.njit(cache=True, inline="always")
+def _remove_card_slot(b, o, j):
+    """Stack in slot j of player o's card is gone: the later slots move left."""
+    cc = b[B_CARD_COUNT + o]
+    for jj in range(j, cc - 1):
+        b[B_CARDS + MAX_CARD * o + jj] = b[B_CARDS + MAX_CARD * o + jj + 1]
+    b[B_CARDS + MAX_CARD * o + cc - 1] = -1
+    b[B_CARD_COUNT + o] = cc - 1
+
+
+@numba.njit(cache=True, inline="always")
+def _act(tiles, hand, b, P, n_stacks, a, opt):
+    """Validate and apply seat a's action ``opt`` (False, changing nothing, if illegal); the game's rows."""
     if opt < 0:
         return False
     k = opt // OPTION_STRIDE
     x = opt % OPTION_STRIDE
     if k == STUDY:
-        if x >= n_stacks or loc[g, x] != MIDDLE or card_count[g, a] >= MAX_CARD:
+        if x >= n_stacks or b[B_LOC + x] != MIDDLE or b[B_CARD_COUNT + a] >= MAX_CARD:
             return False
-        loc[g, x] = a
-        cards[g, a, card_count[g, a]] = x
-        mid_count[g] -= 1
-        card_count[g, a] += 1
-        card_tops[g, a, top[g, x]] += 1
+        b[B_LOC + x] = a
+        b[B_CARDS + MAX_CARD * a + b[B_CARD_COUNT + a]] = x
+        b[B_MID_COUNT] -= 1
+        b[B_CARD_COUNT + a] += 1
+        b[B_CARD_TOPS + NC * a + b[B_TOP + x]] += 1
     elif k == TRAIN:
-        if x >= n_stacks or loc[g, x] < MIDDLE:
+        o = b[B_LOC + x] if x < n_stacks else GONE
+        if o < MIDDLE:
             return False
-        c = top[g, x]
-        hand[g, a, c] += 1
-        hand_size[g, a] += 1
-        known[g, a, c] += 1
-        o = loc[g, x]
-        h = height[g, x] - 1
-        height[g, x] = h
+        c = b[B_TOP + x]
+        hand[a, c] += 1
+        b[B_HAND_SIZE + a] += 1
+        b[B_KNOWN + NC * a + c] += 1
+        h = b[B_HEIGHT + x] - 1
+        b[B_HEIGHT + x] = h
         if o >= 0:
-            card_tops[g, o, c] -= 1
+            b[B_CARD_TOPS + NC * o + c] -= 1
         if h > 0:
-            t = tiles[g, x, 3 - h]
-            top[g, x] = t
+            t = tiles[x, 3 - h]
+            b[B_TOP + x] = t
             if o >= 0:
-                card_tops[g, o, t] += 1
+                b[B_CARD_TOPS + NC * o + t] += 1
         else:
-            top[g, x] = -1
-            loc[g, x] = GONE
+            b[B_TOP + x] = -1
+            b[B_LOC + x] = GONE
             if o < 0:
-                mid_count[g] -= 1
+                b[B_MID_COUNT] -= 1
             else:
-                cc = card_count[g, o]
-                jj = 0
-                for j in range(cc):
-                    if cards[g, o, j] != x:
-                        cards[g, o, jj] = cards[g, o, j]
-                        jj += 1
-                cards[g, o, cc - 1] = -1
-                card_count[g, o] = cc - 1
+                for j in range(MAX_CARD):
+                    if b[B_CARDS + MAX_CARD * o + j] == x:
+                        _remove_card_slot(b, o, j)
+                        break
     elif k == TEST:
-        if x >= NC or hand[g, a, x] <= 0:
+        if x >= NC or hand[a, x] <= 0:
             return False
-        hand[g, a, x] -= 1
-        hand_size[g, a] -= 1
-        if known[g, a, x] > 0:
-            known[g, a, x] -= 1
-        piles[g, a, x] += 1
+        hand[a, x] -= 1
+        b[B_HAND_SIZE + a] -= 1
+        if b[B_KNOWN + NC * a + x] > 0:
+            b[B_KNOWN + NC * a + x] -= 1
+        b[B_PILES + NC * a + x] += 1
         for p in range(P):
-            if card_tops[g, p, x] > 0:
-                for j in range(card_count[g, p] - 1, -1, -1):   # backwards: a removal shifts only later slots
-                    s = cards[g, p, j]
-                    if top[g, s] == x:
-                        piles[g, p, x] += 1
-                        h = height[g, s] - 1
-                        height[g, s] = h
-                        card_tops[g, p, x] -= 1
+            if b[B_CARD_TOPS + NC * p + x] > 0:
+                for j in range(b[B_CARD_COUNT + p] - 1, -1, -1):   # backwards: a removal shifts only later slots
+                    s = b[B_CARDS + MAX_CARD * p + j]
+                    if b[B_TOP + s] == x:
+                        b[B_PILES + NC * p + x] += 1
+                        h = b[B_HEIGHT + s] - 1
+                        b[B_HEIGHT + s] = h
+                        b[B_CARD_TOPS + NC * p + x] -= 1
                         if h > 0:
-                            t = tiles[g, s, 3 - h]
-                            top[g, s] = t
-                            card_tops[g, p, t] += 1
+                            t = tiles[s, 3 - h]
+                            b[B_TOP + s] = t
+                            b[B_CARD_TOPS + NC * p + t] += 1
                         else:
-                            top[g, s] = -1
-                            loc[g, s] = GONE
-                            cc = card_count[g, p]
-                            for jj in range(j, cc - 1):
-                                cards[g, p, jj] = cards[g, p, jj + 1]
-                            cards[g, p, cc - 1] = -1
-                            card_count[g, p] = cc - 1
+                            b[B_TOP + s] = -1
+                            b[B_LOC + s] = GONE
+                            _remove_card_slot(b, p, j)
     elif opt == PASS_OPTION:
-        if mid_count[g] > 0 or hand_size[g, a] > 0:
+        if b[B_MID_COUNT] > 0 or b[B_HAND_SIZE + a] > 0:
             return False
         for p in range(P):
-            if card_count[g, p] > 0:
+            if b[B_CARD_COUNT + p] > 0:
                 return False
     else:
         return False
-    # the turn is over: count it, then the end trigger and the final round
-    turns, remaining = S[_TURNS], S[_REMAINING]
-    turns[g] += 1
-    r = remaining[g]
-    if r > 0:
-        remaining[g] = r - 1
-        if r == 1:
-            S[_DONE][g] = True
-    elif r < 0 and mid_count[g] == 0:
-        remaining[g] = P
-        S[_EMPTIER][g] = a
-    S[_CUR][g] = (a + 1) % P
     return True
 
 
-@numba.njit(**NO_REFCOUNT)
+@numba.njit(cache=True, inline="always")   # inlined into the lanes' loops (a call would copy every array)
 def step(S, R, g, opt):
     """Apply option ``opt`` at game g's current decision and run the rules to the next decision.
     Returns False (changing nothing) when the option is not legal."""
-    kind = S[_KIND][g]
-    a = S[_CUR][g]
     if S[_DONE][g]:
         return False
+    kind = S[_KIND][g]
+    a = S[_CUR][g]
+    tiles, hand, b = S[_TILES][g], S[_HAND][g], S[_BOARD][g]
+    P = R[_R_P]
     if kind == Decision.ACT:
-        return _act(S, R, g, a, opt)
-    if kind == Decision.SETUP:
-        if opt < 0 or opt >= S[_LOC].shape[1] or S[_LOC][g, opt] != MIDDLE:
+        if not _act(tiles, hand, b, P, tiles.shape[0], a, opt):
             return False
-        _to_hand(S, g, a, opt, True, R[_R_OPEN])
-        if a + 1 < R[_R_P]:
+        # the turn is over: count it, then the end trigger and the final round
+        S[_TURNS][g] += 1
+        r = b[B_REMAINING]
+        if r > 0:
+            b[B_REMAINING] = r - 1
+            if r == 1:
+                S[_DONE][g] = True
+        elif r < 0 and b[B_MID_COUNT] == 0:
+            b[B_REMAINING] = P
+            b[B_EMPTIER] = a
+        S[_CUR][g] = a + 1 if a + 1 < P else 0
+        return True
+    if kind == Decision.SETUP:
+        if opt < 0 or opt >= tiles.shape[0] or b[B_LOC + opt] != MIDDLE:
+            return False
+        _to_hand(tiles, hand, b, a, opt, True, R[_R_OPEN])
+        if a + 1 < P:
             S[_CUR][g] = a + 1
         else:
             S[_CUR][g] = 0
@@ -630,10 +752,10 @@ def step(S, R, g, opt):
 @numba.njit(cache=True, inline="always")
 def observe(S, R, g, seat):
     """What ``seat`` may know in game g at its current decision (a :data:`SenshiView`)."""
-    stacks = S[_TILES] if R[_R_OPEN] else R[_R_NO_TILES]
-    return SenshiView(g, seat, R[_R_P], S[_KIND][g], S[_HAND][g, seat], S[_HAND_SIZE], S[_KNOWN], S[_PILES],
-                      S[_LOC], S[_HEIGHT], S[_TOP], S[_CARDS], S[_CARD_TOPS], S[_MID_COUNT], S[_CARD_COUNT],
-                      S[_REMAINING], S[_EMPTIER], S[_TURNS], stacks, R[_R_OPEN], R[_R_REMOVED])
+    tiles = S[_TILES][g]
+    stacks = tiles if R[_R_OPEN] else R[_R_NO_TILES]
+    return SenshiView(g, seat, R[_R_P], S[_KIND][g], S[_TURNS][g], tiles.shape[0], R[_R_OPEN], R[_R_REMOVED],
+                      S[_BOARD][g], S[_HAND][g, seat], stacks)
 
 
 @numba.njit(**NO_REFCOUNT)
@@ -644,24 +766,24 @@ def legal(S, R, g, out):
         return 0
     kind = S[_KIND][g]
     a = S[_CUR][g]
-    loc = S[_LOC]
-    n_stacks = loc.shape[1]
+    b = S[_BOARD][g]
+    n_stacks = S[_TILES].shape[1]
     n = 0
     if kind == Decision.SETUP:
         for s in range(n_stacks):
-            if loc[g, s] == MIDDLE:
+            if b[B_LOC + s] == MIDDLE:
                 out[n] = s
                 n += 1
         return n
     if kind != Decision.ACT:
         return 0
-    if S[_CARD_COUNT][g, a] < MAX_CARD:
+    if b[B_CARD_COUNT + a] < MAX_CARD:
         for s in range(n_stacks):
-            if loc[g, s] == MIDDLE:
+            if b[B_LOC + s] == MIDDLE:
                 out[n] = STUDY * OPTION_STRIDE + s
                 n += 1
     for s in range(n_stacks):
-        if loc[g, s] >= MIDDLE:
+        if b[B_LOC + s] >= MIDDLE:
             out[n] = TRAIN * OPTION_STRIDE + s
             n += 1
     for c in range(NC):
@@ -684,6 +806,67 @@ def _k_begin(S, R, idx):
 def _k_legal(S, R, idx, out, count):
     for i in range(idx.shape[0]):
         count[i] = legal(S, R, idx[i], out[i])
+
+
+@numba.njit(**NO_REFCOUNT)
+def _k_outcome(board, hand, timeout, P, score, win, elim, nobody, winning, n_elim, tallest_elim, tie_hand,
+               tie_order, max_pile, hand_left, piles_out):
+    """The outcome columns of finished games (the arithmetic of :func:`winners`), one pass per game."""
+    for g in range(board.shape[0]):
+        b = board[g]
+        ok = not timeout[g]
+        table_low, table_top = 1 << 30, -1
+        for p in range(P):
+            low, tall, size = 1 << 30, -1, 0
+            for c in range(NC):
+                v = b[B_PILES + NC * p + c]
+                piles_out[g, p, c] = v
+                low = min(low, v)
+                tall = max(tall, v)
+                size += hand[g, p, c]
+            score[g, p] = low
+            max_pile[g, p] = tall
+            hand_left[g, p] = size
+            table_low = min(table_low, low)
+            table_top = max(table_top, tall)
+        same = 0
+        for p in range(P):
+            same += score[g, p] == table_low
+        nob = same == P
+        # survivors: the single largest pile, then most tiles in hand, then the latest final turn
+        last = max(b[B_EMPTIER], 0)
+        best, most, winner, n_tied, n_tied2, k_best, any_tall = -2, -1, 0, 0, 0, -1, False
+        for p in range(P):
+            out = score[g, p] == table_low and not nob
+            elim[g, p] = 1.0 if (out and ok) else 0.0
+            if out and max_pile[g, p] == table_top:
+                any_tall = True
+            tall = -1 if out else max_pile[g, p]
+            if tall > best:
+                best = tall
+        for p in range(P):
+            tall = -1 if (score[g, p] == table_low and not nob) else max_pile[g, p]
+            if tall == best:
+                n_tied += 1
+                if hand_left[g, p] > most:
+                    most = hand_left[g, p]
+        for p in range(P):
+            tall = -1 if (score[g, p] == table_low and not nob) else max_pile[g, p]
+            if tall == best and hand_left[g, p] == most:
+                n_tied2 += 1
+                rank = (p - last - 1) % P
+                if rank > k_best:
+                    k_best, winner = rank, p
+        n_out = 0
+        for p in range(P):
+            win[g, p] = 1.0 if (ok and p == winner) else 0.0
+            n_out += elim[g, p] == 1.0
+        nobody[g] = 1.0 if (nob and ok) else 0.0
+        winning[g] = float(max_pile[g, winner]) if ok else 0.0
+        n_elim[g] = n_out
+        tallest_elim[g] = 1.0 if (any_tall and ok) else 0.0
+        tie_hand[g] = 1.0 if (n_tied > 1 and ok) else 0.0
+        tie_order[g] = 1.0 if (n_tied2 > 1 and ok) else 0.0
 
 
 class Senshi(Game):
@@ -748,27 +931,26 @@ class Senshi(Game):
             counts = np.stack([(tiles == c).sum(axis=(1, 2)) for c in range(NC)], axis=1)
             if not (counts == per).all():
                 raise ValueError(f"a {P}-player deal holds {per} tiles of each colour")
+        board = np.zeros(BOARD_WIDTH, dtype=np.int8)
+        board[B_HEIGHT:B_HEIGHT + 24] = np.where(np.arange(24) < S, 3, 0)
+        board[B_TOP:B_TOP + 24] = -1
+        board[B_LOC:B_LOC + 24] = np.where(np.arange(24) < S, MIDDLE, GONE)
+        board[B_CARDS:B_CARDS + 4 * MAX_CARD] = -1
+        board[B_MID_COUNT] = S
+        board[B_REMAINING] = board[B_EMPTIER] = -1
         return SenshiState(
             players=P, rules=rules, deal_keys=stream_keys(keys, STREAM_DEAL), tiles=tiles,
-            height=np.full((n, S), 3, dtype=np.int8), top=np.full((n, S), -1, dtype=np.int8),
-            loc=np.full((n, S), MIDDLE, dtype=np.int8), cards=np.full((n, P, MAX_CARD), -1, dtype=np.int8),
-            hand=np.zeros((n, P, NC), dtype=np.int8), hand_size=np.zeros((n, P), dtype=np.int8),
-            known=np.zeros((n, P, NC), dtype=np.int8), piles=np.zeros((n, P, NC), dtype=np.int8),
-            card_tops=np.zeros((n, P, NC), dtype=np.int8),
+            hand=np.zeros((n, P, NC), dtype=np.int8), board=np.tile(board, (n, 1)),
             cur=np.zeros(n, dtype=np.int64), kind=np.full(n, -1, dtype=np.int64),
-            remaining=np.full(n, -1, dtype=np.int8), emptier=np.full(n, -1, dtype=np.int8),
-            mid_count=np.full(n, S, dtype=np.int16), card_count=np.zeros((n, P), dtype=np.int8),
             done=np.zeros(n, dtype=bool), turns=np.zeros(n, dtype=np.int32), timeout=np.zeros(n, dtype=bool))
 
     def state_tuple(self, st: SenshiState) -> tuple:
-        return (st.done, st.turns, st.timeout, st.cur, st.kind, st.deal_keys, st.tiles, st.height, st.top, st.loc,
-                st.cards, st.hand, st.hand_size, st.known, st.piles, st.card_tops, st.remaining, st.emptier,
-                st.mid_count, st.card_count)
+        return (st.done, st.turns, st.timeout, st.cur, st.kind, st.deal_keys, st.tiles, st.hand, st.board)
 
     def rules_tuple(self, st: SenshiState) -> tuple:
         r = st.rules
         return (np.int64(st.players), bool(r.open_stacks), bool(r.secret_hand), np.int64(REMOVED[st.players]),
-                np.full((0, STACKS[st.players], 3), -1, dtype=np.int8))
+                np.full((0, 3), -1, dtype=np.int8))
 
     # ----- observation --------------------------------------------------------------------------
     def observe(self, st: SenshiState, idx: np.ndarray, me: np.ndarray) -> Observation:
@@ -813,33 +995,20 @@ class Senshi(Game):
     # ----- results ------------------------------------------------------------------------------
     def outcome(self, st: SenshiState) -> dict[str, np.ndarray]:
         n, P = st.n, st.players
-        piles = st.piles.astype(np.int64)
-        hand_size = st.hand.sum(axis=2).astype(np.int64)
-        res = winners(piles, hand_size, np.maximum(st.emptier, 0))
-        ok = ~st.timeout
-        win = np.zeros((n, P))
-        win[np.arange(n)[ok], res["winner"][ok]] = 1.0
-        maxp = piles.max(axis=2)
-        elim = res["eliminated"] & ok[:, None]
-        tallest = (maxp == maxp.max(axis=1, keepdims=True))
+        f = lambda *shape: np.empty((n,) + shape, dtype=np.float64)  # noqa: E731
+        score, win, elim, max_pile, hand = f(P), f(P), f(P), f(P), f(P)
+        nobody, winning, n_elim, tallest, tie_hand, tie_order = f(), f(), f(), f(), f(), f()
+        piles = f(P, NC)
+        _k_outcome(st.board, st.hand, st.timeout, np.int64(P), score, win, elim, nobody, winning, n_elim, tallest,
+                   tie_hand, tie_order, max_pile, hand, piles)
         out = {
-            "score": piles.min(axis=2).astype(np.float64),
-            "win": win,
-            "turns": st.turns.astype(np.int64),
-            "timeout": st.timeout.copy(),
-            "eliminated": elim.astype(np.float64),
-            "nobody_eliminated": (res["nobody"] & ok).astype(np.float64),
-            "winning_pile": np.where(ok, maxp[np.arange(n), res["winner"]], 0).astype(np.float64),
-            "has_winner": ok.astype(np.float64),
-            "n_eliminated": elim.sum(axis=1).astype(np.float64),
-            "tallest_eliminated": (tallest & elim).any(axis=1).astype(np.float64),
-            "tie_hand": (res["by_hand"] & ok).astype(np.float64),
-            "tie_order": (res["by_order"] & ok).astype(np.float64),
-            "max_pile": maxp.astype(np.float64),
-            "hand": hand_size.astype(np.float64),
+            "score": score, "win": win, "turns": st.turns.astype(np.int64), "timeout": st.timeout.copy(),
+            "eliminated": elim, "nobody_eliminated": nobody, "winning_pile": winning,
+            "has_winner": (~st.timeout).astype(np.float64), "n_eliminated": n_elim, "tallest_eliminated": tallest,
+            "tie_hand": tie_hand, "tie_order": tie_order, "max_pile": max_pile, "hand": hand,
         }
         for c, name in enumerate(COLOURS):
-            out[f"pile_{name}"] = piles[:, :, c].astype(np.float64)
+            out[f"pile_{name}"] = piles[:, :, c].copy()
         return out
 
     # ----- conformance hooks --------------------------------------------------------------------
@@ -942,6 +1111,6 @@ class Senshi(Game):
             for c in range(NC):
                 new.hand[:, p, c] = new.known[:, p, c] + (new_slots[:, p] == c).sum(axis=1)
         hh = new.height.astype(np.int64)
-        new.top = np.where(hh > 0, np.take_along_axis(new.tiles, np.clip(3 - hh, 0, 2)[:, :, None], 2)[:, :, 0],
-                           -1).astype(np.int8)
+        new.top[:] = np.where(hh > 0, np.take_along_axis(new.tiles, np.clip(3 - hh, 0, 2)[:, :, None], 2)[:, :, 0],
+                              -1)
         return new
