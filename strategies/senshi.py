@@ -1,8 +1,12 @@
 """Senshi strategies: the reference policies ``random`` and ``greedy`` of ``rules/senshi.md``, and heuristics.
 
-Every decision is vectorized over a batch of observations (:class:`simcore.games.senshi.Observation`):
-each option is scored, illegal ones masked, the best taken. Actions are ``(kind, arg)`` pairs
-(:class:`simcore.games.senshi.Kind`; ``arg`` a stack index for Study/Train, a colour for Test).
+Every decision is a compiled function of the engine's observation view
+(:data:`simcore.games.senshi.SenshiView`), the strategy's parameters and its random stream, returning an
+option code: the stack index at set-up, :func:`~simcore.games.senshi.action_option` of a
+:class:`~simcore.games.senshi.Kind` and its stack or colour at a turn. The same functions play the
+compiled lane and, looped over a batch, the batch lane. Each heuristic scores its options and takes the
+best; ties go to the first option in a fixed order (lowest stack index or colour, unless a rule below
+says otherwise).
 """
 from __future__ import annotations
 
@@ -12,74 +16,288 @@ from typing import ClassVar
 import numba
 import numpy as np
 
-from simcore.games.senshi import MAX_CARD, MIDDLE, NC, STACKS, Kind, Observation
+from simcore.compiled import NO_REFCOUNT, decision
+from simcore.games.senshi import (MAX_CARD, MIDDLE, NC, OPTION_STRIDE as OPTION, PASS_OPTION, PER_COLOUR, STACKS, STUDY, TEST, TRAIN,
+                                  action_option, can_study, can_train, card_count, card_stack, card_tops, hand_size,
+                                  hand_total, known_tiles, mid_count, must_pass, pile, remaining, stack_height,
+                                  stack_loc, stack_top, visible_tile)
+from simcore.rng import random
 
 from .base import Strategy, param
 
 BIG = 1 << 20
 #: middle stacks after set-up, per player count
 STACKS_MIDDLE = {p: s - p for p, s in STACKS.items()}
-
-
-def _first(mask: np.ndarray) -> np.ndarray:
-    """Index of the first True per row (-1 where none)."""
-    return np.where(mask.any(axis=1), mask.argmax(axis=1), -1)
-
-
-def _best(score: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """Index of the highest score among True entries per row (ties: lowest index; -1 where none)."""
-    s = np.where(mask, score, -np.inf)
-    return np.where(mask.any(axis=1), s.argmax(axis=1), -1)
-
-
-def train_order(obs: Observation) -> np.ndarray:
-    """(m,S) the reference order of Train targets: middle by index, then my card, then opponents in turn order."""
-    rel = obs.rel
-    pos = np.full(obs.loc.shape, MAX_CARD, dtype=np.int64)
-    rows = np.arange(len(obs))[:, None]
-    for p in range(obs.players):
-        for j in range(MAX_CARD):
-            s = obs.cards[:, p, j].astype(np.int64)
-            ok = s >= 0
-            pos[rows[ok, 0], s[ok]] = j
-    key = np.where(rel >= 0, (1 + rel) * BIG + pos, np.arange(obs.loc.shape[1])[None, :])
-    return np.where(obs.can_train, key, np.iinfo(np.int64).max)
-
-
-def _combine(m: int, choices: list[tuple[np.ndarray, int, np.ndarray]], obs: Observation):
-    """First applicable choice per row, in priority order: (when, kind, arg) triples; pass if none."""
-    kind = np.full(m, int(Kind.PASS), dtype=np.int64)
-    arg = np.zeros(m, dtype=np.int64)
-    left = ~obs.must_pass
-    for when, k, a in choices:
-        take = left & when
-        kind[take] = int(k)
-        arg[take] = np.broadcast_to(a, (m,))[take]
-        left &= ~take
-    return kind, arg
+_STACKS_MIDDLE = np.array([0, 0] + [STACKS_MIDDLE[p] for p in (2, 3, 4)], dtype=np.int64)
 
 
 # ----------------------------------------------------------------------------------------------------
+# What the heuristics look at, one game at a time (``obs`` a SenshiView)
+# ----------------------------------------------------------------------------------------------------
+@numba.njit(cache=True, inline="always")
+def top_colour(obs, s):
+    """Top colour of stack s, clipped to 0..3 (use with a legality test)."""
+    t = stack_top(obs, s)
+    return 0 if t < 0 else t
+
+
+@numba.njit(cache=True, inline="always")
+def rel_owner(obs, s):
+    """Owner of stack s relative to the deciding seat: 0 itself, 1 the next player, ...; -1 middle, -2 gone."""
+    loc = stack_loc(obs, s)
+    if loc < 0:
+        return loc
+    return (loc - obs.me) % obs.players
+
+
+@numba.njit(cache=True, inline="always")
+def gain(obs, c):
+    """The reference gain of Testing colour c: 1 + my card stacks showing c - the most any opponent has."""
+    other = 0
+    for q in range(obs.players):
+        if q != obs.me and card_tops(obs, q, c) > other:
+            other = card_tops(obs, q, c)
+    return 1 + card_tops(obs, obs.me, c) - other
+
+
+@numba.njit(cache=True, inline="always")
+def my_min(obs):
+    """My smallest pile."""
+    me = obs.me
+    return min(min(pile(obs, me, 0), pile(obs, me, 1)), min(pile(obs, me, 2), pile(obs, me, 3)))
+
+
+@numba.njit(cache=True, inline="always")
+def opp_low_min(obs):
+    """The lowest smallest pile among the opponents (the elimination line for me)."""
+    low = BIG
+    for q in range(obs.players):
+        if q != obs.me:
+            for c in range(NC):
+                low = min(low, pile(obs, q, c))
+    return low
+
+
+@numba.njit(cache=True, inline="always")
+def train_key(obs, s):
+    """Rank key of stack s in the reference Train order (smaller first): the middle by index, then my card,
+    then the opponents' cards in turn order, each card in placement order."""
+    loc = stack_loc(obs, s)
+    if loc < 0:
+        return s
+    pos = MAX_CARD
+    for j in range(MAX_CARD):
+        if card_stack(obs, loc, j) == s:
+            pos = j
+    return (1 + (loc - obs.me) % obs.players) * BIG + pos
+
+
+@numba.njit(cache=True, inline="always")
+def test_best(obs, weak_only):
+    """(colour, its gain) of the best Test: the largest gain, then the smallest own pile, then the lowest
+    colour; among my weakest colours only with ``weak_only``. Colour -1 if none."""
+    me = obs.me
+    low = my_min(obs)
+    best, bc, bg = -(1 << 30), -1, 0
+    for c in range(NC):
+        if obs.hand[c] > 0 and (not weak_only or pile(obs, me, c) == low):
+            gn = gain(obs, c)
+            key = gn * 1000 - pile(obs, me, c)
+            if key > best:
+                best, bc, bg = key, c, gn
+    return bc, bg
+
+
+@numba.njit(cache=True, inline="always")
+def train_weak(obs):
+    """The Train of a tile of my weakest colour: from an opponent's card first, then the middle, then my
+    own card (lowest index within each); -1 if none."""
+    me = obs.me
+    low = my_min(obs)
+    best, bs = -1, -1
+    for s in range(obs.n_stacks):
+        if can_train(obs, s) and pile(obs, me, top_colour(obs, s)) == low:
+            r = rel_owner(obs, s)
+            score = 2 * (r >= 1) + (r == MIDDLE)
+            if score > best:
+                best, bs = score, s
+    return bs
+
+
+@numba.njit(**NO_REFCOUNT)
+def spread_setup(obs):
+    """Set-up pick shared by the heuristics: the middle stack showing the most distinct colours (all three
+    tiles with ``open_stacks``, else just the top, so every stack ties), preferring a top colour that is
+    rare among the middle tops (fewer players will be chasing it); ties: lowest index."""
+    n_stacks = obs.n_stacks
+    f0, f1, f2, f3 = 0, 0, 0, 0
+    for s in range(n_stacks):
+        if stack_loc(obs, s) == MIDDLE:
+            t = stack_top(obs, s)
+            f0 += t == 0
+            f1 += t == 1
+            f2 += t == 2
+            f3 += t == 3
+    best, bs = -(1 << 30), -1
+    for s in range(n_stacks):
+        if stack_loc(obs, s) != MIDDLE:
+            continue
+        seen = 0
+        for k in range(3):
+            c = visible_tile(obs, s, k)
+            if c >= 0:
+                seen |= 1 << c
+        distinct = (seen & 1) + ((seen >> 1) & 1) + ((seen >> 2) & 1) + ((seen >> 3) & 1)
+        t = top_colour(obs, s)
+        freq = f0 if t == 0 else (f1 if t == 1 else (f2 if t == 2 else f3))
+        score = distinct * 100 - freq
+        if score > best:
+            best, bs = score, s
+    return bs
+
+
+# ----------------------------------------------------------------------------------------------------
+# Reference policies (rules/senshi.md, to the letter)
+# ----------------------------------------------------------------------------------------------------
+@numba.njit(cache=True, inline="always")
+def _choose(u, count):
+    """The position of a uniform choice among ``count`` options from one uniform ``u`` (-1 if none), as
+    :func:`simcore.rng.choose` makes it."""
+    if count <= 0:
+        return -1
+    k = int(u * count)
+    return k if k < count - 1 else count - 1
+
+
+@decision
+def _random_setup(obs, prm, rng):
+    """A uniformly random middle stack."""
+    n_stacks = obs.n_stacks
+    count = 0
+    for s in range(n_stacks):
+        count += stack_loc(obs, s) == MIDDLE
+    k = _choose(random(rng), count)
+    for s in range(n_stacks):
+        if stack_loc(obs, s) == MIDDLE:
+            if k == 0:
+                return s
+            k -= 1
+    return -1
+
+
+@decision
+def _random_act(obs, prm, rng):
+    """A uniform legal action kind, then a uniform target of that kind (two draws, also for a pass)."""
+    n_stacks = obs.n_stacks
+    n_study, n_train, n_test = 0, 0, 0
+    for s in range(n_stacks):
+        n_study += can_study(obs, s)
+        n_train += can_train(obs, s)
+    for c in range(NC):
+        n_test += obs.hand[c] > 0
+    j = _choose(random(rng), (n_study > 0) + (n_train > 0) + (n_test > 0))
+    kind = -1                     # the j-th legal kind, in the order Study, Train, Test
+    if j >= 0:
+        for kk in range(STUDY, TEST + 1):
+            n = n_study if kk == STUDY else (n_train if kk == TRAIN else n_test)
+            if n > 0:
+                if j == 0:
+                    kind = kk
+                    break
+                j -= 1
+    u = random(rng)
+    if kind == STUDY:
+        k = _choose(u, n_study)
+        for s in range(n_stacks):
+            if can_study(obs, s):
+                if k == 0:
+                    return action_option(STUDY, s)
+                k -= 1
+    elif kind == TRAIN:
+        k = _choose(u, n_train)
+        for s in range(n_stacks):
+            if can_train(obs, s):
+                if k == 0:
+                    return action_option(TRAIN, s)
+                k -= 1
+    elif kind == TEST:
+        k = _choose(u, n_test)
+        for c in range(NC):
+            if obs.hand[c] > 0:
+                if k == 0:
+                    return action_option(TEST, c)
+                k -= 1
+    return PASS_OPTION
+
+
 @dataclass(frozen=True)
 class Random(Strategy):
     """Reference policy `random`: a uniform legal action kind, then a uniform target of that kind."""
     name: ClassVar[str] = "random"
     game: ClassVar[str] = "senshi"
 
-    def setup_take(self, obs: Observation, rng) -> np.ndarray:
-        return rng.choose(obs.loc == MIDDLE)
+    setup_take = _random_setup
+    act = _random_act
 
-    def act(self, obs: Observation, rng):
-        kinds = obs.kinds[:, 1:]
-        k = rng.choose(kinds) + 1
-        k = np.where(obs.must_pass, int(Kind.PASS), k)
-        S = obs.loc.shape[1]
-        test = np.zeros((len(obs), S), dtype=bool)
-        test[:, :NC] = obs.can_test
-        mask = np.where((k == Kind.STUDY)[:, None], obs.can_study,
-                        np.where((k == Kind.TRAIN)[:, None], obs.can_train, test))
-        a = rng.choose(mask)
-        return k, np.maximum(a, 0)
+
+@numba.njit(cache=True, inline="always")
+def greedy_act(obs):
+    """The reference `greedy` decision (rules/senshi.md)."""
+    p, P = obs.me, obs.players
+    n_stacks = obs.n_stacks
+    has = False
+    best_c, best_g = -1, 0
+    for c in range(NC):
+        if obs.hand[c] > 0:
+            has = True
+            gn = gain(obs, c)
+            if best_c < 0 or gn > best_g or (gn == best_g and pile(obs, p, c) < pile(obs, p, best_c)):
+                best_c, best_g = c, gn
+    if has and best_g >= 2:
+        return action_option(TEST, best_c)
+    if card_count(obs, p) < MAX_CARD:
+        weak = 0
+        for c in range(1, NC):
+            if pile(obs, p, c) < pile(obs, p, weak):
+                weak = c
+        first = -1
+        for s in range(n_stacks):
+            if stack_loc(obs, s) == MIDDLE:
+                if first < 0:
+                    first = s
+                if stack_top(obs, s) == weak:
+                    return action_option(STUDY, s)
+        if first >= 0:
+            return action_option(STUDY, first)
+    if has:
+        return action_option(TEST, best_c)
+    for s in range(n_stacks):
+        if stack_loc(obs, s) == MIDDLE:
+            return action_option(TRAIN, s)
+    for k in range(P):
+        t = card_stack(obs, (p + k) % P, 0)
+        if t >= 0:
+            return action_option(TRAIN, t)
+    return PASS_OPTION
+
+
+@numba.njit(cache=True, inline="always")
+def first_middle(obs):
+    """The lowest-index middle stack (-1 if none)."""
+    for s in range(obs.n_stacks):
+        if stack_loc(obs, s) == MIDDLE:
+            return s
+    return -1
+
+
+@decision
+def _greedy_setup(obs, prm, rng):
+    return first_middle(obs)
+
+
+@decision
+def _greedy_act(obs, prm, rng):
+    return greedy_act(obs)
 
 
 @dataclass(frozen=True)
@@ -89,118 +307,106 @@ class Greedy(Strategy):
     name: ClassVar[str] = "greedy"
     game: ClassVar[str] = "senshi"
 
-    def setup_take(self, obs: Observation, rng) -> np.ndarray:
-        return _first(obs.loc == MIDDLE)
-
-    def act(self, obs: Observation, rng):
-        return _greedy(obs.me, obs.hand, obs.piles, obs.loc, obs.top, obs.cards, obs.card_tops,
-                       obs.card_count, obs.players)
-
-
-@numba.njit(cache=True)
-def _greedy(me, hand, piles, loc, top, cards, card_tops, card_count, P):
-    """The reference `greedy` decision, one game at a time (a loop kernel for speed)."""
-    m = len(me)
-    S = loc.shape[1]
-    kind = np.zeros(m, np.int64)
-    arg = np.zeros(m, np.int64)
-    for i in range(m):
-        p = me[i]
-        has = False
-        best_c = -1
-        best_g = 0
-        for c in range(4):
-            if hand[i, c] > 0:
-                has = True
-                other = 0
-                for q in range(P):
-                    if q != p and card_tops[i, q, c] > other:
-                        other = card_tops[i, q, c]
-                g = 1 + card_tops[i, p, c] - other
-                if best_c < 0 or g > best_g or (g == best_g and piles[i, p, c] < piles[i, p, best_c]):
-                    best_c = c
-                    best_g = g
-        if has and best_g >= 2:
-            kind[i] = 3
-            arg[i] = best_c
-            continue
-        first = -1
-        if card_count[i, p] < 3:
-            weak = 0
-            for c in range(1, 4):
-                if piles[i, p, c] < piles[i, p, weak]:
-                    weak = c
-            st = -1
-            for s in range(S):
-                if loc[i, s] == MIDDLE:
-                    if first < 0:
-                        first = s
-                    if top[i, s] == weak:
-                        st = s
-                        break
-            if first >= 0:
-                kind[i] = 1
-                arg[i] = st if st >= 0 else first
-                continue
-        if has:
-            kind[i] = 3
-            arg[i] = best_c
-            continue
-        t = -1
-        for s in range(S):
-            if loc[i, s] == MIDDLE:
-                t = s
-                break
-        k = 0
-        while t < 0 and k < P:
-            t = cards[i, (p + k) % P, 0]
-            k += 1
-        if t >= 0:
-            kind[i] = 2
-            arg[i] = t
-    return kind, arg
+    setup_take = _greedy_setup
+    act = _greedy_act
 
 
 # ----------------------------------------------------------------------------------------------------
-# heuristics
+# Heuristics
+# ----------------------------------------------------------------------------------------------------
+@decision
+def _spread_setup(obs, prm, rng):
+    return spread_setup(obs)
 
 
-def _setup_spread(obs: Observation) -> np.ndarray:
-    """Set-up pick shared by the heuristics: the middle stack showing the most distinct colours (all three
-    tiles with ``open_stacks``, else just the top, so every stack ties), preferring a top colour that is
-    rare among the middle tops (fewer players will be chasing it); ties: lowest index."""
-    vis = obs.visible.astype(np.int64)
-    distinct = np.zeros(obs.loc.shape, dtype=np.int64)
-    for c in range(NC):
-        distinct += (vis == c).any(axis=2)
-    mid = obs.loc == MIDDLE
-    topc = np.clip(obs.top.astype(np.int64), 0, NC - 1)
-    freq = np.stack([((obs.top == c) & mid).sum(axis=1) for c in range(NC)], axis=1)
-    rare = -freq[np.arange(len(obs))[:, None], topc]
-    return _best(distinct * 100 + rare, mid)
+@numba.njit(**NO_REFCOUNT)
+def deny_target(obs, threat, max_hand):
+    """`denier`'s Train: an opponent's card stack whose top pays that opponent well (``threat`` or more of
+    their card tops show its colour) or is the colour of their tallest pile while they lead the table
+    (their tallest pile is the table's and beats mine); the most matching tops, then the tallest owner
+    pile, first. -1 if none, or when I hold ``max_hand`` tiles or more."""
+    me, P = obs.me, obs.players
+    if hand_total(obs) >= max_hand:
+        return -1
+    table_top = -1
+    for p in range(P):
+        for c in range(NC):
+            table_top = max(table_top, pile(obs, p, c))
+    my_tall = max(max(pile(obs, me, 0), pile(obs, me, 1)), max(pile(obs, me, 2), pile(obs, me, 3)))
+    best, bs = -1, -1
+    for s in range(obs.n_stacks):
+        o = stack_loc(obs, s)
+        if o < 0 or o == me:
+            continue
+        t = top_colour(obs, s)
+        count = card_tops(obs, o, t)
+        tall, tall_col = pile(obs, o, 0), 0
+        for c in range(1, NC):
+            if pile(obs, o, c) > tall:
+                tall, tall_col = pile(obs, o, c), c
+        leader = tall == table_top and tall > my_tall
+        if count >= threat or (leader and t == tall_col):
+            score = count * 10 + tall
+            if score > best:
+                best, bs = score, s
+    return bs
 
 
-def _weak(obs: Observation) -> np.ndarray:
-    """(m,4) my colours tied for my smallest pile."""
-    return obs.my_piles == obs.my_min[:, None]
+@numba.njit(**NO_REFCOUNT)
+def guarded_act(obs, margin, late, min_gain, deny):
+    """The guard plan: weakest pile first when late and in danger, then Test for gain, then the Train
+    ``deny`` (a stack, or -1), then Study / Train / Test as the guard prefers."""
+    if must_pass(obs):
+        return PASS_OPTION
+    me = obs.me
+    n_stacks = obs.n_stacks
+    low = my_min(obs)
+    has_hand = hand_total(obs) > 0
+    danger = ((mid_count(obs) <= late or remaining(obs) >= 0) and low <= opp_low_min(obs) + margin)
+    if danger:
+        c_weak = test_best(obs, True)[0]
+        if c_weak >= 0:
+            return action_option(TEST, c_weak)
+        tr_weak = train_weak(obs)
+        if tr_weak >= 0 and not has_hand:
+            return action_option(TRAIN, tr_weak)
+        for s in range(n_stacks):
+            if can_study(obs, s) and pile(obs, me, top_colour(obs, s)) == low:
+                return action_option(STUDY, s)
+        if tr_weak >= 0:
+            return action_option(TRAIN, tr_weak)
+    c, gn = test_best(obs, False)
+    if c >= 0 and gn >= min_gain:
+        return action_option(TEST, c)
+    if deny >= 0:
+        return action_option(TRAIN, deny)
+    best, bs = -1, -1
+    for s in range(n_stacks):
+        if can_study(obs, s):
+            t = top_colour(obs, s)
+            score = 2 * (pile(obs, me, t) == low) + (obs.hand[t] > 0)
+            if score > best:
+                best, bs = score, s
+    if bs >= 0:
+        return action_option(STUDY, bs)
+    if not has_hand:
+        best, bkey, bs = -1, 0, -1
+        for s in range(n_stacks):
+            if can_train(obs, s):
+                score = 2 * (card_tops(obs, me, top_colour(obs, s)) > 0) + (rel_owner(obs, s) >= 1)
+                if score >= best:
+                    key = train_key(obs, s)
+                    if score > best or key < bkey:
+                        best, bkey, bs = score, key, s
+        return action_option(TRAIN, bs)
+    if c >= 0:
+        return action_option(TEST, c)
+    return PASS_OPTION
 
 
-def _top_colour(obs: Observation) -> np.ndarray:
-    """(m,S) top colour of each stack clipped to 0..3 (use with a legality mask)."""
-    return np.clip(obs.top.astype(np.int64), 0, NC - 1)
-
-
-def _colour_at(table: np.ndarray, colour: np.ndarray) -> np.ndarray:
-    """table (m,4) looked up at colour (m,S) -> (m,S)."""
-    return np.take_along_axis(table, colour, axis=1)
-
-
-def _test_best(obs: Observation, mask: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """(colour, gain) of the best Test among ``mask`` (default: every colour in hand); colour -1 if none."""
-    m = obs.can_test if mask is None else obs.can_test & mask
-    key = np.where(m, obs.gain * 1000 - obs.my_piles, -(1 << 30))
-    c = key.argmax(axis=1)
-    return np.where(m.any(axis=1), c, -1), obs.gain[np.arange(len(obs)), c]
+@decision
+def _guard_act(obs, prm, rng):
+    return guarded_act(obs, prm.margin, prm.late, prm.min_gain, -1)
 
 
 @dataclass(frozen=True)
@@ -220,43 +426,75 @@ class Guard(Strategy):
     late: int = param(4, "middle stacks left from which the guard is on (always on once the end is triggered)",
                       min=0, max=24)
 
-    def setup_take(self, obs: Observation, rng) -> np.ndarray:
-        return _setup_spread(obs)
-
-    def act(self, obs: Observation, rng):
-        return _guarded(obs, self.margin, self.late, self.min_gain)
+    setup_take = _spread_setup
+    act = _guard_act
 
 
-def _guarded(obs: Observation, margin: int, late: int, min_gain: int, extra=()):
-    """The guard plan: weakest pile first when late and in danger, then Test for gain, then ``extra``
-    steps, then Study / Train / Test as the guard prefers."""
-    m = len(obs)
-    weak = _weak(obs)
-    is_late = (obs.mid_count <= late) | (obs.remaining >= 0)
-    danger = is_late & (obs.my_min <= obs.opp_low_min + margin)
-    tc = _top_colour(obs)
-    rel = obs.rel
-    weak_top = _colour_at(weak, tc)
-    c_weak, _ = _test_best(obs, weak)
-    tr_weak = _best(2 * (rel >= 1) + (rel == MIDDLE), obs.can_train & weak_top)
-    st_weak = _best(np.zeros(obs.loc.shape), obs.can_study & weak_top)
-    c, g = _test_best(obs)
-    in_hand = _colour_at(obs.hand > 0, tc)
-    st_any = _best(2 * weak_top + in_hand, obs.can_study)
-    mine = _colour_at(obs.my_tops > 0, tc)
-    tr_any = _best(2 * mine + (rel >= 1) - 0.001 * train_order_rank(obs), obs.can_train)
-    has_hand = obs.hand.sum(axis=1) > 0
-    return _combine(m, [
-        (danger & (c_weak >= 0), Kind.TEST, c_weak),
-        (danger & (tr_weak >= 0) & ~has_hand, Kind.TRAIN, tr_weak),
-        (danger & (st_weak >= 0), Kind.STUDY, st_weak),
-        (danger & (tr_weak >= 0), Kind.TRAIN, tr_weak),
-        ((c >= 0) & (g >= min_gain), Kind.TEST, c),
-        *extra,
-        (st_any >= 0, Kind.STUDY, st_any),
-        (~has_hand, Kind.TRAIN, tr_any),
-        (c >= 0, Kind.TEST, c),
-    ], obs)
+@numba.njit(**NO_REFCOUNT)
+def racer_act(obs, min_gain, guard_at):
+    """`racer`'s decision (see :class:`Racer`)."""
+    if must_pass(obs):
+        return PASS_OPTION
+    me = obs.me
+    n_stacks = obs.n_stacks
+    target, strength = 0, -(1 << 30)
+    for c in range(NC):
+        v = pile(obs, me, c) * 4 + card_tops(obs, me, c) * 2 + obs.hand[c]
+        if v > strength:
+            target, strength = c, v
+    low = my_min(obs)
+    if (mid_count(obs) <= guard_at or remaining(obs) >= 0) and low <= opp_low_min(obs):
+        c_weak = test_best(obs, True)[0]
+        if c_weak >= 0:
+            return action_option(TEST, c_weak)
+        tr_weak = train_weak(obs)
+        if tr_weak >= 0:
+            return action_option(TRAIN, tr_weak)
+    if obs.hand[target] > 0 and gain(obs, target) >= min_gain:
+        return action_option(TEST, target)
+    for s in range(n_stacks):
+        if can_study(obs, s) and top_colour(obs, s) == target:
+            return action_option(STUDY, s)
+    best, bkey, bs = -1, 0, -1
+    for s in range(n_stacks):
+        if can_train(obs, s) and top_colour(obs, s) == target:
+            r = rel_owner(obs, s)
+            if r != 0:
+                score = 2 * (r >= 1)
+                if score >= best:
+                    key = train_key(obs, s)
+                    if score > best or key < bkey:
+                        best, bkey, bs = score, key, s
+    if bs >= 0:
+        return action_option(TRAIN, bs)
+    c, gn = test_best(obs, False)
+    if c >= 0 and gn >= min_gain:
+        return action_option(TEST, c)
+    first = -1
+    for s in range(n_stacks):
+        if can_study(obs, s):
+            if obs.hand[top_colour(obs, s)] > 0:
+                return action_option(STUDY, s)
+            if first < 0:
+                first = s
+    if first >= 0:
+        return action_option(STUDY, first)
+    if hand_total(obs) == 0:
+        bkey, bs = 0, -1
+        for s in range(n_stacks):
+            if can_train(obs, s):
+                key = train_key(obs, s)
+                if bs < 0 or key < bkey:
+                    bkey, bs = key, s
+        return action_option(TRAIN, bs)
+    if c >= 0:
+        return action_option(TEST, c)
+    return PASS_OPTION
+
+
+@decision
+def _racer_act(obs, prm, rng):
+    return racer_act(obs, prm.min_gain, prm.guard_at)
 
 
 @dataclass(frozen=True)
@@ -271,42 +509,13 @@ class Racer(Strategy):
     min_gain: int = param(2, "Test the race colour when the gain reaches this", min=1, max=4)
     guard_at: int = param(4, "middle stacks left at which the weakest pile starts to matter", min=0, max=24)
 
-    def setup_take(self, obs: Observation, rng) -> np.ndarray:
-        return _setup_spread(obs)
+    setup_take = _spread_setup
+    act = _racer_act
 
-    def act(self, obs: Observation, rng):
-        m = len(obs)
-        rows = np.arange(m)
-        strength = obs.my_piles * 4 + obs.my_tops * 2 + obs.hand
-        target = strength.argmax(axis=1)
-        is_target = np.arange(NC)[None, :] == target[:, None]
-        tc = _top_colour(obs)
-        rel = obs.rel
-        t_top = _colour_at(is_target, tc)
-        g_target = obs.gain[rows, target]
-        late = (obs.mid_count <= self.guard_at) | (obs.remaining >= 0)
-        danger = late & (obs.my_min <= obs.opp_low_min)
-        weak = _weak(obs)
-        c_weak, _ = _test_best(obs, weak)
-        tr_weak = _best(2 * (rel >= 1) + (rel == MIDDLE), obs.can_train & _colour_at(weak, tc))
-        st_target = _best(np.zeros(obs.loc.shape), obs.can_study & t_top)
-        tr_target = _best(2 * (rel >= 1) - 0.001 * train_order_rank(obs), obs.can_train & t_top & (rel != 0))
-        c, g = _test_best(obs)
-        has_hand = obs.hand.sum(axis=1) > 0
-        in_hand = _colour_at(obs.hand > 0, tc)
-        st_any = _best(in_hand, obs.can_study)
-        tr_any = _best(-train_order_rank(obs).astype(float), obs.can_train)
-        return _combine(m, [
-            (danger & (c_weak >= 0), Kind.TEST, c_weak),
-            (danger & (tr_weak >= 0), Kind.TRAIN, tr_weak),
-            ((obs.hand[rows, target] > 0) & (g_target >= self.min_gain), Kind.TEST, target),
-            (st_target >= 0, Kind.STUDY, st_target),
-            (tr_target >= 0, Kind.TRAIN, tr_target),
-            ((c >= 0) & (g >= self.min_gain), Kind.TEST, c),
-            (st_any >= 0, Kind.STUDY, st_any),
-            (~has_hand, Kind.TRAIN, tr_any),
-            (c >= 0, Kind.TEST, c),
-        ], obs)
+
+@decision
+def _denier_act(obs, prm, rng):
+    return guarded_act(obs, prm.margin, prm.late, prm.min_gain, deny_target(obs, prm.threat, prm.max_hand))
 
 
 @dataclass(frozen=True)
@@ -324,34 +533,214 @@ class Denier(Strategy):
     margin: int = param(0, "guard margin, as in `guard`", min=-5, max=30)
     late: int = param(4, "middle stacks left from which the guard is on, as in `guard`", min=0, max=24)
 
-    def setup_take(self, obs: Observation, rng) -> np.ndarray:
-        return _setup_spread(obs)
-
-    def act(self, obs: Observation, rng):
-        m = len(obs)
-        rows = np.arange(m)
-        tc = _top_colour(obs)
-        owner = np.clip(obs.loc.astype(np.int64), 0, obs.players - 1)
-        on_opp = obs.can_train & (obs.rel >= 1)
-        tops = obs.card_tops.astype(np.int64)
-        owner_count = tops[rows[:, None], owner, tc]                    # (m,S) matching tops of the owner
-        tall = obs.piles.max(axis=2).astype(np.int64)                   # (m,P)
-        tall_col = obs.piles.argmax(axis=2)                             # (m,P)
-        owner_tall = tall[rows[:, None], owner]
-        my_tall = obs.my_piles.max(axis=1)
-        on_tall = tc == tall_col[rows[:, None], owner]
-        table_top = tall.max(axis=1)
-        leader = (owner_tall == table_top[:, None]) & (owner_tall > my_tall[:, None])
-        threat = on_opp & ((owner_count >= self.threat) | (leader & on_tall))
-        threat &= (obs.hand.sum(axis=1) < self.max_hand)[:, None]
-        deny = _best(owner_count * 10 + owner_tall, threat)
-        return _guarded(obs, self.margin, self.late, self.min_gain, [(deny >= 0, Kind.TRAIN, deny)])
+    setup_take = _spread_setup
+    act = _denier_act
 
 
-def train_order_rank(obs: Observation) -> np.ndarray:
-    """(m,S) rank of each stack in the reference Train order (0 first); large for gone stacks."""
-    order = train_order(obs)
-    return np.argsort(np.argsort(order, axis=1, kind="stable"), axis=1, kind="stable")
+# ----------------------------------------------------------------------------------------------------
+# `counter`: expected piles one move ahead. The arithmetic (order of operations included) is that of
+# the batch formulas in the class docstring, so that no near-tie ever flips.
+# ----------------------------------------------------------------------------------------------------
+@numba.njit(cache=True, inline="always")
+def _below(obs, s, c, share_c):
+    """Expected tiles of colour c under the top of stack s (counted with ``open_stacks``)."""
+    h = stack_height(obs, s)
+    if obs.open_stacks:
+        n = 0
+        for k in range(4 - h, 3):
+            n += obs.stacks[s, k] == c
+        return float(n)
+    return float(max(h - 1, 0)) * share_c
+
+
+@numba.njit(cache=True, inline="always")
+def _next(obs, s, c, share_c):
+    """Chance that the tile under the top of stack s has colour c (known with ``open_stacks``)."""
+    h = stack_height(obs, s)
+    if h < 2:
+        return 0.0
+    if obs.open_stacks:
+        return 1.0 if obs.stacks[s, 4 - h] == c else 0.0
+    return share_c
+
+
+@numba.njit(cache=True, inline="always")
+def _value(q0, q1, q2, q3, w_min):
+    """(value, smallest) of expected piles: the tallest plus ``w_min`` times the smallest."""
+    high = max(max(q0, q1), max(q2, q3))
+    low = min(min(q0, q1), min(q2, q3))
+    return high + w_min * low, low
+
+
+@numba.njit(**NO_REFCOUNT)
+def counter_act(obs, w_min, a_hand, a_top, w_opp, w_risk, a_deep, fw, iw):
+    """`counter`'s decision (see :class:`Counter`); ``fw``, ``iw`` scratch (>= 8 rows of >= 64)."""
+    if must_pass(obs):
+        return PASS_OPTION
+    me, P = obs.me, obs.players
+    n_stacks = obs.n_stacks
+    # unseen tiles of each colour: all tiles minus piles, my hand, the others' known hand tiles and the
+    # visible stack tiles; and, per player and top colour, the card stacks with a tile under the top
+    # (by the colour of that tile with open_stacks)
+    seen = iw[0]
+    deep = iw[1]
+    for i in range(64):
+        deep[i] = 0
+    for c in range(NC):
+        v = obs.hand[c]
+        for p in range(P):
+            v += pile(obs, p, c)
+            if p != me:
+                v += known_tiles(obs, p, c)
+        seen[c] = v
+    for s in range(n_stacks):
+        h = stack_height(obs, s)
+        if h == 0:
+            continue
+        t = stack_top(obs, s)
+        if obs.open_stacks:
+            for k in range(3 - h, 3):
+                seen[obs.stacks[s, k]] += 1
+        else:
+            seen[t] += 1
+        o = stack_loc(obs, s)
+        if o >= 0 and h >= 2:
+            deep[16 * o + 4 * t + (obs.stacks[s, 4 - h] if obs.open_stacks else 0)] += 1
+    share = fw[0]
+    tot = 0.0
+    for c in range(NC):
+        share[c] = float(max(PER_COLOUR - obs.removed - seen[c], 0))
+        tot += share[c]
+    for c in range(NC):
+        share[c] = share[c] / max(tot, 1.0) if tot > 0 else 0.25
+    # hand tiles are worth less when few turns remain to play them
+    left = remaining(obs)
+    my_turns = 1.0 if left >= 0 else 1.0 + 2.0 * mid_count(obs) / P
+    hand_w = fw[1]
+    for p in range(P):
+        hand_w[p] = a_hand * min(1.0, my_turns / max(float(hand_size(obs, p)), 1.0))
+    # expected piles Q: piles + hand_w * expected hand + a_top * card tops + a_deep * buried card tiles
+    # (the buried tiles added up stack by stack, in index order)
+    D = fw[2]
+    for i in range(4 * P):
+        D[i] = 0.0
+    for s in range(n_stacks):
+        o = stack_loc(obs, s)
+        if o >= 0:
+            for c in range(NC):
+                D[o * 4 + c] += _below(obs, s, c, share[c])
+    Q = fw[3]
+    lo, val = fw[4], fw[5]
+    for p in range(P):
+        ks = 0.0
+        for c in range(NC):
+            ks += float(known_tiles(obs, p, c))
+        unknown = float(hand_size(obs, p)) - ks
+        for c in range(NC):
+            if p == me:
+                H = float(obs.hand[c])
+            else:
+                H = float(known_tiles(obs, p, c)) + unknown * share[c]
+            Q[p * 4 + c] = ((float(pile(obs, p, c)) + hand_w[p] * H) + a_top * float(card_tops(obs, p, c))) \
+                + a_deep * D[p * 4 + c]
+        val[p], lo[p] = _value(Q[p * 4], Q[p * 4 + 1], Q[p * 4 + 2], Q[p * 4 + 3], w_min)
+    base_opp, base_low = -np.inf, np.inf
+    for p in range(P):
+        if p != me:
+            base_opp = max(base_opp, val[p])
+            base_low = min(base_low, lo[p])
+    stage = 1.0 if left >= 0 else 1.0 - mid_count(obs) / float(_STACKS_MIDDLE[P])
+    stage2 = stage * stage
+    hw_me = hand_w[me]
+    atd = a_top - a_deep
+    m4 = me * 4
+    q0, q1, q2, q3 = Q[m4], Q[m4 + 1], Q[m4 + 2], Q[m4 + 3]
+    best, choice = -np.inf, PASS_OPTION
+    # Study s: my card gains a top of colour t and the tiles below it
+    if card_count(obs, me) < MAX_CARD:
+        for s in range(n_stacks):
+            if stack_loc(obs, s) != MIDDLE:
+                continue
+            t = stack_top(obs, s)
+            my_v, my_low = _value(q0 + ((a_top if t == 0 else 0.0) + a_deep * _below(obs, s, 0, share[0])),
+                                  q1 + ((a_top if t == 1 else 0.0) + a_deep * _below(obs, s, 1, share[1])),
+                                  q2 + ((a_top if t == 2 else 0.0) + a_deep * _below(obs, s, 2, share[2])),
+                                  q3 + ((a_top if t == 3 else 0.0) + a_deep * _below(obs, s, 3, share[3])), w_min)
+            score = (my_v - w_opp * base_opp) - w_risk * (max((base_low - my_low) + 0.5, 0.0) * stage2)
+            if score > best:
+                best, choice = score, STUDY * OPTION + s
+    # Train s: my hand gains colour t; the owner's card loses top t and shows the next tile
+    for s in range(n_stacks):
+        o = stack_loc(obs, s)
+        if o < MIDDLE:
+            continue
+        t = stack_top(obs, s)
+        r0 = q0 + (hw_me if t == 0 else 0.0)
+        r1 = q1 + (hw_me if t == 1 else 0.0)
+        r2 = q2 + (hw_me if t == 2 else 0.0)
+        r3 = q3 + (hw_me if t == 3 else 0.0)
+        opp, opp_low = base_opp, base_low
+        if o >= 0:
+            y0 = atd * _next(obs, s, 0, share[0]) - (a_top if t == 0 else 0.0)
+            y1 = atd * _next(obs, s, 1, share[1]) - (a_top if t == 1 else 0.0)
+            y2 = atd * _next(obs, s, 2, share[2]) - (a_top if t == 2 else 0.0)
+            y3 = atd * _next(obs, s, 3, share[3]) - (a_top if t == 3 else 0.0)
+            if o == me:
+                r0, r1, r2, r3 = r0 + y0, r1 + y1, r2 + y2, r3 + y3
+            else:
+                o4 = o * 4
+                opp, opp_low = _value(Q[o4] + y0, Q[o4 + 1] + y1, Q[o4 + 2] + y2, Q[o4 + 3] + y3, w_min)
+                for p in range(P):
+                    if p != me and p != o:
+                        opp = max(opp, val[p])
+                        opp_low = min(opp_low, lo[p])
+        my_v, my_low = _value(r0, r1, r2, r3, w_min)
+        score = (my_v - w_opp * opp) - w_risk * (max((opp_low - my_low) + 0.5, 0.0) * stage2)
+        if score > best:
+            best, choice = score, TRAIN * OPTION + s
+    # Test t: one tile from my hand to my pile; every matching card top moves to its owner's pile and
+    # uncovers the next tile (expected)
+    q = fw[6]
+    for t in range(NC):
+        if obs.hand[t] <= 0:
+            continue
+        my_v, my_low = val[me], lo[me]
+        opp, opp_low = -np.inf, np.inf
+        for p in range(P):
+            moved = card_tops(obs, p, t)
+            if p != me and moved == 0:
+                opp = max(opp, val[p])
+                opp_low = min(opp_low, lo[p])
+                continue
+            a_t = (1.0 - hw_me) if p == me else 0.0
+            b_t = (1.0 - a_top) * float(moved)
+            base = 16 * p + 4 * t
+            for c in range(NC):
+                if obs.open_stacks:
+                    fresh = float(deep[base + c])
+                else:
+                    fresh = 0.0
+                    for i in range(deep[base]):   # the same term once per stack, added up in order
+                        fresh += share[c]
+                if c == t:
+                    q[c] = ((Q[p * 4 + c] + a_t) + b_t) + atd * fresh
+                else:
+                    q[c] = Q[p * 4 + c] + atd * fresh
+            v, low_p = _value(q[0], q[1], q[2], q[3], w_min)
+            if p == me:
+                my_v, my_low = v, low_p
+            else:
+                opp = max(opp, v)
+                opp_low = min(opp_low, low_p)
+        score = (my_v - w_opp * opp) - w_risk * (max((opp_low - my_low) + 0.5, 0.0) * stage2)
+        if score > best:
+            best, choice = score, TEST * OPTION + t
+    return choice
+
+
+@decision
+def _counter_act(obs, prm, rng):
+    return counter_act(obs, prm.w_min, prm.a_hand, prm.a_top, prm.w_opp, prm.w_risk, prm.a_deep, rng.fw, rng.iw)
 
 
 @dataclass(frozen=True)
@@ -377,101 +766,8 @@ class Counter(Strategy):
     a_deep: float = param(0.4, "value of a tile buried under a top on one's own card (expected colour)",
                           min=0.0, max=1.0)
 
-    def setup_take(self, obs: Observation, rng) -> np.ndarray:
-        return _setup_spread(obs)
-
-    #: games scored at once (the option arrays are games x options x players x colours)
-    block: ClassVar[int] = 1024
-
-    def act(self, obs: Observation, rng):
-        m = len(obs)
-        if m <= self.block:
-            return self._act(obs)
-        kind = np.empty(m, dtype=np.int64)
-        arg = np.empty(m, dtype=np.int64)
-        for a in range(0, m, self.block):
-            part = slice(a, min(a + self.block, m))
-            kind[part], arg[part] = self._act(obs.subset(part))
-        return kind, arg
-
-    def _act(self, obs: Observation):
-        m, P = len(obs), obs.players
-        S = obs.loc.shape[1]
-        rows = np.arange(m)
-        me = obs.me
-        unseen = np.maximum(obs.unseen, 0).astype(np.float64)
-        tot = unseen.sum(axis=1, keepdims=True)
-        share = np.where(tot > 0, unseen / np.maximum(tot, 1), 0.25)                  # (m,4)
-        # expected hands: mine exactly, the others' known part plus their unknown tiles spread as unseen
-        known = obs.known.astype(np.float64)
-        unknown = obs.hand_size.astype(np.float64) - known.sum(axis=2)
-        H = known + unknown[:, :, None] * share[:, None, :]
-        H[rows, me] = obs.hand
-        # hand tiles are worth less when few turns remain to play them
-        my_turns = np.where(obs.remaining >= 0, 1.0, 1.0 + 2.0 * obs.mid_count / P)
-        hand_w = self.a_hand * np.minimum(1.0, my_turns[:, None] / np.maximum(obs.hand_size.astype(np.float64), 1.0))
-        T = obs.card_tops.astype(np.float64)
-        piles = obs.piles.astype(np.float64)
-        # the tiles under each stack top: seen (open stacks) or expected from the unseen counts
-        h = obs.height.astype(np.int64)
-        deep = h >= 2
-        if obs.stacks is not None:
-            st = obs.stacks.astype(np.int64)
-            nxt_col = np.take_along_axis(st, np.clip(4 - h, 0, 2)[:, :, None], 2)[:, :, 0]
-            nxt = ((nxt_col[:, :, None] == np.arange(NC)) & deep[:, :, None]).astype(np.float64)
-            below = np.stack([((st == c) & (np.arange(3)[None, None, :] > (3 - h)[:, :, None])).sum(axis=2)
-                              for c in range(NC)], axis=2).astype(np.float64)
-        else:
-            nxt = deep[:, :, None] * share[:, None, :]                                  # (m,S,4)
-            below = np.maximum(h - 1, 0)[:, :, None] * share[:, None, :]                # (m,S,4)
-        owner = obs.loc.astype(np.int64)
-        own = (owner[:, :, None] == np.arange(P)[None, None, :]).astype(np.float64)   # (m,S,P)
-        D = np.matmul(own.transpose(0, 2, 1), below)                                    # buried tiles on cards
-        Q = piles + hand_w[:, :, None] * H + self.a_top * T + self.a_deep * D          # (m,P,4)
-        tc = _top_colour(obs)
-        onehot_top = (tc[:, :, None] == np.arange(NC)).astype(np.float64)              # (m,S,4)
-        is_me = (np.arange(P)[None, :] == me[:, None]).astype(np.float64)             # (m,P)
-        # Study s: my card gains a top of colour t and the tiles below it
-        q_study = Q[:, None] + is_me[:, None, :, None] * (self.a_top * onehot_top + self.a_deep * below)[:, :, None, :]
-        # Train s: my hand gains colour t; the owner's card loses top t and shows the next tile
-        q_train = (Q[:, None] + hand_w[rows, me][:, None, None, None] * is_me[:, None, :, None] * onehot_top[:, :, None, :]
-                   + own[:, :, :, None] * ((self.a_top - self.a_deep) * nxt - self.a_top * onehot_top)[:, :, None, :])
-        # Test c: one tile from my hand to my pile; every matching card top moves to its owner's pile
-        # and uncovers the next tile (expected); the card's top value is replaced by that
-        cc = np.arange(NC)
-        oh = (cc[:, None] == cc[None, :]).astype(np.float64)                             # (4 test, 4 colour)
-        match = (obs.loc[:, :, None] >= 0) & (tc[:, :, None] == cc[None, None, :])     # (m,S,4 test)
-        mt = match.astype(np.float64).transpose(0, 2, 1)                                  # (m,4 test,S)
-        moved = np.matmul(mt, own)                                                        # (m,4 test,P)
-        fresh = np.matmul(mt, (own[:, :, :, None] * nxt[:, :, None, :]).reshape(m, S, P * NC)).reshape(m, NC, P, NC)
-        q_test = (Q[:, None]
-                  + (1.0 - hand_w[rows, me])[:, None, None, None] * is_me[:, None, :, None] * oh[None, :, None, :]
-                  + (1.0 - self.a_top) * moved[:, :, :, None] * oh[None, :, None, :]
-                  + (self.a_top - self.a_deep) * fresh)
-        q_all = np.concatenate([q_study, q_train, q_test], axis=1)                       # (m,A,P,4)
-        # (reductions over the short colour and player axes written out: much faster than .max(axis))
-        high = np.maximum(np.maximum(q_all[..., 0], q_all[..., 1]), np.maximum(q_all[..., 2], q_all[..., 3]))
-        low = np.minimum(np.minimum(q_all[..., 0], q_all[..., 1]), np.minimum(q_all[..., 2], q_all[..., 3]))
-        value = high + self.w_min * low                                                   # (m,A,P)
-        best_opp = np.full(value.shape[:2], -np.inf)
-        opp_low = np.full(value.shape[:2], np.inf)
-        my_v = np.zeros(value.shape[:2])
-        my_low = np.zeros(value.shape[:2])
-        for p in range(P):
-            mine = (me == p)[:, None]
-            best_opp = np.where(mine, best_opp, np.maximum(best_opp, value[:, :, p]))
-            opp_low = np.where(mine, opp_low, np.minimum(opp_low, low[:, :, p]))
-            my_v = np.where(mine, value[:, :, p], my_v)
-            my_low = np.where(mine, low[:, :, p], my_low)
-        stage = np.where(obs.remaining >= 0, 1.0, 1.0 - obs.mid_count / float(STACKS_MIDDLE[P]))
-        risk = np.maximum(opp_low - my_low + 0.5, 0.0) * (stage ** 2)[:, None]
-        score = my_v - self.w_opp * best_opp - self.w_risk * risk
-        legal = np.concatenate([obs.can_study, obs.can_train, obs.can_test], axis=1)
-        choice = _best(score, legal)
-        kind = np.where(choice < S, int(Kind.STUDY), np.where(choice < 2 * S, int(Kind.TRAIN), int(Kind.TEST)))
-        arg = np.where(choice < S, choice, np.where(choice < 2 * S, choice - S, choice - 2 * S))
-        kind = np.where(obs.must_pass, int(Kind.PASS), kind)
-        return kind, np.maximum(arg, 0)
+    setup_take = _spread_setup
+    act = _counter_act
 
 
 STRATEGIES = [Random, Greedy, Guard, Racer, Denier, Counter]

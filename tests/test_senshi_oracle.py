@@ -82,22 +82,30 @@ def _greedy_by_the_letter(o, i):
     return 3, best
 
 
+def _decode(opt):
+    """(kind, arg) of an action option; arg None for a pass."""
+    from simcore.games.senshi import OPTION_STRIDE
+    return (0, None) if opt == 0 else (int(opt) // OPTION_STRIDE, int(opt) % OPTION_STRIDE)
+
+
 def test_greedy_decisions_follow_the_rulings_exactly():
-    from simcore.games.senshi import Senshi, SenshiRules
-    from simcore.rng import root_key
+    from simcore.game import Seats
+    from simcore.games.senshi import Decision, Senshi, SenshiRules
+    from simcore.rng import game_keys, root_key
     from strategies.senshi import Greedy
-    eng, g = Senshi(), Greedy()
+    eng = Senshi()
     checked = [0]
 
     def probe(state):
-        live = np.flatnonzero(~state.done)
+        live = np.flatnonzero(~state.done & (state.kind == Decision.ACT))
         if len(live) == 0:
             return
         obs = eng.observe(state, live, state.cur[live])
-        kind, arg = g.act(obs, None)
+        seats = Seats([Greedy()] * state.players, game_keys(root_key(0), np.arange(state.n)))
+        opts = eng.decide(state, live, seats, seats.lineup_for(eng))
         for i in range(len(live)):
             k, a = _greedy_by_the_letter(obs, i)
-            assert kind[i] == k and (a is None or arg[i] == a), (i, kind[i], arg[i], k, a)
+            assert _decode(opts[i]) == (k, a), (i, opts[i], k, a)
             checked[0] += 1
 
     for players in (2, 3, 4):
@@ -108,22 +116,28 @@ def test_greedy_decisions_follow_the_rulings_exactly():
 
 def test_random_policy_probabilities():
     """`random`: a uniform legal kind, then a uniform target of that kind (checked on one position)."""
-    from simcore.games.senshi import Senshi, SenshiRules
-    from simcore.game import Seats
-    from simcore.rng import AgentRandom, Draws, game_keys, root_key
+    from simcore.game import Seats, take
+    from simcore.games.senshi import Decision, Senshi, SenshiRules
+    from simcore.rng import game_keys, root_key
     from strategies.senshi import Random
     eng = Senshi()
     keys = game_keys(root_key(5), np.arange(1))
     st = eng.new_state(keys, 3, SenshiRules())
     seats = Seats(lineup("senshi", ["greedy"], 3), keys)
-    eng.setup(st, seats)
-    for _ in range(5):   # a position with stacks on cards, a hand, and Study legal
+    eng.turn(st, np.array([0]), seats)   # the set-up decisions and the first turn
+    for _ in range(4):   # a position with stacks on cards, a hand, and Study legal
         eng.turn(st, np.array([0]), seats)
+    assert st.kind[0] == Decision.ACT and st.turns[0] == 5
     obs = eng.observe(st, np.array([0]), st.cur[:1])
     assert obs.kinds[0, 1:].all()
     n = 30000
-    many = obs.subset(np.zeros(n, dtype=np.int64))
-    kind, arg = Random().act(many, AgentRandom(Draws(game_keys(root_key(6), np.arange(n))), np.arange(n)))
+    many = take(st, np.zeros(n, dtype=np.int64), 1)      # n copies of the position, each with its own stream
+    rng_seats = Seats([Random()] * 3, game_keys(root_key(6), np.arange(n)))
+    opts = eng.decide(many, np.arange(n), rng_seats, rng_seats.lineup_for(eng))
+    assert (rng_seats.draws.counter.reshape(n, 3)[:, st.cur[0]] == 2).all()   # two draws per decision
+    kind = opts // 32
+    arg = opts % 32
+
     def close(count, p):
         return abs(count - n * p) <= 4 * np.sqrt(n * p * (1 - p))
     for k, mask in ((1, obs.can_study[0]), (2, obs.can_train[0]), (3, obs.can_test[0])):

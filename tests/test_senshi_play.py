@@ -1,12 +1,13 @@
-"""Senshi over many games: invariants (tile conservation), legal play by every strategy, no hidden-information
-leak (observations and decisions), batch-of-1 equals batch-of-N, any number of workers, contract metrics."""
+"""Senshi over many games: invariants (tile conservation) at every decision, legal play by every strategy, no
+hidden-information leak (observations and decisions), batch-of-1 equals batch-of-N in both lanes, any number of
+workers, contract metrics."""
 import copy
 
 import numpy as np
 import pytest
 
 from simcore.game import Seats
-from simcore.games.senshi import NC, PER_COLOUR, REMOVED, Senshi, SenshiRules
+from simcore.games.senshi import NC, PER_COLOUR, REMOVED, Decision, Senshi, SenshiRules
 from simcore.rng import Draws, game_keys, root_key
 from simcore.runner import simulate
 from strategies.registry import lineup, resolve, strategies_for
@@ -22,8 +23,8 @@ def test_registered_strategies():
 
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_every_strategy_legal_and_tiles_conserved(players):
-    """Every strategy in every seat and mixed line-ups, every option: check() after every turn asserts
-    hand + stacks + piles + removed = 18 per colour (72 in all) and every other invariant."""
+    """Every strategy in every seat and mixed line-ups, every option: check() after every decision (set-up
+    included) asserts hand + stacks + piles + removed = 18 per colour (72 in all) and every other invariant."""
     for r, rules in enumerate(RULES):
         for name in NAMES:
             agents = lineup("senshi", [name], players)
@@ -89,34 +90,39 @@ def test_no_leak_observations(rules):
         assert changed[0] > 0
 
 
-@pytest.mark.parametrize("rules", RULES[:2], ids=["default", "open_stacks"])
+@pytest.mark.parametrize("rules", LEAK_RULES, ids=["default", "open_stacks", "secret_hand", "open_secret"])
 def test_no_leak_decisions(rules):
-    """Second proof: every strategy decides the same on the true state and on a scrambled one."""
+    """Second proof: every strategy decides the same (set-up choices and actions) on the true state and on
+    one where everything the deciding seat cannot see is scrambled, with the same random streams."""
     players = 4
     strategies = [resolve("senshi", n) for n in NAMES]
+    decided = [0]
 
     def each(state, live, draws):
-        actor = state.cur[live].astype(np.int64)
-        keys = game_keys(root_key(7), live)
-        other = ENG.scramble_hidden(state, int(actor[0]), draws)
-        same = actor == actor[0]
-        idx = live[same]
-        for s in strategies:
-            a = Seats([s] * players, keys[same])
-            b = Seats([s] * players, keys[same])
-            pos = np.arange(len(idx))
-            ra = a.ask("act", pos, actor[same], lambda i, me: ENG.observe(state, idx[i], me))
-            rb = b.ask("act", pos, actor[same], lambda i, me: ENG.observe(other, idx[i], me))
-            for x, y in zip(ra, rb):
-                np.testing.assert_array_equal(x, y, err_msg=f"{s.spec()} decides differently")
+        keys = game_keys(root_key(7), np.arange(state.n))
+        for seat in range(players):
+            idx = live[state.cur[live] == seat]
+            if not len(idx):
+                continue
+            other = ENG.scramble_hidden(state, seat, draws)
+            for s in strategies:
+                a, b = Seats([s] * players, keys), Seats([s] * players, keys)
+                ra = ENG.decide(state, idx, a, a.lineup_for(ENG))
+                rb = ENG.decide(other, idx, b, b.lineup_for(ENG))
+                np.testing.assert_array_equal(ra, rb, err_msg=f"{s.spec()} decides differently")
+                np.testing.assert_array_equal(a.draws.counter, b.draws.counter)
+                decided[0] += len(idx) * (state.kind[idx] == Decision.SETUP).any()
 
-    _probe_games(rules, players, lineup("senshi", ["greedy"], players), 6, each)
+    _probe_games(rules, players, lineup("senshi", ["greedy", "random", "counter", "racer"], players), 6, each)
+    assert decided[0] > 0 or rules.secret_hand   # set-up decisions were probed too
 
 
 def test_scramble_changes_hidden_tiles_only():
     st = ENG.new_state(game_keys(root_key(3), np.arange(50)), 4, SenshiRules())
     seats = Seats(lineup("senshi", ["random"], 4), game_keys(root_key(3), np.arange(50)))
-    ENG.setup(st, seats)
+    for _ in range(4):   # the set-up decisions
+        ENG.step_games(st, np.arange(50), seats)
+    assert (st.kind == Decision.ACT).all()
     before = copy.deepcopy(st)
     other = ENG.scramble_hidden(st, 0, Draws(game_keys(root_key(4), np.arange(50))))
     np.testing.assert_array_equal(st.tiles, before.tiles)        # the original is untouched
@@ -126,13 +132,17 @@ def test_scramble_changes_hidden_tiles_only():
     ENG.check(other)
 
 
+@pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "batch"])
 @pytest.mark.parametrize("rules", RULES, ids=["default", "open_stacks", "secret_hand"])
-def test_batch_of_one_equals_batch_of_n(rules):
-    agents = [resolve("senshi", n) for n in ("racer", "random", "guard")]
+def test_batch_of_one_equals_batch_of_n(rules, compiled):
+    agents = [resolve("senshi", n) for n in ("racer", "random", "counter")]
     ids = np.arange(40, 52)
-    together = ENG.play(ids, 3, rules, agents, root_key(12))
+    together = ENG.play(ids, 3, rules, agents, root_key(12), compiled=compiled)
+    narrow = ENG.play(ids, 3, rules, agents, root_key(12), compiled=compiled, width=5)
+    for k in together:
+        np.testing.assert_array_equal(narrow[k], together[k], err_msg=f"{k} with width 5")
     for j, g in enumerate(ids[:4]):
-        alone = ENG.play(np.array([g]), 3, rules, agents, root_key(12))
+        alone = ENG.play(np.array([g]), 3, rules, agents, root_key(12), compiled=compiled)
         for k in together:
             np.testing.assert_array_equal(alone[k][0], together[k][j], err_msg=f"{k} of game {g}")
 

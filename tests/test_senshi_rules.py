@@ -4,7 +4,8 @@ import pytest
 
 from simcore.errors import IllegalAction
 from simcore.game import Seats
-from simcore.games.senshi import (GONE, MIDDLE, REMOVED, STACKS, Kind, Senshi, SenshiRules, winners)
+from simcore.games.senshi import (GONE, MIDDLE, OPTION_STRIDE, REMOVED, STACKS, Decision, Kind, Senshi, SenshiRules,
+                                  winners)
 from simcore.rng import game_keys, root_key
 
 R, G, Y, B = 0, 1, 2, 3          # Strength (red), Agility (green), Honor (yellow), Wisdom (blue)
@@ -43,12 +44,23 @@ class Script:
         return np.array([int(k)]), np.array([a])
 
 
+def play_setup(eng, st, seats):
+    """The set-up decisions (one per seat, in seat order; they are not turns)."""
+    while True:
+        idx = np.flatnonzero(st.kind == Decision.SETUP)
+        if not len(idx):
+            return
+        assert (st.turns[idx] == 0).all()
+        eng.step_games(st, idx, seats)
+        eng.check(st)
+
+
 def scripted(players, first, scripts, **rules):
     eng = Senshi()
     keys = game_keys(root_key(0), np.arange(1))
     st = eng.new_state(keys, players, SenshiRules(**rules), deal=deal_for(players, first))
     seats = Seats(scripts, keys)
-    eng.setup(st, seats)
+    play_setup(eng, st, seats)
     eng.check(st)
     return eng, st, seats
 
@@ -75,7 +87,9 @@ def test_tile_removal_and_stack_counts(players, removed, stacks, middle):
     assert (st.mid_count == stacks).all()
     seats = Seats([Script(setup=p) for p in range(players)], game_keys(root_key(1), np.arange(1)))
     st1 = eng.new_state(game_keys(root_key(1), np.arange(1)), players, SenshiRules())
-    eng.setup(st1, seats)
+    assert st1.kind[0] == Decision.SETUP and st1.cur[0] == 0
+    play_setup(eng, st1, seats)
+    assert st1.kind[0] == Decision.ACT and st1.cur[0] == 0
     assert st1.mid_count[0] == middle and (st1.hand_size[0] == 3).all() and st1.turns[0] == 0
     # each set-up stack went to its chooser; the other players know only its top tile
     for p in range(players):
@@ -89,13 +103,14 @@ def test_secret_hand_variant_deals_three_hidden_tiles():
     eng = Senshi()
     st = eng.new_state(game_keys(root_key(2), np.arange(20)), 3, SenshiRules(secret_hand=True))
     assert (st.hand_size == 3).all() and (st.known == 0).all() and (st.mid_count == 17).all()
+    assert (st.kind == Decision.ACT).all() and (st.cur == 0).all()   # no set-up decision
     eng.check(st)
 
 
 def test_setup_choice_must_be_a_middle_stack():
-    with pytest.raises(IllegalAction):
+    with pytest.raises(IllegalAction, match=r"strategy script \(seat 1\) made an illegal setup_take: option 0$"):
         scripted(2, [], [Script(setup=0), Script(setup=0)])
-    with pytest.raises(IllegalAction):
+    with pytest.raises(IllegalAction, match=r"\(seat 0\) made an illegal setup_take: option 99$"):
         scripted(2, [], [Script(setup=99), Script(setup=1)])
 
 
@@ -110,7 +125,7 @@ def test_study_limit_example():
     obs = eng.observe(st, np.array([0]), np.array([1]))
     assert not obs.can_study.any() and obs.kinds[0].tolist() == [False, False, True, True]
     yoshi.acts.append((STUDY, 5))
-    with pytest.raises(IllegalAction, match="three stacks"):
+    with pytest.raises(IllegalAction, match=f"illegal act: option {STUDY * OPTION_STRIDE + 5}$"):
         step(eng, st, seats, 2)
 
 
@@ -173,17 +188,22 @@ def test_test_example_other_player_moves_two_tiles():
 
 def test_illegal_actions_are_refused():
     cases = [
-        ((TEST, B), "not in hand"),               # seat 0 holds [R, R, R]
-        ((TRAIN, 0), "no longer on the table"),   # stack 0 went to a hand
-        ((STUDY, 99), "no such stack"),
-        ((PASS, 0), "pass with a legal action"),
-        ((7, 0), "unknown action kind"),
-        ((TEST, 4), "no such colour"),
+        ((TEST, B), TEST * OPTION_STRIDE + B),    # seat 0 holds [R, R, R]: not in hand
+        ((TRAIN, 0), TRAIN * OPTION_STRIDE),      # stack 0 went to a hand: no longer on the table
+        ((STUDY, 20), STUDY * OPTION_STRIDE + 20),  # no such stack
+        ((STUDY, 99), -1),                        # not even an option code
+        ((PASS, 0), 0),                           # a pass with a legal action
+        ((7, 0), -1),                             # unknown action kind
+        ((TEST, 4), TEST * OPTION_STRIDE + 4),    # no such colour
     ]
-    for act, msg in cases:
+    for act, code in cases:
         eng, st, seats = scripted(2, [[R, R, R]], [Script(setup=0, acts=[act]), Script(setup=1)])
-        with pytest.raises(IllegalAction, match=msg):
+        before = st.copy()
+        with pytest.raises(IllegalAction, match=rf"^strategy script \(seat 0\) made an illegal act: option {code}$"):
             step(eng, st, seats)
+        for f, v in vars(before).items():   # nothing changed
+            if isinstance(v, np.ndarray):
+                np.testing.assert_array_equal(v, getattr(st, f), err_msg=f)
 
 
 # ----- end of the game ----------------------------------------------------------------------------------
@@ -311,6 +331,7 @@ def test_outcome_columns_from_a_finished_position():
     st.emptier[:] = 2
     st.turns[:] = 30
     st.cur[:] = 0
+    st.kind[:] = Decision.ACT
     st.done[:] = True
     eng.check(st)
     out = eng.outcome(st)

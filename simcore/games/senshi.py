@@ -1,7 +1,7 @@
 """Senshi: build four scoring piles; the shortest pile is eliminated, the tallest surviving pile wins.
 
-Rules in brief (``rules/senshi.md``)
-------------------------------------
+Rules in brief (``shared/rules/senshi.md`` is binding)
+-----------------------------------------------------
 72 tiles, 18 of each colour (0 Strength/red, 1 Agility/green, 2 Honor/yellow, 3 Wisdom/blue). With
 2 / 3 / 4 players, 6 / 3 / 0 tiles of each colour are removed; the rest are shuffled into 16 / 20 / 24
 stacks of 3 in the middle. At set-up each player in turn order takes one whole middle stack into hand (a
@@ -27,10 +27,29 @@ with it true every stack tile is visible. Tiles that are played or trained are p
 hand has a publicly *known* part (tiles seen entering it and not yet shown leaving it) and an unknown
 part (hidden set-up tiles).
 
+Decisions and rule steps (the decision protocol of :mod:`simcore.game`)
+----------------------------------------------------------------------
+Two decision kinds (:class:`Decision`), always decided by the seat ``cur``:
+
+* ``SETUP`` (``setup_take``): the middle stack seat ``cur`` takes into hand; seats 0 .. P-1 in turn,
+  before the first turn (not asked with ``secret_hand``). Set-up decisions are not turns.
+* ``ACT`` (``act``): the action of seat ``cur``'s turn, one option code (:func:`action_option`):
+  ``PASS_OPTION`` (0), ``STUDY * 32 + stack``, ``TRAIN * 32 + stack``, ``TEST * 32 + colour``.
+
+The compiled rule steps take the state tuple ``S`` (:meth:`Senshi.state_tuple`), the rules tuple ``R``
+(:meth:`Senshi.rules_tuple`) and one game ``g``: :func:`begin` shuffles the game's tiles into stacks (and
+deals the ``secret_hand`` hands), :func:`step` applies one option (Study / Train / Test with every
+player's matching tops / pass, then the end trigger and the final round) and runs the rules to the next
+decision, returning False and changing nothing for an option that is not legal; :func:`observe` is the
+deciding seat's view (:data:`SenshiView`) for compiled strategies, :func:`legal` lists the options.
+Both lanes (the generic drivers of simcore) play every game through these functions; numpy strategies
+get the batch observation :class:`Observation` instead.
+
 Array layout (first axis = game, ``n`` games, ``P`` players, ``S`` = 16 / 20 / 24 stack slots)
 -------------------------------------------------------------------------------------------------
 * ``tiles`` int8 (n, S, 3): colours of each stack as formed at set-up, **top first**; a stack of height
-  h holds ``tiles[:, s, 3-h:]`` and its top is ``tiles[:, s, 3-h]``.
+  h holds ``tiles[:, s, 3-h:]`` and its top is ``tiles[:, s, 3-h]`` (-1 everywhere before ``begin``
+  shuffles a game that has no scripted deal).
 * ``height`` int8 (n, S): tiles left in each stack (0 = gone); ``top`` int8 (n, S): top colour, -1 if gone.
 * ``loc`` int8 (n, S): where the stack is: ``MIDDLE`` (-1), a seat 0..P-1 (on that player's Training
   Card) or ``GONE`` (-2: taken into hand at set-up, or emptied). Stack indices are set-up order, so the
@@ -41,31 +60,32 @@ Array layout (first axis = game, ``n`` games, ``P`` players, ``S`` = 16 / 20 / 2
 * ``piles`` int8 (n, P, 4): scoring piles by colour.
 * ``card_tops`` int8 (n, P, 4): how many stacks on each player's card show each colour on top (kept in
   step).
-* ``cur`` int8 (n,): seat to play; ``remaining`` int8 (n,): final turns still to play (-1 before the
-  middle empties); ``emptier`` int8 (n,): seat that emptied the middle (-1 before).
+* ``cur`` int64 (n,): the seat that decides (at set-up the seat taking its stack, then the seat to play);
+  ``kind`` int64 (n,): the decision it is at (-1 before ``begin``); ``remaining`` int8 (n,): final turns
+  still to play (-1 before the middle empties); ``emptier`` int8 (n,): seat that emptied the middle (-1
+  before).
 * ``mid_count`` (n,) and ``card_count`` (n, P): stacks in the middle and on each card (kept in step).
-* ``done``, ``turns``, ``timeout``: the shared game-loop fields.
+* ``deal_keys`` uint64 (n,): each game's deal stream; ``done``, ``turns``, ``timeout``: the shared
+  game-loop fields.
 
 Scripted deals: ``new_state(keys, players, rules, deal=...)`` takes ``deal`` int (n, S, 3) colours top
 first in set-up order (with ``secret_hand`` the first P stacks are the players' hands), instead of the
 shuffle; tests may also overwrite state arrays after ``new_state`` (keep the "kept in step" arrays
 consistent: :meth:`Senshi.check` verifies them).
 
-Randomness: one shuffle per game (Fisher-Yates driven by ``simcore.rng.uniforms`` on the deal stream);
-nothing else in the engine is random.
+Randomness: one shuffle per game (Fisher-Yates driven by the uniforms of draw 0 of the game's deal
+stream, as :func:`simcore.rng.uniforms` gives them); nothing else in the engine is random.
 
 Outcome columns (per game): ``score`` is each seat's **smallest pile** (the figure that decides
 elimination); ``eliminated`` per seat, ``nobody_eliminated``, ``winning_pile`` (the winner's largest pile)
 and ``has_winner`` feed the contract metrics; also ``n_eliminated``, ``tallest_eliminated`` (a holder of
 the table's tallest pile was eliminated), ``tie_hand`` / ``tie_order`` (which tie-break decided),
 ``max_pile``, ``hand`` and the four piles per seat (``pile_strength`` ... ``pile_wisdom``).
-
-Speed: the turn (validation and effects) is one numba kernel looping over the games of the batch; the
-observation is a handful of row copies (``np.take``).
 """
 from __future__ import annotations
 
 import dataclasses
+from collections import namedtuple
 from dataclasses import dataclass
 from enum import IntEnum
 from functools import cached_property
@@ -74,9 +94,10 @@ from typing import Any, ClassVar
 import numba
 import numpy as np
 
-from ..game import Game, Metric, Seats, illegal
+from ..compiled import NO_REFCOUNT
+from ..game import Game, Metric, take
 from ..options import Rules, option
-from ..rng import STREAM_DEAL, stream_keys, uniforms
+from ..rng import STREAM_DEAL, _mix_scalar, stream_keys, uniform_at
 
 COLOURS = ("strength", "agility", "honor", "wisdom")
 NC = 4
@@ -96,6 +117,23 @@ class Kind(IntEnum):
     TEST = 3
 
 
+class Decision(IntEnum):
+    """The decision kinds; the seat that decides is always ``cur``."""
+    SETUP = 0      #: set-up: the middle stack to take into hand (an option = the stack index)
+    ACT = 1        #: a turn's action (an option = :func:`action_option` of a :class:`Kind` and its argument)
+
+
+#: decision kind -> the name of the numpy method / compiled decision answering it
+DECISIONS = ("setup_take", "act")
+
+#: an action's option code is ``kind * OPTION_STRIDE + arg`` (stack index or colour); a pass is 0
+OPTION_STRIDE = 32
+PASS, STUDY, TRAIN, TEST = 0, 1, 2, 3
+PASS_OPTION = 0
+#: the most options a decision can have (Study and Train of every stack, Test of every colour, pass)
+MAX_OPTIONS = 64
+
+
 @dataclass(frozen=True)
 class SenshiRules(Rules):
     """The options of ``rules/senshi.md``; they combine freely (``secret_hand`` is allowed with 2 players)."""
@@ -105,16 +143,18 @@ class SenshiRules(Rules):
 
 
 class Player:
-    """The decisions a Senshi strategy makes (vectorized: one row of ``obs`` per game).
+    """The decisions a Senshi strategy makes. A numpy strategy writes them as methods vectorized over a batch
+    of observations (one row of ``obs``, an :class:`Observation`, per game); a compiled one as functions of
+    ``(obs, prm, rng)`` marked ``@decision`` (``obs`` a :data:`SenshiView`, returning one option code).
 
     * ``setup_take(obs, rng) -> stack``: set-up, the middle stack to take into hand (int (m,), a stack
       index with ``obs.loc == MIDDLE``). Asked in seat order; not asked with ``secret_hand``.
     * ``act(obs, rng) -> (kind, arg)``: one turn. ``kind`` a :class:`Kind` code; ``arg`` the stack
       index for STUDY/TRAIN, the colour for TEST, ignored for PASS (which is legal only when nothing else
-      is, see ``obs.must_pass``).
+      is, see ``obs.must_pass``). A compiled ``act`` returns :func:`action_option` of the two.
 
-    ``obs`` is an :class:`Observation`; its legal masks (``can_study``, ``can_train``, ``can_test``) say
-    what the engine accepts.
+    The legal masks of an :class:`Observation` (``can_study``, ``can_train``, ``can_test``) say what the
+    engine accepts.
     """
 
     def setup_take(self, obs: "Observation", rng) -> np.ndarray:  # pragma: no cover - interface
@@ -124,25 +164,29 @@ class Player:
         """(action kind, target) per observed game."""
 
 
+#: the public board of a game, one int8 row per game (offsets; room for 24 stacks and 4 players):
+#: stack heights, tops, locations, each card's stacks (player * 3 + slot), hand sizes, the known part of
+#: each hand (player * 4 + colour), piles, card tops, card counts, then middle count, final turns left and
+#: the emptier
+B_HEIGHT, B_TOP, B_LOC, B_CARDS, B_HAND_SIZE, B_KNOWN = 0, 24, 48, 72, 84, 88
+B_PILES, B_CARD_TOPS, B_CARD_COUNT, B_MID_COUNT, B_REMAINING, B_EMPTIER = 104, 120, 136, 140, 141, 142
+BOARD_WIDTH = 144
+
+
 @dataclass
 class SenshiState:
+    """A batch of games. The public board of each game is one row of ``board``; ``height``, ``top``,
+    ``loc``, ``cards``, ``hand_size``, ``known``, ``piles``, ``card_tops``, ``card_count``, ``mid_count``,
+    ``remaining`` and ``emptier`` are views of it (see the module docstring). ``tiles`` and ``hand`` are
+    hidden information, kept apart."""
     players: int
     rules: SenshiRules
+    deal_keys: np.ndarray
     tiles: np.ndarray
-    height: np.ndarray
-    top: np.ndarray
-    loc: np.ndarray
-    cards: np.ndarray
     hand: np.ndarray
-    hand_size: np.ndarray
-    known: np.ndarray
-    piles: np.ndarray
-    card_tops: np.ndarray
+    board: np.ndarray
     cur: np.ndarray
-    remaining: np.ndarray
-    emptier: np.ndarray
-    mid_count: np.ndarray
-    card_count: np.ndarray
+    kind: np.ndarray
     done: np.ndarray
     turns: np.ndarray
     timeout: np.ndarray
@@ -151,6 +195,59 @@ class SenshiState:
     def n(self) -> int:
         return len(self.done)
 
+    def _part(self, at: int, *shape: int) -> np.ndarray:
+        size = int(np.prod(shape)) if shape else 1
+        view = self.board[:, at:at + size]
+        return view.reshape((len(self.board),) + shape) if shape else view[:, 0]
+
+    @property
+    def height(self) -> np.ndarray:
+        return self._part(B_HEIGHT, self.tiles.shape[1])
+
+    @property
+    def top(self) -> np.ndarray:
+        return self._part(B_TOP, self.tiles.shape[1])
+
+    @property
+    def loc(self) -> np.ndarray:
+        return self._part(B_LOC, self.tiles.shape[1])
+
+    @property
+    def cards(self) -> np.ndarray:
+        return self._part(B_CARDS, self.players, MAX_CARD)
+
+    @property
+    def hand_size(self) -> np.ndarray:
+        return self._part(B_HAND_SIZE, self.players)
+
+    @property
+    def known(self) -> np.ndarray:
+        return self._part(B_KNOWN, self.players, NC)
+
+    @property
+    def piles(self) -> np.ndarray:
+        return self._part(B_PILES, self.players, NC)
+
+    @property
+    def card_tops(self) -> np.ndarray:
+        return self._part(B_CARD_TOPS, self.players, NC)
+
+    @property
+    def card_count(self) -> np.ndarray:
+        return self._part(B_CARD_COUNT, self.players)
+
+    @property
+    def mid_count(self) -> np.ndarray:
+        return self._part(B_MID_COUNT)
+
+    @property
+    def remaining(self) -> np.ndarray:
+        return self._part(B_REMAINING)
+
+    @property
+    def emptier(self) -> np.ndarray:
+        return self._part(B_EMPTIER)
+
     def copy(self) -> "SenshiState":
         return dataclasses.replace(self, **{f.name: getattr(self, f.name).copy() for f in dataclasses.fields(self)
                                             if isinstance(getattr(self, f.name), np.ndarray)})
@@ -158,15 +255,16 @@ class SenshiState:
 
 @dataclass
 class Observation:
-    """What seat ``me`` knows in each of m games (all arrays have m rows; seats are absolute).
+    """What seat ``me`` knows in each of m games at its current decision (all arrays have m rows; seats
+    are absolute): the batch observation numpy strategies get.
 
     Public: ``piles`` (m,P,4), ``hand_size`` (m,P), ``known`` (m,P,4) (the publicly known part of every
     hand), ``loc``, ``height``, ``top`` (m,S) of every stack, ``cards`` (m,P,3) the stacks on each card in
-    placement order (-1 free), ``card_tops`` (m,P,4) (how many card
-    stacks of each player show each colour on top), ``mid_count``, ``card_count`` (m,P), ``remaining``
-    (final turns left, -1 before the end is triggered), ``emptier``, ``turns``; ``stacks`` (m,S,3) every
-    stack tile (top first, -1 gone) only when ``open_stacks`` (else None: only ``top`` is visible, see
-    :attr:`visible`). Private: ``hand`` (m,4), this seat's own hand. Small integer dtypes: cast before
+    placement order (-1 free), ``card_tops`` (m,P,4) (how many card stacks of each player show each colour
+    on top), ``mid_count``, ``card_count`` (m,P), ``remaining`` (final turns left, -1 before the end is
+    triggered), ``emptier``, ``turns``; ``stacks`` (m,S,3) every stack tile (top first, -1 gone) only when
+    ``open_stacks`` (else None: only ``top`` is visible, see :attr:`visible`). Private: ``hand`` (m,4),
+    this seat's own hand. ``setup`` is True at the set-up decision. Small integer dtypes: cast before
     arithmetic that could overflow.
     """
     players: int
@@ -207,7 +305,8 @@ class Observation:
 
     @cached_property
     def can_study(self) -> np.ndarray:
-        """(m,S) Study targets: middle stacks, while fewer than 3 stacks are on the card (not at set-up)."""
+        """(m,S) Study targets: middle stacks, while fewer than 3 stacks are on the card (at set-up: the
+        middle stacks one may take)."""
         if self.setup:
             return self.loc == MIDDLE
         return (self.loc == MIDDLE) & (self.my_card_count < MAX_CARD)[:, None]
@@ -254,17 +353,6 @@ class Observation:
         return np.arange(self.players)[None, :] != self.me[:, None]
 
     @cached_property
-    def opp_tops_max(self) -> np.ndarray:
-        """(m,4) the largest number of matching card tops among opponents, per colour."""
-        t = np.where(self.opp_mask[:, :, None], self.card_tops, 0)
-        return t.max(axis=1).astype(np.int64)
-
-    @cached_property
-    def gain(self) -> np.ndarray:
-        """(m,4) the reference gain: 1 + my matching tops - the most matching tops of any opponent."""
-        return 1 + self.my_tops - self.opp_tops_max
-
-    @cached_property
     def my_piles(self) -> np.ndarray:
         return self.piles[np.arange(len(self.me)), self.me].astype(np.int64)
 
@@ -275,15 +363,9 @@ class Observation:
 
     @cached_property
     def opp_low_min(self) -> np.ndarray:
-        """(m,) the lowest smallest pile among opponents (the bar I must stay above to avoid elimination)."""
+        """(m,) the lowest smallest pile among opponents (the elimination line for me)."""
         mins = self.piles.min(axis=2).astype(np.int64)
         return np.where(self.opp_mask, mins, 1 << 20).min(axis=1)
-
-    @cached_property
-    def opp_top_pile(self) -> np.ndarray:
-        """(m,) the tallest pile of any opponent."""
-        tall = self.piles.max(axis=2).astype(np.int64)
-        return np.where(self.opp_mask, tall, -1).max(axis=1)
 
     @cached_property
     def visible(self) -> np.ndarray:
@@ -337,145 +419,454 @@ def winners(piles: np.ndarray, hand_size: np.ndarray, emptier: np.ndarray) -> di
 
 
 # ----------------------------------------------------------------------------------------------------
-# the turn kernel (numba, a loop over the games of a batch): validate every action, then apply them
+# The decision protocol (see simcore/game.py). The compiled functions below take the state tuple ``S``
+# (:meth:`Senshi.state_tuple`) and the rules tuple ``R`` (:meth:`Senshi.rules_tuple`) and one game ``g``.
+# ----------------------------------------------------------------------------------------------------
+# positions of the state tuple
+_DONE, _TURNS, _TIMEOUT, _CUR, _KIND, _DEAL_KEYS, _TILES, _HAND, _BOARD = range(9)
+# positions of the rules tuple (the last is an empty tile array: the view's ``stacks`` without open_stacks)
+_R_P, _R_OPEN, _R_SECRET, _R_REMOVED, _R_NO_TILES = range(5)
 
-_ERRORS = {1: "unknown action kind", 2: "no such stack", 3: "no such colour",
-           4: "Study of a stack not in the middle", 5: "Study with three stacks on the Training Card",
-           6: "Train from a stack no longer on the table", 7: "Test of a colour not in hand",
-           8: "pass with a legal action"}
+#: what a compiled strategy sees at a decision: its game ``g``, seat ``me`` (who decides), ``players``,
+#: the decision ``kind``, ``turns`` played, ``n_stacks`` stack slots, the rule options ``open_stacks`` and
+#: ``removed`` (tiles of each colour set aside); ``board`` the game's public board (read it with the view
+#: functions below: :func:`stack_height`, :func:`stack_top`, :func:`stack_loc`, :func:`card_stack`,
+#: :func:`hand_size`, :func:`known_tiles`, :func:`pile`, :func:`card_tops`, :func:`card_count`,
+#: :func:`mid_count`, :func:`remaining`, :func:`emptier`); ``hand`` the seat's own hand by colour (4,);
+#: ``stacks`` the game's stack tiles (n_stacks, 3), top first, when ``open_stacks`` (else an empty array:
+#: only the tops are visible; :func:`visible_tile` reads either way). Nothing in it is hidden from the seat.
+SenshiView = namedtuple("SenshiView", ["g", "me", "players", "kind", "turns", "n_stacks", "open_stacks", "removed",
+                                       "board", "hand", "stacks"])
 
 
-@numba.njit(cache=True)
-def _shuffled(deck, u):
-    """One Fisher-Yates shuffle of ``deck`` per row of uniforms ``u`` (n, len(deck))."""
-    n, L = u.shape
-    out = np.empty((n, L), dtype=deck.dtype)
-    for g in range(n):
+@numba.njit(cache=True, inline="always")
+def action_option(kind, arg):
+    """The option code of an action: ``kind`` a :class:`Kind` code, ``arg`` a stack (Study, Train) or a
+    colour (Test); a pass is 0."""
+    return 0 if kind == PASS else kind * OPTION_STRIDE + arg
+
+
+@numba.njit(cache=True, inline="always")
+def option_kind(opt):
+    """The :class:`Kind` of an action's option code."""
+    return opt // OPTION_STRIDE
+
+
+@numba.njit(cache=True, inline="always")
+def option_arg(opt):
+    """The stack or colour of an action's option code."""
+    return opt % OPTION_STRIDE
+
+
+# ----- the view functions (what a compiled strategy reads) -----------------------------------------
+@numba.njit(cache=True, inline="always")
+def stack_height(obs, s):
+    """Tiles left in stack s (0: gone)."""
+    return obs.board[B_HEIGHT + s]
+
+
+@numba.njit(cache=True, inline="always")
+def stack_top(obs, s):
+    """Top colour of stack s (-1: gone)."""
+    return obs.board[B_TOP + s]
+
+
+@numba.njit(cache=True, inline="always")
+def stack_loc(obs, s):
+    """Where stack s is: MIDDLE (-1), the seat whose Training Card holds it, or GONE (-2)."""
+    return obs.board[B_LOC + s]
+
+
+@numba.njit(cache=True, inline="always")
+def card_stack(obs, p, j):
+    """The stack in slot j (placement order) of player p's Training Card, -1 if free."""
+    return obs.board[B_CARDS + MAX_CARD * p + j]
+
+
+@numba.njit(cache=True, inline="always")
+def hand_size(obs, p):
+    """Tiles in player p's hand."""
+    return obs.board[B_HAND_SIZE + p]
+
+
+@numba.njit(cache=True, inline="always")
+def known_tiles(obs, p, c):
+    """Tiles of colour c publicly known to be in player p's hand."""
+    return obs.board[B_KNOWN + NC * p + c]
+
+
+@numba.njit(cache=True, inline="always")
+def pile(obs, p, c):
+    """Player p's scoring pile of colour c."""
+    return obs.board[B_PILES + NC * p + c]
+
+
+@numba.njit(cache=True, inline="always")
+def card_tops(obs, p, c):
+    """Stacks on player p's Training Card whose top has colour c."""
+    return obs.board[B_CARD_TOPS + NC * p + c]
+
+
+@numba.njit(cache=True, inline="always")
+def card_count(obs, p):
+    """Stacks on player p's Training Card."""
+    return obs.board[B_CARD_COUNT + p]
+
+
+@numba.njit(cache=True, inline="always")
+def mid_count(obs):
+    """Stacks in the middle."""
+    return obs.board[B_MID_COUNT]
+
+
+@numba.njit(cache=True, inline="always")
+def remaining(obs):
+    """Final turns still to play (-1 before the middle empties)."""
+    return obs.board[B_REMAINING]
+
+
+@numba.njit(cache=True, inline="always")
+def emptier(obs):
+    """The seat that emptied the middle (-1 before)."""
+    return obs.board[B_EMPTIER]
+
+
+@numba.njit(cache=True, inline="always")
+def can_study(obs, s):
+    """Whether stack s is a legal Study (at set-up: a stack one may take)."""
+    if obs.board[B_LOC + s] != MIDDLE:
+        return False
+    return obs.kind == Decision.SETUP or obs.board[B_CARD_COUNT + obs.me] < MAX_CARD
+
+
+@numba.njit(cache=True, inline="always")
+def can_train(obs, s):
+    """Whether stack s is still on the table (a legal Train)."""
+    return obs.board[B_LOC + s] >= MIDDLE
+
+
+@numba.njit(cache=True, inline="always")
+def hand_total(obs):
+    """Tiles in the deciding seat's hand."""
+    return obs.hand[0] + obs.hand[1] + obs.hand[2] + obs.hand[3]
+
+
+@numba.njit(cache=True, inline="always")
+def must_pass(obs):
+    """Nothing is legal but a pass: an empty hand and no stack on the table."""
+    if hand_total(obs) > 0 or obs.board[B_MID_COUNT] > 0:
+        return False
+    for p in range(obs.players):
+        if obs.board[B_CARD_COUNT + p] > 0:
+            return False
+    return True
+
+
+@numba.njit(cache=True, inline="always")
+def visible_tile(obs, s, k):
+    """Colour of tile k (0 = top position) of stack s as the deciding seat sees it (-1 gone or unseen)."""
+    h = obs.board[B_HEIGHT + s]
+    if k < 3 - h:
+        return -1
+    if obs.open_stacks:
+        return obs.stacks[s, k]
+    return obs.board[B_TOP + s] if k == 3 - h else -1
+
+
+# ----- the rule steps --------------------------------------------------------------------------------
+@numba.njit(**NO_REFCOUNT)
+def begin(S, R, g):
+    """Shuffle game g's tiles into stacks (unless a deal is scripted), deal the ``secret_hand`` hands and
+    go to the first decision (nothing if the game has begun or is over)."""
+    if S[_KIND][g] >= 0 or S[_DONE][g]:
+        return
+    tiles = S[_TILES][g]
+    b = S[_BOARD][g]
+    n_stacks = tiles.shape[0]
+    if tiles[0, 0] < 0:
+        # Fisher-Yates over the sorted tiles, driven by the uniforms of draw 0 of the deal stream
+        per = PER_COLOUR - R[_R_REMOVED]
+        L = 3 * n_stacks
         for j in range(L):
-            out[g, j] = deck[j]
+            tiles[j // 3, j % 3] = j // per
+        base = _mix_scalar(S[_DEAL_KEYS][g])
         for j in range(L - 1, 0, -1):
-            k = int(u[g, j] * (j + 1))
-            t = out[g, j]
-            out[g, j] = out[g, k]
-            out[g, k] = t
-    return out
+            k = int(uniform_at(base, j) * (j + 1))
+            t = tiles[j // 3, j % 3]
+            tiles[j // 3, j % 3] = tiles[k // 3, k % 3]
+            tiles[k // 3, k % 3] = t
+    for s in range(n_stacks):
+        b[B_TOP + s] = tiles[s, 0]
+    S[_CUR][g] = 0
+    if R[_R_SECRET]:
+        for p in range(R[_R_P]):
+            _to_hand(tiles, S[_HAND][g], b, p, p, False, False)
+        S[_KIND][g] = Decision.ACT
+    else:
+        S[_KIND][g] = Decision.SETUP
 
 
-@numba.njit(cache=True)
-def _apply_turn(idx, actor, kind, arg, tiles, height, top, loc, cards, hand, hand_size, known, piles, card_tops,
-                mid_count, card_count, turns, remaining, emptier, cur, done, P):
-    """Validate and apply one action per game; returns an error code per game (0 = legal).
+@numba.njit(cache=True, inline="always")
+def _to_hand(tiles, hand, b, p, s, public, open_stacks):
+    """Middle stack s goes whole into player p's hand (set-up); with ``public`` its visible tiles become
+    publicly known hand tiles (the top, or all three with ``open_stacks``). ``tiles``, ``hand`` and the
+    board ``b`` are the game's rows."""
+    for k in range(3):
+        c = tiles[s, k]
+        hand[p, c] += 1
+        b[B_HAND_SIZE + p] += 1
+        if public and (k == 0 or open_stacks):
+            b[B_KNOWN + NC * p + c] += 1
+    b[B_LOC + s] = GONE
+    b[B_HEIGHT + s] = 0
+    b[B_TOP + s] = -1
+    b[B_MID_COUNT] -= 1
 
-    (Written out without helper functions: an inlined helper for "remove a top tile" ran several times
-    slower.)
 
-    Each game is validated before its action is applied; the caller raises on the first error (the batch
-    is then abandoned)."""
-    m = len(idx)
-    S = loc.shape[1]
-    err = np.zeros(m, dtype=np.int8)
-    for i in range(m):
-        g, a, k, x = idx[i], actor[i], kind[i], arg[i]
-        e = 0
-        if k == 1 or k == 2:
-            if x < 0 or x >= S:
-                e = 2
-            elif k == 1 and loc[g, x] != MIDDLE:
-                e = 4
-            elif k == 1 and card_count[g, a] >= 3:
-                e = 5
-            elif k == 2 and loc[g, x] < MIDDLE:
-                e = 6
-        elif k == 3:
-            if x < 0 or x >= 4:
-                e = 3
-            elif hand[g, a, x] <= 0:
-                e = 7
-        elif k == 0:
-            if mid_count[g] > 0 or hand_size[g, a] > 0:
-                e = 8
-            for p in range(P):
-                if card_count[g, p] > 0:
-                    e = 8
-        else:
-            e = 1
-        if e:
-            err[i] = e
-            return err
-        if k == 1:
-            loc[g, x] = a
-            cards[g, a, card_count[g, a]] = x
-            mid_count[g] -= 1
-            card_count[g, a] += 1
-            card_tops[g, a, top[g, x]] += 1
-        elif k == 2:
-            c = top[g, x]
-            hand[g, a, c] += 1
-            hand_size[g, a] += 1
-            known[g, a, c] += 1
-            o = loc[g, x]
-            h = height[g, x] - 1
-            height[g, x] = h
+@numba.njit(cache=True, inline="always")
+def _remove_card_slot(b, o, j):
+    """Stack in slot j of player o's card is gone: the later slots move left."""
+    cc = b[B_CARD_COUNT + o]
+    for jj in range(j, cc - 1):
+        b[B_CARDS + MAX_CARD * o + jj] = b[B_CARDS + MAX_CARD * o + jj + 1]
+    b[B_CARDS + MAX_CARD * o + cc - 1] = -1
+    b[B_CARD_COUNT + o] = cc - 1
+
+
+@numba.njit(cache=True, inline="always")
+def _act(tiles, hand, b, P, n_stacks, a, opt):
+    """Validate and apply seat a's action ``opt`` (False, changing nothing, if illegal); the game's rows."""
+    if opt < 0:
+        return False
+    k = opt // OPTION_STRIDE
+    x = opt % OPTION_STRIDE
+    if k == STUDY:
+        if x >= n_stacks or b[B_LOC + x] != MIDDLE or b[B_CARD_COUNT + a] >= MAX_CARD:
+            return False
+        b[B_LOC + x] = a
+        b[B_CARDS + MAX_CARD * a + b[B_CARD_COUNT + a]] = x
+        b[B_MID_COUNT] -= 1
+        b[B_CARD_COUNT + a] += 1
+        b[B_CARD_TOPS + NC * a + b[B_TOP + x]] += 1
+    elif k == TRAIN:
+        o = b[B_LOC + x] if x < n_stacks else GONE
+        if o < MIDDLE:
+            return False
+        c = b[B_TOP + x]
+        hand[a, c] += 1
+        b[B_HAND_SIZE + a] += 1
+        b[B_KNOWN + NC * a + c] += 1
+        h = b[B_HEIGHT + x] - 1
+        b[B_HEIGHT + x] = h
+        if o >= 0:
+            b[B_CARD_TOPS + NC * o + c] -= 1
+        if h > 0:
+            t = tiles[x, 3 - h]
+            b[B_TOP + x] = t
             if o >= 0:
-                card_tops[g, o, c] -= 1
-            if h > 0:
-                t = tiles[g, x, 3 - h]
-                top[g, x] = t
-                if o >= 0:
-                    card_tops[g, o, t] += 1
+                b[B_CARD_TOPS + NC * o + t] += 1
+        else:
+            b[B_TOP + x] = -1
+            b[B_LOC + x] = GONE
+            if o < 0:
+                b[B_MID_COUNT] -= 1
             else:
-                top[g, x] = -1
-                loc[g, x] = GONE
-                if o < 0:
-                    mid_count[g] -= 1
-                else:
-                    cc = card_count[g, o]
-                    jj = 0
-                    for j in range(cc):
-                        if cards[g, o, j] != x:
-                            cards[g, o, jj] = cards[g, o, j]
-                            jj += 1
-                    cards[g, o, cc - 1] = -1
-                    card_count[g, o] = cc - 1
-        elif k == 3:
-            hand[g, a, x] -= 1
-            hand_size[g, a] -= 1
-            if known[g, a, x] > 0:
-                known[g, a, x] -= 1
-            piles[g, a, x] += 1
-            for p in range(P):
-                if card_tops[g, p, x] > 0:
-                    for j in range(card_count[g, p] - 1, -1, -1):   # backwards: a removal shifts only later slots
-                        s = cards[g, p, j]
-                        if top[g, s] == x:
-                            piles[g, p, x] += 1
-                            h = height[g, s] - 1
-                            height[g, s] = h
-                            card_tops[g, p, x] -= 1
-                            if h > 0:
-                                t = tiles[g, s, 3 - h]
-                                top[g, s] = t
-                                card_tops[g, p, t] += 1
-                            else:
-                                top[g, s] = -1
-                                loc[g, s] = GONE
-                                cc = card_count[g, p]
-                                for jj in range(j, cc - 1):
-                                    cards[g, p, jj] = cards[g, p, jj + 1]
-                                cards[g, p, cc - 1] = -1
-                                card_count[g, p] = cc - 1
+                for j in range(MAX_CARD):
+                    if b[B_CARDS + MAX_CARD * o + j] == x:
+                        _remove_card_slot(b, o, j)
+                        break
+    elif k == TEST:
+        if x >= NC or hand[a, x] <= 0:
+            return False
+        hand[a, x] -= 1
+        b[B_HAND_SIZE + a] -= 1
+        if b[B_KNOWN + NC * a + x] > 0:
+            b[B_KNOWN + NC * a + x] -= 1
+        b[B_PILES + NC * a + x] += 1
+        for p in range(P):
+            if b[B_CARD_TOPS + NC * p + x] > 0:
+                for j in range(b[B_CARD_COUNT + p] - 1, -1, -1):   # backwards: a removal shifts only later slots
+                    s = b[B_CARDS + MAX_CARD * p + j]
+                    if b[B_TOP + s] == x:
+                        b[B_PILES + NC * p + x] += 1
+                        h = b[B_HEIGHT + s] - 1
+                        b[B_HEIGHT + s] = h
+                        b[B_CARD_TOPS + NC * p + x] -= 1
+                        if h > 0:
+                            t = tiles[s, 3 - h]
+                            b[B_TOP + s] = t
+                            b[B_CARD_TOPS + NC * p + t] += 1
+                        else:
+                            b[B_TOP + s] = -1
+                            b[B_LOC + s] = GONE
+                            _remove_card_slot(b, p, j)
+    elif opt == PASS_OPTION:
+        if b[B_MID_COUNT] > 0 or b[B_HAND_SIZE + a] > 0:
+            return False
+        for p in range(P):
+            if b[B_CARD_COUNT + p] > 0:
+                return False
+    else:
+        return False
+    return True
 
-        turns[g] += 1
-        r = remaining[g]
+
+@numba.njit(cache=True, inline="always")   # inlined into the lanes' loops (a call would copy every array)
+def step(S, R, g, opt):
+    """Apply option ``opt`` at game g's current decision and run the rules to the next decision.
+    Returns False (changing nothing) when the option is not legal."""
+    if S[_DONE][g]:
+        return False
+    kind = S[_KIND][g]
+    a = S[_CUR][g]
+    tiles, hand, b = S[_TILES][g], S[_HAND][g], S[_BOARD][g]
+    P = R[_R_P]
+    if kind == Decision.ACT:
+        if not _act(tiles, hand, b, P, tiles.shape[0], a, opt):
+            return False
+        # the turn is over: count it, then the end trigger and the final round
+        S[_TURNS][g] += 1
+        r = b[B_REMAINING]
         if r > 0:
-            remaining[g] = r - 1
+            b[B_REMAINING] = r - 1
             if r == 1:
-                done[g] = True
-        elif r < 0 and mid_count[g] == 0:
-            remaining[g] = P
-            emptier[g] = a
-        cur[g] = (a + 1) % P
-    return err
+                S[_DONE][g] = True
+        elif r < 0 and b[B_MID_COUNT] == 0:
+            b[B_REMAINING] = P
+            b[B_EMPTIER] = a
+        S[_CUR][g] = a + 1 if a + 1 < P else 0
+        return True
+    if kind == Decision.SETUP:
+        if opt < 0 or opt >= tiles.shape[0] or b[B_LOC + opt] != MIDDLE:
+            return False
+        _to_hand(tiles, hand, b, a, opt, True, R[_R_OPEN])
+        if a + 1 < P:
+            S[_CUR][g] = a + 1
+        else:
+            S[_CUR][g] = 0
+            S[_KIND][g] = Decision.ACT
+        return True
+    return False
+
+
+@numba.njit(cache=True, inline="always")
+def observe(S, R, g, seat):
+    """What ``seat`` may know in game g at its current decision (a :data:`SenshiView`)."""
+    tiles = S[_TILES][g]
+    stacks = tiles if R[_R_OPEN] else R[_R_NO_TILES]
+    return SenshiView(g, seat, R[_R_P], S[_KIND][g], S[_TURNS][g], tiles.shape[0], R[_R_OPEN], R[_R_REMOVED],
+                      S[_BOARD][g], S[_HAND][g, seat], stacks)
+
+
+@numba.njit(**NO_REFCOUNT)
+def legal(S, R, g, out):
+    """The legal options at game g's current decision into ``out`` (length >= MAX_OPTIONS); returns
+    how many."""
+    if S[_DONE][g]:
+        return 0
+    kind = S[_KIND][g]
+    a = S[_CUR][g]
+    b = S[_BOARD][g]
+    n_stacks = S[_TILES].shape[1]
+    n = 0
+    if kind == Decision.SETUP:
+        for s in range(n_stacks):
+            if b[B_LOC + s] == MIDDLE:
+                out[n] = s
+                n += 1
+        return n
+    if kind != Decision.ACT:
+        return 0
+    if b[B_CARD_COUNT + a] < MAX_CARD:
+        for s in range(n_stacks):
+            if b[B_LOC + s] == MIDDLE:
+                out[n] = STUDY * OPTION_STRIDE + s
+                n += 1
+    for s in range(n_stacks):
+        if b[B_LOC + s] >= MIDDLE:
+            out[n] = TRAIN * OPTION_STRIDE + s
+            n += 1
+    for c in range(NC):
+        if S[_HAND][g, a, c] > 0:
+            out[n] = TEST * OPTION_STRIDE + c
+            n += 1
+    if n == 0:
+        out[0] = PASS_OPTION
+        n = 1
+    return n
+
+
+@numba.njit(**NO_REFCOUNT)
+def _k_begin(S, R, idx):
+    for i in range(idx.shape[0]):
+        begin(S, R, idx[i])
+
+
+@numba.njit(**NO_REFCOUNT)
+def _k_legal(S, R, idx, out, count):
+    for i in range(idx.shape[0]):
+        count[i] = legal(S, R, idx[i], out[i])
+
+
+@numba.njit(**NO_REFCOUNT)
+def _k_outcome(board, hand, timeout, P, score, win, elim, nobody, winning, n_elim, tallest_elim, tie_hand,
+               tie_order, max_pile, hand_left, piles_out):
+    """The outcome columns of finished games (the arithmetic of :func:`winners`), one pass per game."""
+    for g in range(board.shape[0]):
+        b = board[g]
+        ok = not timeout[g]
+        table_low, table_top = 1 << 30, -1
+        for p in range(P):
+            low, tall, size = 1 << 30, -1, 0
+            for c in range(NC):
+                v = b[B_PILES + NC * p + c]
+                piles_out[g, p, c] = v
+                low = min(low, v)
+                tall = max(tall, v)
+                size += hand[g, p, c]
+            score[g, p] = low
+            max_pile[g, p] = tall
+            hand_left[g, p] = size
+            table_low = min(table_low, low)
+            table_top = max(table_top, tall)
+        same = 0
+        for p in range(P):
+            same += score[g, p] == table_low
+        nob = same == P
+        # survivors: the single largest pile, then most tiles in hand, then the latest final turn
+        last = max(b[B_EMPTIER], 0)
+        best, most, winner, n_tied, n_tied2, k_best, any_tall = -2, -1, 0, 0, 0, -1, False
+        for p in range(P):
+            out = score[g, p] == table_low and not nob
+            elim[g, p] = 1.0 if (out and ok) else 0.0
+            if out and max_pile[g, p] == table_top:
+                any_tall = True
+            tall = -1 if out else max_pile[g, p]
+            if tall > best:
+                best = tall
+        for p in range(P):
+            tall = -1 if (score[g, p] == table_low and not nob) else max_pile[g, p]
+            if tall == best:
+                n_tied += 1
+                if hand_left[g, p] > most:
+                    most = hand_left[g, p]
+        for p in range(P):
+            tall = -1 if (score[g, p] == table_low and not nob) else max_pile[g, p]
+            if tall == best and hand_left[g, p] == most:
+                n_tied2 += 1
+                rank = (p - last - 1) % P
+                if rank > k_best:
+                    k_best, winner = rank, p
+        n_out = 0
+        for p in range(P):
+            win[g, p] = 1.0 if (ok and p == winner) else 0.0
+            n_out += elim[g, p] == 1.0
+        nobody[g] = 1.0 if (nob and ok) else 0.0
+        winning[g] = float(max_pile[g, winner]) if ok else 0.0
+        n_elim[g] = n_out
+        tallest_elim[g] = 1.0 if (any_tall and ok) else 0.0
+        tie_hand[g] = 1.0 if (n_tied > 1 and ok) else 0.0
+        tie_order[g] = 1.0 if (n_tied2 > 1 and ok) else 0.0
 
 
 class Senshi(Game):
@@ -488,6 +879,8 @@ class Senshi(Game):
     default_players: ClassVar[int] = 4
     Rules: ClassVar[type] = SenshiRules
     Player: ClassVar[type] = Player
+    decisions: ClassVar[tuple[str, ...]] = DECISIONS
+    kernels: ClassVar[str] = "simcore.games.senshi"
     columns: ClassVar[dict[str, str]] = {
         "eliminated": "seat was eliminated (1/0), float (n,P)",
         "nobody_eliminated": "every player tied for the smallest pile (1/0), (n,)",
@@ -518,72 +911,58 @@ class Senshi(Game):
 
     # ----- set-up -------------------------------------------------------------------------------
     def new_state(self, keys: np.ndarray, players: int, rules: SenshiRules, deal: np.ndarray | None = None) -> SenshiState:
+        """A fresh batch at its first decision (``begin`` has run: the tiles are shuffled, or ``deal`` is
+        used instead, see the module docstring)."""
+        st = self.new_batch(keys, players, rules, deal)
+        _k_begin(self.state_tuple(st), self.rules_tuple(st), np.arange(st.n, dtype=np.int64))
+        return st
+
+    def new_batch(self, keys: np.ndarray, players: int, rules: SenshiRules,
+                  deal: np.ndarray | None = None) -> SenshiState:
+        """A fresh batch for the drivers: ``begin`` has not run (it shuffles the tiles of every game without
+        a scripted ``deal``)."""
         keys = np.asarray(keys)
         n, P, S = len(keys), players, STACKS[players]
         per = PER_COLOUR - REMOVED[players]
         if deal is None:
-            deck = np.repeat(np.arange(NC, dtype=np.int8), per)
-            u = uniforms(stream_keys(keys, STREAM_DEAL), np.zeros(n, dtype=np.int64), len(deck))
-            tiles = _shuffled(deck, u).reshape(n, S, 3)
+            tiles = np.full((n, S, 3), -1, dtype=np.int8)
         else:
             tiles = np.array(np.broadcast_to(np.asarray(deal, dtype=np.int8), (n, S, 3)))
             counts = np.stack([(tiles == c).sum(axis=(1, 2)) for c in range(NC)], axis=1)
             if not (counts == per).all():
                 raise ValueError(f"a {P}-player deal holds {per} tiles of each colour")
-        st = SenshiState(
-            players=P, rules=rules, tiles=tiles,
-            height=np.full((n, S), 3, dtype=np.int8), top=tiles[:, :, 0].copy(),
-            loc=np.full((n, S), MIDDLE, dtype=np.int8), cards=np.full((n, P, MAX_CARD), -1, dtype=np.int8),
-            hand=np.zeros((n, P, NC), dtype=np.int8), hand_size=np.zeros((n, P), dtype=np.int8),
-            known=np.zeros((n, P, NC), dtype=np.int8), piles=np.zeros((n, P, NC), dtype=np.int8),
-            card_tops=np.zeros((n, P, NC), dtype=np.int8),
-            cur=np.zeros(n, dtype=np.int8), remaining=np.full(n, -1, dtype=np.int8),
-            emptier=np.full(n, -1, dtype=np.int8),
-            mid_count=np.full(n, S, dtype=np.int16), card_count=np.zeros((n, P), dtype=np.int8),
+        board = np.zeros(BOARD_WIDTH, dtype=np.int8)
+        board[B_HEIGHT:B_HEIGHT + 24] = np.where(np.arange(24) < S, 3, 0)
+        board[B_TOP:B_TOP + 24] = -1
+        board[B_LOC:B_LOC + 24] = np.where(np.arange(24) < S, MIDDLE, GONE)
+        board[B_CARDS:B_CARDS + 4 * MAX_CARD] = -1
+        board[B_MID_COUNT] = S
+        board[B_REMAINING] = board[B_EMPTIER] = -1
+        return SenshiState(
+            players=P, rules=rules, deal_keys=stream_keys(keys, STREAM_DEAL), tiles=tiles,
+            hand=np.zeros((n, P, NC), dtype=np.int8), board=np.tile(board, (n, 1)),
+            cur=np.zeros(n, dtype=np.int64), kind=np.full(n, -1, dtype=np.int64),
             done=np.zeros(n, dtype=bool), turns=np.zeros(n, dtype=np.int32), timeout=np.zeros(n, dtype=bool))
-        if rules.secret_hand:
-            all_ = np.arange(n)
-            for p in range(P):
-                self._to_hand(st, all_, np.full(n, p), np.full(n, p), public=False)
-        return st
 
-    def _to_hand(self, st: SenshiState, idx: np.ndarray, seat: np.ndarray, s: np.ndarray, public: bool) -> None:
-        """Move whole middle stack ``s`` into ``seat``'s hand (set-up)."""
-        for k in range(3):
-            c = st.tiles[idx, s, k].astype(np.int64)
-            st.hand[idx, seat, c] += 1
-            st.hand_size[idx, seat] += 1
-            if public and (k == 0 or st.rules.open_stacks):
-                st.known[idx, seat, c] += 1
-        st.loc[idx, s] = GONE
-        st.height[idx, s] = 0
-        st.top[idx, s] = -1
-        st.mid_count[idx] -= 1
+    def state_tuple(self, st: SenshiState) -> tuple:
+        return (st.done, st.turns, st.timeout, st.cur, st.kind, st.deal_keys, st.tiles, st.hand, st.board)
 
-    def setup(self, state: SenshiState, seats: Seats) -> None:
-        if state.rules.secret_hand:
-            return
-        idx = np.arange(state.n)
-        for p in range(state.players):
-            seat = np.full(state.n, p, dtype=np.int64)
-            s = np.asarray(seats.ask("setup_take", idx, seat,
-                                     lambda i, a: self.observe(state, i, a, setup=True)), dtype=np.int64)
-            S = state.loc.shape[1]
-            bad = (s < 0) | (s >= S)
-            illegal(seats, "setup_take", seat, bad, "no such stack")
-            illegal(seats, "setup_take", seat, state.loc[idx, s] != MIDDLE, "not a middle stack")
-            self._to_hand(state, idx, seat, s, public=True)
+    def rules_tuple(self, st: SenshiState) -> tuple:
+        r = st.rules
+        return (np.int64(st.players), bool(r.open_stacks), bool(r.secret_hand), np.int64(REMOVED[st.players]),
+                np.full((0, 3), -1, dtype=np.int8))
 
     # ----- observation --------------------------------------------------------------------------
-    def observe(self, st: SenshiState, idx: np.ndarray, me: np.ndarray, setup: bool = False) -> Observation:
-        """The observation of seat ``me[i]`` in game ``idx[i]`` (visible information only; copies)."""
+    def observe(self, st: SenshiState, idx: np.ndarray, me: np.ndarray) -> Observation:
+        """The batch observation of seat ``me[i]`` in game ``idx[i]`` at its current decision (visible
+        information only; copies). The games are at one decision kind (the drivers ask one kind at a time)."""
         idx = np.asarray(idx, dtype=np.int64)
         me = np.asarray(me, dtype=np.int64)
         P = st.players
-        if len(idx) == st.n:   # every game of the batch, in order (np.take is much faster than a[idx])
-            rows = lambda a: a.copy()
+        if len(idx) == st.n and (idx == np.arange(st.n)).all():   # the whole batch in order: plain copies
+            rows = lambda a: a.copy()  # noqa: E731
         else:
-            rows = lambda a: np.take(a, idx, axis=0)
+            rows = lambda a: np.take(a, idx, axis=0)  # noqa: E731
         stacks = None
         if st.rules.open_stacks:
             h = rows(st.height).astype(np.int64)
@@ -593,58 +972,54 @@ class Senshi(Game):
             piles=rows(st.piles), loc=rows(st.loc), height=rows(st.height), top=rows(st.top),
             cards=rows(st.cards), card_tops=rows(st.card_tops), mid_count=rows(st.mid_count),
             card_count=rows(st.card_count), remaining=rows(st.remaining), emptier=rows(st.emptier),
-            turns=rows(st.turns), stacks=stacks, removed=REMOVED[P], setup=setup)
+            turns=rows(st.turns), stacks=stacks, removed=REMOVED[P],
+            setup=bool(len(idx)) and bool((st.kind[idx] == Decision.SETUP).all()))
 
-    # ----- one turn -----------------------------------------------------------------------------
-    def turn(self, st: SenshiState, idx: np.ndarray, seats: Seats) -> None:
+    def encode(self, kind: int, result: Any, st: SenshiState, idx: np.ndarray) -> np.ndarray:
+        """Option codes from a numpy strategy's answers: the stack at SETUP; at ACT the (kind, arg) pair as
+        :func:`action_option` (-1, never legal, for a kind or an argument out of range)."""
+        if kind == Decision.SETUP:
+            return np.asarray(result, dtype=np.int64)
+        k, a = (np.asarray(x, dtype=np.int64) for x in result)
+        ok = (k >= 0) & (k <= TEST) & (((a >= 0) & (a < OPTION_STRIDE)) | (k == PASS))
+        return np.where(ok, np.where(k == PASS, PASS_OPTION, k * OPTION_STRIDE + a), -1)
+
+    def legal_options(self, st: SenshiState, idx: np.ndarray) -> list[np.ndarray]:
+        """The legal option codes of each game of ``idx`` at its current decision (tests and tools)."""
         idx = np.asarray(idx, dtype=np.int64)
-        actor = np.take(st.cur, idx).astype(np.int64)
-        kind, arg = seats.ask("act", idx, actor, lambda i, a: self.observe(st, i, a))
-        kind = np.asarray(kind, dtype=np.int64)
-        arg = np.asarray(arg, dtype=np.int64)
-        err = _apply_turn(idx, actor, kind, arg, st.tiles, st.height, st.top, st.loc, st.cards,
-                          st.hand, st.hand_size, st.known, st.piles, st.card_tops, st.mid_count, st.card_count,
-                          st.turns, st.remaining, st.emptier, st.cur, st.done, st.players)
-        if err.any():
-            code = int(err[np.flatnonzero(err)[0]])
-            illegal(seats, "act", actor, err == code, _ERRORS[code])
+        out = np.zeros((len(idx), MAX_OPTIONS), dtype=np.int64)
+        count = np.zeros(len(idx), dtype=np.int64)
+        _k_legal(self.state_tuple(st), self.rules_tuple(st), idx, out, count)
+        return [out[i, :count[i]].copy() for i in range(len(idx))]
 
     # ----- results ------------------------------------------------------------------------------
     def outcome(self, st: SenshiState) -> dict[str, np.ndarray]:
         n, P = st.n, st.players
-        piles = st.piles.astype(np.int64)
-        hand_size = st.hand.sum(axis=2).astype(np.int64)
-        res = winners(piles, hand_size, np.maximum(st.emptier, 0))
-        ok = ~st.timeout
-        win = np.zeros((n, P))
-        win[np.arange(n)[ok], res["winner"][ok]] = 1.0
-        maxp = piles.max(axis=2)
-        elim = res["eliminated"] & ok[:, None]
-        tallest = (maxp == maxp.max(axis=1, keepdims=True))
+        f = lambda *shape: np.empty((n,) + shape, dtype=np.float64)  # noqa: E731
+        score, win, elim, max_pile, hand = f(P), f(P), f(P), f(P), f(P)
+        nobody, winning, n_elim, tallest, tie_hand, tie_order = f(), f(), f(), f(), f(), f()
+        piles = f(P, NC)
+        _k_outcome(st.board, st.hand, st.timeout, np.int64(P), score, win, elim, nobody, winning, n_elim, tallest,
+                   tie_hand, tie_order, max_pile, hand, piles)
         out = {
-            "score": piles.min(axis=2).astype(np.float64),
-            "win": win,
-            "turns": st.turns.astype(np.int64),
-            "timeout": st.timeout.copy(),
-            "eliminated": elim.astype(np.float64),
-            "nobody_eliminated": (res["nobody"] & ok).astype(np.float64),
-            "winning_pile": np.where(ok, maxp[np.arange(n), res["winner"]], 0).astype(np.float64),
-            "has_winner": ok.astype(np.float64),
-            "n_eliminated": elim.sum(axis=1).astype(np.float64),
-            "tallest_eliminated": (tallest & elim).any(axis=1).astype(np.float64),
-            "tie_hand": (res["by_hand"] & ok).astype(np.float64),
-            "tie_order": (res["by_order"] & ok).astype(np.float64),
-            "max_pile": maxp.astype(np.float64),
-            "hand": hand_size.astype(np.float64),
+            "score": score, "win": win, "turns": st.turns.astype(np.int64), "timeout": st.timeout.copy(),
+            "eliminated": elim, "nobody_eliminated": nobody, "winning_pile": winning,
+            "has_winner": (~st.timeout).astype(np.float64), "n_eliminated": n_elim, "tallest_eliminated": tallest,
+            "tie_hand": tie_hand, "tie_order": tie_order, "max_pile": max_pile, "hand": hand,
         }
         for c, name in enumerate(COLOURS):
-            out[f"pile_{name}"] = piles[:, :, c].astype(np.float64)
+            out[f"pile_{name}"] = piles[:, :, c].copy()
         return out
 
     # ----- conformance hooks --------------------------------------------------------------------
     def check(self, st: SenshiState) -> None:
+        """Invariants that hold at every decision point (set-up included) of every begun game."""
+        began = st.kind >= 0
+        if not began.all():
+            st = take(st, np.flatnonzero(began), st.n)
         P = st.players
         n, S = st.loc.shape
+        assert ((st.kind == Decision.SETUP) | (st.kind == Decision.ACT)).all(), "every game is at a decision"
         assert S == STACKS[P] and st.tiles.shape == (n, S, 3)
         h = st.height.astype(np.int64)
         assert ((h >= 0) & (h <= 3)).all()
@@ -675,7 +1050,16 @@ class Senshi(Game):
         trig = st.remaining >= 0
         assert (st.mid_count[trig] == 0).all() and ((st.emptier >= 0) == trig).all()
         assert (st.done[~st.timeout] == (st.remaining[~st.timeout] == 0)).all()
-        assert (st.cur == st.turns % P).all()
+        act = st.kind == Decision.ACT
+        assert (st.cur[act] == st.turns[act] % P).all(), "the seat to play"
+        setup = ~act
+        assert not (setup & (st.rules.secret_hand | st.done)).any(), "a set-up decision without set-up"
+        assert (st.turns[setup] == 0).all() and ((st.cur >= 0) & (st.cur < P)).all()
+        # at set-up, the seats before ``cur`` have taken their stack, the others nothing yet
+        took = np.arange(P)[None, :] < st.cur[:, None]
+        assert (st.hand_size[setup] == np.where(took[setup], 3, 0)).all(), "set-up hands"
+        assert (st.mid_count[setup] == S - st.cur[setup]).all() and (st.piles[setup] == 0).all()
+
 
     def observe_all(self, st: SenshiState, idx: np.ndarray, seat) -> dict[str, np.ndarray]:
         idx = np.asarray(idx)
@@ -685,6 +1069,8 @@ class Senshi(Game):
                if getattr(obs, f.name) is not None}
         out["visible"] = obs.visible
         out["unseen"] = obs.unseen
+        out["kind"] = st.kind[idx]
+        out["cur"] = st.cur[idx]
         return out
 
     def scramble_hidden(self, st: SenshiState, seat: int, draws) -> SenshiState:
@@ -725,6 +1111,6 @@ class Senshi(Game):
             for c in range(NC):
                 new.hand[:, p, c] = new.known[:, p, c] + (new_slots[:, p] == c).sum(axis=1)
         hh = new.height.astype(np.int64)
-        new.top = np.where(hh > 0, np.take_along_axis(new.tiles, np.clip(3 - hh, 0, 2)[:, :, None], 2)[:, :, 0],
-                           -1).astype(np.int8)
+        new.top[:] = np.where(hh > 0, np.take_along_axis(new.tiles, np.clip(3 - hh, 0, 2)[:, :, None], 2)[:, :, 0],
+                              -1)
         return new
