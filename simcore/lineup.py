@@ -204,11 +204,32 @@ def _render(game: Any, plans: Sequence[_ClassPlan]) -> str:
         "from simcore.lineup import INLINE, resolve_decision",
         "from simcore.rng import Stream",
         f"from {game.kernels} import begin as _begin, observe as _observe",
-        f"from {game.kernels} import begin_batch as _begin_batch, step_batch as _step_batch",
         f"from {game.kernels} import {step_inline} as _step_inline",
         "",
         f"MISSING = {MISSING}",
     ]
+    kern = importlib.import_module(game.kernels)
+    if hasattr(kern, "begin_batch") and hasattr(kern, "step_batch"):
+        # the engine's own batch loops (compiled and cached once with the engine)
+        lines.insert(lines.index(f"MISSING = {MISSING}") - 1,
+                     f"from {game.kernels} import begin_batch as _begin_batch, step_batch as _step_batch")
+    else:  # the batch loops over the engine's rule steps, made here
+        lines += [
+            "",
+            "",
+            "@numba.njit(**NO_REFCOUNT)",
+            "def _begin_batch(S, R, idx):",
+            "    for i in range(idx.shape[0]):",
+            "        _begin(S, R, idx[i])",
+            "",
+            "",
+            "@numba.njit(**NO_REFCOUNT)",
+            "def _step_batch(S, R, idx, opts, missing):",
+            "    for i in range(idx.shape[0]):",
+            "        if opts[i] == missing or not _step_inline(S, R, idx[i], opts[i]):",
+            "            return i",
+            "    return -1",
+        ]
     # one parameter type per field list, so that classes with the same parameters share machine code
     shapes: dict[tuple, int] = {}
     for p in plans:
