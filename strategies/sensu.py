@@ -72,7 +72,7 @@ def _scratch(rng):
 
 
 # ----------------------------------------------------------------------------------------------------
-# The reference policy ``random`` (rules/sensu.md), one decision at a time
+# The reference policy ``random`` (docs/games/sensu.md), one decision at a time
 # ----------------------------------------------------------------------------------------------------
 @numba.njit(**NO_REFCOUNT)
 def random_order(cards, mask, k, ST, base, order, buf):
@@ -200,7 +200,7 @@ def _random_place(obs, prm, rng):
 
 @dataclass(frozen=True)
 class Random(Strategy):
-    """Reference policy ``random`` of rules/sensu.md (multiplayer and solo), exactly as written.
+    """Reference policy ``random`` of the rulings (docs/games/sensu.md) (multiplayer and solo), exactly as written.
 
     Plays a uniformly chosen combination with probability 1/2 when it holds one, otherwise draws from a
     uniformly chosen source and discards uniformly; redeeming ties, discard order and power choices are

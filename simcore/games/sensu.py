@@ -1,6 +1,6 @@
 """Sensu (dV Giochi, 2023): collect hand cards summing to exactly 20, redeem them into fans of sticks.
 
-Rules in brief (``rules/sensu.md`` is binding):
+Rules in brief (``docs/games/sensu.md`` gives them in full, with every ruling):
 
 * 90 cards: three fan types (0 Gun-sen, 1 Hi-ogi, 2 Mai-ougi), each with values 1..9 in copies A, B, C
   and three wild cards 1/2/3, 4/5/6, 7/8/9. 4-5 players use all 90; 2-3 players drop copy B (63);
