@@ -200,7 +200,7 @@ def _random_place(obs, prm, rng):
 
 @dataclass(frozen=True)
 class Random(Strategy):
-    """Reference policy ``random`` of the rulings (docs/games/sensu.md) (multiplayer and solo), exactly as written.
+    """Reference policy ``random`` (multiplayer and solo), exactly as the rulings write it (docs/games/sensu.md).
 
     Plays a uniformly chosen combination with probability 1/2 when it holds one, otherwise draws from a
     uniformly chosen source and discards uniformly; redeeming ties, discard order and power choices are
