@@ -1,7 +1,7 @@
 """The ``sensei`` command line: a thin layer over the Python API.
 
-Every command catches input errors and prints one line (``error: ...``) with exit status 2 (see "Exit
-status" in README.md for every status).
+Every command catches input errors and prints one line (``error: ...``) with exit status 2 (``docs/cli.md``,
+"Exit status", lists every status).
 """
 from __future__ import annotations
 
