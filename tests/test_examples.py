@@ -1,13 +1,19 @@
-"""Every example in the docs (README.md, experiments/README.md) and in the docstrings runs as written.
+"""Every example in the docs (README.md, docs/**/*.md) and in the docstrings runs as written.
 
 What counts as an example: a fenced ``python`` block (executed), a fenced ``toml`` block (a config is
 loaded and run with 2 deals per cell; any other TOML must parse), every ``sensei ...`` line of a plain
-fenced block, every ``>>>`` session and ``::`` literal block of a docstring (Python is executed, TOML
+fenced block (``bash``, ``sh``, ``console`` or none), every ``>>>`` session and ``::`` literal block of a docstring (Python is executed, TOML
 parsed), and every ``Example: sensei ...`` line and ````sensei CMD ARG ...```` span of a docstring. Command lines
 with placeholders (``GAME``, ``CONFIG``, ``[--games N]``) are synopses, not examples, and are skipped;
 ``--games`` is capped so that the suite stays fast (the command is otherwise run as written). Everything
-runs in a scratch folder where ``experiments/`` is the project's and ``mine.py`` is the strategy of
-``strategies/base.py``'s docstring (which says to save it under that name).
+runs in a scratch folder where ``experiments/`` and ``examples/`` are the project's and ``mine.py`` is
+the strategy of ``strategies/base.py``'s docstring (which says to save it under that name).
+
+A block the docs do not want run says so in the source, on the line before its fence:
+``<!-- not run: REASON -->`` (``make demo``, a long run, an excerpt); it shows up here as a skipped
+test with that reason, never silently. A plain block with a ``make`` line must carry that marker. A
+block after ``<!-- save as: NAME -->`` is also written to NAME in the scratch folder, for the commands
+that use it (``sensei run my_question.toml``).
 """
 import ast
 import glob
@@ -23,19 +29,35 @@ from typer.testing import CliRunner
 from experiments.cli import app
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DOCS = ["README.md", "experiments/README.md"]
+DOCS = ["README.md"] + sorted(os.path.relpath(p, ROOT) for p in glob.glob(os.path.join(ROOT, "docs", "**", "*.md"),
+                                                                        recursive=True))
 PACKAGES = ["simcore", "strategies", "experiments", "reports"]
 PLACEHOLDER = re.compile(r"\b[A-Z][A-Z_]+\b|\[")
 RUN_FOLDER = re.compile(r"runs/[\w.-]+-\d{8}-\d{6}\b")
-GAMES_CAP = {"play": 2000, "run": 20}
+GAMES_CAP = {"play": 200, "run": 10}
 cli = CliRunner()
 
 
 # ----------------------------------------------------------------------------------- collecting
+NOT_RUN = re.compile(r"<!--\s*not run:\s*(.*?)\s*-->\s*$")
+SAVE_AS = re.compile(r"<!--\s*save as:\s*([\w.-]+)\s*-->\s*$")
+SKIPPED: list[tuple[str, str]] = []  # (where, reason) of every block marked not run
+SAVED: dict[str, str] = {}  # file name -> text of every block marked "save as" (the commands use them)
+
+
 def _md_blocks(path):
     text = open(os.path.join(ROOT, path), encoding="utf-8").read()
     for m in re.finditer(r"^```(\w*)\n(.*?)^```", text, re.S | re.M):
-        yield m.group(1), m.group(2), f"{path}:{text[:m.start()].count(chr(10)) + 1}"
+        where = f"{path}:{text[:m.start()].count(chr(10)) + 1}"
+        before = text[:m.start()].rstrip("\n").rsplit("\n", 1)[-1]
+        marker = NOT_RUN.search(before)
+        if marker:
+            SKIPPED.append((where, marker.group(1) or "marked not run"))
+            continue
+        save = SAVE_AS.search(before)
+        if save:
+            SAVED[save.group(1)] = m.group(2)
+        yield m.group(1), m.group(2), where
 
 
 def _docstrings():
@@ -92,6 +114,8 @@ def collect():
                 toml.append((text, where))
             elif lang in ("", "bash", "sh", "shell", "console"):
                 commands += [(c, where) for c in map(_command, text.splitlines()) if c]
+                makes = [ln for ln in text.splitlines() if ln.strip().startswith("make ")]
+                assert not makes, f"{where}: a block with {makes[0].strip()!r} needs <!-- not run: ... --> before it"
     for doc, where in _docstrings():
         for block in _literal_blocks(doc):
             try:
@@ -128,9 +152,12 @@ def scratch(tmp_path_factory):
     """A working folder with the project's experiments/ and the docstring's mine.py."""
     d = tmp_path_factory.mktemp("examples")
     os.symlink(os.path.join(ROOT, "experiments"), d / "experiments")
+    os.symlink(os.path.join(ROOT, "examples"), d / "examples")
     import strategies.base
     (block,) = [b for b in _literal_blocks(strategies.base.__doc__) if "class " in b]
     (d / "mine.py").write_text(block)
+    for name, text in SAVED.items():
+        (d / name).write_text(text)
     cwd = os.getcwd()
     os.chdir(d)
     yield d
@@ -145,11 +172,30 @@ def _capped(args):
     for i, a in enumerate(out[:-1]):
         if a in ("--games", "-n") and cap is not None and out[i + 1].isdigit():
             out[i + 1] = str(min(int(out[i + 1]), cap))
+    if out and out[0] == "play" and cap is not None and not {"--games", "-n"} & set(out):
+        out += ["--games", str(cap)]  # the default of 1,000 games would only slow the suite
     return out
 
 
 def test_there_are_examples_to_run():
     assert len(PYTHON) >= 3 and len(TOML) >= 2 and len(COMMANDS) >= 8, (len(PYTHON), len(TOML), len(COMMANDS))
+    assert len(SKIPPED) < len(PYTHON) + len(TOML) + len(COMMANDS), "most examples must run"
+
+
+@pytest.mark.parametrize("where, reason", SKIPPED, ids=[w for w, _ in SKIPPED])
+def test_examples_marked_not_run(where, reason):
+    pytest.skip(f"not run ({reason})")
+
+
+def test_every_command_has_a_help_example():
+    """``sensei COMMAND --help`` shows a runnable example for every command."""
+    import typer.main
+    group = typer.main.get_command(app)
+    for name, cmd in group.commands.items():
+        r = cli.invoke(app, [name, "--help"])
+        assert r.exit_code == 0, (name, r.output)
+        assert re.search(r"^\s*Example:\s*sensei " + re.escape(name) + r"\b", cmd.help or "", re.M), \
+            f"sensei {name} --help shows no example"
 
 
 @pytest.mark.parametrize("code, where", PYTHON, ids=[w for _, w in PYTHON])
