@@ -5,7 +5,9 @@ loaded and run with 2 deals per cell; any other TOML must parse), every ``sensei
 fenced block (``bash``, ``sh``, ``console`` or none), every ``>>>`` session and ``::`` literal block of a docstring (Python is executed, TOML
 parsed), and every ``Example: sensei ...`` line and ````sensei CMD ARG ...```` span of a docstring. Command lines
 with placeholders (``GAME``, ``CONFIG``, ``[--games N]``) are synopses, not examples, and are skipped;
-``--games`` is capped so that the suite stays fast (the command is otherwise run as written). Everything
+``--games`` (200 games for ``play``, 4 deals per cell for ``run``; ``games=`` and ``n_games=`` in Python)
+is capped and ``--jobs`` / ``jobs=`` set to 1 so that the suite stays fast (the example is otherwise run
+as written). Everything
 runs in a scratch folder where ``experiments/`` and ``examples/`` are the project's and ``mine.py`` is
 the strategy of ``strategies/base.py``'s docstring (which says to save it under that name).
 
@@ -34,7 +36,7 @@ DOCS = ["README.md"] + sorted(os.path.relpath(p, ROOT) for p in glob.glob(os.pat
 PACKAGES = ["simcore", "strategies", "experiments", "reports"]
 PLACEHOLDER = re.compile(r"\b[A-Z][A-Z_]+\b|\[")
 RUN_FOLDER = re.compile(r"runs/[\w.-]+-\d{8}-\d{6}\b")
-GAMES_CAP = {"play": 200, "run": 10}
+GAMES_CAP = {"play": 200, "run": 4}
 cli = CliRunner()
 
 
@@ -132,6 +134,12 @@ def collect():
                 commands.append((m.group(1).strip(), where))
     runnable = [(c, w) for c, w in commands if not PLACEHOLDER.search(c.replace("sensei ", "", 1))
                 or RUN_FOLDER.search(c)]
+    # commands that are the same at the sizes the test plays them are run once
+    by_capped: dict[str, list[tuple[str, str]]] = {}
+    for c, w in runnable:
+        key = re.sub(r" (--jobs|-j) 1\b", "", " ".join(_capped(shlex.split(c)[1:])))
+        by_capped.setdefault(key, []).append((c, w))
+    runnable = [(same[0][0], " ".join(w for _, w in same)) for same in by_capped.values()]
     return _once(python), _once(toml), _once(runnable)
 
 
@@ -143,14 +151,22 @@ def _once(examples):
     return [(text, " ".join(ws)) for text, ws in where.items()]
 
 
-PYTHON, TOML, COMMANDS = collect()
-
 
 # ----------------------------------------------------------------------------------- running
 @pytest.fixture(scope="module")
-def scratch(tmp_path_factory):
-    """A working folder with the project's experiments/ and the docstring's mine.py."""
-    d = tmp_path_factory.mktemp("examples")
+def scratch():
+    """A working folder with the project's experiments/ and examples/ and the docstring's mine.py.
+
+    Its path is the same from run to run (one per checkout): a strategy file's compiled lineup is
+    cached under its path, so a new folder each run would compile the examples' strategies again."""
+    import hashlib
+    import pathlib
+    import shutil
+    import tempfile
+
+    d = pathlib.Path(tempfile.gettempdir()) / f"sensei-examples-{hashlib.sha1(ROOT.encode()).hexdigest()[:12]}"
+    shutil.rmtree(d, ignore_errors=True)
+    d.mkdir()
     os.symlink(os.path.join(ROOT, "experiments"), d / "experiments")
     os.symlink(os.path.join(ROOT, "examples"), d / "examples")
     import strategies.base
@@ -170,11 +186,16 @@ def _capped(args):
     out = list(args)
     cap = GAMES_CAP.get(out[0]) if out else None
     for i, a in enumerate(out[:-1]):
+        if a in ("--jobs", "-j") and out[i + 1].isdigit():
+            out[i + 1] = "1"  # results do not depend on it; starting workers would only slow the suite
         if a in ("--games", "-n") and cap is not None and out[i + 1].isdigit():
             out[i + 1] = str(min(int(out[i + 1]), cap))
     if out and out[0] == "play" and cap is not None and not {"--games", "-n"} & set(out):
         out += ["--games", str(cap)]  # the default of 1,000 games would only slow the suite
     return out
+
+
+PYTHON, TOML, COMMANDS = collect()
 
 
 def test_there_are_examples_to_run():
@@ -198,12 +219,20 @@ def test_every_command_has_a_help_example():
             f"sensei {name} --help shows no example"
 
 
+def _capped_python(code):
+    """The Python example at small sizes: ``games=`` (deals per cell) at most 10, ``n_games=`` at most 2,000,
+    ``jobs=`` 1 (no figure depends on it)."""
+    code = re.sub(r"\bgames=([\d_]+)", lambda m: f"games={min(int(m.group(1)), 10)}", code)
+    code = re.sub(r"\bn_games=([\d_]+)", lambda m: f"n_games={min(int(m.group(1)), 2000)}", code)
+    return re.sub(r"\bjobs=\d+", "jobs=1", code)
+
+
 @pytest.mark.parametrize("code, where", PYTHON, ids=[w for _, w in PYTHON])
 def test_python_examples_run(scratch, code, where):
     from strategies.base import Strategy
 
     namespace = {"__name__": "example"}
-    exec(compile(code, where, "exec"), namespace)
+    exec(compile(_capped_python(code), where, "exec"), namespace)
     # a strategy an example defines also plays (its decisions are what the example is about)
     for obj in list(namespace.values()):
         if isinstance(obj, type) and issubclass(obj, Strategy) and obj.__module__ == "example" and obj.game:
