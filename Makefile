@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.sensei-installed
 
-.PHONY: demo test bench env clean browser
+.PHONY: demo test bench docs env clean browser
 
 env: $(STAMP)
 
@@ -28,8 +28,13 @@ GAMES ?= 800
 demo: $(STAMP)
 	$(PY) -m experiments.demo $(GAMES)
 
+# bench: the speed table, also written into docs/speed.md (its block between the bench markers)
 bench: $(STAMP)
-	$(PY) -m bench.run
+	$(PY) -m bench.run --write docs/speed.md
+
+# docs: the generated blocks of docs/ (rule options, strategies) made afresh from the code's descriptions
+docs: $(STAMP)
+	$(PY) tools/gendocs.py
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache
