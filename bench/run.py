@@ -2,8 +2,10 @@
 oracle's speed and the ratio, the speed-up of 2 workers over 1, every heuristic's speed as a share of
 its game's reference policy (for the games whose bench module measures it), and peak memory of a large run.
 
-``python -m bench.run [--seconds S] [--big-games N] [--quick]``. Figures are measured in one run on one
-machine: compare ratios, not absolute numbers.
+``python -m bench.run [--seconds S] [--big-games N] [--quick] [--write docs/speed.md]``. Figures are
+measured in one run on one machine: compare ratios, not absolute numbers. ``--write FILE`` also puts the
+tables, with the date, the commit and the machine, into FILE's block between ``<!-- bench: begin`` and
+``<!-- bench: end -->`` (``make bench`` writes ``docs/speed.md``).
 """
 from __future__ import annotations
 
@@ -35,6 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jobs-games", type=int, default=262144, help="games for the 2-worker speed-up")
     ap.add_argument("--big-games", type=int, default=10_000_000, help="games of the large Sen run (memory)")
     ap.add_argument("--quick", action="store_true", help="small sizes (a smoke run)")
+    ap.add_argument("--write", metavar="FILE", help="also write the tables into FILE's bench block (docs/speed.md)")
     args = ap.parse_args(argv)
     if args.quick:
         args.seconds, args.jobs_games, args.big_games = 1.0, 16384, 50_000
@@ -85,7 +88,92 @@ def main(argv: list[str] | None = None) -> int:
           f"{t['games']:,} games, engine {t['engine_s']} s, search {t['search_s']} s, overhead {t['overhead_pct']}% "
           "(aim: under 10%)")
     print(f"cores: {os.cpu_count()}")
+    if args.write:
+        write_block(args.write, markdown(rows, shares, mem, t, quick=args.quick))
+        print(f"written: {args.write}")
     return 0
+
+
+def machine() -> str:
+    """One line about the machine: CPU model, cores, memory, Python and numba versions."""
+    import platform
+
+    import numba
+
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as fh:
+            cpu = next((ln.split(":", 1)[1].strip() for ln in fh if ln.startswith("model name")), cpu)
+    except OSError:
+        pass
+    try:
+        mem = f", {os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2 ** 30:.0f} GiB of memory"
+    except (ValueError, OSError, AttributeError):
+        mem = ""
+    return (f"{cpu}, {os.cpu_count()} cores{mem}; {platform.system()} {platform.release()}, "
+            f"Python {platform.python_version()}, numba {numba.__version__}")
+
+
+def _commit() -> str:
+    import subprocess
+
+    try:
+        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, timeout=10,
+                             cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        return out.stdout.strip() or "unknown"
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+def markdown(rows, shares, mem, tuner, quick: bool = False) -> str:
+    """The block of docs/speed.md: date, commit, machine and every table of this run."""
+    import datetime
+
+    when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    out = [f"Measured by `make bench` on {when}, commit {_commit()}"
+           + (" (`--quick`: smoke-run sizes, not for comparison)" if quick else "") + ".",
+           f"Machine: {machine()}.", "",
+           "Full games per second on one core, engine against the oracle:", "",
+           "| game | players | policy | lane | engine games/s (one core) | oracle games/s | engine / oracle "
+           "| 2 workers / 1 |", "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        out.append(f"| {r['game']} | {r['players']} | {r.get('policy', '')} | {r.get('lane', '')} "
+                   f"| {r['engine_games_per_s']:,} | {r['oracle_games_per_s']:,} | {r['ratio']}x | {r['speedup_2_jobs']} |")
+    if shares:
+        out += ["", "Heuristics, games per second on one core, as a share of their game's reference policy:", "",
+                "| game | players | heuristic | games/s | reference | reference games/s | share |",
+                "|---|---|---|---|---|---|---|"]
+        for r in shares:
+            out.append(f"| {r['game']} | {r['players']} | {r['strategy']} | {r['games_per_s']:,} | {r['reference']} "
+                       f"| {r['reference_games_per_s']:,} | {r['share_of_reference']} |")
+    out += ["", "Peak memory of `sensei play sen --jobs 2` (4 players, threshold; whole process tree):", ""]
+    for m in mem:
+        out.append(f"- {m['games']:,} games: {m['peak_mib']} MiB in {m['seconds']} s ({m['games_per_s']:,} games/s)")
+    out += ["", f"The tuner's overhead ({tuner['search']}, {tuner['deals_per_setting']:,} deals per setting at most, "
+            f"one core): {tuner['games']:,} games, {tuner['engine_s']} s in the engine, {tuner['search_s']} s in all, "
+            f"an overhead of {tuner['overhead_pct']}% (aim: under 10%)."]
+    return "\n".join(out) + "\n"
+
+
+BEGIN, END = "<!-- bench: begin", "<!-- bench: end -->"
+
+
+def write_block(path: str, block: str) -> None:
+    """Replace the bench block of ``path`` (from the line starting ``<!-- bench: begin`` to the end
+    marker) with ``block``; a file without one gets the block appended."""
+    text = open(path, encoding="utf-8").read() if os.path.exists(path) else "# Speed\n"
+    start = text.find(BEGIN)
+    if start < 0:
+        text = text.rstrip("\n") + "\n\n"
+        start = len(text)
+        text += f"{BEGIN} (written by make bench) -->\n{END}\n"
+    head_end = text.index("\n", start) + 1
+    end = text.index(END, head_end)
+    new = text[:head_end] + block + text[end:]
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as fh:
+        fh.write(new)
+    os.replace(tmp, path)
 
 
 if __name__ == "__main__":

@@ -30,3 +30,52 @@ def test_a_changed_description_is_caught():
     text = "<!-- generated: rules sen -->\n| `penalty` | int | `4` | made up |\n<!-- end generated -->\n"
     new = gendocs.render(text)
     assert new != text and "`penalty` | int | `5`" in new
+
+
+def test_the_repository_stands_alone():
+    """No file sends readers to material a clone does not have (the rules and the contract live in docs/)."""
+    import re
+    import subprocess
+
+    banned = re.compile("|".join(["CONTRACT" + r"\.md", "shared" + "/rules", r"\brules/[\w-]+" + r"\.(md|txt)\b",
+                                  r"[\w-]+-rule" + r"book\.txt"]))
+    tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True).stdout.split()
+    if not tracked:  # not a git checkout: walk the tree
+        tracked = [os.path.relpath(os.path.join(d, f), ROOT) for d, _, fs in os.walk(ROOT)
+                   if ".venv" not in d and ".git" not in d for f in fs]
+    hits = []
+    for rel in tracked:
+        if rel.endswith((".md", ".py", ".toml", ".txt", ".cfg")) or rel in ("Makefile",):
+            path = os.path.join(ROOT, rel)
+            if not os.path.exists(path):
+                continue
+            for n, line in enumerate(open(path, encoding="utf-8", errors="replace"), 1):
+                if banned.search(line):
+                    hits.append(f"{rel}:{n}: {line.strip()[:100]}")
+    assert not hits, "\n".join(hits)
+
+
+def test_links_in_the_docs_resolve():
+    import glob
+    import re
+
+    bad = []
+    for path in [os.path.join(ROOT, "README.md")] + glob.glob(os.path.join(ROOT, "docs", "**", "*.md"), recursive=True):
+        text = open(path, encoding="utf-8").read()
+        for target in re.findall(r"\]\(([^)\s]+)\)", text):
+            if re.match(r"[a-z]+:", target) or target.startswith("#"):
+                continue
+            file = target.split("#", 1)[0]
+            if not os.path.exists(os.path.normpath(os.path.join(os.path.dirname(path), file))):
+                bad.append(f"{os.path.relpath(path, ROOT)}: {target}")
+    assert not bad, bad
+
+
+def test_bench_writes_only_its_block(tmp_path):
+    from bench.run import write_block
+
+    page = tmp_path / "speed.md"
+    page.write_text("# Speed\n\nintro\n\n<!-- bench: begin (written by make bench) -->\nold\n<!-- bench: end -->\n\ntail\n")
+    write_block(str(page), "new table\n")
+    assert page.read_text() == ("# Speed\n\nintro\n\n<!-- bench: begin (written by make bench) -->\nnew table\n"
+                                "<!-- bench: end -->\n\ntail\n")
