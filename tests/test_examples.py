@@ -231,11 +231,20 @@ def _capped_python(code):
 def test_python_examples_run(scratch, code, where):
     from strategies.base import Strategy
 
-    namespace = {"__name__": "example"}
-    exec(compile(_capped_python(code), where, "exec"), namespace)
+    import hashlib
+
+    from simcore.lineup import load_source_module
+
+    # run as a file of the scratch folder (a module like a user's strategy file), so that the compiled
+    # lineup of a strategy it defines is cached between runs
+    code = _capped_python(code)
+    name = "example_" + hashlib.sha1(code.encode()).hexdigest()[:12]
+    path = scratch / f"{name}.py"
+    path.write_text(f"# {where}\n{code}")
+    namespace = vars(load_source_module(str(path), name))
     # a strategy an example defines also plays (its decisions are what the example is about)
     for obj in list(namespace.values()):
-        if isinstance(obj, type) and issubclass(obj, Strategy) and obj.__module__ == "example" and obj.game:
+        if isinstance(obj, type) and issubclass(obj, Strategy) and obj.__module__ == name and obj.game:
             from simcore.runner import simulate
             from simcore.registry import get_game
             players = get_game(obj.game).default_players
