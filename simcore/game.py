@@ -1,15 +1,17 @@
 """The game protocol shared by every engine, and the seat dispatcher that asks strategies for decisions.
 
-A game engine is one module of array functions over a batch of games (first axis = game). It derives
-from :class:`Game` and provides:
+A game engine derives from :class:`Game` and follows the decision protocol (``docs/architecture.md``).
+Its state is a batch of games (first axis = game) that says per game which seat decides (``actor``) and
+which kind of decision it faces (``kind``, an index into :attr:`Game.decisions`). The engine provides:
 
 * ``Rules``: a frozen dataclass of rule options (see :mod:`simcore.options`);
-* ``Player``: the decision interface a strategy implements (one method per decision point, each taking
-  an observation of a batch of games and an :class:`~simcore.rng.AgentRandom`, returning actions as
-  integer arrays);
-* ``new_state(keys, players, rules)``: a fresh batch (``keys`` = one 64-bit key per game);
-* ``setup(state, seats)`` (optional): set-up decisions, which are not turns;
-* ``turn(state, idx, seats)``: play one turn (one player's turn) in each game of ``idx``;
+* ``decisions`` and ``kernels``: the decision kinds by name, and the module of its compiled rule steps
+  ``begin(S, R, g)`` (deal game g and run to its first decision), ``step(S, R, g, opt)`` (apply one
+  option and run the rules to the next decision point; False, changing nothing, for an illegal option),
+  ``observe(S, R, g, seat)`` (the per-game view a compiled decision gets) and ``legal(S, R, g, out)``;
+* ``new_state`` / ``new_batch(keys, players, rules)``: a fresh batch (``keys`` = one 64-bit key per
+  game), ``state_tuple`` and ``rules_tuple`` (what the compiled functions take), ``observe`` (the batch
+  observation a numpy strategy gets) and ``encode`` (its answers as option codes);
 * ``outcome(state)``: per-game result columns (see :data:`STANDARD_COLUMNS`);
 * ``metrics(totals, n, players, rules)``: the game-specific figures of the ``play`` contract from column
   sums;
@@ -17,9 +19,11 @@ from :class:`Game` and provides:
   seat may know, as arrays) and ``scramble_hidden(state, seat, draws)`` (a copy of the state whose hidden
   information from seat's point of view is re-randomised).
 
-The state is any object with boolean ``done``, integer ``turns`` and boolean ``timeout`` arrays. One
-shared loop (:meth:`Game.play`) runs turns for the games not yet done, so a finished game is frozen by
-that single mechanism: engines only ever touch the games they are handed.
+:meth:`Game.play` plays complete games in one of two lanes with the same rule steps and random streams,
+so both give the same games: the compiled lane (every seat's every decision compiled: each game played
+to its end in one compiled call of the lineup module, :mod:`simcore.lineup`) and the batch lane (one
+decision of every live game per step, numpy strategies asked once per batch; a finished game hands its
+place to the next one). :meth:`Game.turn` and :meth:`Game.step_games` drive games by hand (tests, traces).
 """
 from __future__ import annotations
 
