@@ -55,6 +55,18 @@ def test_the_repository_stands_alone():
     assert not hits, "\n".join(hits)
 
 
+def _anchors(path):
+    """The anchors of a Markdown file's headings, as GitHub makes them."""
+    import re
+
+    out = set()
+    for line in open(path, encoding="utf-8"):
+        m = re.match(r"#{1,6} (.*)", line)
+        if m:
+            out.add(re.sub(r"[^\w\- ]", "", m.group(1).strip().lower()).replace(" ", "-"))
+    return out
+
+
 def test_links_in_the_docs_resolve():
     import glob
     import re
@@ -65,9 +77,12 @@ def test_links_in_the_docs_resolve():
         for target in re.findall(r"\]\(([^)\s]+)\)", text):
             if re.match(r"[a-z]+:", target) or target.startswith("#"):
                 continue
-            file = target.split("#", 1)[0]
-            if not os.path.exists(os.path.normpath(os.path.join(os.path.dirname(path), file))):
+            file, _, anchor = target.partition("#")
+            full = os.path.normpath(os.path.join(os.path.dirname(path), file)) if file else path
+            if not os.path.exists(full):
                 bad.append(f"{os.path.relpath(path, ROOT)}: {target}")
+            elif anchor and full.endswith(".md") and anchor not in _anchors(full):
+                bad.append(f"{os.path.relpath(path, ROOT)}: {target} (no such heading)")
     assert not bad, bad
 
 
