@@ -15,7 +15,9 @@ A block the docs do not want run says so in the source, on the line before its f
 ``<!-- not run: REASON -->`` (``make demo``, a long run, an excerpt); it shows up here as a skipped
 test with that reason, never silently. A plain block with a ``make`` line must carry that marker. A
 block after ``<!-- save as: NAME -->`` is also written to NAME in the scratch folder, for the commands
-that use it (``sensei run my_question.toml``).
+that use it (``sensei run my_question.toml``). A block after ``<!-- output of the command above -->``
+shows what the previous block's command prints: that command is run as written (keep it small) and
+every line of the block must be a line of its output.
 """
 import ast
 import glob
@@ -45,13 +47,22 @@ NOT_RUN = re.compile(r"<!--\s*not run:\s*(.*?)\s*-->\s*$")
 SAVE_AS = re.compile(r"<!--\s*save as:\s*([\w.-]+)\s*-->\s*$")
 SKIPPED: list[tuple[str, str]] = []  # (where, reason) of every block marked not run
 SAVED: dict[str, str] = {}  # file name -> text of every block marked "save as" (the commands use them)
+OUTPUT = re.compile(r"<!--\s*output of the command above\s*-->\s*$")
+OUTPUTS: list[tuple[str, str, str]] = []  # (command, printed lines, where): output the docs show, checked
 
 
 def _md_blocks(path):
     text = open(os.path.join(ROOT, path), encoding="utf-8").read()
+    last_command = None
     for m in re.finditer(r"^```(\w*)\n(.*?)^```", text, re.S | re.M):
         where = f"{path}:{text[:m.start()].count(chr(10)) + 1}"
         before = text[:m.start()].rstrip("\n").rsplit("\n", 1)[-1]
+        if OUTPUT.search(before):
+            assert last_command, f"{where}: output of which command?"
+            OUTPUTS.append((last_command, m.group(2), where))
+            continue
+        commands = [c for c in map(_command, m.group(2).splitlines()) if c]
+        last_command = commands[-1] if commands else None
         marker = NOT_RUN.search(before)
         if marker:
             SKIPPED.append((where, marker.group(1) or "marked not run"))
@@ -201,6 +212,15 @@ PYTHON, TOML, COMMANDS = collect()
 def test_there_are_examples_to_run():
     assert len(PYTHON) >= 3 and len(TOML) >= 2 and len(COMMANDS) >= 8, (len(PYTHON), len(TOML), len(COMMANDS))
     assert len(SKIPPED) < len(PYTHON) + len(TOML) + len(COMMANDS), "most examples must run"
+
+
+@pytest.mark.parametrize("command, shown, where", OUTPUTS, ids=[w for _, _, w in OUTPUTS])
+def test_output_the_docs_show_is_what_the_command_prints(scratch, command, shown, where):
+    r = cli.invoke(app, shlex.split(command)[1:] + ["--no-progress"])
+    assert r.exit_code == 0, (where, r.output)
+    printed = {" ".join(line.split()) for line in r.output.splitlines()}
+    missing = [line for line in shown.splitlines() if line.strip() and " ".join(line.split()) not in printed]
+    assert not missing, f"{where}: not printed by {command!r}: {missing}"
 
 
 @pytest.mark.parametrize("where, reason", SKIPPED, ids=[w for w, _ in SKIPPED])
