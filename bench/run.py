@@ -55,6 +55,9 @@ def main(argv: list[str] | None = None) -> int:
     for module in dict.fromkeys(module for _, module, _, _, _ in ROWS):
         measure = getattr(importlib.import_module(module), "heuristics", None)
         for row in (measure(args.seconds) if measure else []):
+            # the bench modules name the heuristic and its share in two ways
+            row.setdefault("strategy", row.get("policy"))
+            row.setdefault("share_of_reference", row.get("share"))
             shares.append(row)
             print(json.dumps(row), file=sys.stderr)
     # peak memory of one large run through the command line, and of a run 10x smaller (flatness)
