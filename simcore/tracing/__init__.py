@@ -48,6 +48,9 @@ _OPTION_ROOM = 8192
 class Narrator:
     """How one game's events are told: the engine's state in words. A game's narrator overrides these."""
 
+    #: decisions that are not turns (set-up choices): their events carry no turn number
+    setup: tuple[str, ...] = ()
+
     def __init__(self, eng: Game, players: int, rules: Any):
         self.eng = eng
         self.players = players
@@ -103,13 +106,15 @@ def _names(agents: Sequence[Any]) -> list[str]:
 
 def trace_game(eng: Game, agents: Sequence[Any], players: int | None = None, rules: Any = None, seed: int = 0,
                game: int = 0, state: Any = None, keys: np.ndarray | None = None,
-               prepare: Callable[[Any], None] | None = None) -> list[dict[str, Any]]:
+               prepare: Callable[[Any], None] | None = None,
+               max_decisions: int | None = None) -> list[dict[str, Any]]:
     """The events of game ``game`` (0-based global index) of the run with ``seed``, played by ``agents``
     (one per seat, in seat order as ``sensei play`` seats them).
 
     ``state`` (with its ``keys``, one per game of a batch of one): a prepared state to play instead
-    (a scripted deal); ``prepare(state)`` may change the fresh state before ``begin`` (a scripted deck).
-    The last event is the game's end (``scores``, ``win``, ``turns``, ``timeout``) from the engine's
+    (a scripted deal); ``prepare(state)`` may change the fresh state before ``begin`` (a scripted deck);
+    ``max_decisions`` stops the trace after that many decisions (a worked example's moment of play; the
+    end event then says ``finished: false`` and gives the scores so far). The last event is the game's end (``scores``, ``win``, ``turns``, ``timeout``) from the engine's
     ``outcome``: the game's row of the per-game table.
     """
     players = len(agents) if players is None else players
@@ -150,6 +155,8 @@ def trace_game(eng: Game, agents: Sequence[Any], players: int | None = None, rul
     done, turns, timeout = S[0], S[1], S[2]
     step_no = 0
     while not done[0]:
+        if max_decisions is not None and step_no >= max_decisions:
+            break
         if turns[0] >= limit:  # as both lanes do: a game at the turn limit stops, a timeout
             timeout[0] = True
             done[0] = True
@@ -157,8 +164,10 @@ def trace_game(eng: Game, agents: Sequence[Any], players: int | None = None, rul
         seat, kind = int(S[3][0]), int(S[4][0])
         n = int(kern.legal(S, R, 0, buf))
         legal = [int(x) for x in buf[:n]]
-        ev: dict[str, Any] = {"event": "decision", "step": step_no, "turn": int(turns[0]) + 1, "seat": seat,
-                              "strategy": names[seat], "decision": eng.decisions[kind],
+        name = eng.decisions[kind]
+        ev: dict[str, Any] = {"event": "decision", "step": step_no,
+                              "turn": None if name in nar.setup else int(turns[0]) + 1, "seat": seat,
+                              "strategy": names[seat], "decision": name,
                               "knew": nar.knew(state, seat), "options": [nar.option(state, o) for o in legal]}
         before = copy.deepcopy(state)
         opts = eng.decide(state, idx, seats, lu)
@@ -175,8 +184,8 @@ def trace_game(eng: Game, agents: Sequence[Any], players: int | None = None, rul
     out = eng.outcome(state)
     end = {"event": "end", "scores": [float(x) for x in np.asarray(out["score"])[0]],
            "win": [float(x) for x in np.asarray(out["win"])[0]], "turns": int(np.asarray(out["turns"])[0]),
-           "timeout": bool(np.asarray(out["timeout"])[0]), "decisions": step_no,
-           "lines": nar.ending(state, out)}
+           "timeout": bool(np.asarray(out["timeout"])[0]), "decisions": step_no, "finished": bool(done[0]),
+           "lines": nar.ending(state, out) if done[0] else []}
     events.append(end)
     return events
 
@@ -235,7 +244,8 @@ def render(events: Sequence[dict[str, Any]], seat: int | None = None) -> str:
                 lines.append(f"  seat {s}: {name}")
             lines.append("  rules: " + ", ".join(f"{k}={_show(v)}" for k, v in e["rules"].items()))
         elif kind == "decision":
-            lines.append(f"turn {e['turn']}, seat {e['seat']} ({e['strategy']}): {e['decision']}")
+            when = "set-up" if e.get("turn") is None else f"turn {e['turn']}"
+            lines.append(f"{when}, seat {e['seat']} ({e['strategy']}): {e['decision']}")
             if "knew" in e and e["knew"]:
                 lines.append(f"  knew: {e['knew']}")
             if "options" in e:
@@ -248,6 +258,11 @@ def render(events: Sequence[dict[str, Any]], seat: int | None = None) -> str:
             if e.get("effect"):
                 lines.append(f"  -> {e['effect']}")
         elif kind == "end":
+            if not e.get("finished", True):
+                n = e["decisions"]
+                lines.append(f"(the trace stops here, after {n} decision{'s' if n != 1 else ''}; the game goes on)")
+                lines.append(f"  scores so far: {', '.join(_fmt_score(x) for x in e['scores'])}")
+                continue
             lines.append("game end" + (" (stopped by the turn limit: a timeout)" if e["timeout"] else ""))
             for ln in e.get("lines") or []:
                 lines.append(f"  {ln}")

@@ -205,7 +205,8 @@ class Narrator(Base):
             return ["the turn limit stopped the game: nobody wins"]
         r = self.rules
         score = [int(x) for x in st.score[0]]
-        why = (f"after {int(st.round[0])} rounds (rounds={r.rounds})" if r.rounds is not None
+        n = int(st.round[0])
+        why = (f"after {n} round{'s' if n != 1 else ''} (rounds={r.rounds})" if r.rounds is not None
                else f"a score reached the target {r.target} after round {int(st.round[0])}")
         low = min(score)
         best = [p for p in range(self.players) if score[p] == low]

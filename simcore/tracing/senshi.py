@@ -22,7 +22,13 @@ def piles(row) -> str:
     return "/".join(str(int(x)) for x in row)
 
 
+def a(name: str) -> str:
+    return ("an " if name[0] in "AEIOUH" else "a ") + name
+
+
 class Narrator(Base):
+    setup = ("setup_take",)
+
     def _stack(self, st: Any, s: int, all_tiles: bool = False) -> str:
         h = int(st.height[0, s])
         if h <= 0:
@@ -40,12 +46,21 @@ class Narrator(Base):
         P = self.players
         n = st.tiles.shape[1]
         mid = [s for s in range(n) if st.loc[0, s] == K.MIDDLE]
-        lines = [f"{len(mid)} stacks of 3 in the middle ({K.REMOVED[P]} tiles of each colour set aside); "
-                 "seat 0 starts"]
+        if int(st.turns[0]) == 0 and int(st.kind[0]) == K.Decision.SETUP or (self.rules.secret_hand and not st.turns[0]
+                                                                            and len(mid) == n - P):
+            lines = [f"{len(mid)} stacks of 3 in the middle ({K.REMOVED[P]} tiles of each colour set aside); "
+                     "seat 0 starts"]
+            title = "set-up"
+        else:  # a scripted position
+            lines = [f"a position: {len(mid)} stacks in the middle; seat {int(st.cur[0])} to play"
+                     + (f", {int(st.remaining[0])} final turn{'s' if st.remaining[0] != 1 else ''} left"
+                        if st.remaining[0] >= 0 else "")]
+            title = "position"
         lines += ["  " + "; ".join(self._stack(st, s) for s in mid[i:i + 4]) for i in range(0, len(mid), 4)]
-        hidden = "stacks (top first): " + "; ".join(
-            f"{s}: " + " ".join(NAMES[int(c)][:2] for c in st.tiles[0, s]) for s in mid)
-        ev = {"event": "deal", "title": "set-up", "lines": lines, "hidden": hidden}
+        ev = {"event": "deal", "title": title, "lines": lines}
+        if mid:
+            ev["hidden"] = "stacks (top first): " + "; ".join(
+                f"{s}: " + " ".join(NAMES[int(c)][:2] for c in st.tiles[0, s]) for s in mid)
         if self.rules.secret_hand:
             ev["private"] = {p: f"secret hand: {tiles(st.hand[0, p])}" for p in range(P)}
         return [ev]
@@ -76,7 +91,7 @@ class Narrator(Base):
         if k == K.TRAIN:
             return f"Train the top {NAMES[int(st.top[0, x])]} of stack {x} ({self._where(st, x)})"
         if k == K.TEST:
-            return f"Test a {NAMES[x]}"
+            return f"Test {a(NAMES[x])}"
         return f"option {opt}"
 
     def effect(self, before: Any, after: Any, opt: int, seat: int):
@@ -104,7 +119,7 @@ class Narrator(Base):
                 if gain:
                     moved.append(f"seat {p}'s card moves {gain} {NAMES[x]} tile{'s' if gain != 1 else ''} onto "
                                  f"its pile")
-            f["effect"] = (f"plays a {NAMES[x]} from hand onto its {NAMES[x]} pile; "
+            f["effect"] = (f"plays {a(NAMES[x])} from hand onto its {NAMES[x]} pile; "
                            + ("; ".join(moved) if moved else f"no card stack shows {NAMES[x]} on top")
                            + "; piles now " + ", ".join(f"seat {p} {piles(after.piles[0, p])}" for p in range(P)))
         events = []

@@ -191,7 +191,15 @@ class Narrator(Base):
             if after.pend[0] >= 0:
                 f["effect"] += f": {self.card(after, after.pend[0])}"
         elif kind == D.PLACE:
-            f["effect"] = f"puts {self.card(before, before.pend[0])} {words[5:] if words.startswith('onto ') else words}"
+            f["effect"] = f"puts {self.card(before, before.pend[0])} {words}"
+        elif kind == D.ARRANGE:
+            f["effect"] = "redeems" + words[len("redeem"):] if words.startswith("redeem") else words
+            cards = self._slots(before, seat)
+            placed = {int(c) for p in range(self.players) for t in range(3) for c in after.fan[0, p, t, :after.fan_n[0, p, t]]}
+            placed |= {int(c) for c in after.limbo[0] if c >= 0} | {int(c) for c in after.red[0] if c >= 0}
+            lost = [cards[s] for s in self._order(opt)[:int(before.red_k[0])] if cards[s] not in placed]
+            if lost:
+                f["effect"] += "; " + ", ".join(K.card_name(c) for c in lost) + " fits no fan: onto the pile"
         else:
             f["effect"] = words[0].lower() + words[1:] if words else ""
         changes = self._changes(before, after)
