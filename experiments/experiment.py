@@ -49,7 +49,7 @@ from .tomlwrite import dumps as toml_dumps
 
 TABLES = ("cells", "seats", "turns", "scores", "paired", "ratings", "sprt")
 #: tables a run folder holds only for some answer kinds (read back when there)
-OPTIONAL_TABLES = ("estimates", "race", "equilibrium", "path", "metagame", "games")
+OPTIONAL_TABLES = ("estimates", "race", "equilibrium", "path", "metagame", "games", "examples")
 #: files of a run folder that is being played (removed once manifest.json is written)
 STATE, PARTS = "resume.json", "parts"
 
@@ -307,6 +307,8 @@ def _play(cfg: Config, games: int | None, jobs: int, progress: bool, backend: st
         runs = ev.runs
     played = time.perf_counter() - t0
     result = analyse(cfg, runs, searched)
+    from .examples import example_games
+    result["tables"]["examples"] = example_games(cfg.game, cfg.seed, runs, result["tables"], files=list(files or {}))
     total_games = sum(t.n for r in runs for t in r.totals.values())
     played_games = sum(r.games_played for r in runs)  # not those read back from a resumed run's chunks
     manifest = {

@@ -171,3 +171,30 @@ def test_docs_show_the_worked_examples_as_printed():
         docs = fh.read()
     for name, text in trace_examples.texts().items():
         assert f"```\n{text}```" in docs, f"docs/traces.md does not show the current trace of {name}"
+
+
+# ----- reports: example games -----------------------------------------------------------------------------
+def test_report_example_games_are_traces_their_command_reprints(tmp_path):
+    import html
+    import shlex
+
+    from experiments import run_experiment
+    from reports import build_report
+
+    cfg = {"title": "Examples", "question": "Which wake is best?", "game": "sen", "players": 2, "games": 20,
+           "seed": 5, "lineup": {"focus": "threshold", "field": "threshold:wake=10"},
+           "sweep": {"focus.wake": [8, 12]}, "rules": {"penalty": 15}, "report": {"over": "focus.wake"}}
+    res = run_experiment(cfg)
+    ex = res.tables["examples"]
+    assert ex.height == 2 and ex["cell"].to_list() == [0, 1]
+    page = open(build_report(res.write(str(tmp_path)), index=False)).read()
+    assert page.count('<details class="example-game">') == 2 and "Example games" in page
+    for row in ex.iter_rows(named=True):
+        assert html.escape(row["command"]) in page and html.escape(row["text"]) in page
+        argv = shlex.split(row["command"])
+        assert argv[:2] == ["sensei", "trace"]
+        out = runner.invoke(app, argv[1:])
+        assert out.exit_code == 0 and out.output == row["text"]
+        # the shortest of the cell's first deals; its length is the per-game table's
+        assert f"turns: {row['turns']}" in row["text"].splitlines()[-1]
+    assert all("--rule penalty=15" in c for c in ex["command"])
