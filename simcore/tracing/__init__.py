@@ -78,6 +78,15 @@ class Narrator:
         return []
 
 
+def snapshot(state: Any) -> Any:
+    """A copy of a state whose arrays are copies (the rules and other values are shared)."""
+    snap = copy.copy(state)
+    for name, value in vars(state).items():
+        if isinstance(value, np.ndarray):
+            setattr(snap, name, value.copy())
+    return snap
+
+
 def narrator_for(eng: Game, players: int, rules: Any) -> Narrator:
     module = NARRATORS.get(eng.name)
     if module is None:
@@ -169,7 +178,7 @@ def trace_game(eng: Game, agents: Sequence[Any], players: int | None = None, rul
                               "turn": None if name in nar.setup else int(turns[0]) + 1, "seat": seat,
                               "strategy": names[seat], "decision": name,
                               "knew": nar.knew(state, seat), "options": [nar.option(state, o) for o in legal]}
-        before = copy.deepcopy(state)
+        before = snapshot(state)
         opts = eng.decide(state, idx, seats, lu)
         bad = lu.call("step_batch", S, R, idx, opts)
         if bad >= 0:

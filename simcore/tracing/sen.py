@@ -1,13 +1,12 @@
 """Sen told as a play-by-play: deals, every decision, the reveal and the scoring of each round."""
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 import numpy as np
 
 from ..games import sen as K
-from . import Narrator as Base
+from . import Narrator as Base, snapshot
 
 _SPECIAL = {1: "Take 2", 2: "Peek 1", 3: "Swap 2"}
 
@@ -141,7 +140,7 @@ class Narrator(Base):
     def _end_of_round_state(self, before: Any, opt: int) -> Any:
         """The step again on a copy whose rules end the game after this round: its dreams are the round's
         last (the real step has dealt the next round over them)."""
-        st = copy.deepcopy(before)
+        st = snapshot(before)
         S = self.eng.state_tuple(st)
         R = list(self.eng.rules_tuple(st))
         R[K._R_ROUNDS] = np.int64(int(st.round[0]) + 1)
