@@ -198,3 +198,19 @@ def test_report_example_games_are_traces_their_command_reprints(tmp_path):
         # the shortest of the cell's first deals; its length is the per-game table's
         assert f"turns: {row['turns']}" in row["text"].splitlines()[-1]
     assert all("--rule penalty=15" in c for c in ex["command"])
+
+
+def test_sen_scoring_steps_agree_with_the_engine_under_every_variant():
+    """The trace's step-by-step scoring of each round gives the points the engine added, and they sum to
+    the final scores."""
+    eng = get_game("sen")
+    rules = {"know_what_i_have": True, "go_all_in": True, "caller_tie": "count", "ravens_not_scary": True,
+             "rounds": 3}
+    for specs in (["random"], ["counter", "gambler", "random"]):
+        agents = lineup("sen", specs, 3)
+        for k in range(8):
+            events = trace_game(eng, agents, 3, rules, seed=1, game=k)
+            ends = [e for e in events if e["event"] == "round_end"]
+            assert len(ends) == 3
+            assert not any("the steps above give" in ln for e in ends for ln in e["lines"])
+            assert [sum(e["points"][p] for e in ends) for p in range(3)] == events[-1]["scores"]

@@ -155,11 +155,12 @@ class Narrator(Base):
                 if a > b:
                     cards = ", ".join(K.card_name(c) for c in after.fan[0, p, t, b:a])
                     closed = " and closes it" if after.closed[0, p, t] and not before.closed[0, p, t] else ""
-                    out.append(f"seat {p}'s {K.TYPE_NAMES[t]} fan gets {cards}: {int(after.fan_sticks[0, p, t])} "
-                               f"sticks{closed}")
+                    n = int(after.fan_sticks[0, p, t])
+                    out.append(f"seat {p}'s {K.TYPE_NAMES[t]} fan gets {cards}: {n} stick{'s' if n != 1 else ''}{closed}")
                 elif a < b:
+                    n = int(after.fan_sticks[0, p, t])
                     out.append(f"seat {p}'s {K.TYPE_NAMES[t]} fan loses {K.card_name(before.fan[0, p, t, b - 1])}: "
-                               f"{int(after.fan_sticks[0, p, t])} sticks")
+                               f"{n} stick{'s' if n != 1 else ''}")
             if after.chosen[0, p] != before.chosen[0, p] and after.chosen[0, p] >= 0:
                 out.append(f"seat {p} draws a new chosen fan: {K.TYPE_NAMES[int(after.chosen[0, p])]}")
         if after.reshuffles[0] > before.reshuffles[0]:
@@ -200,8 +201,17 @@ class Narrator(Base):
             lost = [cards[s] for s in self._order(opt)[:int(before.red_k[0])] if cards[s] not in placed]
             if lost:
                 f["effect"] += "; " + ", ".join(K.card_name(c) for c in lost) + " fits no fan: onto the pile"
+        elif kind == D.WISDOM:
+            f["effect"] = "Wisdom: " + ("draws the deck's top" if opt == 0 else f"takes seat {opt - 1}'s pile top, "
+                                        f"{self.card(before, self._pile_top(before, opt - 1))}")
+            if opt == 0:
+                f["private"] = {seat: f"drew {self.card(before, before.deck[0, before.deck_n[0] - 1])}"}
+        elif kind == D.HARMONY:
+            f["effect"] = f"Harmony: puts seat {opt}'s pile top, {self.card(before, self._pile_top(before, opt))}, onto a fan"
+        elif kind == D.COURAGE:
+            f["effect"] = "Courage: removes" + words[len("remove"):]
         else:
-            f["effect"] = words[0].lower() + words[1:] if words else ""
+            f["effect"] = words
         changes = self._changes(before, after)
         if changes:
             f["effect"] = (f.get("effect") or "") + "; " + "; ".join(changes)
