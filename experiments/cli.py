@@ -215,6 +215,9 @@ def trace(
     games: Optional[int] = typer.Option(None, "--games", "-n",
                                         help="the run's number of games (sensei play --games): K must be below it"),
     seat: Optional[int] = typer.Option(None, "--view", help="print only what this seat (from 0) saw"),
+    jobs: int = typer.Option(1, "--jobs", "-j", help="accepted as sensei play takes it (a game never depends on it)"),
+    chunk_size: Optional[int] = typer.Option(None, "--chunk-size",
+                                             help="accepted as sensei play takes it (a game never depends on it)"),
     as_json: bool = typer.Option(False, "--json", help="one JSON object per event and line (JSON Lines)"),
     strategy_files: Optional[List[str]] = _strategies_option(),
     debug: bool = _debug_option(),
@@ -225,11 +228,14 @@ def trace(
 
     Example: sensei trace sen --players 4 --strategy threshold:wake=8 --seed 1 --game 41 --games 1000
     """
-    from simcore.runner import check_games
+    from simcore.runner import check_chunk_size, check_games, check_jobs
     from simcore.tracing import check_game_index, json_lines, render, trace_game, view
 
     _DEBUG["on"] = debug
     eng, p, rules, agents = _table(game, players, strategy, rule, strategy_files)
+    check_jobs(jobs)
+    if chunk_size is not None:
+        check_chunk_size(chunk_size)
     if games is not None:
         check_games(games, what="--games")
     check_game_index(index, games)
