@@ -120,7 +120,7 @@ def test_cli_json_lines_end_with_the_games_row():
     (["chess"], "chess"),
     (["sen", "--jobs", "0"], "jobs must be a positive integer"),
     (["sen", "--chunk-size", "0"], "chunk size must be an integer from 1"),
-    (["sen", "--games", "x"], "x"),
+    (["sen", "--games", "x"], "Invalid value for '--games'"),
 ])
 def test_bad_input_is_one_line_and_status_2(args, message):
     res = runner.invoke(app, ["trace", *args])
