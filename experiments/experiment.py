@@ -8,7 +8,8 @@
 
 A run folder holds ``cells.parquet``, ``seats.parquet``, ``turns.parquet``, ``scores.parquet``,
 ``paired.parquet``, ``ratings.parquet`` and ``sprt.parquet`` (the last three may have no rows),
-``games.parquet`` when ``report.per_game`` is on, ``config.toml`` (the config as run), ``summary.json``
+``games.parquet`` when ``report.per_game`` is on, ``examples.parquet`` (one short traced game per cell the
+answer is about, with its ``sensei trace`` command: :mod:`experiments.examples`), ``config.toml`` (the config as run), ``summary.json``
 (question, answer sentences and what the report should show) and ``manifest.json`` (sensei version, git
 commit, seed, cell count, timings).
 
