@@ -73,7 +73,8 @@ class Narrator(Base):
         own = [int(x) for x in st.cards[0, seat] if x >= 0]
         if own:
             parts.append("own card: " + ", ".join(self._stack(st, s) for s in own))
-        others = [f"seat {p} {int(st.hand_size[0, p])}" for p in range(P) if p != seat]
+        others = [f"seat {p} {int(st.hand_size[0, p])}" + (f" (known: {tiles(st.known[0, p])})" if st.known[0, p].any()
+                                                          else "") for p in range(P) if p != seat]
         parts.append("hand sizes: " + ", ".join(others))
         parts.append(f"middle {int(st.mid_count[0])} stacks")
         if st.remaining[0] >= 0:
