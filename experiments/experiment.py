@@ -93,6 +93,8 @@ class Experiment:
     answer: list[str]
     manifest: dict[str, Any]
     run_dir: str | None = None
+    #: one short traced game per cell the answer is about (:mod:`experiments.examples`); not an answer table
+    examples: pl.DataFrame | None = None
 
     @property
     def cells(self) -> pl.DataFrame:
@@ -152,6 +154,8 @@ class Experiment:
         """Write the tables, config, summary and (last) the manifest into the existing folder ``path``."""
         for key, df in self.tables.items():
             atomic_write(os.path.join(path, f"{key}.parquet"), df.write_parquet)
+        if self.examples is not None:
+            atomic_write(os.path.join(path, "examples.parquet"), self.examples.write_parquet)
         text = self.manifest["config_text"]
         atomic_write(os.path.join(path, "config.toml"), lambda fh: fh.write(text), binary=False)
         summary = self.summary()
@@ -309,7 +313,7 @@ def _play(cfg: Config, games: int | None, jobs: int, progress: bool, backend: st
     played = time.perf_counter() - t0
     result = analyse(cfg, runs, searched)
     from .examples import example_games
-    result["tables"]["examples"] = example_games(cfg.game, cfg.seed, runs, result["tables"], files=list(files or {}))
+    examples = example_games(cfg.game, cfg.seed, runs, result["tables"], files=list(files or {}))
     total_games = sum(t.n for r in runs for t in r.totals.values())
     played_games = sum(r.games_played for r in runs)  # not those read back from a resumed run's chunks
     manifest = {
@@ -327,7 +331,7 @@ def _play(cfg: Config, games: int | None, jobs: int, progress: bool, backend: st
     if store is not None:
         manifest.update({"resumed": state.get("resumed", []), "chunks_restored": store.restored,
                          "chunks_played": store.saved})
-    return Experiment(cfg, result["tables"], result["answer"], manifest)
+    return Experiment(cfg, result["tables"], result["answer"], manifest, examples=examples)
 
 
 def kind_estimate(cfg: Config) -> int:

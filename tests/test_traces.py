@@ -188,7 +188,8 @@ def test_report_example_games_are_traces_their_command_reprints(tmp_path):
            "seed": 5, "lineup": {"focus": "threshold", "field": "threshold:wake=10"},
            "sweep": {"focus.wake": [8, 12]}, "rules": {"penalty": 15}, "report": {"over": "focus.wake"}}
     res = run_experiment(cfg)
-    ex = res.tables["examples"]
+    ex = res.examples
+    assert "examples" not in res.tables  # the answer's tables are unchanged
     assert ex.height == 2 and ex["cell"].to_list() == [0, 1]
     page = open(build_report(res.write(str(tmp_path)), index=False)).read()
     assert page.count('<details class="example-game">') == 2 and "Example games" in page
