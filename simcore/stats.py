@@ -25,14 +25,16 @@ def wilson(successes, n, alpha: float = 0.05):
     s = np.asarray(successes, dtype=float)
     n = np.asarray(n, dtype=float)
     m = np.maximum(n, 1)
-    z = float(_sp.ndtri(1 - alpha / 2))
-    p = s / m
-    z2 = z * z
-    denom = 1 + z2 / m
-    centre = (p + z2 / (2 * m)) / denom
-    half = z * np.sqrt(np.maximum(p * (1 - p) / m + z2 / (4 * m * m), 0.0)) / denom
-    lo = np.where(n > 0, centre - half, np.nan)
-    hi = np.where(n > 0, centre + half, np.nan)
+    # statsmodels' proportion_confint(method="wilson"), operation for operation (the same bits)
+    q = s / m
+    crit = -float(_sp.ndtri(alpha / 2))
+    crit2 = crit ** 2
+    denom = 1 + crit2 / m
+    centre = (q + crit2 / (2 * m)) / denom
+    dist = crit * np.sqrt(np.maximum(q * (1.0 - q) / m + crit2 / (4.0 * m ** 2), 0.0))
+    dist /= denom
+    lo = np.where(n > 0, np.clip(centre - dist, 0, 1), np.nan)
+    hi = np.where(n > 0, np.clip(centre + dist, 0, 1), np.nan)
     return lo, hi
 
 
