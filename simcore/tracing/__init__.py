@@ -123,8 +123,9 @@ def trace_game(eng: Game, agents: Sequence[Any], players: int | None = None, rul
     ``state`` (with its ``keys``, one per game of a batch of one): a prepared state to play instead
     (a scripted deal); ``prepare(state)`` may change the fresh state before ``begin`` (a scripted deck);
     ``max_decisions`` stops the trace after that many decisions (a worked example's moment of play; the
-    end event then says ``finished: false`` and gives the scores so far). The last event is the game's end (``scores``, ``win``, ``turns``, ``timeout``) from the engine's
-    ``outcome``: the game's row of the per-game table.
+    end event then says ``finished: false`` and gives the scores so far). The last event is the game's
+    end (``scores``, ``win``, ``turns``, ``timeout``) from the engine's ``outcome``: the game's row of
+    the per-game table.
     """
     players = len(agents) if players is None else players
     if rules is None or not isinstance(rules, eng.Rules):
