@@ -26,7 +26,7 @@ from . import plots
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _TEMPLATES = os.path.join(_HERE, "templates")
 TABLES = ("cells", "seats", "turns", "scores", "paired", "ratings", "sprt", "estimates", "race", "equilibrium",
-          "path", "metagame")
+          "path", "metagame", "examples")
 
 
 #: tables of the searching answers: (name, title, caption), shown when the run has them
@@ -225,12 +225,31 @@ def build_report(run_dir: str, index: bool = True) -> str:
 
     page = _env().get_template("report.html.j2").render(
         s=s, m=m, css=_css(), figures=figures, tables=tables, balance=balance, has_lead=has_lead,
-        config_text=run["config_text"])
+        config_text=run["config_text"], examples=example_games(t["examples"], cells, axes))
     path = os.path.join(run_dir, "report.html")
     atomic_write(path, lambda fh: fh.write(page), binary=False)
     if index:
         build_index(os.path.dirname(os.path.abspath(run_dir)))
     return path
+
+
+def example_games(examples: pl.DataFrame, cells: pl.DataFrame, axes: list[str]) -> list[dict[str, Any]]:
+    """The "example games" section: one traced game per cell the answer is about (``examples.parquet``,
+    written by the run; a run folder without it has no such section), each labelled by its cell's values
+    of the sweep ``axes``, with the ``sensei trace`` command that prints it again."""
+    if not examples.height:
+        return []
+    out = []
+    for row in examples.iter_rows(named=True):
+        label = f"cell {row['cell']}"
+        match = cells.filter(pl.col("cell") == row["cell"]) if "cell" in cells.columns else cells.head(0)
+        if match.height:
+            rec = match.row(0, named=True)
+            bits = [f"{a}={rec[a]}" for a in axes if a in rec and rec[a] is not None]
+            if bits:
+                label += " (" + ", ".join(bits) + ")"
+        out.append({**row, "label": label})
+    return out
 
 
 def build_index(out_dir: str) -> str:
