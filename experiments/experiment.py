@@ -43,6 +43,7 @@ from strategies.registry import origin, register_files, registered_files
 
 from .analysis import analyse
 from .answers import REGISTRY
+from .answers.common import experiment_labels
 from .config import BACKENDS, METRICS, Config, load
 from .engine import ChunkStore, atomic_write, check_memory, chunk_size, play_cells
 from .tomlwrite import dumps as toml_dumps
@@ -133,7 +134,7 @@ class Experiment:
             "answer_kind": rep.answer, "over": rep.over, "metric": rep.metric,
             "metric_label": METRICS[rep.metric][0], "goal": rep.goal, "baseline": rep.baseline,
             "notes": rep.notes, "axes": cfg.axes, "group_axes": cfg.group_axes, "lineup": cfg.kind,
-            "strategies": cfg.strategies, "rotate": cfg.rotate,
+            "strategies": cfg.strategies, "rotate": cfg.rotate, "labels": experiment_labels(cfg),
         }
 
     def write(self, out: str = "runs", name: str | None = None) -> str:

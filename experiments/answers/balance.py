@@ -15,7 +15,7 @@ from simcore.registry import get_game
 from simcore.stats import half_width, holm, mean_interval, ratio_ci
 
 from .base import AnswerKind, CheckContext, ReportContext, Result
-from .common import describe_group, est_row, frame, group_rows, lineup_label, pm_text, pool_deals, short, show
+from .common import describe_group, est_row, experiment_labels, frame, group_rows, lineup_label, pm_text, pool_deals, short, show
 from .common import deal_frame
 
 if TYPE_CHECKING:
@@ -44,6 +44,7 @@ def answer_balance(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
     defs = _metric_defs(cfg)
     frames = {i: deal_frame(cfg, runs[i], defs) for i in cells["cell"].to_list()}
     est, sentences = [], []
+    labels = experiment_labels(cfg)
 
     def metric_rows(scope, cell, group, case, strat, P, f, deals):
         for m in defs:
@@ -56,7 +57,7 @@ def answer_balance(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
         above, below, best, tests = [], [], None, []
         for row in sub.iter_rows(named=True):
             f = frames[row["cell"]]
-            strat = lineup_label(runs[row["cell"]].cell)
+            strat = lineup_label(runs[row["cell"]].cell, labels)
             w, lo, hi = mean_interval(f["seat0_win"].to_numpy())
             est.append(est_row("cell", row["cell"], desc, row[over], strat, P, "seat0_win_share", w, lo, hi, f.height))
             metric_rows("cell", row["cell"], desc, row[over], strat, P, f, f.height)

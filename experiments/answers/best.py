@@ -10,7 +10,7 @@ from simcore.stats import half_width, paired_diff
 from ..config import METRICS
 from ..engine import VEC_ROWS
 from .base import AnswerKind, ReportContext, Result
-from .common import describe_group, fmt_metric, frame, group_rows, short, show
+from .common import describe_group, experiment_labels, fmt_metric, frame, group_rows, label, short
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -30,6 +30,11 @@ def answer_best(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
     label = METRICS[rep.metric][0]
     sentences, paired_rows = [], []
     gaxes = cfg.group_axes
+    labels = experiment_labels(cfg)
+
+    def show(v):
+        return label(labels, v)
+
     for key, sub in group_rows(cells, gaxes):
         sub = sub.sort(col, descending=rep.goal == "max", nulls_last=True)
         best = sub.row(0, named=True)

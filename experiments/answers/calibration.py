@@ -14,7 +14,7 @@ from simcore.registry import get_game
 from simcore.stats import half_width, holm, inside_band, mean_interval, paired_diff, wilson
 
 from .base import AnswerKind, CheckContext, ReportContext, Result
-from .common import (describe_group, deal_frame, est_row, frame, lineup_label, pm_text, pooled_totals, short, show,
+from .common import (describe_group, deal_frame, est_row, experiment_labels, frame, lineup_label, pm_text, pooled_totals, short, show,
                      strategy_label)
 
 if TYPE_CHECKING:
@@ -38,6 +38,7 @@ def answer_calibration(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
     v0 = values[0]
     frames = {i: deal_frame(cfg, runs[i]) for i in cells["cell"].to_list()}
     est, paired_rows, sentences = [], [], []
+    labels = experiment_labels(cfg)
 
     def key_of(row):
         return tuple(row[a] for a in gaxes)
@@ -52,7 +53,7 @@ def answer_calibration(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
         counts = np.asarray(sums["level"], dtype=float)
         lo, hi = wilson(counts, n)
         levels_of[row["cell"]] = (names, counts / n, lo, hi, n)
-        strat = strategy_label(runs, row)
+        strat = strategy_label(runs, row, labels)
         desc = describe_group(gaxes, key_of(row))
         est.append(est_row("cell", row["cell"], desc, row[over], strat, 1, "mean_score", row["focus_mean_score"],
                         row["focus_score_lo"], row["focus_score_hi"], run.deals, band))
@@ -84,13 +85,13 @@ def answer_calibration(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
             side = ("below" if hi[top] < top_band[0] else "above" if lo[top] >= top_band[1] else "at the edge of")
             why.append(f"{names[top]} {side} {top_band[0] * 100:g}%-{top_band[1] * 100:g}%")
         text = (f"{short(over)} {show(v)}: {verdict}" + (f" ({'; '.join(why)})" if why else "") + ": "
-                f"{strategy_label(runs, best)} (best of {sub.height} solo strategies) averages "
+                f"{strategy_label(runs, best, labels)} (best of {sub.height} solo strategies) averages "
                 f"{best['focus_mean_score']:.1f} ± {half_width(best['focus_score_lo'], best['focus_score_hi']):.1f}"
                 + (f", median {med:g}" + (f" ({med_level})" if med_level else "") if med is not None else "")
                 + f"; {names[top]} in {shares[top] * 100:.1f}% [{lo[top] * 100:.1f}%, {hi[top] * 100:.1f}%] of games; "
                 + "levels " + ", ".join(f"{nm} {x * 100:.1f}%" for nm, x in zip(names, shares)))
         if worst["cell"] != best["cell"]:
-            text += (f"; {strategy_label(runs, worst)} averages {worst['focus_mean_score']:.1f} ± "
+            text += (f"; {strategy_label(runs, worst, labels)} averages {worst['focus_mean_score']:.1f} ± "
                      f"{half_width(worst['focus_score_lo'], worst['focus_score_hi']):.1f}")
         # the same strategy under the first value, on the same deals
         same = by_value[v0].filter(pl.col("seat0" if cfg.kind == "seats" else "focus") == strategy_of(cfg, best))
@@ -116,7 +117,7 @@ def answer_calibration(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
         rows = {r[over]: r for r in rows}
         first = next(iter(rows.values()))
         P = int(first["players"])
-        desc = f"{P} players, {lineup_label(runs[first['cell']].cell)}"
+        desc = f"{P} players, {lineup_label(runs[first['cell']].cell, labels)}"
         adv_parts, len_parts = [], []
         worst_adv = worst_len = None
         for v in values:

@@ -85,15 +85,17 @@ def short_spec(agent) -> str:
     return name + (":" + ",".join(diff) if diff else "")
 
 
-def lineup_label(cell) -> str:
-    specs = [short_spec(a) for a in cell.agents]
+def lineup_label(cell, labels: dict[str, str] | None = None) -> str:
+    """A lineup in words: its strategies by short label (see :func:`experiment_labels`)."""
+    specs = [label(labels, a) if labels is not None else short_spec(a) for a in cell.agents]
     if len(set(specs)) == 1:
         return specs[0] if cell.players == 1 else f"{specs[0]} in every seat"
     return " / ".join(specs)
 
 
-def strategy_label(runs: list[CellRun], row: dict[str, Any]) -> str:
-    return short_spec(runs[row["cell"]].cell.agents[0])
+def strategy_label(runs: list[CellRun], row: dict[str, Any], labels: dict[str, str] | None = None) -> str:
+    a = runs[row["cell"]].cell.agents[0]
+    return label(labels, a) if labels is not None else short_spec(a)
 
 
 def deal_frame(cfg: Config, run: CellRun, metric_defs: list[Any] = ()) -> pl.DataFrame:
@@ -231,3 +233,43 @@ def check_event(ctx, required: bool) -> str | None:
         known = ", ".join(f"{c} ({m})" for c, m in rates.items()) or "none"
         ck.fail("report.event", f"a per-seat 0/1 outcome column of {eng.name} (one of {known})", name)
     return name
+
+
+# ------------------------------------------------------------------------------- strategy labels
+def _role_agent(cell, axis: str):
+    """The strategy a whole-spec axis of a cell sets (``focus``, ``field``, ``seatN``), or None."""
+    roles = list(getattr(cell, "roles", []) or [])
+    if axis in ("focus", "field") and axis in roles:
+        return cell.agents[roles.index(axis)]
+    if axis.startswith("seat") and axis[4:].isdigit() and int(axis[4:]) < len(cell.agents):
+        return cell.agents[int(axis[4:])]
+    return None
+
+
+def experiment_labels(cfg: Config) -> dict[str, str]:
+    """``{text: short label}`` for every strategy of an experiment: each full spec, and each strategy as the
+    config writes it (a whole-spec sweep value such as ``guard:margin=1``, a tournament entrant), labelled
+    by :func:`strategies.registry.spec_labels` over the experiment's specs (in config order)."""
+    from strategies.registry import spec_labels
+
+    cells = list(getattr(cfg, "cells", []) or [])
+    labels = spec_labels(a.spec() for c in cells for a in c.agents)
+    out = dict(labels)
+    for c in cells:
+        for axis, v in (c.axes or {}).items():
+            a = _role_agent(c, axis) if isinstance(v, str) else None
+            if a is not None:
+                out.setdefault(v, labels[a.spec()])
+        if c.pair is not None:
+            for name, a in zip(c.pair, c.agents):
+                out.setdefault(str(name), labels[a.spec()])
+    return out
+
+
+def label(labels: dict[str, str], v: Any) -> str:
+    """The short label of a strategy (a spec, or a value of a strategy axis), else the value as shown."""
+    if isinstance(v, str) and v in labels:
+        return labels[v]
+    if hasattr(v, "spec"):
+        return labels.get(v.spec(), short_spec(v))
+    return show(v)

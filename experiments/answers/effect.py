@@ -9,7 +9,7 @@ import polars as pl
 from simcore.stats import half_width, paired_diff, values_ci, wilson
 
 from .base import AnswerKind, Result
-from .common import describe_group, fmt_metric, frame, group_rows, short, show
+from .common import describe_group, experiment_labels, fmt_metric, frame, group_rows, label, short
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -22,6 +22,10 @@ def answer_effect(cfg: Config, cells: pl.DataFrame, runs: list[CellRun], ratings
     rep = cfg.report
     gaxes = cfg.group_axes
     sentences, paired_rows = [], []
+    labels = experiment_labels(cfg)
+
+    def show(v: Any) -> str:
+        return label(labels, v)
 
     def pooled(sub: pl.DataFrame) -> np.ndarray:
         return np.mean([runs[i].vectors() for i in sub["cell"].to_list()], axis=0)
@@ -75,10 +79,10 @@ def answer_effect(cfg: Config, cells: pl.DataFrame, runs: list[CellRun], ratings
                 r = ratings.filter(mask & (pl.col(rep.over) == value)).sort("elo", descending=True)
                 if r.height:
                     top = r.row(0, named=True)
-                    part.append(f"strongest {top['strategy']} ("
+                    part.append(f"strongest {show(top['strategy'])} ("
                                 + (f"Elo {top['elo']:+.0f} ± {half_width(top['elo_lo'], top['elo_hi']):.0f} vs "
-                                   f"{top['reference']}" if top["strategy"] != top["reference"] else
-                                   f"{-r.row(1, named=True)['elo']:.0f} Elo above {r.row(1, named=True)['strategy']}")
+                                   f"{show(top['reference'])}" if top["strategy"] != top["reference"] else
+                                   f"{-r.row(1, named=True)['elo']:.0f} Elo above {show(r.row(1, named=True)['strategy'])}")
                                 + ")")
             sentences.append(f"{short(rep.over)} {show(value)}" + (f" ({desc})" if desc else "") + ": "
                              + "; ".join(part))

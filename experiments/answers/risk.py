@@ -11,7 +11,7 @@ from simcore.stats import linearised, paired_diff, share_ci
 
 from .base import AnswerKind, CheckContext, ReportContext, Result
 from .common import (EVENT_ONLY, baseline_of, check_event, ci_text, dci_text, describe_group, direction, est_row,
-                     event_rows, frame, group_rows, paired_row, short_spec, show)
+                     event_rows, experiment_labels, frame, group_rows, label, paired_row)
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -26,6 +26,11 @@ def answer_risk(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
     ev, over, gaxes = rep.event, rep.over, cfg.group_axes
     f_ev, f_win, f_cond = f"{ev}_share", "win_share", f"win_share_if_not_{ev}"
     sentences, paired_rows, est = [], [], []
+    labels = experiment_labels(cfg)
+
+    def show(v: Any) -> str:
+        return label(labels, v)
+
     for key, sub in group_rows(cells, gaxes):
         desc = describe_group(gaxes, key)
         P = int(sub["players"][0])
@@ -44,8 +49,8 @@ def answer_risk(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
             n = float(deals["plays"].sum())
             e, w, wc, c = (float(deals[k].sum()) for k in ("event", "win", "win_clear", "clear"))
             value = run.cell.axes[over]
-            fig = {"cell": i, "deals": deals, "games": n, "clear": c, "focus": short_spec(run.cell.agents[0]),
-                   "field": short_spec(run.cell.agents[1]) if P > 1 else None,
+            fig = {"cell": i, "deals": deals, "games": n, "clear": c, "focus": show(run.cell.agents[0]),
+                   "field": show(run.cell.agents[1]) if P > 1 else None,
                    f_ev: share_ci(e, n), f_win: share_ci(w, n), f_cond: share_ci(wc, c)}
             figs[value] = fig
             for name in (f_ev, f_win, f_cond):

@@ -12,7 +12,7 @@ from simcore.stats import paired_diff, share_ci
 
 from .base import AnswerKind, CheckContext, ReportContext, Result
 from .common import (EVENT_ONLY, baseline_of, check_event, ci_text, dci_text, describe_group, est_row, event_rows,
-                     frame, group_rows, lineup_label, paired_row, short, show)
+                     experiment_labels, frame, group_rows, lineup_label, paired_row, short, show)
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -27,6 +27,7 @@ def answer_turn_order(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
     ev, over, gaxes = rep.event, rep.over, cfg.group_axes
     names = ["win_share"] + ([f"{ev}_share"] if ev else [])
     sentences, paired_rows, est = [], [], []
+    labels = experiment_labels(cfg)
     for key, sub in group_rows(cells, gaxes):
         desc = describe_group(gaxes, key)
         P = int(sub["players"][0])
@@ -38,7 +39,7 @@ def answer_turn_order(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
             per = g.group_by(["game", "seat"]).agg(aggs).sort(["game", "seat"])   # a deal's rotations averaged
             n = float(g.filter(pl.col("seat") == 0).height)                          # games per seat
             wins = np.array([float(g.filter(pl.col("seat") == s)["win"].sum()) for s in range(P)])
-            fig = {"cell": i, "per": per, "games": n, "lineup": lineup_label(run.cell),
+            fig = {"cell": i, "per": per, "games": n, "lineup": lineup_label(run.cell, labels),
                    "p": float(_st.chisquare(wins).pvalue) if wins.sum() > 0 and P > 1 else None,
                    "win_share": [share_ci(wins[s], n) for s in range(P)]}
             if ev:
