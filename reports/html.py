@@ -160,6 +160,14 @@ def build_report(run_dir: str, index: bool = True) -> str:
     s, m, t = run["summary"], run["manifest"], run["tables"]
     cells = t["cells"]
     axes, gaxes, over = s["axes"], s["group_axes"], s.get("over")
+    with plots.use_labels(s.get("labels")):
+        return _build_report(run_dir, run, index)
+
+
+def _build_report(run_dir: str, run: dict[str, Any], index: bool) -> str:
+    s, m, t = run["summary"], run["manifest"], run["tables"]
+    cells = t["cells"]
+    axes, gaxes, over = s["axes"], s["group_axes"], s.get("over")
     figures: list[plots.Figure] = []
     kind = REGISTRY.get(s["answer_kind"])
     ctx = ReportContext(s, t, cells, axes, gaxes, over)

@@ -10,7 +10,8 @@ from simcore.stats import half_width, paired_diff
 from ..config import METRICS
 from ..engine import VEC_ROWS
 from .base import AnswerKind, ReportContext, Result
-from .common import describe_group, experiment_labels, fmt_metric, frame, group_rows, label, short
+from .common import describe_group, experiment_labels, fmt_metric, frame, group_rows, short
+from .common import label as label_of
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -33,7 +34,7 @@ def answer_best(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
     labels = experiment_labels(cfg)
 
     def show(v):
-        return label(labels, v)
+        return label_of(labels, v)
 
     for key, sub in group_rows(cells, gaxes):
         sub = sub.sort(col, descending=rep.goal == "max", nulls_last=True)

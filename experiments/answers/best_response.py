@@ -205,7 +205,9 @@ def race_figure(race: pl.DataFrame | None, gaxes: list[str], title: str, caption
         ax.set_xlabel(plots.short(pcols[0]) if numeric else "setting")
     for ax in list(axs.flat)[len(groups):]:
         ax.axis("off")
-    axs.flat[0].legend(fontsize=7)
+    fig.tight_layout()
+    handles, names = axs.flat[0].get_legend_handles_labels()
+    fig.legend(handles, names, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncols=3, fontsize=8)
     return plots.Figure(title, caption, plots._encode(fig))
 
 

@@ -626,9 +626,15 @@ def _path_figure(path: pl.DataFrame | None, gaxes: list[str]):
         ax.set_title(g, fontsize=9)
         ax.set_xlabel("best-response step")
         ax.set_ylabel(plots.short(fcols[0]) + " of the field")
-        ax.legend(fontsize=6)
     for ax in list(axs.flat)[len(groups):]:
         ax.axis("off")
+    fig.tight_layout()
+    seen = {}
+    for ax in axs.flat:
+        for h, n in zip(*ax.get_legend_handles_labels()):
+            seen.setdefault(n, h)
+    fig.legend(list(seen.values()), list(seen), loc="upper center", bbox_to_anchor=(0.5, 0.0),
+               ncols=min(6, max(len(seen), 1)), fontsize=8)
     return plots.Figure("Iteration paths", "the field's value at each step of iterated best response, from each "
                         "start value; a star marks a fixed point (the field is its own best response)",
                         plots._encode(fig))
