@@ -93,6 +93,8 @@ class Experiment:
     answer: list[str]
     manifest: dict[str, Any]
     run_dir: str | None = None
+    #: the report's headline: two or three sentences of the answer's gist
+    headline: list[str] = dataclasses.field(default_factory=list)
 
     @property
     def cells(self) -> pl.DataFrame:
@@ -131,6 +133,7 @@ class Experiment:
         rep = cfg.report
         return {
             "title": cfg.title, "question": cfg.question, "game": cfg.game, "answer": self.answer,
+            "headline": self.headline,
             "answer_kind": rep.answer, "over": rep.over, "metric": rep.metric,
             "metric_label": METRICS[rep.metric][0], "goal": rep.goal, "baseline": rep.baseline,
             "notes": rep.notes, "axes": cfg.axes, "group_axes": cfg.group_axes, "lineup": cfg.kind,
@@ -325,7 +328,7 @@ def _play(cfg: Config, games: int | None, jobs: int, progress: bool, backend: st
     if store is not None:
         manifest.update({"resumed": state.get("resumed", []), "chunks_restored": store.restored,
                          "chunks_played": store.saved})
-    return Experiment(cfg, result["tables"], result["answer"], manifest)
+    return Experiment(cfg, result["tables"], result["answer"], manifest, headline=result["headline"])
 
 
 def kind_estimate(cfg: Config) -> int:

@@ -598,7 +598,6 @@ def risk_tradeoff(est: pl.DataFrame, event_figure: str) -> Figure | None:
             yerr = _yerr(np.array([y]), np.array([(r["y_lo"] if r["y_lo"] is not None else np.nan) * 100]),
                          np.array([(r["y_hi"] if r["y_hi"] is not None else np.nan) * 100]))
             ax.errorbar([x], [y], xerr=xerr, yerr=yerr, fmt="o", color=c, capsize=2, label=lab(r["case"]))
-            ax.annotate(lab(r["case"]), (x, y), textcoords="offset points", xytext=(4, 4), fontsize=7, color=c)
         P = sub["players"][0]
         if P:
             ax.axhline(100 / P, color="grey", linestyle=":", linewidth=1)

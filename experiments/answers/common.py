@@ -273,3 +273,39 @@ def label(labels: dict[str, str], v: Any) -> str:
     if hasattr(v, "spec"):
         return labels.get(v.spec(), short_spec(v))
     return show(v)
+
+
+# --------------------------------------------------------------------------- the report's answer table
+def ci_cell(x: float | None, lo: float | None, hi: float | None, percent: bool = True, signed: bool = False,
+            unit: bool = True) -> str:
+    """A figure with its interval in a table cell: ``31.2% [30.1, 32.3]`` (``31.2 [30.1, 32.3]`` without
+    the unit, which the column's head then gives), ``-1.4 [-2.0, -0.8]``."""
+    if x is None or not math.isfinite(x):
+        return ""
+    k, unit, d = (100.0, "%" if unit else "", 1) if percent else (1.0, "", 2 if abs(x) < 10 else 1)
+    sign = "+" if signed else ""
+    text = f"{x * k:{sign}.{d}f}{unit}"
+    if lo is None or hi is None or not (math.isfinite(lo) and math.isfinite(hi)):
+        return text
+    return text + f" [{lo * k:{sign}.{d}f}, {hi * k:{sign}.{d}f}]"
+
+
+def wide_table(cell_est: pl.DataFrame, names: list[str], words: dict[str, str], labels: dict[str, str],
+               over: str | None, percent=lambda name: True, signed: bool = False) -> pl.DataFrame:
+    """Rows: the values of ``over`` (``case``, in the config's order, by short label); columns: each group's
+    figures ``names`` (``GROUP: WORD``) with their 95% intervals, from the cell rows of an estimates table."""
+    cases = cell_est["case"].unique(maintain_order=True).to_list()
+    groups = cell_est["group"].unique(maintain_order=True).to_list()
+    head = short(over) if over else "value"
+    index = {(r["case"], r["group"], r["figure"]): r for r in cell_est.iter_rows(named=True)}
+    rows = []
+    for c in cases:
+        row = {head: label(labels, c)}
+        for g in groups:
+            for n in names:
+                r = index.get((c, g, n))
+                word = words.get(n, n) + (" %" if percent(n) else "")
+                key = f"{g}: {word}" if len(groups) > 1 else word
+                row[key] = ci_cell(r["value"], r["lo"], r["hi"], percent(n), signed, unit=False) if r else ""
+        rows.append(row)
+    return pl.DataFrame(rows, schema={k: pl.String for k in rows[0]}) if rows else pl.DataFrame()
