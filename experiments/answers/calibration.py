@@ -14,6 +14,7 @@ from simcore.registry import get_game
 from simcore.stats import half_width, holm, inside_band, mean_interval, paired_diff, wilson
 
 from .base import AnswerKind, CheckContext, ReportContext, Result
+from .common import ci_cell, label
 from .common import (describe_group, deal_frame, est_row, experiment_labels, frame, lineup_label, pm_text, pooled_totals, short, show,
                      strategy_label)
 
@@ -236,6 +237,35 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun]) -
     return Result(answer, paired, est)
 
 
+def lead_table(ctx: ReportContext):
+    """A row per value of ``over``: the best solo strategy, its mean score and its share of games at the top
+    level, each with its 95% interval, next to the band the criterion asks for."""
+    est = ctx.t["estimates"]
+    if est.height == 0 or "figure" not in est.columns:
+        return None
+    cell = est.filter(pl.col("scope") == "cell")
+    score = cell.filter(pl.col("figure") == "mean_score")
+    top = cell.filter(pl.col("figure").str.starts_with("level.") & pl.col("band_lo").is_not_null())
+    if score.height == 0:
+        return None
+    labels = ctx.s.get("labels") or {}
+    rows = []
+    for case in score["case"].unique(maintain_order=True).to_list():
+        sub = score.filter(pl.col("case") == case).sort("value", descending=True, nulls_last=True)
+        b = sub.row(0, named=True)
+        row = {short(ctx.over): label(labels, case), "best solo strategy": label(labels, b["strategy"]),
+               "mean score": ci_cell(b["value"], b["lo"], b["hi"], percent=False),
+               "score band": f"{b['band_lo']:g} to {b['band_hi']:g}" if b["band_lo"] is not None else ""}
+        t = top.filter((pl.col("case") == case) & (pl.col("strategy") == b["strategy"]))
+        if t.height:
+            r = t.row(0, named=True)
+            level = r["figure"].split(".", 1)[1]
+            row[f"{level} share %"] = ci_cell(r["value"], r["lo"], r["hi"], unit=False)
+            row[f"{level} band %"] = f"{r['band_lo'] * 100:g} to {r['band_hi'] * 100:g}"
+        rows.append(row)
+    return pl.DataFrame(rows, schema={k: pl.String for k in rows[0]}) if rows else None
+
+
 def figures(ctx: ReportContext) -> list:
     """The criterion, the level shares and the solo score distribution of the best solo strategy per value of
     ``over``; then the multiplayer figures (first-seat advantage, game length) per value."""
@@ -263,4 +293,4 @@ def dist(ctx: ReportContext):
 _ONLY = "nothing unless answer = 'calibration'"
 KIND = AnswerKind("calibration", "which values of `over` make the game's solo level scale plausible", analyse,
                   needs_over=True, per_game=True, keys={"score_band": _ONLY, "top_share": _ONLY}, check=check,
-                  figures=figures, dist=dist)
+                  figures=figures, lead_table=lead_table, dist=dist)

@@ -293,12 +293,23 @@ def ci_cell(x: float | None, lo: float | None, hi: float | None, percent: bool =
 def wide_table(cell_est: pl.DataFrame, names: list[str], words: dict[str, str], labels: dict[str, str],
                over: str | None, percent=lambda name: True, signed: bool = False) -> pl.DataFrame:
     """Rows: the values of ``over`` (``case``, in the config's order, by short label); columns: each group's
-    figures ``names`` (``GROUP: WORD``) with their 95% intervals, from the cell rows of an estimates table."""
+    figures ``names`` (``GROUP: WORD``) with their 95% intervals, from the cell rows of an estimates table.
+    With more than nine such columns, one row per group and value instead (the figures as columns)."""
     cases = cell_est["case"].unique(maintain_order=True).to_list()
     groups = cell_est["group"].unique(maintain_order=True).to_list()
     head = short(over) if over else "value"
     index = {(r["case"], r["group"], r["figure"]): r for r in cell_est.iter_rows(named=True)}
     rows = []
+    if len(groups) * len(names) > 9:
+        for g in groups:
+            for c in cases:
+                row = {"group": str(g), head: label(labels, c)}
+                for n in names:
+                    r = index.get((c, g, n))
+                    row[words.get(n, n) + (" %" if percent(n) else "")] = \
+                        ci_cell(r["value"], r["lo"], r["hi"], percent(n), signed, unit=False) if r else ""
+                rows.append(row)
+        return pl.DataFrame(rows, schema={k: pl.String for k in rows[0]}) if rows else pl.DataFrame()
     for c in cases:
         row = {head: label(labels, c)}
         for g in groups:
