@@ -320,10 +320,12 @@ def build_index(out_dir: str) -> str:
                 m = json.load(fh)
         except (OSError, json.JSONDecodeError):
             continue
-        answer = s.get("answer") or [""]
-        runs.append({"name": name, "title": s.get("title", ""), "game": s.get("game", ""),
-                     "cells": m.get("cells", 0), "games": m.get("games_total", m.get("games_played", 0)), "started": m.get("started", ""),
-                     "answer": answer[0] + (f" (+{len(answer) - 1} more)" if len(answer) > 1 else ""),
+        answer = [str(x) for x in (s.get("answer") or [])]
+        headline = [str(x) for x in (s.get("headline") or answer[:1])]
+        runs.append({"name": name, "title": s.get("title", ""), "question": s.get("question", ""),
+                     "game": s.get("game", ""), "cells": m.get("cells", 0),
+                     "games": m.get("games_total", m.get("games_played", 0)), "started": m.get("started", ""),
+                     "headline": headline, "answer": answer, "folded": answer != headline,
                      "report": os.path.isfile(os.path.join(d, "report.html"))})
     runs.sort(key=lambda r: r["started"], reverse=True)
     page = _env().get_template("index.html.j2").render(runs=runs, css=_css(), where=os.path.abspath(out_dir))
