@@ -350,18 +350,29 @@ def _labels(items: list[tuple[Any, str, list[tuple[str, str]], dict[str, str] | 
     return labels
 
 
-def spec_labels(specs: Any) -> dict[str, str]:
+def spec_labels(specs: Any, defaults: dict[str, dict[str, str]] | None = None) -> dict[str, str]:
     """The short label of every full spec of an experiment (``{spec: label}``, in the order given): the
     strategy's name plus only the parameters that differ among the specs of that name, e.g.
     ``guard margin=1 late=8`` next to ``guard margin=0 late=4``, and ``counter`` alone when every
-    ``counter`` of the experiment is the same. Reports, answer sentences and tables label strategies by it;
-    the full spec stays one column (or one click) away."""
+    ``counter`` of the experiment is the same. With ``defaults`` (name -> {parameter: value as in a spec}), a
+    strategy whose specs all agree shows the parameters it does not leave at their defaults
+    (``threshold wake=8`` alone against ``counter``). Reports, answer sentences and tables label strategies
+    by it; the full spec stays one column (or one click) away."""
     unique = list(dict.fromkeys(str(s) for s in specs))
     items = []
     for s in unique:
         name, pairs = split_spec(s)
-        items.append((name, name, pairs, None, s))
+        items.append((name, name, pairs, (defaults or {}).get(name), s))
     return dict(zip(unique, _labels(items)))
+
+
+def spec_defaults(agent: Any) -> dict[str, str] | None:
+    """A strategy's parameter defaults as they read in a spec (None when it has none to tell)."""
+    from .base import _fmt
+
+    if not dataclasses.is_dataclass(agent):
+        return None
+    return {f.name: _fmt(f.default) for f in dataclasses.fields(agent) if f.init and f.default is not dataclasses.MISSING}
 
 
 def short_labels(agents: list[Any]) -> list[str]:
@@ -373,10 +384,7 @@ def short_labels(agents: list[Any]) -> list[str]:
     items = []
     for a in agents:
         ps = a.params() if hasattr(a, "params") else {}
-        defaults = None
-        if dataclasses.is_dataclass(a):
-            defaults = {f.name: _fmt(f.default) for f in dataclasses.fields(a)
-                        if f.init and f.default is not dataclasses.MISSING}
+        defaults = spec_defaults(a)
         name = getattr(a, "name", "") or type(a).__name__
         items.append(((name, type(a)), name, [(k, _fmt(v)) for k, v in ps.items()], defaults,
                       a.spec() if hasattr(a, "spec") else repr(a)))

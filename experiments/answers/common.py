@@ -250,10 +250,16 @@ def experiment_labels(cfg: Config) -> dict[str, str]:
     """``{text: short label}`` for every strategy of an experiment: each full spec, and each strategy as the
     config writes it (a whole-spec sweep value such as ``guard:margin=1``, a tournament entrant), labelled
     by :func:`strategies.registry.spec_labels` over the experiment's specs (in config order)."""
-    from strategies.registry import spec_labels
+    from strategies.registry import spec_defaults, spec_labels, split_spec
 
     cells = list(getattr(cfg, "cells", []) or [])
-    labels = spec_labels(a.spec() for c in cells for a in c.agents)
+    defaults: dict[str, dict[str, str]] = {}
+    for c in cells:
+        for a in c.agents:
+            d = spec_defaults(a)
+            if d is not None:
+                defaults.setdefault(split_spec(a.spec())[0], d)
+    labels = spec_labels((a.spec() for c in cells for a in c.agents), defaults)
     out = dict(labels)
     for c in cells:
         for axis, v in (c.axes or {}).items():
