@@ -44,6 +44,7 @@ from strategies.registry import origin, register_files, registered_files
 
 from .analysis import analyse
 from .answers import REGISTRY
+from .answers.common import experiment_labels
 from .config import BACKENDS, METRICS, Config, load
 from .engine import ChunkStore, atomic_write, check_memory, chunk_size, play_cells
 from .tomlwrite import dumps as toml_dumps
@@ -93,8 +94,13 @@ class Experiment:
     answer: list[str]
     manifest: dict[str, Any]
     run_dir: str | None = None
+<<<<<<< HEAD
     #: one short traced game per cell the answer is about (:mod:`experiments.examples`); not an answer table
     examples: pl.DataFrame | None = None
+=======
+    #: the report's headline: two or three sentences of the answer's gist
+    headline: list[str] = dataclasses.field(default_factory=list)
+>>>>>>> reports-12
 
     @property
     def cells(self) -> pl.DataFrame:
@@ -133,10 +139,11 @@ class Experiment:
         rep = cfg.report
         return {
             "title": cfg.title, "question": cfg.question, "game": cfg.game, "answer": self.answer,
+            "headline": self.headline,
             "answer_kind": rep.answer, "over": rep.over, "metric": rep.metric,
             "metric_label": METRICS[rep.metric][0], "goal": rep.goal, "baseline": rep.baseline,
             "notes": rep.notes, "axes": cfg.axes, "group_axes": cfg.group_axes, "lineup": cfg.kind,
-            "strategies": cfg.strategies, "rotate": cfg.rotate,
+            "strategies": cfg.strategies, "rotate": cfg.rotate, "labels": experiment_labels(cfg),
         }
 
     def write(self, out: str = "runs", name: str | None = None) -> str:
@@ -331,7 +338,11 @@ def _play(cfg: Config, games: int | None, jobs: int, progress: bool, backend: st
     if store is not None:
         manifest.update({"resumed": state.get("resumed", []), "chunks_restored": store.restored,
                          "chunks_played": store.saved})
+<<<<<<< HEAD
     return Experiment(cfg, result["tables"], result["answer"], manifest, examples=examples)
+=======
+    return Experiment(cfg, result["tables"], result["answer"], manifest, headline=result["headline"])
+>>>>>>> reports-12
 
 
 def kind_estimate(cfg: Config) -> int:
