@@ -94,13 +94,10 @@ class Experiment:
     answer: list[str]
     manifest: dict[str, Any]
     run_dir: str | None = None
-<<<<<<< HEAD
     #: one short traced game per cell the answer is about (:mod:`experiments.examples`); not an answer table
     examples: pl.DataFrame | None = None
-=======
     #: the report's headline: two or three sentences of the answer's gist
     headline: list[str] = dataclasses.field(default_factory=list)
->>>>>>> reports-12
 
     @property
     def cells(self) -> pl.DataFrame:
@@ -338,11 +335,8 @@ def _play(cfg: Config, games: int | None, jobs: int, progress: bool, backend: st
     if store is not None:
         manifest.update({"resumed": state.get("resumed", []), "chunks_restored": store.restored,
                          "chunks_played": store.saved})
-<<<<<<< HEAD
-    return Experiment(cfg, result["tables"], result["answer"], manifest, examples=examples)
-=======
-    return Experiment(cfg, result["tables"], result["answer"], manifest, headline=result["headline"])
->>>>>>> reports-12
+    return Experiment(cfg, result["tables"], result["answer"], manifest, examples=examples,
+                      headline=result["headline"])
 
 
 def kind_estimate(cfg: Config) -> int:
