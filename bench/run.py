@@ -15,13 +15,14 @@ import json
 import os
 import sys
 
-from .common import jobs_speedup, peak_memory, sensei_cmd
+from .common import jobs_speedup, peak_memory, sensei_cmd, startup
 
 #: rows of the table: (game, bench module, its keyword arguments, lineup for the 2-worker run, players)
 ROWS = [
     ("sen", "bench.sen", {}, ["threshold"], 4),
     ("sen", "bench.sen", {"compiled": False}, ["threshold"], 4),
     ("senshi", "bench.senshi", {}, ["greedy"], 4),
+    ("senshi", "bench.senshi", {"compiled": False}, ["greedy"], 4),
     ("sensu", "bench.sensu", {"players": 4}, ["random"], 4),
     ("sensu", "bench.sensu", {"players": 4, "compiled": False}, ["random"], 4),
     ("sensu", "bench.sensu", {"players": 1}, ["random"], 1),
@@ -35,18 +36,22 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--seconds", type=float, default=6.0, help="seconds per speed measurement")
     ap.add_argument("--jobs-games", type=int, default=262144, help="games for the 2-worker speed-up")
+    ap.add_argument("--small-jobs-games", type=int, default=20000,
+                    help="games of the smaller 2-worker run (2 workers must already pay off there)")
     ap.add_argument("--big-games", type=int, default=10_000_000, help="games of the large Sen run (memory)")
     ap.add_argument("--quick", action="store_true", help="small sizes (a smoke run)")
     ap.add_argument("--write", metavar="FILE", help="also write the tables into FILE's bench block (docs/speed.md)")
     args = ap.parse_args(argv)
     if args.quick:
-        args.seconds, args.jobs_games, args.big_games = 1.0, 16384, 50_000
+        args.seconds, args.jobs_games, args.small_jobs_games, args.big_games = 1.0, 16384, 4096, 50_000
     rows = []
     for game, module, kwargs, specs, players in ROWS:
         mod = importlib.import_module(module)
         res = mod.bench(args.seconds, **kwargs)
         res["speedup_2_jobs"] = round(jobs_speedup(game, specs, players, args.jobs_games,
                                                    compiled=kwargs.get("compiled", True)), 2)
+        res["speedup_2_jobs_small"] = round(jobs_speedup(game, specs, players, args.small_jobs_games,
+                                                         compiled=kwargs.get("compiled", True)), 2)
         rows.append(res)
         print(json.dumps(res), file=sys.stderr)
     # heuristics: a game's bench module may define ``heuristics(seconds)``, rows of each heuristic's speed
@@ -60,6 +65,13 @@ def main(argv: list[str] | None = None) -> int:
             row.setdefault("share_of_reference", row.get("share"))
             shares.append(row)
             print(json.dumps(row), file=sys.stderr)
+    # a built-in strategy and the same strategy in a user's file: the same speed (aim: within 10%)
+    from .sen import user_file
+    same = user_file(args.seconds)
+    print(json.dumps(same), file=sys.stderr)
+    # start-up: `sensei play GAME --games 10` on a warm cache
+    starts = {game: round(startup(game), 2) for game in dict.fromkeys(game for game, *_ in ROWS)}
+    print(json.dumps({"startup_s": starts}), file=sys.stderr)
     # peak memory of one large run through the command line, and of a run 10x smaller (flatness)
     mem = []
     for n in (args.big_games // 10, args.big_games):
@@ -68,18 +80,26 @@ def main(argv: list[str] | None = None) -> int:
         mem.append({"games": n, "peak_mib": round(peak / 2 ** 20, 1), "seconds": round(secs, 1),
                     "games_per_s": round(n / secs)})
     print()
+    small = f"{args.small_jobs_games // 1000}k"
     print(f"{'game':<16}{'players':>8}{'policy':>12}{'lane':>10}{'engine g/s':>12}{'oracle g/s':>12}{'ratio':>8}"
-          f"{'2 jobs':>8}")
+          f"{'2 jobs':>8}{'2 jobs ' + small:>12}")
     for r in rows:
         print(f"{r['game']:<16}{r['players']:>8}{str(r.get('policy', '')):>12}{r.get('lane', ''):>10}"
               f"{r['engine_games_per_s']:>12,}"
-              f"{r['oracle_games_per_s']:>12,}{r['ratio']:>8}{r['speedup_2_jobs']:>8}")
+              f"{r['oracle_games_per_s']:>12,}{r['ratio']:>8}{r['speedup_2_jobs']:>8}{r['speedup_2_jobs_small']:>12}")
+    print(f"('2 jobs': wall-time ratio of 1 worker over 2 for {args.jobs_games:,} games; "
+          f"'2 jobs {small}': the same for {args.small_jobs_games:,} games)")
     if shares:
         print()
         print(f"{'game':<16}{'players':>8}{'heuristic':>12}{'g/s':>12}{'reference':>12}{'ref g/s':>12}{'share':>8}")
         for r in shares:
             print(f"{r['game']:<16}{r['players']:>8}{r['strategy']:>12}{r['games_per_s']:>12,}{r['reference']:>12}"
                   f"{r['reference_games_per_s']:>12,}{r['share_of_reference']:>8}")
+    print()
+    print(f"user file: {same['b']} plays at {same['ratio']}x the speed of the built-in {same['a']} "
+          f"({same['b_games_per_s']:,} vs {same['a_games_per_s']:,} games/s; aim: within 10%)")
+    print("start-up, `sensei play GAME --games 10` on a warm cache (best of 3): "
+          + ", ".join(f"{g} {t} s" for g, t in starts.items()) + " (aim: under 1 s)")
     print()
     print("peak memory, sen 4 players threshold, --jobs 2, whole process tree:")
     for m in mem:
