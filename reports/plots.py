@@ -58,6 +58,14 @@ def rotate_labels(ax, angle: int = 35) -> None:
     plt.setp(ax.get_xticklabels(), rotation=angle, ha="right", rotation_mode="anchor")
 
 
+def error_lengths(v, lo, hi) -> list[np.ndarray]:
+    """matplotlib's error-bar lengths below and above ``v`` for the interval [lo, hi]: never negative (a
+    point estimate can fall outside a bootstrap interval of few deals: its bar then reaches the interval on
+    one side only) and 0 where the interval is missing."""
+    v, lo, hi = (np.asarray(a, dtype=float) for a in (v, lo, hi))
+    return [np.maximum(np.nan_to_num(v - lo), 0.0), np.maximum(np.nan_to_num(hi - v), 0.0)]
+
+
 def _is_int_data(values: list[np.ndarray]) -> bool:
     vals = np.concatenate([np.asarray(v, dtype=float).ravel() for v in values]) if values else np.array([])
     vals = vals[np.isfinite(vals)]
@@ -324,7 +332,7 @@ def ratings_plot(ratings: pl.DataFrame, axes: list[str]) -> Figure | None:
         sub = df.filter(pl.col("group") == g)
         x = np.array([strategies.index(s) for s in sub["strategy"].to_list()]) - 0.4 + width * (j + 0.5)
         e = sub["elo"].to_numpy()
-        ax.errorbar(x, e, yerr=[e - sub["elo_lo"].to_numpy(), sub["elo_hi"].to_numpy() - e], fmt="o", color=color,
+        ax.errorbar(x, e, yerr=error_lengths(e, sub["elo_lo"].to_numpy(), sub["elo_hi"].to_numpy()), fmt="o", color=color,
                     label=g, capsize=3)
     ax.axhline(0, color="grey", linewidth=1)
     ax.set_xticks(range(len(strategies)), [lab(x) for x in strategies])
@@ -355,7 +363,7 @@ def paired_plot(paired: pl.DataFrame, group_axes: list[str]) -> Figure | None:
             d = s["diff"].to_numpy() * scale
             lo = s["lo"].fill_null(np.nan).to_numpy() * scale
             hi = s["hi"].fill_null(np.nan).to_numpy() * scale
-            ax.errorbar(x, d, yerr=[d - lo, hi - d], fmt="o", color=color, label=g, capsize=3)
+            ax.errorbar(x, d, yerr=error_lengths(d, lo, hi), fmt="o", color=color, label=g, capsize=3)
         ax.axhline(0, color="grey", linewidth=1)
         names = [lab(v) for v in values]
         ax.set_xticks(range(len(values)), names)

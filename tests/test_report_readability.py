@@ -186,3 +186,12 @@ def test_index_shows_question_and_the_whole_answer(report):
     for sentence in res.answer + res.headline:
         assert str(escape(sentence)) in index
     assert "(+" not in index  # nothing cut
+
+
+def test_error_bars_never_get_negative_lengths():
+    """A point estimate outside its (bootstrap) interval, or a missing interval, still draws."""
+    from reports.plots import error_lengths
+
+    below, above = error_lengths([0.5, 0.2, 0.4], [0.55, 0.1, float("nan")], [0.7, 0.3, float("nan")])
+    assert below[0] == 0.0 and below[2] == 0.0 and (below >= 0).all() and (above >= 0).all()
+    assert abs(below[1] - 0.1) < 1e-12 and abs(above[0] - 0.2) < 1e-12 and above[2] == 0.0

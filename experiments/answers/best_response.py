@@ -201,7 +201,7 @@ def race_figure(race: pl.DataFrame | None, gaxes: list[str], title: str, caption
         lo = sub["lo"].fill_null(np.nan).to_numpy() * scale
         hi = sub["hi"].fill_null(np.nan).to_numpy() * scale
         alive = sub["survived"].to_numpy()
-        ax.errorbar(x, y, yerr=[np.nan_to_num(y - lo), np.nan_to_num(hi - y)], fmt="none", ecolor="grey", capsize=2)
+        ax.errorbar(x, y, yerr=plots.error_lengths(y, lo, hi), fmt="none", ecolor="grey", capsize=2)
         ax.plot(x[alive], y[alive], "o", color="tab:blue", label="in the race")
         ax.plot(x[~alive], y[~alive], "o", color="tab:blue", mfc="white", label="dropped")
         b = sub["best"].to_numpy()

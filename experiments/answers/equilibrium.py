@@ -545,7 +545,7 @@ def _support_figure(eq: pl.DataFrame | None):
         lo = sub["ci_low"].fill_null(np.nan).to_numpy() * 100
         hi = sub["ci_high"].fill_null(np.nan).to_numpy() * 100
         ax.barh(y, x, color="tab:blue", alpha=0.7)
-        ax.errorbar(x, y, xerr=[np.nan_to_num(x - lo), np.nan_to_num(hi - x)], fmt="none", ecolor="black", capsize=3)
+        ax.errorbar(x, y, xerr=plots.error_lengths(x, lo, hi), fmt="none", ecolor="black", capsize=3)
         ax.set_yticks(y, sub["strategy"].to_list(), fontsize=7)
         ax.set_xlim(0, 100)
         ax.set_xlabel("probability (%)")
