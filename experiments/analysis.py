@@ -170,7 +170,7 @@ def sprt_table(cfg: Config, runs: list[CellRun]) -> pl.DataFrame:
 
 def ratings_table(cfg: Config, cells: pl.DataFrame) -> pl.DataFrame:
     """Bradley-Terry ratings per group of tournament cells (every axis is a group)."""
-    if cfg.kind != "tournament":
+    if cfg.kind != "tournament" or "a" not in cells.columns:  # (a searching answer plays no match-ups)
         return pl.DataFrame()
     rows = []
     for key, sub in group_rows(cells, cfg.axes):

@@ -352,6 +352,11 @@ def parse(raw: dict[str, Any], path: str = "<config>", games_override: int | Non
         ck.fail("sweep", f"a grid of at most {MAX_CELLS:,} cells (the product of the sweep axes' lengths"
                 + (" and the tournament's match-ups" if kind == "tournament" else "") + ")", f"{size:,} cells")
     cells: list[Cell] = []
+    # a searching answer (best_response) over a tournament draws the tournament's tables itself: one cell
+    # per group holds the entrants, as a population's does
+    rep = raw.get("report")
+    answer = rep.get("answer") if isinstance(rep, dict) else None
+    grouped = kind == "tournament" and isinstance(answer, str) and getattr(_kinds().get(answer), "search", None) is not None
     combos = itertools.product(*[vals for _, vals in axes]) if axes else [()]
     for combo in combos:
         settings: dict[str, tuple[Any, str]] = {}
@@ -361,7 +366,7 @@ def parse(raw: dict[str, Any], path: str = "<config>", games_override: int | Non
             for k, v in sets.items():
                 settings[k] = (v, f"sweep.{axis}" + ("" if k == axis else f".{label}.{k}"))
         cells.extend(_make_cells(eng, kind, roles, entrants, fixed_rules, base_players, settings, axis_values,
-                                 ck, len(cells)))
+                                 ck, len(cells), grouped))
     if not cells:
         ck.fail("sweep", "at least one cell", "none")
     sprt = _sprt(raw.get("sprt"), ck, kind)
@@ -457,7 +462,8 @@ def _strategy(eng, spec: str, params: dict[str, Any], ck: _Checker, where: str):
         raise SenseiError(f"{ck.path}: {where}: {exc}") from None
 
 
-def _make_cells(eng, kind, roles, entrants, fixed_rules, base_players, settings, axis_values, ck, start):
+def _make_cells(eng, kind, roles, entrants, fixed_rules, base_players, settings, axis_values, ck, start,
+                grouped=False):
     rules_vals = dict(fixed_rules)
     players = base_players
     players_where = "players"
@@ -515,8 +521,8 @@ def _make_cells(eng, kind, roles, entrants, fixed_rules, base_players, settings,
             agents = [strat(role_spec[r], role_params[r], where_of.get(r, f"lineup.seats[{i}]"))
                       for i, r in enumerate(seat_roles)]
         out.append(Cell(start, players, rules, agents, ["seat"] * players, dict(axis_values)))
-    elif kind == "population":  # one cell per group: the members (the answer plays the lineups they form)
-        made = [strat(s, {}, where_of.get("strategy", f"lineup.population[{i}]")) for i, s in enumerate(entrants)]
+    elif kind == "population" or grouped:  # one cell per group: the members (the answer plays their lineups)
+        made = [strat(s, {}, where_of.get("strategy", f"lineup.{kind}[{i}]")) for i, s in enumerate(entrants)]
         out.append(Cell(start, players, rules, made, ["member"] * len(made), dict(axis_values)))
     else:
         made = [strat(s, {}, where_of.get("strategy", f"lineup.tournament[{i}]")) for i, s in enumerate(entrants)]

@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import polars as pl
 
+from simcore.stats import values_ci
+
 from ..search import check_not_per_game, setting_label
 from .base import AnswerKind, CheckContext, ReportContext, Result
 from .common import describe_group, frame, short_spec
@@ -31,9 +33,23 @@ _SEAT = re.compile(r"^seat(\d+)$")
 
 
 def _deviator(ctx: CheckContext, spec) -> int:
-    """The base seat of the deviator, from the parameters' role (focus, or one seatN of a seats lineup)."""
+    """The base seat of the deviator, from the parameters' role (focus, or one seatN of a seats lineup); for
+    a tournament, the deviator's index among the entrants (it sits in base seat 0 of every table)."""
     ck = ctx.ck
     roles = {p.role for p in spec.params}
+    if ctx.lineup == "tournament":
+        names = [a.name for a in ctx.cells[0].agents]
+        role = spec.params[0].role
+        for p in spec.params:
+            if p.role not in names:
+                ck.fail(f"search.{p.key}", f"a parameter of an entrant ({', '.join(names)}): that entrant is the "
+                        "deviator", p.role)
+            if p.role != role:
+                ck.fail(f"search.{p.key}", f"a parameter of one entrant, the deviator ({role})", p.role)
+        if names.count(role) > 1:
+            ck.fail(f"search.{spec.params[0].key}", "an entrant that appears once in the tournament (its name "
+                    "names the deviator)", role)
+        return names.index(role)
     if ctx.lineup == "focus":
         bad = sorted(roles - {"focus"})
         if bad:
@@ -51,11 +67,18 @@ def _deviator(ctx: CheckContext, spec) -> int:
     return n
 
 
-def _agents(cell, lineup: str, seat: int, setting: dict[str, Any], ck=None, where: str = "search") -> list[Any]:
+def _agents(cell, lineup: str, seat: int, setting: dict[str, Any], ck=None, where: str = "search") -> list[list[Any]]:
+    """The lineups (agents in base seat order) the deviator plays with ``setting``: the config's lineup with
+    the deviator changed, or for a tournament (``seat``: the deviator's entrant) the deviator alone against a
+    table of each other entrant, as the tournament draws its entrant's tables."""
+    if lineup == "tournament":
+        me = cell.agents[seat]
+        me = with_params(me, split(setting).get(me.name, {}), ck, where)
+        return [[me] + [o] * (cell.players - 1) for i, o in enumerate(cell.agents) if i != seat]
     agents = list(cell.agents)
     role = "focus" if lineup == "focus" else f"seat{seat}"
     agents[seat] = with_params(agents[seat], split(setting).get(role, {}), ck, where)
-    return agents
+    return [agents]
 
 
 def check(ctx: CheckContext) -> dict[str, Any]:
@@ -70,8 +93,13 @@ def check(ctx: CheckContext) -> dict[str, Any]:
         for s in (spec.settings() if spec.discrete else _endpoints(spec)):
             _agents(cell, ctx.lineup, seat, s, ctx.ck, "search." + ",".join(s))
     spec.options["seat"] = seat
-    spec.estimate = lambda cfg: sum(len(c.rotations(cfg.rotate)) for c in cfg.cells) * spec.first_deals(cfg.games) * (
-        len(spec.settings()) if spec.discrete else spec.trials) * 2
+    size = len(spec.settings()) if spec.discrete else spec.trials
+    if ctx.lineup == "tournament":
+        spec.estimate = lambda cfg: sum(c.players * (len(c.agents) - 1) for c in cfg.cells) * spec.first_deals(
+            cfg.games) * size * 2
+    else:
+        spec.estimate = lambda cfg: sum(len(c.rotations(cfg.rotate)) for c in cfg.cells) * spec.first_deals(
+            cfg.games) * size * 2
     return {"search": spec}
 
 
@@ -86,14 +114,14 @@ def search(cfg: Config, ev) -> list:
     seat = spec.options["seat"]
     metric = cfg.report.metric
     goal = cfg.report.goal
-    fn = deviator_values(seat, metric)
+    fn = deviator_values(0 if cfg.kind == "tournament" else seat, metric)
     out = []
     for g, cell in enumerate(cfg.cells):
         axes = group_axes(cfg, cell)
+        roles = ["focus"] + ["field"] * (cell.players - 1) if cfg.kind in ("focus", "tournament") else None
 
-        def runs_of(setting, cell=cell, axes=axes):
-            return [ev.lineup(cell, _agents(cell, cfg.kind, seat, setting), axes,
-                              ["focus"] + ["field"] * (cell.players - 1) if cfg.kind == "focus" else None)]
+        def runs_of(setting, cell=cell, axes=axes, roles=roles):
+            return [ev.lineup(cell, agents, axes, roles) for agents in _agents(cell, cfg.kind, seat, setting)]
 
         found = search_space(ev, cfg, spec, runs_of, lambda runs, stop: mean_values(runs, fn, stop), goal,
                              seed_key=g)
@@ -103,6 +131,10 @@ def search(cfg: Config, ev) -> list:
 
 
 def _field_text(cfg, cell, seat: int) -> str:
+    if cfg.kind == "tournament":
+        others = [short_spec(a) for i, a in enumerate(cell.agents) if i != seat]
+        return ("the tournament field: alone against a table of each of " + ", ".join(others) +
+                " in turn, equally weighted" if len(others) > 1 else f"a table of {others[0]}")
     others = [a.spec() for i, a in enumerate(cell.agents) if i != seat]
     if len(set(others)) == 1:
         return f"a table of {others[0]}"
@@ -125,6 +157,8 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
                 f"{_field_text(cfg, cell, seat)}): {setting_label(best)}, {_label(metric)} "
                 f"{value_text(metric, r.means[k])} [{value_text(metric, r.lo[k])}, {value_text(metric, r.hi[k])}] over "
                 f"{r.deals[k]:,} deals" + (f" (fair {pct(fair)})" if fair else ""))
+        if cfg.kind == "tournament" and cell.agents and len(cell.agents) > 2:
+            text += "; against each table: " + _per_table(cell, seat, found, metric, r.deals[k])
         if len(found.raced) > 1:
             text += f"; closest rivals on the same deals: {runners_up(found, metric)}"
         dropped = sum(1 for d in r.dropped_in if d is not None)
@@ -148,6 +182,17 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
                 race_table.append({**base, **s, "setting": setting_label(s), "metric": metric, "trial": t,
                                    "trial_value": v, "deals": spec.first_deals(cfg.games)})
     return Result(sentences, frame(paired), None, {"race": frame(race_table)})
+
+
+def _per_table(cell, seat: int, found, metric: str, deals: int) -> str:
+    """The best setting's figure against each entrant's table of a tournament field (t intervals over deals)."""
+    others = [a for i, a in enumerate(cell.agents) if i != seat]
+    fn = deviator_values(0, metric)
+    parts = []
+    for o, run in zip(others, found.runs[found.raced[found.race.best]]):
+        m, lo, hi = values_ci(fn(run)[:deals])
+        parts.append(f"{short_spec(o)} {value_text(metric, m)} [{value_text(metric, lo)}, {value_text(metric, hi)}]")
+    return ", ".join(parts)
 
 
 def _label(metric: str) -> str:
@@ -224,5 +269,5 @@ def race_figure(race: pl.DataFrame | None, gaxes: list[str], title: str, caption
 
 
 KIND = AnswerKind("best_response", "the best setting of the deviator's parameters against a given field", analyse,
-                  check=check, tables=("search",), lineups=("focus", "seats"), search=search, figures=figures,
+                  check=check, tables=("search",), lineups=("focus", "seats", "tournament"), search=search, figures=figures,
                   paired_plot=False)
