@@ -166,7 +166,11 @@ ROW_BYTES = 24
 def memory_needs(cfg: Config) -> dict[str, float]:
     """What a run of ``cfg`` keeps in memory, in bytes, by what keeps it (an estimate on the high side)."""
     max_deals = cfg.sprt.max_games if cfg.sprt else cfg.games
-    rotations = [len(c.rotations(cfg.rotate)) for c in cfg.cells]
+    search = cfg.report.search
+    if search is not None:  # a searching answer: its cells are groups (of members); it chooses its lineups
+        rotations = [c.players for c in cfg.cells]
+    else:
+        rotations = [len(c.rotations(cfg.rotate)) for c in cfg.cells]
     needs = {f"the totals of {len(cfg.cells):,} cells": len(cfg.cells) * CELL_BYTES + sum(rotations) * ROTATION_BYTES}
     if needs_vectors(cfg):
         needs[f"the per-deal values of {max_deals:,} deals per cell that answer {cfg.report.answer!r} compares"] = \
@@ -175,7 +179,11 @@ def memory_needs(cfg: Config) -> dict[str, float]:
         from simcore.registry import get_game
 
         width = len(get_game(cfg.game).columns) + 8
-        rows = sum(r * c.players for r, c in zip(rotations, cfg.cells)) * max_deals
+        if search is not None and callable(getattr(search, "estimate", None)):
+            # the games the search is first expected to play (each game one row per seat)
+            rows = int(search.estimate(cfg)) * max(c.players for c in cfg.cells)
+        else:
+            rows = sum(r * c.players for r, c in zip(rotations, cfg.cells)) * max_deals
         needs[f"one row per game and seat ({rows:,} rows, per_game = true)"] = rows * width * ROW_BYTES
     return needs
 

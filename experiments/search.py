@@ -28,6 +28,7 @@ import math
 from typing import Any, Sequence
 
 import numpy as np
+import polars as pl
 
 from simcore.runner import check_jobs, chunks, play_chunk, run_chunks
 
@@ -125,15 +126,16 @@ def seat_rows(players: int, event: bool) -> dict[str, slice]:
 
 
 def lineup_chunk(game: str, players: int, rules: Any, agents: list[Any], seed: int, start: int, stop: int,
-                 rotation: int, focus_seats: tuple[int, ...], event: str | None):
+                 rotation: int, focus_seats: tuple[int, ...], event: str | None, keep_games: bool = False):
     """Play one chunk of one rotation of a lineup; reduce it to totals, score counts and the per-deal block.
 
     ``focus_seats`` are the rotations this rotation stands for (see :meth:`Cell.rotations`): in each, base
     seat 0 sits at that table seat and base seat b at ``(b + r') % P``. The block holds, summed over them,
-    the rows of VEC_ROWS and each base seat's win, score (and ``event``), float32.
+    the rows of VEC_ROWS and each base seat's win, score (and ``event``), float32. With ``keep_games``, the
+    totals also hold one row per game and seat (``report.per_game``).
     """
     cols = ("win", "score", "turns") + ((event,) if event else ())
-    tot = play_chunk(game, players, rules, agents, seed, start, stop, False, per_game=cols)
+    tot = play_chunk(game, players, rules, agents, seed, start, stop, keep_games, per_game=cols)
     v = tot.vectors
     tot.vectors = None
     score, win = v["score"], v["win"]
@@ -164,6 +166,8 @@ class Evaluator:
                  groups: int = 1, estimate: int = 0):
         self.cfg, self.jobs, self.backend, self.scheduler, self.store = cfg, check_jobs(jobs), backend, scheduler, store
         self.event = event
+        #: one row per game and seat of every lineup played (games.parquet), with report.per_game
+        self.keep_games = bool(cfg.report.per_game)
         self.size = chunk_size(cfg)
         self.runs: list[CellRun] = []
         self._index: dict[str, CellRun] = {}
@@ -207,7 +211,7 @@ class Evaluator:
                 agents = [c.agents[(s - r) % c.players] for s in range(c.players)]
                 for a, b in chunks(stop - run.deals, self.size, run.deals):
                     tasks.append((lineup_chunk, (self.cfg.game, c.players, c.rules, agents, self.cfg.seed, a, b, r,
-                                                 seats, self.event)))
+                                                 seats, self.event, self.keep_games)))
                     owners.append((run, r, a, b))
         if not tasks:
             return
@@ -230,6 +234,10 @@ class Evaluator:
         def take(k: int, res) -> None:
             run, r, a, b = owners[k]
             tot, hist, block = res
+            if tot.games is not None:  # the games of this chunk, tagged with the lineup (a row of cells) and rotation
+                run.games_rows.append(tot.games.with_columns(pl.lit(run.cell.index).alias("cell"),
+                                                             pl.lit(r).alias("rotation")))
+                tot.games = None
             run.totals[r] = tot if r not in run.totals else run.totals[r].merge(tot)
             run.seconds += tot.seconds
             for key, (vals, counts) in hist.items():
@@ -308,9 +316,3 @@ def focus_values(run: CellRun, what: str = "win") -> np.ndarray:
     row = {"win": VEC_ROWS.index("focus_win"), "score": VEC_ROWS.index("focus_score"),
            "turns": VEC_ROWS.index("turns"), "seat0_win": VEC_ROWS.index("seat0_win")}[what]
     return run.vectors()[row].astype(np.float64)
-
-
-def check_not_per_game(ctx, answer: str) -> None:
-    if ctx.report.per_game:
-        ctx.ck.fail("report.per_game", f"false for answer = {answer!r} (its lineups are chosen as it goes; "
-                    "per-game rows are not kept)", True)

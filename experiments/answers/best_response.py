@@ -19,7 +19,7 @@ import polars as pl
 
 from simcore.stats import values_ci
 
-from ..search import check_not_per_game, setting_label
+from ..search import setting_label
 from .base import AnswerKind, CheckContext, ReportContext, Result
 from .common import describe_group, frame, short_spec
 from .searching import (deviator_values, group_axes, mean_values, parse_search, pct, race_rows, runners_up,
@@ -82,7 +82,6 @@ def _agents(cell, lineup: str, seat: int, setting: dict[str, Any], ck=None, wher
 
 
 def check(ctx: CheckContext) -> dict[str, Any]:
-    check_not_per_game(ctx, "best_response")
     spec, _ = parse_search(ctx, set(), "of the deviator: focus.P, or seatN.P for a seats lineup")
     seat = _deviator(ctx, spec)
     metric = ctx.report.metric

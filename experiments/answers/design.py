@@ -25,7 +25,7 @@ import polars as pl
 from simcore.errors import SenseiError
 from simcore.stats import paired_diff, values_ci
 
-from ..search import check_not_per_game, focus_values, setting_label
+from ..search import focus_values, setting_label
 from .base import AnswerKind, CheckContext, ReportContext, Result
 from .common import describe_group, frame, lineup_label
 from .searching import group_axes, parse_search, search_space, split, value_text
@@ -45,7 +45,6 @@ OBJECTIVES = {
 
 def check(ctx: CheckContext) -> dict[str, Any]:
     ck, t = ctx.ck, ctx.table
-    check_not_per_game(ctx, "design")
     spec, _ = parse_search(ctx, set(), "rule options to choose (rules.OPTION)")
     for p in spec.params:
         if p.role != "rules":

@@ -37,7 +37,7 @@ import polars as pl
 
 from simcore import gametheory as gt
 
-from ..search import Param, check_not_per_game, seat_values, setting_label
+from ..search import Param, seat_values, setting_label
 from .base import AnswerKind, CheckContext, ReportContext, Result
 from .common import check_event, describe_group, frame, short_spec
 from .searching import (SearchSpec, deviator_values, group_axes, mean_values, parse_search, pct, race_rows,
@@ -56,7 +56,6 @@ MAX_LINEUPS = 3000
 # ------------------------------------------------------------------------------------------ config
 def check(ctx: CheckContext) -> dict[str, Any]:
     ck = ctx.ck
-    check_not_per_game(ctx, "equilibrium")
     event = check_event(ctx, required=False) if "event" in ctx.table else None
     if ctx.lineup == "population":
         if "search" in ctx.raw:
