@@ -8,15 +8,26 @@ any focus or seats lineup. The objective is one figure of a cell (``report.objec
 * ``focus_win_share``, ``focus_mean_score``: the focus's (a focus lineup);
 * ``mean_turns``: the game length;
 
+* ``equilibrium_stakes``: a figure of an equilibrium (a focus lineup whose focus is a family with ``focus.P``
+  grids in [search] too): for each rule setting, the symmetric fixed point of the family is found by
+  iterated best response from the field's value (as ``equilibrium`` finds it), and the objective is what
+  knowing it is worth: at a table playing the fixed point, the win share of a seat that plays it minus the
+  mean win share of a seat playing a value drawn uniformly from the grid, per deal. The larger it is, the
+  more a player gains from the equilibrium and the more sharply it singles out its value (the most
+  informative equilibrium); near 0, every value of the grid does about as well against it;
+
 to maximise or minimise (``report.goal``), to bring closest to ``report.target``, or into
 ``report.band = [low, high]``. The settings are raced on common random numbers on the objective's
 per-deal values (for a target or band, on the per-deal linearisation of the distance to it: each deal's
 signed deviation from the target, with the sign of the setting's mean deviation). Tables: ``race.parquet``
 (every raced setting: its objective's mean with a 95% interval, its distance, the paired difference of
-its distance from the best's).
+its distance from the best's); with ``equilibrium_stakes`` also ``equilibrium.parquet`` (each rule setting's
+fixed point), ``path.parquet`` (its iterations) and the best-response races in ``race.parquet`` (``step``
+not null).
 """
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -27,8 +38,9 @@ from simcore.stats import paired_diff, values_ci
 
 from ..search import focus_values, setting_label
 from .base import AnswerKind, CheckContext, ReportContext, Result
-from .common import describe_group, frame, lineup_label
-from .searching import group_axes, parse_search, search_space, split, value_text
+from .common import describe_group, frame, lineup_label, short_spec
+from .searching import (SearchSpec, group_axes, parse_search, race_rows, search_space, split, value_text,
+                        with_params)
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -40,20 +52,29 @@ OBJECTIVES = {
     "focus_win_share": "the focus's win share",
     "focus_mean_score": "the focus's mean score",
     "mean_turns": "game length",
+    "equilibrium_stakes": "equilibrium stakes",
 }
+#: objectives computed from a symmetric equilibrium of the focus's family (a grid of focus.P in [search])
+EQUILIBRIUM = ("equilibrium_stakes",)
 
 
 def check(ctx: CheckContext) -> dict[str, Any]:
     ck, t = ctx.ck, ctx.table
-    spec, _ = parse_search(ctx, set(), "rule options to choose (rules.OPTION)")
-    for p in spec.params:
-        if p.role != "rules":
-            ck.fail(f"search.{p.key}", "a rule option (rules.OPTION): a design search chooses rules", p.role)
     objective = t.get("objective")
     if objective is None:
         ck.fail("report.objective", "the figure to optimise (one of " + ", ".join(OBJECTIVES) + ")", "nothing")
     if objective not in OBJECTIVES:
         ck.fail("report.objective", "one of " + ", ".join(OBJECTIVES), objective)
+    on_eq = objective in EQUILIBRIUM
+    spec, opts = parse_search(ctx, {"start", "steps"} if on_eq else set(), "rule options to choose (rules.OPTION)"
+                              + (" and the family's grid (focus.P)" if on_eq else ""))
+    for p in spec.params:
+        if p.role != "rules" and not (on_eq and p.role == "focus"):
+            ck.fail(f"search.{p.key}", "a rule option (rules.OPTION): a design search chooses rules"
+                    + (" (and focus.P: the family whose equilibrium is the objective)" if on_eq else ""), p.role)
+    family = None
+    if on_eq:
+        spec, family = _family_spec(ctx, spec, opts)
     if objective.startswith("focus") and ctx.lineup != "focus":
         ck.fail("report.objective", f"seat0_win_share, seat_advantage or mean_turns for a {ctx.lineup} lineup",
                 objective)
@@ -77,10 +98,60 @@ def check(ctx: CheckContext) -> dict[str, Any]:
     for cell in ctx.cells:
         for s in (spec.settings() if spec.discrete else []):
             _rules(ctx.eng, cell, s, ck)
-    spec.options.update({"objective": objective, "target": target, "band": band, "goal": goal or "max"})
-    spec.estimate = lambda cfg: sum(len(c.rotations(cfg.rotate)) for c in cfg.cells) * cfg.games * (
-        len(spec.settings()) if spec.discrete else spec.trials)
+    spec.options.update({"objective": objective, "target": target, "band": band, "goal": goal or "max",
+                         "family": family})
+    size = len(spec.settings()) if spec.discrete else spec.trials
+    if family is not None:
+        # each rule setting: a few best-response races over the grid, then the grid against its fixed point
+        K = len(family.settings())
+        spec.estimate = lambda cfg: sum(c.players for c in cfg.cells) * size * K * (
+            3 * family.first_deals(cfg.games) * 2 + cfg.games)
+    else:
+        spec.estimate = lambda cfg: sum(len(c.rotations(cfg.rotate)) for c in cfg.cells) * cfg.games * size
     return {"search": spec}
+
+
+def _family_spec(ctx: CheckContext, spec: SearchSpec, opts: dict[str, Any]) -> tuple[SearchSpec, SearchSpec]:
+    """Split [search] into the design space (the rule options) and the family's grid (focus.P), whose
+    iterated best responses start from the field's value (or ``search.start``) for ``search.steps`` steps."""
+    ck = ctx.ck
+    if ctx.lineup != "focus":
+        ck.fail("lineup", f"a focus lineup for objective = {ctx.table.get('objective')!r} (the focus is the family "
+                "whose equilibrium is found, the field its first table)", ctx.lineup)
+    rules = [p for p in spec.params if p.role == "rules"]
+    fam = [p for p in spec.params if p.role == "focus"]
+    if not rules:
+        ck.fail("search", "at least one rule option (rules.OPTION) to choose", "none")
+    if not fam:
+        ck.fail("search", "a grid of the family's parameters (focus.P) whose equilibrium is the objective", "none")
+    for p in fam:
+        if not p.discrete:
+            ck.fail(f"search.{p.key}", "a grid (a list or {min, max, step}): fixed points are found on a grid",
+                    "a range")
+    design = dataclasses.replace(spec, params=rules, options={})
+    if design.method == "optuna" and not spec.discrete and all(p.discrete for p in rules):
+        design.method = "race"
+    family = SearchSpec(fam, "race", spec.alpha, spec.first)
+    settings = family.settings()
+    for cell in ctx.cells:
+        for st in settings:
+            with_params(cell.agents[0], split(st)["focus"], ck, "search")
+    keys = [p.key for p in fam]
+    if "start" in opts:
+        v = opts["start"]
+        start = ({(k if k.startswith("focus.") else f"focus.{k}"): x for k, x in v.items()} if isinstance(v, dict)
+                 else {keys[0]: v} if len(keys) == 1 else None)
+        if start is None or start not in settings:
+            ck.fail("search.start", "one setting of the family's grid (the start of every rule setting's "
+                    "iterations)", v)
+    else:
+        focus, field = ctx.cells[0].agents[0], ctx.cells[0].agents[1]
+        start = ({k: field.params().get(k.partition(".")[2]) for k in keys} if type(field) is type(focus) else None)
+        if start is None or start not in settings:
+            ck.fail("search.start", "a start value on the family's grid (the field "
+                    f"{field.spec()} is not a setting of it)", "nothing")
+    family.options.update({"start": [start], "steps": ck.integer(opts.get("steps", 8), "search.steps"), "meta": []})
+    return design, family
 
 
 def _rules(eng, cell, setting: dict[str, Any], ck=None):
@@ -95,7 +166,13 @@ def _rules(eng, cell, setting: dict[str, Any], ck=None):
     return rules
 
 
-def raw_values(objective: str, run) -> np.ndarray:
+def raw_values(objective: str, runs) -> np.ndarray:
+    """The per-deal objective of a rule setting from its runs (for ``equilibrium_stakes``: the fixed point's
+    self-play first, then one deviator of each grid value against it)."""
+    if objective == "equilibrium_stakes":  # over the deals every run has played (some have played more)
+        n = min(r.deals for r in runs)
+        return focus_values(runs[0], "win")[:n] - np.mean([focus_values(r, "win")[:n] for r in runs[1:]], axis=0)
+    run = runs[0]
     if objective in ("seat0_win_share", "seat_advantage"):
         x = focus_values(run, "seat0_win")
         return x - 1.0 / run.cell.players if objective == "seat_advantage" else x
@@ -129,19 +206,47 @@ def search(cfg: Config, ev) -> list:
     out = []
     for g, cell in enumerate(cfg.cells):
         axes = group_axes(cfg, cell)
+        equilibria: dict[str, Any] = {}
 
-        def runs_of(setting, cell=cell, axes=axes):
+        def runs_of(setting, cell=cell, axes=axes, equilibria=equilibria, g=g):
+            rules = _rules(eng, cell, setting)
+            if o["family"] is not None:
+                eq, runs = _equilibrium_runs(cfg, ev, o["family"], cell, axes, rules, setting, g)
+                equilibria[setting_label(setting)] = eq
+                return runs
             return [ev.lineup(cell, list(cell.agents), axes, None if cfg.kind != "focus" else
-                              ["focus"] + ["field"] * (cell.players - 1), rules=_rules(eng, cell, setting))]
+                              ["focus"] + ["field"] * (cell.players - 1), rules=rules)]
 
         def values_of(runs, stop):
-            x = raw_values(o["objective"], runs[0])[:stop]
+            x = raw_values(o["objective"], runs)[:stop]
             return distance_values(x, o["target"], o["band"]) if aim else x
 
         found = search_space(ev, cfg, spec, runs_of, values_of, "max" if aim else o["goal"], seed_key=g)
+        found.extra = equilibria
         ev.bar.update(cells=1)
         out.append((cell, found))
     return out
+
+
+def _equilibrium_runs(cfg, ev, family: SearchSpec, cell, axes, rules, setting, g: int):
+    """The symmetric fixed point of the focus's family under ``rules`` (iterated best response from the
+    family's start), and the runs of the stakes: its self-play, then each grid value alone against it."""
+    from .equilibrium import _family
+
+    sub = dataclasses.replace(cell, rules=rules)
+    eq = _family(cfg, ev, family, g, sub, {**axes, **setting})
+    path = eq["paths"][0]
+    fixed = path.fixed if path.fixed is not None else path.fields[-1]
+    eq["point"] = fixed
+
+    def member(s):
+        return with_params(cell.agents[0], split(s)["focus"])
+
+    table = [member(fixed)] * (cell.players - 1)
+    roles = ["focus"] + ["field"] * (cell.players - 1)
+    runs = [ev.lineup(sub, [member(fixed)] + table, {**axes, **setting}, roles)]
+    runs += [ev.lineup(sub, [member(s)] + table, {**axes, **setting}, roles) for s in family.settings()]
+    return eq, runs
 
 
 def _aim_text(o) -> str:
@@ -161,14 +266,14 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
     aim = o["target"] is not None or o["band"] is not None
     keys = ", ".join(p.key.partition(".")[2] for p in spec.params)
     sentences, rows, paired = [], [], []
+    eq_rows, path_rows, race_table = [], [], []
     for cell, found in state:
         base = {a: cell.axes[a] for a in cfg.axes}
         desc = describe_group(cfg.axes, tuple(base.values()))
         r = found.race
         figs = {}
         for k, i in enumerate(found.raced):
-            run = found.runs[i][0]
-            x = raw_values(obj, run)[:r.deals[k]]
+            x = raw_values(obj, found.runs[i])[:r.deals[k]]
             figs[k] = (x, values_ci(x))
         bx, (bm, blo, bhi) = figs[r.best]
         text = (f"best {keys}" + (f" for {desc}" if desc else "") + f" ({_aim_text(o)}; {lineup_label(cell)}): "
@@ -192,6 +297,9 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
         text += (f"; {len(found.raced)} settings raced, {dropped} dropped as clearly worse, {len(r.survivors)} still "
                  f"in the race; {found.games:,} games")
         sentences.append(text)
+        if o["family"] is not None:
+            sentences.append(_equilibrium_sentence(desc, cell, found, figs, obj))
+            _equilibrium_rows(cfg, cell, base, found, eq_rows, path_rows, race_table)
         for k, i in enumerate(found.raced):
             s = found.settings[i]
             x, (m, lo, hi) = figs[k]
@@ -210,15 +318,80 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
                 paired.append({**base, "metric": obj, "over": keys, "value": setting_label(s),
                                "versus": setting_label(found.best), "diff": pd_["diff"], "lo": pd_["lo"],
                                "hi": pd_["hi"], "p_value": pd_["p_value"], "rho": pd_["rho"], "deals": pd_["n"]})
-    return Result(sentences, frame(paired), None, {"race": frame(rows)})
+    tables = {"race": frame(rows + race_table)}
+    if o["family"] is not None:
+        tables.update({"equilibrium": frame(eq_rows), "path": frame(path_rows)})
+    return Result(sentences, frame(paired), None, tables)
+
+
+def _equilibrium_sentence(desc: str, cell, found, figs, obj: str) -> str:
+    """Per rule setting: its fixed point, how it was reached, the best response to the reference field,
+    and what knowing the fixed point is worth."""
+    parts = []
+    for k, i in enumerate(found.raced):
+        s = found.settings[i]
+        eq = found.extra[setting_label(s)]
+        path = eq["paths"][0]
+        first = path.found[0]
+        _, (m, lo, hi) = figs[k]
+        tied = [setting_label(path.found[-1].settings[path.found[-1].raced[j]]) for j in path.found[-1].race.survivors]
+        what = (f"fixed point {setting_label(eq['point'])}" if path.fixed is not None else
+                f"no fixed point ({'a cycle' if path.end == 'cycle' else f'{len(path.found)} steps'}; the last table "
+                f"{setting_label(eq['point'])} is used)")
+        parts.append(f"{setting_label(s)}: {what}, path " + " -> ".join(setting_label(f) for f in path.fields)
+                     + (f", tied with it {', '.join(t for t in tied if t != setting_label(eq['point']))}"
+                        if len(tied) > 1 else "")
+                     + f"; best response to the field {cell.agents[1].spec()}: {setting_label(first.best)}; "
+                     f"stakes {value_text(obj, m)} [{value_text(obj, lo)}, {value_text(obj, hi)}] over "
+                     f"{figs[k][0].size:,} deals")
+    return (f"{desc}: " if desc else "") + "equilibrium of " + short_spec(cell.agents[0]) + " under each rule " \
+        "setting (iterated best response; stakes: the win share a seat gains at a table of the fixed point by " \
+        "playing it rather than a value drawn uniformly from the grid): " + "; ".join(parts)
+
+
+def _equilibrium_rows(cfg, cell, base, found, eq_rows, path_rows, race_table) -> None:
+    """equilibrium.parquet (one fixed point per rule setting), path.parquet and the best-response races."""
+    fam = cfg.report.search.options["family"]
+    keys = [p.key for p in fam.params]
+    fair = 1.0 / cell.players
+    for i in found.raced:
+        s = found.settings[i]
+        eq = found.extra[setting_label(s)]
+        path = eq["paths"][0]
+        rules = {f"rules.{k}": v for k, v in {**cell.rules.as_dict(), **split(s).get("rules", {})}.items()}
+        chosen = {k: v for k, v in s.items() if k.startswith("rules.")}
+        last = path.found[-1]
+        alive = [setting_label(last.settings[last.raced[j]]) for j in last.race.survivors]
+        eq_rows.append({**base, "players": cell.players, **rules, "solution": "fixed point" if path.fixed is not None
+                        else f"last table ({path.end})", "kind": "symmetric fixed point",
+                        "strategy": with_params(cell.agents[0], split(eq["point"])["focus"]).spec(),
+                        **{k: eq["point"][k] for k in keys}, "probability": 1.0, "ci_low": 1.0, "ci_high": 1.0,
+                        "tied": ", ".join(alive), "starts": setting_label(path.start)})
+        for step, (field, f) in enumerate(zip(path.fields, path.found)):
+            fl = {f"field.{kk.partition('.')[2]}": v for kk, v in field.items()}
+            path_rows.append({**base, **chosen, "path": 0, "start": setting_label(path.start), "step": step,
+                              "field": setting_label(field), **fl, "best_response": setting_label(f.best),
+                              "tied": ", ".join(setting_label(f.settings[f.raced[j]]) for j in f.race.survivors),
+                              "fixed": field == path.fixed, "games": f.games})
+            race_table += [{**row, **chosen, "path": 0, "step": step, "field": setting_label(field), **fl}
+                           for row in race_rows(base, f, "win_share", fair)]
 
 
 def figures(ctx: ReportContext) -> list:
     from .best_response import race_figure
+    from .equilibrium import _curves_figure, _path_figure
 
-    return [race_figure(ctx.t.get("race"), ctx.gaxes, "Design search",
-                        "the objective of every raced setting with its 95% interval; filled: still in the race, "
-                        "the best ringed; dotted: the target (or the fair share)")]
+    race = ctx.t.get("race")
+    design, responses = race, None
+    if race is not None and "step" in race.columns:  # an objective over equilibria: their races too
+        design, responses = race.filter(pl.col("step").is_null()), race.filter(pl.col("step").is_not_null())
+    out = [race_figure(design, ctx.gaxes, "Design search",
+                       "the objective of every raced setting with its 95% interval; filled: still in the race, "
+                       "the best ringed; dotted: the target (or the fair share)")]
+    if responses is not None:
+        rules = [c for c in responses.columns if c.startswith("rules.") and c not in ctx.gaxes]
+        out += [_curves_figure(responses, ctx.gaxes + rules), _path_figure(ctx.t.get("path"), ctx.gaxes + rules)]
+    return out
 
 
 KIND = AnswerKind("design", "the rule options that best meet a designer's objective", analyse, check=check,

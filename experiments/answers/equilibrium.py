@@ -207,8 +207,10 @@ def search(cfg: Config, ev) -> list:
     return out
 
 
-def _family(cfg, ev, spec: SearchSpec, g: int, cell) -> dict[str, Any]:
-    axes = group_axes(cfg, cell)
+def _family(cfg, ev, spec: SearchSpec, g: int, cell, axes: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Iterated best responses of the focus's family from each start (and the meta-game over its grid when
+    asked); ``axes`` label the lineups played (default: the group's axis values)."""
+    axes = group_axes(cfg, cell) if axes is None else axes
     family = cell.agents[0]
     fn = deviator_values(0, "win_share")
     settings = spec.settings()

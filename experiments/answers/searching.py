@@ -153,6 +153,8 @@ class Searched:
     trials: list[tuple[dict[str, Any], float]] = dataclasses.field(default_factory=list)
     games: int = 0
     runs: dict[int, list[Any]] = dataclasses.field(default_factory=dict)
+    #: what the answer kind keeps of each setting besides its runs (design: the equilibrium of a rule setting)
+    extra: dict[str, Any] = dataclasses.field(default_factory=dict)
 
     @property
     def best(self) -> dict[str, Any]:
@@ -279,7 +281,7 @@ def pct(x: float | None, signed: bool = False) -> str:
 
 
 def value_text(metric: str, x: float | None, signed: bool = False) -> str:
-    if metric in ("win_share", "seat0_win_share", "focus_win_share", "seat_advantage"):
+    if metric in ("win_share", "seat0_win_share", "focus_win_share", "seat_advantage", "equilibrium_stakes"):
         return pct(x, signed)
     if x is None or not math.isfinite(x):
         return "n/a"
