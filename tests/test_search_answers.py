@@ -41,6 +41,16 @@ def eq(**extra):
     return raw
 
 
+def de(**extra):
+    """A design search whose objective is computed from the equilibrium of each rule setting."""
+    raw = {"title": "t", "question": "q", "game": "sen", "players": 3, "games": 100, "seed": 11,
+           "lineup": {"focus": "threshold", "field": "threshold:wake=12"},
+           "search": {"rules.penalty": [0, 15], "focus.wake": [4, 8, 12, 16, 20]},
+           "report": {"answer": "design", "objective": "equilibrium_stakes", "goal": "max"}}
+    raw.update(extra)
+    return raw
+
+
 @pytest.mark.parametrize("raw,where,what", [
     ({**br(), "search": None}, "search", "a [search] table"),
     (br(search={"focus.wake": [4, 8], "guess": 1}), "search.guess", "a parameter ROLE.NAME or one of the options"),
@@ -52,7 +62,24 @@ def eq(**extra):
     (br(search={"focus.wake": [4, 8], "method": "optuna", "trials": 0}), "search.trials", "an integer >= 1"),
     (br(search={"focus.wake": [4, 8], "trials": 5}), "search.trials", "nothing unless method = 'optuna'"),
     (br(search={"focus.wake": [4, 8], "alpha": 0.7}), "search.alpha", "a number in (0.0, 0.5)"),
-    (br(report={"answer": "best_response", "per_game": True}), "report.per_game", "false for answer"),
+    (br(lineup={"tournament": ["counter", "watcher", "threshold"]}, search={"gambler.edge": [1, 2]}),
+     "search.gambler.edge", "a parameter of an entrant (counter, watcher, threshold)"),
+    (br(lineup={"tournament": ["counter", "watcher", "threshold"]},
+        search={"threshold.wake": [4, 8], "counter.wake": [4, 8]}), "search.counter.wake", "of one entrant"),
+    (br(lineup={"tournament": ["threshold:wake=8", "threshold:wake=12", "counter"]}, search={"threshold.wake": [4]}),
+     "search.threshold.wake", "an entrant that appears once"),
+    (br(lineup={"tournament": ["counter", "threshold"]}, search={"threshold.wake": [4, "x"]}), "search.threshold",
+     "wake"),
+    (de(lineup={"seats": ["threshold"]}), "lineup", "a focus lineup for objective = 'equilibrium_stakes'"),
+    (de(search={"rules.penalty": [0, 5]}), "search", "a grid of the family's parameters (focus.P)"),
+    (de(search={"focus.wake": [4, 8, 12]}), "search", "at least one rule option"),
+    (de(search={"rules.penalty": [0, 5], "focus.wake": {"min": 4.0, "max": 8.0}}), "search.focus.wake", "a grid"),
+    (de(search={"rules.penalty": [0, 5], "focus.wake": [4, 8, 12], "start": 6}), "search.start",
+     "one setting of the family's grid"),
+    (de(lineup={"focus": "threshold", "field": "counter"}), "search.start", "a start value on the family's grid"),
+    (de(search={"rules.penalty": [0, 5], "focus.wake": [4, 8, 12], "steps": 0}), "search.steps", "an integer >= 1"),
+    (de(report={"answer": "design", "objective": "seat0_win_share", "goal": "max"}), "search.focus.wake",
+     "a rule option"),
     (br(report={"answer": "best_response", "metric": "mean_turns"}), "report.metric", "win_share or mean_score"),
     (br(report={"answer": "best"}, sweep={"focus.wake": [4, 8]}), "search", "nothing unless answer is best_response"),
     (eq(search={"focus.wake": {"min": 4.0, "max": 16.0}}), "search.focus.wake", "fixed points are found on a grid"),
@@ -61,7 +88,7 @@ def eq(**extra):
      "search.meta", "player counts of the grid"),
     (eq(lineup={"seats": ["threshold", "threshold"]}), "lineup", "a focus or population lineup"),
     (eq(lineup={"population": ["random", "threshold"]}, report={"answer": "best_response"}), "lineup",
-     "a focus or seats lineup"),
+     "a focus, seats or tournament lineup"),
     (eq(lineup={"population": ["random", "threshold"]}, search={"threshold.wake": {"min": 1.0, "max": 3.0}}),
      "search.threshold.wake", "a grid"),
     (eq(lineup={"population": ["random", "threshold"]}, search={"gambler.edge": [1, 2]}), "search.gambler.edge",
@@ -204,6 +231,126 @@ def test_design_brings_the_objective_to_its_target():
     assert best["distance"] <= race["distance"].min() + 1e-12 or not race.filter(pl.col("distance") < best["distance"])["survived"].any()
     assert res.answer[0].startswith("best penalty (the focus's win share closest to 50.0%")
     assert "rules.penalty" in res.cells.columns and res.cells["rules.penalty"].n_unique() == 4
+
+
+def focus_per_deal(games: pl.DataFrame, cells: pl.DataFrame, cell: int) -> pl.DataFrame:
+    """The focus's win share per deal of one lineup (a row of cells), from its per-game rows: the mean of
+    its seats over every rotation, as the searches compute it."""
+    focus = cells.filter(pl.col("cell") == cell)["focus"][0]
+    g = games.filter((pl.col("cell") == cell) & (pl.col("strategy") == focus))
+    return g.group_by("game").agg(pl.col("win").mean()).sort("game")
+
+
+def test_best_response_against_a_tournament_field_pools_each_entrants_table():
+    raw = {"title": "t", "question": "q", "game": "sen", "games": 90, "seed": 5, "sweep": {"players": [2, 3]},
+           "lineup": {"tournament": ["counter", "watcher", "swapper", "threshold"]},
+           "search": {"threshold.wake": [4, 10, 16, 22], "first": 30},
+           "report": {"answer": "best_response", "per_game": True}}
+    res = run_experiment(raw)
+    assert len(res.answer) == 2
+    for text in res.answer:
+        assert "threshold against the tournament field: alone against a table of each of counter, watcher, " \
+               "swapper in turn" in text
+        assert re.search(r"against each table: counter [\d.]+% \[[\d.]+%, [\d.]+%\], watcher .*, swapper ", text)
+    cells, games, race = res.cells, res.tables["games"], res.tables["race"]
+    # every setting plays alone against a table of each other entrant, every seat rotated, on the same deals
+    for (players, focus), sub in cells.group_by(["players", "focus"]):
+        assert sorted(f.split(":")[0] for f in sub["field"]) == ["counter", "swapper", "watcher"]
+        assert (sub["rotations"] == players).all() and sub["deals"].n_unique() == 1
+    # the raced figure is the mean over the three tables, deal by deal
+    for row in race.iter_rows(named=True):
+        sub = cells.filter((pl.col("players") == row["players"]) & (pl.col("focus") == f"threshold:{row['setting']}"))
+        per = [focus_per_deal(games, cells, c)["win"].head(row["deals"]).to_numpy() for c in sub["cell"]]
+        assert sum(p.mean() for p in per) / 3 == pytest.approx(row["value"], abs=1e-6)  # (per-deal values are float32)
+    assert race.filter(pl.col("best")).height == 2
+    assert res.tables["ratings"].height == 0
+
+
+def test_per_game_rows_of_the_searching_answers_are_the_games_played(tmp_path):
+    res = run_experiment(br(report={"answer": "best_response", "per_game": True}, games=60))
+    games, cells = res.tables["games"], res.cells
+    assert games.height == int((cells["games"] * cells["players"]).sum())
+    assert set(games["cell"]) == set(cells["cell"])
+    for row in cells.iter_rows(named=True):   # the rows of a lineup add up to its figures
+        sub = games.filter(pl.col("cell") == row["cell"])
+        assert sub.height == row["games"] * row["players"] and sub["rotation"].n_unique() == row["rotations"]
+        fw = sub.filter(pl.col("strategy") == row["focus"])["win"]
+        assert fw.mean() == pytest.approx(row["focus_win_share"], abs=1e-9)
+    run_dir = res.write(str(tmp_path))
+    assert pl.read_parquet(os.path.join(run_dir, "games.parquet")).equals(games)
+    eqr = run_experiment(eq(games=30, search={"focus.wake": [4, 8, 12], "bootstrap": 5},
+                            report={"answer": "equilibrium", "per_game": True}))
+    assert eqr.tables["games"].height == int((eqr.cells["games"] * eqr.cells["players"]).sum())
+
+
+def test_per_game_rows_are_kept_by_the_chunk_store_and_read_back(tmp_path):
+    from experiments.engine import ChunkStore
+    from strategies.registry import lineup
+
+    cfg = load(br(report={"answer": "best_response", "per_game": True}, games=40, chunk_size=16))
+    cell = cfg.cells[0]
+    agents = lineup("sen", ["threshold:wake=6", "threshold:wake=10"], 2)
+    out = []
+    for _ in range(2):
+        ev = search_mod.Evaluator(cfg, store=ChunkStore(str(tmp_path)))
+        run = ev.lineup(cell, agents, {})
+        ev.extend([run], 40)
+        ev.close()
+        out.append((run, pl.concat(run.games_rows)))
+    (first, g1), (again, g2) = out
+    assert first.games_played == 80 and again.games_restored == 80 and again.games_played == 0
+    assert g1.equals(g2) and g1.height == 2 * 40 * 2
+
+
+@pytest.fixture(scope="module")
+def de_run():
+    return run_experiment(de(report={"answer": "design", "objective": "equilibrium_stakes", "goal": "max",
+                                     "per_game": True}))
+
+
+def test_design_over_equilibria_does_not_depend_on_jobs_and_draws_its_figures(de_run, monkeypatch, tmp_path):
+    monkeypatch.setattr(search_mod.Evaluator, "parallel_seconds", 0.0)  # every batch goes to the workers
+    other = run_experiment(de(report={"answer": "design", "objective": "equilibrium_stakes", "goal": "max",
+                                      "per_game": True}), jobs=2)
+    assert other.answer == de_run.answer
+    for name in ("race", "equilibrium", "path", "games"):
+        assert other.tables[name].equals(de_run.tables[name]), name
+    page = open(build_report(de_run.write(str(tmp_path)), index=False), encoding="utf-8").read()
+    for title in ("Design search", "Best-response curves", "Iteration paths"):
+        assert f"<b>{title}.</b>" in page, title
+
+
+def test_design_over_the_equilibrium_of_each_rule_setting(de_run):
+    res = de_run
+    assert res.answer[0].startswith("best penalty (highest equilibrium stakes; ")
+    assert res.answer[1].startswith("equilibrium of threshold under each rule setting (iterated best response; "
+                                    "stakes: ")
+    race, eqt, path = res.tables["race"], res.tables["equilibrium"], res.tables["path"]
+    design = race.filter(pl.col("step").is_null())
+    assert design.height == 2 and set(design["rules.penalty"]) == {0, 15}
+    assert eqt.height == 2 and (eqt["kind"] == "symmetric fixed point").all()
+    for col in ("players", "rules.penalty", "solution", "strategy", "focus.wake", "probability", "ci_low", "ci_high"):
+        assert col in eqt.columns
+    games, cells = res.tables["games"], res.cells
+    for row in eqt.iter_rows(named=True):
+        p, e = row["rules.penalty"], row["focus.wake"]
+        steps = path.filter(pl.col("rules.penalty") == p).sort("step")
+        assert steps["field.wake"][0] == 12                          # from the field's value
+        if row["solution"] == "fixed point":                          # e survived the race against a table of e
+            assert steps["field.wake"][-1] == e and steps["fixed"][-1]
+            assert f"wake={e}" in steps["tied"][-1].split(", ")
+        # the stakes, recomputed from the games: at a table of e, e's own share minus the grid's mean share
+        d = design.filter(pl.col("rules.penalty") == p).row(0, named=True)
+        at_e = cells.filter((pl.col("rules.penalty") == p) & (pl.col("field") == f"threshold:wake={e}"))
+        own = at_e.filter(pl.col("focus") == f"threshold:wake={e}")["cell"][0]
+        per = {f: focus_per_deal(games, cells, c)["win"].head(d["deals"]).to_numpy()
+               for f, c in zip(at_e["focus"], at_e["cell"])}
+        assert len(per) == 5
+        stakes = per[f"threshold:wake={e}"] - sum(per.values()) / 5
+        assert stakes.mean() == pytest.approx(d["value"], abs=1e-6)
+        assert own in set(games["cell"])
+    best = design.filter(pl.col("best")).row(0, named=True)
+    assert best["value"] >= design.filter(pl.col("survived"))["value"].max() - 1e-12
 
 
 CONFIG = """\

@@ -129,8 +129,6 @@ def _family_spec(ctx: CheckContext, spec: SearchSpec, opts: dict[str, Any]) -> t
             ck.fail(f"search.{p.key}", "a grid (a list or {min, max, step}): fixed points are found on a grid",
                     "a range")
     design = dataclasses.replace(spec, params=rules, options={})
-    if design.method == "optuna" and not spec.discrete and all(p.discrete for p in rules):
-        design.method = "race"
     family = SearchSpec(fam, "race", spec.alpha, spec.first)
     settings = family.settings()
     for cell in ctx.cells:
