@@ -28,6 +28,8 @@ QUESTIONS: list[tuple[str, float]] = [
     # the Senshi meta-game plays every lineup of six strategies for 2-4 players with the slow heuristics
     # (counter, guard): 40 deals per lineup at the default, so its intervals are wide (GAMES=... for more)
     ("experiments/sen_wake_equilibrium.toml", 2.5),
+    # the penalty design over equilibria: 5 penalties x 8 wake values of compiled Sen games (2000 deals)
+    ("experiments/sen_penalty_design.toml", 2.5),
     ("experiments/fan_and_mallet_design.toml", 5.0),
     ("experiments/senshi_meta.toml", 0.05),
 ]
