@@ -241,7 +241,7 @@ def focus_per_deal(games: pl.DataFrame, cells: pl.DataFrame, cell: int) -> pl.Da
     return g.group_by("game").agg(pl.col("win").mean()).sort("game")
 
 
-def test_best_response_against_a_tournament_field_pools_each_entrants_table():
+def test_best_response_against_a_tournament_field_pools_each_entrants_table(tmp_path):
     raw = {"title": "t", "question": "q", "game": "sen", "games": 90, "seed": 5, "sweep": {"players": [2, 3]},
            "lineup": {"tournament": ["counter", "watcher", "swapper", "threshold"]},
            "search": {"threshold.wake": [4, 10, 16, 22], "first": 30},
@@ -264,6 +264,8 @@ def test_best_response_against_a_tournament_field_pools_each_entrants_table():
         assert sum(p.mean() for p in per) / 3 == pytest.approx(row["value"], abs=1e-6)  # (per-deal values are float32)
     assert race.filter(pl.col("best")).height == 2
     assert res.tables["ratings"].height == 0
+    page = open(build_report(res.write(str(tmp_path)), index=False), encoding="utf-8").read()
+    assert "<b>Best response.</b>" in page
 
 
 def test_per_game_rows_of_the_searching_answers_are_the_games_played(tmp_path):

@@ -82,7 +82,8 @@ def _agents(cell, lineup: str, seat: int, setting: dict[str, Any], ck=None, wher
 
 
 def check(ctx: CheckContext) -> dict[str, Any]:
-    spec, _ = parse_search(ctx, set(), "of the deviator: focus.P, or seatN.P for a seats lineup")
+    spec, _ = parse_search(ctx, set(), "of the deviator: focus.P, seatN.P for a seats lineup, ENTRANT.P for a "
+                              "tournament")
     seat = _deviator(ctx, spec)
     metric = ctx.report.metric
     if metric not in ("win_share", "mean_score"):
@@ -268,5 +269,5 @@ def race_figure(race: pl.DataFrame | None, gaxes: list[str], title: str, caption
 
 
 KIND = AnswerKind("best_response", "the best setting of the deviator's parameters against a given field", analyse,
-                  check=check, tables=("search",), lineups=("focus", "seats", "tournament"), search=search, figures=figures,
-                  paired_plot=False)
+                  check=check, tables=("search",), lineups=("focus", "seats", "tournament"), search=search,
+                  figures=figures, paired_plot=False)
