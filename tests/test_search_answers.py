@@ -219,6 +219,18 @@ def test_population_meta_game_with_tuning_and_event_rates():
     assert meta.filter(pl.col("players") == 3)["lineup"].n_unique() == 10     # multisets of 3 out of 3
 
 
+def test_population_smaller_than_the_table_with_options_only():
+    """Two members at a table of four (their lineups repeat members), and a [search] table of options alone
+    (no member tuned)."""
+    raw = {"title": "t", "question": "q", "game": "sen", "games": 20, "seed": 5, "players": 4,
+           "lineup": {"population": ["random", "threshold"]},
+           "search": {"bootstrap": 7, "solvers": ["replicator"]}, "report": {"answer": "equilibrium"}}
+    res = run_experiment(raw)
+    assert res.tables["metagame"]["lineup"].n_unique() == 5          # multisets of 4 out of 2
+    assert set(res.tables["equilibrium"]["solution"]) == {"replicator"}
+    assert res.answer[0].startswith("replicator dynamics of the meta-game of 2 strategies (5 lineups")
+
+
 def test_design_brings_the_objective_to_its_target():
     raw = {"title": "t", "question": "q", "game": "sen", "players": 2, "games": 200, "seed": 3,
            "lineup": {"focus": "threshold:wake=14", "field": "threshold"},

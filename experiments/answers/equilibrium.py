@@ -59,7 +59,7 @@ def check(ctx: CheckContext) -> dict[str, Any]:
     event = check_event(ctx, required=False) if "event" in ctx.table else None
     if ctx.lineup == "population":
         if "search" in ctx.raw:
-            spec, opts = parse_search(ctx, OPTIONS, "of members to tune first (MEMBER.P)")
+            spec, opts = parse_search(ctx, OPTIONS, "of members to tune first (MEMBER.P)", required=False)
         else:
             spec, opts = SearchSpec([]), {}
         names = [a.name for a in ctx.cells[0].agents]

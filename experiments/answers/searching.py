@@ -54,9 +54,10 @@ class SearchSpec:
         return schedule(self.first_deals(games), games)
 
 
-def parse_search(ctx, extra: set[str], what: str) -> tuple[SearchSpec, dict[str, Any]]:
+def parse_search(ctx, extra: set[str], what: str, required: bool = True) -> tuple[SearchSpec, dict[str, Any]]:
     """The [search] table of ``ctx.raw``: its parameters and the race/optuna options; ``extra`` names the
-    further option keys of the kind (returned as written, for the kind to check)."""
+    further option keys of the kind (returned as written, for the kind to check). ``required``: at least
+    one parameter (else a table of options alone is accepted)."""
     ck = ctx.ck
     if "search" not in ctx.raw:
         ck.fail("search", f"a [search] table: the parameters {what} (required for answer = "
@@ -71,7 +72,7 @@ def parse_search(ctx, extra: set[str], what: str) -> tuple[SearchSpec, dict[str,
         else:
             ck.fail(f"search.{key}", "a parameter ROLE.NAME or one of the options "
                     + ", ".join(sorted(RACE_KEYS | extra)), f"unknown key {key!r}")
-    if not params:
+    if not params and required:
         ck.fail("search", f"at least one parameter ({what})", "none")
     spec = SearchSpec(params)
     method = opts.get("method", "race" if spec.discrete else "optuna")
