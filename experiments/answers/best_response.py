@@ -234,7 +234,7 @@ def race_figure(race: pl.DataFrame | None, gaxes: list[str], title: str, caption
     pcols = [c for c in df.columns if "." in c and c not in gaxes and not c.startswith("rules.")] or ["setting"]
     pcols = [c for c in pcols if df[c].null_count() < df.height]
     numeric = len(pcols) == 1 and df[pcols[0]].dtype.is_numeric()
-    scale = 100.0 if df["metric"][0] in ("win_share", "seat0_win_share", "focus_win_share") else 1.0
+    scale = 100.0 if df["metric"][0] in ("win_share", "seat0_win_share", "focus_win_share", "equilibrium_stakes") else 1.0
     for ax, g in zip(axs.flat, groups):
         sub = df.filter(pl.col("group") == g)
         if numeric:
