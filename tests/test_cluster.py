@@ -1,11 +1,10 @@
 """A local dask cluster (a scheduler and two worker processes) gives the same results as a local run."""
+import distributed  # noqa: F401  (a dependency: make env installs it; a missing one fails, never skips)
 import pytest
 
 from simcore.errors import SenseiError
 from simcore.runner import simulate
 from strategies.registry import lineup
-
-distributed = pytest.importorskip("distributed")
 
 
 @pytest.fixture(scope="module")

@@ -233,7 +233,6 @@ def test_damaged_chunk_file_is_named_not_trusted(tmp_path):
 
 @pytest.fixture(scope="module")
 def cluster():
-    pytest.importorskip("distributed")
     from distributed import LocalCluster
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as c:
         yield c
