@@ -520,6 +520,23 @@ def step(S, R, g, opt):
     return True
 
 
+@numba.njit(**NO_REFCOUNT)
+def begin_batch(S, R, idx):
+    """:func:`begin` for the games ``idx`` (the batch lane; compiled and cached once with the engine, so
+    that a lineup's module does not compile the rules again)."""
+    for i in range(idx.shape[0]):
+        begin(S, R, idx[i])
+
+
+@numba.njit(**NO_REFCOUNT)
+def step_batch(S, R, idx, opts, missing):
+    """:func:`step` for the games ``idx``: the position of the first illegal option (or ``missing``), or -1."""
+    for i in range(idx.shape[0]):
+        if opts[i] == missing or not step(S, R, idx[i], opts[i]):
+            return i
+    return -1
+
+
 @numba.njit(cache=True, inline="always")
 def observe(S, R, g, seat):
     """What ``seat`` may know in game g at its current decision (a :data:`FanAndMalletView`)."""

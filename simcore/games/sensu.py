@@ -1597,24 +1597,23 @@ def step(S, R, g, opt):
         return False
     _build(S, R, g, S[_CURRENT][g], c)   # the one call of the build (compile time)
     return True
-    kind = S[_KIND][g]
-    if kind == Decision.TURN:
-        return _step_turn(S, R, g, opt)
-    if kind == Decision.DISCARD:
-        return _step_discard(S, R, g, opt)
-    if kind == Decision.ARRANGE:
-        return _step_arrange(S, R, g, opt)
-    if kind == Decision.WISDOM:
-        return _step_wisdom(S, R, g, opt)
-    if kind == Decision.HARMONY:
-        return _step_harmony(S, R, g, opt)
-    if kind == Decision.COURAGE:
-        return _step_courage(S, R, g, opt)
-    if kind == Decision.SOLO_TURN:
-        return _step_solo_turn(S, R, g, opt)
-    if kind == Decision.PLACE:
-        return _step_place(S, R, g, opt)
-    return False
+
+
+@numba.njit(**NO_REFCOUNT)
+def begin_batch(S, R, idx):
+    """:func:`begin` for the games ``idx`` (the batch lane; compiled and cached once with the engine, so
+    that a lineup's module does not compile the rules again)."""
+    for i in range(idx.shape[0]):
+        begin(S, R, idx[i])
+
+
+@numba.njit(**NO_REFCOUNT)
+def step_batch(S, R, idx, opts, missing):
+    """:func:`step` for the games ``idx``: the position of the first illegal option (or ``missing``), or -1."""
+    for i in range(idx.shape[0]):
+        if opts[i] == missing or not step(S, R, idx[i], opts[i]):
+            return i
+    return -1
 
 
 @numba.njit(cache=True, inline="always")
