@@ -42,6 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quick", action="store_true", help="small sizes (a smoke run)")
     ap.add_argument("--write", metavar="FILE", help="also write the tables into FILE's bench block (docs/speed.md)")
     args = ap.parse_args(argv)
+    load_start = _load()
     if args.quick:
         args.seconds, args.jobs_games, args.small_jobs_games, args.big_games = 1.0, 16384, 4096, 50_000
     rows = []
@@ -112,7 +113,9 @@ def main(argv: list[str] | None = None) -> int:
           "(aim: under 10%)")
     print(f"cores: {os.cpu_count()}")
     if args.write:
-        write_block(args.write, markdown(rows, shares, mem, t, quick=args.quick))
+        extra = {"same": same, "starts": starts, "small_jobs_games": args.small_jobs_games,
+                 "jobs_games": args.jobs_games, "load": (load_start, _load())}
+        write_block(args.write, markdown(rows, shares, mem, t, quick=args.quick, extra=extra))
         print(f"written: {args.write}")
     return 0
 
@@ -137,6 +140,14 @@ def machine() -> str:
             f"Python {platform.python_version()}, numba {numba.__version__}")
 
 
+def _load() -> float | None:
+    """The machine's load average over the last minute (other work running beside the bench), or None."""
+    try:
+        return round(os.getloadavg()[0], 2)
+    except (OSError, AttributeError):
+        return None
+
+
 def _commit() -> str:
     import subprocess
 
@@ -148,20 +159,28 @@ def _commit() -> str:
         return "unknown"
 
 
-def markdown(rows, shares, mem, tuner, quick: bool = False) -> str:
-    """The block of docs/speed.md: date, commit, machine and every table of this run."""
+def markdown(rows, shares, mem, tuner, quick: bool = False, extra: dict | None = None) -> str:
+    """The block of docs/speed.md: date, commit, machine and every table of this run (``extra``: the
+    user-file row, start-up times, the sizes of the 2-worker runs and the load average at the start and
+    the end)."""
     import datetime
 
+    extra = extra or {}
     when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    load = extra.get("load")
     out = [f"Measured by `make bench` on {when}, commit {_commit()}"
            + (" (`--quick`: smoke-run sizes, not for comparison)" if quick else "") + ".",
-           f"Machine: {machine()}.", "",
-           "Full games per second on one core, engine against the oracle:", "",
+           f"Machine: {machine()}."
+           + (f" Load average (other work beside the bench): {load[0]} at the start, {load[1]} at the end."
+              if load and None not in load else ""), "",
+           "Full games per second on one core, engine against the oracle, and the wall-time speed-up of 2 "
+           f"workers over 1 for {extra.get('jobs_games', 0):,} and for {extra.get('small_jobs_games', 0):,} games:", "",
            "| game | players | policy | lane | engine games/s (one core) | oracle games/s | engine / oracle "
-           "| 2 workers / 1 |", "|---|---|---|---|---|---|---|---|"]
+           "| 2 workers / 1 | 2 workers / 1, fewer games |", "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         out.append(f"| {r['game']} | {r['players']} | {r.get('policy', '')} | {r.get('lane', '')} "
-                   f"| {r['engine_games_per_s']:,} | {r['oracle_games_per_s']:,} | {r['ratio']}x | {r['speedup_2_jobs']} |")
+                   f"| {r['engine_games_per_s']:,} | {r['oracle_games_per_s']:,} | {r['ratio']}x | {r['speedup_2_jobs']} "
+                   f"| {r.get('speedup_2_jobs_small', '')} |")
     if shares:
         out += ["", "Heuristics, games per second on one core, as a share of their game's reference policy:", "",
                 "| game | players | heuristic | games/s | reference | reference games/s | share |",
@@ -169,6 +188,15 @@ def markdown(rows, shares, mem, tuner, quick: bool = False) -> str:
         for r in shares:
             out.append(f"| {r['game']} | {r['players']} | {r['strategy']} | {r['games_per_s']:,} | {r['reference']} "
                        f"| {r['reference_games_per_s']:,} | {r['share_of_reference']} |")
+    same = extra.get("same")
+    if same:
+        out += ["", f"A user's file against the built-in strategy: `{same['b']}` plays at {same['ratio']}x the speed "
+                    f"of `{same['a']}` ({same['b_games_per_s']:,} against {same['a_games_per_s']:,} games/s; aim: "
+                    "within 10%)."]
+    starts = extra.get("starts")
+    if starts:
+        out += ["", "Start-up, `sensei play GAME --games 10` on a warm cache (best of 3): "
+                + ", ".join(f"{g} {t} s" for g, t in starts.items()) + " (aim: under 1 s)."]
     out += ["", "Peak memory of `sensei play sen --jobs 2` (4 players, threshold; whole process tree):", ""]
     for m in mem:
         out.append(f"- {m['games']:,} games: {m['peak_mib']} MiB in {m['seconds']} s ({m['games_per_s']:,} games/s)")
