@@ -172,7 +172,9 @@ def markdown(rows, shares, mem, tuner, quick: bool = False, extra: dict | None =
            + (" (`--quick`: smoke-run sizes, not for comparison)" if quick else "") + ".",
            f"Machine: {machine()}."
            + (f" Load average (other work beside the bench): {load[0]} at the start, {load[1]} at the end."
-              if load and None not in load else ""), "",
+              if load and None not in load else "")
+           + (" The machine was busy: the 2-worker speed-ups measure the other work more than sensei."
+              if load and None not in load and max(load) > 0.5 * (os.cpu_count() or 1) else ""), "",
            "Full games per second on one core, engine against the oracle, and the wall-time speed-up of 2 "
            f"workers over 1 for {extra.get('jobs_games', 0):,} and for {extra.get('small_jobs_games', 0):,} games:", "",
            "| game | players | policy | lane | engine games/s (one core) | oracle games/s | engine / oracle "
