@@ -239,5 +239,5 @@ def make_search(kern, rollout, name="search", module=__name__):
 
     search.__qualname__ = search.__name__ = name
     search.__module__ = module
-    search = numba.njit(cache=True, **REFCOUNT)(search)
+    search = numba.njit(**REFCOUNT)(search)
     return search, run_search

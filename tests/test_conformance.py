@@ -9,6 +9,7 @@ from simcore.registry import game_names, get_game
 from simcore.rng import Draws, game_keys, root_key
 from simcore.runner import simulate
 from strategies.registry import lineup, strategies_for
+from tests.lanes import cheap
 
 GAMES = game_names()
 
@@ -19,7 +20,7 @@ def player_counts(eng):
 
 def reference_agents(name, players):
     names = list(strategies_for(name))
-    return [lineup(name, [names[s % len(names)]], 1)[0] for s in range(players)]
+    return [lineup(name, [cheap(names[s % len(names)])], 1)[0] for s in range(players)]
 
 
 @pytest.mark.parametrize("name", GAMES)
@@ -28,7 +29,7 @@ def test_every_strategy_plays_legal_complete_games(name):
     rules = eng.make_rules()
     for players in player_counts(eng):
         for sname in strategies_for(name):
-            agents = lineup(name, [sname], players)
+            agents = lineup(name, [cheap(sname)], players)
             out = eng.play(np.arange(24), players, rules, agents, root_key(5), check=True)
             n = 24
             assert out["turns"].shape == (n,) and out["timeout"].shape == (n,)

@@ -1113,6 +1113,15 @@ class FanAndMallet(Game):
         out.deck[:, 1 - seat] = opp[:, HAND:]
         return out
 
+    def sample_hidden(self, s: FanAndMalletState, g: int, seat: int, key: int, n: int) -> dict[str, np.ndarray]:
+        """``n`` determinizations of game ``g`` from ``seat``'s view (the search's sampler), drawn with the
+        random stream of ``key``: their hands (n, 2, 6) and decks (n, 2, 30)."""
+        hands = np.empty((n, 2, HAND), dtype=np.int8)
+        decks = np.empty((n, 2, DECK), dtype=np.int8)
+        _k_sample_many(self.state_tuple(s), self.rules_tuple(s), np.int64(g), np.int64(seat),
+                       np.array([key], dtype=np.uint64), np.int64(n), hands, decks)
+        return {"hand": hands, "deck": decks}
+
     # ----- results --------------------------------------------------------------------------------
     def outcome(self, s: FanAndMalletState) -> dict[str, np.ndarray]:
         n = len(s.done)

@@ -1,0 +1,140 @@
+"""The search player ``ismcts`` (``simcore/search.py``, ``strategies/ismcts.py``) and the engines'
+determinization samplers.
+
+* the sampler reads only the view: scrambling what the seat has not seen gives the same samples from the
+  same random stream;
+* the samples agree with the view (own hand, cards on the table, hand and deck sizes) and their
+  marginals match the unseen counts (each unseen card lies in the opponent's hand with probability
+  hand size / unseen cards, checked with a 4.5-sigma binomial band);
+* the search finds the winning move of small scripted positions;
+* bad parameters are one-line errors.
+
+(The leak probe over the search's decisions is in ``tests/test_protocol.py``, which plays every strategy.)
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from simcore.errors import SenseiError
+from simcore.game import Seats
+from simcore.games.fan_and_mallet import (CARD_FACTION, DECK, HAND, FanAndMallet, card, spirit)
+from simcore.rng import Draws, game_keys, root_key
+from strategies.registry import lineup
+
+FM = FanAndMallet()
+
+
+def _fm_midgame(n=6, steps=17, seed=4):
+    keys = game_keys(root_key(seed), np.arange(n))
+    agents = lineup("fan-and-mallet", ["closer", "counter"], 2)
+    s = FM.new_batch(keys, 2, FM.make_rules())
+    seats = Seats(agents, keys)
+    FM.play_state(s, seats, seats.lineup_for(FM), compiled=True, max_steps=steps)
+    assert not s.done.any()
+    return s
+
+
+def test_fan_and_mallet_sampler_never_reads_the_hidden_truth():
+    s = _fm_midgame()
+    draws = Draws(game_keys(root_key(8), np.arange(len(s.done))))
+    for g in range(len(s.done)):
+        for seat in (0, 1):
+            a = FM.sample_hidden(s, g, seat, key=77 + g, n=20)
+            other = FM.scramble_hidden(s, seat, draws)
+            assert not (np.array_equal(other.hand[g], s.hand[g]) and np.array_equal(other.deck[g], s.deck[g]))
+            b = FM.sample_hidden(other, g, seat, key=77 + g, n=20)
+            np.testing.assert_array_equal(a["hand"], b["hand"])
+            np.testing.assert_array_equal(a["deck"], b["deck"])
+            c = FM.sample_hidden(s, g, seat, key=78 + g, n=20)
+            assert not np.array_equal(a["deck"], c["deck"]), "another stream gives other samples"
+
+
+def test_fan_and_mallet_samples_agree_with_the_view_and_have_the_unseen_marginals():
+    s = _fm_midgame(n=1, steps=23)
+    g, n = 0, 3000
+    for me in (0, 1):
+        opp = 1 - me
+        out = FM.sample_hidden(s, g, me, key=5, n=n)
+        hands, decks = out["hand"].astype(np.int64), out["deck"].astype(np.int64)
+        np.testing.assert_array_equal(hands[:, me], np.broadcast_to(s.hand[g, me], (n, HAND)))
+        on_ring = set(s.stack[g][s.stack[g] >= 0].tolist())
+        unseen_own = {c for c in range(me * DECK, (me + 1) * DECK) if c not in on_ring} - set(s.hand[g, me].tolist())
+        unseen_opp = {c for c in range(opp * DECK, (opp + 1) * DECK) if c not in on_ring}
+        held = int(s.hand_n[g, opp])
+        for t in range(0, n, 97):
+            assert set(decks[t, me][decks[t, me] >= 0].tolist()) == unseen_own
+            assert (decks[t, me] >= 0).sum() == DECK - s.deck_pos[g, me]
+            got = hands[t, opp][hands[t, opp] >= 0].tolist() + decks[t, opp][decks[t, opp] >= 0].tolist()
+            assert sorted(got) == sorted(unseen_opp)
+            assert (hands[t, opp][:held] >= 0).all() and (hands[t, opp][held:] < 0).all()
+            assert ((decks[t, opp] >= 0) == (np.arange(DECK) >= s.deck_pos[g, opp])).all()
+        p = held / len(unseen_opp)
+        band = 4.5 * np.sqrt(p * (1 - p) / n)
+        for c in unseen_opp:
+            share = (hands[:, opp] == c).any(axis=1).mean()
+            assert abs(share - p) < band, (c, share, p)
+        # the next card of the own deck: uniform over the own unseen cards
+        pos = int(s.deck_pos[g, me])
+        if pos < DECK:
+            q = 1.0 / len(unseen_own)
+            for c in unseen_own:
+                assert abs((decks[:, me, pos] == c).mean() - q) < 4.5 * np.sqrt(q * (1 - q) / n)
+
+
+def _decide(eng, state, specs, seat):
+    keys = state.keys
+    agents = lineup(eng.name, specs, len(specs))
+    seats = Seats(agents, keys)
+    return int(eng.decide(state, np.array([0]), seats, seats.lineup_for(eng))[0])
+
+
+def test_fan_and_mallet_search_takes_the_possession_that_wins_now():
+    """White holds 6 markers; house 0 (White's red house) holds four followers, White leading 8 to 2.
+    Of White's hand only the brown card lands there (red is the origin's colour, the other colours are
+    in the house); playing it possesses the house and wins. ``strongest`` plays a 4 instead."""
+    W, B = 0, 1
+    ring = list(range(12))  # position h: house card h (White's houses at 0..5, Black's at 6..11)
+    stacks = {0: [spirit(W, 1, 4), spirit(B, 3, 1), spirit(W, 2, 4), spirit(B, 4, 1)]}
+    hand = [spirit(W, 0, 4), spirit(W, 3, 4), spirit(W, 5, 1), spirit(W, 4, 4), spirit(W, 0, 3), spirit(W, 3, 3)]
+    s = FM.scripted(ring, stacks=stacks, hands=(hand, []), pawns=(11, 5), to_move=W)
+    # Black's hand: six of its cards not on the ring
+    black = [c for c in range(DECK, 2 * DECK) if c not in stacks[0]][:HAND]
+    s.hand[0, 1] = black
+    s.hand_n[0, 1] = HAND
+    s.deck[0, 1, :] = -1
+    rest = [c for c in range(DECK, 2 * DECK) if c not in stacks[0] and c not in black]
+    s.deck[0, 1, DECK - len(rest):] = rest
+    s.deck_pos[0, 1] = DECK - len(rest)
+    s.markers[0] = (6, 5)
+    s.first_done[0] = True
+    s.first_winner[0] = 0
+    win_slot = hand.index(spirit(W, 5, 1))
+    assert _decide(FM, s, ["strongest", "random"], 0) != win_slot
+    assert _decide(FM, s, ["ismcts:iterations=300", "random"], 0) == win_slot
+    # and the move wins: the game is over after it
+    t = s.copy()
+    assert FM.state_tuple(t)  # the protocol's step through a lineup
+    agents = lineup("fan-and-mallet", ["ismcts:iterations=300", "random"], 2)
+    seats = Seats(agents, t.keys)
+    FM.step_games(t, np.array([0]), seats)
+    assert t.done[0] and t.winner[0] == W
+
+
+@pytest.mark.parametrize("spec", ["ismcts:iterations=0", "ismcts:iterations=10000000", "ismcts:rollout=nobody",
+                                  "ismcts:c=-1", "ismcts:horizon=-3"])
+def test_bad_search_parameters_are_one_line_errors(spec):
+    with pytest.raises(SenseiError) as err:
+        lineup("fan-and-mallet", [spec], 2)
+    assert "\n" not in str(err.value)
+
+
+def test_search_is_the_same_for_any_batch_width_and_stream_split():
+    """Results depend on (seed, game) only: a batch of 3 and 3 games alone give the same outcomes."""
+    agents = lineup("fan-and-mallet", ["ismcts:iterations=10", "closer"], 2)
+    ids = np.arange(3)
+    together = FM.play(ids, 2, FM.make_rules(), agents, root_key(2))
+    for j in ids:
+        alone = FM.play(np.array([j]), 2, FM.make_rules(), agents, root_key(2))
+        for k in together:
+            np.testing.assert_array_equal(alone[k][0], together[k][j], err_msg=k)
