@@ -100,9 +100,17 @@ def _ismcts_for(game_name: str, module: str, rollouts: tuple[str, ...], default_
 
 IsmctsFanAndMallet = _ismcts_for(
     "fan-and-mallet", "strategies.fan_and_mallet", ("random", "strongest", "closer", "keeper", "counter"),
-    "random", 200, 0.7, 0,
+    "random", 500, 0.7, 0,
     """Information-set MCTS: each decision searches ``iterations`` determinizations (the opponent's hand
     and both decks dealt at random from the unseen followers) down one tree of the seat's information
     sets, rolling out with ``rollout`` to the end of the game (in a match: of the game being played).""")
 
-STRATEGIES = [IsmctsFanAndMallet]
+IsmctsSen = _ismcts_for(
+    "sen", "strategies.sen", ("random", "threshold", "counter", "watcher", "swapper", "gambler"),
+    "threshold", 200, 0.7, 0,
+    """Information-set MCTS: each decision searches ``iterations`` determinizations (the lands the seat
+    does not remember and the face-down pile dealt at random from the cards it has not seen) down one
+    tree of the seat's information sets, rolling out with ``rollout`` to the end of the round and
+    valuing it by the scores after the round (the game's result when the round ends it).""")
+
+STRATEGIES = [IsmctsFanAndMallet, IsmctsSen]

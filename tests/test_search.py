@@ -138,3 +138,89 @@ def test_search_is_the_same_for_any_batch_width_and_stream_split():
         alone = FM.play(np.array([j]), 2, FM.make_rules(), agents, root_key(2))
         for k in together:
             np.testing.assert_array_equal(alone[k][0], together[k][j], err_msg=k)
+
+
+# ----------------------------------------------------------------------------------------------------
+# Sen
+
+def _sen_midgame(n=6, steps=21, seed=4, players=2):
+    from simcore.games.sen import Sen
+
+    eng = Sen()
+    keys = game_keys(root_key(seed), np.arange(n))
+    agents = lineup("sen", ["counter"], players)
+    s = eng.new_batch(keys, players, eng.make_rules())
+    seats = Seats(agents, keys)
+    eng.play_state(s, seats, seats.lineup_for(eng), compiled=True, max_steps=steps)
+    return eng, s
+
+
+def test_sen_sampler_never_reads_the_hidden_truth():
+    eng, s = _sen_midgame(players=3)
+    draws = Draws(game_keys(root_key(8), np.arange(len(s.done))))
+    checked = 0
+    for g in np.flatnonzero(~s.done):
+        seat = int(s.cur[g])
+        a = eng.sample_hidden(s, g, seat, key=77 + g, n=20)
+        other = eng.scramble_hidden(s, seat, draws)
+        b = eng.sample_hidden(other, g, seat, key=77 + g, n=20)
+        for k in a:
+            np.testing.assert_array_equal(a[k], b[k], err_msg=k)
+        checked += 1
+    assert checked >= 3
+
+
+def test_sen_samples_agree_with_the_view_and_have_the_unseen_marginals():
+    from simcore.games.sen import N_CARDS, VALUE
+
+    eng, s = _sen_midgame(n=1, steps=25)
+    g = 0
+    me = int(s.cur[g])
+    n = 3000
+    out = eng.sample_hidden(s, g, me, key=3, n=n)
+    dreams, decks, mems = (out[k].astype(np.int64) for k in ("dream", "deck", "mem"))
+    P = s.players
+    mem = s.mem[g, me]
+    up = set(s.up[g, :s.up_len[g]].tolist())
+    pend = set(s.pend[g][s.pend[g] >= 0].tolist())
+    unknown = [(p, sl) for p in range(P) for sl in range(s.nslots[g, p]) if mem[p, sl] < 0]
+    assert unknown, "the position must hide some lands"
+    for t in range(0, n, 101):
+        cards = [dreams[t, p, sl] for p in range(P) for sl in range(s.nslots[g, p])]
+        pile = decks[t, s.ptr[g]:].tolist()
+        assert sorted(cards + pile + list(up) + list(pend)) == list(range(N_CARDS)), "every card once"
+        for p in range(P):
+            for sl in range(s.nslots[g, p]):
+                if mem[p, sl] >= 0:
+                    assert VALUE[dreams[t, p, sl]] == mem[p, sl], "a remembered land keeps its value"
+        np.testing.assert_array_equal(mems[t, me], mem)
+    # an unknown land's value: distributed as the values of the cards the seat has not placed
+    placed = list(up) + list(pend)
+    left = np.bincount([VALUE[c] for c in range(N_CARDS) if c not in placed], minlength=10).astype(float)
+    for p in range(P):
+        for sl in range(s.nslots[g, p]):
+            if mem[p, sl] >= 0:
+                left[mem[p, sl]] -= 1
+    q = left / left.sum()
+    p0, s0 = unknown[0]
+    got = np.bincount(VALUE[dreams[:, p0, s0]], minlength=10) / n
+    band = 4.5 * np.sqrt(q * (1 - q) / n) + 1e-9
+    assert (np.abs(got - q) < band).all(), (got, q)
+
+
+def test_sen_search_says_wake_up_with_a_certain_win():
+    """One round (rules rounds=1), seat 0 to start its turn. It remembers its own lands (2, 2, 3, 3: 10) and
+    the opponent's (0, 0, 1, 9: 10): saying WAKE UP! now ties the fewest total, which the caller wins (a
+    tied caller adds 0). Playing on lets the opponent, who holds 0, 0 and will replace its 9, go below 10."""
+    from simcore.games.sen import WAKE
+    from tests.sen_script import make_deck, scripted_game
+
+    rules = __import__("simcore.games.sen", fromlist=["Sen"]).Sen().make_rules({"rounds": 1})
+    deck = make_deck([[2, 2, 3, 3], [0, 0, 1, 9]], 8, [1, 0, 2, 4, 5, 6, 7, 8])
+    agents = lineup("sen", ["ismcts:iterations=400", "threshold"], 2)
+    eng, st, seats = scripted_game(2, rules, deck, agents)
+    st.mem[0, 0, 0, :4] = [2, 2, 3, 3]
+    st.mem[0, 0, 1, :4] = [0, 0, 1, 9]
+    assert int(st.cur[0]) == 0 and int(st.kind[0]) == 0
+    opt = eng.decide(st, np.array([0]), seats, seats.lineup_for(eng))
+    assert int(opt[0]) == WAKE
