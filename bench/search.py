@@ -15,6 +15,7 @@ The figures of ``docs/search.md`` come from these commands.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
 import time
@@ -22,7 +23,7 @@ import time
 import numpy as np
 
 #: games with a search player, and the strongest built-in heuristic of each (2 players)
-GAMES = {"fan-and-mallet": "counter"}
+GAMES = {"fan-and-mallet": "counter", "sen": "swapper"}
 
 
 def _midgame(eng, agents, n, steps, seed):
@@ -51,10 +52,12 @@ def speed(game: str, iterations: int | None = None, positions: int = 64, seed: i
     idx_all = []
     states = []
     for k, steps in enumerate((6, 16, 26)):
-        s = _midgame(eng, lineup(game, ["counter" if game == "fan-and-mallet" else "random"], 2), positions,
-                     steps, seed + k)
-        opts = eng.legal_options(s, np.arange(positions))
-        live = np.array([i for i in range(positions) if not s.done[i] and len(opts[i]) > 1], dtype=np.int64)
+        s = _midgame(eng, lineup(game, [GAMES[game]], 2), positions, steps, seed + k)
+        kern = importlib.import_module(eng.kernels)
+        S, R = eng.state_tuple(s), eng.rules_tuple(s)
+        out = np.empty(int(kern.MAX_OPTIONS), dtype=np.int64)
+        live = np.array([i for i in range(positions) if not s.done[i] and kern.legal(S, R, i, out) > 1],
+                        dtype=np.int64)
         states.append(s)
         idx_all.append(live)
     seats = [Seats(agents, s.keys) for s in states]

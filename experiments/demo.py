@@ -31,8 +31,8 @@ QUESTIONS: list[tuple[str, float]] = [
     ("experiments/fan_and_mallet_design.toml", 5.0),
     ("experiments/senshi_meta.toml", 0.05),
     # the questions under strong play: the search player in every seat, at the budget of --search-iterations
-    # (a small one by default, so that the demo stays short), 50 deals per cell at the default
-    ("experiments/search_seats.toml", 1 / 16),
+    # (a small one by default, so that the demo stays short), 200 deals per cell at the default
+    ("experiments/search_seats.toml", 0.25),
 ]
 
 #: the search's iterations per decision in the demo (``--search-iterations``; the strategy's default

@@ -111,11 +111,11 @@ def test_fan_and_mallet_search_takes_the_possession_that_wins_now():
     s.first_winner[0] = 0
     win_slot = hand.index(spirit(W, 5, 1))
     assert _decide(FM, s, ["strongest", "random"], 0) != win_slot
-    assert _decide(FM, s, ["ismcts:iterations=300", "random"], 0) == win_slot
+    assert _decide(FM, s, ["ismcts:iterations=300", "ismcts:iterations=8"], 0) == win_slot
     # and the move wins: the game is over after it
     t = s.copy()
     assert FM.state_tuple(t)  # the protocol's step through a lineup
-    agents = lineup("fan-and-mallet", ["ismcts:iterations=300", "random"], 2)
+    agents = lineup("fan-and-mallet", ["ismcts:iterations=300", "ismcts:iterations=8"], 2)
     seats = Seats(agents, t.keys)
     FM.step_games(t, np.array([0]), seats)
     assert t.done[0] and t.winner[0] == W
@@ -131,7 +131,7 @@ def test_bad_search_parameters_are_one_line_errors(spec):
 
 def test_search_is_the_same_for_any_batch_width_and_stream_split():
     """Results depend on (seed, game) only: a batch of 3 and 3 games alone give the same outcomes."""
-    agents = lineup("fan-and-mallet", ["ismcts:iterations=10", "closer"], 2)
+    agents = lineup("fan-and-mallet", ["ismcts:iterations=10", "ismcts:iterations=3"], 2)
     ids = np.arange(3)
     together = FM.play(ids, 2, FM.make_rules(), agents, root_key(2))
     for j in ids:
@@ -217,7 +217,7 @@ def test_sen_search_says_wake_up_with_a_certain_win():
 
     rules = __import__("simcore.games.sen", fromlist=["Sen"]).Sen().make_rules({"rounds": 1})
     deck = make_deck([[2, 2, 3, 3], [0, 0, 1, 9]], 8, [1, 0, 2, 4, 5, 6, 7, 8])
-    agents = lineup("sen", ["ismcts:iterations=400", "threshold"], 2)
+    agents = lineup("sen", ["ismcts:iterations=400", "ismcts:iterations=8"], 2)  # one lineup module: the search's
     eng, st, seats = scripted_game(2, rules, deck, agents)
     st.mem[0, 0, 0, :4] = [2, 2, 3, 3]
     st.mem[0, 0, 1, :4] = [0, 0, 1, 9]
