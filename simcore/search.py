@@ -44,8 +44,8 @@ import numpy as np
 from .compiled import NO_REFCOUNT, REFCOUNT
 from .rng import Stream, _mix_scalar, draw, draw_base, integer_below, uniform_at
 
-#: a node's edges: visits, availability, per-seat reward sums, label, option, child node, next edge
-MAX_SEATS = 4
+#: the most seats a game of the search may have (the per-seat reward sums of the edges)
+MAX_SEATS = 8
 #: rollout decisions before a rollout is cut (a safety net; the engines' horizons come first)
 ROLLOUT_CAP = 100_000
 
@@ -211,7 +211,7 @@ def make_search(kern, rollout, name="search", module=__name__):
         iterations = max(np.int64(prm.iterations), np.int64(1))
         base = draw(rng)
         S, R = scratch(ob)
-        players = n_seats(ob)
+        players = min(n_seats(ob), MAX_SEATS)
         opts = np.empty(K, dtype=np.int64)
         skeys = np.empty(1, dtype=np.uint64)
         scount = np.zeros(1, dtype=np.int64)
