@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.sensei-installed
 
-.PHONY: demo test bench env clean browser
+.PHONY: demo test bench docs env clean browser
 
 env: $(STAMP)
 
@@ -20,8 +20,10 @@ browser:
 	@test -x /usr/bin/chromium || (apt-get update -qq && apt-get install -y -qq chromium) || \
 	  { [ -z "$$CI" ] && echo "chromium could not be installed: the browser test will be skipped"; }
 
+# TEST_JOBS: test worker processes (pytest-xdist; tests of one file stay in one worker)
+TEST_JOBS ?= 2
 test: $(STAMP) browser
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(TEST_JOBS) --dist loadfile
 
 # GAMES: deals per cell of each shipped question (make demo GAMES=4000 for tighter intervals)
 GAMES ?= 800
@@ -30,8 +32,13 @@ SEARCH_ITERATIONS ?= 100
 demo: $(STAMP)
 	$(PY) -m experiments.demo $(GAMES) --search-iterations $(SEARCH_ITERATIONS)
 
+# bench: the speed table, also written into docs/speed.md (its block between the bench markers)
 bench: $(STAMP)
-	$(PY) -m bench.run
+	$(PY) -m bench.run --write docs/speed.md
+
+# docs: the generated blocks of docs/ (rule options, strategies) made afresh from the code's descriptions
+docs: $(STAMP)
+	$(PY) tools/gendocs.py
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache

@@ -52,13 +52,76 @@ def engine_vs_oracle(game: str, players: int, policy: str, oracle: Callable[[int
     eng, ora = alternate(engine, run_oracle, seconds)
     from simcore.registry import get_game
     eng_obj = get_game(game)
-    if eng_obj.decisions:  # the decision protocol: the compiled lane plays lineups of compiled decisions
-        fast = compiled and eng_obj.lineup(agents).all_compiled
-    else:
-        fast = compiled and eng_obj.compiled_lineup(agents, players, eng_obj.make_rules({})) is not None
+    fast = compiled and eng_obj.lineup(agents).all_compiled  # the compiled lane: every decision compiled
     return {"game": game, "players": players, "policy": policy, "lane": "compiled" if fast else "batch",
             "engine_games_per_s": round(eng),
             "oracle_games_per_s": round(ora), "ratio": round(eng / ora, 1)}
+
+
+def shares(game: str, names, reference: str, players: int, seconds: float, n: int = 16384,
+           n_reference: int = 65536) -> list[dict]:
+    """Games per second of each strategy of ``names`` (in every seat) and of ``reference`` (in every
+    seat), measured alternately in this process (``simulate``, one worker), and their ratio: a heuristic's
+    speed as a share of its game's reference policy's."""
+    from simcore.runner import simulate
+    from strategies.registry import lineup
+
+    ref = lineup(game, [reference], players)
+    simulate(game, ref, players=players, n_games=512, seed=0)   # compile / load the kernels
+    seed = [0]
+
+    def runner(agents, k):
+        def run() -> int:
+            seed[0] += 1
+            simulate(game, agents, players=players, n_games=k, seed=seed[0], jobs=1)
+            return k
+        return run
+
+    rows = []
+    for name in names:
+        agents = lineup(game, [name], players)
+        simulate(game, agents, players=players, n_games=512, seed=0)
+        speed, ref_speed = alternate(runner(agents, n), runner(ref, n_reference), seconds)
+        rows.append({"game": game, "players": players, "strategy": name, "games_per_s": round(speed),
+                     "reference": reference, "reference_games_per_s": round(ref_speed),
+                     "share_of_reference": round(speed / ref_speed, 3)})
+    return rows
+
+
+def same_speed(game: str, a: str, b: str, players: int, seconds: float, n: int = 32768) -> dict:
+    """Games per second of lineup ``a`` and lineup ``b`` (one spec in every seat), measured alternately, and
+    their ratio; e.g. a built-in strategy and the same strategy written in a user's file."""
+    from simcore.runner import simulate
+    from strategies.registry import lineup
+
+    la, lb = lineup(game, [a], players), lineup(game, [b], players)
+    for agents in (la, lb):
+        simulate(game, agents, players=players, n_games=512, seed=0)
+    seed = [0]
+
+    def runner(agents):
+        def run() -> int:
+            seed[0] += 1
+            simulate(game, agents, players=players, n_games=n, seed=seed[0], jobs=1)
+            return n
+        return run
+
+    sa, sb = alternate(runner(la), runner(lb), seconds)
+    return {"game": game, "players": players, "a": a, "b": b, "a_games_per_s": round(sa), "b_games_per_s": round(sb),
+            "ratio": round(sb / sa, 3)}
+
+
+def startup(game: str, repeats: int = 3) -> float:
+    """Best wall time (s) of ``sensei play GAME --games 10 --json`` out of ``repeats``, after one run that
+    warms the compiled-code cache."""
+    cmd = sensei_cmd() + ["play", game, "--games", "10", "--json"]
+    subprocess.run(cmd, capture_output=True, check=True)
+    best = float("inf")
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        subprocess.run(cmd, capture_output=True, check=True)
+        best = min(best, time.perf_counter() - t0)
+    return best
 
 
 def jobs_speedup(game: str, specs: list[str], players: int, n_games: int, rules: dict | None = None,

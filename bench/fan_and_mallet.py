@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import sys
 
-from .common import alternate, engine_vs_oracle
+from .common import engine_vs_oracle, shares
 
 GAME = "fan-and-mallet"
 #: the built-in heuristics (and ``strongest``), each measured against ``random``
@@ -28,32 +28,8 @@ def bench(seconds: float = 5.0, policy: str = "random", chunk_size: int | None =
 
 
 def heuristics(seconds: float = 5.0, names: tuple[str, ...] = HEURISTICS, reference: str = "random") -> list[dict]:
-    """Games per second of each strategy of ``names`` in both seats and of ``reference`` in both seats,
-    measured alternately (``simulate``, one worker, compiled lane), and their ratio."""
-    from simcore.runner import simulate
-    from strategies.registry import lineup
-
-    ref = lineup(GAME, [reference], 2)
-    simulate(GAME, ref, n_games=512, seed=0)
-    rows = []
-    seed = [0]
-
-    def runner(agents, n):
-        def run() -> int:
-            seed[0] += 1
-            simulate(GAME, agents, n_games=n, seed=seed[0], jobs=1)
-            return n
-        return run
-
-    for name in names:
-        agents = lineup(GAME, [name], 2)
-        simulate(GAME, agents, n_games=512, seed=0)  # compile / load the kernels
-        n = 65536 if name == "strongest" else 16384
-        speed, ref_speed = alternate(runner(agents, n), runner(ref, 65536), seconds)
-        rows.append({"game": GAME, "players": 2, "strategy": name, "games_per_s": round(speed),
-                     "reference": reference, "reference_games_per_s": round(ref_speed),
-                     "share_of_reference": round(speed / ref_speed, 3)})
-    return rows
+    """Each strategy of ``names`` (both seats, compiled lane) as a share of ``reference``'s speed."""
+    return shares(GAME, names, reference, 2, seconds)
 
 
 if __name__ == "__main__":

@@ -8,7 +8,12 @@ from __future__ import annotations
 import json
 import sys
 
-from .common import engine_vs_oracle
+from .common import engine_vs_oracle, same_speed, shares
+
+#: the built-in heuristics (every Sen strategy but the reference policy and random)
+HEURISTICS = ("counter", "watcher", "swapper", "gambler")
+#: Sen's reference policy written as a user's file (compiled form)
+USER_THRESHOLD = "examples/strategies/sen_threshold.py:Threshold"
 
 
 def bench(seconds: float = 5.0, policy: str = "threshold", players: int = 4, compiled: bool = True) -> dict:
@@ -17,6 +22,18 @@ def bench(seconds: float = 5.0, policy: str = "threshold", players: int = 4, com
 
     return engine_vs_oracle("sen", players, policy, lambda n, seed: play_games(n, seed, players, [policy]),
                             seconds, batch=32768, small=500, compiled=compiled)
+
+
+def heuristics(seconds: float = 3.0, players: int = 4, reference: str = "threshold") -> list[dict]:
+    """Each heuristic's speed (every seat, compiled lane) as a share of ``threshold``'s."""
+    return shares("sen", HEURISTICS, reference, players, seconds, n=8192, n_reference=32768)
+
+
+def user_file(seconds: float = 3.0, players: int = 4) -> dict:
+    """The built-in ``threshold:wake=10`` against the same policy from ``examples/strategies/sen_threshold.py``
+    (``ratio``: the file's speed over the built-in's; the aim is within 10%)."""
+    sys.path.insert(0, ".")
+    return same_speed("sen", "threshold:wake=10", USER_THRESHOLD + ":wake=10", players, seconds)
 
 
 if __name__ == "__main__":

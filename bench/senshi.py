@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import sys
 
-from .common import alternate, engine_vs_oracle
+from .common import engine_vs_oracle, shares
 
 #: the built-in heuristics (every Senshi strategy but the reference policies)
 HEURISTICS = ("guard", "racer", "denier", "counter")
@@ -25,29 +25,8 @@ def bench(seconds: float = 5.0, policy: str = "greedy", players: int = 4, compil
 
 
 def heuristics(seconds: float = 3.0, players: int = 4, reference: str = "greedy") -> list[dict]:
-    """Games per second of each heuristic and of ``reference`` (every seat, compiled lane), measured
-    alternately for ``seconds`` each, and their ratio (``share``)."""
-    from simcore.runner import simulate
-    from strategies.registry import lineup
-
-    ref = lineup("senshi", [reference], players)
-    seed = [0]
-
-    def run(agents, n):
-        def go() -> int:
-            seed[0] += 1
-            simulate("senshi", agents, n_games=n, seed=seed[0], jobs=1)
-            return n
-        return go
-
-    rows = []
-    for name in HEURISTICS:
-        agents = lineup("senshi", [name], players)
-        simulate("senshi", agents, n_games=512, seed=0)   # compile / load the kernels
-        h, r = alternate(run(agents, 16384), run(ref, 65536), seconds)
-        rows.append({"game": "senshi", "players": players, "policy": name, "reference": reference,
-                     "games_per_s": round(h), "reference_games_per_s": round(r), "share": round(h / r, 3)})
-    return rows
+    """Each heuristic's speed (every seat, compiled lane) as a share of ``reference``'s."""
+    return shares("senshi", HEURISTICS, reference, players, seconds)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """Experiments: configs that ask a question, the grid runner, and the command line.
 
 ``run_experiment(path_or_dict, games=None, jobs=1)`` returns an :class:`~experiments.experiment.Experiment`
-whose tables are polars DataFrames; see ``experiments/README.md`` for the config schema.
+whose tables are polars DataFrames; see ``docs/experiments.md`` for the config schema.
 """
 from __future__ import annotations
 

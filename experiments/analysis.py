@@ -207,4 +207,12 @@ def analyse(cfg: Config, runs: list[CellRun], state: Any = None) -> dict[str, An
     games = [g for r in runs for g in r.games_rows]
     if games:
         tables["games"] = pl.concat(games, how="diagonal_relaxed")
-    return {"tables": tables, "answer": res.answer}
+    return {"tables": tables, "answer": res.answer, "headline": headline(res)}
+
+
+def headline(res) -> list[str]:
+    """The sentences that lead the report: the kind's own headline, else the answer itself when it is three
+    sentences or fewer, else its first sentence."""
+    if res.headline:
+        return list(res.headline)
+    return list(res.answer[:3]) if len(res.answer) <= 3 else list(res.answer[:1])

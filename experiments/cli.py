@@ -1,7 +1,7 @@
 """The ``sensei`` command line: a thin layer over the Python API.
 
-Every command catches input errors and prints one line (``error: ...``) with exit status 2 (see "Exit
-status" in README.md for every status).
+Every command catches input errors and prints one line (``error: ...``) with exit status 2 (``docs/cli.md``,
+"Exit status", lists every status).
 """
 from __future__ import annotations
 
@@ -157,19 +157,10 @@ def play(
 
     Example: sensei play sen --players 4 --strategy threshold:wake=8 --rule penalty=15 --games 100000 --json
     """
-    from simcore.options import parse_assignments
-    from simcore.registry import get_game
     from simcore.runner import simulate
-    from strategies.registry import default_strategy, lineup, register_files
 
     _DEBUG["on"] = debug
-    register_files(strategy_files or [])
-    eng = get_game(game)
-    p = players if players is not None else eng.default_players
-    rules = eng.make_rules(parse_assignments(rule or [], "rule"))
-    eng.validate(p, rules)
-    specs = list(strategy) if strategy else [default_strategy(eng.name)]
-    agents = lineup(eng.name, specs, p)
+    eng, p, rules, agents = _table(game, players, strategy, rule, strategy_files)
     show = (not as_json) if progress is None else progress
     if scheduler is not None:
         if not scheduler.strip():
@@ -192,6 +183,68 @@ def play(
     from strategies.registry import short_labels
 
     _print_summary(summary, res.seconds, short_labels(res.agents))
+
+
+def _table(game: str, players: Optional[int], strategy: Optional[List[str]], rule: Optional[List[str]],
+           strategy_files: Optional[List[str]]) -> tuple[Any, int, Any, list[Any]]:
+    """The arguments ``play`` and ``trace`` share, checked: the engine, the player count, the rules and
+    one strategy per seat (SenseiError for anything wrong)."""
+    from simcore.options import parse_assignments
+    from simcore.registry import get_game
+    from strategies.registry import default_strategy, lineup, register_files
+
+    register_files(strategy_files or [])
+    eng = get_game(game)
+    p = players if players is not None else eng.default_players
+    rules = eng.make_rules(parse_assignments(rule or [], "rule"))
+    eng.validate(p, rules)
+    specs = list(strategy) if strategy else [default_strategy(eng.name)]
+    return eng, p, rules, lineup(eng.name, specs, p)
+
+
+@app.command()
+def trace(
+    game: str = typer.Argument(..., help="sen, senshi, sensu or fan-and-mallet"),
+    players: Optional[int] = typer.Option(None, "--players", "-p", help="number of seats"),
+    strategy: Optional[List[str]] = typer.Option(None, "--strategy", "-s",
+                                                 help="NAME[:k=v,...] or FILE.py:Class[:k=v,...]; one per seat, or one for all"),
+    rule: Optional[List[str]] = typer.Option(None, "--rule", "-r", help="rule option KEY=VALUE (repeatable)"),
+    seed: int = typer.Option(0, "--seed", help="root seed (as given to sensei play)"),
+    index: int = typer.Option(0, "--game", "-k",
+                              help="the game to trace: its index K from 0, the per-game table's game column"),
+    games: Optional[int] = typer.Option(None, "--games", "-n",
+                                        help="the run's number of games (sensei play --games): K must be below it"),
+    seat: Optional[int] = typer.Option(None, "--view", help="print only what this seat (from 0) saw"),
+    jobs: int = typer.Option(1, "--jobs", "-j", help="accepted as sensei play takes it (a game never depends on it)"),
+    chunk_size: Optional[int] = typer.Option(None, "--chunk-size",
+                                             help="accepted as sensei play takes it (a game never depends on it)"),
+    as_json: bool = typer.Option(False, "--json", help="one JSON object per event and line (JSON Lines)"),
+    strategy_files: Optional[List[str]] = _strategies_option(),
+    debug: bool = _debug_option(),
+) -> None:
+    """Play game K of the games `sensei play` plays with the same arguments and seed, and print it
+    decision by decision: the seat, its strategy, what it knew, its options, its choice and the public
+    effect; reveals and scoring at every round's end and at the game's end.
+
+    Example: sensei trace sen --players 4 --strategy threshold:wake=8 --seed 1 --game 41 --games 1000
+    """
+    from simcore.runner import check_chunk_size, check_games, check_jobs
+    from simcore.tracing import check_game_index, json_lines, render, trace_game, view
+
+    _DEBUG["on"] = debug
+    eng, p, rules, agents = _table(game, players, strategy, rule, strategy_files)
+    check_jobs(jobs)
+    if chunk_size is not None:
+        check_chunk_size(chunk_size)
+    if games is not None:
+        check_games(games, what="--games")
+    check_game_index(index, games)
+    if seed < 0:
+        raise SenseiError(f"--seed must be a non-negative integer, got {seed}")
+    if seat is not None and not 0 <= seat < p:
+        raise SenseiError(f"--view {seat}: no such seat at a table of {p} (seats 0 to {p - 1})")
+    events = view(trace_game(eng, agents, p, rules, seed=seed, game=index), seat)
+    sys.stdout.write(json_lines(events) if as_json else render(events, seat))
 
 
 class _stop_on_sigterm:

@@ -4,7 +4,7 @@ A config is data only (nothing in it is executed). :func:`load` reads a file (or
 every key, type, strategy, parameter, rule option and player count before anything runs, and expands
 the sweeps into :class:`Cell` objects: one cell is one lineup under one set of rules and one player
 count. Every mistake raises :class:`~simcore.errors.SenseiError` naming the file, the key and what was
-expected. The schema is documented in ``experiments/README.md``.
+expected. The schema is documented in ``docs/experiments.md``.
 """
 from __future__ import annotations
 

@@ -8,7 +8,8 @@
 
 A run folder holds ``cells.parquet``, ``seats.parquet``, ``turns.parquet``, ``scores.parquet``,
 ``paired.parquet``, ``ratings.parquet`` and ``sprt.parquet`` (the last three may have no rows),
-``games.parquet`` when ``report.per_game`` is on, ``config.toml`` (the config as run), ``summary.json``
+``games.parquet`` when ``report.per_game`` is on, ``examples.parquet`` (one short traced game per cell the
+answer is about, with its ``sensei trace`` command: :mod:`experiments.examples`), ``config.toml`` (the config as run), ``summary.json``
 (question, answer sentences and what the report should show) and ``manifest.json`` (sensei version, git
 commit, seed, cell count, timings).
 
@@ -43,13 +44,14 @@ from strategies.registry import origin, register_files, registered_files
 
 from .analysis import analyse
 from .answers import REGISTRY
+from .answers.common import experiment_labels
 from .config import BACKENDS, METRICS, Config, load
 from .engine import ChunkStore, atomic_write, check_memory, chunk_size, play_cells
 from .tomlwrite import dumps as toml_dumps
 
 TABLES = ("cells", "seats", "turns", "scores", "paired", "ratings", "sprt")
 #: tables a run folder holds only for some answer kinds (read back when there)
-OPTIONAL_TABLES = ("estimates", "race", "equilibrium", "path", "metagame", "games")
+OPTIONAL_TABLES = ("estimates", "race", "equilibrium", "path", "metagame", "games", "examples")
 #: files of a run folder that is being played (removed once manifest.json is written)
 STATE, PARTS = "resume.json", "parts"
 
@@ -92,6 +94,10 @@ class Experiment:
     answer: list[str]
     manifest: dict[str, Any]
     run_dir: str | None = None
+    #: one short traced game per cell the answer is about (:mod:`experiments.examples`); not an answer table
+    examples: pl.DataFrame | None = None
+    #: the report's headline: two or three sentences of the answer's gist
+    headline: list[str] = dataclasses.field(default_factory=list)
 
     @property
     def cells(self) -> pl.DataFrame:
@@ -130,10 +136,11 @@ class Experiment:
         rep = cfg.report
         return {
             "title": cfg.title, "question": cfg.question, "game": cfg.game, "answer": self.answer,
+            "headline": self.headline,
             "answer_kind": rep.answer, "over": rep.over, "metric": rep.metric,
             "metric_label": METRICS[rep.metric][0], "goal": rep.goal, "baseline": rep.baseline,
             "notes": rep.notes, "axes": cfg.axes, "group_axes": cfg.group_axes, "lineup": cfg.kind,
-            "strategies": cfg.strategies, "rotate": cfg.rotate,
+            "strategies": cfg.strategies, "rotate": cfg.rotate, "labels": experiment_labels(cfg),
         }
 
     def write(self, out: str = "runs", name: str | None = None) -> str:
@@ -151,6 +158,8 @@ class Experiment:
         """Write the tables, config, summary and (last) the manifest into the existing folder ``path``."""
         for key, df in self.tables.items():
             atomic_write(os.path.join(path, f"{key}.parquet"), df.write_parquet)
+        if self.examples is not None:
+            atomic_write(os.path.join(path, "examples.parquet"), self.examples.write_parquet)
         text = self.manifest["config_text"]
         atomic_write(os.path.join(path, "config.toml"), lambda fh: fh.write(text), binary=False)
         summary = self.summary()
@@ -307,6 +316,8 @@ def _play(cfg: Config, games: int | None, jobs: int, progress: bool, backend: st
         runs = ev.runs
     played = time.perf_counter() - t0
     result = analyse(cfg, runs, searched)
+    from .examples import example_games
+    examples = example_games(cfg.game, cfg.seed, runs, result["tables"], files=list(files or {}))
     total_games = sum(t.n for r in runs for t in r.totals.values())
     played_games = sum(r.games_played for r in runs)  # not those read back from a resumed run's chunks
     manifest = {
@@ -324,7 +335,8 @@ def _play(cfg: Config, games: int | None, jobs: int, progress: bool, backend: st
     if store is not None:
         manifest.update({"resumed": state.get("resumed", []), "chunks_restored": store.restored,
                          "chunks_played": store.saved})
-    return Experiment(cfg, result["tables"], result["answer"], manifest)
+    return Experiment(cfg, result["tables"], result["answer"], manifest, examples=examples,
+                      headline=result["headline"])
 
 
 def kind_estimate(cfg: Config) -> int:

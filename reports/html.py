@@ -26,7 +26,7 @@ from . import plots
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _TEMPLATES = os.path.join(_HERE, "templates")
 TABLES = ("cells", "seats", "turns", "scores", "paired", "ratings", "sprt", "estimates", "race", "equilibrium",
-          "path", "metagame")
+          "path", "metagame", "examples")
 
 
 #: tables of the searching answers: (name, title, caption), shown when the run has them
@@ -88,9 +88,33 @@ def read_run(run_dir: str) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------------------------ tables as HTML
+#: columns that hold a strategy (a spec): shown by short label, linked to the full spec
+STRATEGY_COLUMNS = ("focus", "field", "a", "b", "strategy", "reference", "white", "black")
+
+
+def _is_strategy_col(col: str) -> bool:
+    return col in STRATEGY_COLUMNS or (col.startswith("seat") and col[4:].isdigit())
+
+
+def _spec_anchor(spec: str, specs: dict[str, tuple[str, int]]) -> str | None:
+    hit = specs.get(spec)
+    if hit is None:
+        return None
+    label, i = hit
+    return (f"<a class='spec' href='#spec-{i}' title='{html.escape(spec, quote=True)}'>{html.escape(label)}</a>")
+
+
+#: {text: (short label, number of its full spec)} of the report being written (see strategy_index)
+_SPECS: dict[str, tuple[str, int]] = {}
+
+
 def _cell(v: Any, col: str) -> str:
     if v is None:
         return ""
+    if isinstance(v, str) and _is_strategy_col(col):
+        link = _spec_anchor(v, _SPECS)
+        if link is not None:
+            return link
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, float):
@@ -118,6 +142,29 @@ def html_table(df: pl.DataFrame, max_rows: int = 400) -> str:
     more = f"<p class='small'>first {max_rows} of {df.height:,} rows; all rows are in the parquet file</p>" \
         if df.height > max_rows else ""
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>{more}"
+
+
+def strategy_index(labels: dict[str, str]) -> tuple[dict[str, tuple[str, int]], pl.DataFrame]:
+    """Every full spec of a run with its short label: ``{text: (label, n)}`` for the table cells (a full
+    spec, or a strategy as the config writes it) and the table of labels and full specs (row n is spec n)."""
+    by_label: dict[str, str] = {}
+    for t in labels:  # the longest text of a label is its full spec
+        if len(t) > len(by_label.get(labels[t], "")):
+            by_label[labels[t]] = t
+    order = list(dict.fromkeys(labels[t] for t in labels))
+    number = {lab: i for i, lab in enumerate(order)}
+    index = {t: (labels[t], number[labels[t]]) for t in labels}
+    for lab in order:  # a table that already shows the label links it too
+        index.setdefault(lab, (lab, number[lab]))
+    table = pl.DataFrame({"label": order, "full spec": [by_label.get(lab, lab) for lab in order]},
+                         schema={"label": pl.String, "full spec": pl.String})
+    return index, table
+
+
+def _spec_table(table: pl.DataFrame) -> str:
+    rows = "".join(f"<tr id='spec-{i}'><td>{html.escape(lab)}</td><td class='fullspec'>{html.escape(spec)}</td></tr>"
+                   for i, (lab, spec) in enumerate(table.iter_rows()))
+    return f"<table><thead><tr><th>label</th><th>full spec</th></tr></thead><tbody>{rows}</tbody></table>"
 
 
 def _present(df: pl.DataFrame, cols: list[str]) -> list[str]:
@@ -160,11 +207,27 @@ def build_report(run_dir: str, index: bool = True) -> str:
     s, m, t = run["summary"], run["manifest"], run["tables"]
     cells = t["cells"]
     axes, gaxes, over = s["axes"], s["group_axes"], s.get("over")
+    global _SPECS
+    specs, spec_table = strategy_index(run["summary"].get("labels") or {})
+    _SPECS = specs
+    try:
+        with plots.use_labels(run["summary"].get("labels")):
+            return _build_report(run_dir, run, index, spec_table)
+    finally:
+        _SPECS = {}
+
+
+def _build_report(run_dir: str, run: dict[str, Any], index: bool, spec_table: pl.DataFrame) -> str:
+    s, m, t = run["summary"], run["manifest"], run["tables"]
+    cells = t["cells"]
+    axes, gaxes, over = s["axes"], s["group_axes"], s.get("over")
     figures: list[plots.Figure] = []
     kind = REGISTRY.get(s["answer_kind"])
     ctx = ReportContext(s, t, cells, axes, gaxes, over)
     if kind is not None and kind.lead_figures is not None:
         figures += kind.lead_figures(ctx)
+    if kind is not None and kind.figures is not None and kind.lead_figures is None:
+        figures += kind.figures(ctx)  # the kind's own figures come first: the first one follows the answer
     if t["paired"].height and (kind is None or kind.paired_plot):
         figures.append(plots.paired_plot(t["paired"], gaxes))
     if t["ratings"].height:
@@ -172,7 +235,7 @@ def build_report(run_dir: str, index: bool = True) -> str:
         figures.extend(plots.win_matrices(cells, axes, s["strategies"]))
     if t["sprt"].height:
         figures.append(plots.sprt_plot(t["sprt"]))
-    if kind is not None and kind.figures is not None:
+    if kind is not None and kind.figures is not None and kind.lead_figures is not None:
         figures += kind.figures(ctx)
     if kind is not None and kind.dist is not None:
         dist_cells, dist_axes, with_scores = kind.dist(ctx)
@@ -186,6 +249,11 @@ def build_report(run_dir: str, index: bool = True) -> str:
         figures.append(plots.seat_shares(t["seats"], dist_cells, dist_axes))
         figures.append(plots.lead_changes_plot(dist_cells, dist_axes))
     figures = [f for f in figures if f is not None]
+    answer = list(s.get("answer") or [])
+    headline = list(s.get("headline") or (answer if len(answer) <= 3 else answer[:1]))
+    folded = headline != answer  # the answer in full goes under the headline, folded
+    lead_df = kind.lead_table(ctx) if kind is not None and kind.lead_table is not None else None
+    lead_table = html_table(lead_df) if lead_df is not None and lead_df.height else None
 
     balance, has_lead = _balance(cells, gaxes if kind is not None and kind.balance_by_group else axes)
     key = _present(cells, ["cell", "players"]) + [a for a in axes if a != "players" and a in cells.columns]
@@ -222,15 +290,39 @@ def build_report(run_dir: str, index: bool = True) -> str:
                                       "win_hi", "mean_score", "score_lo", "score_hi"])
     tables.append({"title": "Seats", "caption": "one row per cell, rotation and seat", "html":
                    html_table(t["seats"].select(seat_cols), max_rows=200)})
+    if spec_table.height:
+        tables.insert(0, {"title": "Strategies", "caption": "every strategy of the run: its short label (its name "
+                          "and the parameters that differ among the strategies of that name) and its full spec; "
+                          "a label in any table links here", "html": _spec_table(spec_table)})
 
     page = _env().get_template("report.html.j2").render(
-        s=s, m=m, css=_css(), figures=figures, tables=tables, balance=balance, has_lead=has_lead,
-        config_text=run["config_text"])
+        s=s, m=m, css=_css(), lead_figure=figures[0] if figures else None, figures=figures[1:], tables=tables,
+        balance=balance, has_lead=has_lead, headline=headline, answer=answer, folded=folded, lead_table=lead_table,
+        config_text=run["config_text"], examples=example_games(t["examples"], cells, axes))
     path = os.path.join(run_dir, "report.html")
     atomic_write(path, lambda fh: fh.write(page), binary=False)
     if index:
         build_index(os.path.dirname(os.path.abspath(run_dir)))
     return path
+
+
+def example_games(examples: pl.DataFrame, cells: pl.DataFrame, axes: list[str]) -> list[dict[str, Any]]:
+    """The "example games" section: one traced game per cell the answer is about (``examples.parquet``,
+    written by the run; a run folder without it has no such section), each labelled by its cell's values
+    of the sweep ``axes``, with the ``sensei trace`` command that prints it again."""
+    if not examples.height:
+        return []
+    out = []
+    for row in examples.iter_rows(named=True):
+        label = f"cell {row['cell']}"
+        match = cells.filter(pl.col("cell") == row["cell"]) if "cell" in cells.columns else cells.head(0)
+        if match.height:
+            rec = match.row(0, named=True)
+            bits = [f"{a}={rec[a]}" for a in axes if a in rec and rec[a] is not None]
+            if bits:
+                label += " (" + ", ".join(bits) + ")"
+        out.append({**row, "label": label})
+    return out
 
 
 def build_index(out_dir: str) -> str:
@@ -247,10 +339,12 @@ def build_index(out_dir: str) -> str:
                 m = json.load(fh)
         except (OSError, json.JSONDecodeError):
             continue
-        answer = s.get("answer") or [""]
-        runs.append({"name": name, "title": s.get("title", ""), "game": s.get("game", ""),
-                     "cells": m.get("cells", 0), "games": m.get("games_total", m.get("games_played", 0)), "started": m.get("started", ""),
-                     "answer": answer[0] + (f" (+{len(answer) - 1} more)" if len(answer) > 1 else ""),
+        answer = [str(x) for x in (s.get("answer") or [])]
+        headline = [str(x) for x in (s.get("headline") or answer[:1])]
+        runs.append({"name": name, "title": s.get("title", ""), "question": s.get("question", ""),
+                     "game": s.get("game", ""), "cells": m.get("cells", 0),
+                     "games": m.get("games_total", m.get("games_played", 0)), "started": m.get("started", ""),
+                     "headline": headline, "answer": answer, "folded": answer != headline,
                      "report": os.path.isfile(os.path.join(d, "report.html"))})
     runs.sort(key=lambda r: r["started"], reverse=True)
     page = _env().get_template("index.html.j2").render(runs=runs, css=_css(), where=os.path.abspath(out_dir))

@@ -6,6 +6,8 @@ Every function takes result tables (polars DataFrames read from a run folder) an
 from __future__ import annotations
 
 import base64
+import contextlib
+import contextvars
 import dataclasses
 import io
 
@@ -20,6 +22,71 @@ import seaborn as sns  # noqa: E402
 sns.set_theme(style="whitegrid", context="notebook")
 MAX_HUES = 10
 
+#: the short label of every strategy of the run being drawn (``summary.json``'s ``labels``)
+_LABELS: contextvars.ContextVar[dict[str, str]] = contextvars.ContextVar("labels", default={})
+
+
+@contextlib.contextmanager
+def use_labels(labels: dict[str, str] | None):
+    """Draw strategies (specs, and values of strategy axes) by their short labels inside the block."""
+    token = _LABELS.set(dict(labels or {}))
+    try:
+        yield
+    finally:
+        _LABELS.reset(token)
+
+
+def lab(v) -> str:
+    """The short label of a strategy (see :func:`strategies.registry.spec_labels`), else the value as text."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    text = str(v)
+    return _LABELS.get().get(text, text)
+
+
+def legend_outside(ax, **kw):
+    """A legend to the right of the axes, where it covers no data point."""
+    handles, names = ax.get_legend_handles_labels()
+    if not handles:
+        return None
+    kw.setdefault("fontsize", 8)
+    return ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, **kw)
+
+
+def rotate_labels(ax, angle: int = 35) -> None:
+    """Slanted category labels, anchored at their tick so that they stay under it (and inside the figure)."""
+    plt.setp(ax.get_xticklabels(), rotation=angle, ha="right", rotation_mode="anchor")
+
+
+def error_lengths(v, lo, hi) -> list[np.ndarray]:
+    """matplotlib's error-bar lengths below and above ``v`` for the interval [lo, hi]: never negative (a
+    point estimate can fall outside a bootstrap interval of few deals: its bar then reaches the interval on
+    one side only) and 0 where the interval is missing."""
+    v, lo, hi = (np.asarray(a, dtype=float) for a in (v, lo, hi))
+    return [np.maximum(np.nan_to_num(v - lo), 0.0), np.maximum(np.nan_to_num(hi - v), 0.0)]
+
+
+def _is_int_data(values: list[np.ndarray]) -> bool:
+    vals = np.concatenate([np.asarray(v, dtype=float).ravel() for v in values]) if values else np.array([])
+    vals = vals[np.isfinite(vals)]
+    return vals.size > 0 and bool(np.all(vals == np.round(vals))) and float(np.ptp(vals)) >= 1
+
+
+def integer_ticks(fig) -> None:
+    """Axes whose data are whole numbers (an integer parameter, a count) get ticks at whole numbers only
+    (matplotlib's default locator would put some at halves); axes with ticks of their own are left alone."""
+    from matplotlib.ticker import AutoLocator, MaxNLocator
+
+    for ax in fig.axes:
+        for axis, pick in ((ax.xaxis, 0), (ax.yaxis, 1)):
+            if type(axis.get_major_locator()) is not AutoLocator:
+                continue
+            data = [ln.get_xydata()[:, pick] for ln in ax.lines if len(ln.get_xydata())]
+            data += [c.get_offsets()[:, pick] for c in ax.collections
+                     if hasattr(c, "get_offsets") and len(c.get_offsets()) and type(c).__name__ == "PathCollection"]
+            if _is_int_data(data):
+                axis.set_major_locator(MaxNLocator(integer=True))
+
 
 @dataclasses.dataclass
 class Figure:
@@ -29,6 +96,7 @@ class Figure:
 
 
 def _encode(fig) -> str:
+    integer_ticks(fig)
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=96, bbox_inches="tight")
     plt.close(fig)
@@ -44,8 +112,11 @@ def group_labels(cells: pl.DataFrame, axes: list[str]) -> pl.DataFrame:
     if not axes:
         return cells.with_columns(pl.lit("all").alias("group"))
     parts = []
+    labels = _LABELS.get()
     for a in axes:
         col = pl.col(a).cast(pl.String)
+        if labels and a != "players":
+            col = col.replace(labels)
         parts.append(col + pl.lit("p") if a == "players" else pl.lit(short(a) + " ") + col)
     return cells.with_columns(pl.concat_str(parts, separator=", ").alias("group"))
 
@@ -56,29 +127,45 @@ def _is_numeric(s: pl.Series) -> bool:
 
 def sweep_lines(cells: pl.DataFrame, over: str, group_axes: list[str], y: str, lo: str, hi: str,
                 ylabel: str, fair: bool = False) -> Figure | None:
-    """The metric against the swept parameter, one line per group, 95% interval bands."""
+    """The metric against the swept parameter with its 95% intervals, one colour per group: a line with a
+    band over a numeric parameter; points with error bars (no lines) over categories (strategies, named
+    cases), in the config's order."""
     if over not in cells.columns or y not in cells.columns or cells[y].null_count() == cells.height:
         return None
-    df = group_labels(cells, group_axes).sort(over)
+    numeric = _is_numeric(cells[over])
+    df = group_labels(cells, group_axes)
+    if numeric:
+        df = df.sort(over, maintain_order=True)
     groups = df["group"].unique(maintain_order=True).to_list()[:MAX_HUES]
-    fig, ax = plt.subplots(figsize=(8, 4.5))
+    cats = df[over].unique(maintain_order=True).to_list()
+    fig, ax = plt.subplots(figsize=(8, 4.5) if numeric else (max(8, 0.6 * len(cats) + 3), 4.5))
     palette = sns.color_palette("tab10", len(groups))
-    numeric = _is_numeric(df[over])
-    for color, g in zip(palette, groups):
+    width = 0.8 / max(len(groups), 1)
+    for j, (color, g) in enumerate(zip(palette, groups)):
         sub = df.filter(pl.col("group") == g)
-        x = sub[over].to_numpy() if numeric else np.arange(sub.height)
-        sns.lineplot(x=x, y=sub[y].to_numpy(), ax=ax, color=color, marker="o", label=g)
-        if lo in sub.columns and hi in sub.columns:
-            ax.fill_between(x, sub[lo].fill_null(np.nan).to_numpy(), sub[hi].fill_null(np.nan).to_numpy(),
-                            color=color, alpha=0.18, linewidth=0)
+        yv = sub[y].fill_null(np.nan).to_numpy().astype(float)
+        has_ci = lo in sub.columns and hi in sub.columns
+        lov = sub[lo].fill_null(np.nan).to_numpy().astype(float) if has_ci else yv
+        hiv = sub[hi].fill_null(np.nan).to_numpy().astype(float) if has_ci else yv
+        if numeric:
+            x = sub[over].to_numpy()
+            ax.plot(x, yv, color=color, marker="o", label=g)
+            if has_ci:
+                ax.fill_between(x, lov, hiv, color=color, alpha=0.18, linewidth=0)
+        else:
+            x = np.array([cats.index(v) for v in sub[over].to_list()]) - 0.4 + width * (j + 0.5)
+            ax.errorbar(x, yv, yerr=_yerr(yv, lov, hiv), fmt="o", color=color, label=g, capsize=3)
         if fair and "fair_share" in sub.columns:
             ax.axhline(sub["fair_share"][0], color=color, linestyle=":", linewidth=1)
     if not numeric:
-        ax.set_xticks(range(df[over].n_unique()), df[over].unique(maintain_order=True).to_list())
+        ax.set_xticks(range(len(cats)), [lab(v) for v in cats])
+        if len(cats) > 5 or max(len(lab(v)) for v in cats) > 8:
+            rotate_labels(ax)
     ax.set_xlabel(short(over))
     ax.set_ylabel(ylabel)
-    ax.legend(title=", ".join(short(a) for a in group_axes) or None, fontsize=8, ncols=2)
-    cap = f"{ylabel} by {short(over)}; bands are 95% intervals" + ("; dotted lines: fair share 1/P" if fair else "")
+    legend_outside(ax, title=", ".join(short(a) for a in group_axes) or None)
+    cap = (f"{ylabel} by {short(over)}; " + ("bands" if numeric else "error bars") + " are 95% intervals"
+           + ("; dotted lines: fair share 1/P" if fair else ""))
     return Figure(f"{ylabel} by {short(over)}", cap, _encode(fig))
 
 
@@ -88,17 +175,19 @@ def sweep_heatmap(cells: pl.DataFrame, over: str, group_axes: list[str], y: str,
     if not group_axes or over not in cells.columns or y not in cells.columns:
         return None
     df = group_labels(cells, group_axes)
-    piv = df.select([over, "group", y]).pivot(on="group", index=over, values=y, aggregate_function="mean").sort(over)
+    piv = df.select([over, "group", y]).pivot(on="group", index=over, values=y, aggregate_function="mean")
+    if _is_numeric(piv[over]):
+        piv = piv.sort(over)
     cols = [c for c in piv.columns if c != over]
     data = piv.select(cols).to_numpy().astype(float)
     if percent:
         data = data * 100
     fig, ax = plt.subplots(figsize=(min(2 + 1.1 * len(cols), 14), 0.45 * piv.height + 2))
     sns.heatmap(data, annot=True, fmt=".1f", cmap="viridis", ax=ax, xticklabels=cols,
-                yticklabels=[str(v) for v in piv[over].to_list()], cbar_kws={"label": label + (" (%)" if percent else "")})
+                yticklabels=[lab(v) for v in piv[over].to_list()], cbar_kws={"label": label + (" (%)" if percent else "")})
     ax.set_ylabel(short(over))
     ax.set_xlabel(", ".join(short(a) for a in group_axes))
-    plt.setp(ax.get_xticklabels(), rotation=30, ha="right")
+    rotate_labels(ax, 30)
     return Figure(f"{label}: every cell", f"{label} for each {short(over)} and group", _encode(fig))
 
 
@@ -120,12 +209,32 @@ def turns_distribution(turns: pl.DataFrame, cells: pl.DataFrame, axes: list[str]
         ax.step(uniq, dens, where="post", color=color, label=g)
     ax.set_xlabel("turns per game (all players)")
     ax.set_ylabel("share of games per turn")
-    ax.legend(fontsize=8, ncols=2)
+    legend_outside(ax)
     return Figure("Game length", "distribution of the number of turns per game, cells of each group pooled",
                   _encode(fig))
 
 
+def score_histogram(scores: np.ndarray, counts: np.ndarray, bins: int = 40) -> tuple[np.ndarray, np.ndarray, float]:
+    """A histogram of final scores (discrete values with their counts): ``(left edges, share of games per
+    unit of score, bin width)``. Bins start at the lowest score played and are whole numbers wide for
+    whole-number scores, so nothing is drawn below the lowest score (a kernel density would spill past
+    the bounds of the game's scores)."""
+    s = np.asarray(scores, dtype=float)
+    c = np.asarray(counts, dtype=float)
+    lo, hi = float(s.min()), float(s.max())
+    integer = bool(np.all(s == np.round(s)))
+    span = hi - lo + (1 if integer else 0)
+    width = max(1.0, float(np.ceil(span / bins))) if integer else (span / bins if span > 0 else 1.0)
+    idx = np.floor((s - lo) / width).astype(np.int64)
+    if not integer:
+        idx = np.minimum(idx, max(int(np.ceil(span / width)) - 1, 0))
+    uniq, inv = np.unique(idx, return_inverse=True)
+    share = np.bincount(inv, weights=c) / c.sum() / width
+    return lo + uniq * width, share, width
+
+
 def score_distribution(scores: pl.DataFrame, cells: pl.DataFrame, axes: list[str], who: str) -> Figure | None:
+    """Final scores per group as step histograms (cells of each group pooled), from the lowest score played."""
     if scores.height == 0:
         return None
     df = scores.filter(pl.col("who") == who).join(group_labels(cells, axes).select(["cell", "group"]), on="cell")
@@ -133,16 +242,24 @@ def score_distribution(scores: pl.DataFrame, cells: pl.DataFrame, axes: list[str
         return None
     groups = df["group"].unique(maintain_order=True).to_list()[:MAX_HUES]
     fig, ax = plt.subplots(figsize=(8, 4))
+    lowest = None
     for color, g in zip(sns.color_palette("tab10", len(groups)), groups):
         sub = df.filter(pl.col("group") == g).group_by("score").agg(pl.col("count").sum()).sort("score")
-        sns.kdeplot(x=sub["score"].to_numpy(), weights=sub["count"].to_numpy().astype(float), ax=ax, color=color,
-                    label=g, bw_adjust=0.8, warn_singular=False)
+        if sub.height == 0 or float(sub["count"].sum()) <= 0:
+            continue
+        left, share, width = score_histogram(sub["score"].to_numpy(), sub["count"].to_numpy())
+        xs = np.append(left, left[-1] + width)
+        ax.step(xs, np.append(share, share[-1]), where="post", color=color, label=g)
+        lowest = left[0] if lowest is None else min(lowest, left[0])
+    if lowest is not None:
+        ax.set_xlim(left=lowest)
+    ax.set_ylim(bottom=0)
     ax.set_xlabel("final score" + (" of the focus seat" if who == "focus" else " (every seat)"))
-    ax.set_ylabel("density")
-    ax.legend(fontsize=8, ncols=2)
-    return Figure("Final scores", "distribution of final scores" + (" of the focus seat" if who == "focus" else
-                                                                     ", every seat") + ", cells of each group pooled",
-                  _encode(fig))
+    ax.set_ylabel("share of games per point")
+    legend_outside(ax)
+    return Figure("Final scores", "histogram of final scores" + (" of the focus seat" if who == "focus" else
+                                                                  ", every seat") + ", cells of each group pooled "
+                  "(from the lowest score played)", _encode(fig))
 
 
 def seat_shares(seats: pl.DataFrame, cells: pl.DataFrame, axes: list[str]) -> Figure | None:
@@ -167,8 +284,9 @@ def seat_shares(seats: pl.DataFrame, cells: pl.DataFrame, axes: list[str]) -> Fi
         ax.hlines(1 / p, i - 0.4, i + 0.4, colors="black", linestyles=":")
     ax.set_xlabel("")
     ax.set_ylabel("win share of the seat")
-    plt.setp(ax.get_xticklabels(), rotation=30, ha="right")
-    ax.legend(title="seat", fontsize=8)
+    if len(groups) > 4 or max(len(str(g)) for g in groups) > 12:
+        rotate_labels(ax, 30)
+    legend_outside(ax, title="seat")
     return Figure("Seat balance", "win share of each table seat (seat 0 starts), lineups rotated; dotted: 1/P",
                   _encode(fig))
 
@@ -190,8 +308,9 @@ def win_matrices(cells: pl.DataFrame, axes: list[str], strategies: list[str]) ->
             if P == 2:
                 m[idx[r["b"]], idx[r["a"]]] = r["field_win_share"]
         fig, ax = plt.subplots(figsize=(1.3 * k + 2.5, 1.0 * k + 1.5))
-        sns.heatmap(m * 100, annot=True, fmt=".1f", cmap="RdBu_r", center=100 / P, ax=ax, xticklabels=strategies,
-                    yticklabels=strategies, cbar_kws={"label": "row's win share (%)"})
+        names = [lab(x) for x in strategies]
+        sns.heatmap(m * 100, annot=True, fmt=".1f", cmap="RdBu_r", center=100 / P, ax=ax, xticklabels=names,
+                    yticklabels=names, cbar_kws={"label": "row's win share (%)"})
         ax.set_xlabel("against (field)")
         ax.set_ylabel("strategy (alone)" if P > 2 else "strategy")
         out.append(Figure(f"Win matrix: {gname}",
@@ -213,12 +332,14 @@ def ratings_plot(ratings: pl.DataFrame, axes: list[str]) -> Figure | None:
         sub = df.filter(pl.col("group") == g)
         x = np.array([strategies.index(s) for s in sub["strategy"].to_list()]) - 0.4 + width * (j + 0.5)
         e = sub["elo"].to_numpy()
-        ax.errorbar(x, e, yerr=[e - sub["elo_lo"].to_numpy(), sub["elo_hi"].to_numpy() - e], fmt="o", color=color,
+        ax.errorbar(x, e, yerr=error_lengths(e, sub["elo_lo"].to_numpy(), sub["elo_hi"].to_numpy()), fmt="o", color=color,
                     label=g, capsize=3)
     ax.axhline(0, color="grey", linewidth=1)
-    ax.set_xticks(range(len(strategies)), strategies)
-    ax.set_ylabel(f"Elo relative to {df['reference'][0]}")
-    ax.legend(fontsize=8, ncols=2)
+    ax.set_xticks(range(len(strategies)), [lab(x) for x in strategies])
+    if len(strategies) > 5 or max(len(lab(x)) for x in strategies) > 10:
+        rotate_labels(ax)
+    ax.set_ylabel(f"Elo relative to {lab(df['reference'][0])}")
+    legend_outside(ax)
     return Figure("Ratings", "Bradley-Terry ratings (Elo scale) with 95% intervals, per group", _encode(fig))
 
 
@@ -242,14 +363,17 @@ def paired_plot(paired: pl.DataFrame, group_axes: list[str]) -> Figure | None:
             d = s["diff"].to_numpy() * scale
             lo = s["lo"].fill_null(np.nan).to_numpy() * scale
             hi = s["hi"].fill_null(np.nan).to_numpy() * scale
-            ax.errorbar(x, d, yerr=[d - lo, hi - d], fmt="o", color=color, label=g, capsize=3)
+            ax.errorbar(x, d, yerr=error_lengths(d, lo, hi), fmt="o", color=color, label=g, capsize=3)
         ax.axhline(0, color="grey", linewidth=1)
-        ax.set_xticks(range(len(values)), values)
-        if len(values) > 6 or max(map(len, values)) > 8:  # long labels (e.g. strategy specs) slanted
-            plt.setp(ax.get_xticklabels(), rotation=40, ha="right")
+        names = [lab(v) for v in values]
+        ax.set_xticks(range(len(values)), names)
+        if len(values) > 6 or max(map(len, names)) > 8:  # long labels (e.g. strategies) slanted
+            rotate_labels(ax)
         ax.set_title(metric.replace("_", " ") + (" (points)" if scale == 100 else ""))
-        ax.set_xlabel(short(sub["over"][0]))
-        ax.legend(fontsize=7)
+        vs = sub["versus"].cast(pl.String).unique().to_list()
+        ax.set_xlabel(short(sub["over"][0]) + (f" (each minus {lab(vs[0])})" if len(vs) == 1 else ""))
+    legend_outside(axes[0][-1])
+    fig.tight_layout()
     return Figure("Paired differences", "difference from the reference cell on the same deals (common random "
                   "numbers), with paired 95% intervals", _encode(fig))
 
@@ -258,7 +382,7 @@ def sprt_plot(sprt: pl.DataFrame) -> Figure | None:
     if sprt.height == 0:
         return None
     fig, ax = plt.subplots(figsize=(8, 0.4 * sprt.height + 2))
-    labels = [f"{r['focus']} vs {r['field']} ({r['players']}p)" for r in sprt.iter_rows(named=True)]
+    labels = [f"{lab(r['focus'])} vs {lab(r['field'])} ({r['players']}p)" for r in sprt.iter_rows(named=True)]
     colors = ["tab:green" if d == "H1" else "tab:red" if d == "H0" else "tab:grey" for d in sprt["decision"]]
     ax.barh(range(sprt.height), sprt["llr"].to_numpy(), color=colors)
     ax.axvline(sprt["lower"][0], color="tab:red", linestyle="--")
@@ -278,7 +402,7 @@ def lead_changes_plot(cells: pl.DataFrame, axes: list[str]) -> Figure | None:
     sns.barplot(data=agg.to_pandas(), x="group", y="lead_changes", ax=ax, color="tab:purple")
     ax.set_xlabel("")
     ax.set_ylabel("lead changes per game")
-    plt.setp(ax.get_xticklabels(), rotation=30, ha="right")
+    rotate_labels(ax, 30)
     return Figure("Lead changes", "mean number of changes of the leading seat per game (drama)", _encode(fig))
 
 
@@ -318,11 +442,11 @@ def calibration_plot(est: pl.DataFrame, over: str) -> Figure | None:
             hi = sub["hi"].fill_null(np.nan).to_numpy() * scale
             ax.errorbar(x, y, yerr=_yerr(y, lo, hi), fmt="o", color=color, label=s,
                         capsize=3)
-        ax.set_xticks(range(len(cases)), cases)
+        ax.set_xticks(range(len(cases)), [lab(c) for c in cases])
         ax.set_xlabel(short(over))
         ax.set_ylabel(label)
-        if panel == 0:
-            ax.legend(fontsize=8)
+    legend_outside(axes[1] if top_rows.height else axes[0])
+    fig.tight_layout()
     return Figure("Calibration criterion", f"left: each solo strategy's mean score by {short(over)}; right: the "
                   "share of its games reaching the top level; 95% intervals (t, Wilson); shaded: the bands the "
                   "criterion asks of the best strategy", _encode(fig))
@@ -348,14 +472,14 @@ def levels_plot(est: pl.DataFrame, over: str) -> Figure | None:
             y = part["value"].to_numpy() * 100
             lo = part["lo"].fill_null(np.nan).to_numpy() * 100
             hi = part["hi"].fill_null(np.nan).to_numpy() * 100
-            ax.bar(x, y, width=width, color=color, label=c)
+            ax.bar(x, y, width=width, color=color, label=lab(c))
             ax.errorbar(x, y, yerr=_yerr(y, lo, hi), fmt="none", ecolor="black",
                         capsize=2, linewidth=0.8)
         ax.set_xticks(range(len(levels)), [f.split(".", 1)[1] for f in levels])
-        plt.setp(ax.get_xticklabels(), rotation=30, ha="right")
-        ax.set_title(s)
+        rotate_labels(ax, 30)
+        ax.set_title(lab(s))
         ax.set_ylabel("share of games (%)")
-        ax.legend(title=short(over), fontsize=8)
+    legend_outside(axes[0][-1], title=short(over))
     return Figure("Levels", f"share of games at each level of the scale, per solo strategy and {short(over)}, "
                   "with Wilson 95% intervals", _encode(fig))
 
@@ -379,15 +503,17 @@ def estimate_lines(est: pl.DataFrame, figure: str, xlabel: str, ylabel: str, ref
         y = sub["value"].to_numpy() * scale
         lo = sub["lo"].fill_null(np.nan).to_numpy() * scale
         hi = sub["hi"].fill_null(np.nan).to_numpy() * scale
-        ax.errorbar(x, y, yerr=_yerr(y, lo, hi), fmt="o", color=color, label=g,
+        ax.errorbar(x, y, yerr=_yerr(y, lo, hi), fmt="o", color=color, label=lab(g),
                     capsize=3)
     if reference is not None:
         ax.axhline(reference * scale, color="grey", linestyle=":", linewidth=1)
-    ax.set_xticks(range(len(cases)), cases)
-    plt.setp(ax.get_xticklabels(), rotation=30 if len(cases) > 5 else 0, ha="right" if len(cases) > 5 else "center")
+    names = [lab(c) for c in cases]
+    ax.set_xticks(range(len(cases)), names)
+    if len(cases) > 5 or max(map(len, names)) > 10:
+        rotate_labels(ax, 30)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
-    ax.legend(fontsize=8, ncols=2)
+    legend_outside(ax)
     return Figure(f"{ylabel} by {xlabel}", f"{ylabel} for each {xlabel}, with 95% intervals over deals"
                   + ("; dotted: the fair share" if reference is not None else ""), _encode(fig))
 
@@ -404,7 +530,7 @@ def seat0_matrices(seats: pl.DataFrame, cells: pl.DataFrame, axes: list[str], ov
     second = df.filter(pl.col("seat") == 1).select(["cell", "rotation", pl.col("strategy").alias("black")])
     m = first.join(second, on=["cell", "rotation"])
     names = list(dict.fromkeys(m["white"].to_list() + m["black"].to_list()))
-    labels = [n.split(":", 1)[0] for n in names]
+    labels = [lab(n) for n in names]
     out = []
     for gname in m["group"].unique(maintain_order=True).to_list()[:6]:
         sub = m.filter(pl.col("group") == gname)
@@ -443,7 +569,7 @@ def metric_families(est: pl.DataFrame) -> Figure | None:
         ax.bar(x, y, color="tab:blue", alpha=0.7)
         ax.errorbar(x, y, yerr=_yerr(y, lo, hi), fmt="none", ecolor="black", capsize=3)
         ax.set_xticks(x, sub["figure"].to_list())
-        plt.setp(ax.get_xticklabels(), rotation=40, ha="right")
+        rotate_labels(ax, 40)
         ax.set_ylabel(label)
     return Figure("Metrics", "the answer's metrics over every cell (each deal counted once), with 95% intervals "
                   "over deals", _encode(fig))
@@ -479,8 +605,7 @@ def risk_tradeoff(est: pl.DataFrame, event_figure: str) -> Figure | None:
                          np.array([(r["hi"] if r["hi"] is not None else np.nan) * 100]))
             yerr = _yerr(np.array([y]), np.array([(r["y_lo"] if r["y_lo"] is not None else np.nan) * 100]),
                          np.array([(r["y_hi"] if r["y_hi"] is not None else np.nan) * 100]))
-            ax.errorbar([x], [y], xerr=xerr, yerr=yerr, fmt="o", color=c, capsize=2, label=r["case"])
-            ax.annotate(r["case"], (x, y), textcoords="offset points", xytext=(4, 4), fontsize=7, color=c)
+            ax.errorbar([x], [y], xerr=xerr, yerr=yerr, fmt="o", color=c, capsize=2, label=lab(r["case"]))
         P = sub["players"][0]
         if P:
             ax.axhline(100 / P, color="grey", linestyle=":", linewidth=1)
@@ -489,8 +614,9 @@ def risk_tradeoff(est: pl.DataFrame, event_figure: str) -> Figure | None:
         ax.set_ylabel("win share (%)")
     handles, labels = axes[0][0].get_legend_handles_labels()
     seen = dict(zip(labels, handles))
-    fig.legend(seen.values(), seen.keys(), loc="lower center", ncols=min(5, len(seen)), fontsize=8,
-               bbox_to_anchor=(0.5, -0.08))
+    fig.tight_layout()
+    fig.legend(seen.values(), seen.keys(), loc="upper center", ncols=min(5, len(seen)), fontsize=8,
+               bbox_to_anchor=(0.5, 0.0))
     return Figure("Risk against reward", f"each focus strategy's {event_figure.replace('_share', '')} share (x) "
                   "and win share (y) against the field, with Wilson 95% intervals, one panel per group; up and to "
                   "the left is better; dotted: the fair share 1/P", _encode(fig))
@@ -519,11 +645,14 @@ def estimate_panels(est: pl.DataFrame, figures: list[str], xlabel: str) -> Figur
             lo = sub["lo"].fill_null(np.nan).to_numpy() * scale
             hi = sub["hi"].fill_null(np.nan).to_numpy() * scale
             ax.errorbar(x, y, yerr=_yerr(y, lo, hi), fmt="o", color=color, label=g, capsize=2)
-        ax.set_xticks(range(len(cases)), cases)
-        plt.setp(ax.get_xticklabels(), rotation=40, ha="right")
+        names = [lab(c) for c in cases]
+        ax.set_xticks(range(len(cases)), names)
+        if len(cases) > 5 or max(map(len, names)) > 8:
+            rotate_labels(ax)
         ax.set_title(name.replace("_", " ") + (" (%)" if scale == 100 else ""))
         ax.set_xlabel(xlabel)
-    axes[0][0].legend(fontsize=8)
+    legend_outside(axes[0][-1])
+    fig.tight_layout()
     return Figure("Figures by " + xlabel, ", ".join(f.replace("_", " ") for f in figures)
                   + f" for each {xlabel} and group, with 95% intervals", _encode(fig))
 
@@ -553,7 +682,7 @@ def seat_figures(est: pl.DataFrame, figures: list[str], over: str) -> Figure | N
                 y = part["value"].fill_null(np.nan).to_numpy() * 100
                 lo = part["lo"].fill_null(np.nan).to_numpy() * 100
                 hi = part["hi"].fill_null(np.nan).to_numpy() * 100
-                ax.bar(x, y, width=width, color=color, label=c)
+                ax.bar(x, y, width=width, color=color, label=lab(c))
                 ax.errorbar(x, y, yerr=_yerr(y, lo, hi), fmt="none", ecolor="black", capsize=2, linewidth=0.8)
             P = int(sub["players"][0]) if sub.height else 0
             if name == "win_share" and P:
@@ -563,8 +692,8 @@ def seat_figures(est: pl.DataFrame, figures: list[str], over: str) -> Figure | N
             ax.set_title(g)
             if k == 0:
                 ax.set_ylabel(name.replace("_", " ") + " (%)")
-    axes[0][0].legend(title=short(over), fontsize=8)
     fig.tight_layout()
+    legend_outside(axes[0][-1], title=short(over))
     return Figure("Seats", f"each table seat's {' and '.join(f.replace('_', ' ') for f in figures)} per "
                   f"{short(over)} and group, with Wilson 95% intervals; dotted: the fair share 1/P", _encode(fig))
 
@@ -592,8 +721,8 @@ def seat_paired_plot(paired: pl.DataFrame, group_axes: list[str]) -> Figure | No
                 d = part["diff"].to_numpy() * scale
                 lo = part["lo"].fill_null(np.nan).to_numpy() * scale
                 hi = part["hi"].fill_null(np.nan).to_numpy() * scale
-                ax.errorbar(x, d, yerr=_yerr(d, lo, hi), fmt="o", color=color, label=f"{v} - {part['versus'][0]}"
-                            if part.height else str(v), capsize=2)
+                ax.errorbar(x, d, yerr=_yerr(d, lo, hi), fmt="o", color=color,
+                            label=f"{lab(v)} - {lab(part['versus'][0])}" if part.height else lab(v), capsize=2)
             ax.axhline(0, color="grey", linewidth=1)
             P = int(sub["seat"].max()) + 1 if sub.height else 0
             ax.set_xticks(range(P), [str(s) for s in range(P)])
@@ -601,7 +730,7 @@ def seat_paired_plot(paired: pl.DataFrame, group_axes: list[str]) -> Figure | No
             ax.set_title(g)
             if k == 0:
                 ax.set_ylabel(metric.replace("_", " ") + (" (points)" if scale == 100 else ""))
-    axes[0][0].legend(fontsize=7)
     fig.tight_layout()
+    legend_outside(axes[0][-1], fontsize=7)
     return Figure("Paired differences by seat", "each value minus the baseline on the same deals, seat by seat, "
                   "with paired 95% intervals", _encode(fig))

@@ -1,25 +1,32 @@
-"""The game protocol shared by every engine, and the seat dispatcher that asks strategies for decisions.
+"""The decision protocol shared by every engine, and the two generic drivers that play every game.
 
-A game engine is one module of array functions over a batch of games (first axis = game). It derives
-from :class:`Game` and provides:
+A game engine is one module (``simcore/games/<game>.py``) deriving from :class:`Game`. It holds the rules
+only (no strategy code, no strategy name) and provides:
 
 * ``Rules``: a frozen dataclass of rule options (see :mod:`simcore.options`);
-* ``Player``: the decision interface a strategy implements (one method per decision point, each taking
-  an observation of a batch of games and an :class:`~simcore.rng.AgentRandom`, returning actions as
-  integer arrays);
-* ``new_state(keys, players, rules)``: a fresh batch (``keys`` = one 64-bit key per game);
-* ``setup(state, seats)`` (optional): set-up decisions, which are not turns;
-* ``turn(state, idx, seats)``: play one turn (one player's turn) in each game of ``idx``;
+* ``decisions``: the names of its decision kinds (Sen: ``start``, ``face_up_slot``, ``drawn``, ...); a
+  strategy answers kind ``k`` with its decision of name ``decisions[k]``, compiled or numpy;
+* ``kernels``: the module of its compiled (numba) protocol functions, each for game ``g`` of a batch:
+  ``begin(S, R, g)`` (deal, go to the first decision), ``step(S, R, g, opt)`` (apply one option and run
+  the rules to the next decision point; False and nothing changed when the option is illegal),
+  ``observe(S, R, g, seat)`` (a view of what ``seat`` may know, read by compiled strategies) and
+  ``legal(S, R, g, out)`` (the legal options); ``S`` is :meth:`Game.state_tuple` (done, turns, timeout,
+  actor, kind, then the engine's arrays), ``R`` is :meth:`Game.rules_tuple`;
+* ``new_batch(keys, players, rules)``: a fresh batch (``keys`` = one 64-bit key per game), and
+  ``observe(state, idx, actor)`` / ``encode(kind, answer, state, idx)``: the batch observation numpy
+  strategies get and the reading of their answers as option codes;
 * ``outcome(state)``: per-game result columns (see :data:`STANDARD_COLUMNS`);
-* ``metrics(totals, n, players, rules)``: the game-specific figures of the ``play`` contract from column
-  sums;
+  ``metrics(totals, n, players, rules)``: the ``play`` contract's figures from column sums;
 * for the conformance suite: ``check(state)`` (invariants), ``observe_all(state, idx, seat)`` (everything
-  seat may know, as arrays) and ``scramble_hidden(state, seat, draws)`` (a copy of the state whose hidden
-  information from seat's point of view is re-randomised).
+  a seat may know, as arrays) and ``scramble_hidden(state, seat, draws)`` (a copy whose hidden
+  information from the seat's point of view is re-randomised).
 
-The state is any object with boolean ``done``, integer ``turns`` and boolean ``timeout`` arrays. One
-shared loop (:meth:`Game.play`) runs turns for the games not yet done, so a finished game is frozen by
-that single mechanism: engines only ever touch the games they are handed.
+Two drivers play every game: the compiled lane (:meth:`Game._play_lane`, a generated module per lineup,
+see :mod:`simcore.lineup`, plays each game to its end in one compiled loop when every decision of every
+seat is compiled) and the batch lane (:meth:`Game._play_batch`: one decision of every live game per step,
+each strategy asked once per step for a batch). Both use the same rule steps and the same random streams,
+so they play the same games. Chains of decisions within a turn (Take 2, powers, the final round) are
+decision kinds, never callbacks into strategies in the middle of a rule.
 """
 from __future__ import annotations
 
@@ -71,60 +78,6 @@ class Seats:
         seat_ids = np.tile(np.arange(self.players), n)
         self.draws = Draws(stream_keys(flat_keys, STREAM_SEAT, seat_ids))
 
-    def ask(self, decision: str, idx: np.ndarray, actor: np.ndarray,
-            observe: Callable[..., Any], **extra: np.ndarray) -> Any:
-        """Ask ``decision`` of seat ``actor[i]`` in game ``idx[i]``; returns arrays aligned with ``idx``.
-
-        ``observe(sub_idx, sub_actor, **sub_extra)`` builds the observation for a subset; ``extra``
-        arrays (aligned with ``idx``, e.g. the card just drawn) are sliced to the same subset. A strategy
-        returns an array or a tuple of arrays (one value per observed game).
-        """
-        idx = np.asarray(idx)
-        actor = np.asarray(actor)
-        if len(self.groups) == 1:
-            return self._call(0, decision, idx, actor, observe, extra)
-        gid = self.group_of_seat[actor]
-        out: Any = None
-        for g in np.unique(gid):
-            sel = gid == g
-            res = self._call(int(g), decision, idx[sel], actor[sel], observe,
-                             {k: v[sel] for k, v in extra.items()})
-            if out is None:
-                if isinstance(res, tuple):
-                    out = tuple(np.zeros((len(idx),) + r.shape[1:], dtype=r.dtype) for r in res)
-                else:
-                    out = np.zeros((len(idx),) + res.shape[1:], dtype=res.dtype)
-            if isinstance(res, tuple):
-                for o, r in zip(out, res):
-                    o[sel] = r
-            else:
-                out[sel] = res
-        return out
-
-    def _call(self, g: int, decision: str, idx: np.ndarray, actor: np.ndarray, observe, extra) -> Any:
-        agent = self.groups[g]
-        method = getattr(agent, decision, None)
-        if method is None:
-            raise IllegalAction(f"strategy {agent!r} has no decision {decision!r}")
-        rng = AgentRandom(self.draws, idx, actor, self.players)
-        obs = observe(idx, actor, **extra)
-        try:
-            res = method(obs, rng)
-        except Exception as exc:  # a strategy may fail in any way: name it, the decision and the error
-            err = strategy_error(agent, decision, exc)
-            if err is exc:
-                raise
-            raise err from exc
-        if isinstance(res, tuple):
-            res = tuple(np.asarray(r) for r in res)
-            bad = any(r.shape[:1] != (len(idx),) for r in res)
-        else:
-            res = np.asarray(res)
-            bad = res.shape[:1] != (len(idx),)
-        if bad:
-            raise IllegalAction(f"strategy {agent!r}: decision {decision!r} returned the wrong number of values")
-        return res
-
     def splice(self, places: np.ndarray, fresh: "Seats") -> None:
         """Give batch positions ``places`` the random streams (keys, counters) of ``fresh``'s games."""
         P = self.players
@@ -157,24 +110,6 @@ def illegal(seats: Seats, decision: str, actor: np.ndarray, bad: np.ndarray | in
         return
     seat = int(np.asarray(actor)[pos])
     raise IllegalAction(f"strategy {seats.name(seat)} (seat {seat}) made an illegal {decision}: {what}")
-
-
-def policy_table(agents: Sequence[Any], codes: Sequence[int]) -> tuple[np.ndarray, np.ndarray] | None:
-    """The compiled lineup of ``agents``: (policy code per seat (P,), parameters (P, K) float64), when
-    every agent has a compiled form (``compiled_policy()``) whose code is one of ``codes``; else None."""
-    forms = []
-    for agent in agents:
-        get = getattr(agent, "compiled_policy", None)
-        form = get() if callable(get) else None
-        if form is None or form[0] not in codes:
-            return None
-        forms.append(form)
-    width = max([len(p) for _, p in forms] + [1])
-    code = np.array([c for c, _ in forms], dtype=np.int64)
-    params = np.zeros((len(forms), width), dtype=np.float64)
-    for i, (_, p) in enumerate(forms):
-        params[i, :len(p)] = p
-    return code, params
 
 
 @dataclasses.dataclass(frozen=True)
@@ -225,14 +160,9 @@ class Game(abc.ABC):
     def new_state(self, keys: np.ndarray, players: int, rules: Any) -> Any:
         """A fresh batch of games, one per key."""
 
-    def setup(self, state: Any, seats: Seats) -> None:
-        """Set-up decisions (not turns), asked once after ``new_state``; none by default."""
-
     def turn(self, state: Any, idx: np.ndarray, seats: Seats) -> None:
         """One player's turn in each game of ``idx``: its decisions, asked of ``seats`` and applied, until
         the turn is over (the batch lane one turn at a time, for tests and traces)."""
-        if not self.decisions:
-            raise TypeError(f"{type(self).__name__} defines neither turn nor the decision protocol")
         lu = seats.lineup_for(self)
         idx = np.asarray(idx, dtype=np.int64)
         S, R = self.state_tuple(state), self.rules_tuple(state)
@@ -259,23 +189,6 @@ class Game(abc.ABC):
     @abc.abstractmethod
     def outcome(self, state: Any) -> dict[str, np.ndarray]:
         """Per-game result columns (see :data:`STANDARD_COLUMNS`)."""
-
-    def compiled_lineup(self, agents: Sequence[Any], players: int, rules: Any) -> Any | None:
-        """The compiled form of a lineup when every seat's strategy has one for this game (see
-        :meth:`play_compiled`), else None. Default: no compiled lane."""
-        return None
-
-    def new_compiled_state(self, keys: np.ndarray, players: int, rules: Any) -> Any:
-        """The fresh batch handed to :meth:`play_compiled` (an engine may leave work such as the first
-        deal to its compiled lane); default :meth:`new_state`."""
-        return self.new_state(keys, players, rules)
-
-    def play_compiled(self, state: Any, seats: Seats, lineup: Any, limit: int) -> None:
-        """Play every game of ``state`` to its end (or to ``limit`` turns, a timeout) in compiled code,
-        one game after another, for the ``lineup`` given by :meth:`compiled_lineup`. It must give
-        exactly the outcome of the turn-by-turn lane: the same rule kernels, the same random streams.
-        Only called for a lineup that :meth:`compiled_lineup` gave, so an engine that gives one defines it."""
-        raise TypeError(f"{type(self).__name__}.compiled_lineup gave a lineup but the engine has no play_compiled")
 
     def turn_limit(self, rules: Any) -> int:
         return int(getattr(rules, "max_turns", None) or self.safety_turns)
@@ -315,8 +228,6 @@ class Game(abc.ABC):
         one compiled call); else in the batch lane, which asks numpy strategies for a batch of decisions
         at a time. Both lanes play the same games.
         """
-        if not self.decisions:
-            return self._play_turns(game_ids, players, rules, agents, root, check, on_turn, width, compiled)
         if len(agents) != players:
             raise SenseiError(f"{len(agents)} strategies for {players} seats")
         ids = np.asarray(game_ids, dtype=np.int64)
@@ -527,98 +438,6 @@ class Game(abc.ABC):
             if (slot_game < 0).all():
                 break
         return results if refill else self.outcome(state)
-
-    def _play_turns(self, game_ids: np.ndarray, players: int, rules: Any, agents: Sequence[Any], root: np.uint64,
-                    check: bool = False, on_turn: Callable[[Any], None] | None = None,
-                    width: int | None = None, compiled: bool = True) -> dict[str, np.ndarray]:
-        """Play complete games with global indices ``game_ids``; returns the outcome columns in that order.
-
-        ``width`` is the number of games played side by side: when it is smaller than the number of
-        games, every finished game hands its place to the next one (its outcome is kept), so the batch
-        stays full and the per-step cost is shared by ``width`` games to the end. Results do not depend
-        on ``width``. ``check`` runs :meth:`check` after every turn (tests); ``on_turn(state)`` is a test
-        hook.
-
-        When every seat's strategy has a compiled form (:meth:`compiled_lineup`) and ``compiled`` is
-        True, the games are played in the compiled lane instead (blocks of ``width`` games, each played
-        to its end in one compiled call); its results are the same game by game.
-        """
-        if len(agents) != players:
-            raise SenseiError(f"{len(agents)} strategies for {players} seats")
-        ids = np.asarray(game_ids, dtype=np.int64)
-        n = len(ids)
-        width = n if width is None else max(1, min(int(width), n))
-        lineup = None
-        if compiled and not check and on_turn is None:
-            lineup = self.compiled_lineup(agents, players, rules)
-        if lineup is not None:
-            return self._play_compiled_blocks(ids, players, rules, agents, root, width, lineup)
-        keys = game_keys(root, ids[:width])
-        state = self.new_state(keys, players, rules)
-        seats = Seats(agents, keys)
-        self.setup(state, seats)
-        limit = self.turn_limit(rules)
-        refill = width < n
-        refill_at = max(1, width // 8)  # hand places over in bulk: a fresh batch has a fixed cost
-        slot_game = np.arange(width)  # position in ``ids`` of the game in each place, -1 once retired
-        nxt = width
-        results: dict[str, np.ndarray] | None = None
-        while True:
-            idx = np.flatnonzero(~state.done)
-            if len(idx) == 0 and not refill:
-                break
-            over = state.turns[idx] >= limit
-            if over.any():
-                state.timeout[idx[over]] = True
-                state.done[idx[over]] = True
-                idx = idx[~over]
-            if len(idx):
-                self.turn(state, idx, seats)
-                if check:
-                    self.check(state)
-                if on_turn is not None:
-                    on_turn(state)
-            if not refill:
-                continue
-            fin = np.flatnonzero(state.done & (slot_game >= 0))
-            if len(fin) == 0 or (len(fin) < refill_at and not state.done.all()):
-                continue
-            res = self.outcome(take(state, fin, width, self.state_constants))
-            if results is None:
-                results = {k: np.zeros((n,) + np.asarray(v).shape[1:], dtype=np.asarray(v).dtype)
-                           for k, v in res.items()}
-            for k, v in res.items():
-                results[k][slot_game[fin]] = v
-            slot_game[fin] = -1
-            k = min(len(fin), n - nxt)
-            if k:
-                places = fin[:k]
-                new_keys = game_keys(root, ids[nxt:nxt + k])
-                fresh = self.new_state(new_keys, players, rules)
-                fresh_seats = Seats(agents, new_keys)
-                self.setup(fresh, fresh_seats)
-                splice(state, places, fresh, width, self.state_constants)
-                seats.splice(places, fresh_seats)
-                slot_game[places] = np.arange(nxt, nxt + k)
-                nxt += k
-            if (slot_game < 0).all():
-                break
-        return results if refill else self.outcome(state)
-
-    def _play_compiled_blocks(self, ids: np.ndarray, players: int, rules: Any, agents: Sequence[Any],
-                              root: np.uint64, width: int, lineup: Any) -> dict[str, np.ndarray]:
-        limit = self.turn_limit(rules)
-        parts = []
-        for a in range(0, len(ids), width):
-            keys = game_keys(root, ids[a:a + width])
-            state = self.new_compiled_state(keys, players, rules)
-            seats = Seats(agents, keys)
-            self.setup(state, seats)
-            self.play_compiled(state, seats, lineup, limit)
-            parts.append(self.outcome(state))
-        if len(parts) == 1:
-            return parts[0]
-        return {k: np.concatenate([np.asarray(p[k]) for p in parts]) for k in parts[0]}
 
     def check(self, state: Any) -> None:
         """Invariants that must hold after every turn (raise AssertionError)."""

@@ -778,7 +778,7 @@ def local_backend(eng: Game, agents: Sequence[Any], jobs: int, backend: str | No
     plays the compiled lane (its game loop runs without the GIL, so threads play side by side with no
     worker processes to start: many games or few, two jobs are faster than one), else worker
     processes (the batch lane holds the GIL between its compiled steps)."""
-    if backend is not None or jobs == 1 or not compiled or not eng.decisions:
+    if backend is not None or jobs == 1 or not compiled:
         return backend
     return "threading" if eng.lineup(agents).all_compiled else None
 

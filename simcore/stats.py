@@ -1,6 +1,9 @@
 """Interval estimates used in every summary (Wilson for shares, t for means).
 
-Formulas come from statsmodels/scipy rather than being written by hand.
+Quantiles come from scipy (``scipy.special``: the t and normal quantiles a ``sensei play`` needs, quick to
+import); tests, GLMs and corrections from statsmodels and ``scipy.stats``, imported where they are used
+(``scipy.stats`` and statsmodels take about a second to import, more than a short ``play`` takes). The
+Wilson interval is checked against statsmodels' ``proportion_confint`` in the tests.
 """
 from __future__ import annotations
 
@@ -8,17 +11,30 @@ import math
 import warnings
 
 import numpy as np
-from scipy import stats as _st
-from statsmodels.stats.proportion import proportion_confint
+from scipy import special as _sp
+
+
+def _t_ppf(q, df):
+    """Quantile ``q`` of Student's t with ``df`` degrees of freedom (``scipy.stats.t.ppf``)."""
+    return _sp.stdtrit(df, q)
 
 
 def wilson(successes, n, alpha: float = 0.05):
-    """Wilson score interval for a share; ``successes`` may be fractional (shared wins). Arrays ok."""
+    """Wilson score interval for a share; ``successes`` may be fractional (shared wins). Arrays ok.
+    The same as statsmodels' ``proportion_confint(method="wilson")`` (tested)."""
     s = np.asarray(successes, dtype=float)
     n = np.asarray(n, dtype=float)
-    lo, hi = proportion_confint(s, np.maximum(n, 1), alpha=alpha, method="wilson")
-    lo = np.where(n > 0, lo, np.nan)
-    hi = np.where(n > 0, hi, np.nan)
+    m = np.maximum(n, 1)
+    # statsmodels' proportion_confint(method="wilson"), operation for operation (the same bits)
+    q = s / m
+    crit = -float(_sp.ndtri(alpha / 2))
+    crit2 = crit ** 2
+    denom = 1 + crit2 / m
+    centre = (q + crit2 / (2 * m)) / denom
+    dist = crit * np.sqrt(np.maximum(q * (1.0 - q) / m + crit2 / (4.0 * m ** 2), 0.0))
+    dist /= denom
+    lo = np.where(n > 0, np.clip(centre - dist, 0, 1), np.nan)
+    hi = np.where(n > 0, np.clip(centre + dist, 0, 1), np.nan)
     return lo, hi
 
 
@@ -31,7 +47,7 @@ def mean_ci(total, total_sq, n, alpha: float = 0.05):
         return mean, np.full_like(mean, np.nan)
     mean = total / n
     var = np.maximum(np.asarray(total_sq, dtype=float) / n - mean ** 2, 0.0) * n / (n - 1)
-    half = _st.t.ppf(1 - alpha / 2, n - 1) * np.sqrt(var / n)
+    half = _t_ppf(1 - alpha / 2, n - 1) * np.sqrt(var / n)
     return mean, half
 
 
@@ -46,7 +62,7 @@ def ratio_sums_ci(num, num_sq, den, den_sq, cross, n, alpha: float = 0.05):
         resid = np.asarray(num_sq, dtype=float) - 2 * r * np.asarray(cross, dtype=float) + r * r * np.asarray(
             den_sq, dtype=float)
         var = np.maximum(resid, 0.0) / (n - 1) if n >= 2 else np.nan
-        half = _st.t.ppf(1 - alpha / 2, max(n - 1, 1)) * np.sqrt(var / n) / (den / n)
+        half = _t_ppf(1 - alpha / 2, max(n - 1, 1)) * np.sqrt(var / n) / (den / n)
     bad = ~(np.asarray(den) > 0)
     return np.where(bad, np.nan, r), np.where(bad | (n < 2), np.nan, half)
 
@@ -73,6 +89,7 @@ def values_ci(values, alpha: float = 0.05):
     se = float(x.std(ddof=1)) / math.sqrt(n)
     if se == 0.0:
         return mean, mean, mean
+    from scipy import stats as _st
     lo, hi = _st.t.interval(1 - alpha, n - 1, loc=mean, scale=se)
     return mean, float(lo), float(hi)
 
@@ -94,6 +111,7 @@ def paired_diff(a, b, alpha: float = 0.05) -> dict:
     if n >= 2:
         d = a - b
         if np.ptp(d) > 0:
+            from scipy import stats as _st
             p = float(_st.ttest_rel(a, b).pvalue)
         else:
             p = 1.0 if d[0] == 0 else 0.0

@@ -102,20 +102,6 @@ class Strategy:
                 out[f.name] = list(choices).index(v)
         return out
 
-    #: (legacy, for engines that do not follow the decision protocol yet) a strategy whose decisions also
-    #: exist as compiled kernels in its game's engine sets this to the engine's code for them and gives
-    #: their numeric parameters in :meth:`compiled_params`
-    compiled_code: ClassVar[int | None] = None
-
-    def compiled_params(self) -> tuple[float, ...]:
-        return ()
-
-    def compiled_policy(self) -> tuple[int, tuple[float, ...]] | None:
-        """``(code, params)`` of the legacy compiled form, or None (only the class that declares
-        ``compiled_code`` has one)."""
-        code = type(self).__dict__.get("compiled_code")
-        return None if code is None else (int(code), tuple(float(x) for x in self.compiled_params()))
-
     def __str__(self) -> str:
         return self.spec()
 

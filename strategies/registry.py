@@ -323,34 +323,76 @@ def lineup(game: str, specs: list[Any] | tuple[Any, ...], players: int) -> list[
     return [resolve(game, s) for s in specs]
 
 
-def short_labels(agents: list[Any]) -> list[str]:
-    """A short label per seat: the strategy's name, plus the parameters that tell it apart from the other
-    seats playing a strategy of that name (or, when they all play the same, the parameters it does not
-    leave at their defaults), e.g. ``threshold wake=8`` next to ``threshold``. Seats whose labels would
-    still be equal while their specs differ get their full spec."""
-    def name(a: Any) -> str:
-        return getattr(a, "name", "") or type(a).__name__
+def split_spec(spec: str) -> tuple[str, list[tuple[str, str]]]:
+    """A full spec ``NAME:k=v,...`` (or ``FILE.py:Class:k=v,...``) as its name and its ``(key, value)`` pairs,
+    in the spec's order; a spec without parameters is its name alone."""
+    head, sep, tail = str(spec).rpartition(":")
+    if not sep or not head or "=" not in tail:
+        return str(spec), []
+    pairs = []
+    for part in tail.split(","):
+        k, _, v = part.partition("=")
+        pairs.append((k.strip(), v.strip()))
+    return head, pairs
 
-    def params(a: Any) -> dict[str, Any]:
-        return a.params() if hasattr(a, "params") else {}
 
-    def defaults(a: Any) -> dict[str, Any]:
-        if not dataclasses.is_dataclass(a):
-            return {}
-        return {f.name: f.default for f in dataclasses.fields(a) if f.init and f.default is not dataclasses.MISSING}
-
-    def spec(a: Any) -> str:
-        return a.spec() if hasattr(a, "spec") else repr(a)
-
-    from .base import _fmt
+def _labels(items: list[tuple[Any, str, list[tuple[str, str]], dict[str, str] | None, str]]) -> list[str]:
+    """The labelling rule, for items ``(kind, name, [(key, value), ...], defaults or None, full spec)``: the
+    name, plus the parameters whose values differ among the items of the same kind (a name, or a class), in
+    the spec's order; when the items of a kind all agree, the parameters not at their defaults (when the
+    defaults are known). Two different specs that would still read the same get their full spec."""
+    by_kind: dict[Any, list[dict[str, str]]] = {}
+    for kind, _, pairs, _, _ in items:
+        by_kind.setdefault(kind, []).append(dict(pairs))
     labels = []
-    for a in agents:
-        same = [b for b in agents if name(b) == name(a) and type(b) is type(a)]
-        mine = params(a)
-        differ = [k for k in mine if any(params(b).get(k) != mine[k] for b in same)]
-        shown = differ or [k for k, v in mine.items() if defaults(a).get(k, dataclasses.MISSING) != v]
-        labels.append(" ".join([name(a)] + [f"{k}={_fmt(mine[k])}" for k in shown]))
-    for i, a in enumerate(agents):
-        if any(labels[j] == labels[i] and spec(agents[j]) != spec(a) for j in range(len(agents))):
-            labels[i] = spec(a)
+    for kind, name, pairs, defaults, _ in items:
+        mine = dict(pairs)
+        shown = [k for k in mine if any(p.get(k) != mine[k] for p in by_kind[kind])]
+        if not shown and defaults is not None:
+            shown = [k for k in mine if k in defaults and defaults[k] != mine[k]]
+        labels.append(" ".join([name] + [f"{k}={mine[k]}" for k in shown]))
+    for i, item in enumerate(items):
+        if any(labels[j] == labels[i] and items[j][4] != item[4] for j in range(len(items))):
+            labels[i] = item[4]
     return labels
+
+
+def spec_labels(specs: Any, defaults: dict[str, dict[str, str]] | None = None) -> dict[str, str]:
+    """The short label of every full spec of an experiment (``{spec: label}``, in the order given): the
+    strategy's name plus only the parameters that differ among the specs of that name, e.g.
+    ``guard margin=1 late=8`` next to ``guard margin=0 late=4``, and ``counter`` alone when every
+    ``counter`` of the experiment is the same. With ``defaults`` (name -> {parameter: value as in a spec}), a
+    strategy whose specs all agree shows the parameters it does not leave at their defaults
+    (``threshold wake=8`` alone against ``counter``). Reports, answer sentences and tables label strategies
+    by it; the full spec stays one column (or one click) away."""
+    unique = list(dict.fromkeys(str(s) for s in specs))
+    items = []
+    for s in unique:
+        name, pairs = split_spec(s)
+        items.append((name, name, pairs, (defaults or {}).get(name), s))
+    return dict(zip(unique, _labels(items)))
+
+
+def spec_defaults(agent: Any) -> dict[str, str] | None:
+    """A strategy's parameter defaults as they read in a spec (None when it has none to tell)."""
+    from .base import _fmt
+
+    if not dataclasses.is_dataclass(agent):
+        return None
+    return {f.name: _fmt(f.default) for f in dataclasses.fields(agent) if f.init and f.default is not dataclasses.MISSING}
+
+
+def short_labels(agents: list[Any]) -> list[str]:
+    """A short label per seat of ``sensei play``: the rule of :func:`spec_labels` over the seats' strategies,
+    and when every seat playing a strategy of that name plays the same, the parameters it does not leave
+    at their defaults (``threshold wake=8`` next to ``threshold``)."""
+    from .base import _fmt
+
+    items = []
+    for a in agents:
+        ps = a.params() if hasattr(a, "params") else {}
+        defaults = spec_defaults(a)
+        name = getattr(a, "name", "") or type(a).__name__
+        items.append(((name, type(a)), name, [(k, _fmt(v)) for k, v in ps.items()], defaults,
+                      a.spec() if hasattr(a, "spec") else repr(a)))
+    return _labels(items)

@@ -361,7 +361,7 @@ def _random_swap(obs, prm, rng):
 
 @dataclasses.dataclass(frozen=True)
 class RandomSen(Strategy):
-    """Reference policy: every decision uniformly at random among the listed options (rules/sen.md)."""
+    """Reference policy: every decision uniformly at random among the listed options (docs/games/sen.md)."""
     name: ClassVar[str] = "random"
     game: ClassVar[str] = "sen"
     p_wake: float = param(0.1, "probability of saying WAKE UP! at the start of a turn", min=0.0, max=1.0)
@@ -400,7 +400,7 @@ def _first_unknown_peek(obs, prm, rng):
 @dataclasses.dataclass(frozen=True)
 class Threshold(Strategy):
     """Reference policy: wake when the own estimate is at most ``wake``; replace the worst known slot
-    with a lower card; use Peek 1 on an unknown own slot (rules/sen.md)."""
+    with a lower card; use Peek 1 on an unknown own slot (docs/games/sen.md)."""
     name: ClassVar[str] = "threshold"
     game: ClassVar[str] = "sen"
     wake: int = param(10, "say WAKE UP! when the estimated own total (unknown = 279/54) is at most this")

@@ -1,4 +1,4 @@
-"""Senshi strategies: the reference policies ``random`` and ``greedy`` of ``rules/senshi.md``, and heuristics.
+"""Senshi strategies: the reference policies ``random`` and ``greedy`` of the rulings (``docs/games/senshi.md``), and heuristics.
 
 Every decision is a compiled function of the engine's observation view
 (:data:`simcore.games.senshi.SenshiView`), the strategy's parameters and its random stream, returning an
@@ -157,7 +157,7 @@ def spread_setup(obs):
 
 
 # ----------------------------------------------------------------------------------------------------
-# Reference policies (rules/senshi.md, to the letter)
+# Reference policies (docs/games/senshi.md, to the letter)
 # ----------------------------------------------------------------------------------------------------
 @numba.njit(cache=True, inline="always")
 def _choose(u, count):
@@ -242,7 +242,7 @@ class Random(Strategy):
 
 @numba.njit(cache=True, inline="always")
 def greedy_act(obs):
-    """The reference `greedy` decision (rules/senshi.md)."""
+    """The reference `greedy` decision (docs/games/senshi.md)."""
     p, P = obs.me, obs.players
     n_stacks = obs.n_stacks
     has = False

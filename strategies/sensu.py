@@ -4,10 +4,13 @@ Every decision is a compiled function of the engine's observation view (:data:`s
 the strategy's parameters and its random stream, returning an option code (see the module docstring of
 :mod:`simcore.games.sensu`: ``DECK``, ``PILE + s``, ``PASS``, ``PLAY + mask``, hand slots, sources, seats,
 :func:`~simcore.games.sensu.arrange_option` and :func:`~simcore.games.sensu.courage_option`). The same
-functions play the compiled lane and, looped over a batch, the batch lane.
+functions play the compiled lane and, looped over a batch, the batch lane. ``random``'s decisions are small
+and compiled into the game loop itself (:func:`inlined`); the heuristics' valuations are cached compiled
+functions of their own (``eval_combo``, ``potential``, ``heuristic_*``), shared by the three heuristics.
 
 Scratch space: ``rng.iw`` rows 0 (slot cards), 1 (evaluation), 2 (an order), 3 (per-seat choices), 4-7 (the
-combination search); ``rng.fw`` rows 0 (fan weights) and 1 (uniforms and keys).
+combination search, the potential's subsets); ``rng.fw`` rows 0 (fan weights) and 1 (``random``'s keys, the
+potential's subset values).
 """
 from __future__ import annotations
 
@@ -18,9 +21,9 @@ import numba
 import numpy as np
 
 from simcore.compiled import NO_REFCOUNT, decision
-from simcore.games.sensu import (CARD_TYPE, CARD_VALUE, CARD_WILD, DRAW, HAND, PASS, PLAY, SLOTS, SUBSET_SIZE,
-                                 arrange_option, combinations, courage_option, fits, harmony_options, pile_top,
-                                 removable, slot_cards, sources)
+from simcore.games.sensu import (CARD_TYPE, CARD_VALUE, CARD_WILD, DRAW, HAND, LOWBIT, PASS, PLAY, SLOTS,
+                                 SUBSET_SIZE, arrange_option, combinations, combinations_with, courage_option, fits,
+                                 harmony_options, pile_top, removable, slot_cards, sources)
 from simcore.rng import draw, integer, random, uniform_at
 
 from .base import Strategy, param
@@ -72,7 +75,7 @@ def _scratch(rng):
 
 
 # ----------------------------------------------------------------------------------------------------
-# The reference policy ``random`` (rules/sensu.md), one decision at a time
+# The reference policy ``random`` (docs/games/sensu.md), one decision at a time
 # ----------------------------------------------------------------------------------------------------
 @numba.njit(**NO_REFCOUNT)
 def random_order(cards, mask, k, ST, base, order, buf):
@@ -200,7 +203,7 @@ def _random_place(obs, prm, rng):
 
 @dataclass(frozen=True)
 class Random(Strategy):
-    """Reference policy ``random`` of rules/sensu.md (multiplayer and solo), exactly as written.
+    """Reference policy ``random`` (multiplayer and solo), exactly as the rulings write it (docs/games/sensu.md).
 
     Plays a uniformly chosen combination with probability 1/2 when it holds one, otherwise draws from a
     uniformly chosen source and discards uniformly; redeeming ties, discard order and power choices are
@@ -363,41 +366,47 @@ def eval_combo(cards, mask, fs, cl, chosen, ST, w, close_bonus, win_bonus, close
 
 
 @numba.njit(**NO_REFCOUNT)
-def potential(cards, fs, cl, ST, w):
+def potential(cards, fs, cl, ST, w, iscr, fscr):
     """How close a row of slot cards (6) is to combinations: for every subset of 2-4 cards (at most one
-    wild) whose values leave 1..9 to reach 20, 1 plus the weighted sticks of its best card that fits."""
+    wild) whose values leave 1..9 to reach 20, 1 plus the weighted sticks of its best card that fits (summed
+    over the subsets in mask order). Each subset's figures are built from the subset without its lowest slot.
+    ``iscr``: int64 scratch (4, 64); ``fscr``: float64 scratch of 64."""
     TYPE, VAL, WCL = CARD_TYPE, CARD_VALUE, CARD_WILD
+    size, lo, hi, nw = iscr[0], iscr[1], iscr[2], iscr[3]
+    bestv = fscr
+    size[0] = 0
+    lo[0] = 0
+    hi[0] = 0
+    nw[0] = 0
+    bestv[0] = 0.0
     tot = 0.0
     for m in range(1, 64):
-        size = 0
-        lo = 0
-        hi = 0
-        nw = 0
-        ok = True
-        bestv = 0.0
-        for b in range(SLOTS):
-            if (m >> b) & 1:
-                x = cards[b]
-                if x < 0:
-                    ok = False
-                    break
-                size += 1
-                if WCL[x] >= 0:
-                    nw += 1
-                    lo += 3 * WCL[x] + 1
-                    hi += 3 * WCL[x] + 3
-                else:
-                    lo += VAL[x]
-                    hi += VAL[x]
-                t = TYPE[x]
-                if not cl[t] and fs[t] + ST[x] <= 10:
-                    v = w[t] * ST[x]
-                    if v > bestv:
-                        bestv = v
-        if not ok or size < 2 or size > 4 or nw > 1:
+        b = LOWBIT[m]
+        prev = m & (m - 1)
+        x = cards[b]
+        if x < 0 or size[prev] < 0:
+            size[m] = -1  # a subset with an empty slot
             continue
-        if 20 - hi <= 9 and 20 - lo >= 1:
-            tot += 1.0 + bestv
+        size[m] = size[prev] + 1
+        if WCL[x] >= 0:
+            nw[m] = nw[prev] + 1
+            lo[m] = lo[prev] + 3 * WCL[x] + 1
+            hi[m] = hi[prev] + 3 * WCL[x] + 3
+        else:
+            nw[m] = nw[prev]
+            lo[m] = lo[prev] + VAL[x]
+            hi[m] = hi[prev] + VAL[x]
+        bv = bestv[prev]
+        t = TYPE[x]
+        if not cl[t] and fs[t] + ST[x] <= 10:
+            v = w[t] * ST[x]
+            if v > bv:
+                bv = v
+        bestv[m] = bv
+        if size[m] < 2 or size[m] > 4 or nw[m] > 1:
+            continue
+        if 20 - hi[m] <= 9 and 20 - lo[m] >= 1:
+            tot += 1.0 + bv
     return tot
 
 
@@ -463,8 +472,13 @@ def heuristic_source(code, h, obs, cards, ib, order, w, scratch):
         if pile_n[g, q] == 0 or n >= SLOTS:
             continue
         slot_cards(obs, cards)
-        cards[n] = pile_top(obs, q)
-        bits = combinations(obs, cards, scratch)
+        top = pile_top(obs, q)
+        if n == 5:  # the combinations with the top card only, by table lookups
+            bits = combinations_with(obs, cards, top)
+            cards[5] = top
+        else:
+            cards[n] = top
+            bits = combinations(obs, cards, scratch)
         _, val = best_combination(cards, bits, fs, cl, ch, w, h[_CLOSE], obs.ST, ib, order, n, 5)
         if val > max(best_val, 0.0):
             best_val = val
@@ -478,7 +492,7 @@ def heuristic_source(code, h, obs, cards, ib, order, w, scratch):
 
 
 @numba.njit(**NO_REFCOUNT)
-def heuristic_discard(code, h, obs, cards, ib, order, w, scratch):
+def heuristic_discard(code, h, obs, cards, ib, order, w, scratch, fscr):
     """The hand slot a heuristic discards after a draw: it keeps the cards with the best combinations (+5)
     and near-combinations (``keep`` weight); planner: also not feeding the next player (``feed_penalty`` per
     stick of a discard that fits the next seat's fans)."""
@@ -502,7 +516,7 @@ def heuristic_discard(code, h, obs, cards, ib, order, w, scratch):
             c = np.int64(hand[g, p, s])
             fit = fits(obs, (p + 1) % obs.players, c)
             feed = h[_FEED] * (1.0 if fit else 0.0) * ST[c]
-        sc = val + h[_KEEP] * potential(cards, fs, cl, ST, w) - feed
+        sc = val + h[_KEEP] * potential(cards, fs, cl, ST, w, scratch, fscr) - feed
         if sc > best:
             best = sc
             bs = s
@@ -510,7 +524,7 @@ def heuristic_discard(code, h, obs, cards, ib, order, w, scratch):
 
 
 @numba.njit(**NO_REFCOUNT)
-def heuristic_place(code, h, obs, cards, ib, order, w, scratch):
+def heuristic_place(code, h, obs, cards, ib, order, w, scratch, fscr):
     """Solo: where a heuristic puts the drawn card ``obs.card``, 0 the pile or 1..4 a column: where the
     exposed cards then hold the most valuable combination (+10) and near-combinations, columns first on
     ties."""
@@ -526,7 +540,7 @@ def heuristic_place(code, h, obs, cards, ib, order, w, scratch):
         combos = combinations(obs, cards, scratch)
         _, val = best_combination(cards, combos, fs, cl, ch, w, h[_CLOSE], ST, ib, order, -1, SLOTS)
         val = val + 10.0 if val > -np.inf else 0.0
-        sc = val + 0.3 * potential(cards, fs, cl, ST, w)
+        sc = val + 0.3 * potential(cards, fs, cl, ST, w, scratch, fscr)
         cards[q] = old
         if q == 0:
             sc -= 0.01
@@ -581,7 +595,8 @@ def _heuristic_turn(obs, prm, rng):
 
 @decision
 def _heuristic_discard(obs, prm, rng):
-    return heuristic_discard(prm.code, _h(prm), obs, _cards(rng), _ib(rng), _order(rng), _w(rng), _scratch(rng))
+    return heuristic_discard(prm.code, _h(prm), obs, _cards(rng), _ib(rng), _order(rng), _w(rng), _scratch(rng),
+                             rng.fw[1])
 
 
 @decision
@@ -656,7 +671,8 @@ def _heuristic_solo_turn(obs, prm, rng):
 
 @decision
 def _heuristic_place(obs, prm, rng):
-    return heuristic_place(prm.code, _h(prm), obs, _cards(rng), _ib(rng), _order(rng), _w(rng), _scratch(rng))
+    return heuristic_place(prm.code, _h(prm), obs, _cards(rng), _ib(rng), _order(rng), _w(rng), _scratch(rng),
+                           rng.fw[1])
 
 
 @dataclass(frozen=True)

@@ -13,42 +13,10 @@ def assert_same(a: dict, b: dict, what: str = "") -> None:
         np.testing.assert_array_equal(np.asarray(a[k]), np.asarray(b[k]), err_msg=f"{what} column {k}")
 
 
-def play_batch_lane(eng, state, seats: Seats, limit: int) -> None:
-    """The turn-by-turn lane of an engine that does not follow the decision protocol yet."""
-    while True:
-        idx = np.flatnonzero(~state.done)
-        if not len(idx):
-            return
-        over = state.turns[idx] >= limit
-        state.timeout[idx[over]] = True
-        state.done[idx[over]] = True
-        idx = idx[~over]
-        if len(idx):
-            eng.turn(state, idx, seats)
-
-
-def _assert_same_ends_turns(eng, agents, players, rules, keys, limit):
-    limit = eng.turn_limit(rules) if limit is None else limit
-    ends = []
-    for compiled in (False, True):
-        state = eng.new_state(keys, players, rules)
-        seats = Seats(agents, keys)
-        eng.setup(state, seats)
-        if compiled:
-            eng.play_compiled(state, seats, eng.compiled_lineup(agents, players, rules), limit)
-        else:
-            play_batch_lane(eng, state, seats, limit)
-        ends.append((state, seats.draws.counter.copy()))
-    return ends
-
-
 def assert_same_ends(eng, agents, players: int, rules, keys: np.ndarray, limit: int | None = None):
     """Play the same fresh batch in both lanes; every state array and every seat's random-stream counter
     must end equal. Returns (final state, stream counters) of the compiled lane."""
-    if not eng.decisions:
-        ends = _assert_same_ends_turns(eng, agents, players, rules, keys, limit)
-    else:
-        ends = _ends(eng, agents, players, rules, keys, limit)
+    ends = _ends(eng, agents, players, rules, keys, limit)
     (a, ca), (b, cb) = ends
     for name, value in vars(a).items():
         if isinstance(value, np.ndarray) and name not in eng.state_constants:  # scratch space differs

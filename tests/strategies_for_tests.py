@@ -15,8 +15,6 @@ def _refuse(obs, prm, rng):
 
 for _name in game_names():
     _eng = get_game(_name)
-    if not _eng.decisions:
-        continue
     _cls_name = "Illegal" + _name.title().replace("-", "")
     _cls = type(_cls_name, (Strategy,), {"game": _eng.name, _eng.decisions[0]: _refuse, "__module__": __name__,
                                          "__qualname__": _cls_name})

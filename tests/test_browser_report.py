@@ -23,6 +23,19 @@ def _browser_or_skip():
     pytest.skip(f"{CHROMIUM} is not installed (make test installs it)")
 
 
+def _answer(page):
+    """The answer sentences as a reader sees them: the headline first, and the answer in full after a click on
+    its fold (a report whose answer is a headline of its own shows it unfolded)."""
+    fold = page.locator("details#every-sentence")
+    if fold.count():
+        assert page.locator("p.headline-sentence").first.is_visible()
+        assert not page.locator("li.answer-sentence").first.is_visible()
+        fold.locator("summary").click()
+    sentences = page.locator("li.answer-sentence")
+    assert sentences.first.is_visible()
+    return sentences.all_inner_texts()
+
+
 def test_report_renders_in_chromium(tmp_path):
     _browser_or_skip()
     from playwright.sync_api import sync_playwright
@@ -44,7 +57,7 @@ def test_report_renders_in_chromium(tmp_path):
             page.wait_for_load_state("load")
             images = page.evaluate("Array.from(document.images).map(i => [i.complete, i.naturalWidth, i.naturalHeight,"
                                    " i.getBoundingClientRect().width])")
-            answer = page.locator("li.answer-sentence").all_inner_texts()
+            answer = _answer(page)
             index = os.path.join(os.path.dirname(run_dir), "index.html")
             page.goto("file://" + index)
             page.wait_for_load_state("load")
@@ -77,7 +90,7 @@ def test_calibration_report_renders_in_chromium(tmp_path):
             page.goto("file://" + os.path.abspath(page_path))
             page.wait_for_load_state("load")
             images = page.evaluate("Array.from(document.images).map(i => [i.alt, i.complete && i.naturalWidth > 0])")
-            answer = page.locator("li.answer-sentence").all_inner_texts()
+            answer = _answer(page)
             tables = page.locator("h3").all_inner_texts()
         finally:
             browser.close()
@@ -109,7 +122,7 @@ def test_equilibrium_report_renders_in_chromium(tmp_path):
             page.goto("file://" + os.path.abspath(page_path))
             page.wait_for_load_state("load")
             images = page.evaluate("Array.from(document.images).map(i => [i.alt, i.complete && i.naturalWidth > 0])")
-            answer = page.locator("li.answer-sentence").all_inner_texts()
+            answer = _answer(page)
             tables = page.locator("h3").all_inner_texts()
             first = page.evaluate("document.querySelector('section').id")
         finally:

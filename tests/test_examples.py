@@ -1,13 +1,23 @@
-"""Every example in the docs (README.md, experiments/README.md) and in the docstrings runs as written.
+"""Every example in the docs (README.md, docs/**/*.md) and in the docstrings runs as written.
 
 What counts as an example: a fenced ``python`` block (executed), a fenced ``toml`` block (a config is
 loaded and run with 2 deals per cell; any other TOML must parse), every ``sensei ...`` line of a plain
-fenced block, every ``>>>`` session and ``::`` literal block of a docstring (Python is executed, TOML
+fenced block (``bash``, ``sh``, ``console`` or none), every ``>>>`` session and ``::`` literal block of a docstring (Python is executed, TOML
 parsed), and every ``Example: sensei ...`` line and ````sensei CMD ARG ...```` span of a docstring. Command lines
 with placeholders (``GAME``, ``CONFIG``, ``[--games N]``) are synopses, not examples, and are skipped;
-``--games`` is capped so that the suite stays fast (the command is otherwise run as written). Everything
-runs in a scratch folder where ``experiments/`` is the project's and ``mine.py`` is the strategy of
-``strategies/base.py``'s docstring (which says to save it under that name).
+``--games`` (200 games for ``play``, 4 deals per cell for ``run``; ``games=`` and ``n_games=`` in Python)
+is capped and ``--jobs`` / ``jobs=`` set to 1 so that the suite stays fast (the example is otherwise run
+as written). Everything
+runs in a scratch folder where ``experiments/`` and ``examples/`` are the project's and ``mine.py`` is
+the strategy of ``strategies/base.py``'s docstring (which says to save it under that name).
+
+A block the docs do not want run says so in the source, on the line before its fence:
+``<!-- not run: REASON -->`` (``make demo``, a long run, an excerpt); it shows up here as a skipped
+test with that reason, never silently. A plain block with a ``make`` line must carry that marker. A
+block after ``<!-- save as: NAME -->`` is also written to NAME in the scratch folder, for the commands
+that use it (``sensei run my_question.toml``). A block after ``<!-- output of the command above -->``
+shows what the previous block's command prints: that command is run as written (keep it small) and
+every line of the block must be a line of its output.
 """
 import ast
 import glob
@@ -23,19 +33,45 @@ from typer.testing import CliRunner
 from experiments.cli import app
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DOCS = ["README.md", "experiments/README.md"]
+DOCS = ["README.md"] + sorted(os.path.relpath(p, ROOT) for p in glob.glob(os.path.join(ROOT, "docs", "**", "*.md"),
+                                                                        recursive=True))
 PACKAGES = ["simcore", "strategies", "experiments", "reports"]
 PLACEHOLDER = re.compile(r"\b[A-Z][A-Z_]+\b|\[")
 RUN_FOLDER = re.compile(r"runs/[\w.-]+-\d{8}-\d{6}\b")
-GAMES_CAP = {"play": 2000, "run": 20}
+GAMES_CAP = {"play": 200, "run": 4}
 cli = CliRunner()
 
 
 # ----------------------------------------------------------------------------------- collecting
+NOT_RUN = re.compile(r"<!--\s*not run:\s*(.*?)\s*-->\s*$")
+SAVE_AS = re.compile(r"<!--\s*save as:\s*([\w.-]+)\s*-->\s*$")
+SKIPPED: list[tuple[str, str]] = []  # (where, reason) of every block marked not run
+SAVED: dict[str, str] = {}  # file name -> text of every block marked "save as" (the commands use them)
+UNMARKED: list[str] = []  # make lines in blocks without a not-run marker (an error)
+OUTPUT = re.compile(r"<!--\s*output of the command above\s*-->\s*$")
+OUTPUTS: list[tuple[str, str, str]] = []  # (command, printed lines, where): output the docs show, checked
+
+
 def _md_blocks(path):
     text = open(os.path.join(ROOT, path), encoding="utf-8").read()
+    last_command = None
     for m in re.finditer(r"^```(\w*)\n(.*?)^```", text, re.S | re.M):
-        yield m.group(1), m.group(2), f"{path}:{text[:m.start()].count(chr(10)) + 1}"
+        where = f"{path}:{text[:m.start()].count(chr(10)) + 1}"
+        before = text[:m.start()].rstrip("\n").rsplit("\n", 1)[-1]
+        if OUTPUT.search(before):
+            assert last_command, f"{where}: output of which command?"
+            OUTPUTS.append((last_command, m.group(2), where))
+            continue
+        commands = [c for c in map(_command, m.group(2).splitlines()) if c]
+        last_command = commands[-1] if commands else None
+        marker = NOT_RUN.search(before)
+        if marker:
+            SKIPPED.append((where, marker.group(1) or "marked not run"))
+            continue
+        save = SAVE_AS.search(before)
+        if save:
+            SAVED[save.group(1)] = m.group(2)
+        yield m.group(1), m.group(2), where
 
 
 def _docstrings():
@@ -92,6 +128,7 @@ def collect():
                 toml.append((text, where))
             elif lang in ("", "bash", "sh", "shell", "console"):
                 commands += [(c, where) for c in map(_command, text.splitlines()) if c]
+                UNMARKED.extend(f"{where}: {ln.strip()}" for ln in text.splitlines() if ln.strip().startswith("make "))
     for doc, where in _docstrings():
         for block in _literal_blocks(doc):
             try:
@@ -108,6 +145,12 @@ def collect():
                 commands.append((m.group(1).strip(), where))
     runnable = [(c, w) for c, w in commands if not PLACEHOLDER.search(c.replace("sensei ", "", 1))
                 or RUN_FOLDER.search(c)]
+    # commands that are the same at the sizes the test plays them are run once
+    by_capped: dict[str, list[tuple[str, str]]] = {}
+    for c, w in runnable:
+        key = re.sub(r" (--jobs|-j) 1\b", "", " ".join(_capped(shlex.split(c)[1:])))
+        by_capped.setdefault(key, []).append((c, w))
+    runnable = [(same[0][0], " ".join(w for _, w in same)) for same in by_capped.values()]
     return _once(python), _once(toml), _once(runnable)
 
 
@@ -119,18 +162,29 @@ def _once(examples):
     return [(text, " ".join(ws)) for text, ws in where.items()]
 
 
-PYTHON, TOML, COMMANDS = collect()
-
 
 # ----------------------------------------------------------------------------------- running
 @pytest.fixture(scope="module")
-def scratch(tmp_path_factory):
-    """A working folder with the project's experiments/ and the docstring's mine.py."""
-    d = tmp_path_factory.mktemp("examples")
+def scratch():
+    """A working folder with the project's experiments/ and examples/ and the docstring's mine.py.
+
+    Its path is the same from run to run (one per checkout): a strategy file's compiled lineup is
+    cached under its path, so a new folder each run would compile the examples' strategies again."""
+    import hashlib
+    import pathlib
+    import shutil
+    import tempfile
+
+    d = pathlib.Path(tempfile.gettempdir()) / f"sensei-examples-{hashlib.sha1(ROOT.encode()).hexdigest()[:12]}"
+    shutil.rmtree(d, ignore_errors=True)
+    d.mkdir()
     os.symlink(os.path.join(ROOT, "experiments"), d / "experiments")
+    os.symlink(os.path.join(ROOT, "examples"), d / "examples")
     import strategies.base
     (block,) = [b for b in _literal_blocks(strategies.base.__doc__) if "class " in b]
     (d / "mine.py").write_text(block)
+    for name, text in SAVED.items():
+        (d / name).write_text(text)
     cwd = os.getcwd()
     os.chdir(d)
     yield d
@@ -143,24 +197,79 @@ def _capped(args):
     out = list(args)
     cap = GAMES_CAP.get(out[0]) if out else None
     for i, a in enumerate(out[:-1]):
+        if a in ("--jobs", "-j") and out[i + 1].isdigit():
+            out[i + 1] = "1"  # results do not depend on it; starting workers would only slow the suite
         if a in ("--games", "-n") and cap is not None and out[i + 1].isdigit():
             out[i + 1] = str(min(int(out[i + 1]), cap))
+    if out and out[0] == "play" and cap is not None and not {"--games", "-n"} & set(out):
+        out += ["--games", str(cap)]  # the default of 1,000 games would only slow the suite
     return out
+
+
+PYTHON, TOML, COMMANDS = collect()
 
 
 def test_there_are_examples_to_run():
     assert len(PYTHON) >= 3 and len(TOML) >= 2 and len(COMMANDS) >= 8, (len(PYTHON), len(TOML), len(COMMANDS))
+    assert len(SKIPPED) < len(PYTHON) + len(TOML) + len(COMMANDS), "most examples must run"
+
+
+@pytest.mark.parametrize("command, shown, where", OUTPUTS, ids=[w for _, _, w in OUTPUTS])
+def test_output_the_docs_show_is_what_the_command_prints(scratch, command, shown, where):
+    r = cli.invoke(app, shlex.split(command)[1:] + ["--no-progress"])
+    assert r.exit_code == 0, (where, r.output)
+    printed = {" ".join(line.split()) for line in r.output.splitlines()}
+    missing = [line for line in shown.splitlines() if line.strip() and " ".join(line.split()) not in printed]
+    assert not missing, f"{where}: not printed by {command!r}: {missing}"
+
+
+def test_long_commands_are_marked_not_run():
+    """A block with a make line (make test, make demo, ...) says so: <!-- not run: REASON --> before it."""
+    assert not UNMARKED, UNMARKED
+
+
+@pytest.mark.parametrize("where, reason", SKIPPED, ids=[w for w, _ in SKIPPED])
+def test_examples_marked_not_run(where, reason):
+    pytest.skip(f"not run ({reason})")
+
+
+def test_every_command_has_a_help_example():
+    """``sensei COMMAND --help`` shows a runnable example for every command."""
+    import typer.main
+    group = typer.main.get_command(app)
+    for name, cmd in group.commands.items():
+        r = cli.invoke(app, [name, "--help"])
+        assert r.exit_code == 0, (name, r.output)
+        assert re.search(r"^\s*Example:\s*sensei " + re.escape(name) + r"\b", cmd.help or "", re.M), \
+            f"sensei {name} --help shows no example"
+
+
+def _capped_python(code):
+    """The Python example at small sizes: ``games=`` (deals per cell) at most 10, ``n_games=`` at most 2,000,
+    ``jobs=`` 1 (no figure depends on it)."""
+    code = re.sub(r"\bgames=([\d_]+)", lambda m: f"games={min(int(m.group(1)), 10)}", code)
+    code = re.sub(r"\bn_games=([\d_]+)", lambda m: f"n_games={min(int(m.group(1)), 2000)}", code)
+    return re.sub(r"\bjobs=\d+", "jobs=1", code)
 
 
 @pytest.mark.parametrize("code, where", PYTHON, ids=[w for _, w in PYTHON])
 def test_python_examples_run(scratch, code, where):
     from strategies.base import Strategy
 
-    namespace = {"__name__": "example"}
-    exec(compile(code, where, "exec"), namespace)
+    import hashlib
+
+    from simcore.lineup import load_source_module
+
+    # run as a file of the scratch folder (a module like a user's strategy file), so that the compiled
+    # lineup of a strategy it defines is cached between runs
+    code = _capped_python(code)
+    name = "example_" + hashlib.sha1(code.encode()).hexdigest()[:12]
+    path = scratch / f"{name}.py"
+    path.write_text(f"# {where}\n{code}")
+    namespace = vars(load_source_module(str(path), name))
     # a strategy an example defines also plays (its decisions are what the example is about)
     for obj in list(namespace.values()):
-        if isinstance(obj, type) and issubclass(obj, Strategy) and obj.__module__ == "example" and obj.game:
+        if isinstance(obj, type) and issubclass(obj, Strategy) and obj.__module__ == name and obj.game:
             from simcore.runner import simulate
             from simcore.registry import get_game
             players = get_game(obj.game).default_players

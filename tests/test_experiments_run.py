@@ -121,7 +121,7 @@ def test_per_game_rows_when_asked():
     g = res.games
     assert g is not None and g.height == 10 * 3    # self-play: one game per deal, three seats
     assert {"cell", "rotation", "game", "seat", "strategy", "win", "score"} <= set(g.columns)
-    assert res.answer[0].startswith("threshold:wake=10 against threshold:wake=10")
+    assert res.answer[0].startswith("threshold against threshold")  # short labels: wake=10 is the default
 
 
 def test_runner_per_game_vectors_are_compact_and_consistent():

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import numba
+import os
+
 import numpy as np
 import pytest
 
@@ -261,7 +263,7 @@ def _state_tuple_copy(state):
 @pytest.mark.parametrize("rules", [{}, {"match_points": 9}])
 def test_step_rejects_every_illegal_option_and_changes_nothing(rules):
     r = ENG.make_rules(rules)
-    s = ENG.new_state(game_keys(root_key(6), np.arange(40)), 2, r)
+    s = ENG.new_state(game_keys(root_key(6), np.arange(16)), 2, r)
     agents = lineup(GAME, ["random", "counter"], 2)
     seats = Seats(agents, s.keys)
     bad_options = [-(1 << 62), -(1 << 40), -7, -1, 6, 7, 99, 255, 256, 1 << 31, 1 << 40, (1 << 62) + 5]
@@ -347,37 +349,22 @@ def test_a_numpy_answer_of_another_type_is_refused():
     assert "floaty" in str(err.value) and "float64" in str(err.value) and "play" in str(err.value)
 
 
-BAD_FILE = '''
-from dataclasses import dataclass
-from typing import ClassVar
-from strategies.base import Strategy, decision, param
-
-@decision
-def play(obs, prm, rng):
-    return prm.slot if obs.turns[obs.g] >= 3 else 0
-
-@dataclass(frozen=True)
-class Stubborn(Strategy):
-    game: ClassVar[str] = "fan-and-mallet"
-    slot: int = param(9, "the option it answers from the fourth turn on")
-    play = play
-'''
-
-
-def test_the_command_line_names_the_strategy_the_decision_and_the_option(tmp_path):
+def test_the_command_line_names_the_strategy_the_decision_and_the_option():
+    """A compiled strategy from a file that answers an option the rules refuse: one line (the lineup is the
+    one the protocol tests compile, so the suite compiles it once)."""
     from typer.testing import CliRunner
 
     from experiments.cli import app
 
-    path = tmp_path / "stubborn.py"
-    path.write_text(BAD_FILE)
-    r = CliRunner().invoke(app, ["play", GAME, "-s", f"{path}:Stubborn:slot=9", "-s", "random", "--games", "20"])
-    assert r.exit_code in (2, 3), r.output  # 3: the command line's status for a strategy's illegal action
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "strategies_for_tests.py")
+    r = CliRunner().invoke(app, ["play", GAME, "-s", f"{path}:IllegalFanAndMallet", "--games", "20"])
+    assert r.exit_code == 2, r.output
     assert "Traceback" not in r.output
     errors = [ln for ln in r.stderr.splitlines() if ln.startswith("error: ")]
     assert len(errors) == 1 and [ln for ln in r.stderr.splitlines() if ln.strip() and not ln.startswith("compiling")] \
         == errors, r.stderr
-    assert "Stubborn" in errors[0] and "seat 0" in errors[0] and "play" in errors[0] and "option 9" in errors[0]
+    assert "IllegalFanAndMallet" in errors[0] and "seat " in errors[0] and "play" in errors[0]
+    assert f"option {1 << 40}" in errors[0], errors[0]
 
 
 # ------------------------------------------------------------------------------------------------------

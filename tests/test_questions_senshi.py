@@ -73,10 +73,11 @@ def test_elimination_answers_with_intervals_and_paired_differences(elimination, 
     for s in values:
         assert re.search(f"eliminated in {CI} of its \\d+ games, wins {CI}, and wins {CI} of the \\d+ games it was "
                          "not eliminated in", s), s
-        if s.startswith("guard ("):
+        # strategies by short label: the baseline guard is "guard margin=0 late=4", its variants name theirs
+        if s.startswith("guard margin=0 late=4 ("):
             assert "vs guard" not in s
         else:
-            assert re.search(f"; vs guard on the same deals: eliminated {DIFF}, win share {DIFF}", s), s
+            assert re.search(f"; vs guard margin=0 late=4 on the same deals: eliminated {DIFF}, win share {DIFF}", s), s
     page = open(build_report(elimination.write(str(tmp_path)), index=False), encoding="utf-8").read()
     assert "Risk against reward" in page and "Paired differences" in page and "Estimates" in page
     assert all(str(escape(s)) in page for s in ans)

@@ -195,7 +195,7 @@ def choose_rows(u, mask):
 
 @dataclass(frozen=True)
 class NumpyRandom(Random):
-    """``random`` written again as numpy methods over batches of observations (rules/sensu.md): the batch
+    """``random`` written again as numpy methods over batches of observations (docs/games/sensu.md): the batch
     lane asks it for all the games waiting on a decision at once. It must play ``random``'s games."""
     name: ClassVar[str] = "numpy-random"
 

@@ -8,9 +8,9 @@ import pytest
 
 from simcore.errors import IllegalAction, SenseiError
 from simcore.game import Seats
-from simcore.games.sensu import (CARD_TYPE, LEVELS, ORDER_BITS, SLOTS, SUBSETS, Action, Decision, Sensu,
-                                 arrange_by, bad_arrangements, card_sticks, combination_table, combos_of, deck_cards,
-                                 redeem_count)
+from simcore.games.sensu import (CARD_TYPE, LEVELS, ORDER_BITS, SLOTS, SUBSET_SIZE, SUBSETS, Action, Decision,
+                                 Sensu, arrange_by, bad_arrangements, card_sticks, combination_table, combos_of,
+                                 combos_with_card, deck_cards, redeem_count)
 from simcore.rng import game_keys, root_key
 from tests.oracles import sensu as oracle
 
@@ -266,6 +266,17 @@ def test_combinations_match_brute_force():
         for i in range(400):
             brute = {sum(1 << s for s in sub) for sub in oracle.combinations([int(c) for c in hands[i]])}
             assert set(np.flatnonzero(fast[i]).tolist()) == brute
+
+
+def test_combinations_with_a_sixth_card():
+    """The five lookups of combinations holding a sixth card give exactly the six-card subset sums' ones that
+    hold it, of at most five cards."""
+    rng = np.random.default_rng(2)
+    deck = deck_cards(4)
+    hands = np.array([rng.choice(deck, 6, replace=False) for _ in range(3000)])
+    want = combos_of(hands) & SUBSETS[:, 5][None, :] & (SUBSET_SIZE <= 5)[None, :]
+    assert want.any(axis=1).mean() > 0.5
+    assert (combos_with_card(hands[:, :5], hands[:, 5]) == want).all()
 
 
 def test_redeem_count_matches_oracle():

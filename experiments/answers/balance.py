@@ -15,8 +15,8 @@ from simcore.registry import get_game
 from simcore.stats import half_width, holm, mean_interval, ratio_ci
 
 from .base import AnswerKind, CheckContext, ReportContext, Result
-from .common import describe_group, est_row, frame, group_rows, lineup_label, pm_text, pool_deals, short, show
-from .common import deal_frame
+from .common import describe_group, est_row, experiment_labels, frame, group_rows, lineup_label, pm_text, pool_deals, short, show
+from .common import ci_cell, deal_frame
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -43,7 +43,8 @@ def answer_balance(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
     gaxes = cfg.group_axes
     defs = _metric_defs(cfg)
     frames = {i: deal_frame(cfg, runs[i], defs) for i in cells["cell"].to_list()}
-    est, sentences = [], []
+    est, sentences, heads = [], [], []
+    labels = experiment_labels(cfg)
 
     def metric_rows(scope, cell, group, case, strat, P, f, deals):
         for m in defs:
@@ -56,7 +57,7 @@ def answer_balance(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
         above, below, best, tests = [], [], None, []
         for row in sub.iter_rows(named=True):
             f = frames[row["cell"]]
-            strat = lineup_label(runs[row["cell"]].cell)
+            strat = lineup_label(runs[row["cell"]].cell, labels)
             w, lo, hi = mean_interval(f["seat0_win"].to_numpy())
             est.append(est_row("cell", row["cell"], desc, row[over], strat, P, "seat0_win_share", w, lo, hi, f.height))
             metric_rows("cell", row["cell"], desc, row[over], strat, P, f, f.height)
@@ -85,6 +86,7 @@ def answer_balance(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
                 + f" (t tests over deals, Holm's correction over the {sub.height})")
         if best is not None:
             text += (f"; largest: {show(best[0])} {best[1] * 100:.1f}% ± {half_width(best[2], best[3]) * 100:.1f}%")
+        heads.append((desc, w, lo, hi, P, clear, len(above), len(below), sub.height))
         sentences.append(text)
     if defs:
         pooled = pool_deals(list(frames.values()), defs)
@@ -108,7 +110,28 @@ def answer_balance(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
                 r = allrows[m.name]
                 parts.append(f"{m.name[len(prefix):]} {pm_text(m.name, r['value'], r['lo'], r['hi'])}")
             sentences.append(f"{prefix.rstrip('_')} {scope}, largest first: " + ", ".join(parts))
-    return sentences, frame(est)
+    return sentences, frame(est), _headline(heads, short(over), sentences)
+
+
+def _headline(heads: list[tuple], what: str, sentences: list[str]) -> list[str] | None:
+    """Seat 0's share in every group in one sentence, and where it is clearly off the fair share."""
+    if len(heads) <= 1:
+        return None
+    parts = [f"{w * 100:.1f}% ± {half_width(lo, hi) * 100:.1f}%" + (f" ({d})" if d else "") for d, w, lo, hi, *_ in heads]
+    clear = [d or "all" for d, _, _, _, _, c, *_ in heads if c]
+    fair = sorted({f"{100 / h[4]:.0f}%" for h in heads})
+    first = (f"Seat 0 (the first player) wins " + ", ".join(parts) + f" of games (fair share {', '.join(fair)}), "
+             + (f"clearly off it with {', '.join(clear)}" if clear else "clearly off it in no group") + ".")
+    n_above = sum(h[6] for h in heads)
+    n_below = sum(h[7] for h in heads)
+    n = sum(h[8] for h in heads)
+    second = (f"Over every {what} of every group, {n_above} of {n} are clearly above the fair share and {n_below} "
+              "clearly below (Holm's correction within each group).")
+    out = [first, second]
+    rest = sentences[len(heads):]
+    if rest:
+        out.append(rest[0])
+    return out
 
 
 def check(ctx: CheckContext) -> dict[str, Any]:
@@ -129,8 +152,26 @@ def check(ctx: CheckContext) -> dict[str, Any]:
 
 
 def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun]) -> Result:
-    answer, est = answer_balance(cfg, tables["cells"], runs)
-    return Result(answer, None, est)
+    answer, est, heads = answer_balance(cfg, tables["cells"], runs)
+    return Result(answer, None, est, headline=heads)
+
+
+def lead_table(ctx: ReportContext):
+    """A row per group: seat 0's win share pooled over the values of ``over`` (95% interval over deals) and
+    its advantage over the fair share."""
+    est = ctx.t["estimates"]
+    if est.height == 0 or "figure" not in est.columns:
+        return None
+    g = est.filter((pl.col("scope") == "group") & (pl.col("figure") == "seat0_win_share"))
+    rows = []
+    for r in g.iter_rows(named=True):
+        P = r["players"]
+        rows.append({"group": r["group"] or "all", "seat 0 wins %": ci_cell(r["value"], r["lo"], r["hi"], unit=False),
+                     "fair %": f"{100 / P:.1f}" if P else "",
+                     "advantage (points)": ci_cell(r["value"] - 1 / P, r["lo"] - 1 / P if r["lo"] is not None else None,
+                                                   r["hi"] - 1 / P if r["hi"] is not None else None, signed=True,
+                                                   unit=False) if P and r["value"] is not None else ""})
+    return pl.DataFrame(rows, schema={k: pl.String for k in rows[0]}) if rows else None
 
 
 def figures(ctx: ReportContext) -> list:
@@ -146,4 +187,4 @@ def figures(ctx: ReportContext) -> list:
 
 KIND = AnswerKind("balance", "does seat 0 (the first player) win more than 1/P", analyse, needs_over=True,
                   per_game=True, keys={"metrics": "nothing unless answer = 'balance'"}, check=check,
-                  figures=figures, dist_by_group=True)
+                  figures=figures, lead_table=lead_table, dist_by_group=True)

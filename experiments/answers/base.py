@@ -39,6 +39,8 @@ class Result:
     paired: pl.DataFrame | None = None
     estimates: pl.DataFrame | None = None
     tables: dict[str, pl.DataFrame] = dataclasses.field(default_factory=dict)
+    #: two or three sentences that lead the report (None: the answer's first sentences)
+    headline: list[str] | None = None
 
 
 @dataclasses.dataclass
@@ -78,6 +80,8 @@ class AnswerKind:
     check: Callable[[CheckContext], dict[str, Any]] | None = None
     #: (ReportContext) -> figures drawn first (before the paired differences, ratings and SPRT plots)
     lead_figures: Callable[[ReportContext], list[Any]] | None = None
+    #: (ReportContext) -> the compact answer table that follows the headline (a DataFrame of text), or None
+    lead_table: Callable[[ReportContext], Any] | None = None
     #: (ReportContext) -> figures of the kind, after the generic ones
     figures: Callable[[ReportContext], list[Any]] | None = None
     #: draw the generic paired-differences plot when there are paired rows

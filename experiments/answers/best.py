@@ -10,7 +10,8 @@ from simcore.stats import half_width, paired_diff
 from ..config import METRICS
 from ..engine import VEC_ROWS
 from .base import AnswerKind, ReportContext, Result
-from .common import describe_group, fmt_metric, frame, group_rows, short, show
+from .common import ci_cell, describe_group, experiment_labels, fmt_metric, frame, group_rows, short
+from .common import label as label_of
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -28,8 +29,13 @@ def answer_best(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
     rep = cfg.report
     col, lo_col, hi_col, vrow = METRIC_COLUMNS[rep.metric]
     label = METRICS[rep.metric][0]
-    sentences, paired_rows = [], []
+    sentences, paired_rows, picks = [], [], []
     gaxes = cfg.group_axes
+    labels = experiment_labels(cfg)
+
+    def show(v):
+        return label_of(labels, v)
+
     for key, sub in group_rows(cells, gaxes):
         sub = sub.sort(col, descending=rep.goal == "max", nulls_last=True)
         best = sub.row(0, named=True)
@@ -49,11 +55,35 @@ def answer_best(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
             d = next(p for p in paired_rows if p["value"] == nxt[rep.over] and p["versus"] == best[rep.over]
                      and all(p[a] == v for a, v in zip(gaxes, key)))
             clear = d["lo"] > 0 or d["hi"] < 0
+            picks.append((desc, show(best[rep.over]), clear))
             text += (f" (next {show(nxt[rep.over])}: {fmt_metric(rep.metric, d['diff'], True)}, paired 95% CI "
                      f"[{fmt_metric(rep.metric, d['lo'], True)}, {fmt_metric(rep.metric, d['hi'], True)}]"
                      + ("" if clear else ", not clearly different") + ")")
+        else:
+            picks.append((desc, show(best[rep.over]), False))
         sentences.append(text)
-    return sentences, frame(paired_rows)
+    return sentences, frame(paired_rows), headline(rep, label, picks)
+
+
+def headline(rep, metric_label: str, picks: list[tuple[str, str, bool]]) -> list[str] | None:
+    """One sentence for many groups: the best value of each, and in how many it is clearly ahead."""
+    if len(picks) <= 3:
+        return None
+    best = "lowest" if rep.goal == "min" else "highest"
+    values = [v for _, v, _ in picks]
+    text = (f"The {short(rep.over)} with the {best} {metric_label} ranges from {min(values, key=_num)} to "
+            f"{max(values, key=_num)} over the {len(picks)} groups: " + ", ".join(f"{v} ({d})" for d, v, _ in picks) + ".")
+    clear = sum(c for _, _, c in picks)
+    return [text, f"It is clearly ahead of the next value on the same deals in {clear} of the {len(picks)} groups; "
+                  "elsewhere the next value is not clearly worse (the table and the full answer "
+                  "give each group's runner-up)."]
+
+
+def _num(v: str):
+    try:
+        return (0, float(v))
+    except ValueError:
+        return (1, v)
 
 
 def check_metric(ctx, metric: str) -> None:
@@ -62,8 +92,42 @@ def check_metric(ctx, metric: str) -> None:
 
 
 def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun]) -> Result:
-    answer, paired = answer_best(cfg, tables["cells"], runs)
-    return Result(answer, paired)
+    answer, paired, heads = answer_best(cfg, tables["cells"], runs)
+    return Result(answer, paired, headline=heads)
+
+
+def lead_table(ctx: ReportContext):
+    """One row per group: the best value of ``over`` with its figure and interval, the next value and the
+    paired difference from the best on the same deals."""
+    s, cells, over, gaxes = ctx.s, ctx.cells, ctx.over, ctx.gaxes
+    if not over or over not in cells.columns:
+        return None
+    labels = s.get("labels") or {}
+    metric = s["metric"]
+    col, lo, hi, _ = METRIC_COLUMNS[metric]
+    pct = metric == "win_share"
+    paired = ctx.t["paired"]
+    rows = []
+    for key, sub in group_rows(cells, gaxes):
+        sub = sub.sort(col, descending=s.get("goal") != "min", nulls_last=True)
+        best = sub.row(0, named=True)
+        row = {a if a != "players" else "players": str(v) for a, v in zip([short(a) for a in gaxes], key)}
+        row[f"best {short(over)}"] = label_of(labels, best[over])
+        row[s["metric_label"] + (" %" if pct else "")] = ci_cell(best[col], best[lo], best[hi], pct, unit=False)
+        if sub.height > 1:
+            nxt = sub.row(1, named=True)
+            row[f"next {short(over)}"] = label_of(labels, nxt[over])
+            d = None
+            if paired.height:
+                m = (pl.col("value").cast(pl.String) == str(nxt[over])) & (pl.col("versus").cast(pl.String) == str(best[over]))
+                for a, v in zip(gaxes, key):
+                    m = m & (pl.col(a) == v)
+                hit = paired.filter(m)
+                d = hit.row(0, named=True) if hit.height else None
+            row["next minus best (same deals)" + (" %" if pct else "")] = \
+                ci_cell(d["diff"], d["lo"], d["hi"], pct, signed=True, unit=False) if d else ""
+        rows.append(row)
+    return pl.DataFrame(rows, schema={k: pl.String for k in rows[0]}) if rows else None
 
 
 def lead_figures(ctx: ReportContext) -> list:
@@ -86,4 +150,5 @@ def lead_figures(ctx: ReportContext) -> list:
 
 
 KIND = AnswerKind("best", "the best value of `over` per group", analyse, needs_over=True, vectors=True,
-                  check_metric=check_metric, lead_figures=lead_figures, dist_by_group=True, balance_by_group=True)
+                  check_metric=check_metric, lead_figures=lead_figures, lead_table=lead_table, dist_by_group=True,
+                  balance_by_group=True)

@@ -154,6 +154,15 @@ def _label(metric: str) -> str:
     return "win share" if metric == "win_share" else "mean score"
 
 
+def _setting_names(settings: list[str]) -> tuple[list[str], str | None]:
+    """Settings of one parameter (``start_positions=0,6``) by their values alone, with the parameter's name
+    for the axis; any other settings as they are."""
+    keys = {s.split("=", 1)[0] for s in settings if "=" in s}
+    if len(keys) == 1 and all(s.count("=") == 1 for s in settings):
+        return [s.split("=", 1)[1] for s in settings], keys.pop()
+    return list(settings), None
+
+
 def figures(ctx: ReportContext) -> list:
     return [race_figure(ctx.t.get("race"), ctx.s.get("group_axes", []), "Best response",
                         "each raced setting's figure with its 95% interval (deals played differ: a setting dropped "
@@ -192,20 +201,25 @@ def race_figure(race: pl.DataFrame | None, gaxes: list[str], title: str, caption
         lo = sub["lo"].fill_null(np.nan).to_numpy() * scale
         hi = sub["hi"].fill_null(np.nan).to_numpy() * scale
         alive = sub["survived"].to_numpy()
-        ax.errorbar(x, y, yerr=[np.nan_to_num(y - lo), np.nan_to_num(hi - y)], fmt="none", ecolor="grey", capsize=2)
+        ax.errorbar(x, y, yerr=plots.error_lengths(y, lo, hi), fmt="none", ecolor="grey", capsize=2)
         ax.plot(x[alive], y[alive], "o", color="tab:blue", label="in the race")
         ax.plot(x[~alive], y[~alive], "o", color="tab:blue", mfc="white", label="dropped")
         b = sub["best"].to_numpy()
         ax.plot(x[b], y[b], "o", ms=12, mfc="none", color="tab:red", label="best")
         if "fair_share" in sub.columns and sub["fair_share"][0] is not None:
             ax.axhline(sub["fair_share"][0] * scale, color="grey", linestyle=":")
+        names, key = _setting_names(sub["setting"].to_list())
         if not numeric:
-            ax.set_xticks(x, sub["setting"].to_list(), rotation=40, ha="right", fontsize=7)
+            ax.set_xticks(x, names, fontsize=8)
+            if len(names) * max(map(len, names), default=0) > 40:  # only labels that would crowd are slanted
+                plots.rotate_labels(ax, 40)
         ax.set_title(g, fontsize=9)
-        ax.set_xlabel(plots.short(pcols[0]) if numeric else "setting")
+        ax.set_xlabel(plots.short(pcols[0]) if numeric else key or "setting")
     for ax in list(axs.flat)[len(groups):]:
         ax.axis("off")
-    axs.flat[0].legend(fontsize=7)
+    fig.tight_layout()
+    handles, names = axs.flat[0].get_legend_handles_labels()
+    fig.legend(handles, names, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncols=3, fontsize=8)
     return plots.Figure(title, caption, plots._encode(fig))
 
 

@@ -14,7 +14,8 @@ from simcore.registry import get_game
 from simcore.stats import half_width, holm, inside_band, mean_interval, paired_diff, wilson
 
 from .base import AnswerKind, CheckContext, ReportContext, Result
-from .common import (describe_group, deal_frame, est_row, frame, lineup_label, pm_text, pooled_totals, short, show,
+from .common import ci_cell, label
+from .common import (describe_group, deal_frame, est_row, experiment_labels, frame, lineup_label, pm_text, pooled_totals, short, show,
                      strategy_label)
 
 if TYPE_CHECKING:
@@ -38,6 +39,7 @@ def answer_calibration(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
     v0 = values[0]
     frames = {i: deal_frame(cfg, runs[i]) for i in cells["cell"].to_list()}
     est, paired_rows, sentences = [], [], []
+    labels = experiment_labels(cfg)
 
     def key_of(row):
         return tuple(row[a] for a in gaxes)
@@ -52,7 +54,7 @@ def answer_calibration(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
         counts = np.asarray(sums["level"], dtype=float)
         lo, hi = wilson(counts, n)
         levels_of[row["cell"]] = (names, counts / n, lo, hi, n)
-        strat = strategy_label(runs, row)
+        strat = strategy_label(runs, row, labels)
         desc = describe_group(gaxes, key_of(row))
         est.append(est_row("cell", row["cell"], desc, row[over], strat, 1, "mean_score", row["focus_mean_score"],
                         row["focus_score_lo"], row["focus_score_hi"], run.deals, band))
@@ -84,13 +86,13 @@ def answer_calibration(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
             side = ("below" if hi[top] < top_band[0] else "above" if lo[top] >= top_band[1] else "at the edge of")
             why.append(f"{names[top]} {side} {top_band[0] * 100:g}%-{top_band[1] * 100:g}%")
         text = (f"{short(over)} {show(v)}: {verdict}" + (f" ({'; '.join(why)})" if why else "") + ": "
-                f"{strategy_label(runs, best)} (best of {sub.height} solo strategies) averages "
+                f"{strategy_label(runs, best, labels)} (best of {sub.height} solo strategies) averages "
                 f"{best['focus_mean_score']:.1f} ± {half_width(best['focus_score_lo'], best['focus_score_hi']):.1f}"
                 + (f", median {med:g}" + (f" ({med_level})" if med_level else "") if med is not None else "")
                 + f"; {names[top]} in {shares[top] * 100:.1f}% [{lo[top] * 100:.1f}%, {hi[top] * 100:.1f}%] of games; "
                 + "levels " + ", ".join(f"{nm} {x * 100:.1f}%" for nm, x in zip(names, shares)))
         if worst["cell"] != best["cell"]:
-            text += (f"; {strategy_label(runs, worst)} averages {worst['focus_mean_score']:.1f} ± "
+            text += (f"; {strategy_label(runs, worst, labels)} averages {worst['focus_mean_score']:.1f} ± "
                      f"{half_width(worst['focus_score_lo'], worst['focus_score_hi']):.1f}")
         # the same strategy under the first value, on the same deals
         same = by_value[v0].filter(pl.col("seat0" if cfg.kind == "seats" else "focus") == strategy_of(cfg, best))
@@ -116,7 +118,7 @@ def answer_calibration(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
         rows = {r[over]: r for r in rows}
         first = next(iter(rows.values()))
         P = int(first["players"])
-        desc = f"{P} players, {lineup_label(runs[first['cell']].cell)}"
+        desc = f"{P} players, {lineup_label(runs[first['cell']].cell, labels)}"
         adv_parts, len_parts = [], []
         worst_adv = worst_len = None
         for v in values:
@@ -235,6 +237,35 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun]) -
     return Result(answer, paired, est)
 
 
+def lead_table(ctx: ReportContext):
+    """A row per value of ``over``: the best solo strategy, its mean score and its share of games at the top
+    level, each with its 95% interval, next to the band the criterion asks for."""
+    est = ctx.t["estimates"]
+    if est.height == 0 or "figure" not in est.columns:
+        return None
+    cell = est.filter(pl.col("scope") == "cell")
+    score = cell.filter(pl.col("figure") == "mean_score")
+    top = cell.filter(pl.col("figure").str.starts_with("level.") & pl.col("band_lo").is_not_null())
+    if score.height == 0:
+        return None
+    labels = ctx.s.get("labels") or {}
+    rows = []
+    for case in score["case"].unique(maintain_order=True).to_list():
+        sub = score.filter(pl.col("case") == case).sort("value", descending=True, nulls_last=True)
+        b = sub.row(0, named=True)
+        row = {short(ctx.over): label(labels, case), "best solo strategy": label(labels, b["strategy"]),
+               "mean score": ci_cell(b["value"], b["lo"], b["hi"], percent=False),
+               "score band": f"{b['band_lo']:g} to {b['band_hi']:g}" if b["band_lo"] is not None else ""}
+        t = top.filter((pl.col("case") == case) & (pl.col("strategy") == b["strategy"]))
+        if t.height:
+            r = t.row(0, named=True)
+            level = r["figure"].split(".", 1)[1]
+            row[f"{level} share %"] = ci_cell(r["value"], r["lo"], r["hi"], unit=False)
+            row[f"{level} band %"] = f"{r['band_lo'] * 100:g} to {r['band_hi'] * 100:g}"
+        rows.append(row)
+    return pl.DataFrame(rows, schema={k: pl.String for k in rows[0]}) if rows else None
+
+
 def figures(ctx: ReportContext) -> list:
     """The criterion, the level shares and the solo score distribution of the best solo strategy per value of
     ``over``; then the multiplayer figures (first-seat advantage, game length) per value."""
@@ -262,4 +293,4 @@ def dist(ctx: ReportContext):
 _ONLY = "nothing unless answer = 'calibration'"
 KIND = AnswerKind("calibration", "which values of `over` make the game's solo level scale plausible", analyse,
                   needs_over=True, per_game=True, keys={"score_band": _ONLY, "top_share": _ONLY}, check=check,
-                  figures=figures, dist=dist)
+                  figures=figures, lead_table=lead_table, dist=dist)

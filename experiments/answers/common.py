@@ -85,15 +85,17 @@ def short_spec(agent) -> str:
     return name + (":" + ",".join(diff) if diff else "")
 
 
-def lineup_label(cell) -> str:
-    specs = [short_spec(a) for a in cell.agents]
+def lineup_label(cell, labels: dict[str, str] | None = None) -> str:
+    """A lineup in words: its strategies by short label (see :func:`experiment_labels`)."""
+    specs = [label(labels, a) if labels is not None else short_spec(a) for a in cell.agents]
     if len(set(specs)) == 1:
         return specs[0] if cell.players == 1 else f"{specs[0]} in every seat"
     return " / ".join(specs)
 
 
-def strategy_label(runs: list[CellRun], row: dict[str, Any]) -> str:
-    return short_spec(runs[row["cell"]].cell.agents[0])
+def strategy_label(runs: list[CellRun], row: dict[str, Any], labels: dict[str, str] | None = None) -> str:
+    a = runs[row["cell"]].cell.agents[0]
+    return label(labels, a) if labels is not None else short_spec(a)
 
 
 def deal_frame(cfg: Config, run: CellRun, metric_defs: list[Any] = ()) -> pl.DataFrame:
@@ -231,3 +233,96 @@ def check_event(ctx, required: bool) -> str | None:
         known = ", ".join(f"{c} ({m})" for c, m in rates.items()) or "none"
         ck.fail("report.event", f"a per-seat 0/1 outcome column of {eng.name} (one of {known})", name)
     return name
+
+
+# ------------------------------------------------------------------------------- strategy labels
+def _role_agent(cell, axis: str):
+    """The strategy a whole-spec axis of a cell sets (``focus``, ``field``, ``seatN``), or None."""
+    roles = list(getattr(cell, "roles", []) or [])
+    if axis in ("focus", "field") and axis in roles:
+        return cell.agents[roles.index(axis)]
+    if axis.startswith("seat") and axis[4:].isdigit() and int(axis[4:]) < len(cell.agents):
+        return cell.agents[int(axis[4:])]
+    return None
+
+
+def experiment_labels(cfg: Config) -> dict[str, str]:
+    """``{text: short label}`` for every strategy of an experiment: each full spec, and each strategy as the
+    config writes it (a whole-spec sweep value such as ``guard:margin=1``, a tournament entrant), labelled
+    by :func:`strategies.registry.spec_labels` over the experiment's specs (in config order)."""
+    from strategies.registry import spec_defaults, spec_labels, split_spec
+
+    cells = list(getattr(cfg, "cells", []) or [])
+    defaults: dict[str, dict[str, str]] = {}
+    for c in cells:
+        for a in c.agents:
+            d = spec_defaults(a)
+            if d is not None:
+                defaults.setdefault(split_spec(a.spec())[0], d)
+    labels = spec_labels((a.spec() for c in cells for a in c.agents), defaults)
+    out = dict(labels)
+    for c in cells:
+        for axis, v in (c.axes or {}).items():
+            a = _role_agent(c, axis) if isinstance(v, str) else None
+            if a is not None:
+                out.setdefault(v, labels[a.spec()])
+        if c.pair is not None:
+            for name, a in zip(c.pair, c.agents):
+                out.setdefault(str(name), labels[a.spec()])
+    return out
+
+
+def label(labels: dict[str, str], v: Any) -> str:
+    """The short label of a strategy (a spec, or a value of a strategy axis), else the value as shown."""
+    if isinstance(v, str) and v in labels:
+        return labels[v]
+    if hasattr(v, "spec"):
+        return labels.get(v.spec(), short_spec(v))
+    return show(v)
+
+
+# --------------------------------------------------------------------------- the report's answer table
+def ci_cell(x: float | None, lo: float | None, hi: float | None, percent: bool = True, signed: bool = False,
+            unit: bool = True) -> str:
+    """A figure with its interval in a table cell: ``31.2% [30.1, 32.3]`` (``31.2 [30.1, 32.3]`` without
+    the unit, which the column's head then gives), ``-1.4 [-2.0, -0.8]``."""
+    if x is None or not math.isfinite(x):
+        return ""
+    k, unit, d = (100.0, "%" if unit else "", 1) if percent else (1.0, "", 2 if abs(x) < 10 else 1)
+    sign = "+" if signed else ""
+    text = f"{x * k:{sign}.{d}f}{unit}"
+    if lo is None or hi is None or not (math.isfinite(lo) and math.isfinite(hi)):
+        return text
+    return text + f" [{lo * k:{sign}.{d}f}, {hi * k:{sign}.{d}f}]"
+
+
+def wide_table(cell_est: pl.DataFrame, names: list[str], words: dict[str, str], labels: dict[str, str],
+               over: str | None, percent=lambda name: True, signed: bool = False) -> pl.DataFrame:
+    """Rows: the values of ``over`` (``case``, in the config's order, by short label); columns: each group's
+    figures ``names`` (``GROUP: WORD``) with their 95% intervals, from the cell rows of an estimates table.
+    With more than nine such columns, one row per group and value instead (the figures as columns)."""
+    cases = cell_est["case"].unique(maintain_order=True).to_list()
+    groups = cell_est["group"].unique(maintain_order=True).to_list()
+    head = short(over) if over else "value"
+    index = {(r["case"], r["group"], r["figure"]): r for r in cell_est.iter_rows(named=True)}
+    rows = []
+    if len(groups) * len(names) > 9:
+        for g in groups:
+            for c in cases:
+                row = {"group": str(g), head: label(labels, c)}
+                for n in names:
+                    r = index.get((c, g, n))
+                    row[words.get(n, n) + (" %" if percent(n) else "")] = \
+                        ci_cell(r["value"], r["lo"], r["hi"], percent(n), signed, unit=False) if r else ""
+                rows.append(row)
+        return pl.DataFrame(rows, schema={k: pl.String for k in rows[0]}) if rows else pl.DataFrame()
+    for c in cases:
+        row = {head: label(labels, c)}
+        for g in groups:
+            for n in names:
+                r = index.get((c, g, n))
+                word = words.get(n, n) + (" %" if percent(n) else "")
+                key = f"{g}: {word}" if len(groups) > 1 else word
+                row[key] = ci_cell(r["value"], r["lo"], r["hi"], percent(n), signed, unit=False) if r else ""
+        rows.append(row)
+    return pl.DataFrame(rows, schema={k: pl.String for k in rows[0]}) if rows else pl.DataFrame()

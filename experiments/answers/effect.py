@@ -9,7 +9,7 @@ import polars as pl
 from simcore.stats import half_width, paired_diff, values_ci, wilson
 
 from .base import AnswerKind, Result
-from .common import describe_group, fmt_metric, frame, group_rows, short, show
+from .common import describe_group, experiment_labels, fmt_metric, frame, group_rows, label, short, wide_table
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -22,6 +22,10 @@ def answer_effect(cfg: Config, cells: pl.DataFrame, runs: list[CellRun], ratings
     rep = cfg.report
     gaxes = cfg.group_axes
     sentences, paired_rows = [], []
+    labels = experiment_labels(cfg)
+
+    def show(v: Any) -> str:
+        return label(labels, v)
 
     def pooled(sub: pl.DataFrame) -> np.ndarray:
         return np.mean([runs[i].vectors() for i in sub["cell"].to_list()], axis=0)
@@ -75,20 +79,62 @@ def answer_effect(cfg: Config, cells: pl.DataFrame, runs: list[CellRun], ratings
                 r = ratings.filter(mask & (pl.col(rep.over) == value)).sort("elo", descending=True)
                 if r.height:
                     top = r.row(0, named=True)
-                    part.append(f"strongest {top['strategy']} ("
+                    part.append(f"strongest {show(top['strategy'])} ("
                                 + (f"Elo {top['elo']:+.0f} ± {half_width(top['elo_lo'], top['elo_hi']):.0f} vs "
-                                   f"{top['reference']}" if top["strategy"] != top["reference"] else
-                                   f"{-r.row(1, named=True)['elo']:.0f} Elo above {r.row(1, named=True)['strategy']}")
+                                   f"{show(top['reference'])}" if top["strategy"] != top["reference"] else
+                                   f"{-r.row(1, named=True)['elo']:.0f} Elo above {show(r.row(1, named=True)['strategy'])}")
                                 + ")")
             sentences.append(f"{short(rep.over)} {show(value)}" + (f" ({desc})" if desc else "") + ": "
                              + "; ".join(part))
-    return sentences, frame(paired_rows)
+    return sentences, frame(paired_rows), headline(rep, paired_rows, show)
+
+
+def headline(rep, paired_rows: list[dict[str, Any]], show) -> list[str] | None:
+    """Per value against the baseline, over every group: the range of each paired change and in how many
+    groups its interval excludes 0."""
+    if not paired_rows:
+        return None
+    words = {"mean_turns": ("game length", " turns", 1.0), "seat_advantage": ("first-seat advantage", " points", 100.0),
+             "win_share": ("focus win share", " points", 100.0)}
+    out = []
+    values = list(dict.fromkeys(r["value"] for r in paired_rows))
+    for v in values:
+        parts = []
+        for metric, (word, unit, k) in words.items():
+            rows = [r for r in paired_rows if r["value"] == v and r["metric"] == metric]
+            if not rows:
+                continue
+            ds = [r["diff"] * k for r in rows]
+            clear = sum(1 for r in rows if r["lo"] is not None and r["hi"] is not None and (r["lo"] > 0 or r["hi"] < 0))
+            span = f"{min(ds):+.1f}{unit}" if len(rows) == 1 or round(min(ds), 1) == round(max(ds), 1) else \
+                f"{min(ds):+.1f} to {max(ds):+.1f}{unit}"
+            parts.append(f"{word} {span} (clear in {clear} of {len(rows)} group{'s' if len(rows) != 1 else ''})")
+        out.append(f"{short(rep.over)} {show(v)} against {show(rep.baseline)}, on the same deals: " + ", ".join(parts) + ".")
+    return out
+
+
+def lead_table(ctx):
+    """The paired changes against the baseline: a row per value, for each group the change of the game
+    length and of the first-seat advantage (and of the focus's win share) with its paired 95% interval."""
+    from reports.plots import group_labels
+
+    paired = ctx.t["paired"]
+    if paired.height == 0:
+        return None
+    df = group_labels(paired, ctx.gaxes)
+    est = df.select([pl.col("value").cast(pl.String).alias("case"), "group", pl.col("metric").alias("figure"),
+                     pl.col("diff").alias("value"), "lo", "hi"])
+    names = [m for m in ("mean_turns", "seat_advantage", "win_share") if m in set(est["figure"].to_list())]
+    words = {"mean_turns": "game length change", "seat_advantage": "first-seat advantage change",
+             "win_share": "focus win share change"}
+    return wide_table(est, names, words, ctx.s.get("labels") or {}, ctx.over, percent=lambda n: n != "mean_turns",
+                      signed=True)
 
 
 def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun]) -> Result:
-    answer, paired = answer_effect(cfg, tables["cells"], runs, tables["ratings"])
-    return Result(answer, paired)
+    answer, paired, heads = answer_effect(cfg, tables["cells"], runs, tables["ratings"])
+    return Result(answer, paired, headline=heads)
 
 
 KIND = AnswerKind("effect", "per value of `over` against `baseline`: game length, first-seat advantage, the focus",
-                  analyse, needs_over=True, baseline="required", vectors=True)
+                  analyse, needs_over=True, baseline="required", vectors=True, lead_table=lead_table)

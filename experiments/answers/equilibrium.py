@@ -545,7 +545,7 @@ def _support_figure(eq: pl.DataFrame | None):
         lo = sub["ci_low"].fill_null(np.nan).to_numpy() * 100
         hi = sub["ci_high"].fill_null(np.nan).to_numpy() * 100
         ax.barh(y, x, color="tab:blue", alpha=0.7)
-        ax.errorbar(x, y, xerr=[np.nan_to_num(x - lo), np.nan_to_num(hi - x)], fmt="none", ecolor="black", capsize=3)
+        ax.errorbar(x, y, xerr=plots.error_lengths(x, lo, hi), fmt="none", ecolor="black", capsize=3)
         ax.set_yticks(y, sub["strategy"].to_list(), fontsize=7)
         ax.set_xlim(0, 100)
         ax.set_xlabel("probability (%)")
@@ -576,11 +576,13 @@ def _curves_figure(race: pl.DataFrame | None, gaxes: list[str]):
     cols = min(4, len(groups))
     rows = math.ceil(len(groups) / cols)
     fig, axs = plots.plt.subplots(rows, cols, figsize=(4.4 * cols, 3.4 * rows), squeeze=False)
+    every = sorted(df[fcol].unique().to_list())  # one colour per field value in every panel, one legend
+    colours = dict(zip(every, plots.sns.color_palette("viridis", len(every))))
     for ax, g in zip(axs.flat, groups):
         sub = df.filter(pl.col("group") == g)
         fields = sub[fcol].unique(maintain_order=True).to_list()
-        palette = plots.sns.color_palette("viridis", len(fields))
-        for color, f in zip(palette, sorted(fields)):
+        for f in sorted(fields):
+            color = colours[f]
             s = sub.filter(pl.col(fcol) == f).sort(x)
             xs = s[x].to_numpy().astype(float)
             y = s["value"].to_numpy() * 100
@@ -594,9 +596,16 @@ def _curves_figure(race: pl.DataFrame | None, gaxes: list[str]):
         ax.set_title(g, fontsize=9)
         ax.set_xlabel(plots.short(x) + " of the deviator")
         ax.set_ylabel("deviator's win share (%)")
-        ax.legend(fontsize=6, ncols=2)
     for ax in list(axs.flat)[len(groups):]:
         ax.axis("off")
+    fig.tight_layout()
+    seen = {}
+    for ax in axs.flat:
+        for h, n in zip(*ax.get_legend_handles_labels()):
+            seen.setdefault(n, h)
+    order = sorted(seen, key=lambda n: float(n.split(" ", 1)[1]))
+    fig.legend([seen[n] for n in order], order, loc="upper center", bbox_to_anchor=(0.5, 0.0),
+               ncols=min(8, max(len(order), 1)), fontsize=8)
     return plots.Figure("Best-response curves", "the win share of one deviating seat against a table playing "
                         "each field value visited by the iterations, with 95% intervals; a diamond marks the "
                         "diagonal (deviator = field: the fair share)", plots._encode(fig))
@@ -626,9 +635,15 @@ def _path_figure(path: pl.DataFrame | None, gaxes: list[str]):
         ax.set_title(g, fontsize=9)
         ax.set_xlabel("best-response step")
         ax.set_ylabel(plots.short(fcols[0]) + " of the field")
-        ax.legend(fontsize=6)
     for ax in list(axs.flat)[len(groups):]:
         ax.axis("off")
+    fig.tight_layout()
+    seen = {}
+    for ax in axs.flat:
+        for h, n in zip(*ax.get_legend_handles_labels()):
+            seen.setdefault(n, h)
+    fig.legend(list(seen.values()), list(seen), loc="upper center", bbox_to_anchor=(0.5, 0.0),
+               ncols=min(6, max(len(seen), 1)), fontsize=8)
     return plots.Figure("Iteration paths", "the field's value at each step of iterated best response, from each "
                         "start value; a star marks a fixed point (the field is its own best response)",
                         plots._encode(fig))

@@ -8,7 +8,7 @@ import polars as pl
 from simcore.stats import half_width
 
 from .base import AnswerKind, Result
-from .common import describe_group, group_rows
+from .common import describe_group, experiment_labels, group_rows, label
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -17,18 +17,19 @@ if TYPE_CHECKING:
 
 def answer_ratings(cfg: Config, ratings: pl.DataFrame) -> list[str]:
     out = []
+    labels = experiment_labels(cfg)
     for key, sub in group_rows(ratings, cfg.axes):
         sub = sub.sort("elo", descending=True)
         top = sub.row(0, named=True)
         desc = describe_group(cfg.axes, key)
-        order = " > ".join(sub["strategy"].to_list())
+        order = " > ".join(label(labels, x) for x in sub["strategy"].to_list())
         if top["strategy"] == top["reference"]:
             nxt = sub.row(1, named=True)
-            text = (f"strongest{' for ' + desc if desc else ''}: {top['strategy']}, "
-                    f"{-nxt['elo']:.0f} ± {half_width(nxt['elo_lo'], nxt['elo_hi']):.0f} Elo above {nxt['strategy']}")
+            text = (f"strongest{' for ' + desc if desc else ''}: {label(labels, top['strategy'])}, "
+                    f"{-nxt['elo']:.0f} ± {half_width(nxt['elo_lo'], nxt['elo_hi']):.0f} Elo above {label(labels, nxt['strategy'])}")
         else:
-            text = (f"strongest{' for ' + desc if desc else ''}: {top['strategy']}, Elo {top['elo']:+.0f} ± "
-                    f"{half_width(top['elo_lo'], top['elo_hi']):.0f} relative to {top['reference']}")
+            text = (f"strongest{' for ' + desc if desc else ''}: {label(labels, top['strategy'])}, Elo {top['elo']:+.0f} ± "
+                    f"{half_width(top['elo_lo'], top['elo_hi']):.0f} relative to {label(labels, top['reference'])}")
         out.append(text + f" (order {order})")
     return out
 

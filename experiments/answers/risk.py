@@ -10,8 +10,9 @@ import polars as pl
 from simcore.stats import linearised, paired_diff, share_ci
 
 from .base import AnswerKind, CheckContext, ReportContext, Result
+from .common import wide_table
 from .common import (EVENT_ONLY, baseline_of, check_event, ci_text, dci_text, describe_group, direction, est_row,
-                     event_rows, frame, group_rows, paired_row, short_spec, show)
+                     event_rows, experiment_labels, frame, group_rows, label, paired_row)
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -25,7 +26,12 @@ def answer_risk(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
     rep = cfg.report
     ev, over, gaxes = rep.event, rep.over, cfg.group_axes
     f_ev, f_win, f_cond = f"{ev}_share", "win_share", f"win_share_if_not_{ev}"
-    sentences, paired_rows, est = [], [], []
+    sentences, paired_rows, est, heads = [], [], [], []
+    labels = experiment_labels(cfg)
+
+    def show(v: Any) -> str:
+        return label(labels, v)
+
     for key, sub in group_rows(cells, gaxes):
         desc = describe_group(gaxes, key)
         P = int(sub["players"][0])
@@ -44,8 +50,8 @@ def answer_risk(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
             n = float(deals["plays"].sum())
             e, w, wc, c = (float(deals[k].sum()) for k in ("event", "win", "win_clear", "clear"))
             value = run.cell.axes[over]
-            fig = {"cell": i, "deals": deals, "games": n, "clear": c, "focus": short_spec(run.cell.agents[0]),
-                   "field": short_spec(run.cell.agents[1]) if P > 1 else None,
+            fig = {"cell": i, "deals": deals, "games": n, "clear": c, "focus": show(run.cell.agents[0]),
+                   "field": show(run.cell.agents[1]) if P > 1 else None,
                    f_ev: share_ci(e, n), f_win: share_ci(w, n), f_cond: share_ci(wc, c)}
             figs[value] = fig
             for name in (f_ev, f_win, f_cond):
@@ -62,6 +68,7 @@ def answer_risk(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
         lo_v, lo_f = top(f_ev, "min")
         hi_v, hi_f = top(f_win, "max")
         cv, cf = top(f_cond, "max")
+        heads.append(len(sentences))
         sentences.append(
             (f"{desc}{against}: " if desc else (f"{against.strip()}: " if against else ""))
             + f"least often {ev}: {show(lo_v)}, {ci_text(*lo_f[f_ev])}; most wins: {show(hi_v)}, {ci_text(*hi_f[f_win])} "
@@ -89,7 +96,7 @@ def answer_risk(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
                 text += (f"; vs {show(base)} on the same deals: " + ", ".join(parts)
                          + f" ({risk[direction(d_ev)]}, {wins[direction(d_win)]})")
             sentences.append(text)
-    return sentences, frame(paired_rows), frame(est)
+    return sentences, frame(paired_rows), frame(est), [sentences[i] for i in heads]
 
 
 def check(ctx: CheckContext) -> dict[str, Any]:
@@ -97,8 +104,21 @@ def check(ctx: CheckContext) -> dict[str, Any]:
 
 
 def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun]) -> Result:
-    answer, paired, est = answer_risk(cfg, tables["cells"], runs)
-    return Result(answer, paired, est)
+    answer, paired, est, heads = answer_risk(cfg, tables["cells"], runs)
+    return Result(answer, paired, est, headline=heads)
+
+
+def lead_table(ctx: ReportContext):
+    """The answer in one table: a row per value of ``over`` (config order), for each group the three
+    shares with their Wilson 95% intervals."""
+    est = ctx.t["estimates"]
+    if est.height == 0 or "figure" not in est.columns:
+        return None
+    cell = est.filter(pl.col("scope") == "cell")
+    names = cell["figure"].unique(maintain_order=True).to_list()
+    words = {n: ("wins" if n == "win_share" else n.replace("win_share_if_not_", "wins if not ").replace("_share", ""))
+             for n in names}
+    return wide_table(cell, names, words, ctx.s.get("labels") or {}, ctx.over)
 
 
 def figures(ctx: ReportContext) -> list:
@@ -118,4 +138,4 @@ def figures(ctx: ReportContext) -> list:
 
 KIND = AnswerKind("risk", "how often the focus suffers an event, wins, and wins without the event", analyse,
                   needs_over=True, per_game=True, baseline="optional", keys={"event": EVENT_ONLY}, check=check,
-                  figures=figures, dist_by_group=True)
+                  figures=figures, lead_table=lead_table, dist_by_group=True)

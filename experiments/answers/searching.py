@@ -29,7 +29,7 @@ BATCH = 4
 
 @dataclasses.dataclass
 class SearchSpec:
-    """The parsed [search] table (see experiments/README.md)."""
+    """The parsed [search] table (see docs/experiments.md)."""
     params: list[Param]
     method: str = "race"
     alpha: float = 0.05

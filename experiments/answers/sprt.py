@@ -8,7 +8,7 @@ import polars as pl
 from simcore.stats import half_width
 
 from .base import AnswerKind, Result
-from .common import describe_group, fmt_metric
+from .common import describe_group, experiment_labels, fmt_metric, label
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -18,12 +18,13 @@ if TYPE_CHECKING:
 def answer_sprt(cfg: Config, sprt: pl.DataFrame, cells: pl.DataFrame) -> list[str]:
     out = []
     s = cfg.sprt
+    labels = experiment_labels(cfg)
     for row, c in zip(sprt.iter_rows(named=True), cells.iter_rows(named=True)):
         desc = describe_group(cfg.axes, tuple(c[a] for a in cfg.axes))
         verdict = {"H1": f"better: its win share beats the fair share by at least {s.h1 * 100:.1f} points",
                    "H0": f"not better by {s.h1 * 100:.1f} points (advantage at most {s.h0 * 100:.1f})",
                    "continue": "undecided"}[row["decision"]]
-        out.append(f"{c['focus']} against {c['field']}" + (f" ({desc})" if desc else "")
+        out.append(f"{label(labels, c['focus'])} against {label(labels, c['field'])}" + (f" ({desc})" if desc else "")
                    + f": {verdict} after {row['deals']:,} deals (LLR {row['llr']:.2f}, bounds "
                    f"[{row['lower']:.2f}, {row['upper']:.2f}]); win share {fmt_metric('win_share', c['focus_win_share'])} "
                    f"± {fmt_metric('win_share', half_width(c['focus_win_lo'], c['focus_win_hi']))} (fair "

@@ -8,7 +8,7 @@ import polars as pl
 from simcore.stats import half_width
 
 from .base import AnswerKind, Result
-from .common import describe_group, fmt_metric
+from .common import describe_group, experiment_labels, fmt_metric, label
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 def answer_summary(cfg: Config, cells: pl.DataFrame) -> list[str]:
     """One sentence per cell: the focus's win share (or the seats' balance) and the game length."""
     out = []
+    labels = experiment_labels(cfg)
     for c in cells.iter_rows(named=True):
         desc = describe_group(cfg.axes, tuple(c[a] for a in cfg.axes)) or \
             f"{c['players']} player{'' if c['players'] == 1 else 's'}"
@@ -26,7 +27,7 @@ def answer_summary(cfg: Config, cells: pl.DataFrame) -> list[str]:
         if cfg.kind == "seats":
             out.append(f"{desc}: {length}")
         else:
-            out.append(f"{c['focus']} against {c['field']} ({desc}): win share "
+            out.append(f"{label(labels, c['focus'])} against {label(labels, c['field'])} ({desc}): win share "
                        f"{fmt_metric('win_share', c['focus_win_share'])} ± "
                        f"{fmt_metric('win_share', half_width(c['focus_win_lo'], c['focus_win_hi']))} (fair "
                        f"{fmt_metric('win_share', c['fair_share'])}), mean score {c['focus_mean_score']:.2f}; {length}")

@@ -11,8 +11,9 @@ from scipy import stats as _st
 from simcore.stats import paired_diff, share_ci
 
 from .base import AnswerKind, CheckContext, ReportContext, Result
+from .common import wide_table
 from .common import (EVENT_ONLY, baseline_of, check_event, ci_text, dci_text, describe_group, est_row, event_rows,
-                     frame, group_rows, lineup_label, paired_row, short, show)
+                     experiment_labels, frame, group_rows, lineup_label, paired_row, short, show)
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -26,7 +27,8 @@ def answer_turn_order(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
     rep = cfg.report
     ev, over, gaxes = rep.event, rep.over, cfg.group_axes
     names = ["win_share"] + ([f"{ev}_share"] if ev else [])
-    sentences, paired_rows, est = [], [], []
+    sentences, paired_rows, est, heads = [], [], [], []
+    labels = experiment_labels(cfg)
     for key, sub in group_rows(cells, gaxes):
         desc = describe_group(gaxes, key)
         P = int(sub["players"][0])
@@ -38,7 +40,7 @@ def answer_turn_order(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
             per = g.group_by(["game", "seat"]).agg(aggs).sort(["game", "seat"])   # a deal's rotations averaged
             n = float(g.filter(pl.col("seat") == 0).height)                          # games per seat
             wins = np.array([float(g.filter(pl.col("seat") == s)["win"].sum()) for s in range(P)])
-            fig = {"cell": i, "per": per, "games": n, "lineup": lineup_label(run.cell),
+            fig = {"cell": i, "per": per, "games": n, "lineup": lineup_label(run.cell, labels),
                    "p": float(_st.chisquare(wins).pvalue) if wins.sum() > 0 and P > 1 else None,
                    "win_share": [share_ci(wins[s], n) for s in range(P)]}
             if ev:
@@ -80,6 +82,7 @@ def answer_turn_order(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
         moves = [f"{show(v)} {dci_text(d['win_share'][0])}" for v, d in diffs.items()]
         if moves:
             text += "; seat 0's win share changes on the same deals with " + ", ".join(moves)
+        heads.append(text)
         sentences.append(text)
         for value, f in figs.items():
             text = ((f"{desc}, " if desc else "") + f"{short(over)} {show(value)}: win share "
@@ -94,7 +97,7 @@ def answer_turn_order(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
                 if ev:
                     text += f"; {ev} " + ", ".join(f"seat {s} {dci_text(d)}" for s, d in enumerate(diffs[value][names[1]]))
             sentences.append(text)
-    return sentences, frame(paired_rows), frame(est)
+    return sentences, frame(paired_rows), frame(est), heads
 
 
 def check(ctx: CheckContext) -> dict[str, Any]:
@@ -102,8 +105,27 @@ def check(ctx: CheckContext) -> dict[str, Any]:
 
 
 def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun]) -> Result:
-    answer, paired, est = answer_turn_order(cfg, tables["cells"], runs)
-    return Result(answer, paired, est)
+    answer, paired, est, heads = answer_turn_order(cfg, tables["cells"], runs)
+    return Result(answer, paired, est, headline=heads if len(heads) <= 3 else heads[:1])
+
+
+def lead_table(ctx: ReportContext):
+    """A row per value of ``over``; for each group, seat 0's (the first player's) and the last seat's win
+    share and event rate with their Wilson 95% intervals."""
+    est = ctx.t["estimates"]
+    if est.height == 0 or "seat" not in est.columns:
+        return None
+    cell = est.filter((pl.col("scope") == "cell") & pl.col("seat").is_not_null())
+    last = cell.group_by("group").agg(pl.col("seat").max().alias("last"))
+    cell = cell.join(last, on="group", maintain_order="left")
+    cell = cell.filter((pl.col("seat") == 0) | (pl.col("seat") == pl.col("last")))
+    cell = cell.with_columns(pl.concat_str([pl.col("figure"), pl.when(pl.col("seat") == 0).then(pl.lit("@first"))
+                                            .otherwise(pl.lit("@last"))]).alias("figure"))
+    names = cell["figure"].unique(maintain_order=True).to_list()
+    names = sorted(names, key=lambda n: (not n.startswith("win_share"), not n.endswith("@first")))
+    words = {n: ("seat 0" if n.endswith("@first") else "last seat") + " "
+             + ("wins" if n.startswith("win_share") else n.split("@")[0].replace("_share", "")) for n in names}
+    return wide_table(cell, names, words, ctx.s.get("labels") or {}, ctx.over)
 
 
 def figures(ctx: ReportContext) -> list:
@@ -118,5 +140,6 @@ def figures(ctx: ReportContext) -> list:
 
 
 KIND = AnswerKind("turn_order", "does the seat (the turn order) matter", analyse, needs_over=True, per_game=True,
-                  baseline="optional", keys={"event": EVENT_ONLY}, check=check, figures=figures, paired_plot=False,
+                  baseline="optional", keys={"event": EVENT_ONLY}, check=check, figures=figures, lead_table=lead_table,
+                  paired_plot=False,
                   dist_by_group=True)

@@ -1,6 +1,6 @@
 """Fan & Mallet (団扇と小槌, Katsumasa Tomioka 2016): two gods place followers round a ring of houses.
 
-Rules in brief (``../shared/rules/fan-and-mallet.md`` is binding):
+Rules in brief (``docs/games/fan-and-mallet.md`` gives them in full, with every ruling):
 
 * 12 houses in a shuffled ring (positions 0..11, clockwise), one per colour per faction. A house's origin
   has the house's colour and no power: it blocks its colour and gives the house its faction (for ties).

@@ -1,6 +1,6 @@
 """Sen: dream lands, ravens and WAKE UP!, vectorized over a batch of games.
 
-Rules in brief (``shared/rules/sen.md`` is binding): 54 cards (values 0-8 four times, nine 9s, and the
+Rules in brief (``docs/games/sen.md`` gives them in full, with every ruling): 54 cards (values 0-8 four times, nine 9s, and the
 specials Take 2 = 5, Peek 1 = 6, Swap 2 = 7, three each). Each round every player gets 4 face-down
 lands and knows slots 0 and 1; one card starts the face-up pile. On a turn a player says WAKE UP! (the
 round ends at once), or takes the face-up top into a slot, or draws the face-down top and exchanges it,

@@ -1,6 +1,6 @@
 """Senshi: build four scoring piles; the shortest pile is eliminated, the tallest surviving pile wins.
 
-Rules in brief (``shared/rules/senshi.md`` is binding)
+Rules in brief (``docs/games/senshi.md`` gives them in full, with every ruling)
 -----------------------------------------------------
 72 tiles, 18 of each colour (0 Strength/red, 1 Agility/green, 2 Honor/yellow, 3 Wisdom/blue). With
 2 / 3 / 4 players, 6 / 3 / 0 tiles of each colour are removed; the rest are shuffled into 16 / 20 / 24
@@ -136,7 +136,7 @@ MAX_OPTIONS = 64
 
 @dataclass(frozen=True)
 class SenshiRules(Rules):
-    """The options of ``rules/senshi.md``; they combine freely (``secret_hand`` is allowed with 2 players)."""
+    """The rule options (``docs/games/senshi.md``); they combine freely (``secret_hand`` is allowed with 2 players)."""
     secret_hand: bool = option(False, "starting hands are 3 random tiles drawn before the stacks are formed "
                                       "(the rulebook's variant) instead of a chosen middle stack")
     open_stacks: bool = option(False, "every tile of every stack is visible to all (false: only the tops)")

@@ -1,6 +1,6 @@
 """Sensu (dV Giochi, 2023): collect hand cards summing to exactly 20, redeem them into fans of sticks.
 
-Rules in brief (``rules/sensu.md`` is binding):
+Rules in brief (``docs/games/sensu.md`` gives them in full, with every ruling):
 
 * 90 cards: three fan types (0 Gun-sen, 1 Hi-ogi, 2 Mai-ougi), each with values 1..9 in copies A, B, C
   and three wild cards 1/2/3, 4/5/6, 7/8/9. 4-5 players use all 90; 2-3 players drop copy B (63);
@@ -295,6 +295,15 @@ def combos_of(cards: np.ndarray, min_size: int = 2) -> np.ndarray:
     return out
 
 
+def combos_with_card(cards: np.ndarray, extra: np.ndarray) -> np.ndarray:
+    """(m, 64) flags of the combinations of at most five cards that hold ``extra`` (m,) in slot 5 and some of
+    the five slot ``cards`` (m, 5), all present (numba kernel of five table lookups)."""
+    cards = np.ascontiguousarray(cards, dtype=np.int64)
+    bits = np.empty(len(cards), np.uint64)
+    _k_combos_with(cards, np.ascontiguousarray(extra, dtype=np.int64), DIGIT, _table5(), bits)
+    return ((bits[:, None] >> np.arange(64, dtype=np.uint64)[None, :]) & np.uint64(1)).astype(bool)
+
+
 def redeem_count(cards: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """Cards redeemed (1 + pair bonus + type bonus) by combination ``mask`` of slot ``cards`` (m, 6)."""
     cards = np.ascontiguousarray(cards, dtype=np.int8)
@@ -350,6 +359,39 @@ def _combo_bits(cards, VAL, WCL, DIG, table, scratch, min_size):
         code += DIG[cards[s]] * mul
         mul *= 13
     return numba.uint64(table[code])
+
+
+@_step
+def _combo_bits_with(cards, c, DIG, table):
+    """For five slot cards ``cards[0:5]`` (all present) and card ``c`` in slot 5: the combinations of at most
+    five cards that contain slot 5, as a bit set over the slot subsets. Five table lookups, one per hand
+    slot j the new card replaces (a combination with the new card leaves at least one hand card out)."""
+    code = 0
+    mul = 1
+    for s in range(5):
+        code += DIG[cards[s]] * mul
+        mul *= 13
+    out = numba.uint64(0)
+    one = numba.uint64(1)
+    mul = 1
+    for j in range(5):
+        bits = numba.uint64(table[code + (DIG[c] - DIG[cards[j]]) * mul])
+        mul *= 13
+        while bits:
+            low = bits & (~bits + one)
+            bits ^= low
+            m = 0
+            while (low >> numba.uint64(m)) != one:
+                m += 1
+            if (m >> j) & 1:
+                out |= one << numba.uint64((m & ~(1 << j)) | 32)
+    return out
+
+
+@numba.njit(cache=True)
+def _k_combos_with(cards, extra, DIG, table, out):
+    for i in range(cards.shape[0]):
+        out[i] = _combo_bits_with(cards[i], extra[i], DIG, table)
 
 
 @numba.njit(cache=True)
@@ -1172,6 +1214,14 @@ def combinations(obs, cards, scratch):
     """The combinations among slot ``cards`` (6) as a bit set over the 64 slot masks (bit m: mask m is a
     combination; solo: of 3 to 5 cards). ``scratch``: int64 (4, 64)."""
     return _combo_bits(cards, CARD_VALUE, CARD_WILD, DIGIT, obs.table, scratch, 3 if obs.players == 1 else 2)
+
+
+@numba.njit(cache=True, inline="always")
+def combinations_with(obs, cards, c):
+    """The combinations of at most five cards that hold card ``c`` together with some of the five slot
+    ``cards[0:5]`` (all present), as a bit set over the slot masks with ``c`` in slot 5 (quicker than
+    :func:`combinations` of the six cards, which includes the six-card ones)."""
+    return _combo_bits_with(cards, c, DIGIT, obs.table)
 
 
 @numba.njit(cache=True, inline="always")

@@ -1,6 +1,6 @@
 """Plain-Python Fan & Mallet, one game at a time, with the reference policies (``random``, ``strongest``).
 
-Written independently of the engine from ``rules/fan-and-mallet.md``, for statistical comparison and as
+Written independently of the engine from the rulings (``docs/games/fan-and-mallet.md``), for statistical comparison and as
 the speed baseline. Cards are tuples ``(faction, colour, power, is_kid)``.
 """
 from __future__ import annotations

@@ -1,7 +1,7 @@
-"""A plain-Python, one-game-at-a-time Sen, written from rules/sen.md, used as an oracle for the engine.
+"""A plain-Python, one-game-at-a-time Sen, written from the rulings (docs/games/sen.md), used as an oracle for the engine.
 
 Independent of the vectorized engine (it imports nothing from simcore). Policies: ``random`` and
-``threshold`` exactly as the rulings define them; variants of rules/sen.md are supported.
+``threshold`` exactly as the rulings define them; the variants of the rulings are supported.
 """
 from __future__ import annotations
 

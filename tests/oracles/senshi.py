@@ -1,4 +1,4 @@
-"""A plain-Python, one-game-at-a-time Senshi, written from rules/senshi.md, used as an oracle for the engine.
+"""A plain-Python, one-game-at-a-time Senshi, written from the rulings (docs/games/senshi.md), used as an oracle for the engine.
 
 Independent of the vectorized engine (imports nothing from simcore). Policies ``random`` and ``greedy``
 exactly as the rulings define them; options ``secret_hand`` and ``open_stacks`` (the latter changes

@@ -1,6 +1,6 @@
 """Plain-Python Sensu, one game at a time, with the reference policy ``random``.
 
-An independent implementation of ``rules/sensu.md`` used to check the vectorized engine statistically
+An independent implementation of the rulings (``docs/games/sensu.md``) used to check the vectorized engine statistically
 and to time it. Cards are numbered 0..89: type ``c // 30``; within a type ``j = c % 30``: ``j < 27`` is
 value ``j // 3 + 1`` of copy ``"ABC"[j % 3]``, ``j >= 27`` the wild card ``1/2/3``, ``4/5/6`` or ``7/8/9``.
 

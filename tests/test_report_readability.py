@@ -1,0 +1,197 @@
+"""Reports a designer can read: strategies by short labels (one labeller for plots, sentences, tables and
+the play table), categories in the config's order, score histograms that stay within the scores played,
+whole-number ticks for whole-number data, legends beside the data, and a report that leads with its
+answer (headline, compact table, first plot) with the sentences of every value folded under it."""
+import os
+import re
+
+import matplotlib
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from markupsafe import escape
+from hypothesis import strategies as st
+
+from experiments import run_experiment
+from reports import build_report, plots
+from strategies.registry import spec_labels, split_spec
+
+
+# ------------------------------------------------------------------------------------------ labels
+def test_labels_name_and_the_parameters_that_differ_in_config_order():
+    specs = ["greedy", "guard:margin=0,min_gain=2,late=4", "guard:margin=1,min_gain=2,late=4",
+             "guard:margin=1,min_gain=2,late=8", "counter:w_min=1.0,a_hand=0.5", "counter:w_min=1.0,a_hand=0.5"]
+    labels = spec_labels(specs)
+    assert list(labels) == list(dict.fromkeys(specs))  # config order kept
+    assert labels == {"greedy": "greedy", "guard:margin=0,min_gain=2,late=4": "guard margin=0 late=4",
+                      "guard:margin=1,min_gain=2,late=4": "guard margin=1 late=4",
+                      "guard:margin=1,min_gain=2,late=8": "guard margin=1 late=8",
+                      "counter:w_min=1.0,a_hand=0.5": "counter"}
+    # the swapper variants of the issue: one later parameter tells them apart
+    long = "swapper:take_margin=0.5,claim_gain=3.0,margin=3.0,sure=4.0,cap=14.0,kept_value=3.0,swap_min="
+    assert list(spec_labels([long + "2.0", long + "3.0"]).values()) == ["swapper swap_min=2.0", "swapper swap_min=3.0"]
+    # with defaults, a strategy whose specs agree shows what it changes
+    assert spec_labels(["threshold:wake=8", "counter:wake=9.0"], {"threshold": {"wake": "10"}}) == \
+        {"threshold:wake=8": "threshold wake=8", "counter:wake=9.0": "counter"}
+    assert split_spec("./mine.py:Cautious:wake=9") == ("./mine.py:Cautious", [("wake", "9")])
+
+
+_name = st.sampled_from(["guard", "racer", "counter"])
+_params = st.lists(st.tuples(st.sampled_from(["margin", "late", "w_min"]), st.integers(0, 3)), max_size=3,
+                   unique_by=lambda t: t[0])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(_name, _params), min_size=1, max_size=6))
+def test_labels_tell_every_spec_apart_and_show_only_what_differs(items):
+    specs = [name + (":" + ",".join(f"{k}={v}" for k, v in ps) if ps else "") for name, ps in items]
+    labels = spec_labels(specs)
+    shown = list(labels.values())
+    assert len(set(shown)) == len(shown)  # different specs never read the same
+    for spec, text in labels.items():
+        name, pairs = split_spec(spec)
+        if text == spec:
+            continue  # the fallback for labels that would collide
+        words = text.split(" ")
+        assert words[0] == name
+        same = [dict(split_spec(s)[1]) for s in labels if split_spec(s)[0] == name]
+        for word in words[1:]:
+            k, v = word.split("=")
+            assert (k, v) in pairs and any(p.get(k) != v for p in same)  # only parameters that differ
+
+
+# ------------------------------------------------------------------------------------------- plots
+@pytest.fixture
+def drawn(monkeypatch):
+    """The matplotlib figures the plots draw (kept open for inspection)."""
+    figs = []
+
+    def keep(fig):
+        figs.append(fig)
+        plots.integer_ticks(fig)
+        fig.canvas.draw()
+        return "png"
+
+    monkeypatch.setattr(plots, "_encode", keep)
+    yield figs
+    for f in figs:
+        matplotlib.pyplot.close(f)
+
+
+def _cells(values, groups=("2", "3")):
+    rows = []
+    for gi, g in enumerate(groups):
+        for i, v in enumerate(values):
+            rows.append({"cell": len(rows), "players": int(g), "over": v, "y": 0.2 + 0.01 * i + 0.05 * gi,
+                         "lo": 0.15 + 0.01 * i, "hi": 0.3 + 0.01 * i, "fair_share": 1 / int(g)})
+    return pl.DataFrame(rows)
+
+
+def _overlap(a, b) -> bool:
+    return a.x0 < b.x1 and b.x0 < a.x1 and a.y0 < b.y1 and b.y0 < a.y1
+
+
+def test_strategy_categories_keep_the_config_order_as_points_with_error_bars(drawn):
+    specs = ["racer:min_gain=2", "guard:margin=0,late=4", "denier:threat=2", "guard:margin=1,late=8"]
+    with plots.use_labels(spec_labels(specs)):
+        assert plots.sweep_lines(_cells(specs), "over", ["players"], "y", "lo", "hi", "win share", True) is not None
+    (fig,) = drawn
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["racer", "guard margin=0 late=4", "denier",
+                                                           "guard margin=1 late=8"]
+    data_lines = [ln for ln in ax.lines if len(ln.get_xdata()) > 1 and ln.get_linestyle() not in ("None", ":")]
+    assert data_lines == []  # categories are not joined by lines
+    renderer = fig.canvas.get_renderer()
+    legend = ax.get_legend()
+    assert legend is not None and not _overlap(legend.get_window_extent(renderer), ax.get_window_extent(renderer))
+    for tick, t in zip(ax.get_xticks(), ax.get_xticklabels()):  # slanted labels end under their tick
+        box = t.get_window_extent(renderer)
+        x = ax.transData.transform((tick, 0))[0]
+        assert t.get_rotation() > 0 and abs(box.x1 - x) < 12 and box.y1 <= ax.get_window_extent(renderer).y0
+
+
+def test_integer_parameters_get_whole_number_ticks(drawn):
+    plots.sweep_lines(_cells([2, 3, 4, 5]), "over", ["players"], "y", "lo", "hi", "win share")
+    ax = drawn[0].axes[0]
+    ticks = [x for x in ax.get_xticks() if ax.get_xlim()[0] <= x <= ax.get_xlim()[1]]
+    assert ticks and all(float(x).is_integer() for x in ticks)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(-30, 200), st.integers(1, 50)), min_size=1, max_size=40, unique_by=lambda t: t[0]))
+def test_score_histogram_never_reaches_below_the_lowest_score(pairs):
+    scores = np.array([p[0] for p in pairs], dtype=float)
+    counts = np.array([p[1] for p in pairs], dtype=float)
+    left, share, width = plots.score_histogram(scores, counts)
+    assert left.min() == scores.min() and left.max() <= scores.max()
+    assert width >= 1 and float(width).is_integer()
+    assert np.isclose((share * width).sum(), 1.0)
+
+
+def test_score_plot_starts_at_the_lowest_score(drawn):
+    scores = pl.DataFrame({"cell": [0] * 4 + [1] * 3, "who": ["focus"] * 7, "score": [0, 1, 2, 7, 3, 4, 5],
+                           "count": [5, 9, 4, 1, 2, 6, 2]})
+    cells = pl.DataFrame({"cell": [0, 1], "players": [2, 3]})
+    plots.score_distribution(scores, cells, ["players"], "focus")
+    ax = drawn[0].axes[0]
+    assert ax.get_xlim()[0] >= 0
+    assert min(ln.get_xdata().min() for ln in ax.lines) >= 0
+    assert ax.get_ylabel() != "density"  # a histogram, not a kernel density
+
+
+# ------------------------------------------------------------------------------------------ reports
+CFG = {"title": "Readable report", "question": "Which wake is best, and where?", "game": "sen", "games": 12,
+       "seed": 7, "lineup": {"focus": "threshold", "field": "threshold:wake=10"},
+       "sweep": {"players": [2, 3], "rules.penalty": [5, 15], "focus.wake": [8, 12]},
+       "report": {"over": "focus.wake"}}
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    res = run_experiment(CFG)
+    run_dir = res.write(str(tmp_path_factory.mktemp("runs")))
+    with open(build_report(run_dir), encoding="utf-8") as fh:
+        page = fh.read()
+    with open(os.path.join(os.path.dirname(run_dir), "index.html"), encoding="utf-8") as fh:
+        index = fh.read()
+    return res, page, index
+
+
+def test_report_leads_with_headline_table_and_plot_then_folds_the_sentences(report):
+    res, page, _ = report
+    assert 2 <= len(res.headline) <= 3 and len(res.answer) == 4
+    answer = page[page.index('<section id="answer">'):page.index('<section id="plots">')]
+    first_img = answer.index("<img")
+    heads = [m.start() for m in re.finditer('class="headline-sentence"', answer)]
+    assert len(heads) == len(res.headline) and max(heads) < answer.index('id="answer-table"') < first_img
+    fold = answer.index('<details id="every-sentence">')
+    assert first_img < fold
+    folded = answer[fold:answer.index("</details>", fold)]
+    assert re.findall(r'<li class="answer-sentence">(.*?)</li>', folded) == res.answer
+    table = answer[answer.index('id="answer-table"'):first_img]
+    assert table.count("<tr>") == 1 + 4 and "best wake" in table and "[" in table  # a row per group, intervals
+
+
+def test_report_names_strategies_by_label_with_the_full_spec_one_click_away(report):
+    res, page, _ = report
+    assert 'id="spec-' in page or "id='spec-" in page
+    assert "threshold wake=10" in page and "threshold:wake=10" in page  # the label, and the full spec in its table
+    assert "href='#spec-" in page
+
+
+def test_index_shows_question_and_the_whole_answer(report):
+    res, _, index = report
+    assert "Which wake is best, and where?" in index and "Readable report" in index
+    for sentence in res.answer + res.headline:
+        assert str(escape(sentence)) in index
+    assert "(+" not in index  # nothing cut
+
+
+def test_error_bars_never_get_negative_lengths():
+    """A point estimate outside its (bootstrap) interval, or a missing interval, still draws."""
+    from reports.plots import error_lengths
+
+    below, above = error_lengths([0.5, 0.2, 0.4], [0.55, 0.1, float("nan")], [0.7, 0.3, float("nan")])
+    assert below[0] == 0.0 and below[2] == 0.0 and (below >= 0).all() and (above >= 0).all()
+    assert abs(below[1] - 0.1) < 1e-12 and abs(above[0] - 0.2) < 1e-12 and above[2] == 0.0

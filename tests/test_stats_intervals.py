@@ -1,0 +1,29 @@
+"""The intervals of simcore.stats computed without scipy.stats/statsmodels agree with those libraries."""
+import numpy as np
+from hypothesis import given, settings, strategies as st
+from scipy import stats
+from statsmodels.stats.proportion import proportion_confint
+
+from simcore import stats as S
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 10 ** 9), st.floats(0, 1), st.sampled_from([0.05, 0.01, 0.1]))
+def test_wilson_is_statsmodels_wilson(n, share, alpha):
+    k = share * n                                    # fractional successes (shared wins) included
+    lo, hi = S.wilson(k, n, alpha)
+    elo, ehi = proportion_confint(k, float(n), alpha=alpha, method="wilson")   # as the counts reach it
+    assert (float(lo), float(hi)) == (elo, ehi)          # the same bits: recorded answers do not move
+
+
+def test_wilson_of_no_games_is_nan_and_arrays_work():
+    lo, hi = S.wilson(np.array([0.0, 3.0, 5.0]), np.array([0, 10, 5]))
+    assert np.isnan(lo[0]) and np.isnan(hi[0])
+    elo, ehi = proportion_confint(np.array([3.0, 5.0]), np.array([10, 5]), method="wilson")
+    np.testing.assert_allclose(lo[1:], elo) and np.testing.assert_allclose(hi[1:], ehi)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(2, 10 ** 7), st.sampled_from([0.05, 0.01]))
+def test_t_quantile_is_scipy_stats(df, alpha):
+    assert S._t_ppf(1 - alpha / 2, df) == stats.t.ppf(1 - alpha / 2, df)

@@ -1,0 +1,220 @@
+"""Traces (``sensei trace``): a trace is game K of the run, in both lanes; what a seat's view keeps; JSON
+Lines; bad input; the rulebooks' worked examples as traces, as docs/traces.md shows them."""
+import json
+import os
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from experiments.cli import app
+from simcore.registry import get_game
+from simcore.runner import simulate
+from simcore.tracing import json_lines, render, trace_game, view
+from strategies.registry import lineup
+from tests import trace_examples
+
+runner = CliRunner()
+DOCS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs", "traces.md")
+
+# (game, players, strategies, rules): lineups of compiled strategies (compiled lane) and of numpy ones
+TABLES = [
+    ("sen", 3, ["threshold", "counter", "random"], {"rounds": 2}),
+    ("sen", 4, ["watcher", "swapper", "gambler", "threshold"], {"rounds": 1, "ravens_not_scary": True}),
+    ("senshi", 3, ["greedy", "guard", "random"], {}),
+    ("senshi", 2, ["denier", "racer"], {"secret_hand": True, "open_stacks": True}),
+    ("sensu", 3, ["redeemer"], {}),
+    ("sensu", 2, ["planner", "focus"], {"powers": True}),
+    ("sensu", 1, ["redeemer"], {}),
+    ("fan-and-mallet", 2, ["closer", "strongest"], {}),
+    ("fan-and-mallet", 2, ["keeper", "counter"], {"match_points": 10}),
+]
+N, SEED, TRACED = 6, 11, (0, 5)
+
+
+def _row(games, k, players):
+    rows = games.filter(games["game"] == k).sort("seat")
+    assert rows.height == players
+    return rows
+
+
+@pytest.mark.parametrize("game,players,specs,rules", TABLES, ids=lambda x: str(x))
+def test_trace_is_the_games_row_in_both_lanes(game, players, specs, rules):
+    eng = get_game(game)
+    agents = lineup(game, specs, players)
+    lanes = [simulate(eng, agents, players=players, rules=rules, n_games=N, seed=SEED, keep_games=True,
+                      compiled=c).games() for c in (True, False)]
+    for k in TRACED:
+        end = trace_game(eng, agents, players, rules, seed=SEED, game=k)[-1]
+        assert end["event"] == "end" and end["finished"]
+        for games in lanes:
+            rows = _row(games, k, players)
+            assert end["scores"] == rows["score"].to_list()
+            # solo Sensu has no win share: no win column, an empty list in the trace
+            assert end["win"] == (rows["win"].to_list() if "win" in rows.columns else [])
+            assert end["turns"] == rows["turns"][0]
+            assert end["timeout"] == rows["timeout"][0]
+
+
+def test_a_seats_view_keeps_only_what_it_saw():
+    eng = get_game("sen")
+    agents = lineup("sen", ["threshold"], 3)
+    events = trace_game(eng, agents, 3, {"rounds": 1}, seed=3, game=2)
+    assert any(e.get("hidden") for e in events) and any(e.get("seat") == 0 for e in events)
+    mine = view(events, 1)
+    assert len(mine) == len(events)
+    for e in mine:
+        assert "hidden" not in e
+        assert set(e.get("private", {})) <= {1}
+        if e["event"] == "decision" and e["seat"] != 1:
+            assert not {"knew", "options", "chose"} & set(e) and e["effect"]
+        elif e["event"] == "decision":
+            assert e["knew"] and e["options"] and e["chose"] in e["options"]
+    text = render(mine, 1)
+    assert "[hidden]" not in text and "[seat 0 alone sees]" not in text and "[seat 1 alone sees]" in text
+    # the referee's view: every decision has its options, and the choice is one of them
+    for e in events:
+        if e["event"] == "decision":
+            assert e["chose"] in e["options"]
+
+
+def test_cli_json_lines_end_with_the_games_row():
+    args = ["sensei", "fan-and-mallet", "-s", "closer", "-s", "keeper", "--seed", "4"]
+    res = runner.invoke(app, ["trace", *args[1:], "--game", "3", "--games", "5", "--json"])
+    assert res.exit_code == 0, res.output
+    lines = [json.loads(x) for x in res.output.splitlines()]
+    assert lines[0]["event"] == "game" and lines[0]["index"] == 3 and lines[0]["seed"] == 4
+    assert any(x["event"] == "possession" for x in lines)
+    end = lines[-1]
+    assert end["event"] == "end" and set(end) >= {"scores", "win", "turns"}
+    eng = get_game("fan-and-mallet")
+    games = simulate(eng, lineup("fan-and-mallet", ["closer", "keeper"], 2), n_games=5, seed=4,
+                     keep_games=True).games()
+    rows = _row(games, 3, 2)
+    assert end["scores"] == rows["score"].to_list() and end["win"] == rows["win"].to_list()
+    assert end["turns"] == rows["turns"][0]
+    # --view 1 in JSON: seat 0's decisions without what seat 0 knew
+    res = runner.invoke(app, ["trace", *args[1:], "--game", "3", "--json", "--view", "1"])
+    seen = [json.loads(x) for x in res.output.splitlines()]
+    assert all("options" not in x for x in seen if x["event"] == "decision" and x["seat"] == 0)
+    assert any("options" in x for x in seen if x["event"] == "decision" and x["seat"] == 1)
+    assert seen[-1]["scores"] == end["scores"]
+    # the text says the same end
+    res = runner.invoke(app, ["trace", *args[1:], "--game", "3"])
+    assert res.exit_code == 0 and f"turns: {end['turns']}" in res.output.splitlines()[-1]
+
+
+@pytest.mark.parametrize("args,message", [
+    (["sen", "--game", "10", "--games", "10"], "--game 10 is beyond --games 10"),
+    (["sen", "--game", "-1"], "--game must be a game index"),
+    (["sen", "-p", "3", "--view", "3"], "--view 3: no such seat"),
+    (["senshi", "--view", "-1"], "--view -1: no such seat"),
+    (["sen", "-p", "9"], "sen is for 2-5 players"),
+    (["sen", "--rule", "penalty=x"], "penalty"),
+    (["sen", "--rule", "nope=1"], "unknown rule option 'nope'"),
+    (["sen", "--rule", "penalty"], "KEY=VALUE"),
+    (["sensu", "-s", "nope"], "unknown strategy 'nope'"),
+    (["sen", "-p", "3", "-s", "random", "-s", "threshold"], "2 strategies given for 3 seats"),
+    (["sen", "--games", "0"], "--games must be a positive integer"),
+    (["sen", "--seed", "-2"], "--seed must be a non-negative integer"),
+    (["chess"], "chess"),
+    (["sen", "--jobs", "0"], "jobs must be a positive integer"),
+    (["sen", "--chunk-size", "0"], "chunk size must be an integer from 1"),
+    (["sen", "--games", "x"], "Invalid value for '--games'"),
+])
+def test_bad_input_is_one_line_and_status_2(args, message):
+    res = runner.invoke(app, ["trace", *args])
+    assert res.exit_code == 2
+    lines = [x for x in res.output.splitlines() if x.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0], res.output
+
+
+# ----- the rulebooks' worked examples ------------------------------------------------------------------
+def _lines(events):
+    return render(events).splitlines()
+
+
+def test_sen_worked_examples():
+    text = _lines(trace_examples.sen_penalty(False))
+    assert "  caller seat 3 has 11, not the fewest (10): 11 + penalty 5 = 16" in text
+    assert "  round points: 19, 16, 10, 16" in text
+    text = _lines(trace_examples.sen_penalty(True))
+    assert "  ravens are not scary: seat 0 alone has the most 9s (1) and does not count them: 19 - 9 = 10" in text
+    assert "  round points: 10, 16, 10, 16" in text
+
+
+def test_senshi_worked_examples():
+    text = _lines(trace_examples.senshi_victory_1())
+    assert "  the table's smallest pile is 3: seat 0 is eliminated" in text
+    assert "  largest surviving pile: 6 (seat 2)" in text and "  seat 2 wins" in text
+    text = _lines(trace_examples.senshi_victory_3())
+    assert "  the table's smallest pile is 1: seat 3 is eliminated" in text
+    assert "  tie-break, most tiles in hand (2): seats 0, 1" in text and "  seat 1 wins" in text
+
+
+def test_sensu_worked_example():
+    events = trace_examples.sensu_example_3()
+    text = "\n".join(_lines(events))
+    assert ("redeems 3 cards (the card with the most sticks + a bonus card for the pair of 2s + a bonus card for "
+            "3 Gun-sen cards)") in text
+    assert "seat 0's Gun-sen fan gets Gun-sen 5A: 3 sticks; seat 0's Hi-ogi fan gets Hi-ogi 2C: 4 sticks" in text
+    assert events[-1]["scores"] == [9, 0, 0, 0] and not events[-1]["finished"]
+
+
+def test_fan_and_mallet_worked_examples():
+    text = _lines(trace_examples.fan_and_mallet_example_1())
+    assert "  White 6, Black 8: Black has the most power" in text
+    assert "  Black places 2 markers (the first possession of the game)" in text
+    text = _lines(trace_examples.fan_and_mallet_hatchet())
+    assert "  4. Black brown kid ghost (hatchet): power 1 + hatchet bonus 4 = 5" in text
+
+
+def test_docs_show_the_worked_examples_as_printed():
+    with open(DOCS) as fh:
+        docs = fh.read()
+    for name, text in trace_examples.texts().items():
+        assert f"```\n{text}```" in docs, f"docs/traces.md does not show the current trace of {name}"
+
+
+# ----- reports: example games -----------------------------------------------------------------------------
+def test_report_example_games_are_traces_their_command_reprints(tmp_path):
+    import html
+    import shlex
+
+    from experiments import run_experiment
+    from reports import build_report
+
+    cfg = {"title": "Examples", "question": "Which wake is best?", "game": "sen", "players": 2, "games": 20,
+           "seed": 5, "lineup": {"focus": "threshold", "field": "threshold:wake=10"},
+           "sweep": {"focus.wake": [8, 12]}, "rules": {"penalty": 15}, "report": {"over": "focus.wake"}}
+    res = run_experiment(cfg)
+    ex = res.examples
+    assert "examples" not in res.tables  # the answer's tables are unchanged
+    assert ex.height == 2 and ex["cell"].to_list() == [0, 1]
+    page = open(build_report(res.write(str(tmp_path)), index=False)).read()
+    assert page.count('<details class="example-game">') == 2 and "Example games" in page
+    for row in ex.iter_rows(named=True):
+        assert html.escape(row["command"]) in page and html.escape(row["text"]) in page
+        argv = shlex.split(row["command"])
+        assert argv[:2] == ["sensei", "trace"]
+        out = runner.invoke(app, argv[1:])
+        assert out.exit_code == 0 and out.output == row["text"]
+        # the shortest of the cell's first deals; its length is the per-game table's
+        assert f"turns: {row['turns']}" in row["text"].splitlines()[-1]
+    assert all("--rule penalty=15" in c for c in ex["command"])
+
+
+def test_sen_scoring_steps_agree_with_the_engine_under_every_variant():
+    """The trace's step-by-step scoring of each round gives the points the engine added, and they sum to
+    the final scores."""
+    eng = get_game("sen")
+    rules = {"know_what_i_have": True, "go_all_in": True, "caller_tie": "count", "ravens_not_scary": True,
+             "rounds": 3}
+    for specs in (["random"], ["counter", "gambler", "random"]):
+        agents = lineup("sen", specs, 3)
+        for k in range(8):
+            events = trace_game(eng, agents, 3, rules, seed=1, game=k)
+            ends = [e for e in events if e["event"] == "round_end"]
+            assert len(ends) == 3
+            assert not any("the steps above give" in ln for e in ends for ln in e["lines"])
+            assert [sum(e["points"][p] for e in ends) for p in range(3)] == events[-1]["scores"]
