@@ -1,6 +1,7 @@
 """The search player ``ismcts``: speed per core and strength against the heuristics.
 
-``python -m bench.search speed [GAME ...]``: decisions per second and iterations per second on one core,
+``python -m bench.search speed [GAME ...]``: decisions per second and iterations per second of CPU time on
+one core (CPU time, so that a loaded machine still gives comparable figures),
 measured on a fixed set of mid-game decisions (every one with at least two options, so each is a full
 search) at the default budget, and the time 1,000 two-player games take on 2 cores, extrapolated from
 games played on one core (``ismcts`` in both seats).
@@ -23,7 +24,7 @@ import time
 import numpy as np
 
 #: games with a search player, and the strongest built-in heuristic of each (2 players)
-GAMES = {"fan-and-mallet": "counter", "sen": "swapper"}
+GAMES = {"fan-and-mallet": "counter", "sen": "swapper", "senshi": "counter"}
 
 
 def _midgame(eng, agents, n, steps, seed):
@@ -34,7 +35,7 @@ def _midgame(eng, agents, n, steps, seed):
     s = eng.new_batch(keys, 2, eng.make_rules())
     seats = Seats(agents, keys)
     eng.play_state(s, seats, seats.lineup_for(eng), compiled=True, max_steps=steps)
-    return s
+    return s, keys
 
 
 def speed(game: str, iterations: int | None = None, positions: int = 64, seed: int = 1, games: int = 40) -> dict:
@@ -51,8 +52,10 @@ def speed(game: str, iterations: int | None = None, positions: int = 64, seed: i
     budget = agents[0].iterations
     idx_all = []
     states = []
+    all_keys = []
     for k, steps in enumerate((6, 16, 26)):
-        s = _midgame(eng, lineup(game, [GAMES[game]], 2), positions, steps, seed + k)
+        s, keys = _midgame(eng, lineup(game, [GAMES[game]], 2), positions, steps, seed + k)
+        all_keys.append(keys)
         kern = importlib.import_module(eng.kernels)
         S, R = eng.state_tuple(s), eng.rules_tuple(s)
         out = np.empty(int(kern.MAX_OPTIONS), dtype=np.int64)
@@ -60,18 +63,18 @@ def speed(game: str, iterations: int | None = None, positions: int = 64, seed: i
                         dtype=np.int64)
         states.append(s)
         idx_all.append(live)
-    seats = [Seats(agents, s.keys) for s in states]
+    seats = [Seats(agents, keys) for keys in all_keys]
     eng.decide(states[0], idx_all[0][:1], seats[0], seats[0].lineup_for(eng))  # compile / load
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     n = 0
     for s, idx, st in zip(states, idx_all, seats):
         eng.decide(s, idx, st, st.lineup_for(eng))
         n += len(idx)
-    secs = time.perf_counter() - t0
+    secs = time.process_time() - t0
     simulate(game, agents, n_games=1, seed=seed + 100, jobs=1)  # compile / load the compiled lane
-    t1 = time.perf_counter()
+    t1 = time.process_time()
     simulate(game, agents, n_games=games, seed=seed, jobs=1)
-    per_game = (time.perf_counter() - t1) / games
+    per_game = (time.process_time() - t1) / games
     return {"game": game, "strategy": agents[0].spec(), "iterations": budget, "decisions": n,
             "decisions_per_s": round(n / secs, 1), "iterations_per_s": round(n * budget / secs),
             "self_play_s_per_game": round(per_game, 3),

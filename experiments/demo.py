@@ -33,6 +33,7 @@ QUESTIONS: list[tuple[str, float]] = [
     # the questions under strong play: the search player in every seat, at the budget of --search-iterations
     # (a small one by default, so that the demo stays short), 200 deals per cell at the default
     ("experiments/search_seats.toml", 0.25),
+    ("experiments/search_seats_senshi.toml", 0.25),
 ]
 
 #: the search's iterations per decision in the demo (``--search-iterations``; the strategy's default

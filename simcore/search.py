@@ -37,6 +37,7 @@ reference counting since it allocates) and ``MAX_OPTIONS`` (the most options ``l
 from __future__ import annotations
 
 import math
+import types
 
 import numba
 import numpy as np
@@ -49,89 +50,91 @@ MAX_SEATS = 8
 #: rollout decisions before a rollout is cut (a safety net; the engines' horizons come first)
 ROLLOUT_CAP = 100_000
 
-_INNER = {k: v for k, v in NO_REFCOUNT.items() if k != "cache"}
+#: numba options of the search's functions: cached (per game), without reference counting inside, with it
+#: for the decision that allocates the tree
+_INNER = dict(NO_REFCOUNT)
+_OUTER = {**REFCOUNT, "cache": True, "nogil": True}
 
 
-def make_search(kern, rollout, name="search", module=__name__):
-    """The search over the engine whose kernels module is ``kern``, with ``rollout(ob, which, rng)`` as
-    the rollout policy (``which`` selects among the game's rollout strategies; it returns an option code,
-    or -1 for none). Returns the compiled decision body ``search(ob, prm, rng) -> option`` (``prm`` has
-    ``iterations``, ``c``, ``rollout``, ``horizon``) and the compiled ``run_search`` it calls (for tests:
-    it also gives the root's statistics). ``search`` is given the qualified name ``name`` in ``module``
-    (where the caller must bind it), so that compiled lineups find it again in a fresh process."""
-    step = getattr(kern, "step_inline", kern.step)
-    legal_k, observe, sample, label, value, stop, scratch, n_seats = (
-        kern.legal, kern.observe, kern.sample, kern.label, kern.value, kern.stop, kern.scratch, kern.n_seats)
-    K = int(kern.MAX_OPTIONS)
+def make_search(kern, rollout_decide, rollout_classes, rollout_params, key):
+    """The search over the engine whose kernels module is ``kern``, compiled and cached once per game
+    (``key``: the game's name as an identifier). The rollout seats decide through ``rollout_decide``, the
+    ``_decide(S, R, g, seat, cls, params, keys, counter, fw, iw) -> option`` of the compiled lineup of the
+    game's heuristics (one function dispatching on the class and the decision kind, which LLVM inlines
+    into the rollout loop): rollout strategy ``which`` is that lineup's class ``rollout_classes[which]``
+    with the parameters ``rollout_params[which]``.
 
-    # Each engine function that numba inlines appears once in the compiled search (compile time grows with
-    # every inlined copy of a rule step): the tree's steps and the determinizations are calls (a call
-    # hands the one-game state tuple over by value, a few hundred nanoseconds, a few times per
-    # iteration), the rollout is one call with a single inlined step in its loop.
-    @numba.njit(**_INNER)
-    def step1(S, R, opt):
-        return step(S, R, 0, opt)
+    Returns the compiled ``search(ob, iterations, c, which, horizon, rng) -> option`` (a strategy's
+    decision calls it with its parameters) and the compiled ``run_search`` it calls (for tests).
 
-    @numba.njit(**_INNER)
-    def sample1(ob, rs, S, R):
-        sample(ob, rs, S, R)
+    The functions below the template line of this module are the search's code. Each game gets its own
+    compiled copies of them (same code, the game's engine functions as their globals, a name of their
+    own), so that numba caches them per game, apart from the lineups that play the search (their
+    decision calls the cached search, see ``strategies/ismcts.py``)."""
+    space = dict(globals())
+    space.update(_legal=kern.legal, _observe=kern.observe, _step=getattr(kern, "step_inline", kern.step),
+                 _sample=kern.sample, _label=kern.label, _value=kern.value, _stop=kern.stop, _scratch=kern.scratch,
+                 _n_seats=kern.n_seats, _K=int(kern.MAX_OPTIONS), _rollout_decide=rollout_decide,
+                 _ROLL_CLS=np.ascontiguousarray(rollout_classes, dtype=np.int64),
+                 _ROLL_PRM=np.ascontiguousarray(rollout_params, dtype=np.float64))
+    for template, options in ((_sample1, _INNER), (_run_search, _INNER), (_search, _OUTER)):
+        name = f"{template.__name__.lstrip('_')}_{key}"
+        fn = types.FunctionType(template.__code__, space, name, template.__defaults__, template.__closure__)
+        fn.__qualname__ = name
+        fn.__module__ = __name__
+        fn.__doc__ = template.__doc__
+        space[template.__name__] = numba.njit(**options)(fn)
+    return space["_search"], space["_run_search"]
 
-    @numba.njit(**_INNER)
-    def roll(S, R, ob, which, horizon, rkeys, rcount, rfw, riw, opts):
-        """Play game 0 of ``S`` on with the rollout policy to the horizon (an option the policy gets
-        wrong is replaced by the first legal one)."""
-        steps = 0
-        forced = -1
-        while not stop(S, R, 0, ob) and (horizon <= 0 or steps < horizon) and steps < ROLLOUT_CAP:
-            if forced >= 0:
-                opt = forced
-                forced = -2
-            else:
-                seat = S[3][0]
-                opt = rollout(observe(S, R, 0, seat), which, Stream(rkeys, rcount, seat, rfw, riw))
-            if opt >= 0 and step(S, R, 0, opt):
-                steps += 1
-                forced = -1
-                continue
-            if forced == -2:  # even the first legal option failed
-                break
-            n = legal_k(S, R, 0, opts)
-            if n <= 0:
-                break
-            forced = opts[0]
 
-    @numba.njit(**_INNER)
-    def run_search(ob, iterations, c, which, horizon, base, S, R, players, opts, labs, eidx, path, reward,
-                   n_first, n_actor, e_n, e_a, e_w, e_lab, e_opt, e_child, e_next, skeys, scount, rkeys, rcount,
-                   sfw, siw, rfw, riw):
-        """The iterations of one search (all storage given); returns the chosen root option."""
-        me = ob.me
-        n_nodes = 1
-        n_edges = 0
-        n_first[0] = -1
-        n_actor[0] = me
-        cap_nodes = n_first.shape[0]
-        cap_edges = e_n.shape[0]
-        skeys[0] = np.uint64(base)
-        scount[0] = 0
-        for s in range(players):
-            rkeys[s] = _mix_scalar(np.uint64(base) + np.uint64(s + 1) * np.uint64(0x9E3779B97F4A7C15))
-            rcount[s] = 0
-        rs = Stream(skeys, scount, 0, sfw, siw)
-        for it in range(iterations):
-            sample1(ob, rs, S, R)
-            node = 0
-            depth = 0
-            # selection and expansion
-            while not stop(S, R, 0, ob):
+# ------------------------------------------------------------------------------------------------
+# template: the search's code, compiled once per game by make_search (its names starting with an
+# underscore and not defined here, such as _legal or _step, are the game's engine functions)
+
+def _sample1(ob, rs, S, R):
+    _sample(ob, rs, S, R)
+
+
+def _run_search(ob, iterations, c, which, horizon, base, S, R, players, opts, labs, eidx, path, reward,
+                n_first, n_actor, e_n, e_a, e_w, e_lab, e_opt, e_child, e_next, skeys, scount, rkeys, rcount,
+                sfw, siw, rfw, riw, cls, prm):
+    """The iterations of one search (all storage given); returns the chosen root option."""
+    me = ob.me
+    n_nodes = 1
+    n_edges = 0
+    n_first[0] = -1
+    n_actor[0] = me
+    cap_nodes = n_first.shape[0]
+    cap_edges = e_n.shape[0]
+    skeys[0] = np.uint64(base)
+    scount[0] = 0
+    for s in range(players):
+        rkeys[s] = _mix_scalar(np.uint64(base) + np.uint64(s + 1) * np.uint64(0x9E3779B97F4A7C15))
+        rcount[s] = 0
+    # the rollout strategy in every seat (the rollout lineup's stream of seat s is rkeys[s])
+    for s in range(MAX_SEATS):
+        cls[s] = _ROLL_CLS[which]
+        for k in range(_ROLL_PRM.shape[1]):
+            prm[s, k] = _ROLL_PRM[which, k]
+    rs = Stream(skeys, scount, 0, sfw, siw)
+    for it in range(iterations):
+        _sample1(ob, rs, S, R)
+        node = 0
+        depth = 0
+        in_tree = True   # selection and expansion, then the rollout
+        steps = 0        # rollout decisions
+        forced = -1      # the first legal option, after a rollout option that failed
+        e = -1
+        while not _stop(S, R, 0, ob):
+            if in_tree:
                 actor = S[3][0]
-                n = legal_k(S, R, 0, opts)
+                n = _legal(S, R, 0, opts)
                 if n <= 0:
                     break
                 kind = S[4][0]
                 untried = 0
                 for i in range(n):
-                    labs[i] = kind * (np.int64(1) << 40) + label(S, R, 0, opts[i], me)
+                    labs[i] = kind * (np.int64(1) << 40) + _label(S, R, 0, opts[i], me)
                     e = n_first[node]
                     while e >= 0 and e_lab[e] != labs[i]:
                         e = e_next[e]
@@ -173,71 +176,95 @@ def make_search(kern, rollout, name="search", module=__name__):
                             best = v
                             pick = i
                 if pick < 0:  # no edge of this walk is in the tree (the pool is full): roll out from here
-                    break
+                    in_tree = False
+                    continue
                 e = eidx[pick]
-                if not step1(S, R, opts[pick]):
+                opt = opts[pick]
+            else:
+                if (horizon > 0 and steps >= horizon) or steps >= ROLLOUT_CAP:
                     break
-                path[depth] = e
-                depth += 1
-                if e_child[e] < 0:
-                    if n_nodes < cap_nodes:
-                        e_child[e] = n_nodes
-                        n_first[n_nodes] = -1
-                        n_actor[n_nodes] = S[3][0]
-                        n_nodes += 1
-                    break
-                node = e_child[e]
-                if depth >= path.shape[0]:
-                    break
-            # rollout
-            roll(S, R, ob, which, horizon, rkeys, rcount, rfw, riw, opts)
-            value(S, R, 0, ob, reward)
-            for d in range(depth):
-                e = path[d]
-                e_n[e] += 1
-                for p in range(players):
-                    e_w[e, p] += reward[p]
-        best = -1
-        most = -1
-        e = n_first[0]
-        while e >= 0:
-            if e_n[e] >= most:  # the list runs newest first: ">=" keeps the oldest of equals
-                most = e_n[e]
-                best = e_opt[e]
-            e = e_next[e]
-        return best
+                if forced >= 0:
+                    opt = forced
+                    forced = -2
+                else:
+                    seat = S[3][0]
+                    opt = _rollout_decide(S, R, 0, seat, cls[seat], prm, rkeys, rcount, rfw, riw)
+            # the search's one rule step (numba inlines the engine's step here, once)
+            if opt >= 0 and _step(S, R, 0, opt):
+                if in_tree:
+                    path[depth] = e
+                    depth += 1
+                    if e_child[e] < 0:  # expand: the walk's first edge without a child gets one
+                        if n_nodes < cap_nodes:
+                            e_child[e] = n_nodes
+                            n_first[n_nodes] = -1
+                            n_actor[n_nodes] = S[3][0]
+                            n_nodes += 1
+                        in_tree = False
+                    else:
+                        node = e_child[e]
+                        if depth >= path.shape[0]:
+                            in_tree = False
+                else:
+                    steps += 1
+                    forced = -1
+                continue
+            if in_tree:  # a tree edge that does not step: roll out from here
+                in_tree = False
+                continue
+            if forced == -2:  # even the first legal option failed
+                break
+            n = _legal(S, R, 0, opts)
+            if n <= 0:
+                break
+            forced = opts[0]
+        _value(S, R, 0, ob, reward)
+        for d in range(depth):
+            e = path[d]
+            e_n[e] += 1
+            for p in range(players):
+                e_w[e, p] += reward[p]
+    best = -1
+    most = -1
+    e = n_first[0]
+    while e >= 0:
+        if e_n[e] >= most:  # the list runs newest first: ">=" keeps the oldest of equals
+            most = e_n[e]
+            best = e_opt[e]
+        e = e_next[e]
+    return best
 
-    def search(ob, prm, rng):
-        iterations = max(np.int64(prm.iterations), np.int64(1))
-        base = draw(rng)
-        S, R = scratch(ob)
-        players = min(n_seats(ob), MAX_SEATS)
-        opts = np.empty(K, dtype=np.int64)
-        skeys = np.empty(1, dtype=np.uint64)
-        scount = np.zeros(1, dtype=np.int64)
-        sfw = np.zeros((16, 64), dtype=np.float64)
-        siw = np.zeros((16, 64), dtype=np.int64)
-        # the root's options, from one determinization (the observer's own decision: every
-        # determinization agrees on them); a forced decision needs no search
-        skeys[0] = _mix_scalar(np.uint64(base) ^ np.uint64(0x5EA7C4))
-        sample1(ob, Stream(skeys, scount, 0, sfw, siw), S, R)
-        n = legal_k(S, R, 0, opts)
-        if n == 1:
-            return opts[0]
-        cap_nodes = iterations + 1
-        cap_edges = iterations * 16 + K
-        return run_search(ob, iterations, prm.c, np.int64(prm.rollout), np.int64(prm.horizon), base, S, R,
-                          players, opts, np.empty(K, dtype=np.int64), np.empty(K, dtype=np.int64),
-                          np.empty(4096, dtype=np.int64), np.zeros(MAX_SEATS, dtype=np.float64),
-                          np.empty(cap_nodes, dtype=np.int64), np.empty(cap_nodes, dtype=np.int64),
-                          np.empty(cap_edges, dtype=np.int64), np.empty(cap_edges, dtype=np.int64),
-                          np.empty((cap_edges, MAX_SEATS), dtype=np.float64), np.empty(cap_edges, dtype=np.int64),
-                          np.empty(cap_edges, dtype=np.int64), np.empty(cap_edges, dtype=np.int64),
-                          np.empty(cap_edges, dtype=np.int64), skeys, scount,
-                          np.empty(MAX_SEATS, dtype=np.uint64), np.empty(MAX_SEATS, dtype=np.int64), sfw, siw,
-                          np.zeros((16, 64), dtype=np.float64), np.zeros((16, 64), dtype=np.int64))
 
-    search.__qualname__ = search.__name__ = name
-    search.__module__ = module
-    search = numba.njit(**REFCOUNT)(search)
-    return search, run_search
+def _search(ob, iterations, c, which, horizon, rng):
+    """One decision of the searching seat of view ``ob``: ``iterations`` iterations with exploration
+    constant ``c``, rollout strategy ``which`` and rollout horizon ``horizon``; ``rng`` the seat's stream."""
+    iterations = max(np.int64(iterations), np.int64(1))
+    base = draw(rng)
+    S, R = _scratch(ob)
+    players = min(_n_seats(ob), MAX_SEATS)
+    opts = np.empty(_K, dtype=np.int64)
+    skeys = np.empty(1, dtype=np.uint64)
+    scount = np.zeros(1, dtype=np.int64)
+    sfw = np.zeros((16, 64), dtype=np.float64)
+    siw = np.zeros((16, 64), dtype=np.int64)
+    # the root's options, from one determinization (the observer's own decision: every
+    # determinization agrees on them); a forced decision needs no search
+    skeys[0] = _mix_scalar(np.uint64(base) ^ np.uint64(0x5EA7C4))
+    _sample1(ob, Stream(skeys, scount, 0, sfw, siw), S, R)
+    n = _legal(S, R, 0, opts)
+    if n == 1:
+        return opts[0]
+    cap_nodes = iterations + 1
+    cap_edges = iterations * 16 + _K
+    return _run_search(ob, iterations, c, np.int64(which), np.int64(horizon), base, S, R,
+                       players, opts, np.empty(_K, dtype=np.int64), np.empty(_K, dtype=np.int64),
+                       np.empty(4096, dtype=np.int64), np.zeros(MAX_SEATS, dtype=np.float64),
+                       np.empty(cap_nodes, dtype=np.int64), np.empty(cap_nodes, dtype=np.int64),
+                       np.empty(cap_edges, dtype=np.int64), np.empty(cap_edges, dtype=np.int64),
+                       np.empty((cap_edges, MAX_SEATS), dtype=np.float64), np.empty(cap_edges, dtype=np.int64),
+                       np.empty(cap_edges, dtype=np.int64), np.empty(cap_edges, dtype=np.int64),
+                       np.empty(cap_edges, dtype=np.int64), skeys, scount,
+                       np.empty(MAX_SEATS, dtype=np.uint64), np.empty(MAX_SEATS, dtype=np.int64), sfw, siw,
+                       np.zeros((16, 64), dtype=np.float64), np.zeros((16, 64), dtype=np.int64),
+                       np.empty(MAX_SEATS, dtype=np.int64), np.empty((MAX_SEATS, _ROLL_PRM.shape[1]), dtype=np.float64))
+

@@ -1,9 +1,11 @@
 """``ismcts``: information-set Monte Carlo tree search for every game (see :mod:`simcore.search`).
 
-One search (``simcore.search.make_search``) is instantiated per game with the engine's sampler and a
-rollout policy. The rollout policy is any of the game's built-in compiled strategies at its default
-parameters (parameter ``rollout``, default the game's reference policy): the rollout function made here
-dispatches on the chosen strategy and the decision kind, as a compiled lineup does.
+One search (``simcore.search.make_search``) is compiled and cached per game with the engine's sampler,
+apart from the lineups that play it: a lineup with ``ismcts`` compiles only the small decision below,
+which calls the game's search with the strategy's parameters. The rollout policy is any of the game's
+built-in compiled strategies at its default parameters (parameter ``rollout``, default the game's
+reference policy), played through the compiled lineup of the game's heuristics (the one their own
+games use, so the search does not compile them again).
 
 Parameters (every game): ``iterations`` per decision (a decision with one legal option is answered
 without a search), ``c`` the exploration constant (rewards are in [0, 1]), ``rollout`` the rollout
@@ -13,14 +15,14 @@ strategy, ``horizon`` the rollout decisions after which a rollout is cut and val
 from __future__ import annotations
 
 import importlib
-from collections import namedtuple
 from dataclasses import dataclass
 from typing import ClassVar
 
 import numba
+from numba import objmode  # noqa: F401  (the decisions' call into the search)
 
-from simcore.lineup import compiled_values, decision_of
-from simcore.compiled import CompiledDecision
+from simcore.compiled import REFCOUNT
+from simcore.lineup import Lineup
 from simcore.registry import get_game
 from simcore.search import make_search
 
@@ -30,30 +32,21 @@ from .base import Strategy, decision, param
 MAX_ITERATIONS = 200_000
 
 
-def make_rollout(game_name: str, classes: list[type], name: str):
-    """A compiled ``rollout(ob, which, rng) -> option`` playing strategy ``classes[which]`` (default
-    parameters) at the decision ``ob.kind``; -1 where it has no compiled decision."""
-    game = get_game(game_name)
-    space: dict = {}
-    lines = [f"def {name}(ob, which, rng):", "    kind = ob.kind"]
-    for j, cls in enumerate(classes):
-        vals = compiled_values(cls())
-        fields = list(vals) or ["unused"]
-        space[f"_P{j}"] = namedtuple(f"_P{j}", fields)
-        args = ", ".join(repr(v) if not isinstance(v, bool) else ("True" if v else "False") for v in vals.values()) \
-            or "0"
-        lines.append(f"    if which == {j}:")
-        lines.append(f"        prm = _P{j}({args})")
-        for k, d in enumerate(game.decisions):
-            fn = decision_of(cls, d)
-            if isinstance(fn, CompiledDecision):
-                space[f"_f{j}_{k}"] = fn.fn
-                lines.append(f"        if kind == {k}:")
-                lines.append(f"            return _f{j}_{k}(ob, prm, rng)")
-        lines.append("        return -1")
-    lines.append("    return -1")
-    exec(compile("\n".join(lines) + "\n", f"<rollout {game_name}>", "exec"), space)
-    return numba.njit(space[name])
+def rollout_lineup(game_name: str, classes: list[type]):
+    """The compiled lineup of the game's heuristics (the same module, compiled and cached once, that every
+    lineup of them plays), and per rollout candidate its class index and parameter row in it."""
+    lu = Lineup(get_game(game_name), [cls() for cls in classes])
+    return lu, lu.cls_of_seat.copy(), lu.params.copy()
+
+
+#: the compiled decision of a game's ``ismcts`` (``{key}``: the game's name as an identifier)
+_DECISION = """
+def search_{key}(ob, prm, rng):
+    iterations, c, which, horizon = prm.iterations, prm.c, prm.rollout, prm.horizon
+    with objmode(opt="int64"):
+        opt = search_core_{key}(ob, iterations, c, which, horizon, rng)
+    return opt
+"""
 
 
 def _ismcts_for(game_name: str, module: str, rollouts: tuple[str, ...], default_rollout: str,
@@ -64,11 +57,19 @@ def _ismcts_for(game_name: str, module: str, rollouts: tuple[str, ...], default_
     by_name = {cls.name: cls for cls in mod.STRATEGIES}
     classes = [by_name[r] for r in rollouts]
     key = game_name.replace("-", "_")
-    rollout = make_rollout(game_name, classes, f"rollout_{key}")
+    lu, cls_rows, prm_rows = rollout_lineup(game_name, classes)
     kern = importlib.import_module(get_game(game_name).kernels)
-    search, run = make_search(kern, rollout, name=f"search_{key}", module=__name__)
-    globals()[f"search_{key}"] = search
+    core, run = make_search(kern, lu.module._decide, cls_rows, prm_rows, key)
+    globals()[f"search_core_{key}"] = core
     globals()[f"run_search_{key}"] = run
+
+    # The decision calls the game's cached search through Python (numba's object mode): a lineup that
+    # plays the search then compiles this small function only, instead of linking in (and optimising
+    # and generating machine code for, again) the whole search with the rules and rollout strategies in
+    # it. The call costs some tens of microseconds per decision, against milliseconds of search.
+    exec(compile(_DECISION.format(key=key), f"<ismcts decision: {game_name}>", "exec"), globals())
+    search = numba.njit(**REFCOUNT)(globals()[f"search_{key}"])
+    globals()[f"search_{key}"] = search
     play = decision(refcount=True)(search)
 
     ns = {
@@ -113,4 +114,12 @@ IsmctsSen = _ismcts_for(
     tree of the seat's information sets, rolling out with ``rollout`` to the end of the round and
     valuing it by the scores after the round (the game's result when the round ends it).""")
 
-STRATEGIES = [IsmctsFanAndMallet, IsmctsSen]
+IsmctsSenshi = _ismcts_for(
+    "senshi", "strategies.senshi", ("random", "greedy", "guard", "racer", "denier", "counter"),
+    "random", 200, 0.7, 0,
+    """Information-set MCTS: each decision searches ``iterations`` determinizations (the tiles buried under
+    the stack tops and the unknown part of the other hands dealt at random from the tiles the seat cannot
+    place) down one tree of the seat's information sets, rolling out with ``rollout`` to the end of the
+    game (reward 1 for the winner).""")
+
+STRATEGIES = [IsmctsFanAndMallet, IsmctsSen, IsmctsSenshi]

@@ -224,3 +224,125 @@ def test_sen_search_says_wake_up_with_a_certain_win():
     assert int(st.cur[0]) == 0 and int(st.kind[0]) == 0
     opt = eng.decide(st, np.array([0]), seats, seats.lineup_for(eng))
     assert int(opt[0]) == WAKE
+
+
+# ----------------------------------------------------------------------------------------------------
+# Senshi
+
+def _senshi_midgame(n=6, steps=14, seed=4, players=2, rules=None):
+    from simcore.games.senshi import Senshi
+
+    eng = Senshi()
+    keys = game_keys(root_key(seed), np.arange(n))
+    agents = lineup("senshi", ["counter"], players)
+    s = eng.new_batch(keys, players, rules or eng.make_rules())
+    seats = Seats(agents, keys)
+    eng.play_state(s, seats, seats.lineup_for(eng), compiled=True, max_steps=steps)
+    return eng, s
+
+
+@pytest.mark.parametrize("players,rules", [(2, {}), (3, {"secret_hand": True}), (4, {"open_stacks": True,
+                                                                                      "secret_hand": True})])
+def test_senshi_sampler_never_reads_the_hidden_truth(players, rules):
+    from simcore.games.senshi import Senshi
+
+    eng, s = _senshi_midgame(players=players, rules=Senshi().make_rules(rules))
+    draws = Draws(game_keys(root_key(8), np.arange(len(s.done))))
+    changed = 0
+    for seat in range(players):
+        other = eng.scramble_hidden(s, seat, draws)
+        for g in np.flatnonzero(~s.done):
+            a = eng.sample_hidden(s, g, seat, key=77 + g, n=20)
+            b = eng.sample_hidden(other, g, seat, key=77 + g, n=20)
+            changed += not (np.array_equal(other.tiles[g], s.tiles[g]) and np.array_equal(other.hand[g], s.hand[g]))
+            for k in a:
+                np.testing.assert_array_equal(a[k], b[k], err_msg=k)
+            c = eng.sample_hidden(s, g, seat, key=78 + g, n=20)
+            assert not all(np.array_equal(a[k], c[k]) for k in a), "another stream gives other samples"
+    assert changed > 0, "the scramble must change hidden tiles"
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_senshi_samples_agree_with_the_view_and_have_the_unseen_marginals(players):
+    from simcore.games.senshi import NC, PER_COLOUR, REMOVED
+
+    eng, s = _senshi_midgame(n=1, steps=4 * players, players=players)
+    g, n = 0, 3000
+    me = int(s.cur[g])
+    view = eng.observe_all(s, np.array([g]), me)
+    unseen = view["unseen"][0].astype(np.int64)
+    assert unseen.sum() > 0
+    out = eng.sample_hidden(s, g, me, key=5, n=n)
+    tiles, hands = out["tiles"].astype(np.int64), out["hand"].astype(np.int64)
+    h = s.height[g].astype(np.int64)
+    present = np.arange(3)[None, :] >= (3 - h)[:, None]
+    buried = np.arange(3)[None, :] > (3 - h)[:, None]
+    for t in range(n):
+        # the view: own hand, the others' known tiles and hand sizes, the tops, nothing where a stack is gone
+        np.testing.assert_array_equal(hands[t, me], s.hand[g, me])
+        assert (hands[t] >= s.known[g]).all() and (hands[t].sum(axis=1) == s.hand_size[g]).all()
+        np.testing.assert_array_equal(np.where(present & ~buried, tiles[t], -1), np.where(present & ~buried, s.tiles[g], -1))
+        assert (tiles[t][~present] == -1).all()
+        # every tile in play once
+        per = np.array([(tiles[t][present] == c).sum() for c in range(NC)]) + hands[t].sum(axis=0) + s.piles[g].sum(axis=0)
+        np.testing.assert_array_equal(per, np.full(NC, PER_COLOUR - REMOVED[players]))
+    # marginals: a buried position holds colour c with probability unseen[c] / all unseen
+    q = unseen / unseen.sum()
+    band = 4.5 * np.sqrt(q * (1 - q) / n) + 1e-9
+    sl, k = np.argwhere(buried)[0]
+    got = np.bincount(tiles[:, sl, k], minlength=NC)[:NC] / n
+    assert (np.abs(got - q) < band).all(), (got, q)
+    # and an unknown hand tile of another seat likewise: the expected count of colour c is u * q[c]
+    others = [p for p in range(players) if p != me and s.hand_size[g, p] > s.known[g, p].sum()]
+    assert others
+    p = others[0]
+    u = int(s.hand_size[g, p] - s.known[g, p].sum())
+    extra = hands[:, p] - s.known[g, p][None, :]
+    mean = extra.mean(axis=0)
+    sd = np.sqrt(u * q * (1 - q) * (unseen.sum() - u) / max(unseen.sum() - 1, 1) / n) + 1e-9
+    assert (np.abs(mean - u * q) < 4.5 * sd + 1e-9).all(), (mean, u * q)
+
+
+def test_senshi_search_tests_to_avoid_elimination_on_the_last_turn():
+    """Two players, the last turn of the game: seat 0 (piles 5, 5, 5, 1; a Strength and a Wisdom tile in
+    hand) is eliminated unless it lifts its Wisdom pile to 2, the opponent's smallest (then nobody is
+    eliminated and its 5 beats the opponent's 3). Testing Strength, or training the last tile on the table,
+    loses; the search must Test Wisdom."""
+    from simcore.games.senshi import GONE, OPTION_STRIDE, TEST, Decision, Senshi
+
+    eng = Senshi()
+    keys = game_keys(root_key(1), np.arange(1))
+    st = eng.new_state(keys, 2, eng.make_rules())
+    agents = lineup("senshi", ["ismcts:iterations=200", "ismcts:iterations=8"], 2)  # one lineup module: the search's
+    seats = Seats(agents, keys)
+    st.kind[0] = Decision.ACT   # past the set-up: the whole position is written below
+    S = st.tiles.shape[1]
+    st.loc[0, :] = GONE
+    st.height[0, :] = 0
+    st.top[0, :] = -1
+    # one stack left on seat 1's card, height 1: a Strength tile
+    st.loc[0, 0] = 1
+    st.height[0, 0] = 1
+    st.tiles[0, 0] = [-1, -1, 0]
+    st.top[0, 0] = 0
+    st.cards[0, :, :] = -1
+    st.cards[0, 1, 0] = 0
+    st.card_count[0, :] = [0, 1]
+    st.card_tops[0, :, :] = 0
+    st.card_tops[0, 1, 0] = 1
+    st.mid_count[0] = 0
+    st.piles[0, 0] = [5, 5, 5, 1]
+    st.piles[0, 1] = [3, 3, 3, 2]
+    st.hand[0, 0] = [1, 0, 0, 1]
+    st.hand[0, 1] = [12 - 5 - 3 - 1 - 1, 12 - 5 - 3, 12 - 5 - 3, 12 - 1 - 2 - 1]
+    st.known[0, 0] = [1, 0, 0, 1]
+    st.known[0, 1] = st.hand[0, 1] - np.array([0, 1, 0, 1])
+    st.hand_size[0] = st.hand[0].sum(axis=1)
+    st.remaining[0] = 1
+    st.emptier[0] = 0
+    st.turns[0] = 30
+    st.cur[0] = 0
+    eng.check(st)
+    assert S == 16 and st.tiles[0, 1:].size
+    opt = eng.decide(st, np.array([0]), seats, seats.lineup_for(eng))
+    assert int(opt[0]) == TEST * OPTION_STRIDE + 3
