@@ -116,7 +116,7 @@ IsmctsSen = _ismcts_for(
 
 IsmctsSenshi = _ismcts_for(
     "senshi", "strategies.senshi", ("random", "greedy", "guard", "racer", "denier", "counter"),
-    "random", 200, 0.7, 0,
+    "random", 1000, 0.7, 0,
     """Information-set MCTS: each decision searches ``iterations`` determinizations (the tiles buried under
     the stack tops and the unknown part of the other hands dealt at random from the tiles the seat cannot
     place) down one tree of the seat's information sets, rolling out with ``rollout`` to the end of the
