@@ -4,8 +4,8 @@ One search (``simcore.search.make_search``) is compiled and cached per game with
 apart from the lineups that play it: a lineup with ``ismcts`` compiles only the small decision below,
 which calls the game's search with the strategy's parameters. The rollout policy is any of the game's
 built-in compiled strategies at its default parameters (parameter ``rollout``, default the game's
-reference policy), played through the compiled lineup of the game's heuristics (the one their own
-games use, so the search does not compile them again).
+reference policy), played through ``_decide`` of the compiled lineup module of the game's heuristics
+(one function that dispatches on the strategy and the decision kind, inlined into the rollout loop).
 
 Parameters (every game): ``iterations`` per decision (a decision with one legal option is answered
 without a search), ``c`` the exploration constant (rewards are in [0, 1]), ``rollout`` the rollout
