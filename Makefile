@@ -27,8 +27,10 @@ test: $(STAMP) browser
 
 # GAMES: deals per cell of each shipped question (make demo GAMES=4000 for tighter intervals)
 GAMES ?= 800
+# SEARCH_ITERATIONS: the search player's budget per decision in the strong-play question
+SEARCH_ITERATIONS ?= 100
 demo: $(STAMP)
-	$(PY) -m experiments.demo $(GAMES)
+	$(PY) -m experiments.demo $(GAMES) --search-iterations $(SEARCH_ITERATIONS)
 
 # bench: the speed table, also written into docs/speed.md (its block between the bench markers)
 bench: $(STAMP)

@@ -1,6 +1,7 @@
 """``make bench``: one table for every game: engine games per second on one core, the plain-Python
 oracle's speed and the ratio, the speed-up of 2 workers over 1, every heuristic's speed as a share of
-its game's reference policy (for the games whose bench module measures it), and peak memory of a large run.
+its game's reference policy (for the games whose bench module measures it), peak memory of a large run,
+and the search player's decisions and iterations per second (``bench/search.py``).
 
 ``python -m bench.run [--seconds S] [--big-games N] [--quick] [--write docs/speed.md]``. Figures are
 measured in one run on one machine: compare ratios, not absolute numbers. ``--write FILE`` also puts the
@@ -105,6 +106,20 @@ def main(argv: list[str] | None = None) -> int:
     print("peak memory, sen 4 players threshold, --jobs 2, whole process tree:")
     for m in mem:
         print(f"  {m['games']:>12,} games: {m['peak_mib']:>8} MiB in {m['seconds']} s ({m['games_per_s']:,} games/s)")
+    # the search player: decisions and iterations per second on one core at its default budget
+    from .search import GAMES as SEARCH_GAMES
+    from .search import speed as search_speed
+    search_rows = []
+    for game in SEARCH_GAMES:
+        r = search_speed(game, positions=8 if args.quick else 64, games=4 if args.quick else 40)
+        search_rows.append(r)
+        print(json.dumps(r), file=sys.stderr)
+    print()
+    print(f"{'game':<16}{'search':>10}{'iterations':>12}{'decisions/s':>13}{'iterations/s':>14}"
+          f"{'1000 games, 2 cores':>21}")
+    for r in search_rows:
+        print(f"{r['game']:<16}{'ismcts':>10}{r['iterations']:>12,}{r['decisions_per_s']:>13,}"
+              f"{r['iterations_per_s']:>14,}{r['minutes_1000_games_2_cores']:>17} min")
     from .tuner import bench as tuner_bench
     t = tuner_bench(2000 if args.quick else 8000)
     print()

@@ -32,7 +32,34 @@ QUESTIONS: list[tuple[str, float]] = [
     ("experiments/sen_penalty_design.toml", 2.5),
     ("experiments/fan_and_mallet_design.toml", 5.0),
     ("experiments/senshi_meta.toml", 0.05),
+    # the questions under strong play: the search player in every seat, at the budget of --search-iterations
+    # (a small one by default, so that the demo stays short), 200 deals per cell at the default
+    ("experiments/search_seats.toml", 0.25),
+    ("experiments/search_seats_senshi.toml", 0.25),
 ]
+
+#: the search's iterations per decision in the demo (``--search-iterations``; the strategy's default
+#: budget is much deeper)
+SEARCH_ITERATIONS = 100
+
+
+def _with_search_budget(path: str, iterations: int):
+    """The config at ``path`` as a dict, every ``ismcts`` seat given ``iterations`` iterations."""
+    import tomllib
+
+    with open(path, "rb") as fh:
+        raw = tomllib.load(fh)
+
+    def budget(x):
+        if isinstance(x, str) and x.split(":")[0] == "ismcts":
+            return x + ("," if ":" in x else ":") + f"iterations={iterations}"
+        if isinstance(x, dict):
+            return {k: budget(v) for k, v in x.items()}
+        if isinstance(x, list):
+            return [budget(v) for v in x]
+        return x
+
+    return budget(raw)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -40,9 +67,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("games", nargs="?", type=int, default=800, help="deals per cell (default 800)")
     ap.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 1, help="worker processes")
     ap.add_argument("--out", "-o", default="runs", help="folder for the run folders and the index page")
+    ap.add_argument("--search-iterations", type=int, default=SEARCH_ITERATIONS,
+                    help=f"iterations per decision of the search player (default {SEARCH_ITERATIONS})")
     args = ap.parse_args(argv)
     if args.games < 1:
         ap.error("games must be a positive integer")
+    if args.search_iterations < 1:
+        ap.error("--search-iterations must be a positive integer")
 
     from reports import build_report
     from simcore.errors import SenseiError
@@ -55,7 +86,10 @@ def main(argv: list[str] | None = None) -> int:
     for path, factor in QUESTIONS:
         games = max(1, int(round(args.games * factor)))
         try:
-            res = run_experiment(os.path.join(here, path), games=games, jobs=args.jobs, progress=True)
+            source = os.path.join(here, path)
+            if "search" in os.path.basename(path):
+                source = _with_search_budget(source, args.search_iterations)
+            res = run_experiment(source, games=games, jobs=args.jobs, progress=True)
         except SenseiError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2

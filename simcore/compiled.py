@@ -34,6 +34,10 @@ except (ImportError, AttributeError):  # pragma: no cover - depends on the numba
 #: ``numba.njit(**NO_REFCOUNT)``: a cached kernel without reference counting (it must not allocate)
 NO_REFCOUNT: dict = {"cache": True, "_nrt": False} if _HAS_NRT_OPTION else {"cache": True}
 
+#: ``numba.njit(**REFCOUNT)``: reference counting on even when called from a kernel compiled without it
+#: (numba passes a caller's choice on to callees that do not state their own); for code that allocates
+REFCOUNT: dict = {"_nrt": True} if _HAS_NRT_OPTION else {}
+
 _HERE = os.path.dirname(os.path.abspath(__file__))
 #: the packages whose sources compiled kernels are made of
 SOURCE_DIRS = (_HERE, os.path.join(os.path.dirname(_HERE), "strategies"))

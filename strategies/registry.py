@@ -41,6 +41,10 @@ MODULES: dict[str, str] = {
     "fan-and-mallet": "strategies.fan_and_mallet",
 }
 
+#: modules of strategies shipped for several games (their ``STRATEGIES`` filtered by game), kept apart
+#: from the game modules so that a lineup of a game's heuristics does not compile them
+SHARED_MODULES: tuple[str, ...] = ("strategies.ismcts",)
+
 #: the entry point group through which installed packages register strategies (``GAME.NAME = module:Class``)
 ENTRY_POINT_GROUP = "sensei.strategies"
 
@@ -58,7 +62,10 @@ def builtin_strategies(game: str) -> dict[str, type[Strategy]]:
     module = MODULES.get(g.name)
     if module is None:
         return {}
-    return {cls.name: cls for cls in importlib.import_module(module).STRATEGIES}
+    out = {cls.name: cls for cls in importlib.import_module(module).STRATEGIES}
+    for shared in SHARED_MODULES:
+        out.update({cls.name: cls for cls in importlib.import_module(shared).STRATEGIES if cls.game == g.name})
+    return out
 
 
 def _entry_points(game: str) -> dict[str, Any]:

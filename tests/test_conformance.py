@@ -8,6 +8,7 @@ from simcore.registry import game_names, get_game
 from simcore.rng import root_key
 from simcore.runner import simulate
 from strategies.registry import lineup, strategies_for
+from tests.lanes import cheap
 
 GAMES = game_names()
 
@@ -18,7 +19,7 @@ def player_counts(eng):
 
 def reference_agents(name, players):
     names = list(strategies_for(name))
-    return [lineup(name, [names[s % len(names)]], 1)[0] for s in range(players)]
+    return [lineup(name, [cheap(names[s % len(names)])], 1)[0] for s in range(players)]
 
 
 @pytest.mark.parametrize("name", GAMES)

@@ -13,6 +13,7 @@ from simcore.errors import SenseiError
 from simcore.registry import game_names, get_game
 from simcore.rng import root_key
 from strategies.registry import lineup, strategies_for
+from tests.lanes import cheap
 
 runner = CliRunner()
 
@@ -82,7 +83,7 @@ def test_invariants_hold_under_random_rule_options(data):
         eng.validate(players, rules)
     except SenseiError:
         return
-    strat = data.draw(st.sampled_from(list(strategies_for(name))))
+    strat = data.draw(st.sampled_from([cheap(s) for s in strategies_for(name)]))
     agents = lineup(name, [strat], players)
     out = eng.play(np.arange(4), players, rules, agents, root_key(data.draw(st.integers(0, 10 ** 6))), check=True)
     assert out["turns"].shape == (4,)

@@ -20,7 +20,7 @@ from simcore.game import Seats
 from simcore.registry import game_names, get_game
 from simcore.rng import Draws, game_keys, root_key
 from strategies.registry import lineup, resolve, strategies_for
-from tests.lanes import assert_same
+from tests.lanes import assert_same, cheap
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 EXAMPLES = {"sen": [os.path.join(HERE, "..", "examples", "strategies", "sen_threshold.py") + ":Threshold",
@@ -33,7 +33,7 @@ def player_counts(eng):
 
 
 def specs_of(name):
-    return list(strategies_for(name)) + EXAMPLES.get(name, [])
+    return [cheap(s) for s in strategies_for(name)] + EXAMPLES.get(name, [])
 
 
 def agents_for(name, spec, players):

@@ -11,9 +11,10 @@ from simcore.games.senshi import NC, PER_COLOUR, REMOVED, Decision, Senshi, Sens
 from simcore.rng import Draws, game_keys, root_key
 from simcore.runner import simulate
 from strategies.registry import lineup, resolve, strategies_for
+from tests.lanes import cheap
 
 ENG = Senshi()
-NAMES = list(strategies_for("senshi"))
+NAMES = [cheap(s) for s in strategies_for("senshi")]
 RULES = [SenshiRules(), SenshiRules(open_stacks=True), SenshiRules(secret_hand=True)]
 
 

@@ -66,11 +66,11 @@ from typing import Any, ClassVar
 import numba
 import numpy as np
 
-from ..compiled import NO_REFCOUNT
+from ..compiled import NO_REFCOUNT, REFCOUNT
 from ..errors import IllegalAction, SenseiError
 from ..game import Game, Metric
 from ..options import Rules, option
-from ..rng import STREAM_DEAL, Draws, permutation_into, stream_keys
+from ..rng import STREAM_DEAL, Draws, Stream, draw_base, permutation_into, stream_keys
 
 N_HOUSES = 12
 STACK = 5
@@ -566,6 +566,164 @@ def _k_legal(S, R, idx, out, n):
         n[i] = legal(S, R, idx[i], out[i])
 
 
+# ----------------------------------------------------------------------------------------------------
+# determinization (the search player, ``simcore/search.py``): a whole game built from one seat's view
+#
+# What a seat has seen: the ring and every follower on it, its own hand, the sizes of both hands and decks,
+# the markers and the points. What it has not: the order of its own deck, and the opponent's hand and deck
+# (together: the opponent's followers not on the ring). The sampler deals those unseen cards at random
+# into the places holding them; it reads only the view, so the truth cannot leak into a search.
+
+#: the most options ``legal`` lists (hand slots)
+MAX_OPTIONS = HAND
+
+
+@numba.njit(cache=True, **REFCOUNT)
+def scratch(ob):
+    """A fresh one-game state tuple and rules tuple shaped like the engine's, for the game of view ``ob``
+    (the search's private copy; :func:`sample` fills it)."""
+    S = (np.zeros(1, dtype=np.bool_), np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.bool_),
+         np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64), np.zeros((1, 3), dtype=np.uint64),
+         np.zeros((1, N_HOUSES), dtype=np.int8), np.zeros((1, N_HOUSES), dtype=np.int8), np.zeros((1, N_HOUSES, STACK), dtype=np.int8),
+         np.zeros((1, N_HOUSES), dtype=np.int8), np.zeros((1, N_HOUSES), dtype=np.int8), np.zeros((1, N_COLOURS), dtype=np.int16),
+         np.zeros((1, N_HOUSES), dtype=np.int8), np.zeros((1, 2, HAND), dtype=np.int8), np.zeros((1, 2), dtype=np.int64),
+         np.zeros((1, 2, DECK), dtype=np.int8), np.zeros((1, 2), dtype=np.int8), np.zeros((1, 2), dtype=np.int8),
+         np.zeros((1, 2), dtype=np.int8), np.zeros(1, dtype=np.bool_), np.zeros(1, dtype=np.int64),
+         np.zeros((1, 2), dtype=np.int64), np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64),
+         np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64),
+         np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64), np.zeros((1, 6), dtype=np.int64),
+         np.zeros((1, 6), dtype=np.int64), np.zeros((1, 6), dtype=np.int64))
+    R = (np.int64(ob.match_points), np.array([0, 6], dtype=np.int64), np.empty(N_HOUSES, dtype=np.int64),
+         np.empty(DECK, dtype=np.int64), np.empty(STACK, dtype=np.int64))
+    return S, R
+
+
+@numba.njit(cache=True, inline="always")
+def n_seats(ob):
+    return np.int64(2)
+
+
+@numba.njit(cache=True, inline="always")
+def sample(ob, rs, S, R):
+    """Write into game 0 of the one-game state ``S`` a determinization of view ``ob``: the public part
+    copied, the deciding seat's hand as it is, its unseen followers (those neither on the ring nor in its
+    hand) shuffled into its deck, the opponent's followers not on the ring shuffled into the opponent's
+    hand (its size as seen) and deck; fresh keys for the deals of later games of a match. ``rs`` is the
+    search's random stream (:data:`simcore.rng.Stream`; its ``iw`` rows 0 to 2 are used)."""
+    g, me = ob.g, ob.me
+    opp = 1 - me
+    for h in range(N_HOUSES):
+        S[_RING_COLOUR][0, h] = ob.ring_colour[g, h]
+        S[_RING_FACTION][0, h] = ob.ring_faction[g, h]
+        S[_COUNT][0, h] = ob.count[g, h]
+        S[_COLOURS][0, h] = ob.colours[g, h]
+        S[_OWNER][0, h] = ob.owner[g, h]
+        for i in range(STACK):
+            S[_STACK][0, h, i] = ob.stack[g, h, i]
+    for c in range(N_COLOURS):
+        S[_FREE][0, c] = ob.free[g, c]
+    for f in range(2):
+        S[_PAWN][0, f] = ob.pawn[g, f]
+        S[_MARKERS][0, f] = ob.markers[g, f]
+        S[_DECK_POS][0, f] = ob.deck_pos[g, f]
+        S[_POINTS][0, f] = ob.points[g, f]
+        S[_HAND_N][0, f] = ob.hand_n[g, f]
+        for k in range(DECK):
+            S[_DECK][0, f, k] = -1
+        for j in range(HAND):
+            S[_HAND][0, f, j] = -1
+    fd = ob.first_done[g]
+    S[_FIRST_DONE][0] = fd
+    S[_FIRST_WINNER][0] = 0 if fd else -1  # who won it is not in the view; it only feeds a statistic
+    S[_GAME_NO][0] = ob.game_no[g]
+    S[_TURNS][0] = ob.turns[g]
+    S[_DONE][0] = False
+    S[_TIMEOUT][0] = False
+    S[_TO_MOVE][0] = me
+    S[_KIND][0] = ob.kind
+    S[_WINNER][0] = -1
+    for k in range(3):
+        S[_DEAL_KEYS][0, k] = draw_base(rs.keys, rs.counter, rs.f)
+    # which followers are out of sight: not on the ring, not in the own hand
+    seen = rs.iw[0]
+    for x in range(2 * DECK):
+        seen[x] = 0
+    for h in range(N_HOUSES):
+        for i in range(ob.count[g, h]):
+            seen[ob.stack[g, h, i]] = 1
+    for j in range(HAND):
+        c = ob.hand[j]
+        S[_HAND][0, me, j] = c
+        if c >= 0:
+            seen[c] = 1
+    for f in range(2):
+        pool = rs.iw[1]
+        n = 0
+        for k in range(DECK):
+            x = f * DECK + k
+            if seen[x] == 0:
+                pool[n] = x
+                n += 1
+        perm = rs.iw[2][:n]
+        permutation_into(draw_base(rs.keys, rs.counter, rs.f), 0, perm)
+        held = ob.hand_n[g, f] if f == opp else 0
+        pos = ob.deck_pos[g, f]
+        for t in range(n):
+            x = pool[perm[t]]
+            if t < held:
+                S[_HAND][0, f, t] = x
+            else:
+                S[_DECK][0, f, pos + t - held] = x
+
+
+@numba.njit(cache=True, inline="always")
+def label(S, R, g, opt, viewer):
+    """What every seat sees of option ``opt``: the follower put down."""
+    return np.int64(S[_HAND][g, S[_TO_MOVE][g], opt])
+
+
+@numba.njit(cache=True, inline="always")
+def stop(S, R, g, ob):
+    """The search's horizon: the end of the game (in a match: of the game being played)."""
+    return S[_DONE][g] or S[_GAME_NO][g] != ob.game_no[ob.g]
+
+
+@numba.njit(cache=True, inline="always")
+def value(S, R, g, ob, out):
+    """Each seat's reward at the horizon: 1 for the winner of the game, 0 for the loser (in a match, of
+    the game being played: the seat that gained points); cut earlier, 0.5 plus the marker lead / 14."""
+    if S[_DONE][g] and S[_WINNER][g] >= 0:
+        w = S[_WINNER][g]
+        out[w] = 1.0
+        out[1 - w] = 0.0
+    elif S[_GAME_NO][g] != ob.game_no[ob.g]:
+        w = 0 if S[_POINTS][g, 0] > ob.points[ob.g, 0] else 1
+        out[w] = 1.0
+        out[1 - w] = 0.0
+    else:
+        d = float(S[_MARKERS][g, 0] - S[_MARKERS][g, 1]) / (2.0 * TARGET)
+        out[0] = 0.5 + d
+        out[1] = 0.5 - d
+
+
+@numba.njit
+def _sample_many(ob, keys, n, hands, decks):
+    S, R = scratch(ob)
+    counter = np.zeros(1, dtype=np.int64)
+    fw = np.zeros((16, 64), dtype=np.float64)
+    iw = np.zeros((16, 64), dtype=np.int64)
+    rs = Stream(keys, counter, 0, fw, iw)
+    for t in range(n):
+        sample(ob, rs, S, R)
+        hands[t] = S[_HAND][0]
+        decks[t] = S[_DECK][0]
+
+
+@numba.njit
+def _k_sample_many(S, R, g, seat, keys, n, hands, decks):
+    _sample_many(observe(S, R, g, seat), keys, n, hands, decks)
+
+
 @dataclasses.dataclass
 class HouseScore:
     """Scores of a batch of houses: ``power``/``bonus`` (m, 5) per stack position, ``totals`` (m, 2) per
@@ -971,6 +1129,15 @@ class FanAndMallet(Game):
         out.hand[:, 1 - seat] = opp[:, :HAND]
         out.deck[:, 1 - seat] = opp[:, HAND:]
         return out
+
+    def sample_hidden(self, s: FanAndMalletState, g: int, seat: int, key: int, n: int) -> dict[str, np.ndarray]:
+        """``n`` determinizations of game ``g`` from ``seat``'s view (the search's sampler), drawn with the
+        random stream of ``key``: their hands (n, 2, 6) and decks (n, 2, 30)."""
+        hands = np.empty((n, 2, HAND), dtype=np.int8)
+        decks = np.empty((n, 2, DECK), dtype=np.int8)
+        _k_sample_many(self.state_tuple(s), self.rules_tuple(s), np.int64(g), np.int64(seat),
+                       np.array([key], dtype=np.uint64), np.int64(n), hands, decks)
+        return {"hand": hands, "deck": decks}
 
     # ----- results --------------------------------------------------------------------------------
     def outcome(self, s: FanAndMalletState) -> dict[str, np.ndarray]:

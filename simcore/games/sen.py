@@ -35,10 +35,10 @@ from typing import Any, ClassVar
 import numba
 import numpy as np
 
-from ..compiled import NO_REFCOUNT
+from ..compiled import NO_REFCOUNT, REFCOUNT
 from ..game import Game, Metric, tie_shares
 from ..options import Rules, option
-from ..rng import STREAM_DEAL, permutation_into, stream_keys
+from ..rng import STREAM_DEAL, Stream, draw_base, permutation_into, stream_keys
 
 N_CARDS = 54
 SLOTS = 8
@@ -551,10 +551,12 @@ SWAP_STRIDE = 64
 #: (-1 unknown) of every land; ``nslots``, ``up`` / ``up_len`` (the face-up pile), ``up_counts``, ``ptr``
 #: (the face-down pile is 54 - ptr cards), ``score``, ``round`` and ``kept`` are public; ``card`` /
 #: ``card_kind`` are the drawn card's value and Kind (decision DRAWN, else -1); ``offer0`` ... the two
-#: Take 2 cards (decision KEEP, else -1); ``penalty`` and ``kwih`` (know_what_i_have) are rule options.
+#: Take 2 cards (decision KEEP, else -1); ``penalty``, ``kwih`` (know_what_i_have), ``tie_count``
+#: (caller_tie = count), ``ravens``, ``allin``, ``rounds`` (-1: none) and ``target`` are rule options.
 SenView = namedtuple("SenView", ["g", "me", "players", "kind", "mem", "nslots", "up", "up_len", "up_counts", "ptr",
                                  "score", "round", "kept", "card", "card_kind", "offer0", "offer0_kind", "offer1",
-                                 "offer1_kind", "penalty", "kwih"])
+                                 "offer1_kind", "penalty", "kwih", "tie_count", "ravens", "allin", "rounds",
+                                 "target"])
 
 
 @numba.njit(cache=True, inline="always")
@@ -788,7 +790,8 @@ def observe(S, R, g, seat):
         o0, k0 = _VALUE_NB[pend[g, 1]], _KIND_NB[pend[g, 1]]
         o1, k1 = _VALUE_NB[pend[g, 2]], _KIND_NB[pend[g, 2]]
     return SenView(g, seat, R[_R_P], kind, S[_MEM], S[_NSLOTS], S[_UP], S[_UP_LEN], S[_UP_COUNTS], S[_PTR],
-                   S[_SCORE], S[_ROUND], S[_KEPT], card, ckind, o0, k0, o1, k1, R[_R_PENALTY], R[_R_KWIH])
+                   S[_SCORE], S[_ROUND], S[_KEPT], card, ckind, o0, k0, o1, k1, R[_R_PENALTY], R[_R_KWIH],
+                   R[_R_TIE_COUNT], R[_R_RAVENS], R[_R_ALLIN], R[_R_ROUNDS], R[_R_TARGET])
 
 
 @numba.njit(**NO_REFCOUNT)
@@ -845,6 +848,215 @@ def legal(S, R, g, out):
                         out[n] = (a * SLOTS + b) * 10 + v
                         n += 1
     return n
+
+
+# ----------------------------------------------------------------------------------------------------
+# determinization (the search player, ``simcore/search.py``): a whole game built from one seat's view
+#
+# What a seat has seen: its memory of every land (values only: a remembered 5 may be a plain 5 or a
+# Take 2), the face-up pile (card by card), the pile sizes, the scores, which lands were taken from the
+# face-down pile (``kept``), and the card it has just drawn (or the two Take 2 cards). The sampler gives
+# every remembered land a card of that value, and deals the cards left (neither face up, nor pending, nor
+# remembered) at random to the unknown lands and the face-down pile. What the other seats remember is
+# not in the view either: the sample lets each one remember its own slots 0 and 1 (the deal's look) and
+# the lands it took from the face-down pile, and every land the searching seat remembers outside its own
+# dream (most such knowledge is public: a land taken from the face-up pile, a land shown by a claim).
+
+@numba.njit(cache=True, **REFCOUNT)
+def scratch(ob):
+    """A fresh one-game state tuple and rules tuple shaped like the engine's, for the game of view ``ob``
+    (the search's private copy; :func:`sample` fills it)."""
+    P = ob.players
+    S = (np.zeros(1, dtype=np.bool_), np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.bool_),
+         np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.uint64),
+         np.zeros((1, N_CARDS), dtype=np.int8), np.zeros(1, dtype=np.int64), np.full((1, N_CARDS), -1, dtype=np.int8),
+         np.zeros(1, dtype=np.int64), np.zeros((1, 10), dtype=np.int64), np.full((1, P, SLOTS), -1, dtype=np.int8),
+         np.zeros((1, P), dtype=np.int64), np.full((1, P, P, SLOTS), -1, dtype=np.int8),
+         np.zeros((1, P, SLOTS), dtype=np.bool_), np.zeros((1, P), dtype=np.int64), np.zeros(1, dtype=np.int64),
+         np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64),
+         np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64), np.full(1, -1, dtype=np.int64),
+         np.zeros(1, dtype=np.int64), np.zeros((1, P), dtype=np.int64), np.zeros((1, P), dtype=np.int64),
+         np.full((1, 3), -1, dtype=np.int64), np.full((1, 0, N_CARDS), -1, dtype=np.int8))
+    R = (np.int64(P), np.int64(ob.penalty), ob.tie_count, ob.ravens, ob.allin, np.int64(ob.rounds),
+         np.int64(ob.target), ob.kwih, np.zeros((5, N_CARDS), dtype=np.int64))
+    return S, R
+
+
+@numba.njit(cache=True, inline="always")
+def n_seats(ob):
+    return np.int64(ob.players)
+
+
+@numba.njit(cache=True, inline="always")
+def _take_card(free, value, kind):
+    """A card of ``value`` (and of ``kind``, or any kind if -1) still in ``free`` (1 = not placed): the
+    first one; -1 if none."""
+    for c in range(N_CARDS):
+        if free[c] and _VALUE_NB[c] == value and (kind < 0 or _KIND_NB[c] == kind):
+            free[c] = 0
+            return c
+    return -1
+
+
+@numba.njit(cache=True, inline="always")
+def sample(ob, rs, S, R):
+    """Write into game 0 of the one-game state ``S`` a determinization of view ``ob`` (see above). ``rs``
+    is the search's random stream (:data:`simcore.rng.Stream`; its ``iw`` rows 0 to 3 are used)."""
+    g, me, P = ob.g, ob.me, ob.players
+    free = rs.iw[0]
+    for c in range(N_CARDS):
+        free[c] = 1
+    S[_DONE][0] = False
+    S[_TIMEOUT][0] = False
+    S[_TURNS][0] = 0
+    S[_CUR][0] = me
+    S[_KIND][0] = ob.kind
+    S[_DEAL_KEYS][0] = draw_base(rs.keys, rs.counter, rs.f)
+    S[_PTR][0] = ob.ptr[g]
+    S[_ROUND][0] = ob.round[g]
+    S[_ROUND_TURNS][0] = 0
+    n_up = ob.up_len[g]
+    S[_UP_LEN][0] = n_up
+    for c in range(N_CARDS):
+        x = ob.up[g, c]
+        S[_UP][0, c] = x
+        if c < n_up and x >= 0:
+            free[x] = 0
+    for v in range(10):
+        S[_UP_COUNTS][0, v] = ob.up_counts[g, v]
+    for p in range(P):
+        S[_SCORE][0, p] = ob.score[g, p]
+        S[_NSLOTS][0, p] = ob.nslots[g, p]
+        S[_LAST_TOTALS][0, p] = 0
+        S[_LAST_POINTS][0, p] = 0
+    # the pending cards: their value and kind are seen, so the card is one of those
+    for j in range(3):
+        S[_PEND][0, j] = -1
+    if ob.kind == Decision.DRAWN:
+        S[_PEND][0, 0] = _take_card(free, ob.card, ob.card_kind)
+    elif ob.kind == Decision.KEEP:
+        S[_PEND][0, 1] = _take_card(free, ob.offer0, ob.offer0_kind)
+        S[_PEND][0, 2] = _take_card(free, ob.offer1, ob.offer1_kind)
+    # remembered lands get a card of their value (a random one of those left: shuffle the order first)
+    order = rs.iw[1][:N_CARDS]
+    permutation_into(draw_base(rs.keys, rs.counter, rs.f), 0, order)
+    unknown = 0
+    for p in range(P):
+        for sl in range(SLOTS):
+            S[_DREAM][0, p, sl] = -1
+            S[_KEPT][0, p, sl] = ob.kept[g, p, sl]
+            if sl >= ob.nslots[g, p]:
+                continue
+            v = ob.mem[g, me, p, sl]
+            if v < 0:
+                unknown += 1
+                continue
+            got = -1
+            for t in range(N_CARDS):
+                c = order[t]
+                if free[c] and _VALUE_NB[c] == v:
+                    free[c] = 0
+                    got = c
+                    break
+            S[_DREAM][0, p, sl] = got
+    # the cards left go to the unknown lands and the face-down pile, shuffled
+    pool = rs.iw[2]
+    n = 0
+    for c in range(N_CARDS):
+        if free[c]:
+            pool[n] = c
+            n += 1
+    perm = rs.iw[3][:n]
+    permutation_into(draw_base(rs.keys, rs.counter, rs.f), 0, perm)
+    t = 0
+    for p in range(P):
+        for sl in range(ob.nslots[g, p]):
+            if S[_DREAM][0, p, sl] < 0 and t < n:
+                S[_DREAM][0, p, sl] = pool[perm[t]]
+                t += 1
+    for c in range(N_CARDS):
+        S[_DECK][0, c] = -1
+    for k in range(ob.ptr[g], N_CARDS):
+        if t < n:
+            S[_DECK][0, k] = pool[perm[t]]
+            t += 1
+    # what each seat remembers
+    for v in range(P):
+        for p in range(P):
+            for sl in range(SLOTS):
+                x = -1
+                if sl < ob.nslots[g, p]:
+                    if v == me:
+                        x = ob.mem[g, me, p, sl]
+                    elif p == v and (sl < 2 or ob.kept[g, p, sl]):
+                        x = _VALUE_NB[S[_DREAM][0, p, sl]]
+                    elif p != me and ob.mem[g, me, p, sl] >= 0:
+                        x = ob.mem[g, me, p, sl]
+                S[_MEM][0, v, p, sl] = x
+
+
+@numba.njit(cache=True, inline="always")
+def label(S, R, g, opt, viewer):
+    """What ``viewer`` sees of option ``opt``: the option itself (a slot, a position, a source: every
+    seat sees them), and, at the viewer's own drawn card or Take 2, the card(s) it sees."""
+    kind = S[_KIND][g]
+    seen = 0
+    if S[_CUR][g] == viewer:
+        pend = S[_PEND]
+        if kind == Decision.DRAWN:
+            seen = 1 + _VALUE_NB[pend[g, 0]] * 4 + _KIND_NB[pend[g, 0]]
+        elif kind == Decision.KEEP:
+            seen = 1 + (_VALUE_NB[pend[g, 1]] * 4 + _KIND_NB[pend[g, 1]]) * 64 + _VALUE_NB[pend[g, 2]] * 4 \
+                + _KIND_NB[pend[g, 2]]
+    return np.int64(opt + 8) + np.int64(seen) * 4096
+
+
+@numba.njit(cache=True, inline="always")
+def stop(S, R, g, ob):
+    """The search's horizon: the end of the round being played (or of the game)."""
+    return S[_DONE][g] or S[_ROUND][g] != ob.round[ob.g]
+
+
+#: the score difference that is worth odds of e to 1 in the value of a round's end
+VALUE_SCALE = 10.0
+
+
+@numba.njit(cache=True, inline="always")
+def value(S, R, g, ob, out):
+    """Each seat's reward at the horizon: its win share once the game is over; at the end of a round,
+    1 / (1 + exp((own score - the others' mean score) / VALUE_SCALE)) on the scores after the round (the
+    fewest total wins)."""
+    P = R[_R_P]
+    sc = S[_SCORE]
+    if S[_DONE][g]:
+        best = sc[g, 0]
+        for p in range(P):
+            best = min(best, sc[g, p])
+        k = 0
+        for p in range(P):
+            k += 1 if sc[g, p] == best else 0
+        for p in range(P):
+            out[p] = 1.0 / k if sc[g, p] == best else 0.0
+        return
+    tot = 0.0
+    for p in range(P):
+        tot += sc[g, p]
+    for p in range(P):
+        others = (tot - sc[g, p]) / (P - 1)
+        out[p] = 1.0 / (1.0 + np.exp((sc[g, p] - others) / VALUE_SCALE))
+
+
+@numba.njit
+def _k_sample_many(S, R, g, seat, keys, n, dreams, decks, mems):
+    ob = observe(S, R, g, seat)
+    S1, R1 = scratch(ob)
+    counter = np.zeros(1, dtype=np.int64)
+    rs = Stream(keys, counter, 0, np.zeros((16, 64), dtype=np.float64), np.zeros((16, 64), dtype=np.int64))
+    for t in range(n):
+        sample(ob, rs, S1, R1)
+        dreams[t] = S1[_DREAM][0]
+        decks[t] = S1[_DECK][0]
+        mems[t] = S1[_MEM][0]
 
 
 @numba.njit(**NO_REFCOUNT)
@@ -951,6 +1163,17 @@ class Sen(Game):
         return (np.int64(st.players), np.int64(r.penalty), r.caller_tie == "count", bool(r.ravens_not_scary),
                 bool(r.go_all_in), np.int64(-1 if r.rounds is None else r.rounds), np.int64(r.target),
                 bool(r.know_what_i_have), np.zeros((5, N_CARDS), dtype=np.int64))
+
+    def sample_hidden(self, st: SenState, g: int, seat: int, key: int, n: int) -> dict[str, np.ndarray]:
+        """``n`` determinizations of game ``g`` from ``seat``'s view (the search's sampler), drawn with the
+        random stream of ``key``: their dreams (n, P, 8), face-down piles (n, 54) and memories (n, P, P, 8)."""
+        P = st.players
+        dreams = np.empty((n, P, SLOTS), dtype=np.int8)
+        decks = np.empty((n, N_CARDS), dtype=np.int8)
+        mems = np.empty((n, P, P, SLOTS), dtype=np.int8)
+        _k_sample_many(self.state_tuple(st), self.rules_tuple(st), np.int64(g), np.int64(seat),
+                       np.array([key], dtype=np.uint64), np.int64(n), dreams, decks, mems)
+        return {"dream": dreams, "deck": decks, "mem": mems}
 
     # ------------------------------------------------------------------ observations
     def own_view(self, st: SenState, idx: np.ndarray, me: np.ndarray):

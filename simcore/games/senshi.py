@@ -94,10 +94,10 @@ from typing import Any, ClassVar
 import numba
 import numpy as np
 
-from ..compiled import NO_REFCOUNT
+from ..compiled import NO_REFCOUNT, REFCOUNT
 from ..game import Game, Metric, take
 from ..options import Rules, option
-from ..rng import STREAM_DEAL, _mix_scalar, stream_keys, uniform_at
+from ..rng import STREAM_DEAL, Stream, _mix_scalar, draw_base, permutation_into, stream_keys, uniform_at
 
 COLOURS = ("strength", "agility", "honor", "wisdom")
 NC = 4
@@ -886,6 +886,172 @@ def _k_outcome(board, hand, timeout, P, score, win, elim, nobody, winning, n_eli
         tie_order[g] = 1.0 if (n_tied2 > 1 and ok) else 0.0
 
 
+# ----------------------------------------------------------------------------------------------------
+# determinization (the search player, ``simcore/search.py``): a whole game built from one seat's view
+#
+# What a seat has seen: the public board (piles, stack heights and tops, locations, cards, hand sizes, the
+# known part of every hand, the end trigger), its own hand, and every stack tile with ``open_stacks``. What
+# it has not: the tiles buried under the stack tops (unless ``open_stacks``) and the unknown part of the
+# other hands (set-up tiles not shown since). The sampler deals the tiles it cannot place (each colour's
+# tiles in play less the piles, its own hand, the others' known tiles and the visible stack tiles) at random
+# into those places; it reads only the view, so the truth cannot leak into a search.
+
+@numba.njit(cache=True, **REFCOUNT)
+def scratch(ob):
+    """A fresh one-game state tuple and rules tuple shaped like the engine's, for the game of view ``ob``
+    (the search's private copy; :func:`sample` fills it)."""
+    S = (np.zeros(1, dtype=np.bool_), np.zeros(1, dtype=np.int32), np.zeros(1, dtype=np.bool_),
+         np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.uint64),
+         np.full((1, ob.n_stacks, 3), -1, dtype=np.int8), np.zeros((1, ob.players, NC), dtype=np.int8),
+         np.zeros((1, BOARD_WIDTH), dtype=np.int8))
+    R = (np.int64(ob.players), ob.open_stacks, False, np.int64(ob.removed), np.full((0, 3), -1, dtype=np.int8))
+    return S, R
+
+
+@numba.njit(cache=True, inline="always")
+def n_seats(ob):
+    return np.int64(ob.players)
+
+
+@numba.njit(cache=True, inline="always")
+def sample(ob, rs, S, R):
+    """Write into game 0 of the one-game state ``S`` a determinization of view ``ob``: the public board
+    copied, the deciding seat's hand as it is, the known part of the other hands, and the tiles it cannot
+    place shuffled into the other hands' unknown parts (seat order) and the buried stack positions (stack
+    order). ``rs`` is the search's random stream (:data:`simcore.rng.Stream`; its ``iw`` rows 0 to 2)."""
+    b = ob.board
+    P, me, ns = ob.players, ob.me, ob.n_stacks
+    B = S[_BOARD][0]
+    for i in range(BOARD_WIDTH):
+        B[i] = b[i]
+    S[_DONE][0] = False
+    S[_TIMEOUT][0] = False
+    S[_TURNS][0] = ob.turns
+    S[_KIND][0] = ob.kind
+    S[_DEAL_KEYS][0] = 0
+    if ob.kind == Decision.ACT:
+        S[_CUR][0] = ob.turns % P
+    else:  # set-up: the seats that have taken their stack come first
+        taken = 0
+        for p in range(P):
+            taken += b[B_HAND_SIZE + p] > 0
+        S[_CUR][0] = taken
+    unseen = rs.iw[0]
+    for c in range(NC):
+        unseen[c] = PER_COLOUR - ob.removed - ob.hand[c]
+    hand = S[_HAND][0]
+    for p in range(P):
+        for c in range(NC):
+            unseen[c] -= b[B_PILES + NC * p + c]
+            if p == me:
+                hand[p, c] = ob.hand[c]
+            else:
+                unseen[c] -= b[B_KNOWN + NC * p + c]
+                hand[p, c] = b[B_KNOWN + NC * p + c]
+    tiles = S[_TILES][0]
+    for s in range(ns):
+        h = b[B_HEIGHT + s]
+        for k in range(3):
+            tiles[s, k] = -1
+        if h > 0:
+            tiles[s, 3 - h] = b[B_TOP + s]
+            unseen[b[B_TOP + s]] -= 1
+            if ob.open_stacks:
+                for k in range(4 - h, 3):
+                    tiles[s, k] = ob.stacks[s, k]
+                    unseen[ob.stacks[s, k]] -= 1
+    pool = rs.iw[1]
+    n = 0
+    for c in range(NC):
+        for _ in range(unseen[c]):
+            pool[n] = c
+            n += 1
+    perm = rs.iw[2][:n]
+    permutation_into(draw_base(rs.keys, rs.counter, rs.f), 0, perm)
+    t = 0
+    for p in range(P):
+        if p != me:
+            for _ in range(b[B_HAND_SIZE + p] - (b[B_KNOWN + NC * p] + b[B_KNOWN + NC * p + 1]
+                                                 + b[B_KNOWN + NC * p + 2] + b[B_KNOWN + NC * p + 3])):
+                if t < n:
+                    hand[p, pool[perm[t]]] += 1
+                    t += 1
+    if not ob.open_stacks:
+        for s in range(ns):
+            h = b[B_HEIGHT + s]
+            for k in range(4 - h, 3):
+                if h > 0 and t < n:
+                    tiles[s, k] = pool[perm[t]]
+                    t += 1
+
+
+@numba.njit(cache=True, inline="always")
+def label(S, R, g, opt, viewer):
+    """What every seat sees of option ``opt``: the option itself (stacks and colours are public)."""
+    return np.int64(opt)
+
+
+@numba.njit(cache=True, inline="always")
+def stop(S, R, g, ob):
+    """The search's horizon: the end of the game."""
+    return S[_DONE][g]
+
+
+@numba.njit(cache=True, inline="always")
+def value(S, R, g, ob, out):
+    """Each seat's reward at the horizon: 1 for the winner, 0 for the others (elimination, then the
+    tallest surviving pile, then hand size, then the later final turn); a rollout cut before the end is
+    valued as if the game ended there."""
+    b = S[_BOARD][g]
+    P = R[_R_P]
+    table_low = 1 << 30
+    for p in range(P):
+        low = 1 << 30
+        for c in range(NC):
+            low = min(low, np.int64(b[B_PILES + NC * p + c]))
+        table_low = min(table_low, low)
+    same = 0
+    for p in range(P):
+        low = 1 << 30
+        for c in range(NC):
+            low = min(low, np.int64(b[B_PILES + NC * p + c]))
+        same += low == table_low
+    last = max(np.int64(b[B_EMPTIER]), 0)
+    winner, best, most, k_best = 0, -2, -1, -1
+    for p in range(P):
+        low, tall = 1 << 30, -1
+        for c in range(NC):
+            v = np.int64(b[B_PILES + NC * p + c])
+            low = min(low, v)
+            tall = max(tall, v)
+        if low == table_low and same < P:
+            tall = -1
+        size = np.int64(b[B_HAND_SIZE + p])
+        rank = (p - last - 1) % P
+        if tall > best or (tall == best and (size > most or (size == most and rank > k_best))):
+            winner, best, most, k_best = p, tall, size, rank
+    for p in range(P):
+        out[p] = 1.0 if p == winner else 0.0
+
+
+@numba.njit
+def _sample_many(ob, keys, n, tiles, hands):
+    S, R = scratch(ob)
+    counter = np.zeros(1, dtype=np.int64)
+    fw = np.zeros((16, 64), dtype=np.float64)
+    iw = np.zeros((16, 64), dtype=np.int64)
+    rs = Stream(keys, counter, 0, fw, iw)
+    for t in range(n):
+        sample(ob, rs, S, R)
+        tiles[t] = S[_TILES][0]
+        hands[t] = S[_HAND][0]
+
+
+@numba.njit
+def _k_sample_many(S, R, g, seat, keys, n, tiles, hands):
+    _sample_many(observe(S, R, g, seat), keys, n, tiles, hands)
+
+
 class Senshi(Game):
     name: ClassVar[str] = "senshi"
     title: ClassVar[str] = "Senshi"
@@ -1008,6 +1174,15 @@ class Senshi(Game):
         count = np.zeros(len(idx), dtype=np.int64)
         _k_legal(self.state_tuple(st), self.rules_tuple(st), idx, out, count)
         return [out[i, :count[i]].copy() for i in range(len(idx))]
+
+    def sample_hidden(self, st: SenshiState, g: int, seat: int, key: int, n: int) -> dict[str, np.ndarray]:
+        """``n`` determinizations of game ``g`` from ``seat``'s view (the search's sampler), drawn with the
+        random stream of ``key``: their stack tiles (n, S, 3), top first, -1 where gone, and hands (n, P, 4)."""
+        tiles = np.empty((n,) + st.tiles.shape[1:], dtype=np.int8)
+        hands = np.empty((n,) + st.hand.shape[1:], dtype=np.int8)
+        _k_sample_many(self.state_tuple(st), self.rules_tuple(st), np.int64(g), np.int64(seat),
+                       np.array([key], dtype=np.uint64), np.int64(n), tiles, hands)
+        return {"tiles": tiles, "hand": hands}
 
     # ----- results ------------------------------------------------------------------------------
     def outcome(self, st: SenshiState) -> dict[str, np.ndarray]:

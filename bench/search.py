@@ -1,0 +1,148 @@
+"""The search player ``ismcts``: speed per core and strength against the heuristics.
+
+``python -m bench.search speed [GAME ...]``: decisions per second and iterations per second of CPU time on
+one core (CPU time, so that a loaded machine still gives comparable figures),
+measured on a fixed set of mid-game decisions (every one with at least two options, so each is a full
+search) at the default budget, and the time 1,000 two-player games take on 2 cores, extrapolated from
+games played on one core (``ismcts`` in both seats).
+
+``python -m bench.search strength GAME [--deals N] [--iterations I ...] [--against H ...]``: ``ismcts``
+against each heuristic, seats rotated on common deals (each deal played twice, the search in either
+seat): its win share with a Wilson 95% interval; with several budgets, Bradley-Terry ratings of the
+budgets and the heuristics from every match-up played.
+
+The figures of ``docs/search.md`` come from these commands.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+import time
+
+import numpy as np
+
+#: games with a search player, and the strongest built-in heuristic of each (2 players)
+GAMES = {"fan-and-mallet": "counter", "sen": "swapper", "senshi": "counter"}
+
+
+def _midgame(eng, agents, n, steps, seed):
+    from simcore.game import Seats
+    from simcore.rng import game_keys, root_key
+
+    keys = game_keys(root_key(seed), np.arange(n))
+    s = eng.new_batch(keys, 2, eng.make_rules())
+    seats = Seats(agents, keys)
+    eng.play_state(s, seats, seats.lineup_for(eng), compiled=True, max_steps=steps)
+    return s, keys
+
+
+def speed(game: str, iterations: int | None = None, positions: int = 64, seed: int = 1, games: int = 40) -> dict:
+    """Decisions and iterations per second of ``ismcts`` on one core, and the minutes 1,000 games of
+    ``ismcts`` against itself take on 2 cores."""
+    from simcore.game import Seats
+    from simcore.registry import get_game
+    from simcore.runner import simulate
+    from strategies.registry import lineup
+
+    eng = get_game(game)
+    spec = "ismcts" if iterations is None else f"ismcts:iterations={iterations}"
+    agents = lineup(game, [spec, spec], 2)
+    budget = agents[0].iterations
+    idx_all = []
+    states = []
+    all_keys = []
+    for k, steps in enumerate((6, 16, 26)):
+        s, keys = _midgame(eng, lineup(game, [GAMES[game]], 2), positions, steps, seed + k)
+        all_keys.append(keys)
+        kern = importlib.import_module(eng.kernels)
+        S, R = eng.state_tuple(s), eng.rules_tuple(s)
+        out = np.empty(int(kern.MAX_OPTIONS), dtype=np.int64)
+        live = np.array([i for i in range(positions) if not s.done[i] and kern.legal(S, R, i, out) > 1],
+                        dtype=np.int64)
+        states.append(s)
+        idx_all.append(live)
+    seats = [Seats(agents, keys) for keys in all_keys]
+    eng.decide(states[0], idx_all[0][:1], seats[0], seats[0].lineup_for(eng))  # compile / load
+    t0 = time.process_time()
+    n = 0
+    for s, idx, st in zip(states, idx_all, seats):
+        eng.decide(s, idx, st, st.lineup_for(eng))
+        n += len(idx)
+    secs = time.process_time() - t0
+    simulate(game, agents, n_games=1, seed=seed + 100, jobs=1)  # compile / load the compiled lane
+    t1 = time.process_time()
+    simulate(game, agents, n_games=games, seed=seed, jobs=1)
+    per_game = (time.process_time() - t1) / games
+    return {"game": game, "strategy": agents[0].spec(), "iterations": budget, "decisions": n,
+            "decisions_per_s": round(n / secs, 1), "iterations_per_s": round(n * budget / secs),
+            "self_play_s_per_game": round(per_game, 3),
+            "minutes_1000_games_2_cores": round(1000 * per_game / 2 / 60, 2)}
+
+
+def rotated(game: str, a: str, b: str, deals: int, seed: int = 7, jobs: int = 1) -> tuple[float, float, int]:
+    """Win shares of ``a`` and ``b`` over ``deals`` deals each played twice, ``a`` in seat 0 then in seat 1
+    (common deals: the same game indices and seed)."""
+    from simcore.registry import get_game
+    from simcore.rng import root_key
+    from strategies.registry import lineup
+
+    eng = get_game(game)
+    ids = np.arange(deals)
+    rules = eng.make_rules()
+    first = eng.play(ids, 2, rules, lineup(game, [a, b], 2), root_key(seed))
+    second = eng.play(ids, 2, rules, lineup(game, [b, a], 2), root_key(seed))
+    wa = float(first["win"][:, 0].sum() + second["win"][:, 1].sum())
+    wb = float(first["win"][:, 1].sum() + second["win"][:, 0].sum())
+    return wa, wb, 2 * deals
+
+
+def strength(game: str, deals: int, budgets: list[int], against: list[str], seed: int = 7) -> dict:
+    from simcore.stats import bradley_terry, wilson
+
+    rows = []
+    for it in budgets:
+        spec = f"ismcts:iterations={it}"
+        for h in against:
+            t0 = time.perf_counter()
+            wa, wb, n = rotated(game, spec, h, deals, seed)
+            lo, hi = wilson(wa, n)
+            rows.append({"game": game, "search": spec, "against": h, "games": n, "win_share": round(wa / n, 4),
+                         "lo": round(float(lo), 4), "hi": round(float(hi), 4),
+                         "seconds": round(time.perf_counter() - t0, 1)})
+            print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
+    names = list(dict.fromkeys(against + [r["search"] for r in rows]))
+    ratings = None
+    if len(budgets) > 1 or len(against) > 1:
+        bt = bradley_terry(names, [r["search"] for r in rows], [r["against"] for r in rows],
+                           [r["win_share"] * r["games"] for r in rows],
+                           [(1 - r["win_share"]) * r["games"] for r in rows])
+        ratings = {k: [round(x) for x in v] for k, v in bt.items()}
+    return {"rows": rows, "bradley_terry_elo": ratings}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="what", required=True)
+    sp = sub.add_parser("speed")
+    sp.add_argument("games", nargs="*", default=list(GAMES))
+    sp.add_argument("--iterations", type=int, default=None)
+    st = sub.add_parser("strength")
+    st.add_argument("game")
+    st.add_argument("--deals", type=int, default=200)
+    st.add_argument("--iterations", type=int, nargs="+", default=[200])
+    st.add_argument("--against", nargs="+", default=None)
+    st.add_argument("--seed", type=int, default=7)
+    args = ap.parse_args(argv)
+    if args.what == "speed":
+        for g in args.games:
+            print(json.dumps(speed(g, args.iterations)))
+    else:
+        against = args.against or [GAMES[args.game]]
+        print(json.dumps(strength(args.game, args.deals, args.iterations, against, args.seed)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

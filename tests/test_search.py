@@ -1,0 +1,348 @@
+"""The search player ``ismcts`` (``simcore/search.py``, ``strategies/ismcts.py``) and the engines'
+determinization samplers.
+
+* the sampler reads only the view: scrambling what the seat has not seen gives the same samples from the
+  same random stream;
+* the samples agree with the view (own hand, cards on the table, hand and deck sizes) and their
+  marginals match the unseen counts (each unseen card lies in the opponent's hand with probability
+  hand size / unseen cards, checked with a 4.5-sigma binomial band);
+* the search finds the winning move of small scripted positions;
+* bad parameters are one-line errors.
+
+(The leak probe over the search's decisions is in ``tests/test_protocol.py``, which plays every strategy.)
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from simcore.errors import SenseiError
+from simcore.game import Seats
+from simcore.games.fan_and_mallet import (CARD_FACTION, DECK, HAND, FanAndMallet, card, spirit)
+from simcore.rng import Draws, game_keys, root_key
+from strategies.registry import lineup
+
+FM = FanAndMallet()
+
+
+def _fm_midgame(n=6, steps=17, seed=4):
+    keys = game_keys(root_key(seed), np.arange(n))
+    agents = lineup("fan-and-mallet", ["closer", "counter"], 2)
+    s = FM.new_batch(keys, 2, FM.make_rules())
+    seats = Seats(agents, keys)
+    FM.play_state(s, seats, seats.lineup_for(FM), compiled=True, max_steps=steps)
+    assert not s.done.any()
+    return s
+
+
+def test_fan_and_mallet_sampler_never_reads_the_hidden_truth():
+    s = _fm_midgame()
+    draws = Draws(game_keys(root_key(8), np.arange(len(s.done))))
+    for g in range(len(s.done)):
+        for seat in (0, 1):
+            a = FM.sample_hidden(s, g, seat, key=77 + g, n=20)
+            other = FM.scramble_hidden(s, seat, draws)
+            assert not (np.array_equal(other.hand[g], s.hand[g]) and np.array_equal(other.deck[g], s.deck[g]))
+            b = FM.sample_hidden(other, g, seat, key=77 + g, n=20)
+            np.testing.assert_array_equal(a["hand"], b["hand"])
+            np.testing.assert_array_equal(a["deck"], b["deck"])
+            c = FM.sample_hidden(s, g, seat, key=78 + g, n=20)
+            assert not np.array_equal(a["deck"], c["deck"]), "another stream gives other samples"
+
+
+def test_fan_and_mallet_samples_agree_with_the_view_and_have_the_unseen_marginals():
+    s = _fm_midgame(n=1, steps=23)
+    g, n = 0, 3000
+    for me in (0, 1):
+        opp = 1 - me
+        out = FM.sample_hidden(s, g, me, key=5, n=n)
+        hands, decks = out["hand"].astype(np.int64), out["deck"].astype(np.int64)
+        np.testing.assert_array_equal(hands[:, me], np.broadcast_to(s.hand[g, me], (n, HAND)))
+        on_ring = set(s.stack[g][s.stack[g] >= 0].tolist())
+        unseen_own = {c for c in range(me * DECK, (me + 1) * DECK) if c not in on_ring} - set(s.hand[g, me].tolist())
+        unseen_opp = {c for c in range(opp * DECK, (opp + 1) * DECK) if c not in on_ring}
+        held = int(s.hand_n[g, opp])
+        for t in range(0, n, 97):
+            assert set(decks[t, me][decks[t, me] >= 0].tolist()) == unseen_own
+            assert (decks[t, me] >= 0).sum() == DECK - s.deck_pos[g, me]
+            got = hands[t, opp][hands[t, opp] >= 0].tolist() + decks[t, opp][decks[t, opp] >= 0].tolist()
+            assert sorted(got) == sorted(unseen_opp)
+            assert (hands[t, opp][:held] >= 0).all() and (hands[t, opp][held:] < 0).all()
+            assert ((decks[t, opp] >= 0) == (np.arange(DECK) >= s.deck_pos[g, opp])).all()
+        p = held / len(unseen_opp)
+        band = 4.5 * np.sqrt(p * (1 - p) / n)
+        for c in unseen_opp:
+            share = (hands[:, opp] == c).any(axis=1).mean()
+            assert abs(share - p) < band, (c, share, p)
+        # the next card of the own deck: uniform over the own unseen cards
+        pos = int(s.deck_pos[g, me])
+        if pos < DECK:
+            q = 1.0 / len(unseen_own)
+            for c in unseen_own:
+                assert abs((decks[:, me, pos] == c).mean() - q) < 4.5 * np.sqrt(q * (1 - q) / n)
+
+
+def _decide(eng, state, specs, seat):
+    keys = state.keys
+    agents = lineup(eng.name, specs, len(specs))
+    seats = Seats(agents, keys)
+    return int(eng.decide(state, np.array([0]), seats, seats.lineup_for(eng))[0])
+
+
+def test_fan_and_mallet_search_takes_the_possession_that_wins_now():
+    """White holds 6 markers; house 0 (White's red house) holds four followers, White leading 8 to 2.
+    Of White's hand only the brown card lands there (red is the origin's colour, the other colours are
+    in the house); playing it possesses the house and wins. ``strongest`` plays a 4 instead."""
+    W, B = 0, 1
+    ring = list(range(12))  # position h: house card h (White's houses at 0..5, Black's at 6..11)
+    stacks = {0: [spirit(W, 1, 4), spirit(B, 3, 1), spirit(W, 2, 4), spirit(B, 4, 1)]}
+    hand = [spirit(W, 0, 4), spirit(W, 3, 4), spirit(W, 5, 1), spirit(W, 4, 4), spirit(W, 0, 3), spirit(W, 3, 3)]
+    s = FM.scripted(ring, stacks=stacks, hands=(hand, []), pawns=(11, 5), to_move=W)
+    # Black's hand: six of its cards not on the ring
+    black = [c for c in range(DECK, 2 * DECK) if c not in stacks[0]][:HAND]
+    s.hand[0, 1] = black
+    s.hand_n[0, 1] = HAND
+    s.deck[0, 1, :] = -1
+    rest = [c for c in range(DECK, 2 * DECK) if c not in stacks[0] and c not in black]
+    s.deck[0, 1, DECK - len(rest):] = rest
+    s.deck_pos[0, 1] = DECK - len(rest)
+    s.markers[0] = (6, 5)
+    s.first_done[0] = True
+    s.first_winner[0] = 0
+    win_slot = hand.index(spirit(W, 5, 1))
+    assert _decide(FM, s, ["strongest", "random"], 0) != win_slot
+    assert _decide(FM, s, ["ismcts:iterations=300", "ismcts:iterations=8"], 0) == win_slot
+    # and the move wins: the game is over after it
+    t = s.copy()
+    assert FM.state_tuple(t)  # the protocol's step through a lineup
+    agents = lineup("fan-and-mallet", ["ismcts:iterations=300", "ismcts:iterations=8"], 2)
+    seats = Seats(agents, t.keys)
+    FM.step_games(t, np.array([0]), seats)
+    assert t.done[0] and t.winner[0] == W
+
+
+@pytest.mark.parametrize("spec", ["ismcts:iterations=0", "ismcts:iterations=10000000", "ismcts:rollout=nobody",
+                                  "ismcts:c=-1", "ismcts:horizon=-3"])
+def test_bad_search_parameters_are_one_line_errors(spec):
+    with pytest.raises(SenseiError) as err:
+        lineup("fan-and-mallet", [spec], 2)
+    assert "\n" not in str(err.value)
+
+
+def test_search_is_the_same_for_any_batch_width_and_stream_split():
+    """Results depend on (seed, game) only: a batch of 3 and 3 games alone give the same outcomes."""
+    agents = lineup("fan-and-mallet", ["ismcts:iterations=10", "ismcts:iterations=3"], 2)
+    ids = np.arange(3)
+    together = FM.play(ids, 2, FM.make_rules(), agents, root_key(2))
+    for j in ids:
+        alone = FM.play(np.array([j]), 2, FM.make_rules(), agents, root_key(2))
+        for k in together:
+            np.testing.assert_array_equal(alone[k][0], together[k][j], err_msg=k)
+
+
+# ----------------------------------------------------------------------------------------------------
+# Sen
+
+def _sen_midgame(n=6, steps=21, seed=4, players=2):
+    from simcore.games.sen import Sen
+
+    eng = Sen()
+    keys = game_keys(root_key(seed), np.arange(n))
+    agents = lineup("sen", ["counter"], players)
+    s = eng.new_batch(keys, players, eng.make_rules())
+    seats = Seats(agents, keys)
+    eng.play_state(s, seats, seats.lineup_for(eng), compiled=True, max_steps=steps)
+    return eng, s
+
+
+def test_sen_sampler_never_reads_the_hidden_truth():
+    eng, s = _sen_midgame(players=3)
+    draws = Draws(game_keys(root_key(8), np.arange(len(s.done))))
+    checked = 0
+    for g in np.flatnonzero(~s.done):
+        seat = int(s.cur[g])
+        a = eng.sample_hidden(s, g, seat, key=77 + g, n=20)
+        other = eng.scramble_hidden(s, seat, draws)
+        b = eng.sample_hidden(other, g, seat, key=77 + g, n=20)
+        for k in a:
+            np.testing.assert_array_equal(a[k], b[k], err_msg=k)
+        checked += 1
+    assert checked >= 3
+
+
+def test_sen_samples_agree_with_the_view_and_have_the_unseen_marginals():
+    from simcore.games.sen import N_CARDS, VALUE
+
+    eng, s = _sen_midgame(n=1, steps=25)
+    g = 0
+    me = int(s.cur[g])
+    n = 3000
+    out = eng.sample_hidden(s, g, me, key=3, n=n)
+    dreams, decks, mems = (out[k].astype(np.int64) for k in ("dream", "deck", "mem"))
+    P = s.players
+    mem = s.mem[g, me]
+    up = set(s.up[g, :s.up_len[g]].tolist())
+    pend = set(s.pend[g][s.pend[g] >= 0].tolist())
+    unknown = [(p, sl) for p in range(P) for sl in range(s.nslots[g, p]) if mem[p, sl] < 0]
+    assert unknown, "the position must hide some lands"
+    for t in range(0, n, 101):
+        cards = [dreams[t, p, sl] for p in range(P) for sl in range(s.nslots[g, p])]
+        pile = decks[t, s.ptr[g]:].tolist()
+        assert sorted(cards + pile + list(up) + list(pend)) == list(range(N_CARDS)), "every card once"
+        for p in range(P):
+            for sl in range(s.nslots[g, p]):
+                if mem[p, sl] >= 0:
+                    assert VALUE[dreams[t, p, sl]] == mem[p, sl], "a remembered land keeps its value"
+        np.testing.assert_array_equal(mems[t, me], mem)
+    # an unknown land's value: distributed as the values of the cards the seat has not placed
+    placed = list(up) + list(pend)
+    left = np.bincount([VALUE[c] for c in range(N_CARDS) if c not in placed], minlength=10).astype(float)
+    for p in range(P):
+        for sl in range(s.nslots[g, p]):
+            if mem[p, sl] >= 0:
+                left[mem[p, sl]] -= 1
+    q = left / left.sum()
+    p0, s0 = unknown[0]
+    got = np.bincount(VALUE[dreams[:, p0, s0]], minlength=10) / n
+    band = 4.5 * np.sqrt(q * (1 - q) / n) + 1e-9
+    assert (np.abs(got - q) < band).all(), (got, q)
+
+
+def test_sen_search_says_wake_up_with_a_certain_win():
+    """One round (rules rounds=1), seat 0 to start its turn. It remembers its own lands (2, 2, 3, 3: 10) and
+    the opponent's (0, 0, 1, 9: 10): saying WAKE UP! now ties the fewest total, which the caller wins (a
+    tied caller adds 0). Playing on lets the opponent, who holds 0, 0 and will replace its 9, go below 10."""
+    from simcore.games.sen import WAKE
+    from tests.sen_script import make_deck, scripted_game
+
+    rules = __import__("simcore.games.sen", fromlist=["Sen"]).Sen().make_rules({"rounds": 1})
+    deck = make_deck([[2, 2, 3, 3], [0, 0, 1, 9]], 8, [1, 0, 2, 4, 5, 6, 7, 8])
+    agents = lineup("sen", ["ismcts:iterations=400", "ismcts:iterations=8"], 2)  # one lineup module: the search's
+    eng, st, seats = scripted_game(2, rules, deck, agents)
+    st.mem[0, 0, 0, :4] = [2, 2, 3, 3]
+    st.mem[0, 0, 1, :4] = [0, 0, 1, 9]
+    assert int(st.cur[0]) == 0 and int(st.kind[0]) == 0
+    opt = eng.decide(st, np.array([0]), seats, seats.lineup_for(eng))
+    assert int(opt[0]) == WAKE
+
+
+# ----------------------------------------------------------------------------------------------------
+# Senshi
+
+def _senshi_midgame(n=6, steps=14, seed=4, players=2, rules=None):
+    from simcore.games.senshi import Senshi
+
+    eng = Senshi()
+    keys = game_keys(root_key(seed), np.arange(n))
+    agents = lineup("senshi", ["counter"], players)
+    s = eng.new_batch(keys, players, rules or eng.make_rules())
+    seats = Seats(agents, keys)
+    eng.play_state(s, seats, seats.lineup_for(eng), compiled=True, max_steps=steps)
+    return eng, s
+
+
+@pytest.mark.parametrize("players,rules", [(2, {}), (3, {"secret_hand": True}), (4, {"open_stacks": True,
+                                                                                      "secret_hand": True})])
+def test_senshi_sampler_never_reads_the_hidden_truth(players, rules):
+    from simcore.games.senshi import Senshi
+
+    eng, s = _senshi_midgame(players=players, rules=Senshi().make_rules(rules))
+    draws = Draws(game_keys(root_key(8), np.arange(len(s.done))))
+    changed = 0
+    for seat in range(players):
+        other = eng.scramble_hidden(s, seat, draws)
+        for g in np.flatnonzero(~s.done):
+            a = eng.sample_hidden(s, g, seat, key=77 + g, n=20)
+            b = eng.sample_hidden(other, g, seat, key=77 + g, n=20)
+            changed += not (np.array_equal(other.tiles[g], s.tiles[g]) and np.array_equal(other.hand[g], s.hand[g]))
+            for k in a:
+                np.testing.assert_array_equal(a[k], b[k], err_msg=k)
+            c = eng.sample_hidden(s, g, seat, key=78 + g, n=20)
+            assert not all(np.array_equal(a[k], c[k]) for k in a), "another stream gives other samples"
+    assert changed > 0, "the scramble must change hidden tiles"
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_senshi_samples_agree_with_the_view_and_have_the_unseen_marginals(players):
+    from simcore.games.senshi import NC, PER_COLOUR, REMOVED
+
+    eng, s = _senshi_midgame(n=1, steps=4 * players, players=players)
+    g, n = 0, 3000
+    me = int(s.cur[g])
+    view = eng.observe_all(s, np.array([g]), me)
+    unseen = view["unseen"][0].astype(np.int64)
+    assert unseen.sum() > 0
+    out = eng.sample_hidden(s, g, me, key=5, n=n)
+    tiles, hands = out["tiles"].astype(np.int64), out["hand"].astype(np.int64)
+    h = s.height[g].astype(np.int64)
+    present = np.arange(3)[None, :] >= (3 - h)[:, None]
+    buried = np.arange(3)[None, :] > (3 - h)[:, None]
+    for t in range(n):
+        # the view: own hand, the others' known tiles and hand sizes, the tops, nothing where a stack is gone
+        np.testing.assert_array_equal(hands[t, me], s.hand[g, me])
+        assert (hands[t] >= s.known[g]).all() and (hands[t].sum(axis=1) == s.hand_size[g]).all()
+        np.testing.assert_array_equal(np.where(present & ~buried, tiles[t], -1), np.where(present & ~buried, s.tiles[g], -1))
+        assert (tiles[t][~present] == -1).all()
+        # every tile in play once
+        per = np.array([(tiles[t][present] == c).sum() for c in range(NC)]) + hands[t].sum(axis=0) + s.piles[g].sum(axis=0)
+        np.testing.assert_array_equal(per, np.full(NC, PER_COLOUR - REMOVED[players]))
+    # marginals: a buried position holds colour c with probability unseen[c] / all unseen
+    q = unseen / unseen.sum()
+    band = 4.5 * np.sqrt(q * (1 - q) / n) + 1e-9
+    sl, k = np.argwhere(buried)[0]
+    got = np.bincount(tiles[:, sl, k], minlength=NC)[:NC] / n
+    assert (np.abs(got - q) < band).all(), (got, q)
+    # and an unknown hand tile of another seat likewise: the expected count of colour c is u * q[c]
+    others = [p for p in range(players) if p != me and s.hand_size[g, p] > s.known[g, p].sum()]
+    assert others
+    p = others[0]
+    u = int(s.hand_size[g, p] - s.known[g, p].sum())
+    extra = hands[:, p] - s.known[g, p][None, :]
+    mean = extra.mean(axis=0)
+    sd = np.sqrt(u * q * (1 - q) * (unseen.sum() - u) / max(unseen.sum() - 1, 1) / n) + 1e-9
+    assert (np.abs(mean - u * q) < 4.5 * sd + 1e-9).all(), (mean, u * q)
+
+
+def test_senshi_search_tests_to_avoid_elimination_on_the_last_turn():
+    """Two players, the last turn of the game: seat 0 (piles 5, 5, 5, 1; a Strength and a Wisdom tile in
+    hand) is eliminated unless it lifts its Wisdom pile to 2, the opponent's smallest (then nobody is
+    eliminated and its 5 beats the opponent's 3). Testing Strength, or training the last tile on the table,
+    loses; the search must Test Wisdom."""
+    from simcore.games.senshi import GONE, OPTION_STRIDE, TEST, Decision, Senshi
+
+    eng = Senshi()
+    keys = game_keys(root_key(1), np.arange(1))
+    st = eng.new_state(keys, 2, eng.make_rules())
+    agents = lineup("senshi", ["ismcts:iterations=200", "ismcts:iterations=8"], 2)  # one lineup module: the search's
+    seats = Seats(agents, keys)
+    st.kind[0] = Decision.ACT   # past the set-up: the whole position is written below
+    S = st.tiles.shape[1]
+    st.loc[0, :] = GONE
+    st.height[0, :] = 0
+    st.top[0, :] = -1
+    # one stack left on seat 1's card, height 1: a Strength tile
+    st.loc[0, 0] = 1
+    st.height[0, 0] = 1
+    st.tiles[0, 0] = [-1, -1, 0]
+    st.top[0, 0] = 0
+    st.cards[0, :, :] = -1
+    st.cards[0, 1, 0] = 0
+    st.card_count[0, :] = [0, 1]
+    st.card_tops[0, :, :] = 0
+    st.card_tops[0, 1, 0] = 1
+    st.mid_count[0] = 0
+    st.piles[0, 0] = [5, 5, 5, 1]
+    st.piles[0, 1] = [3, 3, 3, 2]
+    st.hand[0, 0] = [1, 0, 0, 1]
+    st.hand[0, 1] = [12 - 5 - 3 - 1 - 1, 12 - 5 - 3, 12 - 5 - 3, 12 - 1 - 2 - 1]
+    st.known[0, 0] = [1, 0, 0, 1]
+    st.known[0, 1] = st.hand[0, 1] - np.array([0, 1, 0, 1])
+    st.hand_size[0] = st.hand[0].sum(axis=1)
+    st.remaining[0] = 1
+    st.emptier[0] = 0
+    st.turns[0] = 30
+    st.cur[0] = 0
+    eng.check(st)
+    assert S == 16 and st.tiles[0, 1:].size
+    opt = eng.decide(st, np.array([0]), seats, seats.lineup_for(eng))
+    assert int(opt[0]) == TEST * OPTION_STRIDE + 3
