@@ -93,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
         except SenseiError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
-        run_dir = res.write(args.out)
+        run_dir = res.write(args.out, name=os.path.splitext(os.path.basename(path))[0])
         build_report(run_dir)
         index = os.path.join(os.path.abspath(args.out), "index.html")
         print(f"{res.config.title}: {res.manifest['games_played']:,} games played in "
