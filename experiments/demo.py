@@ -36,6 +36,7 @@ QUESTIONS: list[tuple[str, float]] = [
     # (a small one by default, so that the demo stays short), 200 deals per cell at the default
     ("experiments/search_seats.toml", 0.25),
     ("experiments/search_seats_senshi.toml", 0.25),
+    ("experiments/search_seats_sen.toml", 0.25),
 ]
 
 #: the search's iterations per decision in the demo (``--search-iterations``; the strategy's default
