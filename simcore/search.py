@@ -64,7 +64,7 @@ def make_search(kern, rollout_decide, rollout_classes, rollout_params, key):
     into the rollout loop): rollout strategy ``which`` is that lineup's class ``rollout_classes[which]``
     with the parameters ``rollout_params[which]``.
 
-    Returns the compiled ``search(ob, iterations, c, which, horizon, rng) -> option`` (a strategy's
+    Returns the compiled ``search(ob, iterations, c, which, horizon, searched, other, rng) -> option`` (a strategy's
     decision calls it with its parameters) and the compiled ``run_search`` it calls (for tests).
 
     The functions below the template line of this module are the search's code. Each game gets its own
@@ -235,9 +235,11 @@ def _run_search(ob, iterations, c, which, horizon, base, S, R, players, opts, la
     return best
 
 
-def _search(ob, iterations, c, which, horizon, rng):
+def _search(ob, iterations, c, which, horizon, searched, other, rng):
     """One decision of the searching seat of view ``ob``: ``iterations`` iterations with exploration
-    constant ``c``, rollout strategy ``which`` and rollout horizon ``horizon``; ``rng`` the seat's stream."""
+    constant ``c``, rollout strategy ``which`` and rollout horizon ``horizon``; ``rng`` the seat's stream.
+    A decision of a kind not in the bit mask ``searched`` (-1: every kind) is not searched: the rollout
+    candidate ``other`` answers it, from one determinization (which shows the seat what its view shows)."""
     iterations = max(np.int64(iterations), np.int64(1))
     base = draw(rng)
     S, R = _scratch(ob)
@@ -254,6 +256,16 @@ def _search(ob, iterations, c, which, horizon, rng):
     n = _legal(S, R, 0, opts)
     if n == 1:
         return opts[0]
+    if searched >= 0 and (np.int64(searched) >> np.int64(ob.kind)) & 1 == 0:
+        me = ob.me
+        prm = np.empty((MAX_SEATS, _ROLL_PRM.shape[1]), dtype=np.float64)
+        for k in range(_ROLL_PRM.shape[1]):
+            prm[me, k] = _ROLL_PRM[other, k]
+        rkeys = np.empty(MAX_SEATS, dtype=np.uint64)
+        rkeys[me] = _mix_scalar(np.uint64(base) ^ np.uint64(0xBA5E))
+        rcount = np.zeros(MAX_SEATS, dtype=np.int64)
+        return _rollout_decide(S, R, 0, me, _ROLL_CLS[other], prm, rkeys, rcount,
+                               np.zeros((16, 64), dtype=np.float64), np.zeros((16, 64), dtype=np.int64))
     cap_nodes = iterations + 1
     cap_edges = iterations * 16 + _K
     return _run_search(ob, iterations, c, np.int64(which), np.int64(horizon), base, S, R,

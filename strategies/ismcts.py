@@ -10,7 +10,9 @@ reference policy), played through ``_decide`` of the compiled lineup module of t
 Parameters (every game): ``iterations`` per decision (a decision with one legal option is answered
 without a search), ``c`` the exploration constant (rewards are in [0, 1]), ``rollout`` the rollout
 strategy, ``horizon`` the rollout decisions after which a rollout is cut and valued by the engine's
-``value`` (0: run to the engine's own horizon, see ``docs/search.md``).
+``value`` (0: run to the engine's own horizon, see ``docs/search.md``), ``searched`` the decision kind
+the search plays (``all``: every kind; Sen's default is ``start``) and ``others`` the built-in strategy
+that plays the kinds not searched.
 """
 from __future__ import annotations
 
@@ -42,17 +44,20 @@ def rollout_lineup(game_name: str, classes: list[type]):
 #: the compiled decision of a game's ``ismcts`` (``{key}``: the game's name as an identifier)
 _DECISION = """
 def search_{key}(ob, prm, rng):
-    iterations, c, which, horizon = prm.iterations, prm.c, prm.rollout, prm.horizon
+    iterations, c, which, horizon, other = prm.iterations, prm.c, prm.rollout, prm.horizon, prm.others
+    searched = -1 if prm.searched == 0 else 1 << (prm.searched - 1)
     with objmode(opt="int64"):
-        opt = search_core_{key}(ob, iterations, c, which, horizon, rng)
+        opt = search_core_{key}(ob, iterations, c, which, horizon, searched, other, rng)
     return opt
 """
 
 
 def _ismcts_for(game_name: str, module: str, rollouts: tuple[str, ...], default_rollout: str,
-                default_iterations: int, default_c: float, default_horizon: int, doc: str):
+                default_iterations: int, default_c: float, default_horizon: int, doc: str,
+                default_searched: str = "all", default_others: str | None = None):
     """The ``ismcts`` strategy class of a game whose strategies live in ``module`` (rollout candidates
-    named ``rollouts``)."""
+    named ``rollouts``); ``default_searched`` the decision kind it searches by default ("all": every
+    kind), ``default_others`` the candidate that plays the others (default: the rollout strategy)."""
     mod = importlib.import_module(module)
     by_name = {cls.name: cls for cls in mod.STRATEGIES}
     classes = [by_name[r] for r in rollouts]
@@ -73,7 +78,8 @@ def _ismcts_for(game_name: str, module: str, rollouts: tuple[str, ...], default_
     play = decision(refcount=True)(search)
 
     ns = {
-        "__annotations__": {"iterations": int, "c": float, "rollout": str, "horizon": int},
+        "__annotations__": {"iterations": int, "c": float, "rollout": str, "horizon": int, "searched": str,
+                            "others": str},
         "__doc__": doc,
         "__module__": __name__,
         "name": "ismcts",
@@ -87,6 +93,12 @@ def _ismcts_for(game_name: str, module: str, rollouts: tuple[str, ...], default_
                          choices=rollouts),
         "horizon": param(default_horizon, "rollout decisions after which a rollout is cut and valued "
                                           "(0: the engine's horizon)", min=0, max=1_000_000),
+        "searched": param(default_searched, "the decision kind the search plays ('all': every kind); the "
+                                            "others are played by the strategy 'others'",
+                          choices=("all",) + tuple(get_game(game_name).decisions)),
+        "others": param(default_others or default_rollout, "the built-in strategy (default parameters) that "
+                                                          "plays the decisions not searched",
+                        choices=rollouts),
     }
     for d in get_game(game_name).decisions:
         ns[d] = play
@@ -109,10 +121,13 @@ IsmctsFanAndMallet = _ismcts_for(
 IsmctsSen = _ismcts_for(
     "sen", "strategies.sen", ("random", "threshold", "counter", "watcher", "swapper", "gambler"),
     "threshold", 200, 0.7, 0,
-    """Information-set MCTS: each decision searches ``iterations`` determinizations (the lands the seat
-    does not remember and the face-down pile dealt at random from the cards it has not seen) down one
-    tree of the seat's information sets, rolling out with ``rollout`` to the end of the round and
-    valuing it by the scores after the round (the game's result when the round ends it).""")
+    """Information-set MCTS at the start of each turn (WAKE UP!, or which pile to take from): each such
+    decision searches ``iterations`` determinizations (the lands the seat does not remember and the
+    face-down pile dealt at random from the cards it has not seen) down one tree of the seat's
+    information sets, rolling out with ``rollout`` to the end of the round and valuing it by the scores
+    after the round (the game's result when the round ends it). The decisions within a turn (which slot,
+    Take 2, Peek 1, Swap 2) are played by ``others`` (``swapper``); ``searched=all`` searches them too.""",
+    default_searched="start", default_others="swapper")
 
 IsmctsSenshi = _ismcts_for(
     "senshi", "strategies.senshi", ("random", "greedy", "guard", "racer", "denier", "counter"),

@@ -226,6 +226,35 @@ def test_sen_search_says_wake_up_with_a_certain_win():
     assert int(opt[0]) == WAKE
 
 
+def test_sen_search_leaves_the_decisions_it_does_not_search_to_others():
+    """Sen's default searches the start of a turn only (``searched=start``): every other decision (which
+    slot, Take 2, Peek 1, Swap 2) is ``others``' (``swapper``) answer, from a determinization that shows
+    the seat what its view shows. With ``searched=all`` the same positions are searched."""
+    from simcore.games.sen import Decision, Sen
+
+    eng = Sen()
+    within, agree, searched_differs = 0, 0, 0
+    for steps in (3, 5, 8, 13):
+        keys = game_keys(root_key(steps), np.arange(40))
+        st = eng.new_batch(keys, 2, eng.make_rules())
+        heur = Seats(lineup("sen", ["swapper", "swapper"], 2), keys)
+        eng.play_state(st, heur, heur.lineup_for(eng), compiled=True, max_steps=steps)
+        idx = np.flatnonzero(~st.done & (st.kind != Decision.START))
+        if idx.size == 0:
+            continue
+        want = eng.decide(st, idx, heur, heur.lineup_for(eng))
+        search = Seats(lineup("sen", ["ismcts:iterations=8"], 2), keys)
+        got = eng.decide(st, idx, search, search.lineup_for(eng))
+        every = Seats(lineup("sen", ["ismcts:iterations=8,searched=all,rollout=random"], 2), keys)
+        alt = eng.decide(st, idx, every, every.lineup_for(eng))
+        within += idx.size
+        agree += int((got == want).sum())
+        searched_differs += int((alt != want).sum())
+    assert within >= 40
+    assert agree == within
+    assert searched_differs > 0  # the test can tell a search from swapper's answers
+
+
 # ----------------------------------------------------------------------------------------------------
 # Senshi
 
