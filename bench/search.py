@@ -24,7 +24,7 @@ import time
 import numpy as np
 
 #: games with a search player, and the strongest built-in heuristic of each (2 players)
-GAMES = {"fan-and-mallet": "counter", "sen": "swapper", "senshi": "counter"}
+GAMES = {"fan-and-mallet": "counter", "sen": "gambler", "senshi": "counter"}
 
 
 def _midgame(eng, agents, n, steps, seed):
@@ -50,6 +50,8 @@ def speed(game: str, iterations: int | None = None, positions: int = 64, seed: i
     spec = "ismcts" if iterations is None else f"ismcts:iterations={iterations}"
     agents = lineup(game, [spec, spec], 2)
     budget = agents[0].iterations
+    if agents[0].searched != "all":  # a search of one decision kind: enough positions to find some of it
+        positions = max(positions, 64)
     idx_all = []
     states = []
     all_keys = []
@@ -59,8 +61,11 @@ def speed(game: str, iterations: int | None = None, positions: int = 64, seed: i
         kern = importlib.import_module(eng.kernels)
         S, R = eng.state_tuple(s), eng.rules_tuple(s)
         out = np.empty(int(kern.MAX_OPTIONS), dtype=np.int64)
-        live = np.array([i for i in range(positions) if not s.done[i] and kern.legal(S, R, i, out) > 1],
-                        dtype=np.int64)
+        # full searches only: more than one option, of a kind the search plays (Sen: the start of a turn)
+        kinds = range(len(eng.decisions)) if agents[0].searched == "all" else \
+            [eng.decisions.index(agents[0].searched)]
+        live = np.array([i for i in range(positions) if not s.done[i] and int(S[4][i]) in kinds
+                         and kern.legal(S, R, i, out) > 1], dtype=np.int64)
         states.append(s)
         idx_all.append(live)
     seats = [Seats(agents, keys) for keys in all_keys]
@@ -98,23 +103,28 @@ def rotated(game: str, a: str, b: str, deals: int, seed: int = 7, jobs: int = 1)
     return wa, wb, 2 * deals
 
 
-def strength(game: str, deals: int, budgets: list[int], against: list[str], seed: int = 7) -> dict:
+def strength(game: str, deals: int, budgets: list[int], against: list[str], seed: int = 7,
+             heuristics_too: bool = False) -> dict:
+    """``ismcts`` at each budget against each heuristic; with ``heuristics_too``, every pair of the
+    heuristics as well (the ratings then rest on the heuristics' own games too, not only on their games
+    against the search: a heuristic can do well against the search and badly against another heuristic)."""
     from simcore.stats import bradley_terry, wilson
 
     rows = []
-    for it in budgets:
-        spec = f"ismcts:iterations={it}"
-        for h in against:
-            t0 = time.perf_counter()
-            wa, wb, n = rotated(game, spec, h, deals, seed)
-            lo, hi = wilson(wa, n)
-            rows.append({"game": game, "search": spec, "against": h, "games": n, "win_share": round(wa / n, 4),
-                         "lo": round(float(lo), 4), "hi": round(float(hi), 4),
-                         "seconds": round(time.perf_counter() - t0, 1)})
-            print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
+    pairs = [(f"ismcts:iterations={it}", h) for it in budgets for h in against]
+    if heuristics_too:
+        pairs += [(a, b) for i, a in enumerate(against) for b in against[i + 1:]]
+    for spec, h in pairs:
+        t0 = time.perf_counter()
+        wa, wb, n = rotated(game, spec, h, deals, seed)
+        lo, hi = wilson(wa, n)
+        rows.append({"game": game, "search": spec, "against": h, "games": n, "win_share": round(wa / n, 4),
+                     "lo": round(float(lo), 4), "hi": round(float(hi), 4),
+                     "seconds": round(time.perf_counter() - t0, 1)})
+        print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
     names = list(dict.fromkeys(against + [r["search"] for r in rows]))
     ratings = None
-    if len(budgets) > 1 or len(against) > 1:
+    if len(pairs) > 1:
         bt = bradley_terry(names, [r["search"] for r in rows], [r["against"] for r in rows],
                            [r["win_share"] * r["games"] for r in rows],
                            [(1 - r["win_share"]) * r["games"] for r in rows])
@@ -134,13 +144,16 @@ def main(argv: list[str] | None = None) -> int:
     st.add_argument("--iterations", type=int, nargs="+", default=[200])
     st.add_argument("--against", nargs="+", default=None)
     st.add_argument("--seed", type=int, default=7)
+    st.add_argument("--heuristics-too", action="store_true",
+                    help="play every pair of the heuristics as well, and fit the ratings on all the games")
     args = ap.parse_args(argv)
     if args.what == "speed":
         for g in args.games:
             print(json.dumps(speed(g, args.iterations)))
     else:
         against = args.against or [GAMES[args.game]]
-        print(json.dumps(strength(args.game, args.deals, args.iterations, against, args.seed)))
+        print(json.dumps(strength(args.game, args.deals, args.iterations, against, args.seed,
+                                  args.heuristics_too)))
     return 0
 
 
