@@ -2434,7 +2434,8 @@ class Sensu(Game):
 
     def scramble_hidden(self, st: SensuState, seat: int, draws: Any) -> SensuState:
         """A copy in which what ``seat`` cannot see is re-dealt: the unseen cards permuted among the unseen
-        places (the deck and the other hands' cards not publicly held), keeping the public record (after a
+        places (the deck and the other hands' cards not publicly held nor laid down in the combination being
+        arranged), keeping the public record (after a
         reshuffle the new deck's cards stay among the deck and the seats' ``drawn`` cards, the older ones
         among the rest), and the closed-fan deck's order."""
         new = copy.deepcopy(st)
@@ -2456,9 +2457,10 @@ class Sensu(Game):
             for p in range(P):
                 if p == seat:
                     continue
+                laid = st.combo[g] if (st.kind[g] == Decision.ARRANGE and st.current[g] == p) else 0
                 for j in range(st.hand_n[g, p]):
                     c = int(st.hand[g, p, j])
-                    if st.held[g, c] == p:
+                    if st.held[g, c] == p or (laid >> j) & 1:  # known, or face up in the combination played
                         continue
                     pool = st.reshuffles[g] == 0 or bool(st.fresh[g, c])
                     places.setdefault(pool, []).append(("hand", (g, p, j)))
