@@ -37,6 +37,10 @@ Array layout (first axis = game, ``n`` games, ``P`` players; card ids are int8, 
 * ``chosen`` (n, P) chosen fan type (-1 outside the variant); ``cf_deck`` (n, 15) / ``cf_n`` the face-down
   closed-fan deck (types), ``cf_disc`` (n, 3) counts of its discarded cards.
 * ``limbo`` (n, 3): redeemed cards left unplaced when the game ended during building.
+* the public record of the hands (multiplayer; in the view, for the search's sampler): ``held`` (n, 90) the
+  seat known to hold each card (taken from a face-up pile, not played or discarded since; -1), ``fresh``
+  (n, 90) the card went into the deck at the last reshuffle (all True before the first), ``drawn`` (n, P)
+  the hidden cards each seat drew from the deck since the last reshuffle.
 * the decision: ``current`` (n,) the seat that decides (always the seat whose turn it is), ``kind`` (n,)
   the :class:`Decision`; ``combo`` (n,) the combination being arranged; ``red`` (n, 6) with ``red_j`` /
   ``red_k`` (n,) the redeemed cards still to be placed (``red[g, red_j:red_k]``; at ARRANGE ``red_k`` is
@@ -64,7 +68,8 @@ the rules to the next decision. Option codes:
 Rule steps are written once, each a compiled function of one game (``_draw_one``, ``_discard_one``,
 ``_refill_one``, ``_take_hand_one``, ``_place_one``, ``_new_chosen_one``, ``_courage_one``, ...); ``step``
 chains them. Both lanes of ``simcore.game`` play every game through ``begin`` / ``observe`` / ``step``.
-No strategy lives here: the strategies (``strategies/sensu.py``) are compiled decisions over
+The search player's hooks (``scratch``, ``sample``, ``label``, ``stop``, ``value``, ``n_seats``; see
+``simcore/search.py``) build a whole game from one seat's view. No strategy lives here: the strategies (``strategies/sensu.py``) are compiled decisions over
 :data:`SensuView` or numpy methods over :class:`SensuObs`.
 """
 from __future__ import annotations
