@@ -24,7 +24,7 @@ import time
 import numpy as np
 
 #: games with a search player, and the strongest built-in heuristic of each (2 players)
-GAMES = {"fan-and-mallet": "counter", "sen": "gambler", "senshi": "counter"}
+GAMES = {"fan-and-mallet": "counter", "sen": "gambler", "senshi": "counter", "sensu": "planner"}
 
 
 def _midgame(eng, agents, n, steps, seed):

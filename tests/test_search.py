@@ -375,3 +375,214 @@ def test_senshi_search_tests_to_avoid_elimination_on_the_last_turn():
     assert S == 16 and st.tiles[0, 1:].size
     opt = eng.decide(st, np.array([0]), seats, seats.lineup_for(eng))
     assert int(opt[0]) == TEST * OPTION_STRIDE + 3
+
+
+# ----------------------------------------------------------------------------------------------------
+# Sensu
+
+def _sensu_midgame(players, rules=None, n=8, steps=30, seed=4, spec="planner"):
+    from simcore.games.sensu import Sensu
+
+    eng = Sensu()
+    keys = game_keys(root_key(seed), np.arange(n))
+    agents = lineup("sensu", [spec], players)
+    s = eng.new_batch(keys, players, eng.make_rules(rules or {}))
+    seats = Seats(agents, keys)
+    eng.play_state(s, seats, seats.lineup_for(eng), compiled=True, max_steps=steps)
+    return eng, s
+
+
+def _sensu_unseen(eng, s, g, me):
+    """The cards in play that seat ``me`` has not seen (not in its hand, a pile, a fan, a column, the cards
+    being redeemed, or publicly held), split into those of the last reshuffle's deck and the older ones."""
+    from simcore.games.sensu import deck_cards
+
+    seen = set(s.hand[g, me, :s.hand_n[g, me]].tolist()) if s.players > 1 else set()
+    for arr in (s.pile[g], s.fan[g], s.columns[g], s.red[g], s.limbo[g]):
+        seen |= set(arr[arr >= 0].ravel().tolist())
+    seen |= set(np.flatnonzero(s.held[g] >= 0).tolist())
+    unseen = [c for c in deck_cards(s.players).tolist() if c not in seen]
+    if s.reshuffles[g] == 0 or s.players == 1:
+        return unseen, []
+    return [c for c in unseen if s.fresh[g, c]], [c for c in unseen if not s.fresh[g, c]]
+
+
+SENSU_CASES = [(2, {}, "planner", 30), (3, {"chosen_fan": True}, "planner", 40), (4, {"powers": True}, "random", 60),
+               (3, {"chosen_fan": True, "powers": True}, "random", 400)]
+
+
+@pytest.mark.parametrize("players,rules,spec,steps", SENSU_CASES)
+def test_sensu_sampler_never_reads_the_hidden_truth(players, rules, spec, steps):
+    eng, s = _sensu_midgame(players, rules, steps=steps, spec=spec)
+    draws = Draws(game_keys(root_key(8), np.arange(len(s.done))))
+    changed = checked = 0
+    for seat in range(players):
+        other = eng.scramble_hidden(s, seat, draws)
+        eng.check(other)
+        for g in np.flatnonzero(~s.done):
+            a = eng.sample_hidden(s, g, seat, key=77 + g, n=20)
+            b = eng.sample_hidden(other, g, seat, key=77 + g, n=20)
+            changed += not (np.array_equal(other.hand[g], s.hand[g]) and np.array_equal(other.deck[g], s.deck[g]))
+            for k in a:
+                np.testing.assert_array_equal(a[k], b[k], err_msg=k)
+            c = eng.sample_hidden(s, g, seat, key=78 + g, n=20)
+            assert not np.array_equal(a["deck"], c["deck"]), "another stream gives other samples"
+            checked += 1
+    assert checked >= 3 and changed > 0, "the scramble must change hidden cards"
+
+
+def test_sensu_positions_of_the_tests_hold_held_cards_and_reshuffles():
+    """The cases above and below meet the public record: cards known to be held, and reshuffled decks."""
+    held = reshuffled = 0
+    for players, rules, spec, steps in SENSU_CASES:
+        _, s = _sensu_midgame(players, rules, steps=steps, spec=spec)
+        held += int((s.held >= 0).sum())
+        reshuffled += int(((s.reshuffles > 0) & ~s.done).sum())
+    assert held > 0 and reshuffled > 0
+
+
+@pytest.mark.parametrize("players,rules,spec,steps", SENSU_CASES + [(1, {}, "planner", 20)])
+def test_sensu_samples_agree_with_the_view_and_have_the_unseen_marginals(players, rules, spec, steps):
+    from simcore.games.sensu import deck_cards
+
+    eng, s = _sensu_midgame(players, rules, steps=steps, spec=spec)
+    live = np.flatnonzero(~s.done)
+    # prefer a game after a reshuffle when there is one (its two pools), else one with held cards
+    order = sorted(live, key=lambda g: (-int(s.reshuffles[g] > 0), -int((s.held[g] >= 0).sum())))
+    g = int(order[0])
+    me = int(s.current[g])
+    n = 3000
+    out = eng.sample_hidden(s, g, me, key=5, n=n)
+    hands, decks, cfs = (out[k].astype(np.int64) for k in ("hand", "deck", "cf_deck"))
+    new, old = _sensu_unseen(eng, s, g, me)
+    assert new or old
+    D = int(s.deck_n[g])
+    visible = [c for c in deck_cards(players).tolist() if c not in set(new) | set(old)]
+    for t in range(0, n, 37):
+        np.testing.assert_array_equal(hands[t, me], s.hand[g, me])
+        assert ((hands[t] >= 0) == (np.arange(8)[None, :] < s.hand_n[g][:, None])).all(), "hand sizes"
+        assert ((decks[t] >= 0) == (np.arange(decks.shape[1]) < D)).all(), "deck size"
+        for c in np.flatnonzero(s.held[g] >= 0):
+            assert c in hands[t, s.held[g, c]].tolist(), "a held card stays with its holder"
+        placed = hands[t][hands[t] >= 0].tolist() + decks[t][decks[t] >= 0].tolist()
+        inside = set(placed) - set(s.hand[g, me].tolist()) - set(np.flatnonzero(s.held[g] >= 0).tolist())
+        assert sorted(inside) == sorted(new + old) and len(placed) == len(set(placed)), "every unseen card once"
+        assert not set(decks[t][decks[t] >= 0].tolist()) & set(old), "older cards are not in the new deck"
+        if s.reshuffles[g] > 0 and players > 1:
+            for q in range(players):
+                if q != me:
+                    h = hands[t, q][hands[t, q] >= 0]
+                    assert np.isin(h, new).sum() == s.drawn[g, q], "the new deck's cards of each hand"
+        assert not set(placed) & set(visible) - set(s.hand[g, me].tolist()) - set(
+            np.flatnonzero(s.held[g] >= 0).tolist()), "a seen card dealt again"
+    # marginals: the deck's top card is uniform over the new deck's unseen cards (4.5-sigma bands)
+    if D:
+        q = 1.0 / len(new)
+        band = 4.5 * np.sqrt(q * (1 - q) / n)
+        top = decks[:, D - 1]
+        for c in new:
+            assert abs((top == c).mean() - q) < band, (c, (top == c).mean(), q)
+    # an opponent's hidden cards: each unseen card of its pool lies in that hand with probability
+    # (its cards from that pool) / (the pool's size)
+    for q_seat in range(players):
+        if q_seat == me:
+            continue
+        hidden = int(s.hand_n[g, q_seat] - (s.held[g] == q_seat).sum())
+        if s.reshuffles[g] > 0:
+            parts = ((new, int(s.drawn[g, q_seat])), (old, hidden - int(s.drawn[g, q_seat])))
+        else:
+            parts = ((new, hidden),)
+        for pool, k in parts:
+            if not pool or k == 0:
+                continue
+            p = k / len(pool)
+            band = 4.5 * np.sqrt(p * (1 - p) / n) + 1e-9
+            for c in pool:
+                share = (hands[:, q_seat] == c).any(axis=1).mean()
+                assert abs(share - p) < band, (q_seat, c, share, p)
+    # the closed-fan deck: the true composition in every sample, its top card's type by the counts
+    if rules.get("chosen_fan"):
+        k = int(s.cf_n[g])
+        truth = np.sort(s.cf_deck[g, :k])
+        for t in range(0, n, 37):
+            np.testing.assert_array_equal(np.sort(cfs[t, :k]), truth)
+            assert (cfs[t, k:] == -1).all()
+        if k:
+            cnt = np.bincount(truth, minlength=3) / k
+            got = np.bincount(cfs[:, k - 1], minlength=3) / n
+            assert (np.abs(got - cnt) < 4.5 * np.sqrt(cnt * (1 - cnt) / n) + 1e-9).all(), (got, cnt)
+
+
+def _sensu_script(hands, fans, rules=None, to_move=0):
+    """A two-player Sensu position: ``hands`` (card ids per seat), ``fans`` {(seat, type): cards}; every
+    other card in the deck (shuffled by the deal), seat ``to_move`` to start its turn."""
+    from simcore.games.sensu import Decision, Sensu, card_sticks, deck_cards
+
+    eng = Sensu()
+    keys = game_keys(root_key(1), np.arange(1))
+    st = eng.new_state(keys, 2, eng.make_rules(rules or {}))
+    used = [c for h in hands for c in h] + [c for f in fans.values() for c in f]
+    rest = [int(c) for c in st.deck[0, :st.deck_n[0]] if int(c) not in used]
+    rest += [int(c) for p in range(2) for c in st.hand[0, p, :st.hand_n[0, p]] if int(c) not in used]
+    assert sorted(rest + used) == sorted(deck_cards(2).tolist())
+    st.deck[0, :] = -1
+    st.deck[0, :len(rest)] = rest
+    st.deck_n[0] = len(rest)
+    st.hand[0, :, :] = -1
+    for p, h in enumerate(hands):
+        st.hand[0, p, :len(h)] = h
+        st.hand_n[0, p] = len(h)
+    ST = card_sticks(st.rules)
+    for (p, t), cards in fans.items():
+        st.fan[0, p, t, :len(cards)] = cards
+        st.fan_n[0, p, t] = len(cards)
+        st.fan_sticks[0, p, t] = int(ST[cards].sum())
+        st.closed[0, p, t] = st.fan_sticks[0, p, t] == 10
+    st.current[0] = to_move
+    st.turns[0] = 20 + to_move
+    st.kind[0] = Decision.TURN
+    eng.check(st)
+    return eng, st
+
+
+def test_sensu_search_finds_the_combination_that_closes_the_second_fan():
+    """Seat 0 has closed its Gun-sen fan and holds Hi-ogi at 7 sticks. Of its two combinations, Mai-ougi
+    5 + Mai-ougi 9 + Hi-ogi 6 (20) redeems a 3-stick card, and choosing the Hi-ogi 6 among the two 3-stick
+    cards closes Hi-ogi: a win now. The other, Mai-ougi 1 + Mai-ougi 9 + Hi-ogi 6 + Gun-sen 4, redeems the
+    4-stick Mai-ougi 1 (a new fan). The search must play the first and redeem the Hi-ogi 6."""
+    from simcore.games.sensu import GUNSEN, HIOGI, MAIOUGI, PLAY, Decision
+
+    def card(t, v, copy=0):
+        return t * 30 + (v - 1) * 3 + copy
+
+    hi6, mai9, mai5, mai1, gun4 = card(HIOGI, 6), card(MAIOUGI, 9), card(MAIOUGI, 5), card(MAIOUGI, 1), card(GUNSEN, 4)
+    hand0 = [mai1, gun4, mai5, hi6, mai9]
+    hand1 = [card(GUNSEN, 9), card(GUNSEN, 8), card(HIOGI, 9), card(HIOGI, 8), card(MAIOUGI, 8)]
+    fans = {(0, GUNSEN): [card(GUNSEN, 1), card(GUNSEN, 2), card(GUNSEN, 7)],
+            (0, HIOGI): [card(HIOGI, 1), card(HIOGI, 4)],
+            (1, MAIOUGI): [card(MAIOUGI, 2), card(MAIOUGI, 3)]}
+    eng, st = _sensu_script([hand0, hand1], fans)
+    win_mask = sum(1 << hand0.index(c) for c in (mai5, hi6, mai9))
+    other_mask = sum(1 << hand0.index(c) for c in (mai1, mai9, hi6, gun4))
+    assert set(eng.legal_options(st, 0).tolist()) >= {PLAY + win_mask, PLAY + other_mask}
+    agents = lineup("sensu", ["ismcts:iterations=300", "ismcts:iterations=8"], 2)  # one lineup module: the search's
+    seats = Seats(agents, st.keys)
+    lu = seats.lineup_for(eng)
+    opt = int(eng.decide(st, np.array([0]), seats, lu)[0])
+    assert opt == PLAY + win_mask
+    assert eng.step_one(st, 0, opt) and st.kind[0] == Decision.ARRANGE
+    opt = int(eng.decide(st, np.array([0]), seats, lu)[0])
+    assert opt & 7 == hand0.index(hi6) + 1, "the Hi-ogi 6 is redeemed (the first slot of the arrangement)"
+    assert eng.step_one(st, 0, opt)
+    assert st.done[0] and st.winner[0] == 0
+
+
+def test_sensu_search_decisions_never_read_the_hidden_truth_with_the_variants():
+    """The leak probe of ``tests/test_protocol.py`` (which plays every strategy at the default player count
+    and rules) over the search's decisions in two-player games with both variants (chosen fans, powers)."""
+    from simcore.games.sensu import Sensu
+    from tests.test_protocol import _probe_decisions
+
+    eng = Sensu()
+    agents = lineup("sensu", ["ismcts:iterations=8"], 2)
+    assert _probe_decisions(eng, agents, 2, eng.make_rules({"chosen_fan": True, "powers": True}), n=6, every=5) > 0

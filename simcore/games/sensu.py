@@ -37,6 +37,10 @@ Array layout (first axis = game, ``n`` games, ``P`` players; card ids are int8, 
 * ``chosen`` (n, P) chosen fan type (-1 outside the variant); ``cf_deck`` (n, 15) / ``cf_n`` the face-down
   closed-fan deck (types), ``cf_disc`` (n, 3) counts of its discarded cards.
 * ``limbo`` (n, 3): redeemed cards left unplaced when the game ended during building.
+* the public record of the hands (multiplayer; in the view, for the search's sampler): ``held`` (n, 90) the
+  seat known to hold each card (taken from a face-up pile, not played or discarded since; -1), ``fresh``
+  (n, 90) the card went into the deck at the last reshuffle (all True before the first), ``drawn`` (n, P)
+  the hidden cards each seat drew from the deck since the last reshuffle.
 * the decision: ``current`` (n,) the seat that decides (always the seat whose turn it is), ``kind`` (n,)
   the :class:`Decision`; ``combo`` (n,) the combination being arranged; ``red`` (n, 6) with ``red_j`` /
   ``red_k`` (n,) the redeemed cards still to be placed (``red[g, red_j:red_k]``; at ARRANGE ``red_k`` is
@@ -64,7 +68,8 @@ the rules to the next decision. Option codes:
 Rule steps are written once, each a compiled function of one game (``_draw_one``, ``_discard_one``,
 ``_refill_one``, ``_take_hand_one``, ``_place_one``, ``_new_chosen_one``, ``_courage_one``, ...); ``step``
 chains them. Both lanes of ``simcore.game`` play every game through ``begin`` / ``observe`` / ``step``.
-No strategy lives here: the strategies (``strategies/sensu.py``) are compiled decisions over
+The search player's hooks (``scratch``, ``sample``, ``label``, ``stop``, ``value``, ``n_seats``; see
+``simcore/search.py``) build a whole game from one seat's view. No strategy lives here: the strategies (``strategies/sensu.py``) are compiled decisions over
 :data:`SensuView` or numpy methods over :class:`SensuObs`.
 """
 from __future__ import annotations
@@ -78,11 +83,12 @@ from typing import Any, ClassVar
 import numba
 import numpy as np
 
-from simcore.compiled import NO_REFCOUNT
+from simcore.compiled import NO_REFCOUNT, REFCOUNT
 from simcore.errors import SenseiError
 from simcore.game import Game, Metric
 from simcore.options import Rules, option
-from simcore.rng import STREAM_DEAL, _mix_scalar, permutations, stream_keys, uniform_at
+from simcore.rng import (STREAM_DEAL, Stream, _mix_scalar, draw_base, integer_below, permutations, stream_keys,
+                         uniform_at)
 
 # ----------------------------------------------------------------------------------------------------
 # Cards
@@ -563,11 +569,15 @@ def _insert_by_key(buf, out, g, w, u, c):
 
 
 @_step
-def _refill_one(deck, deck_n, pile, pile_n, reshuffles, key, g, buf):
+def _refill_one(deck, deck_n, pile, pile_n, reshuffles, key, g, buf, fresh, drawn):
     """Multiplayer: when the deck of game g (game key ``key``) is empty and a discard pile holds cards,
     shuffle all discard piles into a new deck. The shuffle orders the pile cards by one uniform per place
     (seat q's pile position i is place q * D + i) of draw number ``reshuffles`` of the deal stream.
-    ``buf``: float64 scratch of at least D entries."""
+    ``buf``: float64 scratch of at least D entries.
+
+    The public record of the reshuffle: ``fresh[g, c]`` becomes True for the cards of the new deck (they
+    were face up) and False for every other card (then all in hands or fans), and ``drawn[g]`` (the
+    hidden cards each seat has drawn from the deck since) restarts at 0."""
     if deck_n[g] > 0:
         return
     P = pile.shape[1]
@@ -579,12 +589,17 @@ def _refill_one(deck, deck_n, pile, pile_n, reshuffles, key, g, buf):
         return
     reshuffles[g] += 1
     base = _draw_base(_stream_key(key, STREAM_DEAL, 0), reshuffles[g])
+    for c in range(fresh.shape[1]):
+        fresh[g, c] = False
+    for q in range(P):
+        drawn[g, q] = 0
     w = 0
     for q in range(P):
         for i in range(pile_n[g, q]):
             # insertion sort by the place's uniform, straight into the deck
             u = uniform_at(base, q * D + i)
             c = pile[g, q, i]
+            fresh[g, c] = True
             pile[g, q, i] = -1
             _insert_by_key(buf, deck, g, w, u, c)
             w += 1
@@ -839,7 +854,8 @@ def _k_courage_ok(fan, fan_n, closed, PW, idx, seat, out):
 
 
 @_step
-def _courage_one(fan, fan_n, fan_sticks, pile, pile_n, deck, deck_n, reshuffles, ST, key, g, ok, choice, buf):
+def _courage_one(fan, fan_n, fan_sticks, pile, pile_n, deck, deck_n, reshuffles, ST, key, g, ok, choice, buf,
+                 fresh, drawn):
     """Courage: for each opponent o in seat order that has a removable fan (``ok`` (P, 3)), the last card of
     its fan ``choice[o]`` goes onto o's discard pile (then the deck is refilled if it is empty)."""
     P = fan.shape[1]
@@ -853,7 +869,7 @@ def _courage_one(fan, fan_n, fan_sticks, pile, pile_n, deck, deck_n, reshuffles,
         fan_sticks[g, o, t] -= ST[c]
         pile[g, o, pile_n[g, o]] = c
         pile_n[g, o] += 1
-        _refill_one(deck, deck_n, pile, pile_n, reshuffles, key, g, buf)
+        _refill_one(deck, deck_n, pile, pile_n, reshuffles, key, g, buf, fresh, drawn)
 
 
 @_step
@@ -1176,7 +1192,7 @@ MAX_OPTIONS = 720
 _DONE, _TURNS, _TIMEOUT, _CURRENT, _KIND = 0, 1, 2, 3, 4
 (_KEYS, _DECK, _DECK_N, _HAND, _HAND_N, _PILE, _PILE_N, _FAN, _FAN_N, _FAN_STICKS, _CLOSED, _FAN_POWER, _PLAYS,
  _WINNER, _LIMBO, _RESHUFFLES, _CHOSEN, _CF_DECK, _CF_N, _CF_DISC, _CF_SHUFFLES, _COLUMNS, _COL_N, _COMBO, _RED,
- _RED_J, _RED_K, _PEND, _WISDOM_LEFT) = range(5, 34)
+ _RED_J, _RED_K, _PEND, _WISDOM_LEFT, _HELD, _FRESH, _DRAWN) = range(5, 37)
 # positions of the rules tuple (the last three are scratch space of the rule steps: float64 (>= D),
 # int64 (12, 64), bool (P, 3))
 (_R_P, _R_POWERS, _R_CHOSEN_FAN, _R_WIN_AT, _R_MAX_TURNS, _R_ST, _R_PW, _R_TABLE, _R_FBUF, _R_IWORK,
@@ -1194,7 +1210,8 @@ _DONE, _TURNS, _TIMEOUT, _CURRENT, _KIND = 0, 1, 2, 3, 4
 SensuView = namedtuple("SensuView", ["g", "me", "players", "kind", "hand", "hand_n", "deck_n", "pile", "pile_n",
                                      "fan", "fan_n", "fan_sticks", "closed", "fan_power", "chosen", "columns",
                                      "col_n", "cf_n", "cf_disc", "plays", "turns", "red", "ST", "PW", "table",
-                                     "powers", "chosen_fan", "combo", "n_redeem", "card", "wisdom_left"])
+                                     "powers", "chosen_fan", "combo", "n_redeem", "card", "wisdom_left",
+                                     "held", "fresh", "drawn", "reshuffles", "max_turns"])
 
 
 # ----- helpers for compiled strategies --------------------------------------------------------------
@@ -1370,7 +1387,7 @@ def _build(S, R, g, p, c):
         if R[_R_CHOSEN_FAN] and status == 2 and chosen[g, p] == CARD_TYPE[c]:
             _new_chosen_one(S[_CF_DECK], S[_CF_N], S[_CF_DISC], S[_CF_SHUFFLES], chosen, closed, key, g, p, buf)
         if P > 1 and status == 0:
-            _refill_one(S[_DECK], S[_DECK_N], pile, pile_n, S[_RESHUFFLES], key, g, buf)
+            _refill_one(S[_DECK], S[_DECK_N], pile, pile_n, S[_RESHUFFLES], key, g, buf, S[_FRESH], S[_DRAWN])
         c = -1
         if trig == WISDOM:
             if _sources(S[_DECK_N], pile_n, g) != 0:
@@ -1409,6 +1426,27 @@ def _decode_order(opt, order):
 
 
 @_inline
+def _note_taken(S, g, p, s):
+    """The public record of a draw of seat p from source ``s`` (the card is the hand's last): a card taken
+    from a face-up pile is known to be in p's hand (``held``); a card from the deck after a reshuffle is
+    counted in ``drawn`` (before the deck is refilled: a reshuffle that follows makes it an old card)."""
+    if s > 0:
+        S[_HELD][g, S[_HAND][g, p, S[_HAND_N][g, p] - 1]] = p
+    elif S[_RESHUFFLES][g] > 0:
+        S[_DRAWN][g, p] += 1
+
+
+@_inline
+def _note_leaves(S, g, p, c):
+    """The public record of card ``c`` leaving seat p's hand face up (discarded or played): no longer
+    known to be held; a hidden card of the last reshuffle's deck leaves p's ``drawn`` count."""
+    if S[_HELD][g, c] == p:
+        S[_HELD][g, c] = -1
+    elif S[_RESHUFFLES][g] > 0 and S[_FRESH][g, c]:
+        S[_DRAWN][g, p] -= 1
+
+
+@_inline
 def _step_turn(S, R, g, opt):
     p = S[_CURRENT][g]
     P = R[_R_P]
@@ -1434,7 +1472,8 @@ def _step_turn(S, R, g, opt):
     if opt < 0 or opt > P or not ((src >> opt) & 1):
         return False
     _draw_one(S[_DECK], deck_n, S[_PILE], pile_n, S[_HAND], hand_n, g, p, opt)
-    _refill_one(S[_DECK], deck_n, S[_PILE], pile_n, S[_RESHUFFLES], S[_KEYS][g], g, R[_R_FBUF])
+    _note_taken(S, g, p, opt)
+    _refill_one(S[_DECK], deck_n, S[_PILE], pile_n, S[_RESHUFFLES], S[_KEYS][g], g, R[_R_FBUF], S[_FRESH], S[_DRAWN])
     if hand_n[g, p] > 5:
         S[_KIND][g] = Decision.DISCARD
     else:
@@ -1448,8 +1487,10 @@ def _step_discard(S, R, g, opt):
     hand_n = S[_HAND_N]
     if opt < 0 or opt >= hand_n[g, p]:
         return False
+    _note_leaves(S, g, p, S[_HAND][g, p, opt])
     _discard_one(S[_PILE], S[_PILE_N], S[_HAND], hand_n, g, p, opt)
-    _refill_one(S[_DECK], S[_DECK_N], S[_PILE], S[_PILE_N], S[_RESHUFFLES], S[_KEYS][g], g, R[_R_FBUF])
+    _refill_one(S[_DECK], S[_DECK_N], S[_PILE], S[_PILE_N], S[_RESHUFFLES], S[_KEYS][g], g, R[_R_FBUF], S[_FRESH],
+                S[_DRAWN])
     if hand_n[g, p] <= 5:
         _end_play(S, R, g, p)
     return True
@@ -1475,10 +1516,14 @@ def _step_arrange(S, R, g, opt):
     if R[_R_P] == 1:
         _take_places_one(S[_PILE], S[_PILE_N], S[_COLUMNS], S[_COL_N], g, order, k, red)
     else:
+        for j in range(SLOTS):
+            if order[j] >= 0:
+                _note_leaves(S, g, p, S[_HAND][g, p, order[j]])
         _take_hand_one(S[_HAND], S[_HAND_N], S[_PILE], S[_PILE_N], g, p, order, k, red)
     S[_PLAYS][g, p] += 1
     if R[_R_P] > 1:
-        _refill_one(S[_DECK], S[_DECK_N], S[_PILE], S[_PILE_N], S[_RESHUFFLES], S[_KEYS][g], g, R[_R_FBUF])
+        _refill_one(S[_DECK], S[_DECK_N], S[_PILE], S[_PILE_N], S[_RESHUFFLES], S[_KEYS][g], g, R[_R_FBUF], S[_FRESH],
+                    S[_DRAWN])
     S[_COMBO][g] = 0
     S[_RED_J][g] = 0
     return True
@@ -1497,7 +1542,8 @@ def _step_power(S, R, g, opt):
         if opt < 0 or opt > P or not ((src >> opt) & 1):
             return _ILLEGAL
         _draw_one(S[_DECK], deck_n, pile, pile_n, S[_HAND], S[_HAND_N], g, p, opt)
-        _refill_one(S[_DECK], deck_n, pile, pile_n, S[_RESHUFFLES], S[_KEYS][g], g, R[_R_FBUF])
+        _note_taken(S, g, p, opt)
+        _refill_one(S[_DECK], deck_n, pile, pile_n, S[_RESHUFFLES], S[_KEYS][g], g, R[_R_FBUF], S[_FRESH], S[_DRAWN])
         left = S[_WISDOM_LEFT][g] - 1
         if left > 0 and _sources(deck_n, pile_n, g) != 0:
             S[_WISDOM_LEFT][g] = left
@@ -1525,7 +1571,7 @@ def _step_power(S, R, g, opt):
             return _ILLEGAL
         choice[o] = t
     _courage_one(S[_FAN], S[_FAN_N], S[_FAN_STICKS], pile, pile_n, S[_DECK], deck_n, S[_RESHUFFLES], R[_R_ST],
-                 S[_KEYS][g], g, ok, choice, R[_R_FBUF])
+                 S[_KEYS][g], g, ok, choice, R[_R_FBUF], S[_FRESH], S[_DRAWN])
     return -1
 
 
@@ -1626,7 +1672,8 @@ def observe(S, R, g, seat):
     return SensuView(g, seat, R[_R_P], kind, S[_HAND], S[_HAND_N], S[_DECK_N], S[_PILE], S[_PILE_N], S[_FAN],
                      S[_FAN_N], S[_FAN_STICKS], S[_CLOSED], S[_FAN_POWER], S[_CHOSEN], S[_COLUMNS], S[_COL_N],
                      S[_CF_N], S[_CF_DISC], S[_PLAYS], S[_TURNS], S[_RED], R[_R_ST], R[_R_PW], R[_R_TABLE],
-                     R[_R_POWERS], R[_R_CHOSEN_FAN], combo, n_redeem, S[_PEND][g], S[_WISDOM_LEFT][g])
+                     R[_R_POWERS], R[_R_CHOSEN_FAN], combo, n_redeem, S[_PEND][g], S[_WISDOM_LEFT][g],
+                     S[_HELD], S[_FRESH], S[_DRAWN], S[_RESHUFFLES], R[_R_MAX_TURNS])
 
 
 @_step
@@ -1744,6 +1791,347 @@ def legal(S, R, g, out):
 
 
 # ----------------------------------------------------------------------------------------------------
+# Determinization (the search player, ``simcore/search.py``): a whole game built from one seat's view
+#
+# What a seat has seen: its own hand, every discard pile card by card, every fan, the solo columns, the
+# redeemed cards being placed, the chosen fans and the closed-fan deck's size and discards, the hand and
+# deck sizes, and the public record of the hands (``held``: cards taken from a face-up pile are known to
+# be in the taker's hand until played or discarded; ``fresh`` / ``drawn``: after a reshuffle, the new deck
+# is exactly the cards that were face up, so the cards then in the other hands stay in those hands until
+# they show up, and a seat's hidden cards drawn from the deck since are of the new deck). What it has not:
+# the deck order, the other hands' unknown cards, and with ``chosen_fan`` the closed-fan deck's order.
+# The sampler deals the cards it has not seen at random into those places, keeping the public record:
+# before the first reshuffle every unseen card may be in the deck or any other hand (one pool); after it,
+# the unseen cards of the new deck fill the deck and each seat's ``drawn`` cards, the others (held since
+# before the reshuffle) the rest of the other hands. It reads only the view, so the truth cannot leak.
+
+@numba.njit(cache=True, **REFCOUNT)
+def scratch(ob):
+    """A fresh one-game state tuple and rules tuple shaped like the engine's, for the game of view ``ob``
+    (the search's private copy; :func:`sample` fills it)."""
+    P = ob.players
+    D = ob.pile.shape[2]
+    S = (np.zeros(1, dtype=np.bool_), np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.bool_),
+         np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.uint64),
+         np.full((1, D), -1, dtype=np.int8), np.zeros(1, dtype=np.int64),
+         np.full((1, P, HAND), -1, dtype=np.int8), np.zeros((1, P), dtype=np.int64),
+         np.full((1, P, D), -1, dtype=np.int8), np.zeros((1, P), dtype=np.int64),
+         np.full((1, P, 3, FAN), -1, dtype=np.int8), np.zeros((1, P, 3), dtype=np.int64),
+         np.zeros((1, P, 3), dtype=np.int64), np.zeros((1, P, 3), dtype=np.bool_), np.zeros((1, P, 3), dtype=np.int64),
+         np.zeros((1, P), dtype=np.int64), np.full(1, -1, dtype=np.int64), np.full((1, 3), -1, dtype=np.int8),
+         np.zeros(1, dtype=np.int64), np.full((1, P), -1, dtype=np.int64), np.full((1, CF_CARDS), -1, dtype=np.int8),
+         np.zeros(1, dtype=np.int64), np.zeros((1, 3), dtype=np.int64), np.zeros(1, dtype=np.int64),
+         np.full((1, 4, ob.columns.shape[2]), -1, dtype=np.int8), np.zeros((1, 4), dtype=np.int64),
+         np.zeros(1, dtype=np.int64), np.full((1, SLOTS), -1, dtype=np.int8), np.zeros(1, dtype=np.int64),
+         np.zeros(1, dtype=np.int64), np.full(1, -1, dtype=np.int64), np.zeros(1, dtype=np.int64),
+         np.full((1, 90), -1, dtype=np.int8), np.ones((1, 90), dtype=np.bool_), np.zeros((1, P), dtype=np.int64))
+    R = (np.int64(P), ob.powers, ob.chosen_fan, np.int64(3 if P == 1 else 2), np.int64(ob.max_turns), ob.ST, ob.PW,
+         ob.table, np.zeros(max(D, CF_CARDS), dtype=np.float64), np.zeros((12, 64), dtype=np.int64),
+         np.zeros((P, 3), dtype=np.bool_))
+    return S, R
+
+
+@numba.njit(cache=True, inline="always")
+def n_seats(ob):
+    return np.int64(ob.players)
+
+
+@numba.njit(cache=True, inline="always")
+def _w(iw, row, i):
+    """Entry i of the flat scratch that starts at row ``row`` of a (16, 64) int64 scratch."""
+    return iw[row + (i >> 6), i & 63]
+
+
+@numba.njit(cache=True, inline="always")
+def _w_set(iw, row, i, v):
+    iw[row + (i >> 6), i & 63] = v
+
+
+@numba.njit(cache=True, inline="always")
+def _shuffle_flat(iw, row, n, base):
+    """Fisher-Yates over the n entries of the flat scratch at ``row`` (uniforms of draw ``base``)."""
+    for i in range(n - 1, 0, -1):
+        j = integer_below(uniform_at(base, i), i + 1)
+        t = _w(iw, row, i)
+        _w_set(iw, row, i, _w(iw, row, j))
+        _w_set(iw, row, j, t)
+
+
+@numba.njit(cache=True, inline="always")
+def sample(ob, rs, S, R):
+    """Write into game 0 of the one-game state ``S`` a determinization of view ``ob``: the public part
+    copied, the deciding seat's hand as it is, every other hand's publicly held cards kept, and the cards
+    the seat has not seen dealt at random into the other hands' unknown parts (their sizes as seen) and
+    the deck (after a reshuffle: the new deck's unseen cards into the deck and the seats' ``drawn`` cards,
+    the others into the rest of the other hands), with ``chosen_fan`` the closed-fan deck's cards (its
+    composition is public) shuffled; a fresh key for later reshuffles. ``rs`` is the search's random
+    stream (:data:`simcore.rng.Stream`; its ``iw`` rows 0 to 7 are used)."""
+    g, me, P = ob.g, ob.me, ob.players
+    D = ob.pile.shape[2]
+    S[_DONE][0] = False
+    S[_TIMEOUT][0] = False
+    S[_TURNS][0] = ob.turns[g]
+    S[_CURRENT][0] = ob.turns[g] % P if P > 1 else 0
+    S[_KIND][0] = ob.kind
+    S[_KEYS][0] = draw_base(rs.keys, rs.counter, rs.f)
+    S[_DECK_N][0] = ob.deck_n[g]
+    S[_WINNER][0] = -1
+    for j in range(3):
+        S[_LIMBO][0, j] = -1
+    S[_RESHUFFLES][0] = ob.reshuffles[g]
+    S[_CF_N][0] = ob.cf_n[g]
+    S[_CF_SHUFFLES][0] = 0
+    for t in range(3):
+        S[_CF_DISC][0, t] = ob.cf_disc[g, t]
+    for p in range(P):
+        S[_PILE_N][0, p] = ob.pile_n[g, p]
+        for i in range(D):
+            S[_PILE][0, p, i] = ob.pile[g, p, i]
+        for t in range(3):
+            S[_FAN_N][0, p, t] = ob.fan_n[g, p, t]
+            S[_FAN_STICKS][0, p, t] = ob.fan_sticks[g, p, t]
+            S[_CLOSED][0, p, t] = ob.closed[g, p, t]
+            S[_FAN_POWER][0, p, t] = ob.fan_power[g, p, t]
+            for i in range(FAN):
+                S[_FAN][0, p, t, i] = ob.fan[g, p, t, i]
+        S[_PLAYS][0, p] = ob.plays[g, p]
+        S[_CHOSEN][0, p] = ob.chosen[g, p]
+        S[_HAND_N][0, p] = ob.hand_n[g, p]
+        S[_DRAWN][0, p] = ob.drawn[g, p]
+        for j in range(HAND):
+            S[_HAND][0, p, j] = -1
+    for q in range(4):
+        S[_COL_N][0, q] = ob.col_n[g, q]
+        for i in range(ob.columns.shape[2]):
+            S[_COLUMNS][0, q, i] = ob.columns[g, q, i]
+    S[_COMBO][0] = ob.combo
+    S[_PEND][0] = ob.card
+    S[_WISDOM_LEFT][0] = ob.wisdom_left
+    lo, hi = SLOTS, 0
+    for j in range(SLOTS):
+        c = ob.red[g, j]
+        S[_RED][0, j] = c
+        if c >= 0:
+            lo = min(lo, j)
+            hi = j + 1
+    if ob.kind == Decision.ARRANGE:
+        S[_RED_J][0] = 0
+        S[_RED_K][0] = ob.n_redeem
+    elif hi > 0:
+        S[_RED_J][0] = lo
+        S[_RED_K][0] = hi
+    else:
+        S[_RED_J][0] = 0
+        S[_RED_K][0] = 0
+    # where each card is, as far as the seat knows: iw rows 0-1 (1 = not seen), then the pools
+    iw = rs.iw
+    for c in range(90):
+        cp = CARD_COPY[c]
+        inplay = cp == 0 if P == 1 else (cp != 1 if P <= 3 else True)
+        _w_set(iw, 0, c, 1 if inplay else 0)
+        S[_HELD][0, c] = ob.held[g, c]
+        S[_FRESH][0, c] = ob.fresh[g, c]
+    for p in range(P):
+        for i in range(ob.pile_n[g, p]):
+            _w_set(iw, 0, ob.pile[g, p, i], 0)
+        for t in range(3):
+            for i in range(ob.fan_n[g, p, t]):
+                _w_set(iw, 0, ob.fan[g, p, t, i], 0)
+    for q in range(4):
+        for i in range(ob.col_n[g, q]):
+            _w_set(iw, 0, ob.columns[g, q, i], 0)
+    for j in range(SLOTS):
+        if ob.red[g, j] >= 0:
+            _w_set(iw, 0, ob.red[g, j], 0)
+    if ob.card >= 0:
+        _w_set(iw, 0, ob.card, 0)
+    if P > 1:
+        for j in range(ob.hand_n[g, me]):
+            c = ob.hand[g, me, j]
+            S[_HAND][0, me, j] = c
+            _w_set(iw, 0, c, 0)
+    # the held cards of the other hands, at the front of their hands
+    known = iw[6]
+    for p in range(P):
+        known[p] = 0
+    for c in range(90):
+        p = ob.held[g, c]
+        if p >= 0 and p != me:
+            S[_HAND][0, p, known[p]] = c
+            known[p] += 1
+            _w_set(iw, 0, c, 0)
+    # two pools (flat scratch at rows 2-3: the new deck's unseen cards; rows 4-5: the older ones);
+    # before the first reshuffle every unseen card is in the first
+    one_pool = ob.reshuffles[g] == 0 or P == 1
+    nf = 0
+    no = 0
+    for c in range(90):
+        if _w(iw, 0, c) == 1:
+            if one_pool or ob.fresh[g, c]:
+                _w_set(iw, 2, nf, c)
+                nf += 1
+            else:
+                _w_set(iw, 4, no, c)
+                no += 1
+    _shuffle_flat(iw, 2, nf, draw_base(rs.keys, rs.counter, rs.f))
+    _shuffle_flat(iw, 4, no, draw_base(rs.keys, rs.counter, rs.f))
+    tf = 0
+    to = 0
+    for p in range(P):
+        if p == me:
+            continue
+        unknown = ob.hand_n[g, p] - known[p]
+        n_new = unknown if one_pool else min(ob.drawn[g, p], unknown)
+        k = known[p]
+        for _ in range(unknown - n_new):
+            if to < no:
+                S[_HAND][0, p, k] = _w(iw, 4, to)
+                to += 1
+                k += 1
+        for _ in range(n_new):
+            if tf < nf:
+                S[_HAND][0, p, k] = _w(iw, 2, tf)
+                tf += 1
+                k += 1
+    for i in range(ob.deck_n[g]):
+        if tf < nf:
+            S[_DECK][0, i] = _w(iw, 2, tf)
+            tf += 1
+    for i in range(ob.deck_n[g], D):
+        S[_DECK][0, i] = -1
+    # the closed-fan deck: its composition is public (5 of each type less the chosen, closed and
+    # discarded ones), its order is not
+    n_cf = ob.cf_n[g]
+    for i in range(CF_CARDS):
+        S[_CF_DECK][0, i] = -1
+    if ob.chosen_fan and n_cf > 0:
+        k = 0
+        for t in range(3):
+            left = 5 - ob.cf_disc[g, t]
+            for p in range(P):
+                left -= (ob.chosen[g, p] == t) + ob.closed[g, p, t]
+            for _ in range(left):
+                if k < n_cf:
+                    _w_set(iw, 7, k, t)
+                    k += 1
+        _shuffle_flat(iw, 7, k, draw_base(rs.keys, rs.counter, rs.f))
+        for i in range(k):
+            S[_CF_DECK][0, i] = _w(iw, 7, i)
+
+
+@numba.njit(cache=True, inline="always")
+def label(S, R, g, opt, viewer):
+    """What every seat sees of option ``opt``: the cards of a combination played (a set of card ids, base 91
+    digits, above the draw codes), the card discarded, the cards of an arrangement in order; the option
+    itself elsewhere (sources, seats, fans and the solo places are public)."""
+    kind = S[_KIND][g]
+    if R[_R_P] == 1:
+        return np.int64(opt)
+    p = S[_CURRENT][g]
+    hand = S[_HAND]
+    if kind == Decision.TURN and opt >= PLAY:
+        mask = opt - PLAY
+        code = np.int64(0)
+        prev = -1
+        for _ in range(SLOTS):  # the cards in increasing id order
+            best = 1000
+            for s in range(SLOTS):
+                if (mask >> s) & 1:
+                    c = np.int64(hand[g, p, s])
+                    if c > prev and c < best:
+                        best = c
+            if best == 1000:
+                break
+            code = code * 91 + best + 1
+            prev = best
+        return code + PLAY
+    if kind == Decision.DISCARD:
+        return np.int64(hand[g, p, opt])
+    if kind == Decision.ARRANGE:
+        code = np.int64(0)
+        for j in range(SLOTS):
+            d = (opt >> (ORDER_BITS * j)) & 7
+            if d == 0:
+                break
+            code = code * 91 + np.int64(hand[g, p, d - 1]) + 1
+        return code
+    return np.int64(opt)
+
+
+@numba.njit(cache=True, inline="always")
+def stop(S, R, g, ob):
+    """The search's horizon: the end of the game (or the turn limit)."""
+    return S[_DONE][g] or S[_TURNS][g] >= R[_R_MAX_TURNS]
+
+
+#: the sticks of the whole solo deck with the most generous table (the solo reward's scale)
+SOLO_SCALE = 78.0
+
+
+@numba.njit(cache=True, inline="always")
+def _progress(S, g, p):
+    """The sticks of seat p's two best fans / 20 (1 with two closed fans)."""
+    a, b = 0, 0
+    for t in range(3):
+        v = S[_FAN_STICKS][g, p, t]
+        if v > a:
+            a, b = v, a
+        elif v > b:
+            b = v
+    return (a + b) / 20.0
+
+
+@numba.njit(cache=True, inline="always")
+def value(S, R, g, ob, out):
+    """Each seat's reward at the horizon: 1 for the winner, 0 for the others (nobody at the turn limit, a
+    timeout); a rollout cut before the end: 0.5 plus half the lead of the seat's two best fans (sticks / 20)
+    over the best other seat's. Solo: the score / 78 (the whole solo deck's sticks with table ``A``)."""
+    P = R[_R_P]
+    if P == 1:
+        ST = R[_R_ST]
+        tot = 0.0
+        allc = True
+        for t in range(3):
+            tot += S[_FAN_STICKS][g, 0, t]
+            allc = allc and S[_CLOSED][g, 0, t]
+        if allc:
+            for i in range(S[_DECK_N][g]):
+                tot += ST[S[_DECK][g, i]]
+        out[0] = min(tot / SOLO_SCALE, 1.0)
+        return
+    if S[_DONE][g] or S[_TURNS][g] >= R[_R_MAX_TURNS]:
+        w = S[_WINNER][g]
+        for p in range(P):
+            out[p] = 1.0 if p == w else 0.0
+        return
+    for p in range(P):
+        best = 0.0
+        for q in range(P):
+            if q != p:
+                best = max(best, _progress(S, g, q))
+        out[p] = 0.5 + 0.5 * (_progress(S, g, p) - best)
+
+
+@numba.njit
+def _sample_many(ob, keys, n, hands, decks, cf_decks):
+    S, R = scratch(ob)
+    counter = np.zeros(1, dtype=np.int64)
+    fw = np.zeros((16, 64), dtype=np.float64)
+    iw = np.zeros((16, 64), dtype=np.int64)
+    rs = Stream(keys, counter, 0, fw, iw)
+    for t in range(n):
+        sample(ob, rs, S, R)
+        hands[t] = S[_HAND][0]
+        decks[t] = S[_DECK][0]
+        cf_decks[t] = S[_CF_DECK][0]
+
+
+@numba.njit
+def _k_sample_many(S, R, g, seat, keys, n, hands, decks, cf_decks):
+    _sample_many(observe(S, R, g, seat), keys, n, hands, decks, cf_decks)
+
+
+# ----------------------------------------------------------------------------------------------------
 # State
 # ----------------------------------------------------------------------------------------------------
 @dataclass
@@ -1790,6 +2178,13 @@ class SensuState:
     pend: np.ndarray
     #: Wisdom: cards still to draw
     wisdom_left: np.ndarray
+    #: public knowledge of the hands (multiplayer): ``held[g, c]`` the seat known to hold card c (taken from
+    #: a face-up pile, not played or discarded since), -1 otherwise; ``fresh[g, c]`` card c went into the deck
+    #: at the last reshuffle (all True before the first); ``drawn[g, p]`` the cards seat p holds that it drew
+    #: from the deck since the last reshuffle (0 before the first)
+    held: np.ndarray
+    fresh: np.ndarray
+    drawn: np.ndarray
     ST: np.ndarray
     PW: np.ndarray
 
@@ -1896,6 +2291,7 @@ class Sensu(Game):
             kind=np.full(n, int(first), np.int64), combo=np.zeros(n, np.int64),
             red=np.full((n, SLOTS), -1, np.int8), red_j=np.zeros(n, np.int64), red_k=np.zeros(n, np.int64),
             pend=np.full(n, -1, np.int64), wisdom_left=np.zeros(n, np.int64),
+            held=np.full((n, 90), -1, np.int8), fresh=np.ones((n, 90), np.bool_), drawn=np.zeros((n, P), np.int64),
             ST=ST, PW=PW)
 
     def new_batch(self, keys: np.ndarray, players: int, rules: Any) -> SensuState:
@@ -1925,7 +2321,7 @@ class Sensu(Game):
         return (st.done, st.turns, st.timeout, st.current, st.kind, st.keys, st.deck, st.deck_n, st.hand, st.hand_n,
                 st.pile, st.pile_n, st.fan, st.fan_n, st.fan_sticks, st.closed, st.fan_power, st.plays, st.winner,
                 st.limbo, st.reshuffles, st.chosen, st.cf_deck, st.cf_n, st.cf_disc, st.cf_shuffles, st.columns,
-                st.col_n, st.combo, st.red, st.red_j, st.red_k, st.pend, st.wisdom_left)
+                st.col_n, st.combo, st.red, st.red_j, st.red_k, st.pend, st.wisdom_left, st.held, st.fresh, st.drawn)
 
     def rules_tuple(self, st: SensuState) -> tuple:
         r = st.rules
@@ -1940,6 +2336,16 @@ class Sensu(Game):
         out = np.empty(MAX_OPTIONS, np.int64)
         n = legal(self.state_tuple(st), self.rules_tuple(st), int(g), out)
         return out[:n].copy()
+
+    def sample_hidden(self, st: SensuState, g: int, seat: int, key: int, n: int) -> dict[str, np.ndarray]:
+        """``n`` determinizations of game ``g`` from ``seat``'s view (the search's sampler), drawn with the
+        random stream of ``key``: their hands (n, P, 8), decks (n, D) and closed-fan decks (n, 15)."""
+        hands = np.empty((n,) + st.hand.shape[1:], dtype=np.int8)
+        decks = np.empty((n,) + st.deck.shape[1:], dtype=np.int8)
+        cfs = np.empty((n, CF_CARDS), dtype=np.int8)
+        _k_sample_many(self.state_tuple(st), self.rules_tuple(st), np.int64(g), np.int64(seat),
+                       np.array([key], dtype=np.uint64), np.int64(n), hands, decks, cfs)
+        return {"hand": hands, "deck": decks, "cf_deck": cfs}
 
     def step_one(self, st: SensuState, g: int, opt: int) -> bool:
         """Apply option ``opt`` in game g (False, and nothing changed, when it is not legal; tests and tools)."""
@@ -2027,12 +2433,16 @@ class Sensu(Game):
             "kind": st.kind[idx], "combo": np.where(mine, st.combo[idx], 0), "red": st.red[idx],
             "red_j": st.red_j[idx], "red_k": st.red_k[idx], "wisdom_left": st.wisdom_left[idx],
             "pend": np.where(mine, st.pend[idx], -1),
+            "held": st.held[idx], "fresh": st.fresh[idx], "drawn": st.drawn[idx], "reshuffles": st.reshuffles[idx],
         }
         return {k: np.array(v) for k, v in out.items()}
 
     def scramble_hidden(self, st: SensuState, seat: int, draws: Any) -> SensuState:
-        """A copy in which the deck order, the other hands and the closed-fan deck order are re-dealt
-        (the unseen cards permuted among the unseen places, counts kept)."""
+        """A copy in which what ``seat`` cannot see is re-dealt: the unseen cards permuted among the unseen
+        places (the deck and the other hands' cards not publicly held nor laid down in the combination being
+        arranged), keeping the public record (after a
+        reshuffle the new deck's cards stay among the deck and the seats' ``drawn`` cards, the older ones
+        among the rest), and the closed-fan deck's order."""
         new = copy.deepcopy(st)
         n = len(st.done)
         P = st.players
@@ -2043,31 +2453,28 @@ class Sensu(Game):
                 return draws.random((n, k))
             return draws.random(np.arange(n), k)
 
-        # unseen places: deck[0:deck_n], other hands' slots
-        W = D + P * HAND
-        cards = np.full((n, W), -1, np.int64)
-        hidden = np.zeros((n, W), bool)
-        cards[:, :D] = st.deck
-        hidden[:, :D] = np.arange(D)[None, :] < st.deck_n[:, None]
-        for p in range(P):
-            if p == seat:
-                continue
-            cards[:, D + p * HAND:D + (p + 1) * HAND] = st.hand[:, p]
-            hidden[:, D + p * HAND:D + (p + 1) * HAND] = np.arange(HAND)[None, :] < st.hand_n[:, p, None]
-        u = rand(W)
-        key = np.where(hidden, u, 2.0)
-        perm_vals = np.take_along_axis(cards, np.argsort(key, axis=1), axis=1)  # hidden cards, shuffled
-        pos_order = np.argsort(~hidden, axis=1, kind="stable")  # hidden positions first, in order
-        filled = cards.copy()
-        cnt = hidden.sum(1)
-        rows = np.repeat(np.arange(n), W)
-        j = np.tile(np.arange(W), n)
-        ok = j < np.repeat(cnt, W)
-        filled[rows[ok], pos_order.reshape(-1)[ok]] = perm_vals.reshape(-1)[ok]
-        new.deck = filled[:, :D].astype(np.int8)
-        for p in range(P):
-            if p != seat:
-                new.hand[:, p] = filled[:, D + p * HAND:D + (p + 1) * HAND].astype(np.int8)
+        u = rand(D + P * HAND)
+        for g in range(n):
+            # unseen places: (array, index) of the deck and the other hands' hidden cards, by pool
+            places = {}
+            for i in range(st.deck_n[g]):
+                places.setdefault(True, []).append(("deck", (g, i)))
+            for p in range(P):
+                if p == seat:
+                    continue
+                laid = st.combo[g] if (st.kind[g] == Decision.ARRANGE and st.current[g] == p) else 0
+                for j in range(st.hand_n[g, p]):
+                    c = int(st.hand[g, p, j])
+                    if st.held[g, c] == p or (laid >> j) & 1:  # known, or face up in the combination played
+                        continue
+                    pool = st.reshuffles[g] == 0 or bool(st.fresh[g, c])
+                    places.setdefault(pool, []).append(("hand", (g, p, j)))
+            for pool, where in places.items():
+                cards = [getattr(st, a)[ix] for a, ix in where]
+                off = 0 if pool else D
+                order = np.argsort(u[g, off:off + len(cards)], kind="stable")
+                for (a, ix), k in zip(where, order):
+                    getattr(new, a)[ix] = cards[k]
         if st.rules.chosen_fan:
             u = rand(CF_CARDS)
             key = np.where(np.arange(CF_CARDS)[None, :] < st.cf_n[:, None], u, 2.0)
@@ -2157,6 +2564,20 @@ class Sensu(Game):
             assert obs.combos[np.arange(len(g_ar)), st.combo[g_ar]].all(), "ARRANGE of a non-combination"
             assert (redeem_count(obs.cards, st.combo[g_ar]) == st.red_k[g_ar]).all(), "ARRANGE redeem count"
         if P > 1:
+            # the public record of the hands
+            for g in range(n):
+                for c in np.flatnonzero(st.held[g] >= 0):
+                    q = int(st.held[g, c])
+                    assert c in st.hand[g, q, :st.hand_n[g, q]].tolist(), "a held card is not in its holder's hand"
+                for q in range(P):
+                    h = st.hand[g, q, :st.hand_n[g, q]].astype(np.int64)
+                    hidden_new = int(((st.held[g, h] != q) & st.fresh[g, h]).sum())
+                    if st.reshuffles[g] > 0:
+                        assert st.drawn[g, q] == hidden_new, "drawn: the hidden cards of the new deck in a hand"
+                    else:
+                        assert st.drawn[g, q] == 0 and st.fresh[g].all(), "the record before the first reshuffle"
+                assert not st.fresh[g, st.deck[g, :st.deck_n[g]].astype(np.int64)].__invert__().any(), \
+                    "a deck card not of the last reshuffle"
             seat = st.current
             hn = st.hand_n[np.arange(n), seat]
             assert (st.hand_n[live] <= 7).all(), "hand too large"
