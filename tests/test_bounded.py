@@ -179,8 +179,14 @@ def test_a_ctrl_c_swallowed_inside_a_chunk_still_stops_the_run():
         return i
 
     got = []
-    with pytest.raises(KeyboardInterrupt):
-        R.run_chunks(((swallowing, (i,)) for i in range(100)), 1, lambda i, r: got.append(r))
+    # as in a terminal: a process started in the background by a shell without job control inherits
+    # Ctrl-C ignored, and then no run is interrupted by it
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            R.run_chunks(((swallowing, (i,)) for i in range(100)), 1, lambda i, r: got.append(r))
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert got == [0, 1]
 
 
