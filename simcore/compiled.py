@@ -20,9 +20,46 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
 import tempfile
 
-import numba
+
+def _preload_blas_probe() -> None:
+    """numba checks, the first time it compiles or loads a function, that a BLAS is there by importing
+    ``scipy.linalg.cython_blas``, which imports all of ``scipy.linalg`` first: a third of a second of
+    every command's start-up (measured), for linear algebra that no sensei kernel uses. Loading that
+    one extension module under its own name satisfies the same check in a few milliseconds; a later
+    ``import scipy.linalg`` works as usual and finds it. Anything unexpected: numba's own way."""
+    name = "scipy.linalg.cython_blas"
+    if name in sys.modules or "scipy.linalg" in sys.modules:
+        return
+    try:
+        import importlib.machinery
+        import importlib.util
+
+        spec = importlib.util.find_spec("scipy")
+        if spec is None or not spec.submodule_search_locations:
+            return
+        folder = os.path.join(list(spec.submodule_search_locations)[0], "linalg")
+        for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+            path = os.path.join(folder, "cython_blas" + suffix)
+            if os.path.exists(path):
+                found = importlib.util.spec_from_file_location(name, path)
+                module = importlib.util.module_from_spec(found)
+                sys.modules[name] = module
+                try:
+                    found.loader.exec_module(module)
+                except BaseException:
+                    del sys.modules[name]
+                    raise
+                return
+    except Exception:  # pragma: no cover - scipy laid out otherwise: numba imports it itself
+        sys.modules.pop(name, None)
+
+
+_preload_blas_probe()
+
+import numba  # noqa: E402
 
 try:
     from numba.core.options import DefaultOptions

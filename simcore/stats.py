@@ -1,7 +1,7 @@
 """Interval estimates used in every summary (Wilson for shares, t for means).
 
-Quantiles come from scipy (``scipy.special``: the t and normal quantiles a ``sensei play`` needs, quick to
-import); tests, GLMs and corrections from statsmodels and ``scipy.stats``, imported where they are used
+Quantiles come from scipy (``scipy.special``: the t and normal quantiles, imported on first use; the
+normal quantile of a 95% or 99% interval is kept as a constant, the same bits); tests, GLMs and corrections from statsmodels and ``scipy.stats``, imported where they are used
 (``scipy.stats`` and statsmodels take about a second to import, more than a short ``play`` takes). The
 Wilson interval is checked against statsmodels' ``proportion_confint`` in the tests.
 """
@@ -11,12 +11,27 @@ import math
 import warnings
 
 import numpy as np
-from scipy import special as _sp
+
+#: the normal quantiles of the usual levels, bit for bit scipy's ``special.ndtri`` (tested): a short
+#: ``sensei play`` then does not import ``scipy.special`` (a quarter of a second of its start-up)
+_NDTRI = {0.025: float.fromhex("-0x1.f5c0331eeff86p+0"), 0.005: float.fromhex("-0x1.49b4c64d69161p+1")}
+
+
+def _special():
+    from scipy import special
+
+    return special
+
+
+def _ndtri(p: float) -> float:
+    """The standard normal quantile ``p`` (``scipy.special.ndtri``)."""
+    found = _NDTRI.get(p)
+    return found if found is not None else float(_special().ndtri(p))
 
 
 def _t_ppf(q, df):
     """Quantile ``q`` of Student's t with ``df`` degrees of freedom (``scipy.stats.t.ppf``)."""
-    return _sp.stdtrit(df, q)
+    return _special().stdtrit(df, q)
 
 
 def wilson(successes, n, alpha: float = 0.05):
@@ -27,7 +42,7 @@ def wilson(successes, n, alpha: float = 0.05):
     m = np.maximum(n, 1)
     # statsmodels' proportion_confint(method="wilson"), operation for operation (the same bits)
     q = s / m
-    crit = -float(_sp.ndtri(alpha / 2))
+    crit = -_ndtri(alpha / 2)
     crit2 = crit ** 2
     denom = 1 + crit2 / m
     centre = (q + crit2 / (2 * m)) / denom

@@ -17,6 +17,7 @@ that plays the kinds not searched.
 from __future__ import annotations
 
 import importlib
+import threading
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -102,7 +103,7 @@ def _ismcts_for(game_name: str, module: str, rollouts: tuple[str, ...], default_
     }
     for d in get_game(game_name).decisions:
         ns[d] = play
-    qual = f"Ismcts{''.join(p.title() for p in game_name.split('-'))}"
+    qual = _qualname(game_name)
     ns["__qualname__"] = qual
     cls = type(qual, (Strategy,), ns)
     cls.__annotations__ = ns["__annotations__"]
@@ -111,39 +112,73 @@ def _ismcts_for(game_name: str, module: str, rollouts: tuple[str, ...], default_
     return cls
 
 
-IsmctsFanAndMallet = _ismcts_for(
-    "fan-and-mallet", "strategies.fan_and_mallet", ("random", "strongest", "closer", "keeper", "counter"),
-    "random", 500, 0.7, 0,
-    """Information-set MCTS: each decision searches ``iterations`` determinizations (the opponent's hand
+#: per game: the arguments of :func:`_ismcts_for` (each game's class is built on first use, so that
+#: a run of one game neither imports the other engines nor sets up their searches)
+_SPECS: dict[str, tuple] = {
+    "fan-and-mallet": (
+        "strategies.fan_and_mallet", ("random", "strongest", "closer", "keeper", "counter"), "random", 500, 0.7, 0,
+        """Information-set MCTS: each decision searches ``iterations`` determinizations (the opponent's hand
     and both decks dealt at random from the unseen followers) down one tree of the seat's information
-    sets, rolling out with ``rollout`` to the end of the game (in a match: of the game being played).""")
-
-IsmctsSen = _ismcts_for(
-    "sen", "strategies.sen", ("random", "threshold", "counter", "watcher", "swapper", "gambler"),
-    "threshold", 200, 0.7, 0,
-    """Information-set MCTS at the start of each turn (WAKE UP!, or which pile to take from): each such
+    sets, rolling out with ``rollout`` to the end of the game (in a match: of the game being played).""",
+        "all", None),
+    "sen": (
+        "strategies.sen", ("random", "threshold", "counter", "watcher", "swapper", "gambler"), "threshold", 200, 0.7, 0,
+        """Information-set MCTS at the start of each turn (WAKE UP!, or which pile to take from): each such
     decision searches ``iterations`` determinizations (the lands the seat does not remember and the
     face-down pile dealt at random from the cards it has not seen) down one tree of the seat's
     information sets, rolling out with ``rollout`` to the end of the round and valuing it by the scores
     after the round (the game's result when the round ends it). The decisions within a turn (which slot,
     Take 2, Peek 1, Swap 2) are played by ``others`` (``swapper``); ``searched=all`` searches them too.""",
-    default_searched="start", default_others="swapper")
-
-IsmctsSenshi = _ismcts_for(
-    "senshi", "strategies.senshi", ("random", "greedy", "guard", "racer", "denier", "counter"),
-    "random", 1000, 0.7, 0,
-    """Information-set MCTS: each decision searches ``iterations`` determinizations (the tiles buried under
+        "start", "swapper"),
+    "senshi": (
+        "strategies.senshi", ("random", "greedy", "guard", "racer", "denier", "counter"), "random", 1000, 0.7, 0,
+        """Information-set MCTS: each decision searches ``iterations`` determinizations (the tiles buried under
     the stack tops and the unknown part of the other hands dealt at random from the tiles the seat cannot
     place) down one tree of the seat's information sets, rolling out with ``rollout`` to the end of the
-    game (reward 1 for the winner).""")
-
-IsmctsSensu = _ismcts_for(
-    "sensu", "strategies.sensu", ("random", "redeemer", "planner", "focus"),
-    "random", 300, 0.7, 0,
-    """Information-set MCTS: each decision searches ``iterations`` determinizations (the deck and the other
+    game (reward 1 for the winner).""",
+        "all", None),
+    "sensu": (
+        "strategies.sensu", ("random", "redeemer", "planner", "focus"), "random", 300, 0.7, 0,
+        """Information-set MCTS: each decision searches ``iterations`` determinizations (the deck and the other
     hands' unknown cards dealt at random from the cards the seat has not seen, keeping the cards known to
     be held and, after a reshuffle, which cards the new deck holds; with ``chosen_fan`` the closed-fan
     deck's order) down one tree of the seat's information sets, rolling out with ``rollout`` to the end
-    of the game (reward 1 for the winner; solo: the score / 78).""")
+    of the game (reward 1 for the winner; solo: the score / 78).""",
+        "all", None),
+}
 
-STRATEGIES = [IsmctsFanAndMallet, IsmctsSen, IsmctsSenshi, IsmctsSensu]
+_BUILT: dict[str, type] = {}
+_BUILDING = threading.RLock()
+
+
+def _qualname(game_name: str) -> str:
+    return f"Ismcts{''.join(p.title() for p in game_name.split('-'))}"
+
+
+def for_game(game_name: str) -> type:
+    """The ``ismcts`` class of ``game_name`` (built, with its game's search, on first use)."""
+    with _BUILDING:
+        cls = _BUILT.get(game_name)
+        if cls is None:
+            module, rollouts, rollout, iterations, c, horizon, doc, searched, others = _SPECS[game_name]
+            cls = _BUILT[game_name] = _ismcts_for(game_name, module, rollouts, rollout, iterations, c, horizon,
+                                                  doc, default_searched=searched, default_others=others)
+        return cls
+
+
+def strategies_for(game_name: str) -> list[type]:
+    """The strategies of this module for ``game_name`` (the registry's hook for shared modules)."""
+    return [for_game(game_name)] if game_name in _SPECS else []
+
+
+def __getattr__(name: str):
+    """The classes (``IsmctsSen`` ...), their decisions and searches, built on first access (also by the
+    generated lineup modules and by pickle in a worker process); ``STRATEGIES``: every game's class."""
+    if name == "STRATEGIES":
+        return [for_game(g) for g in _SPECS]
+    for g in _SPECS:
+        key = g.replace("-", "_")
+        if name in (_qualname(g), f"search_{key}", f"search_core_{key}", f"run_search_{key}"):
+            for_game(g)
+            return globals()[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -41,8 +41,9 @@ MODULES: dict[str, str] = {
     "fan-and-mallet": "strategies.fan_and_mallet",
 }
 
-#: modules of strategies shipped for several games (their ``STRATEGIES`` filtered by game), kept apart
-#: from the game modules so that a lineup of a game's heuristics does not compile them
+#: modules of strategies shipped for several games (their ``strategies_for(game)``, else their
+#: ``STRATEGIES`` filtered by game), kept apart from the game modules so that a lineup of a game's
+#: heuristics does not compile them
 SHARED_MODULES: tuple[str, ...] = ("strategies.ismcts",)
 
 #: the entry point group through which installed packages register strategies (``GAME.NAME = module:Class``)
@@ -64,7 +65,9 @@ def builtin_strategies(game: str) -> dict[str, type[Strategy]]:
         return {}
     out = {cls.name: cls for cls in importlib.import_module(module).STRATEGIES}
     for shared in SHARED_MODULES:
-        out.update({cls.name: cls for cls in importlib.import_module(shared).STRATEGIES if cls.game == g.name})
+        mod = importlib.import_module(shared)
+        found = mod.strategies_for(g.name) if hasattr(mod, "strategies_for") else mod.STRATEGIES
+        out.update({cls.name: cls for cls in found if cls.game == g.name})
     return out
 
 

@@ -27,3 +27,14 @@ def test_wilson_of_no_games_is_nan_and_arrays_work():
 @given(st.integers(2, 10 ** 7), st.sampled_from([0.05, 0.01]))
 def test_t_quantile_is_scipy_stats(df, alpha):
     assert S._t_ppf(1 - alpha / 2, df) == stats.t.ppf(1 - alpha / 2, df)
+
+
+def test_the_kept_normal_quantiles_are_scipys_bit_for_bit():
+    from scipy import special
+
+    from simcore import stats
+
+    for p, q in stats._NDTRI.items():
+        assert q == float(special.ndtri(p))
+    assert stats._ndtri(0.05 / 2) == float(special.ndtri(0.025))
+    assert stats._ndtri(0.2) == float(special.ndtri(0.2))  # not kept: scipy's
