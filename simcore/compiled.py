@@ -141,6 +141,65 @@ _use_fingerprinted_cache()
 LOOP: dict = {**NO_REFCOUNT, "nogil": True}
 
 
+def compile_once(fn, args) -> None:
+    """Compile (or load from the cache) the cached numba function ``fn`` for the types of ``args``, one
+    process at a time per function.
+
+    Without this, two processes that need the same function for the first time (two test workers, or
+    two commands started together) both compile it, each for up to minutes; with it, the second waits
+    for the first and then loads the first's machine code from the cache. The lock is a file in the
+    cache folder, held only while numba compiles (the operating system releases it if a process dies).
+    Where file locks are not available the call compiles as before."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not a POSIX system
+        return
+    try:
+        sig = tuple(fn.typeof_pyval(a) for a in args)
+    except Exception:  # noqa: BLE001 - not a type numba knows here: the call itself says so
+        return
+    if sig in fn.overloads:
+        return
+    try:
+        path = lock_path(fn)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        fh = open(path, "a")
+    except OSError:
+        return
+    with fh:
+        fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
+        try:
+            fn.compile(sig)
+        finally:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+
+
+def lock_path(fn) -> str:
+    """The lock file of :func:`compile_once` for numba function ``fn`` (by module, name and source file)."""
+    py = getattr(fn, "py_func", fn)
+    code = getattr(py, "__code__", None)
+    key = f"{getattr(py, '__module__', '')}.{getattr(py, '__qualname__', '')}:{getattr(code, 'co_filename', '')}"
+    folder = os.path.join(numba.config.CACHE_DIR or tempfile.gettempdir(), "locks")
+    return os.path.join(folder, hashlib.sha1(key.encode()).hexdigest()[:20] + ".lock")
+
+
+class FirstCallCompiles:
+    """A numba function called from Python (the search's, from a decision's object mode): its first call
+    in a process compiles it through :func:`compile_once`."""
+
+    __slots__ = ("fn", "ready")
+
+    def __init__(self, fn):
+        self.fn = fn
+        self.ready = False
+
+    def __call__(self, *args):
+        if not self.ready:
+            compile_once(self.fn, args)
+            self.ready = True
+        return self.fn(*args)
+
+
 class CompiledDecision:
     """A strategy's decision written as a compiled function ``fn(obs, prm, rng) -> option``.
 

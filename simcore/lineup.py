@@ -35,7 +35,7 @@ from typing import Any, Sequence
 import numba
 import numpy as np
 
-from .compiled import NO_REFCOUNT, CompiledDecision, cache_folder, source_fingerprint
+from .compiled import NO_REFCOUNT, CompiledDecision, cache_folder, compile_once, source_fingerprint
 from .errors import IllegalAction, SenseiError
 
 #: the option a compiled driver passes on for a decision the strategy has no function for
@@ -475,6 +475,10 @@ class Lineup:
         """Call a function of the generated module, turning a compiler error into one line."""
         fn = getattr(self.module, fn_name)
         try:
+            ready = self.module.__dict__.setdefault("__sensei_ready__", set())
+            if fn_name not in ready:  # the first call in this process: compiled one process at a time
+                compile_once(fn, args)
+                ready.add(fn_name)
             return fn(*args)
         except (numba.core.errors.TypingError, numba.core.errors.LoweringError,
                 numba.core.errors.UnsupportedError) as exc:

@@ -24,7 +24,7 @@ from typing import ClassVar
 import numba
 from numba import objmode  # noqa: F401  (the decisions' call into the search)
 
-from simcore.compiled import REFCOUNT
+from simcore.compiled import REFCOUNT, FirstCallCompiles
 from simcore.lineup import Lineup
 from simcore.registry import get_game
 from simcore.search import make_search
@@ -66,7 +66,8 @@ def _ismcts_for(game_name: str, module: str, rollouts: tuple[str, ...], default_
     lu, cls_rows, prm_rows = rollout_lineup(game_name, classes)
     kern = importlib.import_module(get_game(game_name).kernels)
     core, run = make_search(kern, lu.module._decide, cls_rows, prm_rows, key)
-    globals()[f"search_core_{key}"] = core
+    # called from the decision's object mode: its first call in a process compiles it, one process at a time
+    globals()[f"search_core_{key}"] = FirstCallCompiles(core)
     globals()[f"run_search_{key}"] = run
 
     # The decision calls the game's cached search through Python (numba's object mode): a lineup that
