@@ -18,8 +18,8 @@ strategies, of the strategies' files and of numba's version, so a changed source
 machine code, and an unchanged lineup loads from numba's cache in a few hundredths of a second.
 
 Which classes a module holds: every class with compiled decisions for the game in the modules the
-lineup's strategies come from (so all lineups of built-in strategies share one module per game, and
-a tournament compiles once).
+lineup's compiled strategies come from (so all lineups of built-in strategies share one module per
+game, also beside a numpy strategy, and a tournament compiles once).
 """
 from __future__ import annotations
 
@@ -411,9 +411,11 @@ class Lineup:
         for a in self.agents:
             if type(a) not in classes:
                 classes.append(type(a))
-        # every compiled class of the lineup's modules, in a stable order, so that lineups share modules
+        # every compiled class of the modules of the lineup's compiled classes, in a stable order, so that
+        # lineups share modules (a class with numpy decisions only brings no module in: a user's numpy
+        # strategy beside built-in ones plays the built-ins' module, compiled once for all their lineups)
         pool: list[type] = []
-        for mod in sorted({c.__module__ for c in classes}):
+        for mod in sorted({c.__module__ for c in classes if _has_compiled(c, game.decisions)}):
             for c in sorted(_module_classes(game, mod), key=lambda c: c.__qualname__):
                 if c not in pool:
                     pool.append(c)

@@ -250,6 +250,15 @@ def test_a_numpy_strategy_plays_the_games_of_its_compiled_twin(players, rules, n
         assert_same(compiled, ENG.play(ids, players, R, mixed, root_key(4), width=97), "mixed")
 
 
+def test_a_numpy_strategy_beside_compiled_ones_plays_their_module():
+    """A class with numpy decisions only brings no compiled classes of its module in: the lineup plays the
+    module every lineup of the built-in strategies plays (compiled once), not one of its own."""
+    mixed = ENG.lineup([NumpyRandom(), Random()])
+    assert [p.cls for p in mixed.plans] == [p.cls for p in ENG.lineup([Random()]).plans]
+    assert mixed.module is ENG.lineup([Planner()]).module
+    assert ENG.lineup([Tweaked()]).module is not mixed.module  # a compiled class of this file: its own
+
+
 @dataclass(frozen=True)
 class Tweaked(Random):
     """A subclass of a compiled strategy with one numpy decision: that decision is the one played."""
