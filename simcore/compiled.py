@@ -167,7 +167,10 @@ def compile_once(fn, args) -> None:
     except OSError:
         return
     with fh:
-        fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
+        try:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
+        except OSError:  # a file system without locks (some network mounts): compile unlocked
+            return
         try:
             fn.compile(sig)
         finally:
