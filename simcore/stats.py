@@ -30,7 +30,12 @@ def _ndtri(p: float) -> float:
 
 
 def _t_ppf(q, df):
-    """Quantile ``q`` of Student's t with ``df`` degrees of freedom (``scipy.stats.t.ppf``)."""
+    """Quantile ``q`` of Student's t with ``df`` degrees of freedom (``scipy.stats.t.ppf``; the 97.5%
+    quantile of up to 256 degrees of freedom from a table of scipy's values)."""
+    if q == 0.975 and np.ndim(df) == 0 and float(df).is_integer() and 1 <= df <= 256:
+        from ._t975 import T975
+
+        return np.float64(T975[int(df) - 1])
     return _special().stdtrit(df, q)
 
 
@@ -46,7 +51,8 @@ def wilson(successes, n, alpha: float = 0.05):
     crit2 = crit ** 2
     denom = 1 + crit2 / m
     centre = (q + crit2 / (2 * m)) / denom
-    dist = crit * np.sqrt(np.maximum(q * (1.0 - q) / m + crit2 / (4.0 * m ** 2), 0.0))
+    # m * m: numpy squares an array so (statsmodels' n ** 2), where its scalar power may round the other way
+    dist = crit * np.sqrt(np.maximum(q * (1.0 - q) / m + crit2 / (4.0 * (m * m)), 0.0))
     dist /= denom
     lo = np.where(n > 0, np.clip(centre - dist, 0, 1), np.nan)
     hi = np.where(n > 0, np.clip(centre + dist, 0, 1), np.nan)

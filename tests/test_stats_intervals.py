@@ -38,3 +38,17 @@ def test_the_kept_normal_quantiles_are_scipys_bit_for_bit():
         assert q == float(special.ndtri(p))
     assert stats._ndtri(0.05 / 2) == float(special.ndtri(0.025))
     assert stats._ndtri(0.2) == float(special.ndtri(0.2))  # not kept: scipy's
+
+
+def test_the_t_quantile_table_is_scipys_bit_for_bit():
+    from scipy import special
+
+    from simcore import stats
+    from simcore._t975 import T975
+
+    assert len(T975) == 256
+    for df in range(1, 257):
+        assert T975[df - 1] == float(special.stdtrit(float(df), 0.975))
+        assert stats._t_ppf(1 - 0.05 / 2, float(df)) == special.stdtrit(float(df), 0.975)
+    assert stats._t_ppf(0.975, 300.0) == special.stdtrit(300.0, 0.975)  # beyond the table: scipy
+    assert stats._t_ppf(0.995, 9.0) == special.stdtrit(9.0, 0.995)
