@@ -16,6 +16,7 @@ from simcore.runner import simulate
 from strategies.registry import lineup
 from strategies.sensu import STRATEGIES, Focus, Planner, Random, Redeemer
 from tests.lanes import assert_same
+from tests.sensu_test_strategies import Cautious, Tweaked
 
 ENG = get_game("sensu")
 
@@ -257,21 +258,6 @@ def test_a_numpy_strategy_beside_compiled_ones_plays_their_module():
     assert [p.cls for p in mixed.plans] == [p.cls for p in ENG.lineup([Random()]).plans]
     assert mixed.module is ENG.lineup([Planner()]).module
     assert ENG.lineup([Tweaked()]).module is not mixed.module  # a compiled class of this file: its own
-
-
-@dataclass(frozen=True)
-class Tweaked(Random):
-    """A subclass of a compiled strategy with one numpy decision: that decision is the one played."""
-    name: ClassVar[str] = "tweaked"
-
-    def place(self, obs, rng):  # solo: always a column
-        return 1 + rng.integers(4)
-
-
-@dataclass(frozen=True)
-class Cautious(Planner):
-    """A subclass of a compiled heuristic with the same decisions: it is compiled too."""
-    name: ClassVar[str] = "cautious"
 
 
 def test_subclasses():

@@ -5,10 +5,8 @@ lanes and on the command line."""
 from __future__ import annotations
 
 import copy
-import dataclasses
 import os
 import textwrap
-from typing import ClassVar
 
 import numpy as np
 import pytest
@@ -20,9 +18,9 @@ from simcore.game import Seats
 from simcore.games.sensu import (COURAGE_BITS, DECISIONS, MAX_OPTIONS, ORDER_BITS, PASS, PLAY, SLOTS, Decision,
                                  Sensu)
 from simcore.rng import game_keys, root_key
-from strategies.base import decision
 from strategies.registry import lineup
-from strategies.sensu import Planner, Random
+
+from tests.sensu_test_strategies import BadArrange, BadCourage, BadDiscard, NoPlace, Plain
 
 ENG = Sensu()
 
@@ -130,50 +128,8 @@ def test_every_decision_of_the_built_in_strategies_is_legal(players, rules, spec
 
 
 # ----- illegal answers ------------------------------------------------------------------------------
-# (every lineup below is made of this module's classes only, so that they share one compiled lineup module)
-@decision
-def _bad_arrange(obs, prm, rng):
-    return 0  # no slot at all
-
-
-@dataclasses.dataclass(frozen=True)
-class Plain(Random):
-    """``random`` itself."""
-    name: ClassVar[str] = "plain"
-
-
-@dataclasses.dataclass(frozen=True)
-class BadArrange(Random):
-    """Plays like ``random`` but answers every arrangement with an empty order."""
-    name: ClassVar[str] = "badarrange"
-    arrange = _bad_arrange
-
-
-@dataclasses.dataclass(frozen=True)
-class BadDiscard(Planner):
-    """A numpy decision that names a hand slot past the end of the hand."""
-    name: ClassVar[str] = "baddiscard"
-
-    def discard(self, obs, rng):
-        return obs.hand_n + 2
-
-
-@dataclasses.dataclass(frozen=True)
-class BadCourage(Random):
-    """A numpy Courage answer that strips a fan of every seat, its own included."""
-    name: ClassVar[str] = "badcourage"
-
-    def courage(self, obs, rng):
-        return np.zeros((len(obs), obs.players), dtype=np.int64)
-
-
-@dataclasses.dataclass(frozen=True)
-class NoPlace(Random):
-    """Has no solo decision ``place``."""
-    name: ClassVar[str] = "noplace"
-    place = None
-
-
+# (the lineups below are made of the test strategies of tests/sensu_test_strategies.py only: they share one
+# compiled lineup module with test_sensu_compiled.py's)
 @pytest.mark.parametrize("compiled", [True, False])
 @pytest.mark.parametrize("agent,players,rules,kind", [
     (BadArrange(), 3, {}, "arrange"), (BadArrange(), 1, {}, "arrange"), (BadDiscard(), 4, {}, "discard"),
