@@ -24,6 +24,27 @@ import sys
 import tempfile
 
 
+def exec_file_module(name: str, path: str, **attrs):
+    """Import the file ``path`` (Python source or an extension module) as module ``name``, with
+    ``attrs`` set on it before it runs; if it fails, ``sys.modules`` is left as it was. None if the
+    file cannot be a module."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        return None
+    module = importlib.util.module_from_spec(spec)
+    for key, value in attrs.items():
+        setattr(module, key, value)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
+    return module
+
+
 def _preload_blas_probe() -> None:
     """numba checks, the first time it compiles or loads a function, that a BLAS is there by importing
     ``scipy.linalg.cython_blas``, which imports all of ``scipy.linalg`` first: a third of a second of
@@ -44,14 +65,7 @@ def _preload_blas_probe() -> None:
         for suffix in importlib.machinery.EXTENSION_SUFFIXES:
             path = os.path.join(folder, "cython_blas" + suffix)
             if os.path.exists(path):
-                found = importlib.util.spec_from_file_location(name, path)
-                module = importlib.util.module_from_spec(found)
-                sys.modules[name] = module
-                try:
-                    found.loader.exec_module(module)
-                except BaseException:
-                    del sys.modules[name]
-                    raise
+                exec_file_module(name, path)
                 return
     except Exception:  # pragma: no cover - scipy laid out otherwise: numba imports it itself
         sys.modules.pop(name, None)

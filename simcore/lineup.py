@@ -26,7 +26,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import importlib
-import importlib.util
 import os
 import sys
 import threading
@@ -35,7 +34,7 @@ from typing import Any, Sequence
 import numba
 import numpy as np
 
-from .compiled import NO_REFCOUNT, CompiledDecision, cache_folder, compile_once, source_fingerprint
+from .compiled import NO_REFCOUNT, CompiledDecision, cache_folder, compile_once, exec_file_module, source_fingerprint
 from .errors import IllegalAction, SenseiError
 
 #: the option a compiled driver passes on for a decision the strategy has no function for
@@ -107,17 +106,9 @@ def load_source_module(path: str, modname: str):
     module = sys.modules.get(modname)
     if module is not None:
         return module
-    spec = importlib.util.spec_from_file_location(modname, path)
-    if spec is None or spec.loader is None:
+    module = exec_file_module(modname, path, __sensei_file__=path)
+    if module is None:
         raise SenseiError(f"{path!r} cannot be loaded as Python")
-    module = importlib.util.module_from_spec(spec)
-    module.__sensei_file__ = path
-    sys.modules[modname] = module
-    try:
-        spec.loader.exec_module(module)
-    except BaseException:
-        del sys.modules[modname]
-        raise
     return module
 
 
