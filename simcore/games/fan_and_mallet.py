@@ -466,8 +466,8 @@ def _target(S, g, a, opt):
     return landing_house(S[_FREE][g, CARD_COLOUR[c]], S[_PAWN][g, a])
 
 
-@numba.njit(cache=True, inline="always")
-def step(S, R, g, opt):
+@numba.njit(forceinline=True, **NO_REFCOUNT)
+def step_inline(S, R, g, opt):
     """Player ``to_move`` plays the card in hand slot ``opt`` in game g: placement, possession, the win
     check (the winner of the 7th marker wins at once and draws nothing; in a match the next game is
     dealt, started by the loser), else the draw (the drawn card takes the played card's slot; with an
@@ -521,6 +521,12 @@ def step(S, R, g, opt):
 
 
 @numba.njit(**NO_REFCOUNT)
+def step(S, R, g, opt):
+    """:func:`step_inline` as an ordinary compiled function (searches, traces)."""
+    return step_inline(S, R, g, opt)
+
+
+@numba.njit(**NO_REFCOUNT)
 def begin_batch(S, R, idx):
     """:func:`begin` for the games ``idx`` (the batch lane; compiled and cached once with the engine, so
     that a lineup's module does not compile the rules again)."""
@@ -532,7 +538,7 @@ def begin_batch(S, R, idx):
 def step_batch(S, R, idx, opts, missing):
     """:func:`step` for the games ``idx``: the position of the first illegal option (or ``missing``), or -1."""
     for i in range(idx.shape[0]):
-        if opts[i] == missing or not step(S, R, idx[i], opts[i]):
+        if opts[i] == missing or not step_inline(S, R, idx[i], opts[i]):
             return i
     return -1
 
@@ -977,6 +983,7 @@ class FanAndMallet(Game):
 
     decisions: ClassVar[tuple[str, ...]] = DECISIONS
     kernels: ClassVar[str] = "simcore.games.fan_and_mallet"
+    step_inline: ClassVar[bool] = True
 
     # ----- set-up ---------------------------------------------------------------------------------
     def new_state(self, keys: np.ndarray, players: int, rules: FanAndMalletRules, deal: bool = True) -> FanAndMalletState:

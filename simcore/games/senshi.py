@@ -711,8 +711,8 @@ def _act(tiles, hand, b, P, n_stacks, a, opt):
     return True
 
 
-@numba.njit(cache=True, inline="always")   # inlined into the lanes' loops (a call would copy every array)
-def step(S, R, g, opt):
+@numba.njit(forceinline=True, **NO_REFCOUNT)
+def step_inline(S, R, g, opt):
     """Apply option ``opt`` at game g's current decision and run the rules to the next decision.
     Returns False (changing nothing) when the option is not legal."""
     if S[_DONE][g]:
@@ -750,6 +750,12 @@ def step(S, R, g, opt):
 
 
 @numba.njit(**NO_REFCOUNT)
+def step(S, R, g, opt):
+    """:func:`step_inline` as an ordinary compiled function (searches, traces)."""
+    return step_inline(S, R, g, opt)
+
+
+@numba.njit(**NO_REFCOUNT)
 def begin_batch(S, R, idx):
     """:func:`begin` for the games ``idx`` (the batch lane; compiled and cached once with the engine, so
     that a lineup's module does not compile the rules again)."""
@@ -761,7 +767,7 @@ def begin_batch(S, R, idx):
 def step_batch(S, R, idx, opts, missing):
     """:func:`step` for the games ``idx``: the position of the first illegal option (or ``missing``), or -1."""
     for i in range(idx.shape[0]):
-        if opts[i] == missing or not step(S, R, idx[i], opts[i]):
+        if opts[i] == missing or not step_inline(S, R, idx[i], opts[i]):
             return i
     return -1
 
@@ -1064,6 +1070,7 @@ class Senshi(Game):
     Player: ClassVar[type] = Player
     decisions: ClassVar[tuple[str, ...]] = DECISIONS
     kernels: ClassVar[str] = "simcore.games.senshi"
+    step_inline: ClassVar[bool] = True
     columns: ClassVar[dict[str, str]] = {
         "eliminated": "seat was eliminated (1/0), float (n,P)",
         "nobody_eliminated": "every player tied for the smallest pile (1/0), (n,)",

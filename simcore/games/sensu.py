@@ -1614,10 +1614,13 @@ def begin(S, R, g):
         S[_KIND][g] = Decision.TURN if R[_R_P] > 1 else Decision.SOLO_TURN
 
 
-@_inline
-def step(S, R, g, opt):
+@numba.njit(forceinline=True, **NO_REFCOUNT)
+def step_inline(S, R, g, opt):
     """Apply option ``opt`` at game g's current decision and run the rules to the next decision.
-    Returns False (changing nothing) when the option is not legal."""
+    Returns False (changing nothing) when the option is not legal. The compiled lane's loop has it
+    inlined by LLVM (``forceinline``: typed and cached once with the engine, so a lineup's module does
+    not type the rules again; a call would copy the whole state tuple); :func:`step` is the same as an
+    ordinary function."""
     if S[_DONE][g]:
         return False
     kind = S[_KIND][g]
@@ -1646,6 +1649,12 @@ def step(S, R, g, opt):
 
 
 @numba.njit(**NO_REFCOUNT)
+def step(S, R, g, opt):
+    """:func:`step_inline` as an ordinary compiled function (searches, traces, the batch lane)."""
+    return step_inline(S, R, g, opt)
+
+
+@numba.njit(**NO_REFCOUNT)
 def begin_batch(S, R, idx):
     """:func:`begin` for the games ``idx`` (the batch lane; compiled and cached once with the engine, so
     that a lineup's module does not compile the rules again)."""
@@ -1657,7 +1666,7 @@ def begin_batch(S, R, idx):
 def step_batch(S, R, idx, opts, missing):
     """:func:`step` for the games ``idx``: the position of the first illegal option (or ``missing``), or -1."""
     for i in range(idx.shape[0]):
-        if opts[i] == missing or not step(S, R, idx[i], opts[i]):
+        if opts[i] == missing or not step_inline(S, R, idx[i], opts[i]):
             return i
     return -1
 
@@ -2205,6 +2214,7 @@ class Sensu(Game):
     Player: ClassVar[type] = Player
     decisions: ClassVar[tuple[str, ...]] = DECISIONS
     kernels: ClassVar[str] = "simcore.games.sensu"
+    step_inline: ClassVar[bool] = True
     columns: ClassVar[dict[str, str]] = {
         "fans_closed": "fans closed per seat at the end, int (n, P)",
         "plays": "combinations played, all players, int (n,)",
