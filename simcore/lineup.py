@@ -317,6 +317,45 @@ def _file_digest(path: str) -> str:
         return hashlib.sha1(fh.read()).hexdigest()
 
 
+#: a package of strategies with more source files than this is keyed by its strategies' own files only
+_PACKAGE_FILES = 400
+
+
+def _outside_sources(plans: Sequence[_ClassPlan]) -> list[str]:
+    """The source files a lineup's compiled code may be made of that the project's source fingerprint
+    does not cover: those of the modules (not loaded from a user's file, whose file is keyed already) that
+    its classes, their base classes and their compiled decisions come from, e.g. an installed package of
+    strategies. For a module inside a package, every Python file of its top-level package (so that a
+    helper in a sibling module counts too), unless the package has more than ``_PACKAGE_FILES`` files."""
+    from .compiled import SOURCE_DIRS
+    names: set[str] = set()
+    for p in plans:
+        names.update(k.__module__ for k in p.cls.__mro__)
+        names.update(w[0] for w in p.where if w is not None)
+    inside = tuple(os.path.join(os.path.abspath(d), "") for d in SOURCE_DIRS)
+    files: set[str] = set()
+    for name in names:
+        mod = sys.modules.get(name)
+        f = getattr(mod, "__file__", None)
+        if not f or getattr(mod, "__sensei_file__", None) or not f.endswith(".py"):
+            continue
+        f = os.path.abspath(f)
+        if f.startswith(inside):
+            continue
+        top = sys.modules.get(name.split(".")[0])
+        top_file = getattr(top, "__file__", None) if "." in name else None
+        found = []
+        if top_file and os.path.basename(top_file) == "__init__.py":
+            for root, dirs, fnames in os.walk(os.path.dirname(os.path.abspath(top_file))):
+                dirs[:] = sorted(d for d in dirs if not d.startswith((".", "__pycache__")))
+                found += [os.path.join(root, n) for n in fnames if n.endswith(".py")]
+                if len(found) > _PACKAGE_FILES:
+                    found = []
+                    break
+        files.update(found or [f])
+    return sorted(files)
+
+
 _LOCK = threading.Lock()
 _LOADED: dict[str, Any] = {}
 
@@ -332,6 +371,8 @@ def _load(game: Any, plans: Sequence[_ClassPlan]):
     for p in plans:
         if p.path:
             h.update(_file_digest(p.path).encode())
+    for f in _outside_sources(plans):  # an installed package's strategies: their sources are part of the key
+        h.update(f.encode() + _file_digest(f).encode())
     digest = h.hexdigest()[:20]
     with _LOCK:
         mod = _LOADED.get(digest)

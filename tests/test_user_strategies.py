@@ -318,3 +318,56 @@ def test_an_installed_strategy_may_not_take_a_shipped_name(tmp_path, monkeypatch
     monkeypatch.syspath_prepend(_plugin(root, {"sen.threshold": "sensei_demo_plugin:Careful"}))
     one_error_line(cli.invoke(app, ["strategies", "sen"]), "'threshold'", "takes the name of a strategy shipped")
     assert cli.invoke(app, ["play", "sen", "-n", "10"]).exit_code == 0  # the shipped one is still used
+
+
+EDITABLE = textwrap.dedent('''
+    import dataclasses
+    from typing import ClassVar
+
+    from strategies.base import decision
+    from strategies.fan_and_mallet import RandomPlay
+
+    from .helpers import slot
+
+
+    @decision
+    def _play(obs, prm, rng):
+        return slot(obs)
+
+
+    @dataclasses.dataclass(frozen=True)
+    class Fixed(RandomPlay):
+        name: ClassVar[str] = "fixed"
+        play = _play
+''')
+PLAY_FIXED = textwrap.dedent('''
+    import json
+    from simcore.runner import simulate
+    from strategies.registry import lineup
+    from sensei_edit_demo.strats import Fixed
+    r = simulate("fan-and-mallet", [Fixed(), lineup("fan-and-mallet", ["random"], 1)[0]], players=2, n_games=300, seed=0)
+    print(json.dumps([float(x) for x in r.totals.sums["win"]]))
+''')
+
+
+def test_an_edited_strategy_of_a_package_is_compiled_again(tmp_path):
+    """A compiled strategy imported from a package (as after pip install, not a file named on the
+    command line) is keyed by its package's sources: after an edit of a helper in a sibling module, a
+    fresh process plays the new code, never the cached machine code of the old one."""
+    pkg = tmp_path / "site" / "sensei_edit_demo"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "strats.py").write_text(EDITABLE)
+    helper = "import numba\n\n\n@numba.njit\ndef slot(obs):\n    return {}\n"
+    env = dict(os.environ, PYTHONPATH=str(tmp_path / "site") + os.pathsep + os.environ.get("PYTHONPATH", ""))
+
+    def wins(body):
+        (pkg / "helpers.py").write_text(helper.format(body))
+        r = subprocess.run([sys.executable, "-c", PLAY_FIXED], capture_output=True, text=True, env=env, timeout=600)
+        assert r.returncode == 0, r.stderr
+        return json.loads(r.stdout)
+
+    first = wins("0")                                   # always the first card of the hand
+    last = wins("obs.hand_n[obs.g, obs.me] - 1")         # always the last
+    assert first != last
+    assert wins("0") == first                            # and back (its module is cached)
