@@ -312,9 +312,21 @@ def _render_decide(game: Any, plans: Sequence[_ClassPlan], shapes: dict, inline:
     return lines
 
 
-def _file_digest(path: str) -> str:
-    with open(path, "rb") as fh:
-        return hashlib.sha1(fh.read()).hexdigest()
+_DIGESTS: dict = {}
+
+
+def _file_digest(path: str, remember: bool = False) -> str:
+    """The sha1 of a file's bytes (with ``remember``, kept per path, modification time and size: for the
+    many files of a package)."""
+    if not remember:
+        with open(path, "rb") as fh:
+            return hashlib.sha1(fh.read()).hexdigest()
+    st = os.stat(path)
+    key = (path, st.st_mtime_ns, st.st_size)
+    d = _DIGESTS.get(key)
+    if d is None:
+        d = _DIGESTS[key] = _file_digest(path)
+    return d
 
 
 #: a package of strategies with more source files than this is keyed by its strategies' own files only
@@ -372,7 +384,7 @@ def _load(game: Any, plans: Sequence[_ClassPlan]):
         if p.path:
             h.update(_file_digest(p.path).encode())
     for f in _outside_sources(plans):  # an installed package's strategies: their sources are part of the key
-        h.update(f.encode() + _file_digest(f).encode())
+        h.update(f.encode() + _file_digest(f, remember=True).encode())
     digest = h.hexdigest()[:20]
     with _LOCK:
         mod = _LOADED.get(digest)
