@@ -100,6 +100,8 @@ def _run_search(ob, iterations, c, which, horizon, base, S, R, players, opts, la
                 sfw, siw, rfw, riw, cls, prm):
     """The iterations of one search (all storage given); returns the chosen root option."""
     me = ob.me
+    g0 = np.int64(0)  # the scratch state's one game, typed as the lanes type a game (not a literal 0), so
+    #                   that the engine's cached step and legal serve the search too
     n_nodes = 1
     n_edges = 0
     n_first[0] = -1
@@ -125,16 +127,16 @@ def _run_search(ob, iterations, c, which, horizon, base, S, R, players, opts, la
         steps = 0        # rollout decisions
         forced = -1      # the first legal option, after a rollout option that failed
         e = -1
-        while not _stop(S, R, 0, ob):
+        while not _stop(S, R, g0, ob):
             if in_tree:
                 actor = S[3][0]
-                n = _legal(S, R, 0, opts)
+                n = _legal(S, R, g0, opts)
                 if n <= 0:
                     break
                 kind = S[4][0]
                 untried = 0
                 for i in range(n):
-                    labs[i] = kind * (np.int64(1) << 40) + _label(S, R, 0, opts[i], me)
+                    labs[i] = kind * (np.int64(1) << 40) + _label(S, R, g0, opts[i], me)
                     e = n_first[node]
                     while e >= 0 and e_lab[e] != labs[i]:
                         e = e_next[e]
@@ -188,9 +190,9 @@ def _run_search(ob, iterations, c, which, horizon, base, S, R, players, opts, la
                     forced = -2
                 else:
                     seat = S[3][0]
-                    opt = _rollout_decide(S, R, 0, seat, cls[seat], prm, rkeys, rcount, rfw, riw)
+                    opt = _rollout_decide(S, R, g0, seat, cls[seat], prm, rkeys, rcount, rfw, riw)
             # the search's one rule step (numba inlines the engine's step here, once)
-            if opt >= 0 and _step(S, R, 0, opt):
+            if opt >= 0 and _step(S, R, g0, opt):
                 if in_tree:
                     path[depth] = e
                     depth += 1
@@ -214,11 +216,11 @@ def _run_search(ob, iterations, c, which, horizon, base, S, R, players, opts, la
                 continue
             if forced == -2:  # even the first legal option failed
                 break
-            n = _legal(S, R, 0, opts)
+            n = _legal(S, R, g0, opts)
             if n <= 0:
                 break
             forced = opts[0]
-        _value(S, R, 0, ob, reward)
+        _value(S, R, g0, ob, reward)
         for d in range(depth):
             e = path[d]
             e_n[e] += 1
@@ -241,6 +243,7 @@ def _search(ob, iterations, c, which, horizon, searched, other, rng):
     A decision of a kind not in the bit mask ``searched`` (-1: every kind) is not searched: the rollout
     candidate ``other`` answers it, from one determinization (which shows the seat what its view shows)."""
     iterations = max(np.int64(iterations), np.int64(1))
+    g0 = np.int64(0)  # see _run_search
     base = draw(rng)
     S, R = _scratch(ob)
     players = min(_n_seats(ob), MAX_SEATS)
@@ -253,7 +256,7 @@ def _search(ob, iterations, c, which, horizon, searched, other, rng):
     # determinization agrees on them); a forced decision needs no search
     skeys[0] = _mix_scalar(np.uint64(base) ^ np.uint64(0x5EA7C4))
     _sample1(ob, Stream(skeys, scount, 0, sfw, siw), S, R)
-    n = _legal(S, R, 0, opts)
+    n = _legal(S, R, g0, opts)
     if n == 1:
         return opts[0]
     if searched >= 0 and (np.int64(searched) >> np.int64(ob.kind)) & 1 == 0:
@@ -264,7 +267,7 @@ def _search(ob, iterations, c, which, horizon, searched, other, rng):
         rkeys = np.empty(MAX_SEATS, dtype=np.uint64)
         rkeys[me] = _mix_scalar(np.uint64(base) ^ np.uint64(0xBA5E))
         rcount = np.zeros(MAX_SEATS, dtype=np.int64)
-        return _rollout_decide(S, R, 0, me, _ROLL_CLS[other], prm, rkeys, rcount,
+        return _rollout_decide(S, R, g0, me, _ROLL_CLS[other], prm, rkeys, rcount,
                                np.zeros((16, 64), dtype=np.float64), np.zeros((16, 64), dtype=np.int64))
     cap_nodes = iterations + 1
     cap_edges = iterations * 16 + _K
