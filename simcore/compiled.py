@@ -227,19 +227,29 @@ class CompiledDecision:
     the lineup that uses it (see :mod:`simcore.lineup`).
     """
 
-    __slots__ = ("fn", "name", "inline")
+    __slots__ = ("fn", "name", "inline", "cached")
 
     def __init__(self, fn, name: str | None = None, inline: bool = False):
         self.fn = fn
         self.name = name or getattr(fn, "__name__", "decision")
         #: the compiled lane inlines it into the game loop (see :func:`decision`)
         self.inline = inline
+        #: compiled and cached on its own (a decision of the project's sources), inlined by LLVM if
+        #: ``inline``; else compiled with each lineup module that calls it
+        self.cached = False
 
     def __call__(self, *args):
         return self.fn(*args)
 
     def __repr__(self) -> str:
         return f"<compiled decision {self.name}>"
+
+
+def _in_sources(f) -> bool:
+    """Whether function ``f`` is defined in a file of the project's compiled sources (``SOURCE_DIRS``)."""
+    code = getattr(f, "__code__", None)
+    path = os.path.abspath(getattr(code, "co_filename", "") or "")
+    return any(path.startswith(os.path.join(os.path.abspath(d), "")) for d in SOURCE_DIRS)
 
 
 def decision(fn=None, *, refcount: bool = False, inline: bool = False):
@@ -250,15 +260,25 @@ def decision(fn=None, *, refcount: bool = False, inline: bool = False):
     numba's defaults, for code that allocates. ``inline=True`` asks the compiled lane to inline it into
     the game loop: a call hands over the observation's arrays, which costs about as much as a small
     decision itself, so small decisions that run every turn gain, at the price of a longer first
-    compilation. Decisions are not cached on their own:
-    their machine code is cached with the lineup module that calls them (their ``prm`` type is that
-    module's).
+    compilation.
+
+    The project's own decisions (defined in ``simcore/`` or ``strategies/``) are compiled and cached on
+    their own, per observation and parameter type (``prm`` is a class of :mod:`simcore.params`, one per
+    list of field names), so every lineup module that calls one reuses its machine code; an ``inline``
+    one is then marked for LLVM to inline (``forceinline``). Decisions of other files are compiled with
+    each lineup module that calls them and cached with it, under a key that covers their files.
     """
     def wrap(f):
         if isinstance(f, CompiledDecision):
             return f
+        if isinstance(f, numba.core.registry.CPUDispatcher):
+            return CompiledDecision(f, getattr(f, "__name__", None), inline)
         opts = {} if refcount else {k: v for k, v in NO_REFCOUNT.items() if k != "cache"}
-        jitted = f if isinstance(f, numba.core.registry.CPUDispatcher) else numba.njit(**opts)(f)
-        return CompiledDecision(jitted, getattr(f, "__name__", None), inline)
+        cached = _in_sources(f)
+        if cached:  # the project's own decisions: cached, since the source fingerprint covers what they call
+            opts = {**opts, "cache": True, **({"forceinline": True} if inline else {})}
+        d = CompiledDecision(numba.njit(**opts)(f), getattr(f, "__name__", None), inline)
+        d.cached = cached
+        return d
 
     return wrap if fn is None else wrap(fn)

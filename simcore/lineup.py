@@ -36,6 +36,7 @@ import numpy as np
 
 from .compiled import NO_REFCOUNT, CompiledDecision, cache_folder, compile_once, exec_file_module, source_fingerprint
 from .errors import IllegalAction, SenseiError
+from .params import class_name, shareable
 
 #: the option a compiled driver passes on for a decision the strategy has no function for
 MISSING = -(1 << 62)
@@ -44,7 +45,7 @@ MISSING = -(1 << 62)
 #: cached by themselves (the lineup module is)
 INLINE = {**{k: v for k, v in NO_REFCOUNT.items() if k != "cache"}, "forceinline": True}
 #: bump when the generated text changes shape (part of every module's hash)
-_VERSION = 4
+_VERSION = 5
 #: shape of a compiled strategy's scratch arrays ``rng.fw`` (float64) and ``rng.iw`` (int64)
 SCRATCH = (16, 64)
 
@@ -222,19 +223,26 @@ def _render(game: Any, plans: Sequence[_ClassPlan]) -> str:
             "    return -1",
         ]
     # one parameter type per field list, so that classes with the same parameters share machine code
+    # (the classes of simcore.params, shared by every module, so that a cached decision serves them all)
     shapes: dict[tuple, int] = {}
     for p in plans:
         if p.fields not in shapes:
             shapes[p.fields] = len(shapes)
-            lines.append(f"_P{shapes[p.fields]} = namedtuple('_P{shapes[p.fields]}', {[f for f, _ in p.fields]!r})")
+            names = [f for f, _ in p.fields]
+            if shareable(names):
+                lines.append(f"from simcore.params import {class_name(names)} as _P{shapes[p.fields]}")
+            else:
+                lines.append(f"_P{shapes[p.fields]} = namedtuple('_P{shapes[p.fields]}', {names!r})")
     for j, p in enumerate(plans):
         for d, w, inl in zip(p.compiled, p.where, p.inline):
             if w is None:  # injected into the module's globals (a module kept in memory, not cached)
                 lines.append(f"_d{j}_{d} = _INJECTED[{j}][{d!r}]")
             else:
                 lines.append(f"_d{j}_{d} = resolve_decision{w!r}")
-            # the compiled lane's form: the same decision as a function numba inlines, if so marked
-            lines.append(f"_i{j}_{d} = numba.njit(**INLINE)(_d{j}_{d}.py_func)" if inl else f"_i{j}_{d} = _d{j}_{d}")
+            # the compiled lane's form: the same decision as a function numba inlines, if so marked (a
+            # cached decision marked inline is already one that LLVM inlines)
+            own = inl and not getattr(decision_of(p.cls, d), "cached", False)
+            lines.append(f"_i{j}_{d} = numba.njit(**INLINE)(_d{j}_{d}.py_func)" if own else f"_i{j}_{d} = _d{j}_{d}")
     lines += ["", ""] + _render_decide(game, plans, shapes, inline=False)
     lines += ["", ""] + _render_decide(game, plans, shapes, inline=True)
     lines += [
