@@ -129,6 +129,13 @@ def resolve_decision(module_name: str, path: str | None, qualname: str):
     return found.fn if isinstance(found, CompiledDecision) else found
 
 
+def local_copy(fn):
+    """A numba function compiled like ``fn`` but not cached on its own (nor inlined by LLVM): for a lineup
+    module whose parameter tuple class is its own (see :mod:`simcore.params`)."""
+    opts = {k: v for k, v in fn.targetoptions.items() if k not in ("cache", "forceinline", "nopython")}
+    return numba.njit(**opts)(fn.py_func)
+
+
 def _where(d: CompiledDecision) -> tuple[str, str | None, str] | None:
     """(module, user file or None, qualified name) that finds the compiled decision ``d`` again in a
     fresh process, or None (a function made in a local scope)."""
@@ -193,7 +200,7 @@ def _render(game: Any, plans: Sequence[_ClassPlan]) -> str:
         "import numpy as np",
         "",
         "from simcore.compiled import LOOP, NO_REFCOUNT",
-        "from simcore.lineup import INLINE, resolve_decision",
+        "from simcore.lineup import INLINE, local_copy, resolve_decision",
         "from simcore.rng import Stream",
         f"from {game.kernels} import begin as _begin, observe as _observe",
         f"from {game.kernels} import {step_inline} as _step_inline",
@@ -234,9 +241,14 @@ def _render(game: Any, plans: Sequence[_ClassPlan]) -> str:
             else:
                 lines.append(f"_P{shapes[p.fields]} = namedtuple('_P{shapes[p.fields]}', {names!r})")
     for j, p in enumerate(plans):
+        local = not shareable([f for f, _ in p.fields])
         for d, w, inl in zip(p.compiled, p.where, p.inline):
             if w is None:  # injected into the module's globals (a module kept in memory, not cached)
                 lines.append(f"_d{j}_{d} = _INJECTED[{j}][{d!r}]")
+            elif local and getattr(decision_of(p.cls, d), "cached", False):
+                # parameters of this module's own tuple class: a cached decision may not be typed with it
+                # (its cache would name this module), so the module compiles a copy of its own
+                lines.append(f"_d{j}_{d} = local_copy(resolve_decision{w!r})")
             else:
                 lines.append(f"_d{j}_{d} = resolve_decision{w!r}")
             # the compiled lane's form: the same decision as a function numba inlines, if so marked (a
@@ -398,7 +410,7 @@ def _load(game: Any, plans: Sequence[_ClassPlan]):
         mod = _LOADED.get(digest)
         if mod is not None:
             return mod
-        folder = os.path.join(numba.config.CACHE_DIR or cache_folder(source_fingerprint()), "lineups")
+        folder = _lineups_folder()
         os.makedirs(folder, exist_ok=True)
         name = f"sensei_lineup_{digest}"
         path = os.path.join(folder, name + ".py")
@@ -411,6 +423,29 @@ def _load(game: Any, plans: Sequence[_ClassPlan]):
         mod.__sensei_marker__ = path[:-3] + ".compiled"
         _LOADED[digest] = mod
         return mod
+
+
+def _lineups_folder() -> str:
+    return os.path.join(numba.config.CACHE_DIR or cache_folder(source_fingerprint()), "lineups")
+
+
+class _LineupFinder:
+    """Finds a generated lineup module by its name in the cache folder, so that a fresh process can
+    always import it: numba's cache of a function typed with one of its classes (a parameter tuple)
+    names it, and unpickling that cache's index imports it."""
+
+    @staticmethod
+    def find_spec(name, path=None, target=None):
+        import importlib.util
+
+        if path is not None or not name.startswith("sensei_lineup_") or name == "sensei_lineup_local":
+            return None
+        f = os.path.join(_lineups_folder(), name + ".py")
+        return importlib.util.spec_from_file_location(name, f) if os.path.exists(f) else None
+
+
+if not any(isinstance(f, type) and f.__name__ == "_LineupFinder" for f in sys.meta_path):
+    sys.meta_path.append(_LineupFinder)
 
 
 def _load_in_memory(text: str, plans: Sequence[_ClassPlan]):

@@ -30,10 +30,14 @@ def class_name(fields: Sequence[str]) -> str:
 
 def params_class(fields: Sequence[str]) -> type:
     """The shared named tuple class of ``fields``."""
-    return __getattr__(class_name(fields))
+    name = class_name(fields)
+    return globals().get(name) or __getattr__(name)
 
 
 def __getattr__(name: str) -> type:
+    """The class ``name`` (made on first use; the module's attribute from then on)."""
+    if name in globals():
+        return globals()[name]
     if name == "P" or (name.startswith("P" + _SEP) and len(name) > 3):
         fields = name.split(_SEP)[1:] if name != "P" else []
         if shareable(fields) and class_name(fields) == name:

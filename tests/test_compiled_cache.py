@@ -103,3 +103,104 @@ def test_a_function_another_process_is_compiling_is_loaded_from_its_cache(tmp_pa
     again = json.loads(subprocess.run([sys.executable, "-c", _WORKER, str(tmp_path)], env=fresh,
                                       capture_output=True, text=True, check=True).stdout)
     assert again["misses"] == 1 and again["hits"] == 0
+
+
+def test_parameter_tuples_are_shared_classes_found_by_name():
+    import pickle
+    import subprocess
+    import sys
+
+    from simcore import params
+
+    cls = params.params_class(["wake", "risk"])
+    assert cls is params.params_class(("wake", "risk")) and cls._fields == ("wake", "risk")
+    assert cls.__name__ == "P__wake__risk" and pickle.loads(pickle.dumps(cls)) is cls
+    assert params.params_class([])._fields == ()
+    assert not params.shareable(["_x"]) and not params.shareable(["a__b"]) and not params.shareable(["x_"])
+    code = "import pickle, sys; from simcore import params; print(pickle.loads(sys.stdin.buffer.read())._fields)"
+    r = subprocess.run([sys.executable, "-c", code], input=pickle.dumps(cls), capture_output=True)
+    assert r.stdout.decode().strip() == "('wake', 'risk')", r.stderr   # a fresh process finds it by name
+
+
+SUBCLASS = '''
+import dataclasses
+from typing import ClassVar
+from strategies.fan_and_mallet import Closer
+
+
+@dataclasses.dataclass(frozen=True)
+class Bolder(Closer):
+    name: ClassVar[str] = "bolder"
+    feed: float = 0.1
+'''
+COUNT_COMPILES = '''
+import sys
+from numba.core import event
+from simcore.runner import simulate
+from strategies.registry import lineup
+from simcore.lineup import load_source_module
+names = []
+class L(event.Listener):
+    def on_start(self, ev):
+        names.append(getattr(getattr(ev.data.get("dispatcher"), "py_func", None), "__qualname__", ""))
+    def on_end(self, ev):
+        pass
+if sys.argv[2] == "builtin":
+    simulate("fan-and-mallet", lineup("fan-and-mallet", ["closer"], 2), players=2, n_games=4, seed=0)
+else:
+    Bolder = load_source_module(sys.argv[1], "bolder_strategies").Bolder
+    event.register("numba:compile", L())
+    simulate("fan-and-mallet", [Bolder(), Bolder()], players=2, n_games=4, seed=0)
+    print(",".join(names))
+'''
+
+
+def test_a_new_lineup_module_reuses_the_cached_decisions_of_built_in_strategies(tmp_path):
+    """A subclass of a built-in strategy (other parameter values, same fields) in a file of its own gets a
+    lineup module of its own; in a fresh process, compiling it loads the built-in decision's machine code
+    from the cache instead of compiling the decision again."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "bolder.py"
+    path.write_text(SUBCLASS + f"# {tmp_path}\n")  # a module of its own for every run of this test
+    for which in ("builtin", "subclass"):
+        r = subprocess.run([sys.executable, "-c", COUNT_COMPILES, str(path), which], capture_output=True, text=True,
+                           timeout=600)
+        assert r.returncode == 0, r.stderr
+    compiled_now = r.stdout.strip().split(",")
+    assert any(n == "play" for n in compiled_now)          # the new module's loop compiles ...
+    assert "_heuristic_play" not in compiled_now            # ... the built-in decision is loaded
+
+
+
+ODD = '''
+import dataclasses
+from typing import ClassVar
+from strategies.base import param
+from strategies.fan_and_mallet import RandomPlay
+
+
+@dataclasses.dataclass(frozen=True)
+class {name}(RandomPlay):
+    name: ClassVar[str] = "{field}"
+    {field}: float = param(0.5, "a parameter")
+'''
+
+
+def test_parameters_no_shared_class_can_spell_leave_the_cached_decisions_loadable(tmp_path):
+    """A class whose parameter names cannot be spelt in a shared class name gets a tuple class of its
+    lineup module; the built-in decisions it inherits are compiled as copies in that module, and a
+    generated module can always be imported by name, so the decisions' own cache never names a class that
+    another process cannot find: a lineup compiled in a later process (another file) still loads and plays."""
+    import subprocess
+    import sys
+
+    sensei = os.path.join(os.path.dirname(sys.executable), "sensei")
+    for name, field in (("Odd", "bold_"), ("Even", "bold")):
+        path = tmp_path / f"{name.lower()}.py"
+        path.write_text(ODD.format(name=name, field=field) + f"# {tmp_path}\n")
+        r = subprocess.run([sensei, "play", "fan-and-mallet", "--strategy", f"{path}:{name}", "--games", "20", "--json"],
+                           capture_output=True, text=True, timeout=600)
+        assert r.returncode == 0, r.stderr
+        assert r.stdout.startswith("{")
