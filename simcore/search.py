@@ -191,7 +191,7 @@ def _run_search(ob, iterations, c, which, horizon, base, S, R, players, opts, la
                 else:
                     seat = S[3][0]
                     opt = _rollout_decide(S, R, g0, seat, cls[seat], prm, rkeys, rcount, rfw, riw)
-            # the search's one rule step (numba inlines the engine's step here, once)
+            # the search's one rule step (the engine's cached step_inline, which LLVM inlines here, once)
             if opt >= 0 and _step(S, R, g0, opt):
                 if in_tree:
                     path[depth] = e

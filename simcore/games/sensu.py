@@ -1650,7 +1650,7 @@ def step_inline(S, R, g, opt):
 
 @numba.njit(**NO_REFCOUNT)
 def step(S, R, g, opt):
-    """:func:`step_inline` as an ordinary compiled function (searches, traces, the batch lane)."""
+    """:func:`step_inline` as an ordinary compiled function (searches, traces, calls from Python)."""
     return step_inline(S, R, g, opt)
 
 
