@@ -245,11 +245,16 @@ class CompiledDecision:
         return f"<compiled decision {self.name}>"
 
 
-def _in_sources(f) -> bool:
-    """Whether function ``f`` is defined in a file of the project's compiled sources (``SOURCE_DIRS``)."""
-    code = getattr(f, "__code__", None)
-    path = os.path.abspath(getattr(code, "co_filename", "") or "")
+def in_source_dirs(path: str) -> bool:
+    """Whether the file ``path`` lies below the project's compiled sources (``SOURCE_DIRS``), which the
+    source fingerprint covers."""
+    path = os.path.abspath(path or "")
     return any(path.startswith(os.path.join(os.path.abspath(d), "")) for d in SOURCE_DIRS)
+
+
+def _in_sources(f) -> bool:
+    """Whether function ``f`` is defined in a file of the project's compiled sources."""
+    return in_source_dirs(getattr(getattr(f, "__code__", None), "co_filename", ""))
 
 
 def decision(fn=None, *, refcount: bool = False, inline: bool = False):

@@ -359,12 +359,11 @@ def _outside_sources(plans: Sequence[_ClassPlan]) -> list[str]:
     its classes, their base classes and their compiled decisions come from, e.g. an installed package of
     strategies. For a module inside a package, every Python file of its top-level package (so that a
     helper in a sibling module counts too), unless the package has more than ``_PACKAGE_FILES`` files."""
-    from .compiled import SOURCE_DIRS
+    from .compiled import in_source_dirs
     names: set[str] = set()
     for p in plans:
         names.update(k.__module__ for k in p.cls.__mro__)
         names.update(w[0] for w in p.where if w is not None)
-    inside = tuple(os.path.join(os.path.abspath(d), "") for d in SOURCE_DIRS)
     files: set[str] = set()
     for name in names:
         mod = sys.modules.get(name)
@@ -372,7 +371,7 @@ def _outside_sources(plans: Sequence[_ClassPlan]) -> list[str]:
         if not f or getattr(mod, "__sensei_file__", None) or not f.endswith(".py"):
             continue
         f = os.path.abspath(f)
-        if f.startswith(inside):
+        if in_source_dirs(f):
             continue
         top = sys.modules.get(name.split(".")[0])
         top_file = getattr(top, "__file__", None) if "." in name else None
