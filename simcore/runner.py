@@ -60,7 +60,7 @@ def _exact_sums(v, scale, out):
 
 def _column_sums(v: np.ndarray, scale: int) -> tuple[np.ndarray, np.ndarray | None]:
     """(float sums over games, exact integer sums in 1/scale units or None when not representable)."""
-    flat = np.ascontiguousarray(v.reshape(len(v), -1))
+    flat = np.ascontiguousarray(v.reshape(len(v), math.prod(v.shape[1:])))
     ints = np.empty(flat.shape[1], dtype=np.int64)
     if _exact_sums(flat, float(scale), ints):
         ints = ints.reshape(v.shape[1:])
@@ -68,6 +68,49 @@ def _column_sums(v: np.ndarray, scale: int) -> tuple[np.ndarray, np.ndarray | No
             ints = ints[()]
         return ints / scale, ints
     return v.sum(axis=0), None
+
+
+@numba.njit(**NO_REFCOUNT)
+def _column_pass(v, ints, ints_sq, lo, hi):
+    """One pass over the rows of ``v`` (n >= 1, k): per column the smallest and largest value (``lo``,
+    ``hi``) and the integer sums of ``v * 60`` and of ``v * v * 3600`` (``ints``, ``ints_sq``). Returns
+    whether both sums are valid: every entry of both a whole number, every column's sum of magnitudes
+    below 2**52 (else the caller takes numpy's sums, minima and maxima, as :func:`_column_sums`)."""
+    for j in range(v.shape[1]):
+        total, total_sq, size, size_sq = 0, 0, 0.0, 0.0
+        low = high = v[0, j]
+        for i in range(v.shape[0]):
+            x = v[i, j]
+            a = x * _SCALE
+            b = (x * x) * _SCALE_SQ
+            if math.floor(a) != a or math.floor(b) != b:  # (NaN and infinities end here or below)
+                return False
+            size += abs(a)
+            size_sq += abs(b)
+            total += int(a)
+            total_sq += int(b)
+            low = min(low, x)
+            high = max(high, x)
+        if size >= _EXACT_LIMIT or size_sq >= _EXACT_LIMIT:
+            return False
+        ints[j], ints_sq[j], lo[j], hi[j] = total, total_sq, low, high
+    return True
+
+
+def _column_totals(v: np.ndarray):
+    """(sum, sum of squares, exact sum, exact sum of squares, min, max) over the games (rows) of ``v``
+    (float64, at least one row) in one compiled pass, or None where the exact sums do not apply."""
+    flat = np.ascontiguousarray(v.reshape(len(v), -1))
+    k = flat.shape[1]
+    ints, ints_sq = np.empty(k, dtype=np.int64), np.empty(k, dtype=np.int64)
+    lo, hi = np.empty(k, dtype=np.float64), np.empty(k, dtype=np.float64)
+    if not _column_pass(flat, ints, ints_sq, lo, hi):
+        return None
+    shape = v.shape[1:]
+    e, e2, lo, hi = ints.reshape(shape), ints_sq.reshape(shape), lo.reshape(shape), hi.reshape(shape)
+    if not shape:  # one value per game: scalars, as numpy's reductions give
+        e, e2, lo, hi = e[()], e2[()], lo[()], hi[()]
+    return e / _SCALE, e2 / _SCALE_SQ, e, e2, lo, hi
 
 
 @dataclasses.dataclass
@@ -109,6 +152,10 @@ class Totals:
         sums, sumsq, exact, exact_sq, mins, maxs = {}, {}, {}, {}, {}, {}
         for k, v in outcome.items():
             v = np.asarray(v, dtype=np.float64)
+            found = _column_totals(v) if n else None
+            if found is not None:  # the usual case: one compiled pass
+                sums[k], sumsq[k], exact[k], exact_sq[k], mins[k], maxs[k] = found
+                continue
             sums[k], e = _column_sums(v, _SCALE)
             sumsq[k], e2 = _column_sums(v ** 2, _SCALE_SQ)
             if e is not None and e2 is not None:
