@@ -253,11 +253,18 @@ def test_a_numpy_strategy_plays_the_games_of_its_compiled_twin(players, rules, n
 
 def test_a_numpy_strategy_beside_compiled_ones_plays_their_module():
     """A class with numpy decisions only brings no compiled classes of its module in: the lineup plays the
-    module every lineup of the built-in strategies plays (compiled once), not one of its own."""
+    module every mixed lineup of the built-in strategies plays (compiled once), not one of its own; a
+    lineup of one class in every seat plays a module of that class alone."""
     mixed = ENG.lineup([NumpyRandom(), Random()])
-    assert [p.cls for p in mixed.plans] == [p.cls for p in ENG.lineup([Random()]).plans]
-    assert mixed.module is ENG.lineup([Planner()]).module
+    built_in = ENG.lineup([Random(), Planner(), Random()])
+    assert [p.cls for p in mixed.plans] == [p.cls for p in built_in.plans] and len(mixed.plans) >= 4
+    assert mixed.module is built_in.module
     assert ENG.lineup([Tweaked()]).module is not mixed.module  # a compiled class of this file: its own
+    alone = ENG.lineup([Planner()] * 3)
+    assert [p.cls for p in alone.plans] == [Planner] and alone.module is not built_in.module
+    R = ENG.make_rules({"powers": True})
+    assert_same(ENG.play(np.arange(60), 3, R, [Planner()] * 3, root_key(3)),
+                ENG.play(np.arange(60), 3, R, [Planner()] * 3, root_key(3), compiled=False), "alone")
 
 
 def test_subclasses():
