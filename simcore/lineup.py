@@ -498,7 +498,7 @@ class Lineup:
             if type(a) not in classes:
                 classes.append(type(a))
         # One class in every seat (self-play, the common case): a module of that class alone, whose loop
-        # inlines one strategy's decisions (the same strategy in a module of six classes ran 13-19% slower).
+        # inlines one strategy's decisions (the same strategy in a module of six classes ran 12-19% slower).
         # Mixed lineups: every compiled class of the modules of the lineup's compiled classes, in a stable
         # order, so that they share modules (a class with numpy decisions only brings no module in: a
         # user's numpy strategy beside built-in ones plays the built-ins' module, compiled once for all
