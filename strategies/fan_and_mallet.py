@@ -118,6 +118,9 @@ CLOSER, KEEPER, COUNTER = 0, 1, 2
 WIN_GAME = 100.0
 
 
+#: hits / 6 for 0..6 hits (a lookup, not a division: the same numbers)
+_SIXTHS = np.array([h / 6.0 for h in range(7)], dtype=np.float64)
+
 #: the heuristics' parameters in the decision's scratch row ``rng.fw[PRM]``: feed, thrift, build,
 #: kid_value, hold, min_bonus, bait
 PRM = 15
@@ -184,7 +187,7 @@ def evaluate(me, hand, stack, count, free, pawn, markers, ring_faction, first_do
             # left one short: ``closer`` and ``keeper`` weigh the opponent's colours that land there next
             # (their own colour no longer does), not the lead; ``keeper`` looks at a kid ghost's prospect
             hits = ((lands >> (4 * h)) & 15) - (1 if theirs[col] == h else 0)
-            s = -feed * stake * (float(hits) / 6.0) - thrift * spend
+            s = -feed * stake * _SIXTHS[hits] - thrift * spend
             if mode == KEEPER and kid:
                 for i in range(k):
                     cards[i] = stack[h, i]
@@ -227,15 +230,15 @@ def evaluate(me, hand, stack, count, free, pawn, markers, ring_faction, first_do
                     close = -WIN_GAME if theirs_ends else -stake
                 s = 10.0 * close - thrift * spend
             else:
-                lead = float(tw - tb) if me == 0 else float(tb - tw)
-                clipped = min(max(lead, -6.0), 6.0)
+                lead = tw - tb if me == 0 else tb - tw
+                clipped = float(min(max(lead, -6), 6))  # clipped as an integer: the same number, no float chain
                 if k == STACK - 2:  # (COUNTER) left one short: the danger that the opponent takes it
                     if seen < 0:
                         seen, total = _seen(stack, count, opp)
                     danger = _danger(stack, ring_faction, h, c, col, opp, opp_held, seen, total, theirs, cards,
                                      bonus)
                     s = -feed * stake * danger + build * clipped
-                    if danger == 0.0 and lead > 0.0:
+                    if danger == 0.0 and lead > 0:
                         s = s + bait * stake * 1.0
                     s = s - thrift * spend
                 else:

@@ -33,16 +33,15 @@ def threshold_scan(own, ns):
     unknown slot or -1)."""
     total, worst, w, unknown = 0, -1, 0, -1
     for s in range(ns):
-        v = own[s]
-        if v >= 0:
-            e = v * MEAN_DEN
-        else:
-            e = MEAN_NUM
-            if unknown < 0:
-                unknown = s
+        v = np.int64(own[s])
+        k = np.int64(v >= 0)                     # arithmetic, not branches: the values are random
+        e = MEAN_NUM + k * (v * MEAN_DEN - MEAN_NUM)
+        f = (1 - k) * np.int64(unknown < 0)
+        unknown += f * (s - unknown)
         total += e
-        if e > worst:
-            w, worst = s, e
+        b = np.int64(e > worst)
+        w += b * (s - w)
+        worst += b * (e - worst)
     return total, worst, w, unknown
 
 
