@@ -31,6 +31,32 @@ from .rng import root_key
 # polars, scipy and statsmodels are imported where they are used, so that worker processes (which
 # only play chunks) stay small.
 
+#: glibc's malloc: blocks up to this size come from the heap (never a fresh mapping) ...
+_MMAP_THRESHOLD = 32 << 20
+#: ... and it gives free memory at the top of the heap back to the system only past this much
+_TRIM_THRESHOLD = 64 << 20
+
+
+def _reuse_freed_memory() -> None:
+    """Let glibc's malloc reuse the memory of a finished block of games for the next one. By default a
+    block's state arrays (about a megabyte each) are fresh mappings that the system must fault in and zero
+    page by page at every block, and the memory is handed back when they are freed; Fan & Mallet's
+    ``random`` ran about 9% faster with them kept on the heap (docs/speed.md). At most ``_TRIM_THRESHOLD``
+    of free memory stays with the process. Nothing happens on other C libraries."""
+    try:
+        if not os.confstr("CS_GNU_LIBC_VERSION").startswith("glibc"):
+            return
+        import ctypes
+        libc = ctypes.CDLL(None)
+        m_trim_threshold, m_mmap_threshold = -1, -3
+        libc.mallopt(m_mmap_threshold, _MMAP_THRESHOLD)
+        libc.mallopt(m_trim_threshold, _TRIM_THRESHOLD)
+    except (OSError, ValueError, AttributeError):  # pragma: no cover - not glibc: the library's defaults
+        pass
+
+
+_reuse_freed_memory()
+
 TURN_HIST = 4096  # turn-count histogram bins (the last bin collects longer games)
 
 
