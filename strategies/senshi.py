@@ -15,6 +15,7 @@ from typing import ClassVar
 
 import numba
 import numpy as np
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from simcore.compiled import NO_REFCOUNT, decision
 from simcore.games.senshi import (MAX_CARD, MIDDLE, NC, OPTION_STRIDE as OPTION, PASS_OPTION, PER_COLOUR, STACKS, STUDY, TEST, TRAIN,
@@ -260,15 +261,16 @@ def greedy_act(obs):
         for c in range(1, NC):
             if pile(obs, p, c) < pile(obs, p, weak):
                 weak = c
-        first = -1
+        # the middle stacks (bit s), and those topped with the weak colour: one pass without branches
+        middle, topped = 0, 0
         for s in range(n_stacks):
-            if stack_loc(obs, s) == MIDDLE:
-                if first < 0:
-                    first = s
-                if stack_top(obs, s) == weak:
-                    return action_option(STUDY, s)
-        if first >= 0:
-            return action_option(STUDY, first)
+            m = 1 if stack_loc(obs, s) == MIDDLE else 0
+            middle |= m << s
+            topped |= (m & (1 if stack_top(obs, s) == weak else 0)) << s
+        if topped:
+            return action_option(STUDY, trailing_zeros(topped))
+        if middle:
+            return action_option(STUDY, trailing_zeros(middle))
     if has:
         return action_option(TEST, best_c)
     for s in range(n_stacks):
