@@ -41,8 +41,8 @@ def _reuse_freed_memory() -> None:
     """Let glibc's malloc reuse the memory of a finished block of games for the next one. By default a
     block's state arrays (about a megabyte each) are fresh mappings that the system must fault in and zero
     page by page at every block, and the memory is handed back when they are freed; Fan & Mallet's
-    ``random`` ran about 9% faster with them kept on the heap (docs/speed.md). At most ``_TRIM_THRESHOLD``
-    of free memory stays with the process. Nothing happens on other C libraries."""
+    ``random`` ran about 9% faster with them kept on the heap (docs/speed.md). Free memory at the top of the
+    heap goes back to the system once it exceeds ``_TRIM_THRESHOLD``. Nothing happens on other C libraries."""
     try:
         if not os.confstr("CS_GNU_LIBC_VERSION").startswith("glibc"):
             return
