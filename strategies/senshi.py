@@ -574,47 +574,98 @@ def _value(q0, q1, q2, q3, w_min):
     return high + w_min * low, low
 
 
+@numba.njit(cache=True, inline="always")
+def _better(score, s, best, first):
+    """Whether option ``s`` with ``score`` comes before (best, first) in a scan in index order that keeps
+    the first of the highest scores."""
+    return (score > best) | ((score == best) & (s < first))
+
+
 @numba.njit(**NO_REFCOUNT)
 def counter_act(obs, w_min, a_hand, a_top, w_opp, w_risk, a_deep, fw, iw):
-    """`counter`'s decision (see :class:`Counter`); ``fw``, ``iw`` scratch (>= 8 rows of >= 64)."""
+    """`counter`'s decision (see :class:`Counter`); ``fw``, ``iw`` scratch (>= 11 rows of >= 64).
+
+    Options that score alike are scored once: without ``open_stacks`` a Study by the top colour and
+    height of its stack, and (either way) a Train from the middle by its top colour; the first of the
+    highest-scoring options in the order Study, Train, Test (stacks by index) is taken, as a scan of
+    every option one by one would."""
     if must_pass(obs):
         return PASS_OPTION
     me, P = obs.me, obs.players
     n_stacks = obs.n_stacks
+    open_stacks = obs.open_stacks
     # unseen tiles of each colour: all tiles minus piles, my hand, the others' known hand tiles and the
-    # visible stack tiles; and, per player and top colour, the card stacks with a tile under the top
-    # (by the colour of that tile with open_stacks)
-    seen = iw[0]
-    deep = iw[1]
-    for i in range(64):
-        deep[i] = 0
-    for c in range(NC):
-        v = obs.hand[c]
-        for p in range(P):
-            v += pile(obs, p, c)
-            if p != me:
-                v += known_tiles(obs, p, c)
-        seen[c] = v
+    # visible stack tiles
+    u0 = obs.hand[0] - known_tiles(obs, me, 0)
+    u1 = obs.hand[1] - known_tiles(obs, me, 1)
+    u2 = obs.hand[2] - known_tiles(obs, me, 2)
+    u3 = obs.hand[3] - known_tiles(obs, me, 3)
+    for p in range(P):
+        u0 += pile(obs, p, 0) + known_tiles(obs, p, 0)
+        u1 += pile(obs, p, 1) + known_tiles(obs, p, 1)
+        u2 += pile(obs, p, 2) + known_tiles(obs, p, 2)
+        u3 += pile(obs, p, 3) + known_tiles(obs, p, 3)
+    # one pass over the stacks, without branches: the middle stacks and the card stacks (bit s), the
+    # stacks by top colour and by height, and the visible tiles
+    middle, carded = 0, 0
+    top0, top1, top2, top3, high1, high2, high3 = 0, 0, 0, 0, 0, 0, 0
     for s in range(n_stacks):
         h = stack_height(obs, s)
-        if h == 0:
-            continue
         t = stack_top(obs, s)
-        if obs.open_stacks:
-            for k in range(3 - h, 3):
-                seen[obs.stacks[s, k]] += 1
-        else:
-            seen[t] += 1
         o = stack_loc(obs, s)
-        if o >= 0 and h >= 2:
-            deep[16 * o + 4 * t + (obs.stacks[s, 4 - h] if obs.open_stacks else 0)] += 1
+        bit = np.int64(1) << s
+        middle |= bit if o == MIDDLE else 0
+        carded |= bit if o >= 0 else 0
+        top0 |= bit if t == 0 else 0
+        top1 |= bit if t == 1 else 0
+        top2 |= bit if t == 2 else 0
+        top3 |= bit if t == 3 else 0
+        high1 |= bit if h == 1 else 0
+        high2 |= bit if h == 2 else 0
+        high3 |= bit if h == 3 else 0
+        if open_stacks:
+            for k in range(3):
+                v = obs.stacks[s, k]
+                vis = k >= 3 - h
+                u0 += vis & (v == 0)
+                u1 += vis & (v == 1)
+                u2 += vis & (v == 2)
+                u3 += vis & (v == 3)
+        else:
+            u0 += t == 0
+            u1 += t == 1
+            u2 += t == 2
+            u3 += t == 3
     share = fw[0]
+    share[0] = float(max(PER_COLOUR - obs.removed - u0, 0))
+    share[1] = float(max(PER_COLOUR - obs.removed - u1, 0))
+    share[2] = float(max(PER_COLOUR - obs.removed - u2, 0))
+    share[3] = float(max(PER_COLOUR - obs.removed - u3, 0))
     tot = 0.0
     for c in range(NC):
-        share[c] = float(max(PER_COLOUR - obs.removed - seen[c], 0))
         tot += share[c]
     for c in range(NC):
         share[c] = share[c] / max(tot, 1.0) if tot > 0 else 0.25
+    # per player and top colour, the card stacks with a tile under the top (by the colour of that tile
+    # with open_stacks); and the expected buried tiles D of each card, added up stack by stack in index
+    # order
+    deep = iw[1]
+    for i in range(16 * P):
+        deep[i] = 0
+    D = fw[2]
+    for i in range(4 * P):
+        D[i] = 0.0
+    rest = carded
+    while rest:
+        s = trailing_zeros(rest)
+        rest &= rest - 1
+        h = stack_height(obs, s)
+        t = stack_top(obs, s)
+        o = stack_loc(obs, s)
+        if h >= 2:
+            deep[16 * o + 4 * t + (obs.stacks[s, 4 - h] if open_stacks else 0)] += 1
+        for c in range(NC):
+            D[o * 4 + c] += _below(obs, s, c, share[c])
     # hand tiles are worth less when few turns remain to play them
     left = remaining(obs)
     my_turns = 1.0 if left >= 0 else 1.0 + 2.0 * mid_count(obs) / P
@@ -622,15 +673,6 @@ def counter_act(obs, w_min, a_hand, a_top, w_opp, w_risk, a_deep, fw, iw):
     for p in range(P):
         hand_w[p] = a_hand * min(1.0, my_turns / max(float(hand_size(obs, p)), 1.0))
     # expected piles Q: piles + hand_w * expected hand + a_top * card tops + a_deep * buried card tiles
-    # (the buried tiles added up stack by stack, in index order)
-    D = fw[2]
-    for i in range(4 * P):
-        D[i] = 0.0
-    for s in range(n_stacks):
-        o = stack_loc(obs, s)
-        if o >= 0:
-            for c in range(NC):
-                D[o * 4 + c] += _below(obs, s, c, share[c])
     Q = fw[3]
     lo, val = fw[4], fw[5]
     for p in range(P):
@@ -639,18 +681,24 @@ def counter_act(obs, w_min, a_hand, a_top, w_opp, w_risk, a_deep, fw, iw):
             ks += float(known_tiles(obs, p, c))
         unknown = float(hand_size(obs, p)) - ks
         for c in range(NC):
-            if p == me:
-                H = float(obs.hand[c])
-            else:
-                H = float(known_tiles(obs, p, c)) + unknown * share[c]
+            guess = float(known_tiles(obs, p, c)) + unknown * share[c]
+            H = float(obs.hand[c]) if p == me else guess
             Q[p * 4 + c] = ((float(pile(obs, p, c)) + hand_w[p] * H) + a_top * float(card_tops(obs, p, c))) \
                 + a_deep * D[p * 4 + c]
         val[p], lo[p] = _value(Q[p * 4], Q[p * 4 + 1], Q[p * 4 + 2], Q[p * 4 + 3], w_min)
     base_opp, base_low = -np.inf, np.inf
     for p in range(P):
-        if p != me:
-            base_opp = max(base_opp, val[p])
-            base_low = min(base_low, lo[p])
+        base_opp = max(base_opp, val[p] if p != me else -np.inf)
+        base_low = min(base_low, lo[p] if p != me else np.inf)
+    # the best opponent's value (and smallest) but for the owner o of a card
+    o_max, o_low = fw[9], fw[10]
+    for o in range(P):
+        m, ml = -np.inf, np.inf
+        for p in range(P):
+            other = (p != me) & (p != o)
+            m = max(m, val[p] if other else -np.inf)
+            ml = min(ml, lo[p] if other else np.inf)
+        o_max[o], o_low[o] = m, ml
     stage = 1.0 if left >= 0 else 1.0 - mid_count(obs) / float(_STACKS_MIDDLE[P])
     stage2 = stage * stage
     hw_me = hand_w[me]
@@ -658,50 +706,84 @@ def counter_act(obs, w_min, a_hand, a_top, w_opp, w_risk, a_deep, fw, iw):
     m4 = me * 4
     q0, q1, q2, q3 = Q[m4], Q[m4 + 1], Q[m4 + 2], Q[m4 + 3]
     best, choice = -np.inf, PASS_OPTION
-    # Study s: my card gains a top of colour t and the tiles below it
-    if card_count(obs, me) < MAX_CARD:
-        for s in range(n_stacks):
-            if stack_loc(obs, s) != MIDDLE:
-                continue
+    # Study s: my card gains a top of colour t and the tiles below it (without open_stacks the same for
+    # every middle stack of one top colour and height: scored once, for the first of them)
+    if card_count(obs, me) < MAX_CARD and middle:
+        first = BIG
+        if open_stacks:
+            rest = middle
+        else:
+            rest = 0
+            for t in range(NC):
+                top = top0 if t == 0 else (top1 if t == 1 else (top2 if t == 2 else top3))
+                a1, a2, a3 = middle & top & high1, middle & top & high2, middle & top & high3
+                rest |= (a1 & -a1) | (a2 & -a2) | (a3 & -a3)
+        while rest:
+            s = trailing_zeros(rest)
+            rest &= rest - 1
             t = stack_top(obs, s)
             my_v, my_low = _value(q0 + ((a_top if t == 0 else 0.0) + a_deep * _below(obs, s, 0, share[0])),
                                   q1 + ((a_top if t == 1 else 0.0) + a_deep * _below(obs, s, 1, share[1])),
                                   q2 + ((a_top if t == 2 else 0.0) + a_deep * _below(obs, s, 2, share[2])),
                                   q3 + ((a_top if t == 3 else 0.0) + a_deep * _below(obs, s, 3, share[3])), w_min)
             score = (my_v - w_opp * base_opp) - w_risk * (max((base_low - my_low) + 0.5, 0.0) * stage2)
-            if score > best:
-                best, choice = score, STUDY * OPTION + s
-    # Train s: my hand gains colour t; the owner's card loses top t and shows the next tile
-    for s in range(n_stacks):
+            take = _better(score, s, best, first)
+            best = score if take else best
+            first = s if take else first
+        choice = STUDY * OPTION + first
+    # Train s: my hand gains colour t; the owner's card loses top t and shows the next tile (from the
+    # middle the same for every stack of one top colour: scored once, for the first of them)
+    t_best, first = -np.inf, BIG
+    for t in range(NC):
+        alike = middle & (top0 if t == 0 else (top1 if t == 1 else (top2 if t == 2 else top3)))
+        s = trailing_zeros(alike | (np.int64(1) << 62))
+        my_v, my_low = _value(q0 + (hw_me if t == 0 else 0.0), q1 + (hw_me if t == 1 else 0.0),
+                              q2 + (hw_me if t == 2 else 0.0), q3 + (hw_me if t == 3 else 0.0), w_min)
+        score = (my_v - w_opp * base_opp) - w_risk * (max((base_low - my_low) + 0.5, 0.0) * stage2)
+        take = (alike != 0) & _better(score, s, t_best, first)
+        t_best = score if take else t_best
+        first = s if take else first
+    rest = carded
+    while rest:
+        s = trailing_zeros(rest)
+        rest &= rest - 1
         o = stack_loc(obs, s)
-        if o < MIDDLE:
-            continue
         t = stack_top(obs, s)
         r0 = q0 + (hw_me if t == 0 else 0.0)
         r1 = q1 + (hw_me if t == 1 else 0.0)
         r2 = q2 + (hw_me if t == 2 else 0.0)
         r3 = q3 + (hw_me if t == 3 else 0.0)
-        opp, opp_low = base_opp, base_low
-        if o >= 0:
-            y0 = atd * _next(obs, s, 0, share[0]) - (a_top if t == 0 else 0.0)
-            y1 = atd * _next(obs, s, 1, share[1]) - (a_top if t == 1 else 0.0)
-            y2 = atd * _next(obs, s, 2, share[2]) - (a_top if t == 2 else 0.0)
-            y3 = atd * _next(obs, s, 3, share[3]) - (a_top if t == 3 else 0.0)
-            if o == me:
-                r0, r1, r2, r3 = r0 + y0, r1 + y1, r2 + y2, r3 + y3
-            else:
-                o4 = o * 4
-                opp, opp_low = _value(Q[o4] + y0, Q[o4 + 1] + y1, Q[o4 + 2] + y2, Q[o4 + 3] + y3, w_min)
-                for p in range(P):
-                    if p != me and p != o:
-                        opp = max(opp, val[p])
-                        opp_low = min(opp_low, lo[p])
+        y0 = atd * _next(obs, s, 0, share[0]) - (a_top if t == 0 else 0.0)
+        y1 = atd * _next(obs, s, 1, share[1]) - (a_top if t == 1 else 0.0)
+        y2 = atd * _next(obs, s, 2, share[2]) - (a_top if t == 2 else 0.0)
+        y3 = atd * _next(obs, s, 3, share[3]) - (a_top if t == 3 else 0.0)
+        mine = o == me
+        r0 = (r0 + y0) if mine else r0
+        r1 = (r1 + y1) if mine else r1
+        r2 = (r2 + y2) if mine else r2
+        r3 = (r3 + y3) if mine else r3
+        o4 = o * 4
+        ov, ol = _value(Q[o4] + y0, Q[o4 + 1] + y1, Q[o4 + 2] + y2, Q[o4 + 3] + y3, w_min)
+        opp = base_opp if mine else max(ov, o_max[o])
+        opp_low = base_low if mine else min(ol, o_low[o])
         my_v, my_low = _value(r0, r1, r2, r3, w_min)
         score = (my_v - w_opp * opp) - w_risk * (max((opp_low - my_low) + 0.5, 0.0) * stage2)
-        if score > best:
-            best, choice = score, TRAIN * OPTION + s
+        take = _better(score, s, t_best, first)
+        t_best = score if take else t_best
+        first = s if take else first
+    if t_best > best:
+        best, choice = t_best, TRAIN * OPTION + first
     # Test t: one tile from my hand to my pile; every matching card top moves to its owner's pile and
-    # uncovers the next tile (expected)
+    # uncovers the next tile (expected). Without open_stacks the tiles uncovered on one card are the same
+    # share added once per stack, in order: F[k, c] for k stacks.
+    F = fw[8]
+    if not open_stacks:
+        for c in range(NC):
+            f = 0.0
+            F[c] = f
+            for k in range(1, 4):
+                f += share[c]
+                F[4 * k + c] = f
     q = fw[6]
     for t in range(NC):
         if obs.hand[t] <= 0:
@@ -718,12 +800,10 @@ def counter_act(obs, w_min, a_hand, a_top, w_opp, w_risk, a_deep, fw, iw):
             b_t = (1.0 - a_top) * float(moved)
             base = 16 * p + 4 * t
             for c in range(NC):
-                if obs.open_stacks:
+                if open_stacks:
                     fresh = float(deep[base + c])
                 else:
-                    fresh = 0.0
-                    for i in range(deep[base]):   # the same term once per stack, added up in order
-                        fresh += share[c]
+                    fresh = F[4 * deep[base] + c]
                 if c == t:
                     q[c] = ((Q[p * 4 + c] + a_t) + b_t) + atd * fresh
                 else:
