@@ -575,6 +575,15 @@ def _value(q0, q1, q2, q3, w_min):
 
 
 @numba.njit(cache=True, inline="always")
+def _bits(x):
+    """The number of set bits of x (>= 0, below 2**62)."""
+    x = x - ((x >> 1) & 0x5555555555555555)
+    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
+    return (x * 0x0101010101010101) >> 56
+
+
+@numba.njit(cache=True, inline="always")
 def _better(score, s, best, first):
     """Whether option ``s`` with ``score`` comes before (best, first) in a scan in index order that keeps
     the first of the highest scores."""
@@ -583,7 +592,7 @@ def _better(score, s, best, first):
 
 @numba.njit(**NO_REFCOUNT)
 def counter_act(obs, w_min, a_hand, a_top, w_opp, w_risk, a_deep, fw, iw):
-    """`counter`'s decision (see :class:`Counter`); ``fw``, ``iw`` scratch (>= 11 rows of >= 64).
+    """`counter`'s decision (see :class:`Counter`); ``fw``, ``iw`` scratch (>= 12 rows of >= 64).
 
     Options that score alike are scored once: without ``open_stacks`` a Study by the top colour and
     height of its stack, and (either way) a Train from the middle by its top colour; the first of the
@@ -607,23 +616,27 @@ def counter_act(obs, w_min, a_hand, a_top, w_opp, w_risk, a_deep, fw, iw):
         u3 += pile(obs, p, 3) + known_tiles(obs, p, 3)
     # one pass over the stacks, without branches: the middle stacks and the card stacks (bit s), the
     # stacks by top colour and by height, and the visible tiles
-    middle, carded = 0, 0
-    top0, top1, top2, top3, high1, high2, high3 = 0, 0, 0, 0, 0, 0, 0
+    # (the colours and heights by their two bits: comparisons of one value with several constants
+    # would be compiled into a jump on it, which no predictor guesses)
+    middle, carded, topped, t_lo, t_hi, h_lo, h_hi = 0, 0, 0, 0, 0, 0, 0
     for s in range(n_stacks):
-        h = stack_height(obs, s)
-        t = stack_top(obs, s)
+        h = np.int64(stack_height(obs, s))
+        t = np.int64(stack_top(obs, s))
         o = stack_loc(obs, s)
         bit = np.int64(1) << s
         middle |= bit if o == MIDDLE else 0
         carded |= bit if o >= 0 else 0
-        top0 |= bit if t == 0 else 0
-        top1 |= bit if t == 1 else 0
-        top2 |= bit if t == 2 else 0
-        top3 |= bit if t == 3 else 0
-        high1 |= bit if h == 1 else 0
-        high2 |= bit if h == 2 else 0
-        high3 |= bit if h == 3 else 0
-        if open_stacks:
+        topped |= bit if t >= 0 else 0
+        t_lo |= (t & 1) << s
+        t_hi |= ((t >> 1) & 1) << s
+        h_lo |= (h & 1) << s
+        h_hi |= ((h >> 1) & 1) << s
+    top0, top1 = topped & ~t_lo & ~t_hi, topped & t_lo & ~t_hi
+    top2, top3 = topped & ~t_lo & t_hi, topped & t_lo & t_hi
+    high1, high2, high3 = h_lo & ~h_hi, ~h_lo & h_hi, h_lo & h_hi
+    if open_stacks:
+        for s in range(n_stacks):
+            h = stack_height(obs, s)
             for k in range(3):
                 v = obs.stacks[s, k]
                 vis = k >= 3 - h
@@ -631,11 +644,11 @@ def counter_act(obs, w_min, a_hand, a_top, w_opp, w_risk, a_deep, fw, iw):
                 u1 += vis & (v == 1)
                 u2 += vis & (v == 2)
                 u3 += vis & (v == 3)
-        else:
-            u0 += t == 0
-            u1 += t == 1
-            u2 += t == 2
-            u3 += t == 3
+    else:
+        u0 += _bits(top0)
+        u1 += _bits(top1)
+        u2 += _bits(top2)
+        u3 += _bits(top3)
     share = fw[0]
     share[0] = float(max(PER_COLOUR - obs.removed - u0, 0))
     share[1] = float(max(PER_COLOUR - obs.removed - u1, 0))
@@ -662,8 +675,8 @@ def counter_act(obs, w_min, a_hand, a_top, w_opp, w_risk, a_deep, fw, iw):
         h = stack_height(obs, s)
         t = stack_top(obs, s)
         o = stack_loc(obs, s)
-        if h >= 2:
-            deep[16 * o + 4 * t + (obs.stacks[s, 4 - h] if open_stacks else 0)] += 1
+        under = h >= 2
+        deep[16 * o + 4 * t + (obs.stacks[s, (4 - h) if under else 0] if open_stacks else 0)] += under
         for c in range(NC):
             D[o * 4 + c] += _below(obs, s, c, share[c])
     # hand tiles are worth less when few turns remain to play them
@@ -705,6 +718,13 @@ def counter_act(obs, w_min, a_hand, a_top, w_opp, w_risk, a_deep, fw, iw):
     atd = a_top - a_deep
     m4 = me * 4
     q0, q1, q2, q3 = Q[m4], Q[m4 + 1], Q[m4 + 2], Q[m4 + 3]
+    # what a top of colour t adds to colour c: ``hw_me`` in hand, ``a_top`` on a card (0.0 for c != t),
+    # looked up by t (comparisons of t with each colour would be compiled into a jump on it)
+    HW, AT = fw[7], fw[6]
+    for t in range(NC):
+        for c in range(NC):
+            HW[4 * t + c] = hw_me if t == c else 0.0
+            AT[4 * t + c] = a_top if t == c else 0.0
     best, choice = -np.inf, PASS_OPTION
     # Study s: my card gains a top of colour t and the tiles below it (without open_stacks the same for
     # every middle stack of one top colour and height: scored once, for the first of them)
@@ -721,11 +741,11 @@ def counter_act(obs, w_min, a_hand, a_top, w_opp, w_risk, a_deep, fw, iw):
         while rest:
             s = trailing_zeros(rest)
             rest &= rest - 1
-            t = stack_top(obs, s)
-            my_v, my_low = _value(q0 + ((a_top if t == 0 else 0.0) + a_deep * _below(obs, s, 0, share[0])),
-                                  q1 + ((a_top if t == 1 else 0.0) + a_deep * _below(obs, s, 1, share[1])),
-                                  q2 + ((a_top if t == 2 else 0.0) + a_deep * _below(obs, s, 2, share[2])),
-                                  q3 + ((a_top if t == 3 else 0.0) + a_deep * _below(obs, s, 3, share[3])), w_min)
+            t4 = 4 * stack_top(obs, s)
+            my_v, my_low = _value(q0 + (AT[t4] + a_deep * _below(obs, s, 0, share[0])),
+                                  q1 + (AT[t4 + 1] + a_deep * _below(obs, s, 1, share[1])),
+                                  q2 + (AT[t4 + 2] + a_deep * _below(obs, s, 2, share[2])),
+                                  q3 + (AT[t4 + 3] + a_deep * _below(obs, s, 3, share[3])), w_min)
             score = (my_v - w_opp * base_opp) - w_risk * (max((base_low - my_low) + 0.5, 0.0) * stage2)
             take = _better(score, s, best, first)
             best = score if take else best
@@ -748,15 +768,15 @@ def counter_act(obs, w_min, a_hand, a_top, w_opp, w_risk, a_deep, fw, iw):
         s = trailing_zeros(rest)
         rest &= rest - 1
         o = stack_loc(obs, s)
-        t = stack_top(obs, s)
-        r0 = q0 + (hw_me if t == 0 else 0.0)
-        r1 = q1 + (hw_me if t == 1 else 0.0)
-        r2 = q2 + (hw_me if t == 2 else 0.0)
-        r3 = q3 + (hw_me if t == 3 else 0.0)
-        y0 = atd * _next(obs, s, 0, share[0]) - (a_top if t == 0 else 0.0)
-        y1 = atd * _next(obs, s, 1, share[1]) - (a_top if t == 1 else 0.0)
-        y2 = atd * _next(obs, s, 2, share[2]) - (a_top if t == 2 else 0.0)
-        y3 = atd * _next(obs, s, 3, share[3]) - (a_top if t == 3 else 0.0)
+        t4 = 4 * stack_top(obs, s)
+        r0 = q0 + HW[t4]
+        r1 = q1 + HW[t4 + 1]
+        r2 = q2 + HW[t4 + 2]
+        r3 = q3 + HW[t4 + 3]
+        y0 = atd * _next(obs, s, 0, share[0]) - AT[t4]
+        y1 = atd * _next(obs, s, 1, share[1]) - AT[t4 + 1]
+        y2 = atd * _next(obs, s, 2, share[2]) - AT[t4 + 2]
+        y3 = atd * _next(obs, s, 3, share[3]) - AT[t4 + 3]
         mine = o == me
         r0 = (r0 + y0) if mine else r0
         r1 = (r1 + y1) if mine else r1
@@ -784,7 +804,7 @@ def counter_act(obs, w_min, a_hand, a_top, w_opp, w_risk, a_deep, fw, iw):
             for k in range(1, 4):
                 f += share[c]
                 F[4 * k + c] = f
-    q = fw[6]
+    q = fw[11]
     for t in range(NC):
         if obs.hand[t] <= 0:
             continue
