@@ -592,7 +592,7 @@ def _better(score, s, best, first):
 
 @numba.njit(**NO_REFCOUNT)
 def counter_act(obs, w_min, a_hand, a_top, w_opp, w_risk, a_deep, fw, iw):
-    """`counter`'s decision (see :class:`Counter`); ``fw``, ``iw`` scratch (>= 12 rows of >= 64).
+    """`counter`'s decision (see :class:`Counter`); ``fw``, ``iw`` scratch (>= 14 rows of >= 64).
 
     Options that score alike are scored once: without ``open_stacks`` a Study by the top colour and
     height of its stack, and (either way) a Train from the middle by its top colour; the first of the
@@ -618,7 +618,7 @@ def counter_act(obs, w_min, a_hand, a_top, w_opp, w_risk, a_deep, fw, iw):
     # stacks by top colour and by height, and the visible tiles
     # (the colours and heights by their two bits: comparisons of one value with several constants
     # would be compiled into a jump on it, which no predictor guesses)
-    middle, carded, topped, t_lo, t_hi, h_lo, h_hi = 0, 0, 0, 0, 0, 0, 0
+    middle, carded, topped, t_lo, t_hi, h_lo, h_hi, o_lo, o_hi = 0, 0, 0, 0, 0, 0, 0, 0, 0
     for s in range(n_stacks):
         h = np.int64(stack_height(obs, s))
         t = np.int64(stack_top(obs, s))
@@ -631,6 +631,8 @@ def counter_act(obs, w_min, a_hand, a_top, w_opp, w_risk, a_deep, fw, iw):
         t_hi |= ((t >> 1) & 1) << s
         h_lo |= (h & 1) << s
         h_hi |= ((h >> 1) & 1) << s
+        o_lo |= (np.int64(o) & 1) << s
+        o_hi |= ((np.int64(o) >> 1) & 1) << s
     top0, top1 = topped & ~t_lo & ~t_hi, topped & t_lo & ~t_hi
     top2, top3 = topped & ~t_lo & t_hi, topped & t_lo & t_hi
     high1, high2, high3 = h_lo & ~h_hi, ~h_lo & h_hi, h_lo & h_hi
@@ -665,20 +667,23 @@ def counter_act(obs, w_min, a_hand, a_top, w_opp, w_risk, a_deep, fw, iw):
     deep = iw[1]
     for i in range(16 * P):
         deep[i] = 0
+    # (card by card, in registers: a card's sums take its stacks in index order as before)
     D = fw[2]
-    for i in range(4 * P):
-        D[i] = 0.0
-    rest = carded
-    while rest:
-        s = trailing_zeros(rest)
-        rest &= rest - 1
-        h = stack_height(obs, s)
-        t = stack_top(obs, s)
-        o = stack_loc(obs, s)
-        under = h >= 2
-        deep[16 * o + 4 * t + (obs.stacks[s, (4 - h) if under else 0] if open_stacks else 0)] += under
-        for c in range(NC):
-            D[o * 4 + c] += _below(obs, s, c, share[c])
+    for o in range(P):
+        rest = carded & (o_lo if o & 1 else ~o_lo) & (o_hi if o & 2 else ~o_hi)
+        d0, d1, d2, d3 = 0.0, 0.0, 0.0, 0.0
+        while rest:
+            s = trailing_zeros(rest)
+            rest &= rest - 1
+            h = stack_height(obs, s)
+            t = stack_top(obs, s)
+            under = h >= 2
+            deep[16 * o + 4 * t + (obs.stacks[s, (4 - h) if under else 0] if open_stacks else 0)] += under
+            d0 += _below(obs, s, 0, share[0])
+            d1 += _below(obs, s, 1, share[1])
+            d2 += _below(obs, s, 2, share[2])
+            d3 += _below(obs, s, 3, share[3])
+        D[o * 4], D[o * 4 + 1], D[o * 4 + 2], D[o * 4 + 3] = d0, d1, d2, d3
     # hand tiles are worth less when few turns remain to play them
     left = remaining(obs)
     my_turns = 1.0 if left >= 0 else 1.0 + 2.0 * mid_count(obs) / P
@@ -753,41 +758,51 @@ def counter_act(obs, w_min, a_hand, a_top, w_opp, w_risk, a_deep, fw, iw):
         choice = STUDY * OPTION + first
     # Train s: my hand gains colour t; the owner's card loses top t and shows the next tile (from the
     # middle the same for every stack of one top colour: scored once, for the first of them)
+    # (my value after taking a top of colour t into my hand: the same for a Train from an opponent's
+    # card, kept by t in TV, TL)
+    TV, TL = fw[12], fw[13]
     t_best, first = -np.inf, BIG
     for t in range(NC):
         alike = middle & (top0 if t == 0 else (top1 if t == 1 else (top2 if t == 2 else top3)))
         s = trailing_zeros(alike | (np.int64(1) << 62))
         my_v, my_low = _value(q0 + (hw_me if t == 0 else 0.0), q1 + (hw_me if t == 1 else 0.0),
                               q2 + (hw_me if t == 2 else 0.0), q3 + (hw_me if t == 3 else 0.0), w_min)
+        TV[t], TL[t] = my_v, my_low
         score = (my_v - w_opp * base_opp) - w_risk * (max((base_low - my_low) + 0.5, 0.0) * stage2)
         take = (alike != 0) & _better(score, s, t_best, first)
         t_best = score if take else t_best
         first = s if take else first
-    rest = carded
+    # from an opponent's card (the order of the scan does not matter: `_better` keeps the first index)
+    mine_mask = (o_lo if me & 1 else ~o_lo) & (o_hi if me & 2 else ~o_hi)
+    rest = carded & ~mine_mask
     while rest:
         s = trailing_zeros(rest)
         rest &= rest - 1
         o = stack_loc(obs, s)
-        t4 = 4 * stack_top(obs, s)
-        r0 = q0 + HW[t4]
-        r1 = q1 + HW[t4 + 1]
-        r2 = q2 + HW[t4 + 2]
-        r3 = q3 + HW[t4 + 3]
-        y0 = atd * _next(obs, s, 0, share[0]) - AT[t4]
-        y1 = atd * _next(obs, s, 1, share[1]) - AT[t4 + 1]
-        y2 = atd * _next(obs, s, 2, share[2]) - AT[t4 + 2]
-        y3 = atd * _next(obs, s, 3, share[3]) - AT[t4 + 3]
-        mine = o == me
-        r0 = (r0 + y0) if mine else r0
-        r1 = (r1 + y1) if mine else r1
-        r2 = (r2 + y2) if mine else r2
-        r3 = (r3 + y3) if mine else r3
+        t = stack_top(obs, s)
+        t4 = 4 * t
         o4 = o * 4
-        ov, ol = _value(Q[o4] + y0, Q[o4 + 1] + y1, Q[o4 + 2] + y2, Q[o4 + 3] + y3, w_min)
-        opp = base_opp if mine else max(ov, o_max[o])
-        opp_low = base_low if mine else min(ol, o_low[o])
-        my_v, my_low = _value(r0, r1, r2, r3, w_min)
-        score = (my_v - w_opp * opp) - w_risk * (max((opp_low - my_low) + 0.5, 0.0) * stage2)
+        ov, ol = _value(Q[o4] + (atd * _next(obs, s, 0, share[0]) - AT[t4]),
+                        Q[o4 + 1] + (atd * _next(obs, s, 1, share[1]) - AT[t4 + 1]),
+                        Q[o4 + 2] + (atd * _next(obs, s, 2, share[2]) - AT[t4 + 2]),
+                        Q[o4 + 3] + (atd * _next(obs, s, 3, share[3]) - AT[t4 + 3]), w_min)
+        opp = max(ov, o_max[o])
+        opp_low = min(ol, o_low[o])
+        score = (TV[t] - w_opp * opp) - w_risk * (max((opp_low - TL[t]) + 0.5, 0.0) * stage2)
+        take = _better(score, s, t_best, first)
+        t_best = score if take else t_best
+        first = s if take else first
+    # from my own card
+    rest = carded & mine_mask
+    while rest:
+        s = trailing_zeros(rest)
+        rest &= rest - 1
+        t4 = 4 * stack_top(obs, s)
+        my_v, my_low = _value((q0 + HW[t4]) + (atd * _next(obs, s, 0, share[0]) - AT[t4]),
+                              (q1 + HW[t4 + 1]) + (atd * _next(obs, s, 1, share[1]) - AT[t4 + 1]),
+                              (q2 + HW[t4 + 2]) + (atd * _next(obs, s, 2, share[2]) - AT[t4 + 2]),
+                              (q3 + HW[t4 + 3]) + (atd * _next(obs, s, 3, share[3]) - AT[t4 + 3]), w_min)
+        score = (my_v - w_opp * base_opp) - w_risk * (max((base_low - my_low) + 0.5, 0.0) * stage2)
         take = _better(score, s, t_best, first)
         t_best = score if take else t_best
         first = s if take else first
