@@ -96,44 +96,63 @@ def _column_sums(v: np.ndarray, scale: int) -> tuple[np.ndarray, np.ndarray | No
     return v.sum(axis=0), None
 
 
+#: the exact pass takes entries of ``v * 60`` and ``v * v * 3600`` below this in magnitude (a column with a
+#: larger one takes numpy's sums, which are exact too while they stay below 2**52)
+_ENTRY_LIMIT = 2.0 ** 44
+_MAGNITUDE = 0x7FFFFFFFFFFFFFFF
+
+
 @numba.njit(**NO_REFCOUNT)
-def _column_pass(v, ints, ints_sq, lo, hi):
-    """One pass over the rows of ``v`` (n >= 1, k): per column the smallest and largest value (``lo``,
-    ``hi``) and the integer sums of ``v * 60`` and of ``v * v * 3600`` (``ints``, ``ints_sq``). Returns
-    whether both sums are valid: every entry of both a whole number, every column's sum of magnitudes
-    below 2**52 (else the caller takes numpy's sums, minima and maxima, as :func:`_column_sums`)."""
-    for j in range(v.shape[1]):
-        total, total_sq, size, size_sq = 0, 0, 0.0, 0.0
-        low = high = v[0, j]
-        for i in range(v.shape[0]):
-            x = v[i, j]
+def _column_pass(v, bits, ints, ints_sq, lo, hi):
+    """One pass over each column (row) of ``v`` (k, n >= 1), with ``bits`` the same memory as int64:
+    per column the smallest and largest value (``lo``, ``hi``, as the bits of the float64 values) and
+    the integer sums of ``v * 60`` and of ``v * v * 3600`` (``ints``, ``ints_sq``). Returns whether
+    both sums are valid: every entry of both a whole number below 2**44 in magnitude, every column's
+    sum of magnitudes below 2**52 (else the caller takes numpy's sums, minima and maxima, as
+    :func:`_column_sums`). Written without branches or float sums in the loop, so that it vectorises:
+    the minimum and maximum are taken over keys that order like the floats (the bits with the
+    magnitude flipped for negative values)."""
+    k, n = v.shape
+    for j in range(k):
+        total, total_sq, size, size_sq, good = 0, 0, 0, 0, True
+        first = bits[j, 0]
+        low = high = first ^ ((first >> 63) & _MAGNITUDE)
+        for i in range(n):
+            x = v[j, i]
             a = x * _SCALE
             b = (x * x) * _SCALE_SQ
-            if math.floor(a) != a or math.floor(b) != b:  # (NaN and infinities end here or below)
-                return False
-            size += abs(a)
-            size_sq += abs(b)
-            total += int(a)
-            total_sq += int(b)
-            low = min(low, x)
-            high = max(high, x)
-        if size >= _EXACT_LIMIT or size_sq >= _EXACT_LIMIT:
+            ok = (math.floor(a) == a) & (math.floor(b) == b) & (abs(a) < _ENTRY_LIMIT) & (abs(b) < _ENTRY_LIMIT)
+            good &= ok   # (NaN fails the first test, infinities the third)
+            ia = np.int64(a if ok else 0.0)
+            ib = np.int64(b if ok else 0.0)
+            total += ia
+            total_sq += ib
+            size += abs(ia)
+            size_sq += ib
+            y = bits[j, i]
+            key = y ^ ((y >> 63) & _MAGNITUDE)
+            low = min(low, key)
+            high = max(high, key)
+        if not good or size >= np.int64(2 ** 52) or size_sq >= np.int64(2 ** 52):
             return False
-        ints[j], ints_sq[j], lo[j], hi[j] = total, total_sq, low, high
+        ints[j], ints_sq[j] = total, total_sq
+        lo[j] = low ^ ((low >> 63) & _MAGNITUDE)
+        hi[j] = high ^ ((high >> 63) & _MAGNITUDE)
     return True
 
 
 def _column_totals(v: np.ndarray):
     """(sum, sum of squares, exact sum, exact sum of squares, min, max) over the games (rows) of ``v``
     (float64, at least one row) in one compiled pass, or None where the exact sums do not apply."""
-    flat = np.ascontiguousarray(v.reshape(len(v), -1))
-    k = flat.shape[1]
+    cols = np.ascontiguousarray(v.reshape(len(v), -1).T)   # one contiguous row per column
+    k = cols.shape[0]
     ints, ints_sq = np.empty(k, dtype=np.int64), np.empty(k, dtype=np.int64)
-    lo, hi = np.empty(k, dtype=np.float64), np.empty(k, dtype=np.float64)
-    if not _column_pass(flat, ints, ints_sq, lo, hi):
+    lo, hi = np.empty(k, dtype=np.int64), np.empty(k, dtype=np.int64)
+    if not _column_pass(cols, cols.view(np.int64), ints, ints_sq, lo, hi):
         return None
     shape = v.shape[1:]
-    e, e2, lo, hi = ints.reshape(shape), ints_sq.reshape(shape), lo.reshape(shape), hi.reshape(shape)
+    e, e2 = ints.reshape(shape), ints_sq.reshape(shape)
+    lo, hi = lo.view(np.float64).reshape(shape), hi.view(np.float64).reshape(shape)
     if not shape:  # one value per game: scalars, as numpy's reductions give
         e, e2, lo, hi = e[()], e2[()], lo[()], hi[()]
     return e / _SCALE, e2 / _SCALE_SQ, e, e2, lo, hi

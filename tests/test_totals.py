@@ -36,6 +36,11 @@ def _outcomes(rng, n):
     nan = rng.random(n)
     nan[n // 2] = np.nan
     yield {"turns": np.arange(n), "nan": nan, "inf": np.where(np.arange(n) == 0, np.inf, 1.0)}
+    # entries past the compiled pass's limit (|v * v * 3600| >= 2**44) take numpy's sums, exact while they
+    # stay below 2**52; negative values and infinities order as floats in the minima and maxima
+    yield {"turns": rng.integers(1, 9, n), "mid": 3.0e5 * rng.choice([-1.0, 1.0], n),
+           "neg": -rng.integers(0, 5, (n, 2)) / 4, "minf": np.where(np.arange(n) == n - 1, -np.inf, -1.5),
+           "tiny": rng.choice([-1.0, 1.0], n) * 2.0 ** -30}
 
 
 @pytest.mark.parametrize("n", [1, 2, 7, 1000])
