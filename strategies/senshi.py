@@ -576,11 +576,13 @@ def _value(q0, q1, q2, q3, w_min):
 
 @numba.njit(cache=True, inline="always")
 def _bits(x):
-    """The number of set bits of x (>= 0, below 2**62)."""
+    """The number of set bits of x (>= 0, below 2**62). The bytes' counts are added up by a multiplication
+    in unsigned arithmetic: it overflows, which numba's signed multiplication leaves undefined (LLVM's
+    "no signed wrap"), unsigned wraps."""
     x = x - ((x >> 1) & 0x5555555555555555)
     x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
     x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
-    return (x * 0x0101010101010101) >> 56
+    return np.int64((np.uint64(x) * np.uint64(0x0101010101010101)) >> np.uint64(56))
 
 
 @numba.njit(cache=True, inline="always")
