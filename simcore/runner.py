@@ -99,7 +99,13 @@ def _column_sums(v: np.ndarray, scale: int) -> tuple[np.ndarray, np.ndarray | No
 #: the exact pass takes entries of ``v * 60`` and ``v * v * 3600`` below this in magnitude (a column with a
 #: larger one takes numpy's sums, which are exact too while they stay below 2**52)
 _ENTRY_LIMIT = 2.0 ** 44
-_MAGNITUDE = 0x7FFFFFFFFFFFFFFF
+
+
+@numba.njit(cache=True, inline="always")
+def _order_key(bits):
+    """An integer that orders like the float64 with these bits (the magnitude bits flipped for negative
+    values); applied twice it gives the bits back."""
+    return bits ^ ((bits >> 63) & 0x7FFFFFFFFFFFFFFF)
 
 
 @numba.njit(**NO_REFCOUNT)
@@ -110,13 +116,11 @@ def _column_pass(v, bits, ints, ints_sq, lo, hi):
     both sums are valid: every entry of both a whole number below 2**44 in magnitude, every column's
     sum of magnitudes below 2**52 (else the caller takes numpy's sums, minima and maxima, as
     :func:`_column_sums`). Written without branches or float sums in the loop, so that it vectorises:
-    the minimum and maximum are taken over keys that order like the floats (the bits with the
-    magnitude flipped for negative values)."""
+    the minimum and maximum are taken over :func:`_order_key`."""
     k, n = v.shape
     for j in range(k):
         total, total_sq, size, size_sq, good = 0, 0, 0, 0, True
-        first = bits[j, 0]
-        low = high = first ^ ((first >> 63) & _MAGNITUDE)
+        low = high = _order_key(bits[j, 0])
         for i in range(n):
             x = v[j, i]
             a = x * _SCALE
@@ -129,15 +133,13 @@ def _column_pass(v, bits, ints, ints_sq, lo, hi):
             total_sq += ib
             size += abs(ia)
             size_sq += ib
-            y = bits[j, i]
-            key = y ^ ((y >> 63) & _MAGNITUDE)
+            key = _order_key(bits[j, i])
             low = min(low, key)
             high = max(high, key)
-        if not good or size >= np.int64(2 ** 52) or size_sq >= np.int64(2 ** 52):
+        if not good or size >= _EXACT_LIMIT or size_sq >= _EXACT_LIMIT:
             return False
         ints[j], ints_sq[j] = total, total_sq
-        lo[j] = low ^ ((low >> 63) & _MAGNITUDE)
-        hi[j] = high ^ ((high >> 63) & _MAGNITUDE)
+        lo[j], hi[j] = _order_key(low), _order_key(high)
     return True
 
 

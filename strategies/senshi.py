@@ -586,10 +586,31 @@ def _bits(x):
 
 
 @numba.njit(cache=True, inline="always")
-def _better(score, s, best, first):
-    """Whether option ``s`` with ``score`` comes before (best, first) in a scan in index order that keeps
-    the first of the highest scores."""
-    return (score > best) | ((score == best) & (s < first))
+def _keep(valid, score, s, best, first):
+    """(best, first) after option ``s`` with ``score`` (when ``valid``), as a scan in index order that keeps
+    the first of the highest scores would leave them, whatever the order the options come in."""
+    take = valid & ((score > best) | ((score == best) & (s < first)))
+    return (score if take else best), (s if take else first)
+
+
+@numba.njit(cache=True, inline="always")
+def _score(my_v, my_low, opp, opp_low, w_opp, w_risk, stage2):
+    """An option's score: my value less ``w_opp`` times the best opponent's, less ``w_risk`` per tile my
+    smallest pile trails the lowest opponent's (with half a tile of margin), by the stage of the game."""
+    return (my_v - w_opp * opp) - w_risk * (max((opp_low - my_low) + 0.5, 0.0) * stage2)
+
+
+@numba.njit(cache=True, inline="always")
+def _of_colour(t, m0, m1, m2, m3):
+    """The one of m0..m3 for colour t."""
+    return m0 if t == 0 else (m1 if t == 1 else (m2 if t == 2 else m3))
+
+
+@numba.njit(cache=True, inline="always")
+def _seat_stacks(p, o_lo, o_hi):
+    """The stacks (bit s) whose place has the two low bits of seat p, from the places' bit planes
+    (card stacks of seat p once masked with the card stacks)."""
+    return (o_lo if p & 1 else ~o_lo) & (o_hi if p & 2 else ~o_hi)
 
 
 @numba.njit(**NO_REFCOUNT)
@@ -616,8 +637,8 @@ def counter_act(obs, w_min, a_hand, a_top, w_opp, w_risk, a_deep, fw, iw):
         u1 += pile(obs, p, 1) + known_tiles(obs, p, 1)
         u2 += pile(obs, p, 2) + known_tiles(obs, p, 2)
         u3 += pile(obs, p, 3) + known_tiles(obs, p, 3)
-    # one pass over the stacks, without branches: the middle stacks and the card stacks (bit s), the
-    # stacks by top colour and by height, and the visible tiles
+    # one pass over the stacks, without branches: the middle stacks and the card stacks (bit s), and the
+    # stacks by top colour, by height and by place
     # (the colours and heights by their two bits: comparisons of one value with several constants
     # would be compiled into a jump on it, which no predictor guesses)
     middle, carded, topped, t_lo, t_hi, h_lo, h_hi, o_lo, o_hi = 0, 0, 0, 0, 0, 0, 0, 0, 0
@@ -672,7 +693,7 @@ def counter_act(obs, w_min, a_hand, a_top, w_opp, w_risk, a_deep, fw, iw):
     # (card by card, in registers: a card's sums take its stacks in index order as before)
     D = fw[2]
     for o in range(P):
-        rest = carded & (o_lo if o & 1 else ~o_lo) & (o_hi if o & 2 else ~o_hi)
+        rest = carded & _seat_stacks(o, o_lo, o_hi)
         d0, d1, d2, d3 = 0.0, 0.0, 0.0, 0.0
         while rest:
             s = trailing_zeros(rest)
@@ -742,7 +763,7 @@ def counter_act(obs, w_min, a_hand, a_top, w_opp, w_risk, a_deep, fw, iw):
         else:
             rest = 0
             for t in range(NC):
-                top = top0 if t == 0 else (top1 if t == 1 else (top2 if t == 2 else top3))
+                top = _of_colour(t, top0, top1, top2, top3)
                 a1, a2, a3 = middle & top & high1, middle & top & high2, middle & top & high3
                 rest |= (a1 & -a1) | (a2 & -a2) | (a3 & -a3)
         while rest:
@@ -753,10 +774,7 @@ def counter_act(obs, w_min, a_hand, a_top, w_opp, w_risk, a_deep, fw, iw):
                                   q1 + (AT[t4 + 1] + a_deep * _below(obs, s, 1, share[1])),
                                   q2 + (AT[t4 + 2] + a_deep * _below(obs, s, 2, share[2])),
                                   q3 + (AT[t4 + 3] + a_deep * _below(obs, s, 3, share[3])), w_min)
-            score = (my_v - w_opp * base_opp) - w_risk * (max((base_low - my_low) + 0.5, 0.0) * stage2)
-            take = _better(score, s, best, first)
-            best = score if take else best
-            first = s if take else first
+            best, first = _keep(True, _score(my_v, my_low, base_opp, base_low, w_opp, w_risk, stage2), s, best, first)
         choice = STUDY * OPTION + first
     # Train s: my hand gains colour t; the owner's card loses top t and shows the next tile (from the
     # middle the same for every stack of one top colour: scored once, for the first of them)
@@ -765,17 +783,15 @@ def counter_act(obs, w_min, a_hand, a_top, w_opp, w_risk, a_deep, fw, iw):
     TV, TL = fw[12], fw[13]
     t_best, first = -np.inf, BIG
     for t in range(NC):
-        alike = middle & (top0 if t == 0 else (top1 if t == 1 else (top2 if t == 2 else top3)))
+        alike = middle & _of_colour(t, top0, top1, top2, top3)
         s = trailing_zeros(alike | (np.int64(1) << 62))
         my_v, my_low = _value(q0 + (hw_me if t == 0 else 0.0), q1 + (hw_me if t == 1 else 0.0),
                               q2 + (hw_me if t == 2 else 0.0), q3 + (hw_me if t == 3 else 0.0), w_min)
         TV[t], TL[t] = my_v, my_low
-        score = (my_v - w_opp * base_opp) - w_risk * (max((base_low - my_low) + 0.5, 0.0) * stage2)
-        take = (alike != 0) & _better(score, s, t_best, first)
-        t_best = score if take else t_best
-        first = s if take else first
-    # from an opponent's card (the order of the scan does not matter: `_better` keeps the first index)
-    mine_mask = (o_lo if me & 1 else ~o_lo) & (o_hi if me & 2 else ~o_hi)
+        score = _score(my_v, my_low, base_opp, base_low, w_opp, w_risk, stage2)
+        t_best, first = _keep(alike != 0, score, s, t_best, first)
+    # from an opponent's card (the order of the scan does not matter: `_keep` keeps the first index)
+    mine_mask = _seat_stacks(me, o_lo, o_hi)
     rest = carded & ~mine_mask
     while rest:
         s = trailing_zeros(rest)
@@ -790,10 +806,7 @@ def counter_act(obs, w_min, a_hand, a_top, w_opp, w_risk, a_deep, fw, iw):
                         Q[o4 + 3] + (atd * _next(obs, s, 3, share[3]) - AT[t4 + 3]), w_min)
         opp = max(ov, o_max[o])
         opp_low = min(ol, o_low[o])
-        score = (TV[t] - w_opp * opp) - w_risk * (max((opp_low - TL[t]) + 0.5, 0.0) * stage2)
-        take = _better(score, s, t_best, first)
-        t_best = score if take else t_best
-        first = s if take else first
+        t_best, first = _keep(True, _score(TV[t], TL[t], opp, opp_low, w_opp, w_risk, stage2), s, t_best, first)
     # from my own card
     rest = carded & mine_mask
     while rest:
@@ -804,10 +817,8 @@ def counter_act(obs, w_min, a_hand, a_top, w_opp, w_risk, a_deep, fw, iw):
                               (q1 + HW[t4 + 1]) + (atd * _next(obs, s, 1, share[1]) - AT[t4 + 1]),
                               (q2 + HW[t4 + 2]) + (atd * _next(obs, s, 2, share[2]) - AT[t4 + 2]),
                               (q3 + HW[t4 + 3]) + (atd * _next(obs, s, 3, share[3]) - AT[t4 + 3]), w_min)
-        score = (my_v - w_opp * base_opp) - w_risk * (max((base_low - my_low) + 0.5, 0.0) * stage2)
-        take = _better(score, s, t_best, first)
-        t_best = score if take else t_best
-        first = s if take else first
+        score = _score(my_v, my_low, base_opp, base_low, w_opp, w_risk, stage2)
+        t_best, first = _keep(True, score, s, t_best, first)
     if t_best > best:
         best, choice = t_best, TRAIN * OPTION + first
     # Test t: one tile from my hand to my pile; every matching card top moves to its owner's pile and
@@ -851,7 +862,7 @@ def counter_act(obs, w_min, a_hand, a_top, w_opp, w_risk, a_deep, fw, iw):
             else:
                 opp = max(opp, v)
                 opp_low = min(opp_low, low_p)
-        score = (my_v - w_opp * opp) - w_risk * (max((opp_low - my_low) + 0.5, 0.0) * stage2)
+        score = _score(my_v, my_low, opp, opp_low, w_opp, w_risk, stage2)
         if score > best:
             best, choice = score, TEST * OPTION + t
     return choice
