@@ -19,3 +19,20 @@ for _name in game_names():
     _cls = type(_cls_name, (Strategy,), {"game": _eng.name, _eng.decisions[0]: _refuse, "__module__": __name__,
                                          "__qualname__": _cls_name})
     globals()[_cls_name] = dataclasses.dataclass(frozen=True)(_cls)
+
+
+@decision
+def _neighbours_first_land(obs, prm, rng):
+    """Sen's start, cheating: WAKE UP! when the next player remembers a high first land of their own (what
+    they remember is hidden from the deciding seat unless it has seen that land too), else draw."""
+    nxt = obs.me + 1 if obs.me + 1 < obs.players else 0
+    return 0 if obs.mem[obs.g, nxt, nxt, 0] >= 7 else 2
+
+
+from strategies.sen import Threshold  # noqa: E402
+
+
+@dataclasses.dataclass(frozen=True)
+class PeekingSen(Threshold):
+    """``threshold``, but its start reads another player's memory (the leak probe must catch it)."""
+    start = _neighbours_first_land

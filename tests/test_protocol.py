@@ -118,6 +118,7 @@ def _probe_decisions(eng, agents, players, rules, n=10, every=3, max_steps=400):
                 if not len(mine):
                     continue
                 other = eng.scramble_hidden(state, seat, draws)
+                eng.check(other)  # a scrambled state is a state the game could be in
                 counters = seats.draws.counter.copy()
                 a = eng.decide(copy.deepcopy(state), mine, seats, lu)
                 seats.draws.counter[:] = counters
@@ -146,6 +147,17 @@ def test_no_decision_reads_hidden_information(name):
     rules = eng.make_rules()
     for spec in specs_of(name):
         _probe_decisions(eng, agents_for(name, spec, players), players, rules)
+
+
+def test_the_leak_probe_catches_a_decision_that_reads_another_players_memory():
+    """Sen's compiled view holds every player's memory; a decision that reads another player's row reads
+    what its seat may not know, and the scrambled state (other memories following the permuted cards)
+    shows it."""
+    eng = get_game("sen")
+    cheat = resolve("sen", os.path.join(HERE, "strategies_for_tests.py") + ":PeekingSen")
+    agents = [cheat] + lineup("sen", ["threshold"], 3)
+    with pytest.raises(AssertionError, match="decides differently on hidden information"):
+        _probe_decisions(eng, agents, 4, eng.make_rules())
 
 
 @pytest.mark.parametrize("name", PROTOCOL)

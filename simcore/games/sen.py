@@ -546,9 +546,10 @@ MAX_OPTIONS = 2048
 POSITION_STRIDE = SLOTS
 SWAP_STRIDE = 64
 
-#: what a compiled strategy sees at a decision (whole arrays of what the deciding seat may see, with its
-#: game ``g`` and seat ``me``; index them ``[g, me, ...]`` as below). ``mem[g, me]`` is the seat's memory
-#: (-1 unknown) of every land; ``nslots``, ``up`` / ``up_len`` (the face-up pile), ``up_counts``, ``ptr``
+#: what a compiled strategy sees at a decision (whole arrays of the batch, with its game ``g`` and seat
+#: ``me``; index them ``[g, ...]`` as below). ``mem`` holds every player's memory: only ``mem[g, me]``, the
+#: seat's memory (-1 unknown) of every land, is the seat's to read (another row is what that player
+#: knows; the leak probe of the conformance suite catches a decision that reads one); ``nslots``, ``up`` / ``up_len`` (the face-up pile), ``up_counts``, ``ptr``
 #: (the face-down pile is 54 - ptr cards), ``score``, ``round`` and ``kept`` are public; ``card`` /
 #: ``card_kind`` are the drawn card's value and Kind (decision DRAWN, else -1); ``offer0`` ... the two
 #: Take 2 cards (decision KEEP, else -1); ``penalty``, ``kwih`` (know_what_i_have), ``tie_count``
@@ -1241,7 +1242,11 @@ class Sen(Game):
 
     def scramble_hidden(self, st: SenState, seat: int, draws) -> SenState:
         """A copy where every card unknown to ``seat`` (unremembered dream lands, the face-down pile, and a
-        drawn or offered card it is not the one to decide on) is permuted among those places."""
+        drawn or offered card it is not the one to decide on) is permuted among those places. What the
+        other players remember of a permuted land follows the card that is there now (their memories are
+        as hidden from ``seat`` as the card, and a player's memory always equals the truth), so the
+        copy is a state the game could be in, and a decision that read another player's memory would
+        change."""
         new = copy.deepcopy(st)
         for g in np.flatnonzero(~st.done):
             places = [("d", p, s) for p in range(st.players) for s in range(st.nslots[g, p])
@@ -1255,6 +1260,8 @@ class Sen(Game):
             for (k, p, s), j in zip(places, order):
                 if k == "d":
                     new.dream[g, p, s] = cards[j]
+                    known = new.mem[g, :, p, s] >= 0
+                    new.mem[g, known, p, s] = VALUE[cards[j]]
                 elif k == "f":
                     new.deck[g, p] = cards[j]
                 else:
