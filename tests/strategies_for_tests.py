@@ -1,11 +1,13 @@
 """Strategies for the tests: ``Illegal<Game>`` answers its game's first decision kind with an option no
-rule allows (a compiled decision), for every game that follows the decision protocol."""
+rule allows (a compiled decision), for every game that follows the decision protocol; ``PeekingSen``
+reads another player's memory (the leak probe must catch it)."""
 from __future__ import annotations
 
 import dataclasses
 
 from simcore.registry import game_names, get_game
 from strategies.base import Strategy, decision
+from strategies.sen import Threshold
 
 
 @decision
@@ -27,9 +29,6 @@ def _neighbours_first_land(obs, prm, rng):
     they remember is hidden from the deciding seat unless it has seen that land too), else draw."""
     nxt = obs.me + 1 if obs.me + 1 < obs.players else 0
     return 0 if obs.mem[obs.g, nxt, nxt, 0] >= 7 else 2
-
-
-from strategies.sen import Threshold  # noqa: E402
 
 
 @dataclasses.dataclass(frozen=True)

@@ -4,7 +4,8 @@
   after every decision in the batch lane and at many points of the compiled lane's games;
 * both lanes play the same games, and a batch of one game plays as in a batch of many;
 * the leak probe: scrambling what the deciding seat cannot see changes none of its decisions (compiled
-  decisions and numpy ones alike), nor its observation;
+  decisions and numpy ones alike), nor its observation; every scrambled state passes the game's
+  invariants, and a decision that reads what its seat may not know is caught;
 * ``legal`` lists exactly options that ``step`` accepts, and ``step`` refuses options it does not list
   without changing the game.
 """

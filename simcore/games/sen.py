@@ -549,11 +549,12 @@ SWAP_STRIDE = 64
 #: what a compiled strategy sees at a decision (whole arrays of the batch, with its game ``g`` and seat
 #: ``me``; index them ``[g, ...]`` as below). ``mem`` holds every player's memory: only ``mem[g, me]``, the
 #: seat's memory (-1 unknown) of every land, is the seat's to read (another row is what that player
-#: knows; the leak probe of the conformance suite catches a decision that reads one); ``nslots``, ``up`` / ``up_len`` (the face-up pile), ``up_counts``, ``ptr``
-#: (the face-down pile is 54 - ptr cards), ``score``, ``round`` and ``kept`` are public; ``card`` /
-#: ``card_kind`` are the drawn card's value and Kind (decision DRAWN, else -1); ``offer0`` ... the two
-#: Take 2 cards (decision KEEP, else -1); ``penalty``, ``kwih`` (know_what_i_have), ``tie_count``
-#: (caller_tie = count), ``ravens``, ``allin``, ``rounds`` (-1: none) and ``target`` are rule options.
+#: knows; the leak probe of the conformance suite catches a decision that reads one); ``nslots``, ``up``
+#: / ``up_len`` (the face-up pile), ``up_counts``, ``ptr`` (the face-down pile is 54 - ptr cards),
+#: ``score``, ``round`` and ``kept`` are public; ``card`` / ``card_kind`` are the drawn card's value and
+#: Kind (decision DRAWN, else -1); ``offer0`` ... the two Take 2 cards (decision KEEP, else -1);
+#: ``penalty``, ``kwih`` (know_what_i_have), ``tie_count`` (caller_tie = count), ``ravens``, ``allin``,
+#: ``rounds`` (-1: none) and ``target`` are rule options.
 SenView = namedtuple("SenView", ["g", "me", "players", "kind", "mem", "nslots", "up", "up_len", "up_counts", "ptr",
                                  "score", "round", "kept", "card", "card_kind", "offer0", "offer0_kind", "offer1",
                                  "offer1_kind", "penalty", "kwih", "tie_count", "ravens", "allin", "rounds",
