@@ -1,6 +1,7 @@
 """Strategies for the tests: ``Illegal<Game>`` answers its game's first decision kind with an option no
 rule allows (a compiled decision), for every game that follows the decision protocol; ``PeekingSen``
-reads another player's memory (the leak probe must catch it)."""
+reads another player's memory and ``PeekingSensu`` another player's hand (the leak probe must catch
+both)."""
 from __future__ import annotations
 
 import dataclasses
@@ -8,6 +9,7 @@ import dataclasses
 from simcore.registry import game_names, get_game
 from strategies.base import Strategy, decision
 from strategies.sen import Threshold
+from strategies.sensu import Random as RandomSensu
 
 
 @decision
@@ -35,3 +37,16 @@ def _neighbours_first_land(obs, prm, rng):
 class PeekingSen(Threshold):
     """``threshold``, but its start reads another player's memory (the leak probe must catch it)."""
     start = _neighbours_first_land
+
+
+@decision
+def _discard_by_neighbours_hand(obs, prm, rng):
+    """Sensu's discard, cheating: the slot given by the next player's first card (hidden from the seat)."""
+    nxt = obs.me + 1 if obs.me + 1 < obs.players else 0
+    return obs.hand[obs.g, nxt, 0] % obs.hand_n[obs.g, obs.me]
+
+
+@dataclasses.dataclass(frozen=True)
+class PeekingSensu(RandomSensu):
+    """Sensu's ``random``, but its discard reads another player's hand (the leak probe must catch it)."""
+    discard = _discard_by_neighbours_hand

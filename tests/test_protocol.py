@@ -150,13 +150,15 @@ def test_no_decision_reads_hidden_information(name):
         _probe_decisions(eng, agents_for(name, spec, players), players, rules)
 
 
-def test_the_leak_probe_catches_a_decision_that_reads_another_players_memory():
-    """Sen's compiled view holds every player's memory; a decision that reads another player's row reads
-    what its seat may not know, and the scrambled state (other memories following the permuted cards)
-    shows it."""
-    eng = get_game("sen")
-    cheat = resolve("sen", os.path.join(HERE, "strategies_for_tests.py") + ":PeekingSen")
-    agents = [cheat] + lineup("sen", ["threshold"], 3)
+@pytest.mark.parametrize("name, cheat, field", [("sen", "PeekingSen", "threshold"),
+                                                 ("sensu", "PeekingSensu", "random")])
+def test_the_leak_probe_catches_a_decision_that_reads_another_players_row(name, cheat, field):
+    """The compiled views of Sen and Sensu hold every player's memory and hand; a decision that reads
+    another player's row reads what its seat may not know, and the scrambled state (other memories
+    following the permuted cards, other hands re-dealt) shows it."""
+    eng = get_game(name)
+    bad = resolve(name, os.path.join(HERE, "strategies_for_tests.py") + ":" + cheat)
+    agents = [bad] + lineup(name, [field], 3)
     with pytest.raises(AssertionError, match="decides differently on hidden information"):
         _probe_decisions(eng, agents, 4, eng.make_rules())
 
