@@ -4,8 +4,9 @@
   after every decision in the batch lane and at many points of the compiled lane's games;
 * both lanes play the same games, and a batch of one game plays as in a batch of many;
 * the leak probe: scrambling what the deciding seat cannot see changes none of its decisions (compiled
-  decisions and numpy ones alike), nor its observation; every scrambled state passes the game's
-  invariants, and a decision that reads what its seat may not know is caught;
+  decisions and numpy ones alike), nor its observation, under the default rules and with each yes/no
+  rule option; every scrambled state passes the game's invariants, and a decision that reads what its
+  seat may not know is caught;
 * ``legal`` lists exactly options that ``step`` accepts, and ``step`` refuses options it does not list
   without changing the game.
 """
@@ -18,6 +19,7 @@ import numpy as np
 import pytest
 
 from simcore.game import Seats
+from simcore.options import describe
 from simcore.registry import game_names, get_game
 from simcore.rng import Draws, game_keys, root_key
 from strategies.registry import lineup, resolve, strategies_for
@@ -98,9 +100,10 @@ def test_batch_of_one_equals_batch_of_n_in_both_lanes(name):
                     np.testing.assert_array_equal(alone[k][0], together[k][j], err_msg=f"{spec}: {k} of game {g}")
 
 
-def _probe_decisions(eng, agents, players, rules, n=10, every=3, max_steps=400):
+def _probe_decisions(eng, agents, players, rules, n=10, every=3, max_steps=400, hidden=True):
     """Walk the batch lane; at every ``every``-th step, compare each deciding seat's decisions on the real
-    state with those on a state whose hidden information (from that seat's view) is scrambled."""
+    state with those on a state whose hidden information (from that seat's view) is scrambled (``hidden``
+    False: the rules hide nothing, so the scramble must change nothing)."""
     keys = game_keys(root_key(3), np.arange(n))
     state = eng.new_batch(keys, players, rules)
     seats = Seats(agents, keys)
@@ -133,7 +136,7 @@ def _probe_decisions(eng, agents, players, rules, n=10, every=3, max_steps=400):
                 changed += any(not np.array_equal(v, getattr(other, f)) for f, v in vars(state).items()
                                if isinstance(v, np.ndarray))
         eng.step_games(state, live, seats, lu)
-    assert checked > 0 and changed > 0
+    assert checked > 0 and (changed > 0) == hidden
     return checked
 
 
@@ -141,13 +144,25 @@ def state_actor(eng, state):
     return eng.state_tuple(state)[3]
 
 
-@pytest.mark.parametrize("name", PROTOCOL)
-def test_no_decision_reads_hidden_information(name):
+def _switches(eng):
+    """The game's yes/no rule options (they change what is dealt, shown or decided)."""
+    return [d["name"] for d in describe(eng.Rules) if d["type"] == "bool"]
+
+
+#: rule options under which a seat can see everything (Senshi's open stacks without secret hands: every
+#: tile is seen before it enters a hand, and moves are public)
+NOTHING_HIDDEN = {("senshi", "open_stacks")}
+
+
+@pytest.mark.parametrize("name, switch", [(n, None) for n in PROTOCOL]
+                         + [(n, k) for n in PROTOCOL for k in _switches(get_game(n))])
+def test_no_decision_reads_hidden_information(name, switch):
     eng = get_game(name)
     players = eng.default_players
-    rules = eng.make_rules()
+    rules = eng.make_rules({switch: True} if switch else {})
     for spec in specs_of(name):
-        _probe_decisions(eng, agents_for(name, spec, players), players, rules)
+        _probe_decisions(eng, agents_for(name, spec, players), players, rules,
+                         hidden=(name, switch) not in NOTHING_HIDDEN)
 
 
 @pytest.mark.parametrize("name, cheat, field", [("sen", "PeekingSen", "threshold"),
