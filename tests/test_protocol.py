@@ -1,7 +1,8 @@
 """The decision protocol, for every registered game and strategy, in both lanes.
 
 * invariants (cards and tiles conserved, memory equal to the truth, every live game at a decision) hold
-  after every decision in the batch lane and at many points of the compiled lane's games;
+  after every decision in the batch lane and at many points of the compiled lane's games, under the
+  default rules and with each yes/no rule option;
 * both lanes play the same games, and a batch of one game plays as in a batch of many;
 * the leak probe: scrambling what the deciding seat cannot see changes none of its decisions (compiled
   decisions and numpy ones alike), nor its observation, under the default rules and with each yes/no
@@ -43,6 +44,11 @@ def agents_for(name, spec, players):
     return lineup(name, [spec], players)
 
 
+def _switches(eng):
+    """The game's yes/no rule options (they change what is dealt, shown or decided)."""
+    return [d["name"] for d in describe(eng.Rules) if d["type"] == "bool"]
+
+
 def compiled_walk(eng, state, seats, chunk=5):
     """Play a batch in the compiled lane a few decisions at a time, checking the invariants between."""
     lu = seats.lineup_for(eng)
@@ -80,6 +86,22 @@ def test_every_strategy_keeps_the_invariants_in_both_lanes(name):
                 assert ok.all(), f"{spec}: win shares must sum to 1 (0 on timeout)"
             for k, v in slow.items():
                 assert len(v) == n, k
+
+
+@pytest.mark.parametrize("name, switch", [(n, k) for n in PROTOCOL for k in _switches(get_game(n))])
+def test_every_strategy_keeps_the_invariants_in_both_lanes_with_each_rule_switch(name, switch):
+    eng = get_game(name)
+    rules = eng.make_rules({switch: True})
+    players = eng.default_players
+    keys = game_keys(root_key(6), np.arange(8))
+    for spec in specs_of(name):
+        agents = agents_for(name, spec, players)
+        slow = eng.play(np.arange(8), players, rules, agents, root_key(6), check=True)
+        if eng.lineup(agents).all_compiled:
+            state = eng.new_batch(keys, players, rules)
+            compiled_walk(eng, state, Seats(agents, keys))
+            assert_same(eng.outcome(state), slow, f"{spec}, {switch}")
+        assert (slow["turns"] > 0).all()
 
 
 @pytest.mark.parametrize("name", PROTOCOL)
@@ -142,11 +164,6 @@ def _probe_decisions(eng, agents, players, rules, n=10, every=3, max_steps=400, 
 
 def state_actor(eng, state):
     return eng.state_tuple(state)[3]
-
-
-def _switches(eng):
-    """The game's yes/no rule options (they change what is dealt, shown or decided)."""
-    return [d["name"] for d in describe(eng.Rules) if d["type"] == "bool"]
 
 
 #: rule options under which a seat can see everything (Senshi's open stacks without secret hands: every
