@@ -218,3 +218,13 @@ def test_sen_scoring_steps_agree_with_the_engine_under_every_variant():
             assert len(ends) == 3
             assert not any("the steps above give" in ln for e in ends for ln in e["lines"])
             assert [sum(e["points"][p] for e in ends) for p in range(3)] == events[-1]["scores"]
+
+
+def test_sen_traces_say_an_8():
+    """A card named with its article reads "an 8", "a 5 (Take 2)": over some games every article is right
+    (and an 8 does turn up)."""
+    eng = get_game("sen")
+    agents = lineup("sen", ["counter"], 4)
+    text = "\n".join(render(trace_game(eng, agents, 4, {"rounds": 1}, seed=1, game=g)) for g in range(6))
+    assert "an 8" in text
+    assert " a 8" not in text

@@ -18,6 +18,12 @@ def card(c: int) -> str:
     return f"{v} ({_SPECIAL[k]})" if k else str(v)
 
 
+def a_card(c: int) -> str:
+    """:func:`card` with its article: ``an 8``, ``a 7 (Swap 2)``."""
+    text = card(c)
+    return ("an " if text.startswith("8") else "a ") + text
+
+
 def _pos(p: int, s: int) -> str:
     return f"seat {p} slot {s}"
 
@@ -95,13 +101,13 @@ class Narrator(Base):
             if opt == 2:
                 f["private"] = {seat: f"drew {card(after.pend[0, 0])}"}
         elif kind == D.FACE_UP:
-            f["effect"] = (f"takes the face-up {card(self._top(before))} into slot {opt}; its old land, a "
-                           f"{card(before.dream[0, seat, opt])}, goes face up")
+            f["effect"] = (f"takes the face-up {card(self._top(before))} into slot {opt}; its old land, "
+                           f"{a_card(before.dream[0, seat, opt])}, goes face up")
         elif kind == D.DRAWN:
             c = before.pend[0, 0]
             if opt >= 0:
-                f["effect"] = (f"exchanges the drawn card with slot {opt}; the old land, a "
-                               f"{card(before.dream[0, seat, opt])}, goes face up")
+                f["effect"] = (f"exchanges the drawn card with slot {opt}; the old land, "
+                               f"{a_card(before.dream[0, seat, opt])}, goes face up")
                 f["private"] = {seat: f"keeps the {card(c)} in slot {opt}"}
             elif opt == -1:
                 f["effect"] = f"discards the drawn {card(c)} face up"
@@ -114,12 +120,12 @@ class Narrator(Base):
                         f["private"] = {seat: f"Take 2 draws the last card: {card(after.pend[0, 0])}"}
         elif kind == D.KEEP:
             keep, other = (before.pend[0, 2], before.pend[0, 1]) if opt == 1 else (before.pend[0, 1], before.pend[0, 2])
-            f["effect"] = f"keeps one of the two Take 2 cards; the other, a {card(other)}, goes face up"
+            f["effect"] = f"keeps one of the two Take 2 cards; the other, {a_card(other)}, goes face up"
             f["private"] = {seat: f"kept the {card(keep)}"}
         elif kind == D.PEEK:
             p, s = opt // K.POSITION_STRIDE, opt % K.POSITION_STRIDE
             f["effect"] = f"looks at {_pos(p, s)}"
-            f["private"] = {seat: f"{_pos(p, s)} is a {card(before.dream[0, p, s])}"}
+            f["private"] = {seat: f"{_pos(p, s)} is {a_card(before.dream[0, p, s])}"}
         elif kind == D.SWAP:
             f["effect"] = self.option(before, opt).replace("swap", "swaps", 1)
         elif kind == D.CLAIM:
