@@ -228,3 +228,21 @@ def test_sen_traces_say_an_8():
     text = "\n".join(render(trace_game(eng, agents, 4, {"rounds": 1}, seed=1, game=g)) for g in range(6))
     assert "an 8" in text
     assert " a 8" not in text
+
+
+@pytest.mark.parametrize("game,players,specs,rules", [
+    ("sen", 4, ["counter"], {"rounds": 2, "know_what_i_have": True}), ("senshi", 3, ["random"], {}),
+    ("sensu", 3, ["random"], {"powers": True}), ("sensu", 1, ["random"], {}), ("fan-and-mallet", 2, ["random"], {})])
+def test_effects_say_what_the_seat_does(game, players, specs, rules):
+    """Every decision's public effect reads as what the seat does ("discards ...", "will take ..."), or
+    names the power it resolves ("Wisdom: ..."), never as the option's command ("discard ...")."""
+    eng = get_game(game)
+    seen = 0
+    for k in range(3):
+        for e in trace_game(eng, lineup(game, specs, players), players, rules, seed=1, game=k):
+            if e["event"] == "decision" and e.get("effect"):
+                first = e["effect"].split()[0]
+                assert first.endswith("s") or first == "will" or first.endswith(":"), e["effect"]
+                assert "; discard " not in e["effect"], e["effect"]
+                seen += 1
+    assert seen > 20

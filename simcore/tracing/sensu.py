@@ -194,7 +194,9 @@ class Narrator(Base):
         elif kind == D.PLACE:
             f["effect"] = f"puts {self.card(before, before.pend[0])} {words}"
         elif kind == D.ARRANGE:
-            f["effect"] = "redeems" + words[len("redeem"):] if words.startswith("redeem") else words
+            effect = "redeems" + words[len("redeem"):] if words.startswith("redeem") else words
+            effect = "discards" + effect[len("discard"):] if effect.startswith("discard ") else effect
+            f["effect"] = effect.replace("; discard ", "; discards ")
             cards = self._slots(before, seat)
             placed = {int(c) for p in range(self.players) for t in range(3) for c in after.fan[0, p, t, :after.fan_n[0, p, t]]}
             placed |= {int(c) for c in after.limbo[0] if c >= 0} | {int(c) for c in after.red[0] if c >= 0}
