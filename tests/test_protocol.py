@@ -60,6 +60,20 @@ def compiled_walk(eng, state, seats, chunk=5):
     raise AssertionError("games did not end")
 
 
+def _invariants_in_both_lanes(eng, rules, players, agents, n, seed, what):
+    """``n`` games of seed ``seed``: the batch lane checking the invariants after every decision and, for
+    a compiled lineup, the compiled lane checked every few decisions, with the same outcome; returns the
+    batch lane's outcome."""
+    slow = eng.play(np.arange(n), players, rules, agents, root_key(seed), check=True)
+    if eng.lineup(agents).all_compiled:
+        keys = game_keys(root_key(seed), np.arange(n))
+        state = eng.new_batch(keys, players, rules)
+        compiled_walk(eng, state, Seats(agents, keys))
+        assert_same(eng.outcome(state), slow, what)
+    assert (slow["turns"] > 0).all()
+    return slow
+
+
 @pytest.mark.parametrize("name", PROTOCOL)
 def test_every_strategy_keeps_the_invariants_in_both_lanes(name):
     eng = get_game(name)
@@ -67,16 +81,10 @@ def test_every_strategy_keeps_the_invariants_in_both_lanes(name):
     for players in player_counts(eng):
         for spec in specs_of(name):
             agents = agents_for(name, spec, players)
-            lu = eng.lineup(agents)
-            keys = game_keys(root_key(5), np.arange(12))
-            slow = eng.play(np.arange(12), players, rules, agents, root_key(5), check=True)
-            if lu.all_compiled:
-                state = eng.new_batch(keys, players, rules)
-                compiled_walk(eng, state, Seats(agents, keys))
-                assert_same(eng.outcome(state), slow, f"{spec}, {players} players")
+            slow = _invariants_in_both_lanes(eng, rules, players, agents, 12, 5, f"{spec}, {players} players")
+            if eng.lineup(agents).all_compiled:
                 fast = eng.play(np.arange(12), players, rules, agents, root_key(5))
                 assert_same(fast, slow, f"{spec}, {players} players")
-            assert (slow["turns"] > 0).all()
             n = 12
             assert slow["turns"].shape == (n,) and slow["timeout"].shape == (n,)
             assert slow["score"].shape[0] == n and slow["win"].shape[0] == n and slow["win"].shape[1] in (0, players)
@@ -93,15 +101,8 @@ def test_every_strategy_keeps_the_invariants_in_both_lanes_with_each_rule_switch
     eng = get_game(name)
     rules = eng.make_rules({switch: True})
     players = eng.default_players
-    keys = game_keys(root_key(6), np.arange(8))
     for spec in specs_of(name):
-        agents = agents_for(name, spec, players)
-        slow = eng.play(np.arange(8), players, rules, agents, root_key(6), check=True)
-        if eng.lineup(agents).all_compiled:
-            state = eng.new_batch(keys, players, rules)
-            compiled_walk(eng, state, Seats(agents, keys))
-            assert_same(eng.outcome(state), slow, f"{spec}, {switch}")
-        assert (slow["turns"] > 0).all()
+        _invariants_in_both_lanes(eng, rules, players, agents_for(name, spec, players), 8, 6, f"{spec}, {switch}")
 
 
 @pytest.mark.parametrize("name", PROTOCOL)
