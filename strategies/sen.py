@@ -31,6 +31,13 @@ from .base import Strategy, param
 def threshold_scan(own, ns):
     """Own estimates in sixths (unknown = 31/6): (total, largest, its slot (lowest on ties), first
     unknown slot or -1)."""
+    if ns == 4:                  # the size of every dream unless the variant of claims is on: a loop
+        return _scan(own, 4)     # of constant length, which the compiler unrolls
+    return _scan(own, ns)
+
+
+@numba.njit(cache=True, inline="always")
+def _scan(own, ns):
     total, worst, w, unknown = 0, -1, 0, -1
     for s in range(ns):
         v = np.int64(own[s])
