@@ -116,3 +116,23 @@ def test_final_states_and_random_streams_agree(specs, players, rules):
     state, counters = assert_same_ends(ENGINE, agents, players, r, game_keys(root_key(4), np.arange(300)))
     assert state.done.all()
     assert (counters.sum() > 0) == any(x.startswith("random") for x in specs)
+
+
+def test_the_benchmarks_lean_loop_plays_the_engines_games():
+    """``bench.sen_protocol``'s ``lean`` loop (threshold's rules and policy only) and its written-out loop
+    measure what they claim only if they play the engine's games: the same scores and turns."""
+    from bench import sen_protocol as B
+    from simcore.game import Seats
+    from simcore.games.sen import SenRules
+
+    eng = Sen()
+    agents = lineup("sen", ["threshold"], 4)
+    keys = game_keys(root_key(7), np.arange(300))
+    st = eng.new_batch(keys, 4, SenRules())
+    eng.play_state(st, Seats(agents, keys), eng.lineup(agents))
+    score, turns = B.play_lean(st.deal_keys)
+    assert (score == st.score).all() and (turns == st.turns).all()
+    wo = eng.new_batch(keys, 4, SenRules())
+    B.written_out(eng.state_tuple(wo), eng.rules_tuple(wo), B.WAKE6)
+    assert (wo.score == st.score).all() and (wo.turns == st.turns).all()
+    assert st.score.max() >= 100 and (st.turns > 0).all()
