@@ -92,32 +92,35 @@ def threshold_drawn(own, ns, card, kind):
 COUNTER, WATCHER, SWAPPER, GAMBLER = 3, 4, 5, 6
 
 #: copies of each value 0..9 in the deck
-_DECK_COUNTS = np.array([4, 4, 4, 4, 4, 7, 7, 7, 4, 9], dtype=np.float64)
+_DECK_COUNTS = np.array([4, 4, 4, 4, 4, 7, 7, 7, 4, 9], dtype=np.int64)
 _NEG = -np.inf
 
 
 @numba.njit(**NO_REFCOUNT)
 def unseen_stats_one(mem_me, up_counts_g, cnt):
     """Mean and variance of the value of a card the player has not seen (neither face up nor
-    remembered); 279/54 and 0 when every card is accounted for. ``cnt``: scratch (10,)."""
-    for v in range(10):
-        cnt[v] = up_counts_g[v]
+    remembered); 279/54 and 0 when every card is accounted for. ``cnt``: scratch (10,), not used.
+
+    The remembered cards are counted per value in one integer, six bits a value (at most 5 x 8 lands
+    are remembered, so no count spills into the next), without a branch on whether a land is known;
+    the sums are of integers, so the mean and variance are the same numbers as summed in floats."""
+    packed = np.int64(0)
     for p in range(mem_me.shape[0]):
         for s in range(mem_me.shape[1]):
-            x = mem_me[p, s]
-            if x >= 0:
-                cnt[x] += 1.0
-    n, t1, t2 = 0.0, 0.0, 0.0
+            x = np.int64(mem_me[p, s])
+            k = np.int64(x >= 0)
+            packed += k << (6 * x * k)
+    n, t1, t2 = 0, 0, 0
     for v in range(10):
-        left = _DECK_COUNTS[v] - cnt[v]
-        if left > 0.0:
-            n += left
-            t1 += left * v
-            t2 += left * v * v
-    if n <= 0.0:
+        left = _DECK_COUNTS[v] - up_counts_g[v] - ((packed >> (6 * v)) & 63)
+        left = max(left, 0)
+        n += left
+        t1 += left * v
+        t2 += left * v * v
+    if n <= 0:
         return 279.0 / 54.0, 0.0
-    mean = t1 / n
-    return mean, max(t2 / n - mean * mean, 0.0)
+    mean = float(t1) / float(n)
+    return mean, max(float(t2) / float(n) - mean * mean, 0.0)
 
 
 @numba.njit(**NO_REFCOUNT)

@@ -127,3 +127,26 @@ def head_to_head(a, b, n, seed=3, players=4):
 def test_gambler_beats_the_best_threshold_two_against_two():
     share, lo, hi = head_to_head("gambler", "threshold:wake=16", 2000)
     assert lo > 0.5, (share, lo, hi)
+
+
+def test_unseen_stats_count_the_deck_minus_what_was_seen():
+    """The unseen mean and variance (counted in packed integers) equal a plain count of the deck minus
+    the face-up pile and every remembered land, for random memories of 2 to 5 players (also memories
+    and piles that over-count a value, which the count clips at none left)."""
+    from strategies.sen import unseen_stats_one
+    deck = np.array([4, 4, 4, 4, 4, 7, 7, 7, 4, 9])
+    rng = np.random.default_rng(3)
+    cnt = np.zeros(10)
+    for trial in range(400):
+        players = int(rng.integers(2, 6))
+        mem = np.where(rng.random((players, 8)) < rng.random(), rng.integers(0, 10, (players, 8)), -1).astype(np.int8)
+        up = rng.integers(0, 3 if trial % 4 else 10, 10).astype(np.int64)
+        seen = up + np.bincount(mem[mem >= 0].astype(np.int64), minlength=10)
+        left = np.maximum(deck - seen, 0).astype(float)
+        n = left.sum()
+        if n == 0:
+            want = (279 / 54, 0.0)
+        else:
+            mean = (left * np.arange(10)).sum() / n
+            want = (mean, max((left * np.arange(10) ** 2).sum() / n - mean * mean, 0.0))
+        assert unseen_stats_one(mem, up, cnt) == want, (mem, up)
