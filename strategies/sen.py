@@ -97,9 +97,9 @@ _NEG = -np.inf
 
 
 @numba.njit(**NO_REFCOUNT)
-def unseen_stats_one(mem_me, up_counts_g, cnt):
+def unseen_stats_one(mem_me, up_counts_g):
     """Mean and variance of the value of a card the player has not seen (neither face up nor
-    remembered); 279/54 and 0 when every card is accounted for. ``cnt``: scratch (10,), not used.
+    remembered); 279/54 and 0 when every card is accounted for.
 
     The remembered cards are counted per value in one integer, six bits a value (at most 5 x 8 lands
     are remembered, so no count spills into the next), without a branch on whether a land is known;
@@ -253,7 +253,7 @@ def _counting_gains(code, prm, own, ns, mem_me, nslots_g, me, mean, worst, value
 @numba.njit(**NO_REFCOUNT)
 def _counting_start(code, prm, own, ns, mem_me, nslots_g, up_counts_g, kept_g, me, top, kwih, penalty, fw):
     """(Start code, the unseen mean it was decided on)."""
-    mean, var = unseen_stats_one(mem_me, up_counts_g, fw[0])
+    mean, var = unseen_stats_one(mem_me, up_counts_g)
     _, worst = _own_estimates(own, ns, mean, fw[1, :own.shape[0]])
     wake = counting_wants_wake(code, prm, fw[1], ns, mem_me, nslots_g, kept_g, me, mean, var, penalty, fw)
     act = 0 if wake else (1 if top <= worst - prm[0] else 2)
@@ -269,13 +269,13 @@ def counting_start(code, prm, own, ns, mem_me, nslots_g, up_counts_g, kept_g, me
 
 @numba.njit(**NO_REFCOUNT)
 def counting_face_up(own, ns, mem_me, up_counts_g, fw):
-    mean, _ = unseen_stats_one(mem_me, up_counts_g, fw[0])
+    mean, _ = unseen_stats_one(mem_me, up_counts_g)
     return _own_estimates(own, ns, mean, fw[1, :own.shape[0]])[0]
 
 
 @numba.njit(**NO_REFCOUNT)
 def counting_drawn(code, prm, own, ns, mem_me, nslots_g, up_counts_g, me, value, kind, fw):
-    mean, _ = unseen_stats_one(mem_me, up_counts_g, fw[0])
+    mean, _ = unseen_stats_one(mem_me, up_counts_g)
     return _counting_drawn(code, prm, own, ns, mem_me, nslots_g, me, value, kind, mean, fw)
 
 
@@ -293,7 +293,7 @@ def _counting_drawn(code, prm, own, ns, mem_me, nslots_g, me, value, kind, mean,
 
 @numba.njit(**NO_REFCOUNT)
 def counting_keep(code, prm, own, ns, mem_me, nslots_g, up_counts_g, me, v0, k0, v1, k1, fw):
-    mean, _ = unseen_stats_one(mem_me, up_counts_g, fw[0])
+    mean, _ = unseen_stats_one(mem_me, up_counts_g)
     _, worst = _own_estimates(own, ns, mean, fw[1, :own.shape[0]])
     ex0, use0 = _counting_gains(code, prm, own, ns, mem_me, nslots_g, me, mean, worst, v0, k0)
     ex1, use1 = _counting_gains(code, prm, own, ns, mem_me, nslots_g, me, mean, worst, v1, k1)
@@ -303,7 +303,7 @@ def counting_keep(code, prm, own, ns, mem_me, nslots_g, up_counts_g, me, v0, k0,
 @numba.njit(**NO_REFCOUNT)
 def counting_swap(own, ns, mem_me, nslots_g, up_counts_g, me, fw):
     """(own slot, opponent, slot): the worst own land for the best opponent land."""
-    mean, _ = unseen_stats_one(mem_me, up_counts_g, fw[0])
+    mean, _ = unseen_stats_one(mem_me, up_counts_g)
     w, worst = _own_estimates(own, ns, mean, fw[1, :own.shape[0]])
     _, pb, sb = counting_swap_plan(mem_me, nslots_g, me, mean, worst)
     return w, pb, sb
@@ -311,7 +311,7 @@ def counting_swap(own, ns, mem_me, nslots_g, up_counts_g, me, fw):
 
 @numba.njit(**NO_REFCOUNT)
 def counting_claim(own, ns, mem_me, up_counts_g, fw):
-    mean, _ = unseen_stats_one(mem_me, up_counts_g, fw[0])
+    mean, _ = unseen_stats_one(mem_me, up_counts_g)
     _, a, b, v = counting_best_pair(own, ns, mean)
     return a, b, v
 

@@ -136,7 +136,6 @@ def test_unseen_stats_count_the_deck_minus_what_was_seen():
     from strategies.sen import unseen_stats_one
     deck = np.array([4, 4, 4, 4, 4, 7, 7, 7, 4, 9])
     rng = np.random.default_rng(3)
-    cnt = np.zeros(10)
     for trial in range(400):
         players = int(rng.integers(2, 6))
         mem = np.where(rng.random((players, 8)) < rng.random(), rng.integers(0, 10, (players, 8)), -1).astype(np.int8)
@@ -149,4 +148,4 @@ def test_unseen_stats_count_the_deck_minus_what_was_seen():
         else:
             mean = (left * np.arange(10)).sum() / n
             want = (mean, max((left * np.arange(10) ** 2).sum() / n - mean * mean, 0.0))
-        assert unseen_stats_one(mem, up, cnt) == want, (mem, up)
+        assert unseen_stats_one(mem, up) == want, (mem, up)
