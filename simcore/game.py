@@ -208,7 +208,9 @@ class Game(abc.ABC):
     # ----- shared --------------------------------------------------------------------------------
     def validate(self, players: int, rules: Any) -> None:
         if not self.min_players <= players <= self.max_players:
-            raise SenseiError(f"{self.name} is for {self.min_players}-{self.max_players} players, got {players}")
+            span = (f"{self.min_players}" if self.min_players == self.max_players
+                    else f"{self.min_players}-{self.max_players}")
+            raise SenseiError(f"{self.name} is for {span} players, got {players}")
 
     def make_rules(self, values: dict[str, Any] | None = None) -> Any:
         return self.Rules.from_values(values or {}, self.name)

@@ -83,6 +83,7 @@ def test_user_strategy_file(tmp_path):
     (["play", "sen", "-s", "threshold:wake=high"], "expected an integer"),
     (["play", "sen", "--players", "6"], "2-5 players"),
     (["play", "sen", "--players", "1"], "2-5 players"),
+    (["play", "fan-and-mallet", "--players", "3"], "fan-and-mallet is for 2 players, got 3"),
     (["play", "sen", "--rule", "pennalty=3"], "unknown rule option"),
     (["play", "sen", "--rule", "penalty"], "KEY=VALUE"),
     (["play", "sen", "--rule", "go_all_in=perhaps"], "true or false"),
