@@ -7,7 +7,7 @@ from simcore.rng import game_keys, root_key
 from simcore.runner import simulate
 from simcore.stats import wilson
 from strategies.registry import resolve
-from strategies.sen import Threshold
+from strategies.sen import Threshold, unseen_stats_one
 
 
 ENG = Sen()
@@ -133,7 +133,6 @@ def test_unseen_stats_count_the_deck_minus_what_was_seen():
     """The unseen mean and variance (counted in packed integers) equal a plain count of the deck minus
     the face-up pile and every remembered land, for random memories of 2 to 5 players (also memories
     and piles that over-count a value, which the count clips at none left)."""
-    from strategies.sen import unseen_stats_one
     deck = np.array([4, 4, 4, 4, 4, 7, 7, 7, 4, 9])
     rng = np.random.default_rng(3)
     for trial in range(400):
