@@ -121,8 +121,7 @@ def lean(deal_keys, P, wake6, target, penalty, score_out, turns_out, cards, own,
                 over |= score_out[g, p] >= target
             rnd += 1
             if over:
-                break
-            cur = (me + 1) % P
+                break  # else the next round starts with cur, left of the last turn's player
         turns_out[g] = turns
 
 
