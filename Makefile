@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.sensei-installed
 
-.PHONY: demo test bench docs env clean browser
+.PHONY: demo test bench docs env clean browser boundscheck
 
 env: $(STAMP)
 
@@ -36,6 +36,11 @@ demo: $(STAMP)
 # bench: the speed table, also written into docs/speed.md (its block between the bench markers)
 bench: $(STAMP)
 	$(PY) -m bench.run --write docs/speed.md
+
+# boundscheck: every fingerprint case in both lanes and the search player, compiled afresh with numba's
+# bounds checks on (the project's kernels index without negative wrap-around; some minutes)
+boundscheck: $(STAMP)
+	$(PY) tools/boundscheck.py
 
 # docs: the generated blocks of docs/ (rule options, strategies) made afresh from the code's descriptions
 docs: $(STAMP)

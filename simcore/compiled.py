@@ -93,6 +93,91 @@ def _keep_conditional_moves() -> None:
 
 _keep_conditional_moves()
 
+
+#: the line that marks a file of the project's compiled sources whose kernels never index with a negative
+#: number (see :func:`_index_without_wraparound`)
+NO_NEGATIVE_INDEX_MARK = "# sensei: no negative indices"
+_MARKED: dict = {}
+
+
+def _marked(path: str) -> bool:
+    """Whether ``path`` is a file of the project's compiled sources that carries
+    :data:`NO_NEGATIVE_INDEX_MARK` (read once per process)."""
+    found = _MARKED.get(path)
+    if found is None:
+        found = False
+        if in_source_dirs(path):
+            try:
+                with open(path, encoding="utf-8") as fh:
+                    found = any(line.strip() == NO_NEGATIVE_INDEX_MARK for line in fh)
+            except OSError:
+                found = False
+        _MARKED[path] = found
+    return found
+
+
+def _statement_without_wraparound() -> bool:
+    """Whether the statement numba is turning into machine code right now comes from a marked file (see
+    :func:`_marked`). numba lowers a function's statements one by one and keeps each one's source location
+    (also for code it inlined from another function), so this finds the lowering object on the call
+    stack and asks where its current statement was written."""
+    import sys as _sys
+
+    from numba.core.lowering import Lower
+
+    frame = _sys._getframe(2)
+    for _ in range(40):
+        if frame is None:
+            return False
+        low = frame.f_locals.get("self")
+        if isinstance(low, Lower):
+            return _marked(getattr(getattr(low, "loc", None), "filename", None) or "")
+        frame = frame.f_back
+    return False
+
+
+def _index_without_wraparound() -> None:
+    """Array indexing in marked files of the project's compiled code skips Python's negative-index wrap-around.
+
+    numba gives every integer index of a signed type Python's meaning, so that ``a[-1]`` is the last
+    entry: before each access it adds the length to a negative index. In the game loops that is three
+    more instructions on the way to nearly every load and store (a sign test, a mask, an add), on the
+    path that waits for the value of the index (a card, a house, a seat), and LLVM can rarely prove the
+    index is not negative. A file of the project's compiled sources whose kernels never index with a
+    negative number (every index a position: a game, a seat, a slot, a card) says so with the line
+    :data:`NO_NEGATIVE_INDEX_MARK`; statements written there use the index as it is. (Sensu's files are
+    not marked: its card tables keep an entry for "no card" at the end, read with the card -1. Nor are
+    the generated lineup modules: their few indices gained nothing, and Sen's heuristics, whose
+    decisions the loop calls, ran up to 5% slower with them marked.) Measured in docs/speed.md
+    ("Indexing without wrap-around").
+
+    Code written anywhere else keeps numba's meaning, whoever calls it: a user's compiled strategy may
+    write ``hand[-1]``, also where its decision is inlined into a game loop. A run with
+    ``NUMBA_BOUNDSCHECK=1`` turns a negative index in a marked file into an IndexError (numba then
+    checks the index against 0 and the length): ``make boundscheck`` (``tools/boundscheck.py``) plays
+    every fingerprint case and the search player that way. Should a numba release no longer have the
+    function changed here, nothing is changed (the same games, without this speed)."""
+    try:
+        import numba.np.arrayobj as arrayobj
+        from numba.core import types
+        from numba.core.lowering import Lower  # noqa: F401 - checked here, used in _statement_without_wraparound
+    except ImportError:  # pragma: no cover - a numba laid out otherwise
+        return
+    original = getattr(arrayobj, "fix_integer_index", None)
+    if original is None or getattr(original, "__sensei__", False):
+        return
+
+    def fix_integer_index(context, builder, idxty, idx, size):
+        if idxty.signed and _statement_without_wraparound():
+            return context.cast(builder, idx, idxty, types.intp)
+        return original(context, builder, idxty, idx, size)
+
+    fix_integer_index.__sensei__ = True
+    arrayobj.fix_integer_index = fix_integer_index
+
+
+_index_without_wraparound()
+
 try:
     from numba.core.options import DefaultOptions
 

@@ -13,6 +13,9 @@ draw is a hash (splitmix64) of the game key, a stream number and a per-game coun
 
 Everything here works on whole arrays of games at once.
 """
+# The compiled code of this file never indexes an array with a negative number, so numba leaves out
+# Python's wrap-around of negative indices here (simcore/compiled.py; checked by make boundscheck):
+# sensei: no negative indices
 from __future__ import annotations
 
 from collections import namedtuple

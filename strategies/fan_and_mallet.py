@@ -17,6 +17,9 @@ Scratch space (``rng.iw``, ``rng.fw``, 16 x 64, not kept between decisions): the
 3 and :data:`PRM`; ``random`` keeps its seat's next uniform in row :data:`AHEAD`, tagged with the draw it
 belongs to (a tag that does not match is simply worked out again, so any strategy may use any row).
 """
+# The compiled code of this file never indexes an array with a negative number, so numba leaves out
+# Python's wrap-around of negative indices here (simcore/compiled.py; checked by make boundscheck):
+# sensei: no negative indices
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -7,6 +7,9 @@ codes of :func:`~simcore.games.sen.peek_option` and :func:`~simcore.games.sen.sw
 functions play the compiled lane and, looped over a batch, the batch lane. Values are compared in
 sixths (an unknown land is worth 279/54 = 31/6) so that rare ties never flip.
 """
+# The compiled code of this file never indexes an array with a negative number, so numba leaves out
+# Python's wrap-around of negative indices here (simcore/compiled.py; checked by make boundscheck):
+# sensei: no negative indices
 from __future__ import annotations
 
 import dataclasses

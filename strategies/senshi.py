@@ -8,6 +8,9 @@ compiled lane and, looped over a batch, the batch lane. Each heuristic scores it
 best; ties go to the first option in a fixed order (lowest stack index or colour, unless a rule below
 says otherwise).
 """
+# The compiled code of this file never indexes an array with a negative number, so numba leaves out
+# Python's wrap-around of negative indices here (simcore/compiled.py; checked by make boundscheck):
+# sensei: no negative indices
 from __future__ import annotations
 
 from dataclasses import dataclass

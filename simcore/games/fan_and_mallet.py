@@ -55,6 +55,9 @@ compiled one and the batch one, play every game through these functions. The str
 policies and heuristics) live in ``strategies/fan_and_mallet.py``; they use the placement search
 (:func:`landing_house`) and the possession scoring (:func:`stack_totals`) of this module.
 """
+# The compiled code of this file never indexes an array with a negative number, so numba leaves out
+# Python's wrap-around of negative indices here (simcore/compiled.py; checked by make boundscheck):
+# sensei: no negative indices
 from __future__ import annotations
 
 import dataclasses

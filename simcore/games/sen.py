@@ -24,6 +24,9 @@ Array layout (n games, P players, S = 8 dream slots, the most a dream can hold):
 Decisions (see :class:`Player`) are integer codes; every action is checked and an illegal one raises
 :class:`~simcore.errors.IllegalAction`.
 """
+# The compiled code of this file never indexes an array with a negative number, so numba leaves out
+# Python's wrap-around of negative indices here (simcore/compiled.py; checked by make boundscheck):
+# sensei: no negative indices
 from __future__ import annotations
 
 import copy

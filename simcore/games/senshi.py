@@ -82,6 +82,9 @@ and ``has_winner`` feed the contract metrics; also ``n_eliminated``, ``tallest_e
 the table's tallest pile was eliminated), ``tie_hand`` / ``tie_order`` (which tie-break decided),
 ``max_pile``, ``hand`` and the four piles per seat (``pile_strength`` ... ``pile_wisdom``).
 """
+# The compiled code of this file never indexes an array with a negative number, so numba leaves out
+# Python's wrap-around of negative indices here (simcore/compiled.py; checked by make boundscheck):
+# sensei: no negative indices
 from __future__ import annotations
 
 import dataclasses
