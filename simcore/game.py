@@ -144,6 +144,10 @@ class Game(abc.ABC):
     state_constants: ClassVar[tuple[str, ...]] = ()
     #: games played side by side in a chunk (finished games hand their place to the next)
     batch_width: ClassVar[int] = 8192
+    #: games per block of the compiled lane, at least: each game is played to its end on its own, so a
+    #: block only bounds the memory of its state (a default chunk is one block: no concatenation, and
+    #: each block's fixed costs are paid once)
+    lane_block: ClassVar[int] = 16384
     #: hard cap on turns per game when the rules have none (a safety net; counted as a timeout)
     safety_turns: ClassVar[int] = 100_000
     #: the decision protocol: decision kind code -> name (the numpy method and the compiled decision of
@@ -282,7 +286,9 @@ class Game(abc.ABC):
         return self.new_state(keys, players, rules)
 
     def _play_lane(self, ids, players, rules, agents, root, width, lu) -> dict[str, np.ndarray]:
-        """The compiled lane: blocks of ``width`` games, each played to its end in one compiled call."""
+        """The compiled lane: blocks of ``width`` games (:attr:`lane_block` at least), each game played to its
+        end in one compiled call."""
+        width = max(width, min(len(ids), self.lane_block))
         parts = []
         notice = lu.compile_notice()
         if notice:
