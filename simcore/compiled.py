@@ -116,11 +116,11 @@ def _marked(path: str) -> bool:
     return found
 
 
-def _statement_without_wraparound() -> bool:
-    """Whether the statement numba is turning into machine code right now comes from a marked file (see
-    :func:`_marked`). numba lowers a function's statements one by one and keeps each one's source location
-    (also for code it inlined from another function), so this finds the lowering object on the call
-    stack and asks where its current statement was written."""
+def _statement_without_wraparound():
+    """The source location of the statement numba is turning into machine code right now if it comes from a
+    marked file (see :func:`_marked`), else None. numba lowers a function's statements one by one and
+    keeps each one's source location (also for code it inlined from another function), so this finds the
+    lowering object on the call stack and asks where its current statement was written."""
     import sys as _sys
 
     from numba.core.lowering import Lower
@@ -128,12 +128,19 @@ def _statement_without_wraparound() -> bool:
     frame = _sys._getframe(2)
     for _ in range(40):
         if frame is None:
-            return False
+            return None
         low = frame.f_locals.get("self")
         if isinstance(low, Lower):
-            return _marked(getattr(getattr(low, "loc", None), "filename", None) or "")
+            loc = getattr(low, "loc", None)
+            return loc if _marked(getattr(loc, "filename", None) or "") else None
         frame = frame.f_back
-    return False
+    return None
+
+
+#: set while numba compiles: a negative index in a marked file raises an IndexError that names the file
+#: and line, instead of being used as it is (``make boundscheck`` sets it); set to ``log``, it prints that
+#: line on stdout and reads with numba's meaning, so that one run lists every such place
+NEGATIVE_INDEX_AUDIT = "SENSEI_NEGATIVE_INDEX_AUDIT"
 
 
 def _index_without_wraparound() -> None:
@@ -152,10 +159,11 @@ def _index_without_wraparound() -> None:
     ("Indexing without wrap-around").
 
     Code written anywhere else keeps numba's meaning, whoever calls it: a user's compiled strategy may
-    write ``hand[-1]``, also where its decision is inlined into a game loop. A run with
-    ``NUMBA_BOUNDSCHECK=1`` turns a negative index in a marked file into an IndexError (numba then
-    checks the index against 0 and the length): ``make boundscheck`` (``tools/boundscheck.py``) plays
-    every fingerprint case and the search player that way. Should a numba release no longer have the
+    write ``hand[-1]``, also where its decision is inlined into a game loop. Compiled with
+    :data:`NEGATIVE_INDEX_AUDIT` in the environment, a negative index in a marked file raises an
+    IndexError naming its file and line, and with ``NUMBA_BOUNDSCHECK=1`` every index is checked against
+    the length too: ``make boundscheck`` (``tools/boundscheck.py``) plays every fingerprint case and the
+    search player that way. Should a numba release no longer have the
     function changed here, nothing is changed (the same games, without this speed)."""
     try:
         import numba.np.arrayobj as arrayobj
@@ -168,9 +176,23 @@ def _index_without_wraparound() -> None:
         return
 
     def fix_integer_index(context, builder, idxty, idx, size):
-        if idxty.signed and _statement_without_wraparound():
-            return context.cast(builder, idx, idxty, types.intp)
-        return original(context, builder, idxty, idx, size)
+        loc = _statement_without_wraparound() if idxty.signed else None
+        if loc is None:
+            return original(context, builder, idxty, idx, size)
+        ind = context.cast(builder, idx, idxty, types.intp)
+        audit = os.environ.get(NEGATIVE_INDEX_AUDIT)
+        if audit:
+            from numba.core import cgutils
+
+            where = f"negative index ({os.path.relpath(loc.filename)}, line {loc.line})"
+            negative = builder.icmp_signed("<", ind, ind.type(0))
+            if audit == "log":  # say where on stdout and go on with numba's meaning (finds every place in one run)
+                with cgutils.if_unlikely(builder, negative):
+                    cgutils.printf(builder, where.replace("%", "%%") + "\n")
+                return original(context, builder, idxty, idx, size)
+            with cgutils.if_unlikely(builder, negative):
+                context.call_conv.return_user_exc(builder, IndexError, (where,))
+        return ind
 
     fix_integer_index.__sensei__ = True
     arrayobj.fix_integer_index = fix_integer_index
@@ -241,6 +263,8 @@ def _use_fingerprinted_cache() -> None:
     if os.environ.get("NUMBA_CACHE_DIR"):
         return  # the user's choice
     fingerprint = source_fingerprint()
+    if os.environ.get(NEGATIVE_INDEX_AUDIT):  # machine code with the audit's checks is kept apart
+        fingerprint += "-audit"
     for folder in (cache_folder(fingerprint),
                    os.path.join(tempfile.gettempdir(), f"sensei-numba-{os.getuid() if hasattr(os, 'getuid') else 0}",
                                 fingerprint)):

@@ -5,7 +5,9 @@ import os
 import textwrap
 
 import numpy as np
+import pytest
 
+from simcore import compiled
 from simcore.compiled import NO_NEGATIVE_INDEX_MARK, _marked, _statement_without_wraparound, exec_file_module
 from simcore.runner import simulate
 from strategies.registry import lineup
@@ -102,4 +104,33 @@ def test_which_files_index_without_wraparound(tmp_path):
     user.write_text(f"{NO_NEGATIVE_INDEX_MARK}\nimport numba\n")
     assert not _marked(str(user))
     # outside numba's lowering there is no statement at all
-    assert _statement_without_wraparound() is False
+    assert _statement_without_wraparound() is None
+
+
+READ = "import numba\n\n\n@numba.njit\ndef read(a, i):\n    return a[i]\n"
+
+
+@pytest.mark.parametrize("audit", ["", "1", "log"])
+def test_a_marked_file_indexes_as_it_is_and_the_audit_names_a_negative_index(tmp_path, monkeypatch, capfd, audit):
+    big = np.arange(10, dtype=np.int64) * 10
+    view = big[1:]    # a view: the entry before its first one is big[0]
+    marked, plain = tmp_path / f"marked_{audit}.py", tmp_path / f"plain_{audit}.py"
+    marked.write_text(READ)
+    plain.write_text(READ)
+    monkeypatch.setitem(compiled._MARKED, str(marked), True)   # as if it were a marked file of the project
+    monkeypatch.setenv(compiled.NEGATIVE_INDEX_AUDIT, audit)
+    m = exec_file_module(f"sensei_test_marked_{audit}", str(marked))
+    u = exec_file_module(f"sensei_test_plain_{audit}", str(plain))
+    assert m.read(view, 3) == 40 and u.read(view, 3) == 40
+    assert u.read(view, -1) == 90          # numba's meaning: the last entry
+    where = f"negative index ({os.path.relpath(str(marked))}, line 6)"
+    if audit == "1":
+        with pytest.raises(IndexError) as exc:
+            m.read(view, -1)
+        assert str(exc.value) == where
+    elif audit == "log":                   # says where, then reads with numba's meaning
+        capfd.readouterr()
+        assert m.read(view, -1) == 90
+        assert capfd.readouterr().out.strip() == where
+    else:
+        assert m.read(view, -1) == 0       # used as it is: the entry before the view's first

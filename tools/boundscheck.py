@@ -2,8 +2,10 @@
 
 The project's own kernels index arrays without Python's negative-index wrap-around (see
 ``simcore/compiled.py``, ``_index_without_wraparound``), which is only right if no index is ever negative.
-This compiles everything afresh with numba's bounds checks on (``NUMBA_BOUNDSCHECK=1``: every index is
-checked against 0 and the length, and a bad one raises IndexError) in a fresh cache folder, then plays
+This compiles everything afresh in a fresh cache folder with numba's bounds checks on (``NUMBA_BOUNDSCHECK=1``:
+every index is checked against 0 and the length, and a bad one raises IndexError) and with
+``SENSEI_NEGATIVE_INDEX_AUDIT`` set (a negative index in a file marked ``# sensei: no negative indices``
+raises an IndexError naming its file and line), then plays
 
 * every case of the fingerprint suite (``tests/fingerprints.py``: every built-in strategy, every player
   count, every rule option, mixed lineups) in both lanes, checking that each plays the recorded games;
@@ -28,7 +30,8 @@ def _reexec() -> None:
     if os.environ.get("NUMBA_BOUNDSCHECK") == "1" and os.environ.get("SENSEI_BOUNDSCHECK_CACHE"):
         return
     folder = tempfile.mkdtemp(prefix="sensei-boundscheck-")
-    env = {**os.environ, "NUMBA_BOUNDSCHECK": "1", "NUMBA_CACHE_DIR": folder, "SENSEI_BOUNDSCHECK_CACHE": folder}
+    env = {**os.environ, "NUMBA_BOUNDSCHECK": "1", "NUMBA_CACHE_DIR": folder, "SENSEI_BOUNDSCHECK_CACHE": folder,
+           "SENSEI_NEGATIVE_INDEX_AUDIT": "1"}
     os.execve(sys.executable, [sys.executable, os.path.abspath(__file__), *sys.argv[1:]], env)
 
 
