@@ -152,10 +152,9 @@ def _index_without_wraparound() -> None:
     path that waits for the value of the index (a card, a house, a seat), and LLVM can rarely prove the
     index is not negative. A file of the project's compiled sources whose kernels never index with a
     negative number (every index a position: a game, a seat, a slot, a card) says so with the line
-    :data:`NO_NEGATIVE_INDEX_MARK`; statements written there use the index as it is. (Sensu's files are
-    not marked: its card tables keep an entry for "no card" at the end, read with the card -1. Nor are
-    the generated lineup modules: their few indices gained nothing, and Sen's heuristics, whose
-    decisions the loop calls, ran up to 5% slower with them marked.) Measured in docs/speed.md
+    :data:`NO_NEGATIVE_INDEX_MARK`; statements written there use the index as it is. (The generated lineup
+    modules are not marked: their few indices gained nothing, and Sen's heuristics, whose decisions the
+    loop calls, ran up to 5% slower with them marked.) Measured in docs/speed.md
     ("Indexing without wrap-around").
 
     Code written anywhere else keeps numba's meaning, whoever calls it: a user's compiled strategy may

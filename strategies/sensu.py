@@ -12,6 +12,9 @@ Scratch space: ``rng.iw`` rows 0 (slot cards), 1 (evaluation), 2 (an order), 3 (
 combination search, the potential's subsets); ``rng.fw`` rows 0 (fan weights) and 1 (``random``'s keys, the
 potential's subset values).
 """
+# The compiled code of this file never indexes an array with a negative number, so numba leaves out
+# Python's wrap-around of negative indices here (simcore/compiled.py; checked by make boundscheck):
+# sensei: no negative indices
 from __future__ import annotations
 
 from dataclasses import dataclass

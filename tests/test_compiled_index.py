@@ -93,12 +93,13 @@ def test_a_function_outside_the_project_wraps_negative_indices(tmp_path):
 
 def test_which_files_index_without_wraparound(tmp_path):
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    for name in ("simcore/games/sen.py", "simcore/games/senshi.py", "simcore/games/fan_and_mallet.py",
-                 "strategies/sen.py", "strategies/senshi.py", "strategies/fan_and_mallet.py"):
-        assert _marked(os.path.join(here, name)), name
-    # Sensu reads its card tables with the card -1 (no card): its files keep the wrap-around
-    assert not _marked(os.path.join(here, "simcore/games/sensu.py"))
-    assert not _marked(os.path.join(here, "strategies/sensu.py"))
+    for game in ("sen", "senshi", "sensu", "fan_and_mallet"):
+        for name in (f"simcore/games/{game}.py", f"strategies/{game}.py"):
+            assert _marked(os.path.join(here, name)), name
+    assert _marked(os.path.join(here, "simcore/rng.py"))
+    # the search's files are not marked
+    assert not _marked(os.path.join(here, "simcore/search.py"))
+    assert not _marked(os.path.join(here, "strategies/ismcts.py"))
     # a file outside the project's compiled sources never counts, even with the mark
     user = tmp_path / "mine.py"
     user.write_text(f"{NO_NEGATIVE_INDEX_MARK}\nimport numba\n")

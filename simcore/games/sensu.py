@@ -72,6 +72,9 @@ The search player's hooks (``scratch``, ``sample``, ``label``, ``stop``, ``value
 ``simcore/search.py``) build a whole game from one seat's view. No strategy lives here: the strategies (``strategies/sensu.py``) are compiled decisions over
 :data:`SensuView` or numpy methods over :class:`SensuObs`.
 """
+# The compiled code of this file never indexes an array with a negative number, so numba leaves out
+# Python's wrap-around of negative indices here (simcore/compiled.py; checked by make boundscheck):
+# sensei: no negative indices
 from __future__ import annotations
 
 import copy
@@ -362,7 +365,8 @@ def _combo_bits(cards, VAL, WCL, DIG, table, scratch, min_size):
     code = 0
     mul = 1
     for s in range(5):
-        code += DIG[cards[s]] * mul
+        c = cards[s]
+        code += DIG[c if c >= 0 else DIG.shape[0] - 1] * mul  # an empty slot (-1): the last entry, 0
         mul *= 13
     return numba.uint64(table[code])
 
