@@ -161,8 +161,9 @@ def _index_without_wraparound() -> None:
     write ``hand[-1]``, also where its decision is inlined into a game loop. Compiled with
     :data:`NEGATIVE_INDEX_AUDIT` in the environment, a negative index in a marked file raises an
     IndexError naming its file and line, and with ``NUMBA_BOUNDSCHECK=1`` every index is checked against
-    the length too: ``make boundscheck`` (``tools/boundscheck.py``) plays every fingerprint case and the
-    search player that way. Should a numba release no longer have the
+    the length too: ``make boundscheck`` (``tools/boundscheck.py``) plays every fingerprint case that way
+    (and the search player with numba's checks alone, which catch a negative index here too, as no
+    wrap-around comes before them). Should a numba release no longer have the
     function changed here, nothing is changed (the same games, without this speed)."""
     try:
         import numba.np.arrayobj as arrayobj
