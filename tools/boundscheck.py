@@ -13,7 +13,7 @@ raises an IndexError naming its file and line), then plays
   games through the engines' ``sample``, ``step`` and ``legal``. These play in a second process,
   compiled with the bounds checks but without the audit: a negative index in a marked file still
   raises (numba's check against 0, with no wrap-around before it), as "index is out of bounds" without
-  the file and line. (With the audit's checks added, LLVM worked on Sensu's search for over 20 minutes
+  the file and line. (With the audit's checks added, LLVM worked on Sensu's search for about 20 minutes
   without finishing; without them it takes under 5.)
 
 The cache folder is removed at the end.
