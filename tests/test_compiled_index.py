@@ -135,3 +135,13 @@ def test_a_marked_file_indexes_as_it_is_and_the_audit_names_a_negative_index(tmp
         assert capfd.readouterr().out.strip() == where
     else:
         assert m.read(view, -1) == 0       # used as it is: the entry before the view's first
+
+
+def test_make_boundscheck_sets_the_audit_this_module_reads():
+    import importlib.util
+
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    spec = importlib.util.spec_from_file_location("sensei_boundscheck_tool", os.path.join(here, "tools", "boundscheck.py"))
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    assert tool.AUDIT == compiled.NEGATIVE_INDEX_AUDIT

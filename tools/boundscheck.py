@@ -32,13 +32,17 @@ import sys
 import tempfile
 
 
+#: simcore.compiled.NEGATIVE_INDEX_AUDIT (named here: numba must not be imported before the checks are set)
+AUDIT = "SENSEI_NEGATIVE_INDEX_AUDIT"
+
+
 def _reexec() -> None:
     """numba reads NUMBA_BOUNDSCHECK when it is imported: start again with it set, in a fresh cache."""
     if os.environ.get("NUMBA_BOUNDSCHECK") == "1" and os.environ.get("SENSEI_BOUNDSCHECK_CACHE"):
         return
     folder = tempfile.mkdtemp(prefix="sensei-boundscheck-")
     env = {**os.environ, "NUMBA_BOUNDSCHECK": "1", "NUMBA_CACHE_DIR": folder, "SENSEI_BOUNDSCHECK_CACHE": folder,
-           "SENSEI_NEGATIVE_INDEX_AUDIT": "1"}
+           AUDIT: "1"}
     os.execve(sys.executable, [sys.executable, os.path.abspath(__file__), *sys.argv[1:]], env)
 
 
@@ -94,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
     # the searches in a process of their own, without the audit, in a cache folder of their own (machine
     # code compiled with the audit's checks is neither linked into them nor loaded from the cache)
-    env = {k: v for k, v in os.environ.items() if k != "SENSEI_NEGATIVE_INDEX_AUDIT"}
+    env = {k: v for k, v in os.environ.items() if k != AUDIT}
     env["NUMBA_CACHE_DIR"] = os.path.join(os.environ["SENSEI_BOUNDSCHECK_CACHE"], "searches")
     run = subprocess.run([sys.executable, os.path.abspath(__file__), "--searches-only"], env=env)
     if run.returncode:
