@@ -45,7 +45,7 @@ MISSING = -(1 << 62)
 #: cached by themselves (the lineup module is)
 INLINE = {**{k: v for k, v in NO_REFCOUNT.items() if k != "cache"}, "forceinline": True}
 #: bump when the generated text changes shape (part of every module's hash)
-_VERSION = 5
+_VERSION = 6
 #: shape of a compiled strategy's scratch arrays ``rng.fw`` (float64) and ``rng.iw`` (int64)
 SCRATCH = (16, 64)
 
@@ -240,23 +240,23 @@ def _render(game: Any, plans: Sequence[_ClassPlan]) -> str:
                 lines.append(f"from simcore.params import {class_name(names)} as _P{shapes[p.fields]}")
             else:
                 lines.append(f"_P{shapes[p.fields]} = namedtuple('_P{shapes[p.fields]}', {names!r})")
-    for j, p in enumerate(plans):
-        local = not shareable([f for f, _ in p.fields])
-        for d, w, inl in zip(p.compiled, p.where, p.inline):
-            if w is None:  # injected into the module's globals (a module kept in memory, not cached)
-                lines.append(f"_d{j}_{d} = _INJECTED[{j}][{d!r}]")
-            elif local and getattr(decision_of(p.cls, d), "cached", False):
-                # parameters of this module's own tuple class: a cached decision may not be typed with it
-                # (its cache would name this module), so the module compiles a copy of its own
-                lines.append(f"_d{j}_{d} = local_copy(resolve_decision{w!r})")
-            else:
-                lines.append(f"_d{j}_{d} = resolve_decision{w!r}")
-            # the compiled lane's form: the same decision as a function numba inlines, if so marked (a
-            # cached decision marked inline is already one that LLVM inlines)
-            own = inl and not getattr(decision_of(p.cls, d), "cached", False)
-            lines.append(f"_i{j}_{d} = numba.njit(**INLINE)(_d{j}_{d}.py_func)" if own else f"_i{j}_{d} = _d{j}_{d}")
-    lines += ["", ""] + _render_decide(game, plans, shapes, inline=False)
-    lines += ["", ""] + _render_decide(game, plans, shapes, inline=True)
+    # one function per distinct decision function and parameter type: classes that inherit a decision (a
+    # subclass, or built-in strategies that differ only in their parameters) share its code in the module
+    calls, fns = _calls(plans, shapes)
+    for n, (j, d, w, local, own) in enumerate(fns):
+        if w is None:  # injected into the module's globals (a module kept in memory, not cached)
+            lines.append(f"_f{n} = _INJECTED[{j}][{d!r}]")
+        elif local:
+            # parameters of this module's own tuple class: a cached decision may not be typed with it
+            # (its cache would name this module), so the module compiles a copy of its own
+            lines.append(f"_f{n} = local_copy(resolve_decision{w!r})")
+        else:
+            lines.append(f"_f{n} = resolve_decision{w!r}")
+        # the compiled lane's form: the same decision as a function numba inlines, if so marked (a
+        # cached decision marked inline is already one that LLVM inlines)
+        lines.append(f"_g{n} = numba.njit(**INLINE)(_f{n}.py_func)" if own else f"_g{n} = _f{n}")
+    lines += ["", ""] + _render_decide(game, plans, shapes, calls, inline=False)
+    lines += ["", ""] + _render_decide(game, plans, shapes, calls, inline=True)
     lines += [
         "",
         "",
@@ -306,10 +306,43 @@ def _render(game: Any, plans: Sequence[_ClassPlan]) -> str:
     return "\n".join(lines)
 
 
-def _render_decide(game: Any, plans: Sequence[_ClassPlan], shapes: dict, inline: bool) -> list[str]:
+def _calls(plans: Sequence[_ClassPlan], shapes: dict) -> tuple[dict, list]:
+    """The module's decision functions, each once: ``calls`` maps (decision, parameter type) to a list of
+    (function number, class indices) in class order, ``fns`` lists per function number (first class
+    index, decision, where it is found, compiled as a local copy, inlined by a copy of its own)."""
+    calls: dict = {}
+    fns: list = []
+    numbers: dict = {}
+    for j, p in enumerate(plans):
+        local_params = not shareable([f for f, _ in p.fields])
+        for d, w, inl in zip(p.compiled, p.where, p.inline):
+            found = decision_of(p.cls, d)
+            cached = getattr(found, "cached", False)
+            local = w is not None and local_params and cached
+            own = inl and not cached
+            shape = shapes[p.fields]
+            # the same function object is the same code; a local copy is one per parameter type
+            key = (id(found.fn), shape if local else None, own)
+            if key not in numbers:
+                numbers[key] = len(fns)
+                fns.append((j, d, w, local, own))
+            n = numbers[key]
+            groups = calls.setdefault((d, shape), [])
+            for group in groups:
+                if group[0] == n:
+                    group[1].append(j)
+                    break
+            else:
+                groups.append((n, [j]))
+    return calls, fns
+
+
+def _render_decide(game: Any, plans: Sequence[_ClassPlan], shapes: dict, calls: dict, inline: bool) -> list[str]:
     """``_decide`` (calls the strategies' compiled decisions; the batch lane) or ``_decide_inline`` (the
-    same with every decision inlined; the compiled lane, where a call would copy the observation)."""
-    d = "_i" if inline else "_d"
+    same with every decision inlined; the compiled lane, where a call would copy the observation). By
+    decision kind, then by the function that makes it (each function once, for every class that uses it:
+    the code the compiler works through grows with the distinct decisions, not with the classes)."""
+    f = "_g" if inline else "_f"
     lines = [
         "@numba.njit(**INLINE)",
         f"def _decide{'_inline' if inline else ''}(S, R, g, seat, cls, params, keys, counter, fw, iw):",
@@ -317,16 +350,20 @@ def _render_decide(game: Any, plans: Sequence[_ClassPlan], shapes: dict, inline:
         "    ob = _observe(S, R, g, seat)",
         "    rng = Stream(keys, counter, g * params.shape[0] + seat, fw, iw)",
     ]
-    for j, p in enumerate(plans):
-        args = []
-        for k, (_, t) in enumerate(p.fields):
-            x = f"params[seat, {k}]"
-            args.append({"int": f"np.int64({x})", "bool": f"{x} != 0.0", "float": x}[t])
-        lines.append(f"    if cls == {j}:")
-        lines.append(f"        prm = _P{shapes[p.fields]}({', '.join(args)}{',' if len(args) == 1 else ''})")
-        for name in p.compiled:
-            lines.append(f"        if kind == {game.decisions.index(name)}:")
-            lines.append(f"            return {d}{j}_{name}(ob, prm, rng)")
+    fields_of = {v: k for k, v in shapes.items()}
+    for k, name in enumerate(game.decisions):
+        sites = [(shape, n, js) for (d, shape), groups in calls.items() if d == name for n, js in groups]
+        if not sites:
+            continue
+        lines.append(f"    if kind == {k}:")
+        for shape, n, js in sorted(sites, key=lambda s: s[2][0]):
+            args = []
+            for i, (_, t) in enumerate(fields_of[shape]):
+                x = f"params[seat, {i}]"
+                args.append({"int": f"np.int64({x})", "bool": f"{x} != 0.0", "float": x}[t])
+            lines.append(f"        if {' or '.join(f'cls == {j}' for j in js)}:")
+            lines.append(f"            prm = _P{shape}({', '.join(args)}{',' if len(args) == 1 else ''})")
+            lines.append(f"            return {f}{n}(ob, prm, rng)")
         lines.append("        return MISSING")
     lines.append("    return MISSING")
     return lines
