@@ -190,9 +190,11 @@ def _plan(game: Any, cls: type, sample: Any) -> _ClassPlan:
 def _render(game: Any, plans: Sequence[_ClassPlan]) -> str:
     step_inline = "step_inline" if game.step_inline else "step"
     lines = [
-        f'"""sensei compiled lineup: {game.name} with {", ".join(p.qualname for p in plans) or "no compiled strategy"}.',
+        f'"""sensei compiled lineup: {game.name}, {len(plans)} strategy classes by number (``cls``).',
         "",
-        "Written by simcore.lineup; its name is a hash of its text and of every source it depends on.",
+        "Written by simcore.lineup; its name is a hash of its text and of every source it depends on. The",
+        "text names decision functions, not classes: classes with the same decision functions and parameter",
+        "types (strategies that differ only in their parameter values) share one module.",
         '"""',
         "from collections import namedtuple",
         "",

@@ -262,6 +262,9 @@ def test_a_numpy_strategy_beside_compiled_ones_plays_their_module():
     assert ENG.lineup([Tweaked()]).module is not mixed.module  # a compiled class of this file: its own
     alone = ENG.lineup([Planner()] * 3)
     assert [p.cls for p in alone.plans] == [Planner] and alone.module is not built_in.module
+    # focus and redeemer are planner's decision functions with other parameter values: the same module
+    assert ENG.lineup([Focus()] * 2).module is alone.module is ENG.lineup([Redeemer()] * 4).module
+    assert ENG.lineup([Random()] * 3).module is not alone.module
     R = ENG.make_rules({"powers": True})
     assert_same(ENG.play(np.arange(60), 3, R, [Planner()] * 3, root_key(3)),
                 ENG.play(np.arange(60), 3, R, [Planner()] * 3, root_key(3), compiled=False), "alone")
