@@ -270,6 +270,30 @@ def test_a_numpy_strategy_beside_compiled_ones_plays_their_module():
                 ENG.play(np.arange(60), 3, R, [Planner()] * 3, root_key(3), compiled=False), "alone")
 
 
+def test_a_module_holds_each_decision_function_once():
+    """In a mixed lineup's module, a decision function shared by several classes (planner, focus and
+    redeemer differ only in their parameters; a subclass inherits the decisions it does not replace) is
+    written, and called in each dispatch, once; both lanes play the same games."""
+    from simcore.compiled import CompiledDecision
+    from simcore.lineup import decision_of
+    from tests.sensu_test_strategies import NoPlace, Plain
+
+    for agents in ([Random(), Planner(), Focus(), Redeemer()], [Plain(), NoPlace(), Tweaked(), Cautious()]):
+        lu = ENG.lineup(agents)
+        distinct = {id(decision_of(p.cls, d)) for p in lu.plans for d in ENG.decisions
+                    if isinstance(decision_of(p.cls, d), CompiledDecision)}
+        uses = sum(isinstance(decision_of(p.cls, d), CompiledDecision) for p in lu.plans for d in ENG.decisions)
+        with open(lu.module.__file__) as fh:
+            text = fh.read()
+        made = [ln for ln in text.splitlines() if ln.startswith("_f")]
+        assert len(made) == len(distinct) < uses and len(set(ln.split(" = ")[1] for ln in made)) == len(made)
+        inline = text.split("def _decide_inline")[1].split("def play")[0]
+        assert inline.count("return _g") == len(distinct)  # one parameter type per function here
+        R = ENG.make_rules({"powers": True})
+        assert_same(ENG.play(np.arange(40), 4, R, agents, root_key(6)),
+                    ENG.play(np.arange(40), 4, R, agents, root_key(6), compiled=False), "mixed")
+
+
 def test_subclasses():
     R = ENG.make_rules({})
     lu = ENG.lineup([Tweaked()])
