@@ -168,14 +168,17 @@ def _once(examples):
 def scratch():
     """A working folder with the project's experiments/ and examples/ and the docstring's mine.py.
 
-    Its path is the same from run to run (one per checkout): a strategy file's compiled lineup is
-    cached under its path, so a new folder each run would compile the examples' strategies again."""
+    Its path is the same from run to run (one per checkout and test worker): a strategy file's compiled
+    lineup is cached under its path, so a new folder each run would compile the examples' strategies
+    again. (Per worker: the folder is made afresh, so two workers that both run this module, as under
+    ``pytest -n 2`` without ``--dist loadfile``, must not share it.)"""
     import hashlib
     import pathlib
     import shutil
     import tempfile
 
-    d = pathlib.Path(tempfile.gettempdir()) / f"sensei-examples-{hashlib.sha1(ROOT.encode()).hexdigest()[:12]}"
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    d = pathlib.Path(tempfile.gettempdir()) / f"sensei-examples-{hashlib.sha1(ROOT.encode()).hexdigest()[:12]}-{worker}"
     shutil.rmtree(d, ignore_errors=True)
     d.mkdir()
     os.symlink(os.path.join(ROOT, "experiments"), d / "experiments")
