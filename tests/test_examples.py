@@ -171,7 +171,7 @@ def scratch():
     Its path is the same from run to run (one per checkout and test worker): a strategy file's compiled
     lineup is cached under its path, so a new folder each run would compile the examples' strategies
     again. (Per worker: the folder is made afresh, so two workers that both run this module, as under
-    ``pytest -n 2`` without ``--dist loadfile``, must not share it.)"""
+    ``make test`` when a worker takes tests from the other's queue, must not share it.)"""
     import hashlib
     import pathlib
     import shutil
