@@ -309,33 +309,27 @@ def _render(game: Any, plans: Sequence[_ClassPlan]) -> str:
 
 
 def _calls(plans: Sequence[_ClassPlan], shapes: dict) -> tuple[dict, list]:
-    """The module's decision functions, each once: ``calls`` maps (decision, parameter type) to a list of
-    (function number, class indices) in class order, ``fns`` lists per function number (first class
-    index, decision, where it is found, compiled as a local copy, inlined by a copy of its own)."""
+    """The module's decision functions, each once: ``calls`` maps each decision to its call sites,
+    (parameter type, function number) -> the class indices that make it there (in class order), and
+    ``fns`` lists per function number (first class index, decision, where it is found, compiled as a
+    local copy, inlined by a copy of its own)."""
     calls: dict = {}
     fns: list = []
     numbers: dict = {}
     for j, p in enumerate(plans):
         local_params = not shareable([f for f, _ in p.fields])
+        shape = shapes[p.fields]
         for d, w, inl in zip(p.compiled, p.where, p.inline):
             found = decision_of(p.cls, d)
             cached = getattr(found, "cached", False)
             local = w is not None and local_params and cached
             own = inl and not cached
-            shape = shapes[p.fields]
             # the same function object is the same code; a local copy is one per parameter type
             key = (id(found.fn), shape if local else None, own)
             if key not in numbers:
                 numbers[key] = len(fns)
                 fns.append((j, d, w, local, own))
-            n = numbers[key]
-            groups = calls.setdefault((d, shape), [])
-            for group in groups:
-                if group[0] == n:
-                    group[1].append(j)
-                    break
-            else:
-                groups.append((n, [j]))
+            calls.setdefault(d, {}).setdefault((shape, numbers[key]), []).append(j)
     return calls, fns
 
 
@@ -354,11 +348,10 @@ def _render_decide(game: Any, plans: Sequence[_ClassPlan], shapes: dict, calls: 
     ]
     fields_of = {v: k for k, v in shapes.items()}
     for k, name in enumerate(game.decisions):
-        sites = [(shape, n, js) for (d, shape), groups in calls.items() if d == name for n, js in groups]
-        if not sites:
+        if name not in calls:
             continue
         lines.append(f"    if kind == {k}:")
-        for shape, n, js in sorted(sites, key=lambda s: s[2][0]):
+        for (shape, n), js in calls[name].items():  # in the order of their first class
             args = []
             for i, (_, t) in enumerate(fields_of[shape]):
                 x = f"params[seat, {i}]"
