@@ -357,18 +357,22 @@ def _possess(g, h, stack, owner, ring_faction, markers, first_done, first_winner
         ties[g] += 1
         if hf == 0:
             ties_white_house[g] += 1
+    kids = 0  # bit i: follower i is a kid ghost (a mask without branches; about one kid ghost a house)
     for i in range(STACK):
+        kids |= (1 if CARD_KIND[stack[g, h, i]] == KID else 0) << i
+    while kids:
+        i = _LOWBIT[kids]
+        kids &= kids - 1
         cc = stack[g, h, i]
-        if CARD_KIND[cc] == KID:
-            ab = CARD_COLOUR[cc]
-            b = bonus[i]
-            ab_kids[g, ab] += 1
-            ab_bonus[g, ab] += b
-            w2 = tw - b if cc < DECK else tw
-            b2 = tb - b if cc >= DECK else tb
-            alt = hf if w2 == b2 else (0 if w2 > b2 else 1)
-            if alt != win:
-                ab_swing[g, ab] += 1
+        ab = CARD_COLOUR[cc]
+        b = bonus[i]
+        ab_kids[g, ab] += 1
+        ab_bonus[g, ab] += b
+        white = 1 if cc < DECK else 0
+        w2 = tw - b * white
+        b2 = tb - b * (1 - white)
+        alt = hf if w2 == b2 else (0 if w2 > b2 else 1)
+        ab_swing[g, ab] += 1 if alt != win else 0
     return win
 
 
