@@ -61,8 +61,8 @@ CONFIGS = [
 
 
 #: significant digits of the float columns in a table's digest: a fit done by linear algebra (the ratings'
-#: binomial GLM) differs in its last bits from one CPU to another (OpenBLAS chooses its kernels by CPU:
-#: an AVX-512 machine and an AVX2 one sum in different orders), while every figure to ten digits does not
+#: binomial GLM) differs in its last bits from one CPU to another (OpenBLAS chooses its kernels by CPU,
+#: and different kernels sum in different orders), while every figure to ten digits does not
 DIGITS = 10
 
 
