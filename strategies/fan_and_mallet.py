@@ -29,7 +29,8 @@ import numba
 import numpy as np
 
 from simcore.compiled import NO_REFCOUNT
-from simcore.games.fan_and_mallet import (_LOWBIT, CARD_COLOUR, CARD_KID, CARD_KIND, CARD_POWER, DECK, HAND, KID,
+from simcore.bits import popcount, trailing_zeros
+from simcore.games.fan_and_mallet import (CARD_COLOUR, CARD_KID, CARD_KIND, CARD_POWER, DECK, HAND, KID,
                                           N_COLOURS, N_HOUSES, STACK, TARGET, landing_house, stack_totals)
 from simcore.rng import draw_base, integer_below, uniform_at
 
@@ -263,15 +264,10 @@ def _seen(stack, count, opp):
         for i in range(count[h]):
             x = stack[h, i]
             seen |= (1 if (x >= DECK) == (opp == 1) else 0) << (x % DECK)
-    x = seen - ((seen >> 1) & 0x55555555)  # the number of set bits, by halves
-    x = (x & 0x33333333) + ((x >> 2) & 0x33333333)
-    x = (x + (x >> 4)) & 0x0F0F0F0F
-    return seen, float(DECK - (((x * 0x01010101) >> 24) & 0xFF))
+    return seen, float(DECK - popcount(seen))
 
 #: the spirit objects' powers p in 1..4 (bit p - 1) at least ``t``, by t + 4 (t from -4 to 5)
 _AT_LEAST = np.array([sum(1 << (p - 1) for p in range(1, 5) if p >= t) for t in range(-4, 6)], dtype=np.int64)
-#: the number of set bits of a 4-bit mask
-_POP4 = np.array([bin(m).count("1") for m in range(16)], dtype=np.int64)
 
 
 @numba.njit(cache=True, inline="always")
@@ -301,12 +297,12 @@ def _danger(stack, ring_faction, h, c, col, opp, opp_held, seen, total, theirs, 
         unseen = ~(seen >> (tc * 5)) & 31  # bit kind: the opponent's card of colour tc and that kind is unseen
         if plain:
             t = min(max(need, -4), 5)
-            good += float(_POP4[unseen & 15 & _AT_LEAST[t + 4]])
+            good += float(popcount(unseen & 15 & _AT_LEAST[t + 4]))
             kinds = unseen & 16  # the kid ghost, if unseen, is scored in full
         else:
             kinds = unseen
         while kinds:
-            kind = _LOWBIT[kinds]
+            kind = trailing_zeros(kinds)
             kinds &= kinds - 1
             cards[STACK - 1] = opp * DECK + tc * 5 + kind
             tw, tb = stack_totals(cards, STACK, bonus)

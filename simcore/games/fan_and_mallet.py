@@ -69,6 +69,7 @@ from typing import Any, ClassVar
 import numba
 import numpy as np
 
+from ..bits import popcount, trailing_zeros
 from ..compiled import NO_REFCOUNT, REFCOUNT
 from ..errors import IllegalAction, SenseiError
 from ..game import Game, Metric
@@ -143,8 +144,6 @@ class FanAndMalletRules(Rules):
 # (atomic operations) would cost several times the rules themselves. Such kernels get their scratch space
 # from the caller. Strategies call ``stack_totals`` and ``landing_house`` too: each rule is written once.
 
-#: index of the lowest set bit of each 12-bit mask (-1 for 0)
-_LOWBIT = np.array([-1] + [(x & -x).bit_length() - 1 for x in range(1, 1 << N_HOUSES)], dtype=np.int8)
 _ALL = (1 << N_HOUSES) - 1
 
 
@@ -173,8 +172,6 @@ _MIRROR = _mirror_table()
 #: Bucket's bonus by the values 1..4 shown by spirit objects (bit v - 1): the largest value not shown, or 0
 _BUCKET = np.array([max([v for v in range(1, 5) if not (m >> (v - 1)) & 1] or [0]) for m in range(16)],
                    dtype=np.int64)
-#: the number of set bits of a 5-bit mask
-_POP5 = np.array([bin(m).count("1") for m in range(32)], dtype=np.int64)
 
 
 @numba.njit(cache=True, inline="always")
@@ -204,7 +201,7 @@ def stack_totals(st, n, bonus):
     if kids == 0:
         return tw, tb
     full = (1 << n) - 1
-    n_white = _POP5[whites]
+    n_white = popcount(whites)
     pairs = full >> 1
     alt = ((whites ^ (whites >> 1)) & pairs) == pairs  # the factions alternate
     bucket = _BUCKET[(shown >> 1) & 15]
@@ -212,7 +209,7 @@ def stack_totals(st, n, bonus):
     mortar = -1
     left = kids
     while left:
-        i = _LOWBIT[left]
+        i = trailing_zeros(left)
         left &= left - 1
         c = st[i]
         col = CARD_COLOUR[c]
@@ -261,10 +258,9 @@ def landing_house(free, pawn):
     if s == N_HOUSES:
         s = 0
     rot = ((free >> s) | (free << (N_HOUSES - s))) & _ALL
-    b = _LOWBIT[rot]
-    if b < 0:
+    if rot == 0:
         return -1
-    h = s + b
+    h = s + trailing_zeros(rot)
     return h - N_HOUSES if h >= N_HOUSES else h
 
 
@@ -361,7 +357,7 @@ def _possess(g, h, stack, owner, ring_faction, markers, first_done, first_winner
     for i in range(STACK):
         kids |= (1 if CARD_KIND[stack[g, h, i]] == KID else 0) << i
     while kids:
-        i = _LOWBIT[kids]
+        i = trailing_zeros(kids)
         kids &= kids - 1
         cc = stack[g, h, i]
         ab = CARD_COLOUR[cc]
