@@ -28,8 +28,8 @@ from typing import ClassVar
 import numba
 import numpy as np
 
-from simcore.compiled import NO_REFCOUNT
 from simcore.bits import popcount, trailing_zeros
+from simcore.compiled import NO_REFCOUNT
 from simcore.games.fan_and_mallet import (CARD_COLOUR, CARD_KID, CARD_KIND, CARD_POWER, DECK, HAND, KID,
                                           N_COLOURS, N_HOUSES, STACK, TARGET, landing_house, stack_totals)
 from simcore.rng import draw_base, integer_below, uniform_at

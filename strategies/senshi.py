@@ -18,8 +18,8 @@ from typing import ClassVar
 
 import numba
 import numpy as np
-from numba.cpython.unsafe.numbers import trailing_zeros
 
+from simcore.bits import popcount, trailing_zeros
 from simcore.compiled import NO_REFCOUNT, decision
 from simcore.games.senshi import (MAX_CARD, MIDDLE, NC, OPTION_STRIDE as OPTION, PASS_OPTION, PER_COLOUR, STACKS, STUDY, TEST, TRAIN,
                                   action_option, can_study, can_train, card_count, card_stack, card_tops, hand_size,
@@ -578,17 +578,6 @@ def _value(q0, q1, q2, q3, w_min):
 
 
 @numba.njit(cache=True, inline="always")
-def _bits(x):
-    """The number of set bits of x (>= 0, below 2**62). The bytes' counts are added up by a multiplication
-    in unsigned arithmetic: it overflows, which numba's signed multiplication leaves undefined (LLVM's
-    "no signed wrap"), unsigned wraps."""
-    x = x - ((x >> 1) & 0x5555555555555555)
-    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
-    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
-    return np.int64((np.uint64(x) * np.uint64(0x0101010101010101)) >> np.uint64(56))
-
-
-@numba.njit(cache=True, inline="always")
 def _keep(valid, score, s, best, first):
     """(best, first) after option ``s`` with ``score`` (when ``valid``), as a scan in index order that keeps
     the first of the highest scores would leave them, whatever the order the options come in."""
@@ -673,10 +662,10 @@ def counter_act(obs, w_min, a_hand, a_top, w_opp, w_risk, a_deep, fw, iw):
                 u2 += vis & (v == 2)
                 u3 += vis & (v == 3)
     else:
-        u0 += _bits(top0)
-        u1 += _bits(top1)
-        u2 += _bits(top2)
-        u3 += _bits(top3)
+        u0 += popcount(top0)
+        u1 += popcount(top1)
+        u2 += popcount(top2)
+        u3 += popcount(top3)
     share = fw[0]
     share[0] = float(max(PER_COLOUR - obs.removed - u0, 0))
     share[1] = float(max(PER_COLOUR - obs.removed - u1, 0))
