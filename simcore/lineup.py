@@ -421,6 +421,8 @@ def _outside_sources(plans: Sequence[_ClassPlan]) -> list[str]:
 
 _LOCK = threading.Lock()
 _LOADED: dict[str, Any] = {}
+#: guards the compile notice, printed once per lineup module and process
+_NOTICE_LOCK = threading.Lock()
 
 
 def _load(game: Any, plans: Sequence[_ClassPlan]):
@@ -582,6 +584,10 @@ class Lineup:
         """A line to print when the lineup's compiled code is not cached yet (first use), else None."""
         marker = getattr(self.module, "__sensei_marker__", None)
         if marker and not os.path.exists(marker):
+            with _NOTICE_LOCK:  # once per process (threads playing chunks side by side ask at once)
+                if self.module.__dict__.get("__sensei_noticed__"):
+                    return None
+                self.module.__dict__["__sensei_noticed__"] = True
             names = ", ".join(p.qualname for p in self.plans) or "the rules"
             return f"compiling {self.game.name} ({names}); later runs load it from the cache"
         return None

@@ -74,6 +74,37 @@ def test_run_chunks_pulls_tasks_only_as_they_are_needed(jobs, backend):
     assert len(pulled) <= 300 + R.WINDOW * jobs + 2, len(pulled)
 
 
+def _gated_task(i, ran, gate):
+    ran.append(i)
+    if i < 5:
+        time.sleep(0.002 * (i % 3))  # later tasks often finish first
+        return i
+    if i == 5:
+        raise Enough(i)
+    gate.wait(10)  # tasks behind the error wait until the run has stopped
+    return i
+
+
+def test_threads_hand_results_in_task_order_and_drop_queued_tasks_after_an_error():
+    """The kept thread pool of the threading backend: results in task order whatever finishes first;
+    an error in a task reaches the caller, and the tasks queued behind it are not run."""
+    import threading
+
+    ran, got, gate = [], [], threading.Event()
+    with pytest.raises(Enough):
+        R.run_chunks(((_gated_task, (i, ran, gate)) for i in range(400)), 2,
+                     lambda i, res: got.append((i, res)), "threading")
+    gate.set()
+    time.sleep(0.2)  # the tasks already running when the error surfaced (one per thread) finish
+    assert got == [(i, i) for i in range(5)]
+    assert sorted(ran)[:6] == list(range(6)) and len(ran) <= 6 + 2, ran
+    # the pool is kept and serves the next run
+    assert R._thread_pool(2) is R._thread_pool(2)
+    out = []
+    R.run_chunks(((_task, (i,)) for i in range(50)), 2, lambda i, res: out.append(res), "threading")
+    assert out == [2 * i for i in range(50)]
+
+
 def test_results_do_not_depend_on_a_tiny_chunk_size():
     from strategies.registry import lineup
     agents = lineup("sen", ["threshold"], 3)
