@@ -664,6 +664,17 @@ _THREADS: dict[int, "_Threads"] = {}
 _THREADS_LOCK = threading.Lock()
 
 
+def _forget_threads() -> None:
+    """In a forked child: none of the parent's threads run there, so it makes its own pool."""
+    global _THREADS_LOCK
+    _THREADS.clear()
+    _THREADS_LOCK = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_threads)
+
+
 class _Result:
     """A task's result, set by the thread that ran it."""
 
