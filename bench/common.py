@@ -127,19 +127,27 @@ def startup(game: str, repeats: int = 3) -> float:
 
 
 def jobs_speedup(game: str, specs: list[str], players: int, n_games: int, rules: dict | None = None,
-                 compiled: bool = True) -> float:
-    """Wall-time ratio of jobs=1 over jobs=2 for the same run (workers started before timing)."""
+                 compiled: bool = True, repeats: int = 1) -> float:
+    """Wall-time ratio of jobs=1 over jobs=2 for the same run (workers started before timing): the
+    median of ``repeats`` timings of each, taken alternately (a run of a few tens of milliseconds moves
+    by a third from one timing to the next on a busy machine)."""
+    import statistics
+
     from simcore.runner import simulate
     from strategies.registry import lineup
 
     agents = lineup(game, specs, players)
     simulate(game, agents, n_games=4096, seed=0, jobs=2, rules=rules, compiled=compiled)  # start the workers
-    t0 = time.perf_counter()
-    simulate(game, agents, n_games=n_games, seed=1, jobs=1, rules=rules, compiled=compiled)
-    t1 = time.perf_counter()
-    simulate(game, agents, n_games=n_games, seed=1, jobs=2, rules=rules, compiled=compiled)
-    t2 = time.perf_counter()
-    return (t1 - t0) / (t2 - t1)
+    one, two = [], []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        simulate(game, agents, n_games=n_games, seed=1, jobs=1, rules=rules, compiled=compiled)
+        t1 = time.perf_counter()
+        simulate(game, agents, n_games=n_games, seed=1, jobs=2, rules=rules, compiled=compiled)
+        t2 = time.perf_counter()
+        one.append(t1 - t0)
+        two.append(t2 - t1)
+    return statistics.median(one) / statistics.median(two)
 
 
 def _tree_rss(pid: int) -> int:
