@@ -690,6 +690,10 @@ class _Result:
         return self.value
 
 
+class _PoolThread(threading.Thread):
+    """A thread of :class:`_Threads`."""
+
+
 class _Threads:
     """``n`` threads that run the tasks put to them, kept for the life of the process: the compiled lane
     plays its chunks in threads (its game loop runs without the GIL), and a pool made for every run
@@ -701,7 +705,7 @@ class _Threads:
         import queue
         self.tasks: Any = queue.SimpleQueue()
         for k in range(n):
-            threading.Thread(target=self._work, name=f"sensei-chunks-{k}", daemon=True).start()
+            _PoolThread(target=self._work, name=f"sensei-chunks-{k}", daemon=True).start()
 
     def _work(self) -> None:
         while True:
@@ -736,6 +740,10 @@ def _run_threads(tasks: Iterator, jobs: int, on_result: Callable[[int, Any], Non
     thread) queued or waiting for ``on_result``, and hand each result to ``on_result`` in task order.
     When this stops early (an error, Ctrl-C), the queued tasks are dropped; a chunk already being played
     finishes in its thread and its result is thrown away."""
+    if isinstance(threading.current_thread(), _PoolThread):  # a run inside a chunk: in this thread (the
+        for i, (fn, args) in enumerate(tasks):               # pool's threads may all be waiting on it)
+            on_result(i, fn(*args))
+        return
     pool = _thread_pool(jobs)
     stopped = threading.Event()
     pending: collections.deque = collections.deque()

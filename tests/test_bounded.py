@@ -105,6 +105,20 @@ def test_threads_hand_results_in_task_order_and_drop_queued_tasks_after_an_error
     assert out == [2 * i for i in range(50)]
 
 
+def _nested_run(i):
+    out = []
+    R.run_chunks(((_task, (k,)) for k in range(4)), 2, lambda j, res: out.append(res), "threading")
+    return i, out
+
+
+def test_a_threaded_run_inside_a_threaded_chunk_plays_in_its_own_thread():
+    """A run started from a chunk of the kept pool (every pool thread may be busy with such chunks) plays
+    in that thread instead of waiting for the pool."""
+    got = []
+    R.run_chunks(((_nested_run, (i,)) for i in range(6)), 2, lambda i, res: got.append(res), "threading")
+    assert got == [(i, [0, 2, 4, 6]) for i in range(6)]
+
+
 def test_results_do_not_depend_on_a_tiny_chunk_size():
     from strategies.registry import lineup
     agents = lineup("sen", ["threshold"], 3)
