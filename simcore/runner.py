@@ -9,6 +9,7 @@ results are combined in chunk order, and every game's randomness is keyed by its
 from __future__ import annotations
 
 import collections
+import concurrent.futures
 import dataclasses
 import itertools
 import math
@@ -675,21 +676,6 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_threads)
 
 
-class _Result:
-    """A task's result, set by the thread that ran it."""
-
-    def __init__(self):
-        self.done = threading.Event()
-        self.value: Any = None
-        self.error: BaseException | None = None
-
-    def get(self) -> Any:
-        self.done.wait()
-        if self.error is not None:
-            raise self.error
-        return self.value
-
-
 class _PoolThread(threading.Thread):
     """A thread of :class:`_Threads`."""
 
@@ -709,18 +695,16 @@ class _Threads:
 
     def _work(self) -> None:
         while True:
-            res, fn, args = self.tasks.get()
+            fut, fn, args = self.tasks.get()
             try:
-                res.value = fn(*args)
+                fut.set_result(fn(*args))
             except BaseException as exc:  # noqa: BLE001 - handed to the caller, which raises it
-                res.error = exc
-            finally:
-                res.done.set()
+                fut.set_exception(exc)
 
-    def submit(self, fn: Callable, args: tuple) -> _Result:
-        res = _Result()
-        self.tasks.put((res, fn, args))
-        return res
+    def submit(self, fn: Callable, args: tuple) -> concurrent.futures.Future:
+        fut: concurrent.futures.Future = concurrent.futures.Future()
+        self.tasks.put((fut, fn, args))
+        return fut
 
 
 def _thread_pool(jobs: int) -> _Threads:
@@ -752,10 +736,10 @@ def _run_threads(tasks: Iterator, jobs: int, on_result: Callable[[int, Any], Non
         for fn, args in tasks:
             pending.append(pool.submit(_unless_stopped, (stopped, fn, args)))
             if len(pending) >= WINDOW * jobs:
-                on_result(done, pending.popleft().get())
+                on_result(done, pending.popleft().result())
                 done += 1
         while pending:
-            on_result(done, pending.popleft().get())
+            on_result(done, pending.popleft().result())
             done += 1
     finally:
         stopped.set()

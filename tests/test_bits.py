@@ -8,18 +8,8 @@ from simcore.bits import popcount, trailing_zeros
 
 
 @numba.njit(cache=True)
-def _both64(x):
-    return trailing_zeros(x), popcount(x)
-
-
-@numba.njit(cache=True)
-def _both16(x):
-    return trailing_zeros(x), popcount(x)
-
-
-@numba.njit(cache=True)
-def _both_u64(x):
-    return trailing_zeros(x), popcount(x)
+def _both(x):
+    return trailing_zeros(x), popcount(x)  # compiled once per integer type
 
 
 def _want(x: int, width: int) -> tuple[int, int]:
@@ -31,24 +21,24 @@ def _want(x: int, width: int) -> tuple[int, int]:
 @settings(max_examples=300, deadline=None)
 @given(st.integers(min_value=-(2 ** 63), max_value=2 ** 63 - 1))
 def test_int64(x):
-    assert tuple(int(v) for v in _both64(np.int64(x))) == _want(x, 64)
+    assert tuple(int(v) for v in _both(np.int64(x))) == _want(x, 64)
 
 
 @settings(max_examples=200, deadline=None)
 @given(st.integers(min_value=-(2 ** 15), max_value=2 ** 15 - 1))
 def test_int16(x):
-    assert tuple(int(v) for v in _both16(np.int16(x))) == _want(x, 16)
+    assert tuple(int(v) for v in _both(np.int16(x))) == _want(x, 16)
 
 
 @settings(max_examples=200, deadline=None)
 @given(st.integers(min_value=0, max_value=2 ** 64 - 1))
 def test_uint64(x):
-    assert tuple(int(v) for v in _both_u64(np.uint64(x))) == _want(x, 64)
+    assert tuple(int(v) for v in _both(np.uint64(x))) == _want(x, 64)
 
 
 def test_edges():
     for x in (0, 1, 2, 3, 1 << 11, (1 << 12) - 1, 1 << 62, -1, -(2 ** 63)):
-        assert tuple(int(v) for v in _both64(np.int64(x))) == _want(x, 64)
+        assert tuple(int(v) for v in _both(np.int64(x))) == _want(x, 64)
 
 
 def test_landing_house_takes_the_first_free_house_clockwise():
