@@ -51,7 +51,7 @@ class Enough(Exception):
     pass
 
 
-@pytest.mark.parametrize("jobs, backend", [(1, None), (2, "threading")])
+@pytest.mark.parametrize("jobs, backend", [(1, None), (2, "threading"), (2, "loky")])
 def test_run_chunks_pulls_tasks_only_as_they_are_needed(jobs, backend):
     """An endless stream of tasks: only a window of them is ever made ahead of the results."""
     pulled = []
@@ -117,6 +117,49 @@ def test_a_threaded_run_inside_a_threaded_chunk_plays_in_its_own_thread():
     got = []
     R.run_chunks(((_nested_run, (i,)) for i in range(6)), 2, lambda i, res: got.append(res), "threading")
     assert got == [(i, [0, 2, 4, 6]) for i in range(6)]
+
+
+def _marked_task(i, folder):
+    with open(os.path.join(folder, f"{i}.started"), "w"):
+        pass
+    if i < 5:
+        time.sleep(0.02 * (i % 3))  # later tasks often finish first
+        return i
+    if i == 5:
+        raise Enough(i)
+    time.sleep(0.5)
+    return i
+
+
+def test_worker_processes_hand_results_in_task_order_and_stop_after_an_error(tmp_path):
+    """The worker processes of the loky backend: results in task order whatever finishes first, as soon
+    as they are there; an error in a task reaches the caller, the workers are stopped (at most two tasks
+    per worker were ever handed to them), and the next run gets new workers."""
+    got = []
+    with pytest.raises(Enough):
+        R.run_chunks(((_marked_task, (i, str(tmp_path))) for i in range(400)), 2,
+                     lambda i, res: got.append((i, res)), "loky")
+    assert got == [(i, i) for i in range(5)]
+    time.sleep(0.7)  # a task behind the error would have finished by now
+    started = sorted(int(f.split(".")[0]) for f in os.listdir(tmp_path))
+    assert started[:6] == list(range(6)) and len(started) <= 6 + 2 * 2, started
+    out = []
+    R.run_chunks(((_task, (i,)) for i in range(50)), 2, lambda i, res: out.append(res), "loky")
+    assert out == [2 * i for i in range(50)]
+
+
+def _nested_process_run(i):
+    out = []
+    R.run_chunks(((_task, (k,)) for k in range(4)), 2, lambda j, res: out.append(res), "loky")
+    return i, out, os.getpid()
+
+
+def test_a_run_inside_a_worker_process_plays_in_that_process():
+    """A run started from a chunk on a worker process plays there (no pool of processes per worker)."""
+    got = []
+    R.run_chunks(((_nested_process_run, (i,)) for i in range(6)), 2, lambda i, res: got.append(res), "loky")
+    assert [g[:2] for g in got] == [(i, [0, 2, 4, 6]) for i in range(6)]
+    assert os.getpid() not in {g[2] for g in got}
 
 
 def test_results_do_not_depend_on_a_tiny_chunk_size():
