@@ -35,7 +35,7 @@ try:  # typer >= 0.20 vendors click
 except ImportError:  # pragma: no cover - older typer uses click itself
     from click import exceptions as _cx
 
-from simcore.errors import IllegalAction, SenseiError, StrategyError, caused_by_interrupt  # noqa: E402
+from simcore.errors import IllegalAction, SenseiError, StrategyError, WorkerDied, caused_by_interrupt  # noqa: E402
 
 
 #: --debug: print the traceback before the one-line error
@@ -84,6 +84,9 @@ class _OneLineErrors(TyperGroup):
             _err(str(exc) + (" (--debug shows the traceback)" if isinstance(exc, StrategyError) and not _DEBUG["on"]
                              else ""))
             code = 2
+        except WorkerDied as exc:  # not bad input: one line, status 1 (see "Exit status")
+            _err(str(exc))
+            code = 1
         except Exception as exc:  # noqa: BLE001 - Ctrl-C that surfaced as another error (see runner)
             if not caused_by_interrupt(exc):
                 raise

@@ -39,7 +39,7 @@ from typing import Any, Callable, Sequence
 
 import polars as pl
 
-from simcore.errors import SenseiError
+from simcore.errors import SenseiError, WorkerDied
 from strategies.registry import origin, register_files, registered_files
 
 from .analysis import analyse
@@ -273,6 +273,12 @@ def run_experiment(source: str | os.PathLike | dict[str, Any], games: int | None
             raise
         done = sum(1 for f in os.listdir(store.folder) if f.endswith(".npz"))
         raise RunInterrupted(run_dir, done, _command(cfg, games, resume=run_dir, files=files)) from None
+    except WorkerDied as exc:  # the chunks finished before it are kept: say how to go on
+        if run_dir is None or os.path.isfile(os.path.join(run_dir, "manifest.json")):
+            raise
+        done = sum(1 for f in os.listdir(store.folder) if f.endswith(".npz"))
+        raise WorkerDied(f"{exc}; {done} finished chunks kept in {run_dir}; resume with: "
+                         f"{_command(cfg, games, resume=run_dir, files=files)}") from None
     except SenseiError:
         if out is not None and store is not None and not store.done and not store.saved:
             shutil.rmtree(run_dir, ignore_errors=True)  # a new folder with nothing played: leave no trace

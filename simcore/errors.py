@@ -14,6 +14,12 @@ class IllegalAction(RuntimeError):
     """A strategy chose an action the rules do not allow (a bug in the strategy, never silently accepted)."""
 
 
+class WorkerDied(RuntimeError):
+    """A worker process stopped while playing (killed, out of memory, a crash in compiled code, a strategy
+    that ended its process): not bad input, not a bug that a traceback of this process would show. The
+    command line prints the message in one line and exits with status 1."""
+
+
 class StrategyError(SenseiError):
     """A strategy's decision method raised an exception (a bug in the strategy): the message names the
     strategy, the decision and the exception; the original is its ``__cause__``."""

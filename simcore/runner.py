@@ -25,7 +25,7 @@ import numba
 import numpy as np
 
 from .compiled import NO_REFCOUNT
-from .errors import SenseiError, caused_by_interrupt
+from .errors import SenseiError, WorkerDied, caused_by_interrupt
 from .game import Game
 from .registry import get_game
 from .rng import root_key
@@ -784,6 +784,7 @@ def _run_processes(tasks: Iterator, jobs: int, on_result: Callable[[int, Any], N
     running: set = set()  # submitted and not finished
     done = 0
     more = True
+    from concurrent.futures.process import BrokenProcessPool
     try:
         while True:
             running = {fut for fut in running if not fut.done()}
@@ -803,6 +804,12 @@ def _run_processes(tasks: Iterator, jobs: int, on_result: Callable[[int, Any], N
                 return
             if pending and not pending[0].done():
                 concurrent.futures.wait(running, return_when=concurrent.futures.FIRST_COMPLETED)
+    except BrokenProcessPool as exc:  # a worker died: its chunk cannot be played again here
+        _stop_pool(pool, running)
+        codes = str(exc).partition("exit codes of the workers are")[2].split("\n")[0].strip(" .{}")
+        raise WorkerDied("a worker process stopped while playing" + (f" (exit codes: {codes})" if codes else "")
+                         + ": killed, out of memory, a crash in compiled code or a strategy that ended its process "
+                           "(--jobs 1 plays in this process)") from None
     except BaseException:
         _stop_pool(pool, running)
         raise

@@ -148,6 +148,92 @@ def test_worker_processes_hand_results_in_task_order_and_stop_after_an_error(tmp
     assert out == [2 * i for i in range(50)]
 
 
+def _ends_its_process(i):
+    if i == 3:
+        os._exit(3)
+    time.sleep(0.05)
+    return i
+
+
+def test_a_worker_process_that_dies_is_a_one_line_error_and_the_next_run_gets_new_workers():
+    from simcore.errors import WorkerDied
+    got = []
+    with pytest.raises(WorkerDied, match=r"a worker process stopped while playing \(exit codes: EXIT\(3\)"):
+        R.run_chunks(((_ends_its_process, (i,)) for i in range(40)), 2, lambda i, res: got.append(res), "loky")
+    assert got == list(range(len(got))) and len(got) <= 3
+    out = []
+    R.run_chunks(((_task, (i,)) for i in range(20)), 2, lambda i, res: out.append(res), "loky")
+    assert out == [2 * i for i in range(20)]
+
+
+DYING = """
+import dataclasses, os
+from typing import ClassVar
+import numpy as np
+from strategies.base import Strategy
+
+@dataclasses.dataclass(frozen=True)
+class Dies(Strategy):
+    game: ClassVar[str] = "sen"
+    def start(self, obs, rng):
+        os._exit(3)
+"""
+
+
+def test_the_command_line_says_in_one_line_that_a_worker_died(tmp_path):
+    path = tmp_path / "dies.py"
+    path.write_text(DYING)
+    proc = subprocess.run([SENSEI, "play", "sen", "--strategy", f"{path}:Dies", "--games", "20000", "--jobs", "2"],
+                          capture_output=True, text=True, timeout=300)
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode == 1 and len(lines) == 1, proc.stderr
+    assert lines[0].startswith("error: a worker process stopped while playing (exit codes: EXIT(3)"), lines
+
+
+DYING_LATER = """
+import dataclasses, os
+from typing import ClassVar
+import numpy as np
+from simcore.games.sen import Drawn, Start
+from strategies.base import Strategy
+
+@dataclasses.dataclass(frozen=True)
+class DiesLater(Strategy):
+    name: ClassVar[str] = "dies-later"
+    game: ClassVar[str] = "sen"
+    def start(self, obs, rng):
+        if os.path.exists(os.environ["SENSEI_TEST_FLAG"]):
+            os._exit(3)
+        return np.full(obs.me.shape[0], Start.DRAW)
+    def drawn(self, obs, rng):
+        return np.full(obs.me.shape[0], Drawn.DISCARD)
+"""
+
+
+def test_a_run_whose_worker_dies_keeps_its_finished_chunks_and_says_how_to_resume(tmp_path):
+    files = tmp_path / "dies.py"
+    files.write_text(DYING_LATER)
+    cfg = tmp_path / "c.toml"
+    cfg.write_text('title = "t"\nquestion = "q"\ngame = "sen"\nplayers = 2\ngames = 400000\nchunk_size = 2048\n'
+                   '[lineup]\nfocus = "dies-later"\nfield = "threshold"\n[report]\nanswer = "summary"\n')
+    flag, out = tmp_path / "flag", tmp_path / "runs"
+    proc = subprocess.Popen([SENSEI, "run", str(cfg), "--strategies", str(files), "--no-progress", "--no-report",
+                             "--out", str(out), "--jobs", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env={**os.environ, "SENSEI_TEST_FLAG": str(flag)})
+    t0 = time.monotonic()
+    while len(glob.glob(str(out / "*" / "parts" / "*.npz"))) < 3:
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() - t0 < 240, "no finished chunks after 240 s"
+        time.sleep(0.02)
+    flag.touch()
+    _, err = proc.communicate(timeout=240)
+    lines = err.strip().splitlines()
+    assert proc.returncode == 1 and len(lines) == 1, err
+    assert lines[0].startswith("error: a worker process stopped while playing (exit codes: EXIT(3)"), lines
+    kept = len(glob.glob(str(out / "*" / "parts" / "*.npz")))
+    assert f"; {kept} finished chunks kept in " in lines[0] and "resume with: sensei run " in lines[0], lines
+
+
 def _nested_process_run(i):
     out = []
     R.run_chunks(((_task, (k,)) for k in range(4)), 2, lambda j, res: out.append(res), "loky")
