@@ -774,6 +774,7 @@ def _run_processes(tasks: Iterator, jobs: int, on_result: Callable[[int, Any], N
     worker are being played or waiting for a worker, and at most a window (:data:`WINDOW` per worker)
     waits for ``on_result``. When this stops early (an error, Ctrl-C), the workers are stopped and the
     tasks not played are dropped, as joblib does."""
+    from concurrent.futures.process import BrokenProcessPool  # (loky's errors for a dead worker derive from it)
     if _IN_WORKER:  # a run inside a chunk: in this process (as joblib runs nested calls)
         for i, (fn, args) in enumerate(tasks):
             on_result(i, fn(*args))
@@ -784,7 +785,6 @@ def _run_processes(tasks: Iterator, jobs: int, on_result: Callable[[int, Any], N
     running: set = set()  # submitted and not finished
     done = 0
     more = True
-    from concurrent.futures.process import BrokenProcessPool
     try:
         while True:
             running = {fut for fut in running if not fut.done()}
