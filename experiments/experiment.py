@@ -268,17 +268,14 @@ def run_experiment(source: str | os.PathLike | dict[str, Any], games: int | None
         res = _play(cfg, games, jobs, progress, backend, scheduler, store, state, fingerprint, text, log, files)
         if run_dir is not None:
             res.finish(run_dir)
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, WorkerDied) as exc:  # the finished chunks are kept: say how to go on
         if run_dir is None or os.path.isfile(os.path.join(run_dir, "manifest.json")):
             raise
         done = sum(1 for f in os.listdir(store.folder) if f.endswith(".npz"))
-        raise RunInterrupted(run_dir, done, _command(cfg, games, resume=run_dir, files=files)) from None
-    except WorkerDied as exc:  # the chunks finished before it are kept: say how to go on
-        if run_dir is None or os.path.isfile(os.path.join(run_dir, "manifest.json")):
-            raise
-        done = sum(1 for f in os.listdir(store.folder) if f.endswith(".npz"))
-        raise WorkerDied(f"{exc}; {done} finished chunks kept in {run_dir}; resume with: "
-                         f"{_command(cfg, games, resume=run_dir, files=files)}") from None
+        resume = _command(cfg, games, resume=run_dir, files=files)
+        if isinstance(exc, WorkerDied):
+            raise WorkerDied(f"{exc}; {done} finished chunks kept in {run_dir}; resume with: {resume}") from None
+        raise RunInterrupted(run_dir, done, resume) from None
     except SenseiError:
         if out is not None and store is not None and not store.done and not store.saved:
             shutil.rmtree(run_dir, ignore_errors=True)  # a new folder with nothing played: leave no trace

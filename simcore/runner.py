@@ -631,7 +631,10 @@ def _run_chunks(it: Iterator, jobs: int, on_result: Callable[[int, Any], None], 
         give(i, res)
 
     head = list(itertools.islice(it, 2))
-    if backend != "dask" and (jobs == 1 or len(head) <= 1):
+    # one job, one task, or a run started from a chunk that a pool's thread or worker process plays (the
+    # pool's threads may all be waiting on it; joblib runs such nested calls in place too): in this thread
+    nested = _IN_WORKER or isinstance(threading.current_thread(), _PoolThread)
+    if backend != "dask" and (jobs == 1 or len(head) <= 1 or nested):
         for i, (fn, args) in enumerate(itertools.chain(head, it)):
             take(i, call_interruptible(fn, args))
         return
@@ -727,10 +730,6 @@ def _run_threads(tasks: Iterator, jobs: int, on_result: Callable[[int, Any], Non
     thread) queued or waiting for ``on_result``, and hand each result to ``on_result`` in task order.
     When this stops early (an error, Ctrl-C), the queued tasks are dropped; a chunk already being played
     finishes in its thread and its result is thrown away."""
-    if isinstance(threading.current_thread(), _PoolThread):  # a run inside a chunk: in this thread (the
-        for i, (fn, args) in enumerate(tasks):               # pool's threads may all be waiting on it)
-            on_result(i, fn(*args))
-        return
     pool = _thread_pool(jobs)
     stopped = threading.Event()
     pending: collections.deque = collections.deque()
@@ -753,7 +752,7 @@ IDLE_WORKER_SECONDS = 300
 #: the libraries' thread pools limited in worker processes, as joblib limits them (no oversubscription)
 THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS",
                "VECLIB_MAXIMUM_THREADS", "NUMBA_NUM_THREADS", "NUMEXPR_NUM_THREADS")
-#: set in worker processes (by their initializer): a run inside a chunk plays there, in place
+#: set in worker processes (by their initializer): a run inside a chunk plays there, in place (_run_chunks)
 _IN_WORKER = False
 
 
@@ -775,10 +774,6 @@ def _run_processes(tasks: Iterator, jobs: int, on_result: Callable[[int, Any], N
     waits for ``on_result``. When this stops early (an error, Ctrl-C), the workers are stopped and the
     tasks not played are dropped, as joblib does."""
     from concurrent.futures.process import BrokenProcessPool  # (loky's errors for a dead worker derive from it)
-    if _IN_WORKER:  # a run inside a chunk: in this process (as joblib runs nested calls)
-        for i, (fn, args) in enumerate(tasks):
-            on_result(i, fn(*args))
-        return
     with _ctrl_c_deferred():
         pool = _process_pool(jobs)
     pending: collections.deque = collections.deque()  # submitted, in task order, not handed on yet
