@@ -25,9 +25,10 @@ class StrategyError(SenseiError):
     strategy, the decision and the exception; the original is its ``__cause__``."""
 
 
-def strategy_error(agent: object, decision: str, exc: Exception) -> BaseException:
+def strategy_error(agent: object, decision: str, exc: BaseException) -> BaseException:
     """What to raise for ``exc`` raised by ``agent``'s decision method ``decision``: a one-line
-    :class:`StrategyError`, or the error itself when it already is one (or a KeyboardInterrupt)."""
+    :class:`StrategyError`, or the error itself when it already is one (or a KeyboardInterrupt). A
+    ``sys.exit()`` in a strategy is an error of the strategy too, never the end of the program."""
     if caused_by_interrupt(exc):
         return KeyboardInterrupt()
     if isinstance(exc, (StrategyError, IllegalAction)):
@@ -35,6 +36,9 @@ def strategy_error(agent: object, decision: str, exc: Exception) -> BaseExceptio
     spec = getattr(agent, "spec", None)
     name = spec() if callable(spec) else repr(agent)
     text = " ".join(str(exc).split())
+    if isinstance(exc, SystemExit):
+        return StrategyError(f"strategy {name} tried to end the program in its decision {decision!r} "
+                             f"({exit_call(exc)})")
     return StrategyError(f"strategy {name} failed in its decision {decision!r}: {type(exc).__name__}"
                          + (f": {text}" if text else ""))
 
@@ -49,3 +53,8 @@ def caused_by_interrupt(exc: BaseException | None) -> bool:
         exc = exc.__cause__ or exc.__context__
         seen += 1
     return False
+
+
+def exit_call(exc: SystemExit) -> str:
+    """``sys.exit(...)`` as a strategy called it, for a one-line message."""
+    return "sys.exit()" if exc.code is None else f"sys.exit({exc.code!r})"

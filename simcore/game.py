@@ -112,6 +112,53 @@ def illegal(seats: Seats, decision: str, actor: np.ndarray, bad: np.ndarray | in
     raise IllegalAction(f"strategy {seats.name(seat)} (seat {seat}) made an illegal {decision}: {what}")
 
 
+_INT64_MAX = np.iinfo(np.int64).max
+
+
+def _answer_type(a: np.ndarray) -> str:
+    if a.dtype.kind in "US":
+        return "str"
+    if a.dtype.kind == "O":
+        return "/".join(sorted({type(x).__name__ for x in a.ravel().tolist()})) or "object"
+    return str(a.dtype)
+
+
+def answer_integers(value: Any, decision: str, what: str = "answers") -> np.ndarray:
+    """A numpy strategy's answer as int64 option numbers. Only integers are answers: bool, float (NaN
+    included), complex, strings, None and other objects are illegal answers, never rounded or cast;
+    raises :class:`IllegalAction` ("made an illegal DECISION: ... of type T") saying what came instead."""
+    try:
+        a = np.asarray(value)
+    except (TypeError, ValueError) as exc:  # ragged sequences and the like
+        raise IllegalAction(f"made an illegal {decision}: {what} that are not an array of integers "
+                            f"({' '.join(str(exc).split())})") from None
+    if a.dtype.kind == "O" and a.size and all(type(x) is int for x in a.ravel().tolist()):
+        big = max(a.ravel().tolist(), key=abs)  # Python integers beyond 64 bits
+        raise IllegalAction(f"made an illegal {decision}: an answer of {big} (too large for an option)")
+    if a.dtype == bool or not np.issubdtype(a.dtype, np.integer):
+        raise IllegalAction(f"made an illegal {decision}: {what} of type {_answer_type(a)} (integers are expected)")
+    if a.dtype.kind == "u" and a.size and int(a.max()) > _INT64_MAX:
+        raise IllegalAction(f"made an illegal {decision}: an answer of {int(a.max())} (too large for an option)")
+    return a.astype(np.int64)
+
+
+def answer_parts(value: Any, n: int, decision: str, what: str) -> list[np.ndarray]:
+    """A numpy strategy's answer of ``n`` integer arrays (a tuple or list of them, or an array whose first
+    axis has ``n`` rows), e.g. Sen's (player, slot) for a peek; anything else is an illegal answer."""
+    ok = isinstance(value, (tuple, list)) or (isinstance(value, np.ndarray) and value.ndim >= 2)
+    if not ok or len(value) != n:
+        if value is None:
+            got = "None"
+        elif isinstance(value, np.ndarray):
+            got = f"an array of shape {value.shape}"
+        elif isinstance(value, (tuple, list)):
+            got = f"a {type(value).__name__} of {len(value)}"
+        else:
+            got = f"a value of type {type(value).__name__}"
+        raise IllegalAction(f"made an illegal {decision}: {n} arrays {what} are expected, not {got}")
+    return [answer_integers(x, decision) for x in value]
+
+
 @dataclasses.dataclass(frozen=True)
 class Metric:
     """A contract figure computed as sum(num)/sum(den) over games (den None: the number of games)."""
@@ -279,7 +326,7 @@ class Game(abc.ABC):
     def encode(self, kind: int, result: Any, state: Any, idx: np.ndarray) -> np.ndarray:
         """A numpy strategy's answers to decision ``kind`` as option codes (int64, one per game); the
         default takes one integer per game."""
-        return np.asarray(result, dtype=np.int64)
+        return answer_integers(result, self.decisions[kind])
 
     def new_batch(self, keys: np.ndarray, players: int, rules: Any) -> Any:
         """A fresh batch state for the drivers (``begin`` has not run); default :meth:`new_state`."""
@@ -372,7 +419,7 @@ class Game(abc.ABC):
         obs = self.observe(state, idx, actor)
         try:
             res = getattr(agent, name)(obs, rng)
-        except Exception as exc:  # a strategy may fail in any way: name it, the decision and the error
+        except (Exception, SystemExit) as exc:  # a strategy may fail in any way: name it, the decision, the error
             err = strategy_error(agent, name, exc)
             if err is exc:
                 raise
@@ -381,6 +428,10 @@ class Game(abc.ABC):
             out = self.encode(kind, res, state, idx)
         except IllegalAction as exc:  # an answer that is no option at all: the engine says why
             raise IllegalAction(f"strategy {seats.name(int(actor[0]))} (seat {int(actor[0])}) {exc}") from None
+        except (TypeError, ValueError, OverflowError, IndexError) as exc:  # an answer numpy cannot read
+            raise IllegalAction(f"strategy {seats.name(int(actor[0]))} (seat {int(actor[0])}) made an illegal "
+                                f"{name}: an answer that is no option ({type(exc).__name__}: "
+                                f"{' '.join(str(exc).split())})") from None
         if out.shape != (len(idx),):
             raise IllegalAction(f"strategy {seats.name(int(actor[0]))}: decision {name!r} returned the wrong "
                                 "number of values")

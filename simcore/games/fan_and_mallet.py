@@ -71,8 +71,8 @@ import numpy as np
 
 from ..bits import popcount, trailing_zeros
 from ..compiled import NO_REFCOUNT, REFCOUNT
-from ..errors import IllegalAction, SenseiError
-from ..game import Game, Metric
+from ..errors import SenseiError
+from ..game import Game, Metric, answer_integers
 from ..options import Rules, option
 from ..rng import STREAM_DEAL, Draws, Stream, draw_base, permutation_into, stream_keys
 
@@ -1094,11 +1094,7 @@ class FanAndMallet(Game):
     def encode(self, kind: int, result: Any, s: FanAndMalletState, idx: np.ndarray) -> np.ndarray:
         """A numpy strategy's hand slots as option codes; slots must be integers (any other type is an
         illegal answer, never rounded)."""
-        res = np.asarray(result)
-        if res.dtype == bool or not np.issubdtype(res.dtype, np.integer):
-            raise IllegalAction(f"made an illegal {DECISIONS[kind]}: hand slots of type {res.dtype} "
-                                f"(an integer per game is expected)")
-        return res.astype(np.int64)
+        return answer_integers(result, DECISIONS[kind], "hand slots")
 
     # ----- observations ---------------------------------------------------------------------------
     def public(self, s: FanAndMalletState, idx: np.ndarray, name: str) -> np.ndarray:

@@ -39,7 +39,7 @@ import numba
 import numpy as np
 
 from ..compiled import NO_REFCOUNT, REFCOUNT
-from ..game import Game, Metric, tie_shares
+from ..game import Game, Metric, answer_integers, answer_parts, tie_shares
 from ..options import Rules, option
 from ..rng import STREAM_DEAL, Stream, draw_base, permutation_into, stream_keys
 
@@ -1075,10 +1075,6 @@ def _k_own(mem, nslots, up, up_len, idx, me, own, own_slots, top):
         top[i] = _VALUE_NB[up[gi, up_len[gi] - 1]]
 
 
-def _i64(a) -> np.ndarray:
-    return np.ascontiguousarray(a, dtype=np.int64)
-
-
 def _pad_lookup(table: np.ndarray) -> np.ndarray:
     """Lookup that maps id -1 to 0 (used as ``T[ids]`` with -1 -> last entry)."""
     return np.concatenate([table, np.zeros(1, dtype=table.dtype)])
@@ -1219,18 +1215,19 @@ class Sen(Game):
     def encode(self, kind: int, result: Any, st: SenState, idx: np.ndarray) -> np.ndarray:
         """Option codes from a numpy strategy's answers: (player, slot) for PEEK, (player_a, slot_a,
         player_b, slot_b) for SWAP, (slot_a, slot_b, value) for CLAIM, one integer otherwise."""
+        name = self.decisions[kind]
         if kind == Decision.PEEK:
-            pl, sl = (_i64(x) for x in result)
+            pl, sl = answer_parts(result, 2, name, "(player, slot)")
             return np.where((pl >= 0) & (sl >= 0) & (sl < SLOTS), pl * POSITION_STRIDE + sl, -1)
         if kind == Decision.SWAP:
-            pa, sa, pb, sb = (_i64(x) for x in result)
+            pa, sa, pb, sb = answer_parts(result, 4, name, "(player_a, slot_a, player_b, slot_b)")
             ok = (pa >= 0) & (pb >= 0) & (sa >= 0) & (sb >= 0) & (sa < SLOTS) & (sb < SLOTS)
             return np.where(ok, (pa * POSITION_STRIDE + sa) * SWAP_STRIDE + pb * POSITION_STRIDE + sb, -1)
         if kind == Decision.CLAIM:
-            a, b, v = (_i64(x) for x in result)
+            a, b, v = answer_parts(result, 3, name, "(slot_a, slot_b, value)")
             ok = (a >= 0) & (b >= 0) & (a < SLOTS) & (b < SLOTS) & (v >= 0) & (v <= 9)
             return np.where(ok, (a * SLOTS + b) * 10 + v, -1)
-        return _i64(result)
+        return answer_integers(result, name)
 
     def observe_all(self, st: SenState, idx: np.ndarray, seat: int) -> dict[str, np.ndarray]:
         me = np.full(len(idx), seat)

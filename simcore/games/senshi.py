@@ -98,7 +98,7 @@ import numba
 import numpy as np
 
 from ..compiled import NO_REFCOUNT, REFCOUNT
-from ..game import Game, Metric, take
+from ..game import Game, Metric, answer_integers, answer_parts, take
 from ..options import Rules, option
 from ..rng import STREAM_DEAL, Stream, _mix_scalar, draw_base, permutation_into, stream_keys, uniform_at
 
@@ -1171,9 +1171,10 @@ class Senshi(Game):
     def encode(self, kind: int, result: Any, st: SenshiState, idx: np.ndarray) -> np.ndarray:
         """Option codes from a numpy strategy's answers: the stack at SETUP; at ACT the (kind, arg) pair as
         :func:`action_option` (-1, never legal, for a kind or an argument out of range)."""
+        name = self.decisions[kind]
         if kind == Decision.SETUP:
-            return np.asarray(result, dtype=np.int64)
-        k, a = (np.asarray(x, dtype=np.int64) for x in result)
+            return answer_integers(result, name)
+        k, a = answer_parts(result, 2, name, "(kind, argument)")
         ok = (k >= 0) & (k <= TEST) & (((a >= 0) & (a < OPTION_STRIDE)) | (k == PASS))
         return np.where(ok, np.where(k == PASS, PASS_OPTION, k * OPTION_STRIDE + a), -1)
 

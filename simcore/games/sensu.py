@@ -88,7 +88,7 @@ import numpy as np
 
 from simcore.compiled import NO_REFCOUNT, REFCOUNT
 from simcore.errors import SenseiError
-from simcore.game import Game, Metric
+from simcore.game import Game, Metric, answer_integers
 from simcore.options import Rules, option
 from simcore.rng import (STREAM_DEAL, Stream, _mix_scalar, draw_base, integer_below, permutations, stream_keys,
                          uniform_at)
@@ -2408,8 +2408,9 @@ class Sensu(Game):
     def encode(self, kind: int, result: Any, st: SensuState, idx: np.ndarray) -> np.ndarray:
         """Option codes from a numpy strategy's answers: an order (m, 6) of slots for ARRANGE, a fan type
         (or -1) per seat (m, P) for COURAGE, one integer otherwise. A malformed answer gives -1 (illegal)."""
+        name = self.decisions[kind]
         if kind == Decision.ARRANGE:
-            o = np.asarray(result)
+            o = answer_integers(result, name, "slot orders")
             if o.ndim != 2 or o.shape[0] != len(idx):
                 return np.full(o.shape[0] if o.ndim else 0, -1, dtype=np.int64)
             if o.shape[1] != SLOTS:
@@ -2420,7 +2421,7 @@ class Sensu(Game):
             return np.where(ok, code, -1)
         if kind == Decision.COURAGE:
             P = st.players
-            c = np.asarray(result)
+            c = answer_integers(result, name, "fan types")
             if c.ndim != 2 or c.shape[0] != len(idx):
                 return np.full(c.shape[0] if c.ndim else 0, -1, dtype=np.int64)
             if c.shape[1] != P:
@@ -2429,7 +2430,7 @@ class Sensu(Game):
             ok = ((c >= -1) & (c <= 2)).all(axis=1)
             code = ((np.where(ok[:, None], c, -1) + 1) << (COURAGE_BITS * np.arange(P))[None, :]).sum(axis=1)
             return np.where(ok, code, -1)
-        return np.asarray(result, dtype=np.int64)
+        return answer_integers(result, name)
 
     def observe_all(self, st: SensuState, idx: np.ndarray, seat: int) -> dict[str, np.ndarray]:
         """Everything ``seat`` may know in games ``idx``: own hand, all piles, fans, counts, chosen fans, the
