@@ -265,6 +265,8 @@ def _use_fingerprinted_cache() -> None:
     fingerprint = source_fingerprint()
     if os.environ.get(NEGATIVE_INDEX_AUDIT):  # machine code with the audit's checks is kept apart
         fingerprint += "-audit"
+    if numba.config.BOUNDSCHECK:  # NUMBA_BOUNDSCHECK=1: so is machine code with numba's bounds checks
+        fingerprint += "-boundscheck"
     for folder in (cache_folder(fingerprint),
                    os.path.join(tempfile.gettempdir(), f"sensei-numba-{os.getuid() if hasattr(os, 'getuid') else 0}",
                                 fingerprint)):

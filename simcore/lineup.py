@@ -17,9 +17,12 @@ The module's file is named after a hash of its own text, of every source of the 
 strategies, of the strategies' files and of numba's version, so a changed source never meets stale
 machine code, and an unchanged lineup loads from numba's cache in a few hundredths of a second.
 
-Which classes a module holds: every class with compiled decisions for the game in the modules the
-lineup's compiled strategies come from (so all lineups of built-in strategies share one module per
-game, also beside a numpy strategy, and a tournament compiles once).
+Which classes a module holds: one class in every seat, that class alone; otherwise every class with
+compiled decisions for the game in the importable modules the lineup's compiled strategies come from
+(so all lineups of built-in strategies share one module per game, also beside a numpy strategy, and a
+tournament compiles once), and the lineup's own classes from users' files (not their neighbours).
+Every decision's answer goes through :func:`as_option`, which refuses, when the module compiles, a
+decision that returns anything but an integer.
 """
 from __future__ import annotations
 
@@ -32,10 +35,11 @@ import threading
 from typing import Any, Sequence
 
 import numba
+import numba.extending
 import numpy as np
 
 from .compiled import NO_REFCOUNT, CompiledDecision, cache_folder, compile_once, exec_file_module, source_fingerprint
-from .errors import IllegalAction, SenseiError
+from .errors import IllegalAction, SenseiError, StrategyError, caused_by_interrupt
 from .params import class_name, shareable
 
 #: the option a compiled driver passes on for a decision the strategy has no function for
@@ -45,9 +49,33 @@ MISSING = -(1 << 62)
 #: cached by themselves (the lineup module is)
 INLINE = {**{k: v for k, v in NO_REFCOUNT.items() if k != "cache"}, "forceinline": True}
 #: bump when the generated text changes shape (part of every module's hash)
-_VERSION = 6
+_VERSION = 7
 #: shape of a compiled strategy's scratch arrays ``rng.fw`` (float64) and ``rng.iw`` (int64)
 SCRATCH = (16, 64)
+
+
+#: the words that start the typing error of a compiled decision that returns no integer
+_NOT_AN_OPTION = "a compiled decision returns"
+
+
+def as_option(x):
+    """A compiled decision's answer as an option number (int64). The generated modules wrap every decision
+    in it, so that one that returns a float, a bool, None or nothing is refused when it compiles, in one
+    line that names it (:meth:`Lineup.call`), rather than deep inside the engine's rules."""
+    return int(x)
+
+
+@numba.extending.overload(as_option, jit_options={"forceinline": True})
+def _as_option_typed(x):
+    if isinstance(x, numba.types.Integer):  # (numba's booleans are no Integer)
+        return lambda x: np.int64(x)
+    if isinstance(x, numba.types.NoneType):
+        what = "nothing (None: no return, or it only raises)"
+    elif isinstance(x, numba.types.Optional):
+        what = f"{x.type} or None"
+    else:
+        what = str(x)
+    raise numba.core.errors.TypingError(f"{_NOT_AN_OPTION} {what}, not an integer option")
 
 
 # ------------------------------------------------------------------------------------------------
@@ -202,7 +230,7 @@ def _render(game: Any, plans: Sequence[_ClassPlan]) -> str:
         "import numpy as np",
         "",
         "from simcore.compiled import LOOP, NO_REFCOUNT",
-        "from simcore.lineup import INLINE, local_copy, resolve_decision",
+        "from simcore.lineup import INLINE, as_option, local_copy, resolve_decision",
         "from simcore.rng import Stream",
         f"from {game.kernels} import begin as _begin, observe as _observe",
         f"from {game.kernels} import {step_inline} as _step_inline",
@@ -233,15 +261,13 @@ def _render(game: Any, plans: Sequence[_ClassPlan]) -> str:
         ]
     # one parameter type per field list, so that classes with the same parameters share machine code
     # (the classes of simcore.params, shared by every module, so that a cached decision serves them all)
-    shapes: dict[tuple, int] = {}
-    for p in plans:
-        if p.fields not in shapes:
-            shapes[p.fields] = len(shapes)
-            names = [f for f, _ in p.fields]
-            if shareable(names):
-                lines.append(f"from simcore.params import {class_name(names)} as _P{shapes[p.fields]}")
-            else:
-                lines.append(f"_P{shapes[p.fields]} = namedtuple('_P{shapes[p.fields]}', {names!r})")
+    shapes = _shapes(plans)
+    for fields, k in shapes.items():
+        names = [f for f, _ in fields]
+        if shareable(names):
+            lines.append(f"from simcore.params import {class_name(names)} as _P{k}")
+        else:
+            lines.append(f"_P{k} = namedtuple('_P{k}', {names!r})")
     # one function per distinct decision function and parameter type: classes that inherit a decision (a
     # subclass, or built-in strategies that differ only in their parameters) share its code in the module
     calls, fns = _calls(plans, shapes)
@@ -308,6 +334,14 @@ def _render(game: Any, plans: Sequence[_ClassPlan]) -> str:
     return "\n".join(lines)
 
 
+def _shapes(plans: Sequence[_ClassPlan]) -> dict[tuple, int]:
+    """The module's parameter types: field list -> number, in the order of the classes."""
+    shapes: dict[tuple, int] = {}
+    for p in plans:
+        shapes.setdefault(p.fields, len(shapes))
+    return shapes
+
+
 def _calls(plans: Sequence[_ClassPlan], shapes: dict) -> tuple[dict, list]:
     """The module's decision functions, each once: ``calls`` maps each decision to its call sites,
     (parameter type, function number) -> the class indices that make it there (in class order), and
@@ -358,7 +392,7 @@ def _render_decide(game: Any, plans: Sequence[_ClassPlan], shapes: dict, calls: 
                 args.append({"int": f"np.int64({x})", "bool": f"{x} != 0.0", "float": x}[t])
             lines.append(f"        if {' or '.join(f'cls == {j}' for j in js)}:")
             lines.append(f"            prm = _P{shape}({', '.join(args)}{',' if len(args) == 1 else ''})")
-            lines.append(f"            return {f}{n}(ob, prm, rng)")
+            lines.append(f"            return as_option({f}{n}(ob, prm, rng))")
         lines.append("        return MISSING")
     lines.append("    return MISSING")
     return lines
@@ -454,6 +488,7 @@ def _load(game: Any, plans: Sequence[_ClassPlan]):
             os.replace(tmp, path)
         mod = load_source_module(path, name)
         mod.__sensei_marker__ = path[:-3] + ".compiled"
+        mod.__sensei_text__ = text
         _LOADED[digest] = mod
         return mod
 
@@ -504,6 +539,21 @@ def _nocache() -> dict:
     return {k: v for k, v in NO_REFCOUNT.items() if k != "cache"}
 
 
+def _shorten_groups(text: str, longest: int = 60) -> str:
+    """``text`` with every bracketed group longer than ``longest`` characters cut to ``(...)`` (numba
+    spells out an observation's type with all its fields)."""
+    out, stack = [], []
+    for ch in text:
+        if ch == "(":
+            stack.append(len(out))
+        out.append(ch)
+        if ch == ")" and stack:
+            start = stack.pop()
+            if len(out) - start > longest:
+                out[start:] = list("(...)")
+    return "".join(out)
+
+
 def _compiler_message(exc: BaseException) -> str:
     """numba's first real message in an error (not the pipeline's headers), with the first place in
     the user's or the project's code it points at."""
@@ -512,7 +562,7 @@ def _compiler_message(exc: BaseException) -> str:
     text = str(exc).splitlines()
     skip = ("Failed in ", "During:", "File ", "^", "<source elided>", "- Of which", "There are ", "Overload")
     lines = [t.strip() for t in text if t.strip() and not t.startswith(" ") and not t.strip().startswith(skip)]
-    message = lines[0] if lines else type(exc).__name__
+    message = _shorten_groups(lines[0]) if lines else type(exc).__name__
     for t in text:
         m = re.search(r'File "([^"]+)", line (\d+)', t)
         if m and "site-packages" not in m.group(1) and "sensei_lineup_" not in m.group(1):
@@ -536,10 +586,12 @@ class Lineup:
         # Mixed lineups: every compiled class of the modules of the lineup's compiled classes, in a stable
         # order, so that they share modules (a class with numpy decisions only brings no module in: a
         # user's numpy strategy beside built-in ones plays the built-ins' module, compiled once for all
-        # their lineups).
+        # their lineups). A user's file brings only the lineup's own classes: a draft class beside them in
+        # the file that does not compile must not break the others.
         pool: list[type] = []
         shared = len(classes) > 1
-        for mod in sorted({c.__module__ for c in classes if shared and _has_compiled(c, game.decisions)}):
+        for mod in sorted({c.__module__ for c in classes if shared and _has_compiled(c, game.decisions)
+                           and _source_of(c)[1] is None}):
             for c in sorted(_module_classes(game, mod), key=lambda c: c.__qualname__):
                 if c not in pool:
                     pool.append(c)
@@ -614,8 +666,42 @@ class Lineup:
                 numba.core.errors.UnsupportedError) as exc:
             if os.environ.get("SENSEI_DEBUG"):
                 raise
-            names = ", ".join(p.qualname for p in self.plans)
+            names = ", ".join(dict.fromkeys(type(a).__qualname__ for a in self.agents if type(a) in self.index))
+            text = str(exc)
+            if _NOT_AN_OPTION in text:
+                said = text[text.index(_NOT_AN_OPTION):].splitlines()[0].strip()
+                who = self._decision_at(text)
+                raise SenseiError(f"{who or 'compiled strategies (' + names + ')'}: {said}") from None
             raise SenseiError(f"compiled strategies ({names}) failed to compile: {_compiler_message(exc)}") from None
+        except (SenseiError, IllegalAction, KeyboardInterrupt):
+            raise
+        except Exception as exc:  # raised by compiled code: a strategy's decision (raise, or a division by 0)
+            if os.environ.get("SENSEI_DEBUG"):
+                raise
+            if caused_by_interrupt(exc):
+                raise KeyboardInterrupt() from None
+            names = ", ".join(dict.fromkeys(type(a).__qualname__ for a in self.agents))
+            text = " ".join(str(exc).split())
+            raise StrategyError(f"compiled strategies ({names}) raised {type(exc).__name__}"
+                                + (f": {text}" if text else "")) from exc
+
+    def _decision_at(self, text: str) -> str | None:
+        """'strategy C, decision start' for the call in the generated module that a typing error points at."""
+        import re
+
+        m = re.search(r"typing of call at \S*sensei_lineup_\w+\.py \((\d+)\)", text)
+        source = getattr(self.module, "__sensei_text__", "").splitlines()
+        if m is None or not 0 < int(m.group(1)) <= len(source):
+            return None
+        call = re.search(r"as_option\(_[fg](\d+)\(", source[int(m.group(1)) - 1])
+        if call is None:
+            return None
+        n = int(call.group(1))
+        for decision, sites in _calls(self.plans, _shapes(self.plans))[0].items():
+            for (_, k), js in sites.items():
+                if k == n:
+                    return (f"strategy {', '.join(self.plans[j].qualname for j in js)}, decision {decision!r}")
+        return None
 
     def error(self, err: np.ndarray, name_of_seat) -> IllegalAction:
         """The one-line error of a compiled driver's ``err`` (game, seat, decision kind, option)."""

@@ -288,7 +288,7 @@ def test_a_module_holds_each_decision_function_once():
         made = [ln for ln in text.splitlines() if ln.startswith("_f")]
         assert len(made) == len(distinct) < uses and len(set(ln.split(" = ")[1] for ln in made)) == len(made)
         inline = text.split("def _decide_inline")[1].split("def play")[0]
-        assert inline.count("return _g") == len(distinct)  # one parameter type per function here
+        assert inline.count("return as_option(_g") == len(distinct)  # one parameter type per function here
         R = ENG.make_rules({"powers": True})
         assert_same(ENG.play(np.arange(40), 4, R, agents, root_key(6)),
                     ENG.play(np.arange(40), 4, R, agents, root_key(6), compiled=False), "mixed")
