@@ -5,6 +5,7 @@ Every command catches input errors and prints one line (``error: ...``) with exi
 """
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import signal
@@ -45,7 +46,7 @@ _DEBUG = {"on": False}
 def _strategies_option() -> Any:
     return typer.Option(None, "--strategies", metavar="FILE.py",
                         help="a Python file whose strategies (Strategy classes with a name and a game) may be "
-                             "named like the shipped ones (repeatable); recorded in a run's manifest")
+                             "named like the shipped ones (repeatable; sensei run records it in the run's manifest)")
 
 
 def _debug_option() -> Any:
@@ -59,6 +60,17 @@ class _OneLineErrors(TyperGroup):
     def main(self, *args: Any, **kwargs: Any) -> Any:
         standalone = kwargs.pop("standalone_mode", True)
         _DEBUG["on"] = False
+        try:
+            code = self._main(*args, **kwargs)
+        except SystemExit as exc:  # a command's own exit (after Ctrl-C, for one)
+            _exit_now_if_playing(exc.code)
+            raise
+        if standalone:
+            _exit_now_if_playing(code)
+            sys.exit(code)
+        return code
+
+    def _main(self, *args: Any, **kwargs: Any) -> int:
         try:
             rv = super().main(*args, standalone_mode=False, **kwargs)
             # without standalone mode, click returns the code of a typer.Exit instead of raising it
@@ -92,9 +104,22 @@ class _OneLineErrors(TyperGroup):
                 raise
             _interrupted("interrupted")
             code = 130
-        if standalone:
-            sys.exit(code)
         return code
+
+
+def _exit_now_if_playing(code: Any) -> None:
+    """End the process at once, without Python's shutdown, when a thread of the runner still plays or
+    compiles a chunk (after Ctrl-C or an error): numba's compiler (LLVM) torn down under a thread that is
+    compiling aborts the process, and a strategy's endless loop in compiled code would never end."""
+    runner = sys.modules.get("simcore.runner")
+    if runner is None or not runner.chunks_playing():
+        return
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code if isinstance(code, int) and not isinstance(code, bool) else (0 if code is None else 1))
 
 
 def _interrupted(text: str) -> None:
@@ -161,9 +186,22 @@ def play(
 
     Example: sensei play sen --players 4 --strategy threshold:wake=8 --rule penalty=15 --games 100000 --json
     """
+    _DEBUG["on"] = debug
+    with _stdout_to_stderr(as_json):  # what strategies print must not break the one JSON object
+        summary, seconds, agents = _play(game, players, strategy, games, seed, rule, jobs, chunk_size, as_json,
+                                         progress, backend, scheduler, strategy_files)
+    if as_json:
+        sys.stdout.write(json.dumps(_json_clean(summary)) + "\n")
+        return
+    from strategies.registry import short_labels
+
+    _print_summary(summary, seconds, short_labels(agents))
+
+
+def _play(game, players, strategy, games, seed, rule, jobs, chunk_size, as_json, progress, backend, scheduler,
+          strategy_files) -> tuple[dict, float, list]:
     from simcore.runner import simulate
 
-    _DEBUG["on"] = debug
     eng, p, rules, agents = _table(game, players, strategy, rule, strategy_files)
     show = (not as_json) if progress is None else progress
     if scheduler is not None:
@@ -180,13 +218,32 @@ def play(
         _interrupted(f"interrupted: {exc.games_done:,} of {exc.games:,} games played; sensei play keeps no "
                      "partial results (sensei run keeps every finished chunk)")
         sys.exit(130)
-    summary = res.summary()
-    if as_json:
-        sys.stdout.write(json.dumps(_json_clean(summary)) + "\n")
-        return
-    from strategies.registry import short_labels
+    return res.summary(), res.seconds, res.agents
 
-    _print_summary(summary, res.seconds, short_labels(res.agents))
+
+@contextlib.contextmanager
+def _stdout_to_stderr(on: bool):
+    """With ``on``, everything written to stdout (a strategy's print, in Python or in compiled code, in this
+    process or in a worker started meanwhile) goes to stderr until the block ends."""
+    if not on:
+        yield
+        return
+    sys.stdout.flush()
+    try:
+        real = sys.stdout.fileno() == 1
+    except (AttributeError, OSError, ValueError):  # a captured stdout (tests): Python's level only
+        real = False
+    saved = os.dup(1) if real else None
+    if saved is not None:
+        os.dup2(2, 1)
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            yield
+    finally:
+        sys.stdout.flush()
+        if saved is not None:
+            os.dup2(saved, 1)
+            os.close(saved)
 
 
 def _table(game: str, players: Optional[int], strategy: Optional[List[str]], rule: Optional[List[str]],
@@ -247,7 +304,8 @@ def trace(
         raise SenseiError(f"--seed must be a non-negative integer, got {seed}")
     if seat is not None and not 0 <= seat < p:
         raise SenseiError(f"--view {seat}: no such seat at a table of {p} (seats 0 to {p - 1})")
-    events = view(trace_game(eng, agents, p, rules, seed=seed, game=index), seat)
+    with _stdout_to_stderr(as_json):
+        events = view(trace_game(eng, agents, p, rules, seed=seed, game=index), seat)
     sys.stdout.write(json_lines(events) if as_json else render(events, seat))
 
 

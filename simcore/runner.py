@@ -631,12 +631,19 @@ def _run_chunks(it: Iterator, jobs: int, on_result: Callable[[int, Any], None], 
         give(i, res)
 
     head = list(itertools.islice(it, 2))
-    # one job, one task, or a run started from a chunk that a pool's thread or worker process plays (the
-    # pool's threads may all be waiting on it; joblib runs such nested calls in place too): in this thread
+    # a run started from a chunk that a pool's thread or worker process plays (the pool's threads may all
+    # be waiting on it; joblib runs such nested calls in place too): in this thread
     nested = _IN_WORKER or isinstance(threading.current_thread(), _PoolThread)
-    if backend != "dask" and (jobs == 1 or len(head) <= 1 or nested):
+    if backend != "dask" and nested:
         for i, (fn, args) in enumerate(itertools.chain(head, it)):
             take(i, call_interruptible(fn, args))
+        return
+    # one job or one task: one chunk at a time in a kept thread, this one waiting on it, so that Ctrl-C
+    # stops the run at once even while compiled code plays (a strategy's endless loop included)
+    if backend != "dask" and (jobs == 1 or len(head) <= 1):
+        pool = _thread_pool(1)
+        for i, (fn, args) in enumerate(itertools.chain(head, it)):
+            take(i, pool.submit(call_interruptible, (fn, args)).result())
         return
     it = itertools.chain(head, it)
     if backend == "threading":
@@ -696,21 +703,39 @@ class _Threads:
     def __init__(self, n: int):
         import queue
         self.tasks: Any = queue.SimpleQueue()
+        self.playing = 0  # tasks being run now (read by chunks_playing)
         for k in range(n):
             _PoolThread(target=self._work, name=f"sensei-chunks-{k}", daemon=True).start()
 
     def _work(self) -> None:
         while True:
             fut, fn, args = self.tasks.get()
+            with _THREADS_LOCK:
+                self.playing += 1
             try:
-                fut.set_result(fn(*args))
+                res = fn(*args)
             except BaseException as exc:  # noqa: BLE001 - handed to the caller, which raises it
+                self._done()
                 fut.set_exception(exc)
+            else:
+                self._done()  # (before the caller can see the result)
+                fut.set_result(res)
+
+    def _done(self) -> None:
+        with _THREADS_LOCK:
+            self.playing -= 1
 
     def submit(self, fn: Callable, args: tuple) -> concurrent.futures.Future:
         fut: concurrent.futures.Future = concurrent.futures.Future()
         self.tasks.put((fut, fn, args))
         return fut
+
+
+def chunks_playing() -> bool:
+    """Whether a thread of the runner's pools is playing (or compiling) a chunk now: after a run stopped
+    early (Ctrl-C, an error), the chunk it was playing goes on in its thread."""
+    with _THREADS_LOCK:
+        return any(pool.playing for pool in _THREADS.values())
 
 
 def _thread_pool(jobs: int) -> _Threads:

@@ -23,10 +23,11 @@ import hashlib
 import importlib
 import inspect
 import os
+import re
 import sys
 from typing import Any, Iterable
 
-from simcore.errors import SenseiError
+from simcore.errors import SenseiError, exit_call
 from simcore.lineup import load_source_module
 from simcore.options import build, describe
 from simcore.registry import get_game
@@ -95,9 +96,10 @@ def _load_plugin(game: str, name: str, ep: Any) -> type[Strategy]:
         return _PLUGIN_CACHE[key]
     try:
         cls = ep.load()
-    except Exception as exc:  # a package may fail in any way; report it on one line
+    except (Exception, SystemExit) as exc:  # a package may fail in any way; report it on one line
+        text = " ".join(str(exc).split())
         raise SenseiError(f"strategy {name!r}: {_origin(ep)} failed to load {ep.value!r}: "
-                          f"{type(exc).__name__}: {exc}") from None
+                          f"{type(exc).__name__}: {text}") from None
     g = get_game(game).name
     if not (inspect.isclass(cls) and issubclass(cls, Strategy) and dataclasses.is_dataclass(cls)):
         raise SenseiError(f"strategy {name!r}: {_origin(ep)} names {ep.value!r}, which is not a Strategy dataclass")
@@ -169,6 +171,10 @@ def file_sha256(path: str) -> str:
         return hashlib.sha256(fh.read()).hexdigest()
 
 
+#: what a strategy name may be: what a spec's name resolves to (lower case, no ':', no path)
+_NAME = re.compile(r"[a-z0-9_][a-z0-9_-]*")
+
+
 def register_files(paths: Iterable[str]) -> dict[str, str]:
     """Make the strategies of these Python files available by name (replacing any registered before):
     every :class:`Strategy` dataclass defined in a file with a ``name`` and a ``game``. Returns the
@@ -178,8 +184,12 @@ def register_files(paths: Iterable[str]) -> dict[str, str]:
     _FILES.clear()
     found: dict[str, dict[str, type[Strategy]]] = {}
     files: dict[str, str] = {}
+    seen: set[str] = set()
     for path in paths:
         full = os.path.abspath(os.fspath(path))
+        if full in seen:  # the same file given twice: once is enough
+            continue
+        seen.add(full)
         if not os.path.isfile(full):
             raise SenseiError(f"--strategies {path!r}: file not found")
         if not full.endswith(".py"):
@@ -195,7 +205,13 @@ def register_files(paths: Iterable[str]) -> dict[str, str]:
             if not cls.game:
                 raise SenseiError(f"--strategies {path!r}: strategy class {cls.__name__} has no game "
                                   "(game: ClassVar[str] = ...)")
-            g = get_game(cls.game).name
+            try:
+                g = get_game(cls.game).name
+            except SenseiError as exc:
+                raise SenseiError(f"--strategies {path!r}: strategy class {cls.__name__}: {exc}") from None
+            if not _NAME.fullmatch(cls.name):
+                raise SenseiError(f"--strategies {path!r}: strategy name {cls.name!r} of class {cls.__name__} cannot "
+                                  "be given on the command line (lower-case letters, digits, '_' and '-' only)")
             if cls.name in builtin_strategies(g) or cls.name in _entry_points(g):
                 raise SenseiError(f"--strategies {path!r}: strategy name {cls.name!r} for {g} is already taken "
                                   "(by a strategy shipped with sensei or an installed package)")
@@ -254,7 +270,11 @@ def resolve(game: str, spec: Any) -> Strategy:
     text = spec.strip()
     if not text:
         raise SenseiError("empty strategy spec")
-    head, _, rest = text.partition(":")
+    at = text.find(".py:")
+    if at >= 0:  # FILE.py:Class...: the file's path may hold a ':' of its own
+        head, rest = text[:at + 3], text[at + 4:]
+    else:
+        head, _, rest = text.partition(":")
     if head.endswith(".py") or os.sep in head or head.startswith("."):
         clsname, _, params = rest.partition(":")
         if not clsname:
@@ -270,6 +290,8 @@ def resolve(game: str, spec: Any) -> Strategy:
 
 def _load_module(path: str):
     full = os.path.abspath(path)
+    if os.path.isdir(full):
+        raise SenseiError(f"strategy file {path!r} is a folder, not a Python file")
     if not os.path.isfile(full):
         raise SenseiError(f"strategy file {path!r} not found")
     modname = "sensei_user_" + hashlib.sha1(full.encode()).hexdigest()[:12]
@@ -281,8 +303,11 @@ def _load_module(path: str):
         module = load_source_module(full, modname)
     except SenseiError:
         raise
+    except SystemExit as exc:  # sys.exit() in a user file ends the loading, not the program
+        raise SenseiError(f"strategy file {path!r} failed to load: it called {exit_call(exc)}") from None
     except Exception as exc:  # a user file may fail in any way; report it on one line
-        raise SenseiError(f"strategy file {path!r} failed to load: {type(exc).__name__}: {exc}") from None
+        text = " ".join(str(exc).split())
+        raise SenseiError(f"strategy file {path!r} failed to load: {type(exc).__name__}: {text}") from None
     module.__sensei_sha256__ = digest
     return module
 

@@ -180,9 +180,21 @@ def test_strategies_files_mistakes_are_one_line(mine, tmp_path):
                         (clash, ["'threshold'", "already taken"]), (broken, ["failed to load", "ModuleNotFoundError"])]:
         r = cli.invoke(app, ["run", str(cfg), "--strategies", str(path), "--no-progress", "--out", str(tmp_path / "r")])
         one_error_line(r, "--strategies" if "failed" not in words[0] else "strategy file", *words)
-    r = cli.invoke(app, ["run", str(cfg), "--strategies", mine, "--strategies", mine, "--no-progress",
+    twin = tmp_path / "twin.py"  # another file with the same strategy names
+    twin.write_text(MINE)
+    r = cli.invoke(app, ["run", str(cfg), "--strategies", mine, "--strategies", str(twin), "--no-progress",
                          "--out", str(tmp_path / "r")])
     one_error_line(r, "defined twice")
+    # the same file twice is the file once
+    assert list(registry.register_files([mine, mine])) == [os.path.abspath(mine)]
+    upper = tmp_path / "upper.py"  # a name no spec could give
+    upper.write_text(MINE.replace('"cautious"', '"Cautious"'))
+    for bad, words in [(upper, ["'Cautious'", "cannot be given on the command line"]),
+                       (tmp_path / "chess.py", ["strategy class", "unknown game 'chess'"])]:
+        if not bad.exists():
+            bad.write_text(MINE.replace('game: ClassVar[str] = "sen"', 'game: ClassVar[str] = "chess"'))
+        r = cli.invoke(app, ["run", str(cfg), "--strategies", str(bad), "--no-progress", "--out", str(tmp_path / "r")])
+        one_error_line(r, "--strategies", str(bad), *words)
 
 
 def test_a_resume_checks_the_strategy_file_is_unchanged(mine, tmp_path):

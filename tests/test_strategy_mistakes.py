@@ -1,0 +1,259 @@
+"""A designer's strategy that gets something wrong stops the run with one line naming the problem (exit
+status 2), never a traceback, a silent exit or an answer quietly rounded: answers that are not integer
+options (numpy and compiled), exceptions raised in compiled code, ``sys.exit()`` in a strategy, prints
+under ``--json``, a broken class beside a working one in the same file, and Ctrl-C while compiled code
+runs on one job."""
+import json
+import os
+import signal
+import textwrap
+import threading
+import time
+
+import numba
+import pytest
+from typer.testing import CliRunner
+
+from experiments.cli import app
+from simcore import runner as R
+from simcore.lineup import Lineup
+from simcore.registry import get_game
+
+cli = CliRunner()
+
+# per game: the base class, the numpy decision overridden, the batch size of an observation
+NUMPY = {
+    "sen": ("from strategies.sen import Threshold as Base", "start", "len(obs.me)", 2),
+    "senshi": ("from strategies.senshi import Greedy as Base", "setup_take", "len(obs.me)", 2),
+    "sensu": ("from strategies.sensu import Random as Base", "turn", "len(obs.seat)", 2),
+    "fan-and-mallet": ("from strategies.fan_and_mallet import Strongest as Base", "play", "len(obs.me)", 2),
+}
+ANSWERS = {  # an answer that is no integer option -> words of the one line
+    "np.full(M, 1.0)": "of type float64",
+    "np.full(M, np.nan)": "of type float64",
+    "np.ones(M, dtype=bool)": "of type bool",
+    "None": "of type NoneType",
+    "['x'] * M": "of type str",
+    "[2 ** 70] * M": "too large for an option",
+    "np.full(M, 1 + 0j)": "of type complex128",
+}
+
+
+def one_error_line(r, *words):
+    lines = [ln for ln in r.stderr.splitlines() if ln.strip() and not ln.startswith("compiling ")]
+    assert r.exit_code == 2 and len(lines) == 1 and lines[0].startswith("error: "), (r.exit_code, r.output)
+    assert "Traceback" not in r.output
+    for w in words:
+        assert w in lines[0], (w, lines[0])
+    return lines[0]
+
+
+def _numpy_file(tmp_path, game, body, name="mine.py"):
+    base, decision, size, _ = NUMPY[game]
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(f"""\
+        import dataclasses, sys
+        from typing import ClassVar
+        import numpy as np
+        {base}
+
+
+        @dataclasses.dataclass(frozen=True)
+        class Mine(Base):
+            def {decision}(self, obs, rng):
+                M = {size}
+        """) + textwrap.indent(textwrap.dedent(body), " " * 8))
+    return str(path)
+
+
+@pytest.mark.parametrize("game", sorted(NUMPY))
+@pytest.mark.parametrize("answer", sorted(ANSWERS))
+def test_numpy_answers_that_are_not_integers_are_one_line(tmp_path, game, answer):
+    path = _numpy_file(tmp_path, game, f"return {answer}\n")
+    r = cli.invoke(app, ["play", game, "-s", f"{path}:Mine", "-s", "random" if game != "sen" else "threshold",
+                         "-p", str(NUMPY[game][3]), "-n", "10", "--no-progress"])
+    one_error_line(r, "Mine", f"made an illegal {NUMPY[game][1]}", ANSWERS[answer])
+
+
+@pytest.mark.parametrize("answer,words", [
+    ("obs.me", ["2 arrays (player, slot) are expected", "an array of shape"]),
+    ("None", ["2 arrays (player, slot) are expected", "not None"]),
+    ("(obs.me, obs.me, obs.me)", ["not a tuple of 3"]),
+    ("(obs.me, obs.me + 0.5)", ["of type float64"]),
+])
+def test_answers_of_several_arrays_must_be_that_many_integer_arrays(tmp_path, answer, words):
+    path = tmp_path / "peeker.py"
+    path.write_text(textwrap.dedent(f"""\
+        import dataclasses
+        import numpy as np
+        from strategies.sen import Threshold
+
+
+        @dataclasses.dataclass(frozen=True)
+        class Mine(Threshold):
+            def peek(self, obs, rng):
+                return {answer}
+        """))
+    r = cli.invoke(app, ["play", "sen", "-s", f"{path}:Mine", "-p", "2", "-n", "200", "--no-progress"])
+    one_error_line(r, "made an illegal peek", *words)
+
+
+COMPILED = """\
+import dataclasses
+from typing import ClassVar
+from strategies.base import decision
+from strategies.fan_and_mallet import Strongest
+
+
+@decision
+def floaty(obs, prm, rng):
+    return 0.0
+
+
+@decision
+def no_return_sometimes(obs, prm, rng):
+    if obs.me >= 0:
+        return 0
+
+
+@decision
+def boom(obs, prm, rng):
+    if obs.me >= 0:
+        raise ValueError("boom")
+    return 0
+
+
+@dataclasses.dataclass(frozen=True)
+class Floaty(Strongest):
+    play = floaty
+
+
+@dataclasses.dataclass(frozen=True)
+class Sometimes(Strongest):
+    play = no_return_sometimes
+
+
+@dataclasses.dataclass(frozen=True)
+class Boom(Strongest):
+    play = boom
+
+
+@decision
+def draft(obs, prm, rng):
+    return obs.not_a_field
+
+
+@dataclasses.dataclass(frozen=True)
+class Draft(Strongest):
+    play = draft
+"""
+
+
+@pytest.mark.parametrize("cls,words", [
+    ("Floaty", ["strategy Floaty, decision 'play'", "returns float64, not an integer option"]),
+    ("Sometimes", ["strategy Sometimes, decision 'play'", "returns int64 or None"]),
+])
+def test_a_compiled_decision_that_returns_no_integer_is_refused_naming_it(tmp_path, cls, words):
+    path = tmp_path / "compiled_mistakes.py"
+    path.write_text(COMPILED)
+    r = cli.invoke(app, ["play", "fan-and-mallet", "-s", f"{path}:{cls}", "-n", "10", "--no-progress"])
+    line = one_error_line(r, *words)
+    assert "fan_and_mallet.py" not in line  # not the engine's line that the option reaches
+
+
+def test_an_exception_raised_in_compiled_code_is_one_line(tmp_path):
+    path = tmp_path / "compiled_mistakes.py"
+    path.write_text(COMPILED)
+    r = cli.invoke(app, ["play", "fan-and-mallet", "-s", f"{path}:Boom", "-n", "10", "--no-progress"])
+    one_error_line(r, "compiled strategies (Boom) raised ValueError: boom", "--debug")
+
+
+def test_a_broken_class_beside_a_working_one_does_not_enter_a_mixed_lineup(tmp_path):
+    """A mixed lineup's module takes every class of the built-in strategies' module, but from a user's
+    file only the lineup's own classes: the file's Draft (which does not compile) stays out."""
+    from strategies.registry import resolve
+
+    path = tmp_path / "compiled_mistakes.py"
+    path.write_text(COMPILED)
+    eng = get_game("fan-and-mallet")
+    lu = Lineup(eng, [resolve("fan-and-mallet", f"{path}:Floaty"), resolve("fan-and-mallet", "random")])
+    names = [p.qualname for p in lu.plans]
+    assert "Floaty" in names and "RandomPlay" in names and "Draft" not in names and "Boom" not in names, names
+
+
+@pytest.mark.parametrize("where", ["decision", "import"])
+def test_sys_exit_in_a_strategy_is_one_line_not_the_end_of_sensei(tmp_path, where):
+    if where == "decision":
+        path = _numpy_file(tmp_path, "sen", "sys.exit(0)\n")
+        words = ["Mine", "tried to end the program in its decision 'start'", "sys.exit(0)"]
+    else:
+        path = _numpy_file(tmp_path, "sen", "return np.full(M, 2)\n")
+        with open(path, "a") as fh:
+            fh.write("\nsys.exit(3)\n")
+        words = ["failed to load", "it called sys.exit(3)"]
+    r = cli.invoke(app, ["play", "sen", "-s", f"{path}:Mine", "-s", "threshold", "-p", "2", "-n", "10",
+                         "--no-progress", "--json"])
+    one_error_line(r, *words)
+    assert r.stdout == ""
+
+
+def test_what_a_strategy_prints_goes_to_stderr_under_json(tmp_path):
+    path = _numpy_file(tmp_path, "sen", "print('thinking...')\nreturn np.full(M, 2)\n")
+    with open(path, "a") as fh:
+        fh.write("\nprint('loaded')\n")
+    r = cli.invoke(app, ["play", "sen", "-s", f"{path}:Mine", "-s", "threshold", "-p", "2", "-n", "10",
+                         "--no-progress", "--json"])
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)["games"] == 10
+    assert "thinking..." in r.stderr and "loaded" in r.stderr
+
+
+def test_files_named_by_folders_or_paths_with_a_colon(tmp_path):
+    folder = tmp_path / "mine.py"
+    folder.mkdir()
+    r = cli.invoke(app, ["play", "sen", "-s", f"{folder}:Mine", "-n", "10", "--no-progress"])
+    one_error_line(r, "is a folder, not a Python file")
+    odd = tmp_path / "v1:old"
+    odd.mkdir()
+    path = _numpy_file(odd, "sen", "return np.full(M, 2)\n")
+    r = cli.invoke(app, ["play", "sen", "-s", f"{path}:Mine:wake=9", "-s", "threshold", "-p", "2", "-n", "10",
+                         "--no-progress", "--json"])
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)["strategies"][0] == f"{path}:Mine:wake=9"
+
+
+@numba.njit(nogil=True, cache=False)
+def _spin(n):
+    x = 88172645463325252
+    for _ in range(n):  # xorshift: nothing the compiler can fold
+        x ^= (x << 13) & 0xFFFFFFFFFFFF
+        x ^= x >> 7
+        x ^= (x << 17) & 0xFFFFFFFFFFFF
+    return x
+
+
+def _spinning(i, finished):
+    _spin(1_500_000_000 if i == 1 else 1)  # chunk 1: compiled code that runs for seconds without the GIL
+    finished.append(i)
+    return i
+
+
+def test_ctrl_c_stops_a_one_job_run_while_compiled_code_plays():
+    """With one job the runner plays each chunk in a kept thread and waits on it, so Ctrl-C (in the main
+    thread) stops the run at once, even while a chunk runs compiled code that never looks for signals (a
+    compiled strategy's endless loop): the run stops while that chunk still runs."""
+    _spin(1)  # compiled before the run
+    finished, got = [], []
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
+    try:
+        timer.start()
+        with pytest.raises(KeyboardInterrupt):
+            R.run_chunks(((_spinning, (i, finished)) for i in range(3)), 1, lambda i, r: got.append(r))
+        assert finished == [0] and got == [0]  # chunk 1 still spins in its thread
+        assert R.chunks_playing()
+    finally:
+        timer.cancel()
+        signal.signal(signal.SIGINT, previous)
+    while R.chunks_playing():  # leave the pool idle for the next test (a wait, not a timed assertion)
+        time.sleep(0.1)
