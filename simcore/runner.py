@@ -638,12 +638,11 @@ def _run_chunks(it: Iterator, jobs: int, on_result: Callable[[int, Any], None], 
         for i, (fn, args) in enumerate(itertools.chain(head, it)):
             take(i, call_interruptible(fn, args))
         return
-    # one job or one task: one chunk at a time in a kept thread, this one waiting on it, so that Ctrl-C
-    # stops the run at once even while compiled code plays (a strategy's endless loop included)
+    # one job or one task: the chunks in a kept thread, one after another, this one waiting on them, so
+    # that Ctrl-C stops the run at once even while compiled code plays (a strategy's endless loop
+    # included); the next chunk is queued while this thread takes a result, which hides the hand-over
     if backend != "dask" and (jobs == 1 or len(head) <= 1):
-        pool = _thread_pool(1)
-        for i, (fn, args) in enumerate(itertools.chain(head, it)):
-            take(i, pool.submit(call_interruptible, (fn, args)).result())
+        _run_threads(itertools.chain(head, it), 1, take, window=2)
         return
     it = itertools.chain(head, it)
     if backend == "threading":
@@ -747,12 +746,13 @@ def _thread_pool(jobs: int) -> _Threads:
 
 
 def _unless_stopped(stopped: threading.Event, fn: Callable, args: tuple) -> Any:
-    return None if stopped.is_set() else fn(*args)
+    return None if stopped.is_set() else call_interruptible(fn, args)
 
 
-def _run_threads(tasks: Iterator, jobs: int, on_result: Callable[[int, Any], None]) -> None:
-    """Run ``tasks`` on the kept pool of ``jobs`` threads, at most a window of them (:data:`WINDOW` per
-    thread) queued or waiting for ``on_result``, and hand each result to ``on_result`` in task order.
+def _run_threads(tasks: Iterator, jobs: int, on_result: Callable[[int, Any], None], window: int = 0) -> None:
+    """Run ``tasks`` on the kept pool of ``jobs`` threads, at most a window of them (``window``, by default
+    :data:`WINDOW` per thread) queued or waiting for ``on_result``, and hand each result to ``on_result``
+    in task order.
     When this stops early (an error, Ctrl-C), the queued tasks are dropped; a chunk already being played
     finishes in its thread and its result is thrown away."""
     pool = _thread_pool(jobs)
@@ -762,7 +762,7 @@ def _run_threads(tasks: Iterator, jobs: int, on_result: Callable[[int, Any], Non
     try:
         for fn, args in tasks:
             pending.append(pool.submit(_unless_stopped, (stopped, fn, args)))
-            if len(pending) >= WINDOW * jobs:
+            if len(pending) >= (window or WINDOW * jobs):
                 on_result(done, pending.popleft().result())
                 done += 1
         while pending:
