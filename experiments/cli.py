@@ -60,13 +60,8 @@ class _OneLineErrors(TyperGroup):
     def main(self, *args: Any, **kwargs: Any) -> Any:
         standalone = kwargs.pop("standalone_mode", True)
         _DEBUG["on"] = False
-        try:
-            code = self._main(*args, **kwargs)
-        except SystemExit as exc:  # a command's own exit (after Ctrl-C, for one)
-            _exit_now_if_playing(exc.code)
-            raise
+        code = self._main(*args, **kwargs)
         if standalone:
-            _exit_now_if_playing(code)
             sys.exit(code)
         return code
 
@@ -110,7 +105,8 @@ class _OneLineErrors(TyperGroup):
 def _exit_now_if_playing(code: Any) -> None:
     """End the process at once, without Python's shutdown, when a thread of the runner still plays or
     compiles a chunk (after Ctrl-C or an error): numba's compiler (LLVM) torn down under a thread that is
-    compiling aborts the process, and a strategy's endless loop in compiled code would never end."""
+    compiling aborts the process, and a strategy's endless loop in compiled code would never end. Only
+    the command line's own process does this (:func:`main`), never a caller of the commands in Python."""
     runner = sys.modules.get("simcore.runner")
     if runner is None or not runner.chunks_playing():
         return
@@ -549,6 +545,9 @@ def main() -> None:
     gc.set_threshold(50_000, 20, 100)
     try:
         _main()
+    except SystemExit as exc:  # every command ends here, after Ctrl-C and errors too
+        _exit_now_if_playing(exc.code)
+        raise
     finally:
         gc.freeze()
 
