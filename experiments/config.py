@@ -505,6 +505,9 @@ def _make_cells(eng, kind, roles, entrants, fixed_rules, base_players, settings,
         return _strategy(eng, spec, merged, ck, where)
 
     out = []
+    if kind in ("focus", "tournament") and players < 2:
+        ck.fail(players_where, f"at least 2 players for a {kind} lineup (a focus seat against the field; a solo "
+                "game takes lineup.seats)", players)
     if kind == "focus":
         focus = strat(role_spec["focus"], role_params["focus"], where_of.get("focus", "lineup.focus"))
         field = strat(role_spec["field"], role_params["field"], where_of.get("field", "lineup.field"))
@@ -517,7 +520,7 @@ def _make_cells(eng, kind, roles, entrants, fixed_rules, base_players, settings,
         else:
             if len(seat_roles) != players:
                 ck.fail(players_where if players_where != "players" else "lineup.seats",
-                        f"{len(seat_roles)} seats to match the lineup's {len(seat_roles)} strategies", players)
+                        f"{len(seat_roles)} players to match the lineup's {len(seat_roles)} seats", players)
             agents = [strat(role_spec[r], role_params[r], where_of.get(r, f"lineup.seats[{i}]"))
                       for i, r in enumerate(seat_roles)]
         out.append(Cell(start, players, rules, agents, ["seat"] * players, dict(axis_values)))
@@ -585,6 +588,13 @@ def _report(value: Any, ck: _Checker, kind: str, axes: list[str], sprt: SprtSpec
             ck.fail("report.over", "one of the sweep axes " + (", ".join(axes) or "(there are none)"), over)
     elif over is not None:
         ck.fail("report.over", f"nothing for answer = {answer!r}", over)
+    if over == "players" and not spec.over_players:
+        ck.fail("report.over", f"a sweep axis other than players for answer = {answer!r} (its fair shares depend on "
+                "the player count; with players swept, each count gets sentences of its own)", over)
+    for key, used in (("metric", spec.uses_metric), ("goal", spec.uses_goal)):
+        if key in t and not used:
+            users = [n for n, k in kinds.items() if (k.uses_metric if key == "metric" else k.uses_goal)]
+            ck.fail(f"report.{key}", "nothing unless answer is " + " or ".join(users), t[key])
     metric = t.get("metric", "win_share")
     if not isinstance(metric, str) or metric not in METRICS:
         ck.fail("report.metric", "one of " + ", ".join(METRICS), metric)

@@ -71,6 +71,8 @@ def read_run(run_dir: str) -> dict[str, Any]:
             raise ReportError(f"{run_dir}: no {name}.json (not a run folder)") from None
         except (OSError, json.JSONDecodeError) as exc:
             raise ReportError(f"{p}: unreadable: {exc}") from None
+        if not isinstance(out[name], dict):
+            raise ReportError(f"{p}: damaged: a JSON object is expected, not {type(out[name]).__name__}")
     for name in TABLES:
         p = os.path.join(run_dir, f"{name}.parquet")
         try:
@@ -204,15 +206,21 @@ def _balance(cells: pl.DataFrame, axes: list[str]) -> tuple[str, bool]:
 def build_report(run_dir: str, index: bool = True) -> str:
     """Write ``RUN_DIR/report.html`` (and refresh the index next to the run); returns the report's path."""
     run = read_run(run_dir)
-    s, m, t = run["summary"], run["manifest"], run["tables"]
-    cells = t["cells"]
-    axes, gaxes, over = s["axes"], s["group_axes"], s.get("over")
     global _SPECS
-    specs, spec_table = strategy_index(run["summary"].get("labels") or {})
-    _SPECS = specs
     try:
+        specs, spec_table = strategy_index(run["summary"].get("labels") or {})
+        _SPECS = specs
         with plots.use_labels(run["summary"].get("labels")):
             return _build_report(run_dir, run, index, spec_table)
+    except ReportError:
+        raise
+    except (KeyError, TypeError, AttributeError, ValueError, IndexError, pl.exceptions.PolarsError,
+            jinja2.UndefinedError) as exc:  # files that parse but lack what a finished run writes
+        if os.environ.get("SENSEI_DEBUG"):
+            raise
+        text = " ".join(str(exc).split())[:200]
+        raise ReportError(f"{run_dir}: damaged run folder: summary.json, manifest.json or a table lacks what a "
+                          f"finished run writes ({type(exc).__name__}: {text})") from None
     finally:
         _SPECS = {}
 
@@ -339,13 +347,18 @@ def build_index(out_dir: str) -> str:
                 m = json.load(fh)
         except (OSError, json.JSONDecodeError):
             continue
-        answer = [str(x) for x in (s.get("answer") or [])]
-        headline = [str(x) for x in (s.get("headline") or answer[:1])]
-        runs.append({"name": name, "title": s.get("title", ""), "question": s.get("question", ""),
-                     "game": s.get("game", ""), "cells": m.get("cells", 0),
-                     "games": m.get("games_total", m.get("games_played", 0)), "started": m.get("started", ""),
-                     "headline": headline, "answer": answer, "folded": answer != headline,
-                     "report": os.path.isfile(os.path.join(d, "report.html"))})
+        if not isinstance(s, dict) or not isinstance(m, dict):  # a damaged folder is left out, not fatal
+            continue
+        try:
+            answer = [str(x) for x in (s.get("answer") or [])]
+            headline = [str(x) for x in (s.get("headline") or answer[:1])]
+            runs.append({"name": name, "title": str(s.get("title", "")), "question": str(s.get("question", "")),
+                         "game": str(s.get("game", "")), "cells": m.get("cells", 0),
+                         "games": m.get("games_total", m.get("games_played", 0)), "started": str(m.get("started", "")),
+                         "headline": headline, "answer": answer, "folded": answer != headline,
+                         "report": os.path.isfile(os.path.join(d, "report.html"))})
+        except TypeError:  # an answer that is not a list, say
+            continue
     runs.sort(key=lambda r: r["started"], reverse=True)
     page = _env().get_template("index.html.j2").render(runs=runs, css=_css(), where=os.path.abspath(out_dir))
     path = os.path.join(out_dir, "index.html")

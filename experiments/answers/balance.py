@@ -185,6 +185,6 @@ def figures(ctx: ReportContext) -> list:
             plots.metric_families(est)]
 
 
-KIND = AnswerKind("balance", "does seat 0 (the first player) win more than 1/P", analyse, needs_over=True,
+KIND = AnswerKind("balance", "does seat 0 (the first player) win more than 1/P", analyse, needs_over=True, over_players=False,
                   per_game=True, keys={"metrics": "nothing unless answer = 'balance'"}, check=check,
                   figures=figures, lead_table=lead_table, dist_by_group=True)

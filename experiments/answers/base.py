@@ -64,6 +64,12 @@ class AnswerKind:
     analyse: Callable[["Config", dict[str, pl.DataFrame], list["CellRun"]], Result]
     #: the answer is about one sweep axis (report.over; the only non-player axis by default)
     needs_over: bool = False
+    #: report.over may be the player count (False where the answer's fair shares depend on it: each player
+    #: count then gets its own sentences as a group axis)
+    over_players: bool = True
+    #: reads report.metric / report.goal (elsewhere either is an error, not silently ignored)
+    uses_metric: bool = False
+    uses_goal: bool = False
     #: needs one row per game (report.per_game = true)
     per_game: bool = False
     #: report.baseline: "required", "optional" (default: the first value of over) or None (not allowed)

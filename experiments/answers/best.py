@@ -149,6 +149,6 @@ def lead_figures(ctx: ReportContext) -> list:
     return out
 
 
-KIND = AnswerKind("best", "the best value of `over` per group", analyse, needs_over=True, vectors=True,
+KIND = AnswerKind("best", "the best value of `over` per group", analyse, needs_over=True, vectors=True, uses_metric=True, uses_goal=True,
                   check_metric=check_metric, lead_figures=lead_figures, lead_table=lead_table, dist_by_group=True,
                   balance_by_group=True)

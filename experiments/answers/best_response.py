@@ -270,4 +270,5 @@ def race_figure(race: pl.DataFrame | None, gaxes: list[str], title: str, caption
 
 KIND = AnswerKind("best_response", "the best setting of the deviator's parameters against a given field", analyse,
                   check=check, tables=("search",), lineups=("focus", "seats", "tournament"), search=search,
+                  uses_metric=True, uses_goal=True,
                   figures=figures, paired_plot=False)

@@ -393,6 +393,7 @@ def figures(ctx: ReportContext) -> list:
 
 
 KIND = AnswerKind("design", "the rule options that best meet a designer's objective", analyse, check=check,
+                  uses_goal=True,
                   tables=("search",), lineups=("focus", "seats"), search=search, figures=figures,
                   keys={"objective": "nothing unless answer = 'design'", "target": "nothing unless answer = 'design'",
                         "band": "nothing unless answer = 'design'"})

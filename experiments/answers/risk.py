@@ -137,5 +137,5 @@ def figures(ctx: ReportContext) -> list:
 
 
 KIND = AnswerKind("risk", "how often the focus suffers an event, wins, and wins without the event", analyse,
-                  needs_over=True, per_game=True, baseline="optional", keys={"event": EVENT_ONLY}, check=check,
+                  needs_over=True, over_players=False, per_game=True, baseline="optional", keys={"event": EVENT_ONLY}, check=check,
                   figures=figures, lead_table=lead_table, dist_by_group=True)

@@ -139,7 +139,7 @@ def figures(ctx: ReportContext) -> list:
     return [plots.seat_figures(est, names, ctx.over), plots.seat_paired_plot(ctx.t["paired"], ctx.gaxes)]
 
 
-KIND = AnswerKind("turn_order", "does the seat (the turn order) matter", analyse, needs_over=True, per_game=True,
+KIND = AnswerKind("turn_order", "does the seat (the turn order) matter", analyse, needs_over=True, over_players=False, per_game=True,
                   baseline="optional", keys={"event": EVENT_ONLY}, check=check, figures=figures, lead_table=lead_table,
                   paired_plot=False,
                   dist_by_group=True)
