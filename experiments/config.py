@@ -338,6 +338,14 @@ def parse(raw: dict[str, Any], path: str = "<config>", games_override: int | Non
     names = [a for a, _ in axes]
     if len(set(names)) != len(names):
         ck.fail("sweep", "each axis once", names)
+    # a key set by two axes (a swept value and a named case) would make one of them silently void
+    setters: dict[str, str] = {}
+    for axis, cases in axes:
+        for k in sorted({k for _, settings in cases for k in settings}):
+            if k in setters:
+                ck.fail(f"sweep.{axis}", f"no setting of {k!r}, which sweep.{setters[k]} sets already "
+                        "(the two would contradict each other)", k)
+            setters[k] = axis
 
     # expand the grid into cells, checking each one completely before anything runs (a grid too large to
     # hold is refused before it is made)

@@ -349,12 +349,15 @@ def build_index(out_dir: str) -> str:
             continue
         if not isinstance(s, dict) or not isinstance(m, dict):  # a damaged folder is left out, not fatal
             continue
+        cells, games = m.get("cells", 0), m.get("games_total", m.get("games_played", 0))
+        if not all(isinstance(x, int) and not isinstance(x, bool) for x in (cells, games)):
+            continue
         try:
             answer = [str(x) for x in (s.get("answer") or [])]
             headline = [str(x) for x in (s.get("headline") or answer[:1])]
             runs.append({"name": name, "title": str(s.get("title", "")), "question": str(s.get("question", "")),
-                         "game": str(s.get("game", "")), "cells": m.get("cells", 0),
-                         "games": m.get("games_total", m.get("games_played", 0)), "started": str(m.get("started", "")),
+                         "game": str(s.get("game", "")), "cells": cells,
+                         "games": games, "started": str(m.get("started", "")),
                          "headline": headline, "answer": answer, "folded": answer != headline,
                          "report": os.path.isfile(os.path.join(d, "report.html"))})
         except TypeError:  # an answer that is not a list, say

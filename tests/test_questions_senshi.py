@@ -214,10 +214,17 @@ def test_config_mistakes_are_named(report, lineup, message):
         load_config(raw)
 
 
-def test_an_event_that_is_not_zero_or_one_is_refused():
+def test_an_event_that_is_not_zero_or_one_is_refused_before_anything_runs():
+    """max_pile is the numerator of a per-seat mean (mean_largest_pile), not of a rate: refused by the
+    config check, for every answer kind that takes an event."""
     raw = {**BASE, "report": {**BASE["report"], "event": "max_pile"}}
-    with pytest.raises(SenseiError, match="report.event: max_pile is not a 0/1 column of senshi"):
-        run_experiment(raw)
+    with pytest.raises(SenseiError, match="report.event: expected a per-seat 0/1 outcome column of senshi "
+                                          r"\(one of eliminated \(elimination_rate\)\), got 'max_pile'"):
+        load_config(raw)
+    pop = {"title": "t", "question": "q", "game": "senshi", "players": 2,
+           "lineup": {"population": ["greedy", "racer"]}, "report": {"event": "max_pile"}}
+    with pytest.raises(SenseiError, match="got 'max_pile'"):
+        load_config(pop)
 
 
 def test_seat_answers_need_two_players_in_every_cell():

@@ -60,3 +60,37 @@ def test_cli_run_writes_folder_report_and_index(tmp_path):
     assert os.path.isfile(out / run / "report.html") and os.path.isfile(out / "index.html")
     page = (out / run / "report.html").read_text()
     assert "Win matrix" in page and "Ratings" in page and "--games 15" in page
+
+
+@pytest.mark.parametrize("name,damage,words", [
+    ("manifest.json", lambda m: {}, ["damaged run folder", "UndefinedError"]),
+    ("manifest.json", lambda m: {**m, "games_total": None}, None),  # the report does not need it; the index does
+    ("summary.json", lambda s: {}, ["damaged run folder", "KeyError: 'axes'"]),
+    ("summary.json", lambda s: {**s, "axes": 5}, ["damaged run folder", "TypeError"]),
+    ("summary.json", lambda s: [], ["damaged: a JSON object is expected, not list"]),
+])
+def test_a_damaged_run_folder_is_one_line_and_stays_out_of_the_index(run_dir, tmp_path, name, damage, words):
+    """Files that parse but lack what a finished run writes: `sensei report` says so in one line, and the
+    index of the folder beside it leaves the damaged run out instead of failing for every run there."""
+    import json
+    import shutil
+
+    path, _ = run_dir
+    out = tmp_path / "runs"
+    bad = out / "damaged"
+    shutil.copytree(path, bad)
+    shutil.copytree(path, out / "good")
+    with open(bad / name, encoding="utf-8") as fh:
+        data = json.load(fh)
+    (bad / name).write_text(json.dumps(damage(data)))
+    r = CliRunner().invoke(app, ["report", str(bad)])
+    lines = r.output.strip().splitlines()
+    if words is None:
+        assert r.exit_code == 0, r.output
+    else:
+        assert r.exit_code == 2 and len(lines) == 1 and lines[0].startswith("error: "), r.output
+        for w in words:
+            assert w in lines[0], (w, lines[0])
+    assert os.path.isfile(build_report(str(out / "good")))  # the index is built beside the damaged run
+    index = open(out / "index.html", encoding="utf-8").read()
+    assert "good/report.html" in index

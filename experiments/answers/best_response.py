@@ -22,8 +22,8 @@ from simcore.stats import values_ci
 from ..search import setting_label
 from .base import AnswerKind, CheckContext, ReportContext, Result
 from .common import describe_group, frame, short_spec
-from .searching import (deviator_values, group_axes, mean_values, parse_search, pct, race_rows, runners_up,
-                        search_space, split, value_text, with_params)
+from .searching import (deviator_values, group_axes, mean_values, parse_search, pct, probe_settings, race_rows,
+                        runners_up, search_space, split, value_text, with_params)
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -90,8 +90,8 @@ def check(ctx: CheckContext) -> dict[str, Any]:
         ctx.ck.fail("report.metric", "win_share or mean_score for answer = 'best_response' (the deviator's)", metric)
     # every setting must make a valid strategy (the endpoints of a continuous range)
     for cell in ctx.cells:
-        for s in (spec.settings() if spec.discrete else _endpoints(spec)):
-            _agents(cell, ctx.lineup, seat, s, ctx.ck, "search." + ",".join(s))
+        for s, where in probe_settings(spec):
+            _agents(cell, ctx.lineup, seat, s, ctx.ck, where)
     spec.options["seat"] = seat
     size = len(spec.settings()) if spec.discrete else spec.trials
     if ctx.lineup == "tournament":
@@ -101,12 +101,6 @@ def check(ctx: CheckContext) -> dict[str, Any]:
         spec.estimate = lambda cfg: sum(len(c.rotations(cfg.rotate)) for c in cfg.cells) * spec.first_deals(
             cfg.games) * size * 2
     return {"search": spec}
-
-
-def _endpoints(spec) -> list[dict[str, Any]]:
-    low = {p.key: (p.values[0] if p.discrete else p.low) for p in spec.params}
-    high = {p.key: (p.values[-1] if p.discrete else p.high) for p in spec.params}
-    return [low, high]
 
 
 def search(cfg: Config, ev) -> list:

@@ -212,8 +212,9 @@ EVENT_ONLY = "nothing unless answer is risk, turn_order or equilibrium"
 
 
 def check_event(ctx, required: bool) -> str | None:
-    """report.event of the risk and turn_order answers: a per-seat 0/1 outcome column of the game, the
-    numerator of one of its per-seat rates (e.g. Senshi's ``eliminated``, behind ``elimination_rate``).
+    """report.event of the risk, turn_order and equilibrium answers: a per-seat 0/1 outcome column of the
+    game, the numerator of one of its per-seat rates (``*_rate``: Senshi's ``eliminated``, behind
+    ``elimination_rate``; not the numerator of a mean such as ``max_pile``).
     ``required`` (risk): the key must be there, and the lineup must be a focus lineup."""
     ck, t, kind, answer, eng, cells = ctx.ck, ctx.table, ctx.lineup, ctx.report.answer, ctx.eng, ctx.cells
     if kind == "tournament":
@@ -227,7 +228,9 @@ def check_event(ctx, required: bool) -> str | None:
         if required:
             ck.fail("report.event", f"this key (required for answer = {answer!r})", "nothing")
         return None
-    rates = {m.num: m.name for m in eng.ratio_metrics if m.per_seat and m.den is None and m.num in eng.columns}
+    # a rate (a share of games: its name ends in _rate) counts a 0/1 column; a mean (mean_largest_pile) does not
+    rates = {m.num: m.name for m in eng.ratio_metrics
+             if m.per_seat and m.den is None and m.num in eng.columns and m.name.endswith("_rate")}
     name = t["event"]
     if not isinstance(name, str) or name not in rates:
         known = ", ".join(f"{c} ({m})" for c, m in rates.items()) or "none"

@@ -39,8 +39,8 @@ from simcore.stats import paired_diff, values_ci
 from ..search import focus_values, setting_label
 from .base import AnswerKind, CheckContext, ReportContext, Result
 from .common import describe_group, frame, lineup_label, short_spec
-from .searching import (SearchSpec, group_axes, parse_search, race_rows, search_space, split, value_text,
-                        with_params)
+from .searching import (SearchSpec, group_axes, parse_search, probe_settings, race_rows, search_space, split,
+                        value_text, with_params)
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -96,8 +96,8 @@ def check(ctx: CheckContext) -> dict[str, Any]:
     if goal is None and target is None and band is None:
         ck.fail("report.goal", "max or min, or report.target or report.band (what the design aims at)", "nothing")
     for cell in ctx.cells:
-        for s in (spec.settings() if spec.discrete else []):
-            _rules(ctx.eng, cell, s, ck)
+        for s, where in probe_settings(spec):
+            _rules(ctx.eng, cell, s, ck, where)
     spec.options.update({"objective": objective, "target": target, "band": band, "goal": goal or "max",
                          "family": family})
     size = len(spec.settings()) if spec.discrete else spec.trials
@@ -152,7 +152,7 @@ def _family_spec(ctx: CheckContext, spec: SearchSpec, opts: dict[str, Any]) -> t
     return design, family
 
 
-def _rules(eng, cell, setting: dict[str, Any], ck=None):
+def _rules(eng, cell, setting: dict[str, Any], ck=None, where: str | None = None):
     values = {**cell.rules.as_dict(), **split(setting).get("rules", {})}
     try:
         rules = eng.make_rules(values)
@@ -160,7 +160,7 @@ def _rules(eng, cell, setting: dict[str, Any], ck=None):
     except SenseiError as exc:
         if ck is None:
             raise
-        raise SenseiError(f"{ck.path}: search.{','.join(setting)}: {exc}") from None
+        raise SenseiError(f"{ck.path}: {where or 'search.' + ','.join(setting)}: {exc}") from None
     return rules
 
 

@@ -99,6 +99,22 @@ def parse_search(ctx, extra: set[str], what: str, required: bool = True) -> tupl
     return spec, {k: v for k, v in opts.items() if k in extra}
 
 
+def probe_settings(spec: SearchSpec) -> list[tuple[dict[str, Any], str]]:
+    """The settings a config check builds to see that every setting the search may try is valid, each with
+    the words that say where it comes from: the grid of a discrete space; for a continuous range its
+    endpoints and a point inside with values that are not whole numbers (what optuna will try), so that
+    float bounds on an integer parameter are refused before anything runs."""
+    if spec.discrete:
+        return [(s, "search." + ",".join(s)) for s in spec.settings()]
+    inside = {p.key: (p.values[0] if p.discrete else p.low + (p.high - p.low) * 0.3819660112501051)
+              for p in spec.params}
+    cont = ",".join(p.key for p in spec.params if not p.discrete)
+    return [({p.key: (p.values[0] if p.discrete else p.low) for p in spec.params}, f"search.{cont}"),
+            ({p.key: (p.values[-1] if p.discrete else p.high) for p in spec.params}, f"search.{cont}"),
+            (inside, f"search.{cont} (a continuous range, values between its bounds: an integer parameter or "
+                     "option takes {min, max, step})")]
+
+
 # ----------------------------------------------------------------------------------- settings to lineups
 _MADE: dict[tuple, Any] = {}
 

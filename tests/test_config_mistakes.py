@@ -1,0 +1,71 @@
+"""Configs that look plausible but ask what an answer cannot give are refused before anything runs, in one
+line naming the key: a focus lineup of one player, `over = "players"` where fair shares depend on the player
+count, report keys that the answer would ignore, two sweep axes setting one key, float bounds on an integer
+parameter or rule option, an event that is not a 0/1 column."""
+import pytest
+
+from experiments import load_config
+from simcore.errors import SenseiError
+
+SEN = {"title": "t", "question": "q", "game": "sen", "players": 2, "games": 10,
+       "lineup": {"focus": "threshold", "field": "threshold"}}
+
+
+def refused(raw, *words):
+    with pytest.raises(SenseiError) as info:
+        load_config(raw)
+    text = str(info.value)
+    assert "\n" not in text
+    for w in words:
+        assert w in text, (w, text)
+
+
+def test_a_focus_or_tournament_lineup_needs_two_players():
+    raw = {**SEN, "game": "sensu", "players": 1, "lineup": {"focus": "planner", "field": "random"}}
+    refused(raw, "players: expected at least 2 players for a focus lineup", "lineup.seats")
+    refused({**raw, "lineup": {"tournament": ["planner", "random"]}}, "at least 2 players for a tournament lineup")
+    load_config({**raw, "lineup": {"seats": ["planner"]}})  # a solo game takes seats
+
+
+@pytest.mark.parametrize("answer,extra", [("turn_order", {"per_game": True}), ("balance", {"per_game": True}),
+                                          ("effect", {"baseline": 2}), ("risk", {"per_game": True})])
+def test_over_players_is_refused_where_fair_shares_depend_on_the_player_count(answer, extra):
+    game, lineup = ("senshi", {"focus": "greedy", "field": "greedy"}) if answer == "risk" else ("sen", None)
+    raw = {**SEN, "game": game, "players": [2, 3], "lineup": lineup or SEN["lineup"],
+           "report": {"answer": answer, "over": "players", **extra}}
+    if answer == "risk":
+        raw["report"]["event"] = "eliminated"
+    refused(raw, "report.over: expected a sweep axis other than players", answer)
+
+
+def test_best_over_players_is_still_allowed():
+    cfg = load_config({**SEN, "players": [2, 3], "report": {"answer": "best", "over": "players",
+                                                             "metric": "mean_turns", "goal": "min"}})
+    assert cfg.report.over == "players"
+
+
+@pytest.mark.parametrize("report,key", [({"answer": "summary", "metric": "mean_turns"}, "metric"),
+                                        ({"answer": "summary", "goal": "min"}, "goal"),
+                                        ({"answer": "turn_order", "per_game": True, "metric": "win_share"},
+                                         "metric")])
+def test_report_keys_the_answer_would_ignore_are_refused(report, key):
+    raw = {**SEN, "sweep": {"rules.penalty": [5, 15]}, "report": report}
+    if report["answer"] == "turn_order":
+        raw["lineup"] = {"seats": ["threshold"]}
+    refused(raw, f"report.{key}: expected nothing unless answer is best")
+
+
+def test_two_sweep_axes_may_not_set_one_key():
+    raw = {**SEN, "sweep": {"rules.penalty": [5, 15], "variant": {"a": {"rules.penalty": 0}, "b": {}}},
+           "report": {"answer": "best", "over": "variant"}}
+    refused(raw, "sweep.variant: expected no setting of 'rules.penalty', which sweep.rules.penalty sets already")
+
+
+@pytest.mark.parametrize("search,answer,words", [
+    ({"focus.wake": {"min": 4.0, "max": 10.0}}, {"answer": "best_response"},
+     ["search.focus.wake (a continuous range", "expected an integer"]),
+    ({"rules.penalty": {"min": 0.0, "max": 20.0}}, {"answer": "design", "objective": "mean_turns", "goal": "min"},
+     ["search.rules.penalty (a continuous range", "expected an integer"]),
+])
+def test_float_bounds_on_an_integer_parameter_are_refused_before_anything_runs(search, answer, words):
+    refused({**SEN, "search": search, "report": answer}, *words)
