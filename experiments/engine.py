@@ -23,6 +23,7 @@ import dataclasses
 import io
 import os
 import queue
+import re
 import sys
 import threading
 import time
@@ -249,21 +250,25 @@ class ChunkStore:
     def has(self, key: str) -> bool:
         return key in self.done
 
-    def stored(self) -> tuple[int, int]:
-        """Finished tasks found in the folder at the start, and the games they hold."""
-        games = 0
+    def stored(self, accept: Callable[[int, int, int, int], bool] | None = None) -> tuple[int, int]:
+        """Finished tasks found in the folder at the start, and the games they hold (only the tasks whose
+        (cell, rotation, a, b) ``accept`` takes: files of tasks the run does not have are not read back)."""
+        n = games = 0
         for key in self.done:
-            try:
-                a, b = key.rsplit("-", 2)[1:]
-                games += int(b) - int(a)
-            except ValueError:
+            m = _KEY.fullmatch(key)
+            if m is None:
                 continue
-        return len(self.done), games
+            cell, rotation, a, b = (int(x) for x in m.groups())
+            if accept is None or accept(cell, rotation, a, b):
+                n += 1
+                games += b - a
+        return n, games
 
     def save(self, key: str, result: tuple) -> None:
         """Queue a finished task for writing; a writer thread writes it atomically while play goes on."""
         self._raise()
         arrays = _chunk_arrays(result)  # now: the caller goes on to change the result
+        arrays["key"] = np.asarray(key)  # the file says which task it holds (a renamed file is refused)
         if self._thread is None:
             self._thread = threading.Thread(target=self._writer, name="sensei-chunk-writer", daemon=True)
             self._thread.start()
@@ -320,11 +325,17 @@ class ChunkStore:
         except Exception as exc:  # a damaged or foreign file may fail in many ways; say which file
             raise SenseiError(f"{path}: unreadable finished chunk ({type(exc).__name__}); delete it and resume "
                               "again to replay it") from None
+        if "key" in data and str(data["key"]) != key:  # (files written before the key was kept lack it)
+            raise SenseiError(f"{path}: holds the finished chunk {str(data['key'])}, not {key} (a renamed or copied "
+                              "file); delete it and resume again to replay it")
         if n != games or set(sums) != set(sumsq):
             raise SenseiError(f"{path}: holds {n} games, expected {games}; delete it and resume again to replay it")
         self.restored += 1
         return tot, counts, data.get("block")
 
+
+#: a task's name: c{cell}-r{rotation}-{a}-{b}
+_KEY = re.compile(r"c(\d+)-r(\d+)-(\d+)-(\d+)")
 
 #: the other fields of Totals in a chunk file: name -> prefix of its arrays (older files lack them: the
 #: figures they serve are then left out of the merged totals, never wrong)
@@ -505,7 +516,8 @@ def grid_line(cfg: Config, runs: list[CellRun], per_round: int, max_deals: int, 
     size = chunk_size(cfg)
     line += f" in chunks of up to {size:,}"
     if store is not None:
-        n, games = store.stored()
+        n, games = store.stored(lambda c, r, a, b: c < len(runs) and any(r == q for q, _ in runs[c].rotations)
+                                and b <= max_deals)
         if n:
             line += f"; {n:,} finished chunks ({games:,} games) are read back instead of played"
     return line

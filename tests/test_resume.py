@@ -231,6 +231,36 @@ def test_damaged_chunk_file_is_named_not_trusted(tmp_path):
     assert type(info.value).__name__ == "SenseiError" and victim in str(info.value)
 
 
+def test_a_chunk_file_under_another_chunks_name_is_refused_and_strays_are_not_counted(tmp_path):
+    """Each chunk file says which chunk it holds: one copied over another's name (same size, another
+    rotation) is refused, not read back as the other; a file of a chunk the run does not have is not
+    counted among the chunks read back."""
+    from experiments.engine import grid_line
+
+    raw = {"title": "t", "question": "q", "game": "sen", "players": 2, "games": 16, "seed": 1, "chunk_size": 8,
+           "lineup": {"focus": "threshold", "field": "random"}}
+    cfg = load(raw)
+    folder = str(tmp_path / "parts")
+    play_cells(cfg, store=ChunkStore(folder))
+    assert sorted(os.listdir(folder)) == ["c0-r0-0-8.npz", "c0-r0-8-16.npz", "c0-r1-0-8.npz", "c0-r1-8-16.npz"]
+    # a file of a chunk the run does not have (cell 9): left alone, and not counted as read back
+    shutil.copy(os.path.join(folder, "c0-r1-0-8.npz"), os.path.join(folder, "c9-r0-0-8.npz"))
+    store = ChunkStore(folder)
+    assert store.stored()[0] == 5
+    assert "; 4 finished chunks (32 games) are read back" in grid_line(cfg, _runs_of(cfg), 16, 16, store)
+    # rotation 1's first chunk under rotation 0's name: the same size, another chunk
+    shutil.copy(os.path.join(folder, "c0-r1-0-8.npz"), os.path.join(folder, "c0-r0-0-8.npz"))
+    with pytest.raises(Exception) as info:
+        play_cells(cfg, store=ChunkStore(folder))
+    assert type(info.value).__name__ == "SenseiError" and "a renamed or copied file" in str(info.value)
+    assert "holds the finished chunk c0-r1-0-8, not c0-r0-0-8" in str(info.value)
+
+
+def _runs_of(cfg):
+    from experiments.engine import CellRun
+    return [CellRun(c, c.rotations(cfg.rotate)) for c in cfg.cells]
+
+
 @pytest.fixture(scope="module")
 def cluster():
     from distributed import LocalCluster
