@@ -205,8 +205,19 @@ class _Checker:
         if not isinstance(value, (int, float)) or isinstance(value, bool):
             self.fail(key, "a number", value)
         if (low is not None and value <= low) or (high is not None and value >= high):
-            self.fail(key, f"a number in ({low}, {high})", value)
+            if high is None:
+                self.fail(key, f"a number greater than {low:g}", value)
+            if low is None:
+                self.fail(key, f"a number less than {high:g}", value)
+            self.fail(key, f"a number in ({low:g}, {high:g})", value)
         return float(value)
+
+
+def _toml_value(v: Any) -> str:
+    """A value as a config writes it: true/false, a quoted string, a number."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return f'"{v}"' if isinstance(v, str) else str(v)
 
 
 def _show(v: Any) -> str:
@@ -384,7 +395,7 @@ def parse(raw: dict[str, Any], path: str = "<config>", games_override: int | Non
     if _kinds()[report.answer].baseline and rep_over is not None and report.baseline is not None:
         labels = [lab for a, vals in axes if a == rep_over for lab, _ in vals]
         if report.baseline not in labels:
-            ck.fail("report.baseline", f"one of the values of {rep_over}: {', '.join(map(str, labels))}",
+            ck.fail("report.baseline", f"one of the values of {rep_over}: {', '.join(map(_toml_value, labels))}",
                     report.baseline)
     return Config(path=path, raw=raw, title=title, question=question, game=eng.name, games=games, seed=seed,
                   chunk_size=chunk_size, rotate=rotate, kind=kind, axes=names, cells=cells, sprt=sprt,
@@ -589,7 +600,8 @@ def _report(value: Any, ck: _Checker, kind: str, axes: list[str], sprt: SprtSpec
         if over is None:
             cands = [a for a in axes if a != "players"]
             if len(cands) != 1:
-                ck.fail("report.over", "the sweep axis the answer is about (one of " + ", ".join(axes) + ")",
+                ck.fail("report.over", "the sweep axis the answer is about (one of " + ", ".join(axes) + ")"
+                        if axes else f"a sweep axis for answer = {answer!r} to be about (this config sweeps nothing)",
                         "nothing")
             over = cands[0]
         if over not in axes:

@@ -23,6 +23,11 @@ if TYPE_CHECKING:
     from ..engine import CellRun
 
 
+def _plural(word: str) -> str:
+    """``pairings`` for ``pairing``; ``start_positions`` and ``players`` stay as they are."""
+    return word if word.endswith("s") else word + "s"
+
+
 def _metric_defs(cfg: Config) -> list[Any]:
     """The game's ratio metrics named by report.metrics (``prefix_*`` expands to the family), in order."""
     eng = get_game(cfg.game)
@@ -76,10 +81,10 @@ def answer_balance(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
         clear = lo is not None and (lo > 1 / P or hi < 1 / P)
         rotated = "each lineup played in every seat order" if cfg.rotate else "lineups as listed (not rotated)"
         text = ((f"{desc}: " if desc else "") + f"seat 0 (the first player) wins {w * 100:.1f}% ± "
-                f"{half_width(lo, hi) * 100:.1f}% of games over the {sub.height} {short(over)}s ({rotated}), "
+                f"{half_width(lo, hi) * 100:.1f}% of games over the {sub.height} {_plural(short(over))} ({rotated}), "
                 f"advantage {(w - 1 / P) * 100:+.1f}% over the fair {100 / P:.0f}%"
                 + ("" if clear else ", not clearly different from it")
-                + f"; clearly above {100 / P:.0f}% in {len(above)} of {sub.height} {short(over)}s"
+                + f"; clearly above {100 / P:.0f}% in {len(above)} of {sub.height} {_plural(short(over))}"
                 + (f" ({', '.join(map(show, above))})" if 0 < len(above) <= 6 else "")
                 + f", clearly below in {len(below)}"
                 + (f" ({', '.join(map(show, below))})" if 0 < len(below) <= 6 else "")

@@ -59,11 +59,12 @@ def fmt_metric(metric: str, x: float, signed: bool = False) -> str:
     if x is None or not math.isfinite(x):
         return "n/a"
     sign = "+" if signed else ""
+    # (a value that rounds to zero is 0.0, never -0.0)
     if metric in ("win_share", "seat_advantage"):
-        return f"{x * 100:{sign}.1f}%"
+        return f"{round(x * 100, 1) + 0.0:{sign}.1f}%"
     if metric == "mean_turns":
-        return f"{x:{sign}.1f}"
-    return f"{x:{sign}.2f}"
+        return f"{round(x, 1) + 0.0:{sign}.1f}"
+    return f"{round(x, 2) + 0.0:{sign}.2f}"
 
 
 def group_rows(cells: pl.DataFrame, axes: list[str]):

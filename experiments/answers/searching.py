@@ -294,7 +294,8 @@ def _f(x) -> float | None:
 def pct(x: float | None, signed: bool = False) -> str:
     if x is None or not math.isfinite(x):
         return "n/a"
-    return f"{x * 100:+.1f}%" if signed else f"{x * 100:.1f}%"
+    v = round(x * 100, 1) + 0.0  # (a value that rounds to zero is 0.0, never -0.0)
+    return f"{v:+.1f}%" if signed else f"{v:.1f}%"
 
 
 def value_text(metric: str, x: float | None, signed: bool = False) -> str:
@@ -302,7 +303,8 @@ def value_text(metric: str, x: float | None, signed: bool = False) -> str:
         return pct(x, signed)
     if x is None or not math.isfinite(x):
         return "n/a"
-    return f"{x:+.2f}" if signed else f"{x:.2f}"
+    v = round(x, 2) + 0.0
+    return f"{v:+.2f}" if signed else f"{v:.2f}"
 
 
 def runners_up(found: Searched, metric: str, count: int = 3) -> str:

@@ -212,7 +212,7 @@ class Narrator(Base):
         score = [int(x) for x in st.score[0]]
         n = int(st.round[0])
         why = (f"after {n} round{'s' if n != 1 else ''} (rounds={r.rounds})" if r.rounds is not None
-               else f"a score reached the target {r.target} after round {int(st.round[0])}")
+               else f"after round {n}: a score reached the target {r.target}")
         low = min(score)
         best = [p for p in range(self.players) if score[p] == low]
         who = (f"seat {best[0]} wins" if len(best) == 1 else
