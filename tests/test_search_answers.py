@@ -61,7 +61,7 @@ def de(**extra):
     (br(search={"field.wake": [1, 2]}), "search.field.wake", "a parameter of the focus"),
     (br(search={"focus.wake": [4, 8], "method": "optuna", "trials": 0}), "search.trials", "an integer >= 1"),
     (br(search={"focus.wake": [4, 8], "trials": 5}), "search.trials", "nothing unless method = 'optuna'"),
-    (br(search={"focus.wake": [4, 8], "alpha": 0.7}), "search.alpha", "a number in (0.0, 0.5)"),
+    (br(search={"focus.wake": [4, 8], "alpha": 0.7}), "search.alpha", "a number in (0, 0.5)"),
     (br(lineup={"tournament": ["counter", "watcher", "threshold"]}, search={"gambler.edge": [1, 2]}),
      "search.gambler.edge", "a parameter of an entrant (counter, watcher, threshold)"),
     (br(lineup={"tournament": ["counter", "watcher", "threshold"]},
