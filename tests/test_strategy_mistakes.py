@@ -18,6 +18,7 @@ from experiments.cli import app
 from simcore import runner as R
 from simcore.lineup import Lineup
 from simcore.registry import get_game
+from tests.test_user_strategies import one_error_line
 
 cli = CliRunner()
 
@@ -37,15 +38,6 @@ ANSWERS = {  # an answer that is no integer option -> words of the one line
     "[2 ** 70] * M": "too large for an option",
     "np.full(M, 1 + 0j)": "of type complex128",
 }
-
-
-def one_error_line(r, *words):
-    lines = [ln for ln in r.stderr.splitlines() if ln.strip() and not ln.startswith("compiling ")]
-    assert r.exit_code == 2 and len(lines) == 1 and lines[0].startswith("error: "), (r.exit_code, r.output)
-    assert "Traceback" not in r.output
-    for w in words:
-        assert w in lines[0], (w, lines[0])
-    return lines[0]
 
 
 def _numpy_file(tmp_path, game, body, name="mine.py"):
