@@ -207,7 +207,25 @@ def analyse(cfg: Config, runs: list[CellRun], state: Any = None) -> dict[str, An
     games = [g for r in runs for g in r.games_rows]
     if games:
         tables["games"] = pl.concat(games, how="diagonal_relaxed")
-    return {"tables": tables, "answer": res.answer, "headline": headline(res)}
+    answer = list(res.answer)
+    stopped = timeout_sentence(cells)
+    if stopped:
+        answer.append(stopped)
+    return {"tables": tables, "answer": answer, "headline": headline(res)}
+
+
+def timeout_sentence(cells: pl.DataFrame) -> str | None:
+    """A sentence when at least 1% of all games, or 10% of some cell's, stopped at the turn limit (they have
+    no winner: every seat's win share counts them as losses, and the figures are about games cut short),
+    else None. Rarer timeouts are left to the cells table's ``timeouts`` and ``completion``."""
+    if cells.is_empty() or "timeouts" not in cells.columns or "games" not in cells.columns:
+        return None
+    stopped, total = int(cells["timeouts"].sum()), int(cells["games"].sum())
+    if stopped < 0.01 * total and float((cells["timeouts"] / cells["games"]).max()) < 0.1:
+        return None
+    return (f"{stopped:,} of {total:,} games ({100 * stopped / total:.1f}%) stopped at the turn limit: they have "
+            "no winner (every seat's win share counts them as losses), so the figures above describe games cut "
+            "short" + (" (see the cells table for which)" if cells["timeouts"].min() == 0 else "") + ".")
 
 
 def headline(res) -> list[str]:

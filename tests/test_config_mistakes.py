@@ -69,3 +69,16 @@ def test_two_sweep_axes_may_not_set_one_key():
 ])
 def test_float_bounds_on_an_integer_parameter_are_refused_before_anything_runs(search, answer, words):
     refused({**SEN, "search": search, "report": answer}, *words)
+
+
+def test_an_answer_says_when_games_stopped_at_the_turn_limit():
+    """A rule setting where every game times out: the answer says so (a timed-out game has no winner),
+    rather than reporting a first-seat advantage as if the games had been played out."""
+    from experiments import run_experiment
+
+    raw = {"title": "t", "question": "q", "game": "sensu", "players": 2, "games": 6,
+           "lineup": {"seats": ["random"]}, "rules": {"max_turns": 1}}
+    res = run_experiment(raw)
+    assert res.answer[-1].startswith("6 of 6 games (100.0%) stopped at the turn limit"), res.answer
+    fine = run_experiment({**raw, "rules": {}})
+    assert not any("turn limit" in s for s in fine.answer)
