@@ -20,6 +20,7 @@ from simcore.racing import RaceResult, race, schedule
 from strategies.registry import make_strategy
 
 from ..search import Evaluator, Param, focus_values, grid, parse_param, seat_values, setting_label
+from .common import fmt_metric
 
 #: [search] keys that are options, not parameters (every parameter key holds a dot)
 RACE_KEYS = {"method", "alpha", "first", "trials", "top"}
@@ -292,19 +293,13 @@ def _f(x) -> float | None:
 
 
 def pct(x: float | None, signed: bool = False) -> str:
-    if x is None or not math.isfinite(x):
-        return "n/a"
-    v = round(x * 100, 1) + 0.0  # (a value that rounds to zero is 0.0, never -0.0)
-    return f"{v:+.1f}%" if signed else f"{v:.1f}%"
+    return fmt_metric("win_share", x, signed)
 
 
 def value_text(metric: str, x: float | None, signed: bool = False) -> str:
     if metric in ("win_share", "seat0_win_share", "focus_win_share", "seat_advantage", "equilibrium_stakes"):
         return pct(x, signed)
-    if x is None or not math.isfinite(x):
-        return "n/a"
-    v = round(x, 2) + 0.0
-    return f"{v:+.2f}" if signed else f"{v:.2f}"
+    return fmt_metric("mean_score", x, signed)  # two decimals, as for every figure that is not a share
 
 
 def runners_up(found: Searched, metric: str, count: int = 3) -> str:
