@@ -707,7 +707,11 @@ class Lineup:
         """The one-line error of a compiled driver's ``err`` (game, seat, decision kind, option)."""
         seat, kind, opt = int(err[1]), int(err[2]), int(err[3])
         what = self.game.decisions[kind] if 0 <= kind < len(self.game.decisions) else f"decision {kind}"
-        if opt == MISSING:
+        # MISSING is what the generated dispatch returns for a seat with no such decision; a strategy that
+        # has the decision and returns that very number made an illegal option like any other
+        has = 0 <= kind < len(self.game.decisions) and 0 <= seat < len(self.forms) and \
+            self.forms[seat].get(self.game.decisions[kind]) is not None
+        if opt == MISSING and not has:
             return IllegalAction(f"strategy {name_of_seat(seat)} (seat {seat}) has no decision {what!r}")
         return IllegalAction(f"strategy {name_of_seat(seat)} (seat {seat}) made an illegal {what}: option {opt}")
 

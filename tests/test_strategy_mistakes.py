@@ -93,6 +93,7 @@ def test_answers_of_several_arrays_must_be_that_many_integer_arrays(tmp_path, an
 COMPILED = """\
 import dataclasses
 from typing import ClassVar
+import numpy as np
 from strategies.base import decision
 from strategies.fan_and_mallet import Strongest
 
@@ -131,6 +132,22 @@ class Boom(Strongest):
 
 
 @decision
+def sentinel(obs, prm, rng):
+    return -(1 << 62)
+
+
+@dataclasses.dataclass(frozen=True)
+class Sentinel(Strongest):
+    play = sentinel
+
+
+@dataclasses.dataclass(frozen=True)
+class SentinelNumpy(Strongest):
+    def play(self, obs, rng):
+        return np.full(len(obs.me), -(1 << 62), dtype=np.int64)
+
+
+@decision
 def draft(obs, prm, rng):
     return obs.not_a_field
 
@@ -151,6 +168,17 @@ def test_a_compiled_decision_that_returns_no_integer_is_refused_naming_it(tmp_pa
     r = cli.invoke(app, ["play", "fan-and-mallet", "-s", f"{path}:{cls}", "-n", "10", "--no-progress"])
     line = one_error_line(r, *words)
     assert "fan_and_mallet.py" not in line  # not the engine's line that the option reaches
+
+
+@pytest.mark.parametrize("cls", ["Sentinel", "SentinelNumpy"])
+def test_an_option_equal_to_the_no_decision_mark_is_an_illegal_option(tmp_path, cls):
+    # the generated dispatch marks a seat without the decision by -(1 << 62); a strategy that returns
+    # that number has the decision and made an illegal option, whichever lane plays it
+    path = tmp_path / "compiled_mistakes.py"
+    path.write_text(COMPILED)
+    r = cli.invoke(app, ["play", "fan-and-mallet", "-s", f"{path}:{cls}", "-n", "10", "--no-progress"])
+    line = one_error_line(r, f"{cls} (seat 0) made an illegal play: option {-(1 << 62)}")
+    assert "no decision" not in line
 
 
 def test_an_exception_raised_in_compiled_code_is_one_line(tmp_path):
