@@ -52,3 +52,24 @@ def test_the_t_quantile_table_is_scipys_bit_for_bit():
         assert stats._t_ppf(1 - 0.05 / 2, float(df)) == special.stdtrit(float(df), 0.975)
     assert stats._t_ppf(0.975, 300.0) == special.stdtrit(300.0, 0.975)  # beyond the table: scipy
     assert stats._t_ppf(0.995, 9.0) == special.stdtrit(9.0, 0.995)
+
+
+def test_answers_give_lopsided_intervals_by_their_bounds():
+    # a Wilson interval of 6 wins in 20 games reaches 21 points above 30% but 15 below: "± 18.7%"
+    # would put its top at 48.7% and its bottom at 11.3%, so the bounds are shown instead
+    from experiments.answers.common import lopsided, pm_metric, pm_text
+    from simcore.stats import wilson
+
+    lo, hi = (float(v) for v in wilson(6, 20))
+    assert lopsided(0.3, lo, hi)
+    assert pm_metric("win_share", 0.3, lo, hi) == f"30.0% [{lo * 100:.1f}%, {hi * 100:.1f}%]"
+    assert pm_text("win_share", 0.3, lo, hi) == f"30.0% [{lo * 100:.1f}%, {hi * 100:.1f}%]"
+    # the same share of 2,000 games: about even on both sides, so value ± half
+    lo, hi = (float(v) for v in wilson(600, 2000))
+    assert not lopsided(0.3, lo, hi)
+    assert pm_metric("win_share", 0.3, lo, hi) == f"30.0% ± {(hi - lo) * 50:.1f}%"
+    # a signed figure keeps its signs on both bounds; no interval, the value alone
+    assert pm_metric("seat_advantage", -0.058, -0.172, 0.095, True) == "-5.8% [-17.2%, +9.5%]"
+    assert pm_metric("win_share", 0.3, None, None) == "30.0%"
+    assert pm_metric("win_share", float("nan"), 0.1, 0.2) == "n/a"
+    assert not lopsided(0.5, 0.5, 0.5)  # an interval of no width is shown as ± 0

@@ -12,10 +12,10 @@ import polars as pl
 from scipy import stats as _st
 
 from simcore.registry import get_game
-from simcore.stats import half_width, holm, mean_interval, ratio_ci
+from simcore.stats import holm, mean_interval, ratio_ci
 
 from .base import AnswerKind, CheckContext, ReportContext, Result
-from .common import describe_group, est_row, experiment_labels, frame, group_rows, lineup_label, pm_text, pool_deals, short, show
+from .common import describe_group, est_row, experiment_labels, frame, group_rows, lineup_label, pm_metric, pm_text, pool_deals, short, show
 from .common import ci_cell, deal_frame
 
 if TYPE_CHECKING:
@@ -80,8 +80,7 @@ def answer_balance(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
         metric_rows("group", None, desc, None, None, P, pooled, pooled.height)
         clear = lo is not None and (lo > 1 / P or hi < 1 / P)
         rotated = "each lineup played in every seat order" if cfg.rotate else "lineups as listed (not rotated)"
-        text = ((f"{desc}: " if desc else "") + f"seat 0 (the first player) wins {w * 100:.1f}% ± "
-                f"{half_width(lo, hi) * 100:.1f}% of games over the {sub.height} {_plural(short(over))} ({rotated}), "
+        text = ((f"{desc}: " if desc else "") + f"seat 0 (the first player) wins {pm_metric('win_share', w, lo, hi)} of games over the {sub.height} {_plural(short(over))} ({rotated}), "
                 f"advantage {(w - 1 / P) * 100:+.1f}% over the fair {100 / P:.0f}%"
                 + ("" if clear else ", not clearly different from it")
                 + f"; clearly above {100 / P:.0f}% in {len(above)} of {sub.height} {_plural(short(over))}"
@@ -90,7 +89,7 @@ def answer_balance(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
                 + (f" ({', '.join(map(show, below))})" if 0 < len(below) <= 6 else "")
                 + f" (t tests over deals, Holm's correction over the {sub.height})")
         if best is not None:
-            text += (f"; largest: {show(best[0])} {best[1] * 100:.1f}% ± {half_width(best[2], best[3]) * 100:.1f}%")
+            text += (f"; largest: {show(best[0])} {pm_metric('win_share', best[1], best[2], best[3])}")
         heads.append((desc, w, lo, hi, P, clear, len(above), len(below), sub.height))
         sentences.append(text)
     if defs:
@@ -122,7 +121,7 @@ def _headline(heads: list[tuple], what: str, sentences: list[str]) -> list[str] 
     """Seat 0's share in every group in one sentence, and where it is clearly off the fair share."""
     if len(heads) <= 1:
         return None
-    parts = [f"{w * 100:.1f}% ± {half_width(lo, hi) * 100:.1f}%" + (f" ({d})" if d else "") for d, w, lo, hi, *_ in heads]
+    parts = [pm_metric("win_share", w, lo, hi) + (f" ({d})" if d else "") for d, w, lo, hi, *_ in heads]
     clear = [d or "all" for d, _, _, _, _, c, *_ in heads if c]
     fair = sorted({f"{100 / h[4]:.0f}%" for h in heads})
     first = (f"Seat 0 (the first player) wins " + ", ".join(parts) + f" of games (fair share {', '.join(fair)}), "

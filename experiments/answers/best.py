@@ -5,12 +5,12 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from simcore.stats import half_width, paired_diff
+from simcore.stats import paired_diff
 
 from ..config import METRICS
 from ..engine import VEC_ROWS
 from .base import AnswerKind, ReportContext, Result
-from .common import ci_cell, describe_group, experiment_labels, fmt_metric, frame, group_rows, short
+from .common import ci_cell, describe_group, experiment_labels, fmt_metric, frame, pm_metric, group_rows, short
 from .common import label as label_of
 
 if TYPE_CHECKING:
@@ -42,7 +42,7 @@ def answer_best(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
         desc = describe_group(gaxes, key)
         best_vec = runs[best["cell"]].vectors()
         text = (f"best {short(rep.over)}" + (f" for {desc}" if desc else "") + f": {show(best[rep.over])}, "
-                f"{label} {fmt_metric(rep.metric, best[col])} ± {fmt_metric(rep.metric, half_width(best[lo_col], best[hi_col]))}")
+                f"{label} {pm_metric(rep.metric, best[col], best[lo_col], best[hi_col])}")
         for other in sub.iter_rows(named=True):
             if other["cell"] == best["cell"]:
                 continue

@@ -15,7 +15,7 @@ from simcore.stats import half_width, holm, inside_band, mean_interval, paired_d
 
 from .base import AnswerKind, CheckContext, ReportContext, Result
 from .common import ci_cell, label
-from .common import (describe_group, deal_frame, est_row, experiment_labels, frame, lineup_label, pm_text, pooled_totals, short, show,
+from .common import (describe_group, deal_frame, est_row, experiment_labels, frame, lineup_label, pm_metric, pm_text, pooled_totals, short, show,
                      strategy_label)
 
 if TYPE_CHECKING:
@@ -132,7 +132,8 @@ def answer_calibration(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
             est.append(est_row("cell", r["cell"], dgroup, v, desc, P, "seat_advantage", w - 1 / P,
                             None if wlo is None else wlo - 1 / P, None if whi is None else whi - 1 / P, r["deals"]))
             est.append(est_row("cell", r["cell"], dgroup, v, desc, P, "mean_turns", t, tlo, thi, r["deals"]))
-            adv_parts.append(f"{show(v)} {(w - 1 / P) * 100:+.1f}% ± {half_width(wlo, whi) * 100:.1f}%")
+            adv_parts.append(f"{show(v)} " + pm_metric("seat_advantage", w - 1 / P, None if wlo is None else wlo - 1 / P,
+                                                       None if whi is None else whi - 1 / P, True))
             len_parts.append(f"{show(v)} {t:.1f} ± {half_width(tlo, thi):.1f}")
             if v != v0 and v0 in rows:
                 g0 = frames[rows[v0]["cell"]]

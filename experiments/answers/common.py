@@ -1,7 +1,8 @@
 """What every answer kind shares: tables from rows, groups of cells, and the wording of figures.
 
 Sentences say a value with its interval the same way in every answer: :func:`fmt_metric` for the cell
-figures, :func:`pm_text` for ``value ± half``, :func:`ci_text` for ``x% [lo%, hi%]`` and :func:`dci_text` for a
+figures, :func:`pm_metric` and :func:`pm_text` for ``value ± half`` (``value [lo, hi]`` where the interval is
+lopsided), :func:`ci_text` for ``x% [lo%, hi%]`` and :func:`dci_text` for a
 paired difference. The statistics behind them are in :mod:`simcore.stats`.
 """
 from __future__ import annotations
@@ -134,8 +135,29 @@ def is_share(name: str) -> bool:
     return "share" in name or name.endswith("_won") or name.startswith("first_") or name.startswith("level.")
 
 
+def lopsided(x: float, lo: float, hi: float) -> bool:
+    """Whether ``value ± half`` would misstate the interval [lo, hi]: one side longer than the other by more
+    than a quarter of the half-width (a Wilson interval of a share near 0% or 100%, or of few games), where
+    ``± half`` would reach past the shorter side (below 0% for a share)."""
+    half = (hi - lo) / 2
+    return half > 0 and abs((x - lo) - (hi - x)) > 0.25 * half
+
+
+def pm_metric(metric: str, x: float | None, lo: float | None, hi: float | None, signed: bool = False) -> str:
+    """A cell figure with its interval: ``31.2% ± 1.1%``, or ``15.0% [5.2%, 36.0%]`` where the interval is
+    lopsided (see :func:`lopsided`); the value alone without an interval."""
+    if x is None or not math.isfinite(x):
+        return "n/a"
+    if lo is None or hi is None or not (math.isfinite(lo) and math.isfinite(hi)):
+        return fmt_metric(metric, x, signed)
+    if lopsided(x, lo, hi):
+        return f"{fmt_metric(metric, x, signed)} [{fmt_metric(metric, lo, signed)}, {fmt_metric(metric, hi, signed)}]"
+    return f"{fmt_metric(metric, x, signed)} ± {fmt_metric(metric, half_width(lo, hi))}"
+
+
 def pm_text(name: str, x: float | None, lo: float | None, hi: float | None) -> str:
-    """``value ± half`` with enough decimals that a small half-width does not print as 0."""
+    """``value ± half`` with enough decimals that a small half-width does not print as 0 (``value [lo, hi]``
+    where the interval is lopsided, see :func:`lopsided`)."""
     half = half_width(lo, hi)
     if x is None or not math.isfinite(x):
         return "n/a"
@@ -145,6 +167,8 @@ def pm_text(name: str, x: float | None, lo: float | None, hi: float | None) -> s
         return f"{x * scale:.{d}f}{unit}"
     while d < 4 and round(half * scale, d) == 0:
         d += 1
+    if lopsided(x, lo, hi):
+        return f"{x * scale:.{d}f}{unit} [{lo * scale:.{d}f}{unit}, {hi * scale:.{d}f}{unit}]"
     return f"{x * scale:.{d}f}{unit} ± {half * scale:.{d}f}{unit}"
 
 

@@ -9,7 +9,7 @@ import polars as pl
 from simcore.stats import half_width, paired_diff, values_ci, wilson
 
 from .base import AnswerKind, Result
-from .common import describe_group, experiment_labels, fmt_metric, frame, group_rows, label, short, wide_table
+from .common import describe_group, experiment_labels, fmt_metric, frame, pm_metric, group_rows, label, short, wide_table
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -48,8 +48,7 @@ def answer_effect(cfg: Config, cells: pl.DataFrame, runs: list[CellRun], ratings
             P = int(sub["players"][0])
             adv = s0 / n - 1.0 / P
             part = [f"game length {turns[0]:.1f} turns ± {half_width(turns[1], turns[2]):.1f}",
-                    f"first-seat advantage {fmt_metric('seat_advantage', adv, True)} ± "
-                    f"{fmt_metric('seat_advantage', half_width(float(s0lo), float(s0hi)))}"]
+                    f"first-seat advantage {pm_metric('seat_advantage', adv, float(s0lo) - 1.0 / P, float(s0hi) - 1.0 / P, True)}"]
             stopped = int(sub["timeouts"].sum())
             if stopped:  # games stopped at the turn limit: nobody's win, and their turns count in the length
                 clo, chi = wilson(n - stopped, n)
@@ -70,8 +69,7 @@ def answer_effect(cfg: Config, cells: pl.DataFrame, runs: list[CellRun], ratings
                                 f"{fmt_metric(metric, d['hi'], True)}] vs {show(rep.baseline)}")
             elif cfg.kind == "focus":
                 fw = values_ci(vec[0])
-                part.append(f"focus win share {fmt_metric('win_share', fw[0])} ± "
-                            f"{fmt_metric('win_share', half_width(fw[1], fw[2]))}")
+                part.append(f"focus win share {pm_metric('win_share', fw[0], fw[1], fw[2])}")
             if ratings.height:
                 mask = pl.lit(True)
                 for a, v in zip(gaxes, key):

@@ -5,10 +5,8 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from simcore.stats import half_width
-
 from .base import AnswerKind, Result
-from .common import describe_group, experiment_labels, fmt_metric, label
+from .common import describe_group, experiment_labels, fmt_metric, label, pm_metric
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -26,8 +24,8 @@ def answer_sprt(cfg: Config, sprt: pl.DataFrame, cells: pl.DataFrame) -> list[st
                    "continue": "undecided"}[row["decision"]]
         out.append(f"{label(labels, c['focus'])} against {label(labels, c['field'])}" + (f" ({desc})" if desc else "")
                    + f": {verdict} after {row['deals']:,} deals (LLR {row['llr']:.2f}, bounds "
-                   f"[{row['lower']:.2f}, {row['upper']:.2f}]); win share {fmt_metric('win_share', c['focus_win_share'])} "
-                   f"± {fmt_metric('win_share', half_width(c['focus_win_lo'], c['focus_win_hi']))} (fair "
+                   f"[{row['lower']:.2f}, {row['upper']:.2f}]); win share "
+                   f"{pm_metric('win_share', c['focus_win_share'], c['focus_win_lo'], c['focus_win_hi'])} (fair "
                    f"{fmt_metric('win_share', c['fair_share'])})")
     return out
 

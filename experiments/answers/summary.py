@@ -8,7 +8,7 @@ import polars as pl
 from simcore.stats import half_width
 
 from .base import AnswerKind, Result
-from .common import describe_group, experiment_labels, fmt_metric, label
+from .common import describe_group, experiment_labels, fmt_metric, label, pm_metric
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -28,8 +28,7 @@ def answer_summary(cfg: Config, cells: pl.DataFrame) -> list[str]:
             out.append(f"{desc}: {length}")
         else:
             out.append(f"{label(labels, c['focus'])} against {label(labels, c['field'])} ({desc}): win share "
-                       f"{fmt_metric('win_share', c['focus_win_share'])} ± "
-                       f"{fmt_metric('win_share', half_width(c['focus_win_lo'], c['focus_win_hi']))} (fair "
+                       f"{pm_metric('win_share', c['focus_win_share'], c['focus_win_lo'], c['focus_win_hi'])} (fair "
                        f"{fmt_metric('win_share', c['fair_share'])}), mean score {c['focus_mean_score']:.2f}; {length}")
     return out
 
