@@ -395,3 +395,18 @@ def test_match_loser_starts_the_next_game_and_points_are_unused_markers():
             assert mv1[i] == 1 - w  # the loser starts
             starts += 1
     assert starts > 40
+
+
+def test_long_matches_end_by_their_rules_not_at_the_turn_limit():
+    # a game plays at most 60 cards and gives its winner at least one point: 100 turns a point is a bound
+    eng = FanAndMallet()
+    assert eng.turn_limit(FanAndMalletRules()) == 100_000
+    assert eng.turn_limit(FanAndMalletRules(match_points=8000)) == 800_000
+    with pytest.raises(SenseiError, match="at most 1000000"):
+        FanAndMalletRules.from_values({"match_points": 2_000_000}, "fan-and-mallet")
+    from simcore.runner import simulate
+    from strategies.registry import lineup
+    res = simulate("fan-and-mallet", lineup("fan-and-mallet", ["random"] * 2, 2), rules={"match_points": 3000},
+                   n_games=1, seed=1)
+    out = res.summary()
+    assert out["timeouts"] == 0 and out["mean_turns"] > 100_000

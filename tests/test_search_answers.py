@@ -186,6 +186,15 @@ def test_equilibrium_of_a_family_finds_fixed_points_and_the_nash_mixture(eq_run)
     path = res.tables["path"]
     assert set(path["start"]) == {"wake=8", "wake=16"}      # the field's value first, then search.start
     assert res.answer[0].startswith("symmetric equilibrium: wake=")
+    # each fixed point names the best measured setting against it and, when that is another setting, their
+    # paired difference (not the best's own interval against the fair share, which picking the best inflates)
+    parts = re.findall(r"no setting does clearly better: ([^;]*)", res.answer[0])
+    assert parts
+    for part in parts:
+        assert (part.startswith("it is itself the best measured, ")
+                or re.match(r"the best measured, wake=\d+, wins [\d.]+% against [\d.]+% for it \(fair [\d.]+%\), a "
+                            r"paired difference of [-+][\d.]+% \[[-+][\d.]+%, [-+][\d.]+%\] over [\d,]+ deals that the "
+                            r"race's test, corrected for picking among \d+ settings, does not call clear\)", part)), part
     assert any(s.startswith("best response to the field threshold:wake=8: ") for s in res.answer)
     assert any(s.startswith("Nash (linear program) of the meta-game of 4 strategies") for s in res.answer)
     fixed = e.filter(pl.col("kind") == "symmetric fixed point")

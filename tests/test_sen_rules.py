@@ -274,3 +274,17 @@ def test_rule_validation():
         Sen().make_rules({"rounds": "0"})
     r = Sen().make_rules({"penalty": "15", "rounds": "none", "go_all_in": "true"})
     assert r.penalty == 15 and r.rounds is None and r.go_all_in is True
+
+
+def test_long_games_end_by_their_rules_not_at_the_turn_limit():
+    # a round takes about 17 turns: 7,000 rounds are about 120,000 turns, past the 100,000 of the limit
+    # every game has; Sen's limit grows with the rounds (or the target) asked for
+    eng = Sen()
+    assert eng.turn_limit(SenRules()) == 100_000
+    assert eng.turn_limit(SenRules(rounds=7000)) == 700_000
+    assert eng.turn_limit(SenRules(target=1_000_000)) == 100_000_000
+    from simcore.runner import simulate
+    from strategies.registry import lineup
+    res = simulate("sen", lineup("sen", ["threshold"] * 4, 4), rules={"rounds": 7000}, n_games=1, seed=1)
+    out = res.summary()
+    assert out["timeouts"] == 0 and out["mean_turns"] > 100_000

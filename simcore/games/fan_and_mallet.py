@@ -127,7 +127,8 @@ class FanAndMalletRules(Rules):
     start_positions: tuple = option((0, 6), "ring houses where White's and Black's placement searches start",
                                     parse=_parse_positions, show=lambda v: ",".join(map(str, v)))
     match_points: int | None = option(None, "play games in a row until a player has this many points "
-                                            "(the loser's unused markers); none: a single game", min=1)
+                                            "(the loser's unused markers); none: a single game", min=1,
+                                      max=1_000_000)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "start_positions", _parse_positions(self.start_positions))
@@ -962,6 +963,13 @@ class FanAndMallet(Game):
     Rules = FanAndMalletRules
     Player = FanAndMalletPlayer
     safety_turns = 100_000
+
+    def turn_limit(self, rules: Any) -> int:
+        """100,000 turns, or 100 per point of ``match_points`` where that is more: a game plays at most 60
+        cards (two decks of 30) and gives its winner at least one point (the loser places at most 6 of 7
+        markers), so no match reaches the limit."""
+        return max(super().turn_limit(rules), 100 * int(rules.match_points or 0))
+
     columns: ClassVar[dict[str, str]] = {
         "games_played": "games played (1, or the games of a match)",
         "houses_possessed": "houses possessed when each game ended, summed over the games of a match",

@@ -1100,6 +1100,12 @@ class Sen(Game):
     decisions: ClassVar[tuple[str, ...]] = DECISIONS
     kernels: ClassVar[str] = "simcore.games.sen"
     step_inline: ClassVar[bool] = True
+
+    def turn_limit(self, rules: Any) -> int:
+        """100,000 turns, or 100 per round asked for (``rounds``, else one per point of ``target``) where
+        that is more: a round takes about 17 turns, so long games end by their rules, not at the limit."""
+        per = rules.rounds if rules.rounds is not None else rules.target
+        return max(super().turn_limit(rules), 100 * int(per))
     columns: ClassVar[dict[str, str]] = {
         "rounds": "rounds played",
         "called": "rounds ended by WAKE UP!",
