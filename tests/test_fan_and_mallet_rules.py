@@ -410,3 +410,15 @@ def test_long_matches_end_by_their_rules_not_at_the_turn_limit():
                    n_games=1, seed=1)
     out = res.summary()
     assert out["timeouts"] == 0 and out["mean_turns"] > 100_000
+
+
+def test_the_numpy_observation_fetches_public_fields_only():
+    from simcore.rng import game_keys, root_key
+    eng = FanAndMallet()
+    keys = game_keys(root_key(1), np.arange(3))
+    state = eng.new_batch(keys, 2, eng.make_rules())
+    obs = eng.observe(state, np.arange(3), 0)
+    assert obs.count.shape == (3, 12)   # a public field, fetched on use
+    for hidden in ("hand", "deck", "deck_pos"):
+        with pytest.raises(AttributeError):
+            obs._public(hidden)

@@ -827,7 +827,8 @@ class FanAndMalletObs:
     ``markers``, ``deck_left``, ``hand_size``, ``points`` (k, 2); ``first_done``, ``game_no``, ``turns`` (k,).
     The own hand is copied when the observation is made; the public fields are copied from the game on
     first use (most decisions need only a few of them), and derived helpers are computed on first use.
-    Nothing hidden from the deciding seat (the opponent's hand, either deck) is reachable.
+    Nothing hidden from the deciding seat (the opponent's hand, either deck) is among its fields, and the
+    public fields are fetched by name from a list that holds none of them.
     """
 
     PUBLIC: ClassVar[tuple[str, ...]] = (
@@ -1106,7 +1107,9 @@ class FanAndMallet(Game):
 
     # ----- observations ---------------------------------------------------------------------------
     def public(self, s: FanAndMalletState, idx: np.ndarray, name: str) -> np.ndarray:
-        """One public field (see :class:`FanAndMalletObs`) for games ``idx``."""
+        """One public field (see :class:`FanAndMalletObs`) for games ``idx``; any other name is refused."""
+        if name not in FanAndMalletObs.PUBLIC:
+            raise AttributeError(f"{name} is not a public field of Fan & Mallet")
         if name == "deck_left":
             return DECK - s.deck_pos[idx]
         if name == "hand_size":
