@@ -41,6 +41,16 @@ from simcore.errors import IllegalAction, SenseiError, StrategyError, WorkerDied
 
 #: --debug: print the traceback before the one-line error
 _DEBUG = {"on": False}
+#: set by main(): a crash in compiled code prints one line (experiments/crash.py), in the command line only
+_CRASH_LINE = {"on": False}
+
+
+def _crash_line() -> None:
+    """Before a command plays: a segmentation fault in compiled code says so in one line (exit status 1)."""
+    if _CRASH_LINE["on"]:
+        from experiments import crash
+
+        crash.install()
 
 
 def _strategies_option() -> Any:
@@ -251,6 +261,7 @@ def _table(game: str, players: Optional[int], strategy: Optional[List[str]], rul
     from strategies.registry import default_strategy, lineup, register_files
 
     register_files(strategy_files or [])
+    _crash_line()
     eng = get_game(game)
     p = players if players is not None else eng.default_players
     rules = eng.make_rules(parse_assignments(rule or [], "rule"))
@@ -303,6 +314,72 @@ def trace(
     with _stdout_to_stderr(as_json):
         events = view(trace_game(eng, agents, p, rules, seed=seed, game=index), seat)
     sys.stdout.write(json_lines(events) if as_json else render(events, seat))
+
+
+#: the most games ``sensei check`` plays per check (it walks them decision by decision)
+CHECK_MAX_GAMES = 2000
+
+
+@app.command()
+def check(
+    game: str = typer.Argument(..., help="sen, senshi, sensu or fan-and-mallet"),
+    players: Optional[int] = typer.Option(None, "--players", "-p", help="number of seats"),
+    strategy: Optional[List[str]] = typer.Option(None, "--strategy", "-s",
+                                                 help="NAME[:k=v,...] or FILE.py:Class[:k=v,...]; one per seat, or one for all"),
+    rule: Optional[List[str]] = typer.Option(None, "--rule", "-r", help="rule option KEY=VALUE (repeatable)"),
+    games: int = typer.Option(20, "--games", "-n", help=f"games per check (at most {CHECK_MAX_GAMES:,})"),
+    seed: int = typer.Option(0, "--seed", help="root seed"),
+    strategy_files: Optional[List[str]] = _strategies_option(),
+    debug: bool = _debug_option(),
+) -> None:
+    """Check the strategies of a table against the decision protocol, as the test suite checks the built-in
+    ones: the game's invariants after every decision (in both lanes, with the same games), the same games
+    for a game alone or in a batch and when played again, and that no decision reads what its seat may not
+    see (the leak probe). One line per check; exit status 0 when all pass, 1 when one fails.
+
+    Example: sensei check sen --strategy my_strategies.py:Mine --strategy threshold
+    """
+    import numpy as np
+
+    from simcore import conformance as C
+    from simcore.runner import check_games
+
+    _DEBUG["on"] = debug
+    eng, p, rules, agents = _table(game, players, strategy, rule, strategy_files)
+    check_games(games, what="--games")
+    if games > CHECK_MAX_GAMES:
+        raise SenseiError(f"--games must be at most {CHECK_MAX_GAMES:,} for sensei check (it plays each game "
+                          f"decision by decision), got {games:,}")
+    if seed < 0:
+        raise SenseiError(f"--seed must be a non-negative integer, got {seed}")
+    compiled = eng.lineup(agents).all_compiled
+    both = "both lanes" if compiled else "the batch lane: a decision is numpy"
+    seats = ", ".join(f"seat {i} {a.spec()}" for i, a in enumerate(agents))
+    changed = {k: v for k, v in rules.as_dict().items() if v != eng.make_rules().as_dict()[k]}
+    typer.echo(f"sensei check {eng.name}, {p} player{'s' if p != 1 else ''}, rules "
+               + (", ".join(f"{k}={v}" for k, v in changed.items()) if changed else "as default") + f": {seats}")
+    checks = [
+        (f"the invariants after every decision ({both}), {games:,} games"
+         + (", the same games in the compiled lane" if compiled else ""),
+         lambda: C.invariants(eng, rules, p, agents, games, seed)),
+        (f"a game alone, in batches of 3 and in one batch plays the same ({both})",
+         lambda: C.batch_of_one(eng, rules, p, agents, np.arange(games), seed)),
+        ("the same seed plays the same games again", lambda: C.replayed(eng, rules, p, agents, games, seed)),
+        ("no decision reads what its seat may not see (its decisions on states with that scrambled)",
+         lambda: C.leak_probe(eng, agents, p, rules, n=min(games, 10), seed=seed, hidden=None)),
+    ]
+    failed = 0
+    for what, run in checks:
+        try:
+            got = run()
+        except C.ConformanceError as exc:
+            failed += 1
+            typer.echo(f"FAIL  {what}: {_one_line(exc)}")
+        else:
+            typer.echo(f"ok    {what}" + (f" ({got:,} decisions compared)" if isinstance(got, int) else ""))
+    typer.echo(f"{len(checks) - failed} of {len(checks)} checks passed")
+    if failed:
+        raise typer.Exit(1)
 
 
 class _stop_on_sigterm:
@@ -441,6 +518,7 @@ def strategies(game: str = typer.Argument(..., help="a game name"),
     from strategies.registry import describe_strategies, register_files
 
     register_files(strategy_files or [])
+    _crash_line()
     eng = get_game(game)
     for s in describe_strategies(eng.name):
         params = ",".join(f"{p['name']}={_show_default(p['default'])}" for p in s["params"])
@@ -487,6 +565,7 @@ def run_cmd(
     warnings.filterwarnings("ignore", message=".*tasks which were still being processed.*")
     if out is not None and resume is not None:
         raise SenseiError("--resume continues the run in its own folder: give --out or --resume, not both")
+    _crash_line()
     try:
         with _stop_on_sigterm():  # a polite kill (SIGTERM) stops like Ctrl-C: finished work is kept
             res = run_experiment(config, games=games, jobs=jobs, progress=progress, backend=backend,
@@ -543,6 +622,7 @@ def main() -> None:
     # pass at exit, cost about half a second per command (measured). So full passes are rare here, and
     # at the end everything is moved out of the collector's sight (the process frees it on exit).
     gc.set_threshold(50_000, 20, 100)
+    _CRASH_LINE["on"] = True
     try:
         _main()
     except SystemExit as exc:  # every command ends here, after Ctrl-C and errors too

@@ -19,10 +19,11 @@ import os
 import numpy as np
 import pytest
 
+from simcore import conformance
 from simcore.game import Seats
 from simcore.options import describe
 from simcore.registry import game_names, get_game
-from simcore.rng import Draws, game_keys, root_key
+from simcore.rng import game_keys, root_key
 from strategies.registry import lineup, resolve, strategies_for
 from tests.lanes import assert_same, cheap
 
@@ -49,28 +50,11 @@ def _switches(eng):
     return [d["name"] for d in describe(eng.Rules) if d["type"] == "bool"]
 
 
-def compiled_walk(eng, state, seats, chunk=5):
-    """Play a batch in the compiled lane a few decisions at a time, checking the invariants between."""
-    lu = seats.lineup_for(eng)
-    for _ in range(200000):
-        if state.done.all():
-            return
-        eng.play_state(state, seats, lu, compiled=True, max_steps=chunk)
-        eng.check(state)
-    raise AssertionError("games did not end")
-
-
 def _invariants_in_both_lanes(eng, rules, players, agents, n, seed, what):
-    """``n`` games of seed ``seed``: the batch lane checking the invariants after every decision and, for
-    a compiled lineup, the compiled lane checked every few decisions, with the same outcome; returns the
-    batch lane's outcome."""
-    slow = eng.play(np.arange(n), players, rules, agents, root_key(seed), check=True)
-    if eng.lineup(agents).all_compiled:
-        keys = game_keys(root_key(seed), np.arange(n))
-        state = eng.new_batch(keys, players, rules)
-        compiled_walk(eng, state, Seats(agents, keys))
-        assert_same(eng.outcome(state), slow, what)
-    assert (slow["turns"] > 0).all()
+    """``n`` games of seed ``seed`` checked in both lanes (:func:`simcore.conformance.invariants`); returns
+    the batch lane's outcome."""
+    slow = conformance.invariants(eng, rules, players, agents, n, seed)
+    assert (slow["turns"] > 0).all(), what
     return slow
 
 
@@ -112,59 +96,12 @@ def test_batch_of_one_equals_batch_of_n_in_both_lanes(name):
     rules = eng.make_rules()
     ids = np.arange(10, 22)
     for spec in specs_of(name):
-        agents = agents_for(name, spec, players)
-        for compiled in (True, False):
-            together = eng.play(ids, players, rules, agents, root_key(11), compiled=compiled)
-            narrow = eng.play(ids, players, rules, agents, root_key(11), width=3, compiled=compiled)
-            assert_same(narrow, together, f"{spec} width 3")
-            for j, g in enumerate(ids[:3]):
-                alone = eng.play(np.array([g]), players, rules, agents, root_key(11), compiled=compiled)
-                for k in together:
-                    np.testing.assert_array_equal(alone[k][0], together[k][j], err_msg=f"{spec}: {k} of game {g}")
+        conformance.batch_of_one(eng, rules, players, agents_for(name, spec, players), ids, 11)
 
 
 def _probe_decisions(eng, agents, players, rules, n=10, every=3, max_steps=400, hidden=True):
-    """Walk the batch lane; at every ``every``-th step, compare each deciding seat's decisions on the real
-    state with those on a state whose hidden information (from that seat's view) is scrambled (``hidden``
-    False: the rules hide nothing, so the scramble must change nothing)."""
-    keys = game_keys(root_key(3), np.arange(n))
-    state = eng.new_batch(keys, players, rules)
-    seats = Seats(agents, keys)
-    lu = seats.lineup_for(eng)
-    S, R = eng.state_tuple(state), eng.rules_tuple(state)
-    lu.call("begin_batch", S, R, np.arange(n, dtype=np.int64))
-    draws = Draws(game_keys(root_key(99), np.arange(n)))
-    checked = changed = 0
-    for step in range(max_steps):
-        live = np.flatnonzero(~state.done)
-        if not len(live):
-            break
-        if step % every == 0:
-            for seat in range(players):
-                mine = live[state_actor(eng, state)[live] == seat]
-                if not len(mine):
-                    continue
-                other = eng.scramble_hidden(state, seat, draws)
-                eng.check(other)  # a scrambled state is a state the game could be in
-                counters = seats.draws.counter.copy()
-                a = eng.decide(copy.deepcopy(state), mine, seats, lu)
-                seats.draws.counter[:] = counters
-                b = eng.decide(other, mine, seats, lu)
-                seats.draws.counter[:] = counters
-                np.testing.assert_array_equal(a, b, err_msg=f"seat {seat} decides differently on hidden information")
-                va, vb = eng.observe_all(state, mine, seat), eng.observe_all(other, mine, seat)
-                for k in va:
-                    np.testing.assert_array_equal(va[k], vb[k], err_msg=f"seat {seat} sees a change in {k}")
-                checked += len(mine)
-                changed += any(not np.array_equal(v, getattr(other, f)) for f, v in vars(state).items()
-                               if isinstance(v, np.ndarray))
-        eng.step_games(state, live, seats, lu)
-    assert checked > 0 and (changed > 0) == hidden
-    return checked
-
-
-def state_actor(eng, state):
-    return eng.state_tuple(state)[3]
+    """The leak probe (:func:`simcore.conformance.leak_probe`): the number of decisions compared."""
+    return conformance.leak_probe(eng, agents, players, rules, n=n, every=every, max_steps=max_steps, hidden=hidden)
 
 
 #: rule options under which a seat can see everything (Senshi's open stacks without secret hands: every
@@ -192,7 +129,7 @@ def test_the_leak_probe_catches_a_decision_that_reads_another_players_row(name, 
     eng = get_game(name)
     bad = resolve(name, os.path.join(HERE, "strategies_for_tests.py") + ":" + cheat)
     agents = [bad] + lineup(name, [field], 3)
-    with pytest.raises(AssertionError, match="decides differently on hidden information"):
+    with pytest.raises(AssertionError, match="decides differently when what it may not see is scrambled"):
         _probe_decisions(eng, agents, 4, eng.make_rules())
 
 

@@ -277,3 +277,36 @@ def test_ctrl_c_stops_a_one_job_run_while_compiled_code_plays():
         signal.signal(signal.SIGINT, previous)
     while R.chunks_playing():  # leave the pool idle for the next test (a wait, not a timed assertion)
         time.sleep(0.1)
+
+
+WILD = """\
+import dataclasses
+from strategies.base import decision
+from strategies.fan_and_mallet import Strongest
+
+
+@decision
+def wild(obs, prm, rng):
+    obs.hand[1 << 40] = 1   # far outside the hand: compiled code does not check bounds
+    return 0
+
+
+@dataclasses.dataclass(frozen=True)
+class Wild(Strongest):
+    play = wild
+"""
+
+
+def test_a_crash_in_compiled_code_is_one_line_from_the_command_line(tmp_path):
+    # a segmentation fault ends the process; the command line's handler says so in one line (exit 1)
+    import subprocess
+    import sys
+    path = tmp_path / "wild.py"
+    path.write_text(WILD)
+    r = subprocess.run([sys.executable, "-c", "from experiments.cli import main; main()", "play", "fan-and-mallet",
+                        "-s", f"{path}:Wild", "-n", "10", "--no-progress"], capture_output=True, text=True,
+                       timeout=600, cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    lines = [ln for ln in r.stderr.splitlines() if ln.strip() and not ln.startswith("compiling ")]
+    assert r.returncode == 1, (r.returncode, r.stderr)
+    assert len(lines) == 1 and lines[0].startswith("error: sensei crashed in compiled code"), r.stderr
+    assert "NUMBA_BOUNDSCHECK=1" in lines[0] and r.stdout == ""

@@ -1,0 +1,72 @@
+"""One line instead of a silent crash in compiled code.
+
+Compiled code indexes arrays without checking their bounds, so a compiled strategy that indexes out of
+range can end the process with a segmentation fault (or a bus error): without this module, exit status
+139 and nothing on the screen. :func:`install` (called by the command line before it plays, never by the
+Python API) sets handlers for SIGSEGV and SIGBUS that write one line to stderr and end the process with
+exit status 1. The handler is itself compiled (a numba ``cfunc``, cached like the engines; this module is imported only
+to install it) and calls only ``write`` and ``_exit``, which are safe in a signal handler; Python cannot
+run there.
+"""
+from __future__ import annotations
+
+import ctypes
+import faulthandler
+import os
+import signal
+
+import numba
+import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.core import cgutils
+from numba.extending import intrinsic
+
+import simcore.compiled  # noqa: F401 - the project's cache folder, before numba caches anything
+
+MESSAGE = (b"error: sensei crashed in compiled code (a segmentation fault or bus error); the usual cause is a "
+           b"compiled strategy that indexes an array outside its bounds: run the same command again with "
+           b"NUMBA_BOUNDSCHECK=1 to have it named\n")
+#: the exit status after a crash (as for a worker process that stopped; see docs/cli.md, "Exit status")
+STATUS = 1
+
+_LINE = np.frombuffer(MESSAGE, dtype=np.uint8).copy()   # a global array: compiled into the handler as data
+_installed: dict = {"on": False}
+
+
+@intrinsic
+def _say_and_exit(typingctx, line):
+    """``write(2, line, len(line)); _exit(STATUS)``: the two calls a signal handler may make."""
+    def codegen(context, builder, signature, args):
+        ary = context.make_array(signature.args[0])(context, builder, args[0])
+        i32, i64, i8p = ir.IntType(32), ir.IntType(64), ir.IntType(8).as_pointer()
+        write = cgutils.get_or_insert_function(builder.module, ir.FunctionType(i64, (i32, i8p, i64)), "write")
+        leave = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), (i32,)), "_exit")
+        builder.call(write, (ir.Constant(i32, 2), builder.bitcast(ary.data, i8p), ary.nitems))
+        builder.call(leave, (ir.Constant(i32, STATUS),))
+        return context.get_dummy_value()
+    return types.void(line), codegen
+
+
+@numba.cfunc(types.void(types.int32), cache=True)
+def _on_crash(signum):
+    _say_and_exit(_LINE)
+
+
+def install() -> bool:
+    """Set the handlers (once per process). Not where Python's own crash dumps were asked for
+    (``PYTHONFAULTHANDLER``, ``-X faulthandler``), nor off POSIX systems. Returns whether they are set."""
+    if _installed["on"]:
+        return True
+    if os.name != "posix" or faulthandler.is_enabled():
+        return False
+    try:
+        libc = ctypes.CDLL(None)
+        libc.signal.argtypes = (ctypes.c_int, ctypes.c_void_p)
+        libc.signal.restype = ctypes.c_void_p
+        for sig in (signal.SIGSEGV, signal.SIGBUS):
+            libc.signal(int(sig), ctypes.c_void_p(_on_crash.address))
+    except Exception:  # noqa: BLE001 - without the handler a crash is what it was: nothing else changes
+        return False
+    _installed["on"] = True
+    return True

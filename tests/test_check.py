@@ -1,0 +1,79 @@
+"""``sensei check``: the conformance checks of the test suite, run on a table of one's own strategies from
+the command line; one line per check, exit status 0 when all pass and 1 when one fails, and the usual one
+line with exit status 2 for bad input."""
+import os
+import textwrap
+
+import pytest
+from typer.testing import CliRunner
+
+from experiments.cli import app
+from tests.test_user_strategies import one_error_line
+
+cli = CliRunner()
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+
+def _check(*args):
+    return cli.invoke(app, ["check", *args])
+
+
+def _verdicts(r):
+    return [ln for ln in r.stdout.splitlines() if ln.startswith(("ok ", "FAIL "))]
+
+
+def test_a_conforming_table_passes_every_check():
+    example = os.path.join(ROOT, "examples", "strategies", "sen_threshold.py") + ":Threshold"
+    r = _check("sen", "-s", example, "-n", "8")
+    assert r.exit_code == 0, r.output
+    lines = _verdicts(r)
+    assert len(lines) == 4 and all(ln.startswith("ok ") for ln in lines), r.output
+    assert "the same games in the compiled lane" in lines[0]
+    assert r.stdout.splitlines()[-1] == "4 of 4 checks passed"
+    assert r.stdout.startswith("sensei check sen, 4 players, rules as default: seat 0 ")
+
+
+def test_a_decision_that_reads_another_players_memory_fails_the_leak_probe():
+    cheat = os.path.join(HERE, "strategies_for_tests.py") + ":PeekingSen"
+    r = _check("sen", "-s", cheat, "-s", "threshold", "-s", "threshold", "-s", "threshold", "-n", "8")
+    assert r.exit_code == 1, r.output
+    fail = [ln for ln in _verdicts(r) if ln.startswith("FAIL ")]
+    assert len(fail) == 1 and "no decision reads what its seat may not see" in fail[0]
+    assert "seat 0 (" in fail[0] and "PeekingSen" in fail[0] and "decision 'start'" in fail[0]
+    assert r.stdout.splitlines()[-1] == "3 of 4 checks passed"
+
+
+def test_a_strategy_with_a_random_source_of_its_own_fails_replay_and_batches(tmp_path):
+    path = tmp_path / "noisy.py"
+    path.write_text(textwrap.dedent(f"""\
+        import dataclasses, sys
+        import numpy as np
+        sys.path.insert(0, {os.path.join(ROOT, "examples", "strategies")!r})
+        from sen_numpy import Cautious
+
+
+        @dataclasses.dataclass(frozen=True)
+        class Noisy(Cautious):
+            def start(self, obs, rng):
+                return np.where(np.random.random(len(obs.me)) < 0.5, super().start(obs, rng), 1)
+        """))
+    r = _check("sen", "-p", "2", "-s", f"{path}:Noisy", "-s", "threshold", "-n", "8")
+    assert r.exit_code == 1, r.output
+    lines = _verdicts(r)
+    assert lines[0].startswith("ok ") and "the batch lane: a decision is numpy" in lines[0]
+    assert all(ln.startswith("FAIL ") for ln in lines[1:]), r.output
+    assert "played again with the same seed" in lines[2]
+    assert "asked twice in the same state" in lines[3] and "a random source other than the rng" in lines[3]
+
+
+@pytest.mark.parametrize("args,words", [
+    (["sen", "-n", "0"], "--games must be a positive integer"),
+    (["sen", "-n", "5000"], "--games must be at most 2,000 for sensei check"),
+    (["sen", "--seed", "-1"], "--seed must be a non-negative integer"),
+    (["chess"], "chess"),
+    (["sen", "-s", "nosuch"], "nosuch"),
+    (["sen", "-p", "9"], "9"),
+])
+def test_bad_input_is_one_line(args, words):
+    one_error_line(_check(*args), words)
