@@ -337,7 +337,7 @@ def check(
     for a game alone or in a batch and when played again, and that no decision reads what its seat may not
     see (the leak probe). One line per check; exit status 0 when all pass, 1 when one fails.
 
-    Example: sensei check sen --strategy my_strategies.py:Mine --strategy threshold
+    Example: sensei check sen --players 2 --strategy examples/strategies/sen_threshold.py:Threshold --strategy threshold
     """
     import numpy as np
 
@@ -357,7 +357,8 @@ def check(
     seats = ", ".join(f"seat {i} {a.spec()}" for i, a in enumerate(agents))
     changed = {k: v for k, v in rules.as_dict().items() if v != eng.make_rules().as_dict()[k]}
     typer.echo(f"sensei check {eng.name}, {p} player{'s' if p != 1 else ''}, rules "
-               + (", ".join(f"{k}={v}" for k, v in changed.items()) if changed else "as default") + f": {seats}")
+               + (", ".join(f"{k}={_show_default(v)}" for k, v in changed.items()) if changed else "as default")
+               + f": {seats}")
     checks = [
         (f"the invariants after every decision ({both}), {games:,} games"
          + (", the same games in the compiled lane" if compiled else ""),
@@ -366,7 +367,7 @@ def check(
          lambda: C.batch_of_one(eng, rules, p, agents, np.arange(games), seed)),
         ("the same seed plays the same games again", lambda: C.replayed(eng, rules, p, agents, games, seed)),
         ("no decision reads what its seat may not see (its decisions on states with that scrambled)",
-         lambda: C.leak_probe(eng, agents, p, rules, n=min(games, 10), seed=seed, hidden=None)),
+         lambda: C.leak_probe(eng, agents, p, rules, n=games, seed=seed, hidden=None)),
     ]
     failed = 0
     for what, run in checks:
@@ -518,7 +519,6 @@ def strategies(game: str = typer.Argument(..., help="a game name"),
     from strategies.registry import describe_strategies, register_files
 
     register_files(strategy_files or [])
-    _crash_line()
     eng = get_game(game)
     for s in describe_strategies(eng.name):
         params = ",".join(f"{p['name']}={_show_default(p['default'])}" for p in s["params"])

@@ -133,20 +133,33 @@ def leak_probe(eng: Any, agents: Sequence[Any], players: int, rules: Any, n: int
                     raise ConformanceError(f"the scramble of seat {seat}'s hidden information breaks an "
                                            f"invariant: {exc}") from None
                 counters = seats.draws.counter.copy()
-                a = eng.decide(copy.deepcopy(state), mine, seats, lu)
-                seats.draws.counter[:] = counters
-                again = eng.decide(copy.deepcopy(state), mine, seats, lu)
-                seats.draws.counter[:] = counters
-                if not np.array_equal(a, again):
-                    i = int(np.flatnonzero(a != again)[0])
+
+                def ask(st):
+                    out = eng.decide(st, mine, seats, lu)
+                    seats.draws.counter[:] = counters
+                    return out
+
+                def unsteady(x, y):
+                    i = int(np.flatnonzero(x != y)[0])
                     g = int(mine[i])
-                    raise ConformanceError(
-                        f"seat {seat} ({seats.name(seat)}) decides differently when asked twice in the same "
+                    return ConformanceError(
+                        f"seat {seat} ({seats.name(seat)}) decides differently when asked again in the same "
                         f"state (game {g}, decision {eng.decisions[int(kind[g])]!r}): it draws from a random "
                         "source other than the rng it is given, or keeps something between calls")
-                b = eng.decide(other, mine, seats, lu)
-                seats.draws.counter[:] = counters
+
+                a = ask(copy.deepcopy(state))
+                again = ask(copy.deepcopy(state))
+                if not np.array_equal(a, again):
+                    raise unsteady(a, again)
+                b = ask(copy.deepcopy(other))
                 if not np.array_equal(a, b):
+                    # asked a few more times on each state: a decision that changes there too is unsteady
+                    # (random, or counting its calls), not reading what it may not see
+                    for _ in range(4):
+                        for st, first in ((other, b), (state, a)):
+                            later = ask(copy.deepcopy(st))
+                            if not np.array_equal(first, later):
+                                raise unsteady(first, later)
                     i = int(np.flatnonzero(a != b)[0])
                     g = int(mine[i])
                     raise ConformanceError(

@@ -37,7 +37,7 @@ from typing import Any, Callable, ClassVar, Sequence
 
 import numpy as np
 
-from .errors import IllegalAction, SenseiError, strategy_error
+from .errors import IllegalAction, SenseiError, StrategyError, strategy_error
 from .options import Rules
 from .rng import STREAM_SEAT, AgentRandom, Draws, game_keys, stream_keys
 
@@ -344,7 +344,15 @@ class Game(abc.ABC):
         for a in range(0, len(ids), width):
             keys = game_keys(root, ids[a:a + width])
             state = self.new_batch(keys, players, rules)
-            self.play_state(state, Seats(agents, keys), lu)
+            try:
+                self.play_state(state, Seats(agents, keys), lu)
+            except StrategyError as exc:
+                if exc.__cause__ is None:
+                    raise
+                # an exception raised in the compiled loop does not say which decision raised it: the same
+                # games in the batch lane, which asks each group of seats for each decision apart, name it
+                self._play_batch(ids[a:a + width], players, rules, agents, root, width, lu, False, None)
+                raise
             parts.append(self.outcome(state))
         lu.mark_compiled()
         if len(parts) == 1:
@@ -390,10 +398,16 @@ class Game(abc.ABC):
         fw, iw = scratch if scratch is not None else new_scratch()
         idx = np.asarray(idx, dtype=np.int64)
         opts = np.empty(len(idx), dtype=np.int64)
+        failed = None
         if lu.all_compiled:
-            lu.call("decide", S, R, idx, lu.cls_of_seat, lu.params, seats.draws.keys, seats.draws.counter, fw, iw,
-                    opts)
-            return opts
+            try:
+                lu.call("decide", S, R, idx, lu.cls_of_seat, lu.params, seats.draws.keys, seats.draws.counter,
+                        fw, iw, opts)
+                return opts
+            except StrategyError as exc:  # raised in a compiled decision: asked group by group, to name it
+                if exc.__cause__ is None:
+                    raise
+                failed = exc
         actor = np.asarray(S[3][idx], dtype=np.int64)
         kind = np.asarray(S[4][idx], dtype=np.int64)
         for k in np.unique(kind):
@@ -404,13 +418,20 @@ class Game(abc.ABC):
                 form = lu.forms[seat0][name]
                 if form == "compiled":
                     out = np.empty(len(sel), dtype=np.int64)
-                    lu.call("decide", S, R, idx[sel], lu.cls_of_seat, lu.params, seats.draws.keys,
-                            seats.draws.counter, fw, iw, out)
+                    try:
+                        lu.call("decide", S, R, idx[sel], lu.cls_of_seat, lu.params, seats.draws.keys,
+                                seats.draws.counter, fw, iw, out)
+                    except StrategyError as exc:  # raised in this group's compiled decision: name both
+                        if exc.__cause__ is None:
+                            raise
+                        raise strategy_error(seats.groups[grp], name, exc.__cause__) from exc.__cause__
                     opts[sel] = out
                 elif form == "numpy":
                     opts[sel] = self._ask_numpy(state, idx[sel], actor[sel], int(k), name, seats, grp)
                 else:
                     raise IllegalAction(f"strategy {seats.name(seat0)} (seat {seat0}) has no decision {name!r}")
+        if failed is not None:  # (asked apart, no decision raised: the first error stands)
+            raise failed
         return opts
 
     def _ask_numpy(self, state, idx, actor, kind: int, name: str, seats: "Seats", grp: int) -> np.ndarray:

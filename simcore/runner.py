@@ -660,9 +660,11 @@ def _run_chunks(it: Iterator, jobs: int, on_result: Callable[[int, Any], None], 
                     _windows(par, delayed, it, WINDOW * workers, take)
         return
     extra = {"initializer": _worker_ignores_ctrl_c} if backend == "multiprocessing" else {}
+    # joblib's multiprocessing backend returns no generator (a window's results then come all at once)
+    as_ = "list" if backend == "multiprocessing" else "generator"
     with parallel_config(backend=backend, n_jobs=jobs, **extra):
         with _ctrl_c_deferred():
-            par = Parallel(return_as="generator").__enter__()
+            par = Parallel(return_as=as_).__enter__()
         try:
             _windows(par, delayed, it, WINDOW * jobs, take)
         finally:

@@ -256,6 +256,15 @@ def test_results_do_not_depend_on_a_tiny_chunk_size():
     assert a == b
 
 
+@pytest.mark.parametrize("backend", ["loky", "multiprocessing"])
+def test_every_process_backend_plays_many_chunks_with_the_same_results(backend):
+    from strategies.registry import lineup
+    agents = lineup("sen", ["threshold"], 3)
+    a = R.simulate("sen", agents, n_games=40, seed=5).summary()
+    b = R.simulate("sen", agents, n_games=40, seed=5, chunk_size=7, jobs=2, backend=backend).summary()
+    assert a == b
+
+
 # ------------------------------------------------------------------------------------------ absurd sizes
 @pytest.mark.parametrize("args, words", [
     (["--chunk-size", "0"], ["chunk size", "from 1 to"]),

@@ -282,6 +282,7 @@ def test_long_games_end_by_their_rules_not_at_the_turn_limit():
     eng = Sen()
     assert eng.turn_limit(SenRules()) == 100_000
     assert eng.turn_limit(SenRules(rounds=7000)) == 700_000
+    assert eng.turn_limit(SenRules(rounds=1000)) == 100_000 and eng.turn_limit(SenRules(rounds=1001)) == 200_000
     assert eng.turn_limit(SenRules(target=1_000_000)) == 100_000_000
     from simcore.runner import simulate
     from strategies.registry import lineup

@@ -185,7 +185,17 @@ def test_an_exception_raised_in_compiled_code_is_one_line(tmp_path):
     path = tmp_path / "compiled_mistakes.py"
     path.write_text(COMPILED)
     r = cli.invoke(app, ["play", "fan-and-mallet", "-s", f"{path}:Boom", "-n", "10", "--no-progress"])
-    one_error_line(r, "compiled strategies (Boom) raised ValueError: boom", "--debug")
+    # the compiled loop does not say which decision raised: the same games in the batch lane name it
+    one_error_line(r, "strategy ", ":Boom failed in its decision 'play': ValueError: boom", "--debug")
+
+
+def test_an_exception_in_one_compiled_strategy_of_a_mixed_table_names_that_one(tmp_path):
+    path = tmp_path / "compiled_mistakes.py"
+    path.write_text(COMPILED)
+    r = cli.invoke(app, ["play", "fan-and-mallet", "-s", "strongest", "-s", f"{path}:Boom", "-n", "10",
+                         "--no-progress"])
+    line = one_error_line(r, ":Boom failed in its decision 'play': ValueError: boom")
+    assert "Strongest" not in line and "strongest" not in line
 
 
 def test_a_broken_class_beside_a_working_one_does_not_enter_a_mixed_lineup(tmp_path):

@@ -966,10 +966,10 @@ class FanAndMallet(Game):
     safety_turns = 100_000
 
     def turn_limit(self, rules: Any) -> int:
-        """100,000 turns, or 100 per point of ``match_points`` where that is more: a game plays at most 60
-        cards (two decks of 30) and gives its winner at least one point (the loser places at most 6 of 7
-        markers), so no match reaches the limit."""
-        return max(super().turn_limit(rules), 100 * int(rules.match_points or 0))
+        """The safety limit (100,000 turns) once more for every 1,000 points of ``match_points`` beyond the
+        first 1,000: a game plays at most 60 cards (two decks of 30) and gives its winner at least one
+        point (the loser places at most 6 of 7 markers), so no match reaches the limit."""
+        return super().turn_limit(rules) * max(1, -(-int(rules.match_points or 0) // 1000))
 
     columns: ClassVar[dict[str, str]] = {
         "games_played": "games played (1, or the games of a match)",

@@ -1102,10 +1102,12 @@ class Sen(Game):
     step_inline: ClassVar[bool] = True
 
     def turn_limit(self, rules: Any) -> int:
-        """100,000 turns, or 100 per round asked for (``rounds``, else one per point of ``target``) where
-        that is more: a round takes about 17 turns, so long games end by their rules, not at the limit."""
+        """The safety limit (100,000 turns) once more for every 1,000 rounds of ``rounds`` (without it, points
+        of ``target``) beyond the first 1,000: a round takes about 17 turns, so long games end by their
+        rules, not at the limit."""
         per = rules.rounds if rules.rounds is not None else rules.target
-        return max(super().turn_limit(rules), 100 * int(per))
+        return super().turn_limit(rules) * max(1, -(-int(per) // 1000))
+
     columns: ClassVar[dict[str, str]] = {
         "rounds": "rounds played",
         "called": "rounds ended by WAKE UP!",
