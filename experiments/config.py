@@ -183,7 +183,8 @@ class _Checker:
     def keys(self, table: dict, allowed: set, where: str) -> None:
         for k in table:
             if k not in allowed:
-                self.fail(f"{where}{k}", "one of the keys " + ", ".join(sorted(allowed)), f"unknown key {k!r}")
+                at = f"{self.path}: {where}{k}"
+                raise SenseiError(f"{at}: unknown key (expected one of the keys {', '.join(sorted(allowed))})")
 
     def table(self, value: Any, key: str) -> dict:
         if not isinstance(value, dict):
@@ -241,6 +242,8 @@ def load(source: str | os.PathLike | dict[str, Any], games: int | None = None) -
     """Read and check a config (a TOML path or an already parsed dict); ``games`` overrides its games."""
     if isinstance(source, dict):
         path, raw = "<config>", source
+    elif not isinstance(source, (str, os.PathLike)):
+        raise SenseiError(f"a config is a TOML file's path or a dict, got {type(source).__name__}")
     else:
         path = os.fspath(source)
         raw = read_toml(path)

@@ -1093,7 +1093,16 @@ def simulate(game: str | Game, agents: Sequence[Any], players: int | None = None
     can hold is refused before any game is played. Ctrl-C raises :class:`Interrupted`.
     """
     eng = get_game(game)
+    # numpy integers (as notebooks make them) are integers
+    n_games, seed, jobs, chunk_size, first_game, players = (
+        int(v) if isinstance(v, np.integer) else v for v in (n_games, seed, jobs, chunk_size, first_game, players))
+    check_agents(eng, agents)
     players = len(agents) if players is None else players
+    if not isinstance(players, int) or isinstance(players, bool):
+        raise SenseiError(f"players must be an integer, got {players!r}")
+    if rules is not None and not isinstance(rules, (dict, eng.Rules)):
+        raise SenseiError(f"rules must be a dict of {eng.name}'s rule options or a {eng.Rules.__name__}, got "
+                          f"{type(rules).__name__}")
     if not isinstance(rules, eng.Rules):
         rules = eng.make_rules(rules)
     eng.validate(players, rules)
@@ -1132,6 +1141,21 @@ def simulate(game: str | Game, agents: Sequence[Any], players: int | None = None
         raise Interrupted(bar.done, n_games) from None
     bar.close()
     return RunResult(eng, players, rules, list(agents), seed, acc.result(), time.perf_counter() - t0, jobs)
+
+
+def check_agents(eng: Game, agents: Any) -> None:
+    """One strategy object per seat, each of this game (a one-line SenseiError otherwise)."""
+    if agents is None or isinstance(agents, (str, bytes)) or not hasattr(agents, "__len__"):
+        raise SenseiError(f"agents must be a list of strategy objects, one per seat, got {agents!r} "
+                          "(strategies.registry.lineup makes them from names)")
+    for seat, a in enumerate(agents):
+        if isinstance(a, (str, bytes, int, float)) or a is None:
+            raise SenseiError(f"agents must be strategy objects, got {a!r} for seat {seat} "
+                              "(strategies.registry.lineup makes them from names)")
+        game = getattr(a, "game", None)
+        if isinstance(game, str) and game and game != eng.name:
+            name = getattr(a, "spec", lambda: type(a).__name__)()
+            raise SenseiError(f"strategy {name} (seat {seat}) is for {game}, not {eng.name}")
 
 
 #: columns of a per-game row besides the game's outcome columns (game, seat, strategy, standard columns)

@@ -5,6 +5,7 @@ import glob
 import itertools
 import json
 import os
+import re
 import resource
 import signal
 import subprocess
@@ -12,6 +13,7 @@ import sys
 import time
 import types
 
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
@@ -450,3 +452,42 @@ def test_the_grid_line_and_the_time_left(tmp_path):
     runs = play_cells(cfg, store=store, log=lines.append)
     assert lines[0].endswith("; 20 finished chunks (200 games) are read back instead of played"), lines[0]
     assert sum(r.games_played for r in runs) == 200 and sum(r.games_restored for r in runs) == 200
+
+
+# ---------------------------------------------------------------------------------- the Python API's input
+def test_numpy_integers_are_integers_in_the_python_api():
+    from strategies.registry import lineup
+    agents = lineup("sen", ["threshold"], 2)
+    a = R.simulate("sen", agents, n_games=30, seed=4, jobs=1, chunk_size=10).summary()
+    b = R.simulate("sen", agents, players=np.int64(2), n_games=np.int64(30), seed=np.int32(4), jobs=np.int64(1),
+                   chunk_size=np.int16(10)).summary()
+    assert a == b
+
+
+@pytest.mark.parametrize("kwargs, words", [
+    ({"players": "2"}, "players must be an integer"),
+    ({"agents": None}, "agents must be a list of strategy objects"),
+    ({"agents": ["threshold", "threshold"]}, "agents must be strategy objects, got 'threshold' for seat 0"),
+    ({"agents": "fan-and-mallet"}, "is for fan-and-mallet, not sen"),
+    ({"rules": [1, 2]}, "rules must be a dict of sen's rule options or a SenRules, got list"),
+    ({"rules": "senshi"}, "rules must be a dict of sen's rule options or a SenRules, got SenshiRules"),
+])
+def test_wrong_arguments_of_simulate_are_one_line(kwargs, words):
+    from simcore.errors import SenseiError
+    from simcore.registry import get_game
+    from strategies.registry import lineup
+    args = {"agents": lineup("sen", ["threshold"], 2), "n_games": 10}
+    args.update(kwargs)
+    if args["agents"] == "fan-and-mallet":
+        args["agents"] = lineup("fan-and-mallet", ["random"], 2)
+    if args.get("rules") == "senshi":
+        args["rules"] = get_game("senshi").make_rules()
+    with pytest.raises(SenseiError, match=re.escape(words)):
+        R.simulate("sen", **args)
+
+
+def test_a_config_of_the_wrong_type_is_one_line():
+    from experiments.experiment import run_experiment
+    from simcore.errors import SenseiError
+    with pytest.raises(SenseiError, match="a config is a TOML file's path or a dict, got int"):
+        run_experiment(42)
