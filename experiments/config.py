@@ -238,10 +238,14 @@ def read_toml(path: str) -> dict[str, Any]:
         raise SenseiError(f"{path}: cannot be read: {exc}") from None
 
 
+#: the path of a config given as a dict
+DICT_CONFIG = "<config>"
+
+
 def load(source: str | os.PathLike | dict[str, Any], games: int | None = None) -> Config:
     """Read and check a config (a TOML path or an already parsed dict); ``games`` overrides its games."""
     if isinstance(source, dict):
-        path, raw = "<config>", source
+        path, raw = DICT_CONFIG, source
     elif not isinstance(source, (str, os.PathLike)):
         raise SenseiError(f"a config is a TOML file's path or a dict, got {type(source).__name__}")
     else:
@@ -250,7 +254,7 @@ def load(source: str | os.PathLike | dict[str, Any], games: int | None = None) -
     return parse(raw, path, games)
 
 
-def parse(raw: dict[str, Any], path: str = "<config>", games_override: int | None = None) -> Config:
+def parse(raw: dict[str, Any], path: str = DICT_CONFIG, games_override: int | None = None) -> Config:
     ck = _Checker(path)
     ck.table(raw, "")
     ck.keys(raw, TOP_KEYS | answer_tables(), "")

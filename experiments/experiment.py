@@ -45,7 +45,7 @@ from strategies.registry import origin, register_files, registered_files
 from .analysis import analyse
 from .answers import REGISTRY
 from .answers.common import experiment_labels
-from .config import BACKENDS, METRICS, Config, load
+from .config import BACKENDS, DICT_CONFIG, METRICS, Config, load
 from .engine import ChunkStore, atomic_write, check_memory, chunk_size, play_cells
 from .tomlwrite import dumps as toml_dumps
 
@@ -166,6 +166,9 @@ class Experiment:
         atomic_write(os.path.join(path, "summary.json"), lambda fh: json.dump(summary, fh, indent=2, default=str),
                      binary=False)
         man = {k: v for k, v in self.manifest.items() if k != "config_text"}
+        if self.config.path == DICT_CONFIG:  # a config given as a dict: its copy in the folder reruns it
+            man["command"] = _command(self.config, man.get("games_override"), files=man.get("strategy_files"),
+                                      run_dir=path)
         atomic_write(os.path.join(path, "manifest.json"), lambda fh: json.dump(man, fh, indent=2, default=str),
                      binary=False)
         # the run is complete: the resume state has done its job
@@ -259,8 +262,8 @@ def run_experiment(source: str | os.PathLike | dict[str, Any], games: int | None
         stem = os.path.splitext(os.path.basename(cfg.path))[0] if not isinstance(source, dict) else "experiment"
         run_dir = new_run_folder(os.fspath(out), stem)
         atomic_write(os.path.join(run_dir, "config.toml"), lambda fh: fh.write(text), binary=False)
-        state = {"fingerprint": fingerprint, "started": _now(), "command": _command(cfg, games, files=files),
-                 "resumed": [], "strategy_files": files}
+        state = {"fingerprint": fingerprint, "started": _now(),
+                 "command": _command(cfg, games, files=files, run_dir=run_dir), "resumed": [], "strategy_files": files}
     if run_dir is not None:
         atomic_write(os.path.join(run_dir, STATE), lambda fh: json.dump(state, fh, indent=2), binary=False)
         store = ChunkStore(os.path.join(run_dir, PARTS))
@@ -272,7 +275,7 @@ def run_experiment(source: str | os.PathLike | dict[str, Any], games: int | None
         if run_dir is None or os.path.isfile(os.path.join(run_dir, "manifest.json")):
             raise
         done = sum(1 for f in os.listdir(store.folder) if f.endswith(".npz"))
-        resume = _command(cfg, games, resume=run_dir, files=files)
+        resume = _command(cfg, games, resume=run_dir, files=files, run_dir=run_dir)
         if isinstance(exc, WorkerDied):
             raise WorkerDied(f"{exc}; {done} finished chunks kept in {run_dir}; resume with: {resume}") from None
         raise RunInterrupted(run_dir, done, resume) from None
@@ -441,8 +444,11 @@ def open_unfinished(run_dir: str, fingerprint: dict[str, Any]) -> dict[str, Any]
     return state
 
 
-def _command(cfg: Config, games: int | None, resume: str | None = None, files: dict[str, str] | None = None) -> str:
-    cmd = f"sensei run {shlex.quote(cfg.path)}"
+def _command(cfg: Config, games: int | None, resume: str | None = None, files: dict[str, str] | None = None,
+             run_dir: str | None = None) -> str:
+    """The command that runs ``cfg`` again (a config given as a dict: its copy in ``run_dir``)."""
+    path = os.path.join(run_dir, "config.toml") if cfg.path == DICT_CONFIG and run_dir is not None else cfg.path
+    cmd = f"sensei run {shlex.quote(path)}"
     if games is not None:
         cmd += f" --games {games}"
     for path in files or {}:
