@@ -265,6 +265,8 @@ def _build_report(run_dir: str, run: dict[str, Any], index: bool, spec_table: pl
 
     balance, has_lead = _balance(cells, gaxes if kind is not None and kind.balance_by_group else axes)
     key = _present(cells, ["cell", "players"]) + [a for a in axes if a != "players" and a in cells.columns]
+    # a rule option that differs between cells without being a sweep axis (a search's settings) is shown too
+    key += [c for c in cells.columns if c.startswith("rules.") and c not in key and cells[c].n_unique() > 1]
     lineup = [c for c in _lineup_cols(cells) if c not in key]
     figs = ["deals", "rotations", "games", "focus_win_share", "focus_win_lo", "focus_win_hi", "focus_mean_score",
             "focus_score_lo", "focus_score_hi", "mean_turns", "seat_advantage", "completion", "mean.lead_changes",

@@ -484,9 +484,11 @@ def levels_plot(est: pl.DataFrame, over: str) -> Figure | None:
                   "with Wilson 95% intervals", _encode(fig))
 
 
-def estimate_lines(est: pl.DataFrame, figure: str, xlabel: str, ylabel: str, reference: float | None = None,
+def estimate_lines(est: pl.DataFrame, figure: str, xlabel: str, ylabel: str, reference: float | str | None = None,
                    scale: float = 1.0) -> Figure | None:
-    """One figure of the estimates table for every case (x) with 95% intervals, one colour per group."""
+    """One figure of the estimates table for every case (x) with 95% intervals, one colour per group; a
+    dotted line at ``reference``, or with ``"fair"`` at each group's fair share 1/P (in its colour when
+    the groups' player counts differ)."""
     if est.height == 0 or "figure" not in est.columns:
         return None
     df = est.filter((pl.col("scope") == "cell") & (pl.col("figure") == figure))
@@ -505,7 +507,11 @@ def estimate_lines(est: pl.DataFrame, figure: str, xlabel: str, ylabel: str, ref
         hi = sub["hi"].fill_null(np.nan).to_numpy() * scale
         ax.errorbar(x, y, yerr=_yerr(y, lo, hi), fmt="o", color=color, label=lab(g),
                     capsize=3)
-    if reference is not None:
+        if reference == "fair" and df["players"].n_unique() > 1:
+            ax.axhline(scale / int(sub["players"][0]), color=color, linestyle=":", linewidth=1)
+    if reference == "fair" and df["players"].n_unique() == 1:
+        ax.axhline(scale / int(df["players"][0]), color="grey", linestyle=":", linewidth=1)
+    elif reference is not None and reference != "fair":
         ax.axhline(reference * scale, color="grey", linestyle=":", linewidth=1)
     names = [lab(c) for c in cases]
     ax.set_xticks(range(len(cases)), names)
@@ -514,8 +520,10 @@ def estimate_lines(est: pl.DataFrame, figure: str, xlabel: str, ylabel: str, ref
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     legend_outside(ax)
-    return Figure(f"{ylabel} by {xlabel}", f"{ylabel} for each {xlabel}, with 95% intervals over deals"
-                  + ("; dotted: the fair share" if reference is not None else ""), _encode(fig))
+    fair = ("; dotted: the fair share 1/P, in each group's colour" if reference == "fair" and
+            df["players"].n_unique() > 1 else "; dotted: the fair share" if reference is not None else "")
+    return Figure(f"{ylabel} by {xlabel}", f"{ylabel} for each {xlabel}, with 95% intervals over deals" + fair,
+                  _encode(fig))
 
 
 def seat0_matrices(seats: pl.DataFrame, cells: pl.DataFrame, axes: list[str], over: str) -> list[Figure]:
@@ -533,7 +541,9 @@ def seat0_matrices(seats: pl.DataFrame, cells: pl.DataFrame, axes: list[str], ov
     labels = [lab(n) for n in names]
     out = []
     for gname in m["group"].unique(maintain_order=True).to_list()[:6]:
-        sub = m.filter(pl.col("group") == gname)
+        # every cell of the group pooled: each orientation's share over all its games
+        sub = (m.filter(pl.col("group") == gname).group_by(["white", "black"], maintain_order=True)
+               .agg(((pl.col("win_share") * pl.col("games")).sum() / pl.col("games").sum()).alias("win_share")))
         grid = np.full((len(names), len(names)), np.nan)
         for r in sub.iter_rows(named=True):
             grid[names.index(r["white"]), names.index(r["black"])] = r["win_share"] * 100

@@ -67,7 +67,9 @@ def answer_balance(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
             est.append(est_row("cell", row["cell"], desc, row[over], strat, P, "seat0_win_share", w, lo, hi, f.height))
             metric_rows("cell", row["cell"], desc, row[over], strat, P, f, f.height)
             x = f["seat0_win"].to_numpy()
-            p = float(_st.ttest_1samp(x, 1 / P).pvalue) if np.ptp(x) > 0 else (1.0 if x[0] == 1 / P else 0.0)
+            # every deal alike: no t test; the sign test's p (all n deals on one side of 1/P: 2 / 2^n)
+            p = float(_st.ttest_1samp(x, 1 / P).pvalue) if np.ptp(x) > 0 else \
+                (1.0 if x[0] == 1 / P else min(1.0, 2.0 * 0.5 ** len(x)))
             tests.append((row[over], w, p))
             if best is None or abs(w - 1 / P) > abs(best[1] - 1 / P):
                 best = (row[over], w, lo, hi)
@@ -89,7 +91,7 @@ def answer_balance(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
                 + (f" ({', '.join(map(show, below))})" if 0 < len(below) <= 6 else "")
                 + f" (t tests over deals, Holm's correction over the {sub.height})")
         if best is not None:
-            text += (f"; largest: {show(best[0])} {pm_metric('win_share', best[1], best[2], best[3])}")
+            text += (f"; furthest from it: {show(best[0])} {pm_metric('win_share', best[1], best[2], best[3])}")
         heads.append((desc, w, lo, hi, P, clear, len(above), len(below), sub.height))
         sentences.append(text)
     if defs:
@@ -121,11 +123,15 @@ def _headline(heads: list[tuple], what: str, sentences: list[str]) -> list[str] 
     """Seat 0's share in every group in one sentence, and where it is clearly off the fair share."""
     if len(heads) <= 1:
         return None
-    parts = [pm_metric("win_share", w, lo, hi) + (f" ({d})" if d else "") for d, w, lo, hi, *_ in heads]
+    one_p = len({h[4] for h in heads}) == 1  # one fair share for all, else each group says its own
+    parts = [pm_metric("win_share", w, lo, hi)
+             + (f" ({d})" if d and one_p else f" ({d + '; ' if d else ''}fair {100 / P:.0f}%)" if not one_p else "")
+             for d, w, lo, hi, P, *_ in heads]
     clear = [d or "all" for d, _, _, _, _, c, *_ in heads if c]
-    fair = sorted({f"{100 / h[4]:.0f}%" for h in heads})
-    first = (f"Seat 0 (the first player) wins " + ", ".join(parts) + f" of games (fair share {', '.join(fair)}), "
-             + (f"clearly off it with {', '.join(clear)}" if clear else "clearly off it in no group") + ".")
+    first = (f"Seat 0 (the first player) wins " + ", ".join(parts) + " of games"
+             + (f" (fair share {100 / heads[0][4]:.0f}%)" if one_p else "") + ", "
+             + ("clearly off it" if one_p else "clearly off its fair share")
+             + (f" with {', '.join(clear)}" if clear else " in no group") + ".")
     n_above = sum(h[6] for h in heads)
     n_below = sum(h[7] for h in heads)
     n = sum(h[8] for h in heads)
@@ -184,7 +190,7 @@ def figures(ctx: ReportContext) -> list:
 
     est, cells = ctx.t["estimates"], ctx.cells
     return [plots.estimate_lines(est, "seat0_win_share", plots.short(ctx.over), "seat 0's win share (%)",
-                                 1.0 / int(cells["players"][0]), 100.0),
+                                 "fair", 100.0),
             *plots.seat0_matrices(ctx.t["seats"], cells, ctx.axes, ctx.over),
             plots.metric_families(est)]
 

@@ -499,6 +499,10 @@ def _family_sentences(cfg, cell, desc, paths, fixed, fair) -> list[str]:
     return out
 
 
+#: members outside an equilibrium's support named with their regret in its sentence (the rest are counted)
+SHOWN = 6
+
+
 def _meta_sentences(desc, meta: MetaGame, event, fair) -> list[str]:
     out = []
     for sol in meta.solutions:
@@ -507,17 +511,18 @@ def _meta_sentences(desc, meta: MetaGame, event, fair) -> list[str]:
         text = ((f"{desc}: " if desc else "") + f"{sol['kind']} of the meta-game of {len(meta.labels)} strategies "
                 f"({len(meta.lineups)} lineups, {meta.deals:,} deals each, {meta.games:,} games): "
                 + ", ".join(f"{meta.labels[i]} {_ival(sol, 'probs', i)}" for i in support))
-        worst = [i for i in np.argsort(sol["regret"]) if i not in support][:3]
-        if worst:
-            text += "; regret against it " + ", ".join(f"{meta.labels[i]} {pct(sol['regret'][i], True)}"
-                                                        + (f" [{pct(sol['regret_lo'][i], True)}, "
-                                                           f"{pct(sol['regret_hi'][i], True)}]" if "regret_lo" in sol
-                                                           else "") for i in worst)
+        # the members outside the support, the closest to gaining against it first (at most SHOWN of them)
+        outside = [int(i) for i in np.argsort(-sol["regret"], kind="stable") if i not in support]
+        if outside:
+            text += "; regret against it (what a member outside it gains, the closest first) " + ", ".join(
+                f"{meta.labels[i]} {pct(sol['regret'][i], True)}"
+                + (f" [{pct(sol['regret_lo'][i], True)}, {pct(sol['regret_hi'][i], True)}]" if "regret_lo" in sol
+                   else "") for i in outside[:SHOWN]) + (f" and {len(outside) - SHOWN} more" if len(outside) > SHOWN
+                                                         else "")
         best_dev = int(np.argmax(sol["regret"]))
-        text += (f"; the most a member gains against it: {meta.labels[best_dev]} "
-                 f"{pct(sol['regret'][best_dev], True)}")
         if sol["regret"][best_dev] > 0.005:
-            text += " (so it is not a Nash equilibrium of the estimated game)"
+            text += (f"; {meta.labels[best_dev]} gains {pct(sol['regret'][best_dev], True)} against it, so it is "
+                     "not a Nash equilibrium of the estimated game")
         if "event" in sol:
             text += f"; {event} against a field drawn from it: " + ", ".join(
                 f"{meta.labels[i]} {_ival(sol, 'event', i)}" for i in support)

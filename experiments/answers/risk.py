@@ -68,11 +68,17 @@ def answer_risk(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
         lo_v, lo_f = top(f_ev, "min")
         hi_v, hi_f = top(f_win, "max")
         cv, cf = top(f_cond, "max")
+
+        def itself(f: dict) -> str:
+            # a table of one strategy wins exactly the fair share by symmetry: say so where it leads
+            return " (the field itself: every seat the same strategy)" if f["focus"] == f["field"] else ""
+
         heads.append(len(sentences))
         sentences.append(
             (f"{desc}{against}: " if desc else (f"{against.strip()}: " if against else ""))
-            + f"least often {ev}: {show(lo_v)}, {ci_text(*lo_f[f_ev])}; most wins: {show(hi_v)}, {ci_text(*hi_f[f_win])} "
-            f"(fair share {100 / P:.1f}%); most wins when not {ev}: {show(cv)}, {ci_text(*cf[f_cond])}")
+            + f"least often {ev}: {show(lo_v)}{itself(lo_f)}, {ci_text(*lo_f[f_ev])}; most wins: {show(hi_v)}"
+            f"{itself(hi_f)}, {ci_text(*hi_f[f_win])} (fair share {100 / P:.1f}%); most wins when not {ev}: "
+            f"{show(cv)}{itself(cf)}, {ci_text(*cf[f_cond])}")
         bf = figs.get(base)
         for value, f in figs.items():
             text = (f"{show(value)}" + (f" ({desc})" if desc else "") + f": {ev} in {ci_text(*f[f_ev])} of its "
