@@ -55,6 +55,10 @@ def answer_effect(cfg: Config, cells: pl.DataFrame, runs: list[CellRun], ratings
                 part.append(f"completion {fmt_metric('win_share', 1 - stopped / n)} "
                             f"[{fmt_metric('win_share', float(clo))}, {fmt_metric('win_share', float(chi))}] "
                             f"({stopped:,} of {n:,} games stopped at the turn limit)")
+            if cfg.kind == "focus":  # the level itself, against its fair share, before any difference
+                fw = values_ci(vec[0])
+                part.append(f"focus win share {pm_metric('win_share', fw[0], fw[1], fw[2])} (fair "
+                            f"{fmt_metric('win_share', 1.0 / P)})")
             if value != rep.baseline:
                 for metric, row in (("mean_turns", 2), ("seat_advantage", 3), ("win_share", 0)):
                     if metric == "win_share" and cfg.kind != "focus":
@@ -67,9 +71,6 @@ def answer_effect(cfg: Config, cells: pl.DataFrame, runs: list[CellRun], ratings
                         "game length" if metric == "mean_turns" else "first-seat advantage")
                     part.append(f"{shown} {fmt_metric(metric, d['diff'], True)} [{fmt_metric(metric, d['lo'], True)}, "
                                 f"{fmt_metric(metric, d['hi'], True)}] vs {show(rep.baseline)}")
-            elif cfg.kind == "focus":
-                fw = values_ci(vec[0])
-                part.append(f"focus win share {pm_metric('win_share', fw[0], fw[1], fw[2])}")
             if ratings.height:
                 mask = pl.lit(True)
                 for a, v in zip(gaxes, key):
