@@ -527,7 +527,8 @@ def strategies(game: str = typer.Argument(..., help="a game name"),
         for line in s["doc"].splitlines():
             typer.echo(f"    {line}")
         for p in s["params"]:
-            typer.echo(f"    - {p['name']} ({p['type']}, default {_show_default(p['default'])}): {p['help']}")
+            choices = f" (one of: {', '.join(map(str, p['choices']))})" if p.get("choices") else ""
+            typer.echo(f"    - {p['name']} ({p['type']}, default {_show_default(p['default'])}): {p['help']}{choices}")
 
 
 @app.command("run")
