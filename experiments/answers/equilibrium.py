@@ -568,8 +568,9 @@ def _support_figure(eq: pl.DataFrame | None):
         hi = sub["ci_high"].fill_null(np.nan).to_numpy() * 100
         ax.barh(y, x, color="tab:blue", alpha=0.7)
         ax.errorbar(x, y, xerr=plots.error_lengths(x, lo, hi), fmt="none", ecolor="black", capsize=3)
-        ax.set_yticks(y, sub["strategy"].to_list(), fontsize=7)
+        ax.set_yticks(y, [plots.lab(v) for v in sub["strategy"].to_list()], fontsize=7)
         ax.set_xlim(0, 100)
+        ax.set_xticks(range(0, 101, 25))
         ax.set_xlabel("probability (%)")
         ax.set_title(p, fontsize=9)
     for ax in list(axs.flat)[len(panels):]:
