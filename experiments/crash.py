@@ -4,9 +4,9 @@ Compiled code indexes arrays without checking their bounds, so a compiled strate
 range can end the process with a segmentation fault (or a bus error): without this module, exit status
 139 and nothing on the screen. :func:`install` (called by the command line before it plays, never by the
 Python API) sets handlers for SIGSEGV and SIGBUS that write one line to stderr and end the process with
-exit status 1. The handler is itself compiled (a numba ``cfunc``, cached like the engines; this module is imported only
-to install it) and calls only ``write`` and ``_exit``, which are safe in a signal handler; Python cannot
-run there.
+exit status 1. The handler is itself compiled (a numba ``cfunc``, cached like the engines; this module
+is imported only to install it) and calls only ``write`` and ``_exit``, which are safe in a signal
+handler; Python cannot run there.
 """
 from __future__ import annotations
 

@@ -82,7 +82,8 @@ def answer_balance(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
         metric_rows("group", None, desc, None, None, P, pooled, pooled.height)
         clear = lo is not None and (lo > 1 / P or hi < 1 / P)
         rotated = "each lineup played in every seat order" if cfg.rotate else "lineups as listed (not rotated)"
-        text = ((f"{desc}: " if desc else "") + f"seat 0 (the first player) wins {pm_metric('win_share', w, lo, hi)} of games over the {sub.height} {_plural(short(over))} ({rotated}), "
+        text = ((f"{desc}: " if desc else "") + f"seat 0 (the first player) wins {pm_metric('win_share', w, lo, hi)} "
+                f"of games over the {sub.height} {_plural(short(over))} ({rotated}), "
                 f"advantage {(w - 1 / P) * 100:+.1f}% over the fair {100 / P:.0f}%"
                 + ("" if clear else ", not clearly different from it")
                 + f"; clearly above {100 / P:.0f}% in {len(above)} of {sub.height} {_plural(short(over))}"

@@ -48,7 +48,8 @@ def answer_effect(cfg: Config, cells: pl.DataFrame, runs: list[CellRun], ratings
             P = int(sub["players"][0])
             adv = s0 / n - 1.0 / P
             part = [f"game length {turns[0]:.1f} turns ± {half_width(turns[1], turns[2]):.1f}",
-                    f"first-seat advantage {pm_metric('seat_advantage', adv, float(s0lo) - 1.0 / P, float(s0hi) - 1.0 / P, True)}"]
+                    "first-seat advantage "
+                    + pm_metric("seat_advantage", adv, float(s0lo) - 1.0 / P, float(s0hi) - 1.0 / P, True)]
             stopped = int(sub["timeouts"].sum())
             if stopped:  # games stopped at the turn limit: nobody's win, and their turns count in the length
                 clo, chi = wilson(n - stopped, n)

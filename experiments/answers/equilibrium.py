@@ -459,7 +459,8 @@ def _family_sentences(cfg, cell, desc, paths, fixed, fair) -> list[str]:
             r = found.race
             k = r.best
             own = next(i for i, j in enumerate(found.raced) if found.settings[j] == f)
-            text = f"{setting_label(f)} (reached from {', '.join(starts)}; against a table of it no setting does clearly better"
+            text = (f"{setting_label(f)} (reached from {', '.join(starts)}; against a table of it no setting does "
+                    "clearly better")
             if own == k:
                 text += (f": it is itself the best measured, {pct(r.means[k])} [{pct(r.lo[k])}, {pct(r.hi[k])}] "
                          f"against the fair {pct(fair)})")
@@ -473,7 +474,8 @@ def _family_sentences(cfg, cell, desc, paths, fixed, fair) -> list[str]:
                     return None if vs[key] is None else -vs[key]
                 text += (f": the best measured, {setting_label(found.best)}, wins {pct(r.means[k])} against "
                          f"{pct(r.means[own])} for it (fair {pct(fair)}), a paired difference of "
-                         f"{pct(gain('diff'), True)} [{pct(gain('hi'), True)}, {pct(gain('lo'), True)}] over {vs['n']:,} deals "
+                         f"{pct(gain('diff'), True)} [{pct(gain('hi'), True)}, {pct(gain('lo'), True)}] over "
+                         f"{vs['n']:,} deals "
                          f"that the race's test, corrected for picking among {len(found.raced)} settings, "
                          "does not call clear)")
             parts.append(text)
