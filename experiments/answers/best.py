@@ -41,8 +41,10 @@ def answer_best(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
         best = sub.row(0, named=True)
         desc = describe_group(gaxes, key)
         best_vec = runs[best["cell"]].vectors()
+        fair = best.get("fair_share") if rep.metric == "win_share" else None  # what an equal seat would win
         text = (f"best {short(rep.over)}" + (f" for {desc}" if desc else "") + f": {show(best[rep.over])}, "
                 f"{label} {pm_metric(rep.metric, best[col], best[lo_col], best[hi_col])}")
+        notes = [f"fair {fmt_metric('win_share', fair)}"] if fair is not None else []
         for other in sub.iter_rows(named=True):
             if other["cell"] == best["cell"]:
                 continue
@@ -56,12 +58,12 @@ def answer_best(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
                      and all(p[a] == v for a, v in zip(gaxes, key)))
             clear = d["lo"] > 0 or d["hi"] < 0
             picks.append((desc, show(best[rep.over]), clear))
-            text += (f" (next {show(nxt[rep.over])}: {fmt_metric(rep.metric, d['diff'], True)}, paired 95% CI "
-                     f"[{fmt_metric(rep.metric, d['lo'], True)}, {fmt_metric(rep.metric, d['hi'], True)}]"
-                     + ("" if clear else ", not clearly different") + ")")
+            notes.append(f"next {show(nxt[rep.over])}: {fmt_metric(rep.metric, d['diff'], True)}, paired 95% CI "
+                         f"[{fmt_metric(rep.metric, d['lo'], True)}, {fmt_metric(rep.metric, d['hi'], True)}]"
+                         + ("" if clear else ", not clearly different"))
         else:
             picks.append((desc, show(best[rep.over]), False))
-        sentences.append(text)
+        sentences.append(text + (f" ({'; '.join(notes)})" if notes else ""))
     return sentences, frame(paired_rows), headline(rep, label, picks)
 
 
