@@ -5,7 +5,8 @@ A cell's games are those ``sensei play`` plays with the cell's lineup in base se
 its rules and the experiment's seed: deal K of the cell is ``sensei trace ... --seed SEED --game K``.
 The example is the shortest of the cell's first :data:`SCAN` deals (the earliest of equal length) that
 did not time out. Which cells: those the answer's estimates name one by one (scope ``cell``), else every
-cell; at most :data:`MAX_CELLS`, in cell order.
+cell; at most :data:`MAX_CELLS`, spread evenly over them (the first, the last and between), in cell order,
+so that a grid's groups (player counts, rule settings) are all seen, not only its first cells.
 """
 from __future__ import annotations
 
@@ -27,8 +28,15 @@ def example_cells(tables: dict[str, pl.DataFrame], n_cells: int) -> list[int]:
         ids = [int(c) for c in est.filter(pl.col("scope") == "cell")["cell"].drop_nulls().unique(maintain_order=True)
                .to_list() if 0 <= int(c) < n_cells]
         if ids:
-            return sorted(ids)[:MAX_CELLS]
-    return list(range(min(n_cells, MAX_CELLS)))
+            return _spread(sorted(ids))
+    return _spread(list(range(n_cells)))
+
+
+def _spread(ids: list[int]) -> list[int]:
+    """At most MAX_CELLS of ``ids``, evenly spaced from the first to the last."""
+    if len(ids) <= MAX_CELLS:
+        return ids
+    return sorted({ids[round(j * (len(ids) - 1) / (MAX_CELLS - 1))] for j in range(MAX_CELLS)})
 
 
 def _value(v: Any) -> str:

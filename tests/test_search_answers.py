@@ -191,7 +191,7 @@ def test_equilibrium_of_a_family_finds_fixed_points_and_the_nash_mixture(eq_run)
     parts = re.findall(r"no setting does clearly better: ([^;]*)", res.answer[0])
     assert parts
     for part in parts:
-        assert (part.startswith("it is itself the best measured, ")
+        assert (part.startswith("every other setting measured below its fair share ")
                 or re.match(r"the best measured, wake=\d+, wins [\d.]+% against [\d.]+% for it \(fair [\d.]+%\), a "
                             r"paired difference of [-+][\d.]+% \[[-+][\d.]+%, [-+][\d.]+%\] over [\d,]+ deals that the "
                             r"race's test, corrected for picking among \d+ settings, does not call clear\)", part)), part
@@ -431,3 +431,12 @@ def test_sigkill_then_resume_replays_no_finished_evaluation(tmp_path):
             a, b = a.drop("seconds"), b.drop("seconds")
         assert a.equals(b), name
     assert json.load(open(os.path.join(run_dir, "summary.json")))["answer"] == ref.answer
+
+
+def test_equilibrium_support_panels_keep_groups_apart():
+    # two penalties' Nash mixtures must not share a panel (their probabilities would add up to 200%)
+    from experiments.answers.equilibrium import _with_panels
+    eq = pl.DataFrame({"players": [2, 2, 2], "rules.penalty": [5, 15, 15], "rules.target": [100, 100, 100],
+                       "solution": ["nash"] * 3, "probability": [1.0, 0.6, 0.4]})
+    panels = _with_panels(eq)["panel"].to_list()
+    assert panels == ["2p penalty=5 nash", "2p penalty=15 nash", "2p penalty=15 nash"]

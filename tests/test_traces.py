@@ -246,3 +246,12 @@ def test_effects_say_what_the_seat_does(game, players, specs, rules):
                 assert "; discard " not in e["effect"], e["effect"]
                 seen += 1
     assert seen > 20
+
+
+def test_example_cells_are_spread_over_a_large_grid():
+    # the first six cells of a grid are often one group (2 players, one rule setting): spread them instead
+    from experiments.examples import MAX_CELLS, _spread
+    assert _spread(list(range(4))) == [0, 1, 2, 3]
+    picked = _spread(list(range(96)))
+    assert len(picked) == MAX_CELLS and picked[0] == 0 and picked[-1] == 95 and picked == sorted(picked)
+    assert max(b - a for a, b in zip(picked, picked[1:])) - min(b - a for a, b in zip(picked, picked[1:])) <= 1

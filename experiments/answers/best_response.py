@@ -147,10 +147,14 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
         k = r.best
         best = found.best
         deviator = short_spec(cell.agents[seat])
+        # a table of one strategy wins the fair share on every deal, by symmetry: no interval to give
+        alike = fair is not None and r.lo[k] == r.hi[k] and abs(r.means[k] - fair) < 1e-12
         text = ("best response" + (f" for {desc}" if desc else "") + f" ({deviator} against "
                 f"{_field_text(cfg, cell, seat)}): {setting_label(best)}, {_label(metric)} "
-                f"{value_text(metric, r.means[k])} [{value_text(metric, r.lo[k])}, {value_text(metric, r.hi[k])}] over "
-                f"{r.deals[k]:,} deals" + (f" (fair {pct(fair)})" if fair else ""))
+                + (f"{pct(fair)} on every one of {r.deals[k]:,} deals (the field's own setting: a table of one "
+                   "strategy wins the fair share by symmetry, and every other setting measured below it)" if alike else
+                   f"{value_text(metric, r.means[k])} [{value_text(metric, r.lo[k])}, {value_text(metric, r.hi[k])}] "
+                   f"over {r.deals[k]:,} deals" + (f" (fair {pct(fair)})" if fair else "")))
         if cfg.kind == "tournament" and cell.agents and len(cell.agents) > 2:
             text += "; against each table: " + _per_table(cell, seat, found, metric, r.deals[k])
         if len(found.raced) > 1:

@@ -461,9 +461,8 @@ def _family_sentences(cfg, cell, desc, paths, fixed, fair) -> list[str]:
             own = next(i for i, j in enumerate(found.raced) if found.settings[j] == f)
             text = (f"{setting_label(f)} (reached from {', '.join(starts)}; against a table of it no setting does "
                     "clearly better")
-            if own == k:
-                text += (f": it is itself the best measured, {pct(r.means[k])} [{pct(r.lo[k])}, {pct(r.hi[k])}] "
-                         f"against the fair {pct(fair)})")
+            if own == k:  # against a table of itself it wins the fair share by symmetry, every other setting less
+                text += f": every other setting measured below its fair share {pct(fair)})"
             else:
                 # the best measured of many settings is the luckiest too: its own interval against the fair
                 # share is no test; the race's paired test against the fixed point, corrected for the number
@@ -493,9 +492,15 @@ def _family_sentences(cfg, cell, desc, paths, fixed, fair) -> list[str]:
     r = found.race
     k = r.best
     games = sum(f.games for p in paths for f in p.found)
+    # the field's own value against the field is a table of one strategy: the fair share by symmetry
+    itself = found.best == ref.fields[0]
     out.append((f"{desc}: " if desc else "") + f"best response to the field {cell.agents[1].spec()}: "
-               f"{setting_label(found.best)}, win share {pct(r.means[k])} [{pct(r.lo[k])}, {pct(r.hi[k])}] over "
-               f"{r.deals[k]:,} deals (fair {pct(fair)}); paths: "
+               f"{setting_label(found.best)}"
+               + (" (the field's own value: every other setting measured below it, and against itself it wins "
+                  f"the fair share {pct(fair)} by symmetry)" if itself else
+                  f", win share {pct(r.means[k])} [{pct(r.lo[k])}, {pct(r.hi[k])}] over {r.deals[k]:,} deals "
+                  f"(fair {pct(fair)})")
+               + "; paths: "
                + "; ".join(" -> ".join(setting_label(f) for f in p.fields) for p in paths)
                + f"; {games:,} games")
     return out
@@ -546,6 +551,16 @@ def figures(ctx: ReportContext) -> list:
     return out
 
 
+def _with_panels(eq: pl.DataFrame) -> pl.DataFrame:
+    """``eq`` with a column ``panel``: one per group (the player count and every rule option that differs
+    between rows) and solution, e.g. ``2p penalty=15 nash``."""
+    varying = [c for c in eq.columns if c.startswith("rules.") and eq[c].n_unique() > 1]
+    return eq.with_columns(pl.concat_str([pl.col("players").cast(pl.String) + pl.lit("p")]
+                                         + [pl.lit(c.split(".", 1)[1] + "=") + pl.col(c).cast(pl.String)
+                                            for c in varying]
+                                         + [pl.col("solution")], separator=" ").alias("panel"))
+
+
 def _support_figure(eq: pl.DataFrame | None):
     from reports import plots
 
@@ -555,8 +570,7 @@ def _support_figure(eq: pl.DataFrame | None):
     eq = eq.filter((pl.col("kind") != "symmetric fixed point") & (pl.col("probability") >= 0.005))
     if eq.height == 0:
         return None
-    eq = eq.with_columns(pl.concat_str([pl.col("players").cast(pl.String) + pl.lit("p"),
-                                        pl.col("solution")], separator=" ").alias("panel"))
+    eq = _with_panels(eq)
     panels = eq["panel"].unique(maintain_order=True).to_list()
     cols = min(3, len(panels))
     rows = math.ceil(len(panels) / cols)
