@@ -521,7 +521,9 @@ def estimate_lines(est: pl.DataFrame, figure: str, xlabel: str, ylabel: str, ref
     ax.set_ylabel(ylabel)
     legend_outside(ax)
     fair = ("; dotted: the fair share 1/P, in each group's colour" if reference == "fair" and
-            df["players"].n_unique() > 1 else "; dotted: the fair share" if reference is not None else "")
+            df["players"].n_unique() > 1 else "; dotted: the fair share" if reference == "fair" else
+            f"; dotted: {reference * scale:g}" + (" (no advantage)" if reference == 0 else "")
+            if reference is not None else "")
     return Figure(f"{ylabel} by {xlabel}", f"{ylabel} for each {xlabel}, with 95% intervals over deals" + fair,
                   _encode(fig))
 

@@ -196,6 +196,10 @@ def test_equilibrium_of_a_family_finds_fixed_points_and_the_nash_mixture(eq_run)
                             r"paired difference of [-+][\d.]+% \[[-+][\d.]+%, [-+][\d.]+%\] over [\d,]+ deals that the "
                             r"race's test, corrected for picking among \d+ settings, does not call clear\)", part)), part
     assert any(s.startswith("best response to the field threshold:wake=8: ") for s in res.answer)
+    # the report leads with every equilibrium found, not the first sentence alone
+    assert len(res.answer) > 3 and res.headline
+    assert res.headline[0].startswith("symmetric equilibrium: wake=")
+    assert any(h.startswith("Nash (linear program) of the meta-game") and "regret" not in h for h in res.headline)
     assert any(s.startswith("Nash (linear program) of the meta-game of 4 strategies") for s in res.answer)
     fixed = e.filter(pl.col("kind") == "symmetric fixed point")
     for row in fixed.iter_rows(named=True):   # a fixed point survived the race against a table of itself

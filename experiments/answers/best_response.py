@@ -233,6 +233,7 @@ def race_figure(race: pl.DataFrame | None, gaxes: list[str], title: str, caption
     pcols = [c for c in pcols if df[c].null_count() < df.height]
     numeric = len(pcols) == 1 and df[pcols[0]].dtype.is_numeric()
     scale = 100.0 if df["metric"][0] in ("win_share", "seat0_win_share", "focus_win_share", "equilibrium_stakes") else 1.0
+    drew = False  # a dotted reference line (the fair share, or the target)
     for ax, g in zip(axs.flat, groups):
         sub = df.filter(pl.col("group") == g)
         if numeric:
@@ -251,6 +252,8 @@ def race_figure(race: pl.DataFrame | None, gaxes: list[str], title: str, caption
         ax.plot(x[b], y[b], "o", ms=12, mfc="none", color="tab:red", label="best")
         if "fair_share" in sub.columns and sub["fair_share"][0] is not None:
             ax.axhline(sub["fair_share"][0] * scale, color="grey", linestyle=":")
+            drew = True
+        ax.set_ylabel(str(df["metric"][0]).replace("_", " ") + (" (%)" if scale == 100.0 else ""), fontsize=8)
         names, key = _setting_names(sub["setting"].to_list())
         if not numeric:
             ax.set_xticks(x, names, fontsize=8)
@@ -263,6 +266,8 @@ def race_figure(race: pl.DataFrame | None, gaxes: list[str], title: str, caption
     fig.tight_layout()
     handles, names = axs.flat[0].get_legend_handles_labels()
     fig.legend(handles, names, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncols=3, fontsize=8)
+    if not drew and "; dotted:" in caption:  # the caption speaks only of lines drawn
+        caption = caption.split("; dotted:")[0]
     return plots.Figure(title, caption, plots._encode(fig))
 
 

@@ -438,7 +438,22 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
                                       "win_share": mean, "lo": None if half is None else mean - half,
                                       "hi": None if half is None else mean + half, "deals": int(v.size)})
     return Result(sentences, None, None, {"equilibrium": frame(eq_rows), "race": frame(race_table),
-                                          "path": frame(path_rows), "metagame": frame(meta_rows)})
+                                          "path": frame(path_rows), "metagame": frame(meta_rows)},
+                  headline=_headline(sentences))
+
+
+def _headline(sentences: list[str]) -> list[str] | None:
+    """What leads the report: every group's equilibria (a family's fixed points; a meta-game's solutions,
+    their support only), not the first sentence alone; None when the answer is short anyway."""
+    if len(sentences) <= 3:
+        return None
+    out = []
+    for text in sentences:
+        if " of the meta-game of " in text:
+            out.append(text.split("; regret against it")[0].split("; the most")[0])
+        elif "symmetric equilibrium" in text.split(":")[0] or text.startswith("symmetric equilibrium"):
+            out.append(text)
+    return out or None
 
 
 def _against(meta: MetaGame, L: tuple[int, ...], i: int) -> str | None:
