@@ -75,11 +75,15 @@ def answer_turn_order(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
         text = ((f"{desc}, " if desc else "") + f"{head_f['lineup']}, {short(over)} {show(base)}: seat 0 (the first "
                 f"player) wins {ci_text(x0, lo0, hi0)} against the fair {100 / P:.1f}% (advantage {(x0 - 1 / P) * 100:+.1f}%"
                 + (", clearly" if lo0 is not None and (lo0 > 1 / P or hi0 < 1 / P) else ", not clearly")
-                + f" different from it); best seat {int(np.argmax(shares))}, worst seat {int(np.argmin(shares))}")
+                + " different from it); "
+                + (f"best seat {int(np.argmax(shares))}, worst seat {int(np.argmin(shares))}" if max(shares) > min(shares)
+                   else "every seat wins as often"))
         if ev:
             e = head_f[names[1]]
             text += f"; {ev}: seat 0 {ci_text(*e[0])}, seat {P - 1} {ci_text(*e[P - 1])}"
-        moves = [f"{show(v)} {dci_text(d['win_share'][0])}" for v, d in diffs.items()]
+        # each value's change and the share it leads to (seat 0's own figure, not only the difference)
+        moves = [f"{show(v)} {dci_text(d['win_share'][0])} (to {ci_text(*figs[v]['win_share'][0])})"
+                 for v, d in diffs.items()]
         if moves:
             text += "; seat 0's win share changes on the same deals with " + ", ".join(moves)
         heads.append(text)
