@@ -79,10 +79,18 @@ def answer_effect(cfg: Config, cells: pl.DataFrame, runs: list[CellRun], ratings
                 r = ratings.filter(mask & (pl.col(rep.over) == value)).sort("elo", descending=True)
                 if r.height:
                     top = r.row(0, named=True)
+                    # the runner-up, when its interval reaches the leader's: "strongest" is then not clear
+                    nxt = r.row(1, named=True) if r.height > 1 else None
+                    close = (nxt is not None and top["strategy"] != top["reference"]
+                             and nxt["strategy"] != nxt["reference"] and None not in (nxt["elo_hi"], top["elo_lo"])
+                             and nxt["elo_hi"] >= top["elo_lo"])
                     part.append(f"strongest {show(top['strategy'])} ("
                                 + (f"Elo {top['elo']:+.0f} ± {half_width(top['elo_lo'], top['elo_hi']):.0f} vs "
                                    f"{show(top['reference'])}" if top["strategy"] != top["reference"] else
                                    f"{-r.row(1, named=True)['elo']:.0f} Elo above {show(r.row(1, named=True)['strategy'])}")
+                                + (f"; {show(nxt['strategy'])} next, {nxt['elo']:+.0f} ± "
+                                   f"{half_width(nxt['elo_lo'], nxt['elo_hi']):.0f}, their intervals overlapping"
+                                   if close else "")
                                 + ")")
             sentences.append(f"{short(rep.over)} {show(value)}" + (f" ({desc})" if desc else "") + ": "
                              + "; ".join(part))
