@@ -242,7 +242,16 @@ class Game(abc.ABC):
         """Per-game result columns (see :data:`STANDARD_COLUMNS`)."""
 
     def turn_limit(self, rules: Any) -> int:
-        return int(getattr(rules, "max_turns", None) or self.safety_turns)
+        """The rules' ``max_turns``, else the safety cap once more for every 1,000 rounds or points beyond
+        the first 1,000 that the rules ask for (:meth:`game_length`), so that long games end by their rules."""
+        limit = getattr(rules, "max_turns", None)
+        if limit:
+            return int(limit)
+        return self.safety_turns * max(1, -(-int(self.game_length(rules)) // 1000))
+
+    def game_length(self, rules: Any) -> int:
+        """The rounds, points or games the rules ask a game to play (0: nothing beyond one ordinary game)."""
+        return 0
 
     def metrics(self, totals: dict[str, np.ndarray], n: int, players: int, rules: Any) -> dict[str, Any]:
         """Contract metrics from column sums; the default evaluates :attr:`ratio_metrics`."""

@@ -3,14 +3,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from simcore.conformance import same_outcomes
 from simcore.game import Seats
 
 
 def assert_same(a: dict, b: dict, what: str = "") -> None:
     """Two outcomes (dicts of per-game columns) are equal, column by column and game by game."""
-    assert a.keys() == b.keys()
-    for k in a:
-        np.testing.assert_array_equal(np.asarray(a[k]), np.asarray(b[k]), err_msg=f"{what} column {k}")
+    same_outcomes(a, b, what)
 
 
 def assert_same_ends(eng, agents, players: int, rules, keys: np.ndarray, limit: int | None = None):

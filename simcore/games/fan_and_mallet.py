@@ -965,11 +965,10 @@ class FanAndMallet(Game):
     Player = FanAndMalletPlayer
     safety_turns = 100_000
 
-    def turn_limit(self, rules: Any) -> int:
-        """The safety limit (100,000 turns) once more for every 1,000 points of ``match_points`` beyond the
-        first 1,000: a game plays at most 60 cards (two decks of 30) and gives its winner at least one
-        point (the loser places at most 6 of 7 markers), so no match reaches the limit."""
-        return super().turn_limit(rules) * max(1, -(-int(rules.match_points or 0) // 1000))
+    def game_length(self, rules: Any) -> int:
+        """``match_points`` (a game plays at most 60 cards, two decks of 30, and gives its winner at least one
+        point: the loser places at most 6 of 7 markers; so the turn limit this sets binds no match)."""
+        return int(rules.match_points or 0)
 
     columns: ClassVar[dict[str, str]] = {
         "games_played": "games played (1, or the games of a match)",

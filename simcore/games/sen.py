@@ -1101,12 +1101,10 @@ class Sen(Game):
     kernels: ClassVar[str] = "simcore.games.sen"
     step_inline: ClassVar[bool] = True
 
-    def turn_limit(self, rules: Any) -> int:
-        """The safety limit (100,000 turns) once more for every 1,000 rounds of ``rounds`` (without it, points
-        of ``target``) beyond the first 1,000: a round takes about 17 turns, so long games end by their
-        rules, not at the limit."""
-        per = rules.rounds if rules.rounds is not None else rules.target
-        return super().turn_limit(rules) * max(1, -(-int(per) // 1000))
+    def game_length(self, rules: Any) -> int:
+        """``rounds``, else ``target`` (a round takes about 17 turns, so the turn limit this sets binds no
+        game that ends by its rules)."""
+        return int(rules.rounds if rules.rounds is not None else rules.target)
 
     columns: ClassVar[dict[str, str]] = {
         "rounds": "rounds played",
