@@ -330,16 +330,22 @@ def check(
     games: int = typer.Option(20, "--games", "-n", help=f"games per check (at most {CHECK_MAX_GAMES:,})"),
     seed: int = typer.Option(0, "--seed", help="root seed"),
     strategy_files: Optional[List[str]] = _strategies_option(),
+    bounds: bool = typer.Option(False, "--bounds",
+                                help="compile everything again (once, kept apart; minutes) with numba's bounds checks, "
+                                     "so that a compiled decision that indexes an array out of its bounds fails "
+                                     "the checks, named"),
     debug: bool = _debug_option(),
 ) -> None:
     """Check the strategies of a table against the decision protocol, as the test suite checks the built-in
     ones: the game's invariants after every decision (in both lanes, with the same games), the same games
     for a game alone or in a batch and when played again, and that no decision reads what its seat may not
-    see (the leak probe). One line per check; exit status 0 when all pass, 1 when one fails.
+    see (the leak probe). A decision that raises or makes an illegal option fails the check that met it.
+    One line per check; exit status 0 when all pass, 1 when one fails.
 
     Example: sensei check sen --players 2 --strategy examples/strategies/sen_threshold.py:Threshold --strategy threshold
     """
     import numpy as np
+    import numba
 
     from simcore import conformance as C
     from simcore.runner import check_games
@@ -352,6 +358,9 @@ def check(
                           f"decision by decision), got {games:,}")
     if seed < 0:
         raise SenseiError(f"--seed must be a non-negative integer, got {seed}")
+    if bounds and not numba.config.BOUNDSCHECK:
+        # numba reads NUMBA_BOUNDSCHECK when it is imported: the checks run in a process started with it
+        raise typer.Exit(_check_with_bounds(game, players, strategy, rule, games, seed, strategy_files, debug))
     compiled = eng.lineup(agents).all_compiled
     both = "both lanes" if compiled else "the batch lane: a decision is numpy"
     seats = ", ".join(f"seat {i} {a.spec()}" for i, a in enumerate(agents))
@@ -373,7 +382,11 @@ def check(
     for what, run in checks:
         try:
             got = run()
-        except C.ConformanceError as exc:
+        except (C.ConformanceError, StrategyError, IllegalAction) as exc:
+            if _DEBUG["on"] and not isinstance(exc, C.ConformanceError):
+                import traceback
+
+                traceback.print_exception(exc, file=sys.stderr)
             failed += 1
             typer.echo(f"FAIL  {what}: {_one_line(exc)}")
         else:
@@ -381,6 +394,29 @@ def check(
     typer.echo(f"{len(checks) - failed} of {len(checks)} checks passed")
     if failed:
         raise typer.Exit(1)
+
+
+def _check_with_bounds(game: str, players: Optional[int], strategy: Optional[List[str]], rule: Optional[List[str]],
+                       games: int, seed: int, strategy_files: Optional[List[str]], debug: bool) -> int:
+    """``sensei check`` with the same arguments in a process whose numba checks every index (its machine
+    code is cached apart from the usual one); its exit status."""
+    import subprocess
+
+    argv = [sys.executable, "-m", "experiments.cli", "check", game, "--games", str(games), "--seed", str(seed)]
+    if players is not None:
+        argv += ["--players", str(players)]
+    for flag, values in (("--strategy", strategy), ("--rule", rule), ("--strategies", strategy_files)):
+        for v in values or []:
+            argv += [flag, v]
+    if debug:
+        argv.append("--debug")
+    typer.echo("checking with numba's bounds checks: everything is compiled again for them, once (some minutes)",
+               err=True)
+    sys.stdout.flush()
+    env = {**os.environ, "NUMBA_BOUNDSCHECK": "1"}
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env["PYTHONPATH"] = os.pathsep.join([root] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
+    return subprocess.run(argv, env=env).returncode
 
 
 class _stop_on_sigterm:

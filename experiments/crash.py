@@ -1,10 +1,11 @@
 """One line instead of a silent crash in compiled code.
 
 Compiled code indexes arrays without checking their bounds, so a compiled strategy that indexes out of
-range can end the process with a segmentation fault (or a bus error): without this module, exit status
-139 and nothing on the screen. :func:`install` (called by the command line before it plays, never by the
-Python API) sets handlers for SIGSEGV and SIGBUS that write one line to stderr and end the process with
-exit status 1. The handler is itself compiled (a numba ``cfunc``, cached like the engines; this module
+range can end the process with a segmentation fault (or a bus error), or a write out of range can spoil
+the memory allocator's records, which then aborts the process (glibc prints, for example, ``free():
+invalid next size``): without this module, exit status 139 or 134 and nothing more. :func:`install`
+(called by the command line before it plays, never by the Python API) sets handlers for SIGSEGV, SIGBUS
+and SIGABRT that write one line to stderr and end the process with exit status 1. The handler is itself compiled (a numba ``cfunc``, cached like the engines; this module
 is imported only to install it) and calls only ``write`` and ``_exit``, which are safe in a signal
 handler; Python cannot run there.
 """
@@ -24,9 +25,9 @@ from numba.extending import intrinsic
 
 import simcore.compiled  # noqa: F401 - the project's cache folder, before numba caches anything
 
-MESSAGE = (b"error: sensei crashed in compiled code (a segmentation fault or bus error); the usual cause is a "
+MESSAGE = (b"error: sensei crashed in compiled code (a segmentation fault, bus error or abort); the usual cause is a "
            b"compiled strategy that indexes an array outside its bounds: run the same command again with "
-           b"NUMBA_BOUNDSCHECK=1 to have it named\n")
+           b"NUMBA_BOUNDSCHECK=1 (or sensei check with --bounds) to have it named\n")
 #: the exit status after a crash (as for a worker process that stopped; see docs/cli.md, "Exit status")
 STATUS = 1
 
@@ -64,7 +65,7 @@ def install() -> bool:
         libc = ctypes.CDLL(None)
         libc.signal.argtypes = (ctypes.c_int, ctypes.c_void_p)
         libc.signal.restype = ctypes.c_void_p
-        for sig in (signal.SIGSEGV, signal.SIGBUS):
+        for sig in (signal.SIGSEGV, signal.SIGBUS, signal.SIGABRT):
             libc.signal(int(sig), ctypes.c_void_p(_on_crash.address))
     except Exception:  # noqa: BLE001 - without the handler a crash is what it was: nothing else changes
         return False

@@ -78,3 +78,47 @@ def test_a_strategy_with_a_random_source_of_its_own_fails_replay_and_batches(tmp
 ])
 def test_bad_input_is_one_line(args, words):
     one_error_line(_check(*args), words)
+
+
+def test_a_decision_that_raises_fails_each_check_naming_it(tmp_path):
+    from tests.test_strategy_mistakes import COMPILED
+    path = tmp_path / "compiled_mistakes.py"
+    path.write_text(COMPILED)
+    r = _check("fan-and-mallet", "-s", f"{path}:Boom", "-s", "strongest", "-n", "5")
+    assert r.exit_code == 1, r.output
+    lines = _verdicts(r)
+    assert len(lines) == 4 and all(ln.startswith("FAIL ") for ln in lines), r.output
+    assert all(":Boom failed in its decision 'play': ValueError: boom" in ln for ln in lines), r.output
+    assert r.stdout.splitlines()[-1] == "0 of 4 checks passed"
+
+
+def test_bounds_names_an_index_out_of_bounds_where_it_would_crash(tmp_path):
+    # without --bounds this decision writes far outside its array (a crash, or memory spoilt silently);
+    # with it, the checks run in a process compiled with numba's bounds checks and each one fails, named
+    import subprocess
+    import sys
+    from tests.test_strategy_mistakes import WILD
+    path = tmp_path / "wild.py"
+    path.write_text(WILD)
+    r = subprocess.run([sys.executable, "-m", "experiments.cli", "check", "fan-and-mallet", "-s", f"{path}:Wild",
+                        "-s", "strongest", "-n", "4", "--bounds"], capture_output=True, text=True, timeout=900,
+                       cwd=ROOT)
+    assert r.returncode == 1, (r.returncode, r.stdout, r.stderr)
+    lines = [ln for ln in r.stdout.splitlines() if ln.startswith(("ok ", "FAIL "))]
+    assert len(lines) == 4 and all(ln.startswith("FAIL ") for ln in lines), r.stdout
+    assert all(":Wild failed in its decision 'play': IndexError: index is out of bounds" in ln for ln in lines)
+    assert r.stderr.startswith("checking with numba's bounds checks"), r.stderr
+    assert "error" not in r.stderr and "Traceback" not in r.stderr, r.stderr
+
+
+def test_an_abort_in_compiled_code_is_one_line():
+    # a write out of range can spoil malloc's records, and glibc then aborts: the same one line as a crash
+    import signal
+    import subprocess
+    import sys
+    code = ("import os, signal; from experiments import crash; assert crash.install(); "
+            "os.kill(os.getpid(), signal.SIGABRT)")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert r.returncode == 1 and r.returncode != -signal.SIGABRT, (r.returncode, r.stderr)
+    assert r.stderr.startswith("error: sensei crashed in compiled code (a segmentation fault, bus error or abort)")
+    assert "--bounds" in r.stderr and r.stderr.count("\n") == 1
