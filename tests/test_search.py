@@ -208,6 +208,36 @@ def test_sen_samples_agree_with_the_view_and_have_the_unseen_marginals():
     assert (np.abs(got - q) < band).all(), (got, q)
 
 
+@pytest.mark.parametrize("ravens", [False, True])
+def test_sen_rollout_cut_before_the_round_ends_is_valued_on_the_round_ending_there(ravens):
+    """The search's ``horizon`` cuts a rollout mid-round: its value is the end-of-round reward on the scores
+    the round would give if it ended there with nobody having called (before, every cut rollout was valued
+    on the scores at the start of the round, all alike)."""
+    from simcore.games import sen as S_
+    from simcore.games.sen import VALUE
+
+    eng, s = _sen_midgame(n=6, steps=21, players=3)
+    rules = eng.make_rules({"ravens_not_scary": ravens})
+    s.rules = rules
+    S, R = eng.state_tuple(s), eng.rules_tuple(s)
+    seen = set()
+    for g in np.flatnonzero(~s.done):
+        me = int(s.cur[g])
+        ob = S_.observe(S, R, int(g), me)
+        out = np.zeros(3)
+        S_.value(S, R, int(g), ob, out)
+        vals = VALUE[s.dream[g].astype(np.int64)] * (np.arange(S_.SLOTS)[None, :] < s.nslots[g][:, None])
+        totals = vals.sum(axis=1)[None, :]
+        nines = (vals == 9).sum(axis=1)[None, :]
+        only = ((nines == s.nslots[g][None, :]) & (s.nslots[g][None, :] >= 1))
+        points, _, _ = eng.round_points(totals, nines, only, np.array([-1]), rules)
+        mine = s.score[g] + points[0]
+        others = (mine.sum() - mine) / 2
+        np.testing.assert_allclose(out, 1 / (1 + np.exp((mine - others) / S_.VALUE_SCALE)))
+        seen.add(tuple(np.round(out, 9)))
+    assert len(seen) >= 3, "cut rollouts of different games are valued differently"
+
+
 def test_sen_search_says_wake_up_with_a_certain_win():
     """One round (rules rounds=1), seat 0 to start its turn. It remembers its own lands (2, 2, 3, 3: 10) and
     the opponent's (0, 0, 1, 9: 10): saying WAKE UP! now ties the fewest total, which the caller wins (a

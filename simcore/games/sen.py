@@ -1030,9 +1030,32 @@ VALUE_SCALE = 10.0
 def value(S, R, g, ob, out):
     """Each seat's reward at the horizon: its win share once the game is over; at the end of a round,
     1 / (1 + exp((own score - the others' mean score) / VALUE_SCALE)) on the scores after the round (the
-    fewest total wins)."""
+    fewest total wins). A rollout cut before the round ends (the search's ``horizon``) is valued the
+    same way on the scores the round would give if it ended there with nobody having called (the lands
+    of the rollout's state, the reward of ravens_not_scary and go_all_in included)."""
     P = R[_R_P]
     sc = S[_SCORE]
+    if not S[_DONE][g] and S[_ROUND][g] == ob.round[ob.g]:
+        w = R[_R_WORK]
+        dream, nslots = S[_DREAM], S[_NSLOTS]
+        for p in range(P):
+            t, n9 = 0, 0
+            for s in range(nslots[g, p]):
+                v = _VALUE_NB[dream[g, p, s]]
+                t += v
+                n9 += 1 if v == 9 else 0
+            w[1, p], w[2, p] = t, n9
+            w[3, p] = 1 if nslots[g, p] >= 1 and n9 == nslots[g, p] else 0
+        _score_round(w[1, :P], w[2, :P], w[3, :P], -1, R[_R_PENALTY], R[_R_TIE_COUNT], R[_R_RAVENS], R[_R_ALLIN],
+                     w[4, :P])
+        tot = 0.0
+        for p in range(P):
+            tot += sc[g, p] + w[4, p]
+        for p in range(P):
+            mine = sc[g, p] + w[4, p]
+            others = (tot - mine) / (P - 1)
+            out[p] = 1.0 / (1.0 + np.exp((mine - others) / VALUE_SCALE))
+        return
     if S[_DONE][g]:
         best = sc[g, 0]
         for p in range(P):
