@@ -416,7 +416,11 @@ def _check_with_bounds(game: str, players: Optional[int], strategy: Optional[Lis
     env = {**os.environ, "NUMBA_BOUNDSCHECK": "1"}
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env["PYTHONPATH"] = os.pathsep.join([root] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
-    return subprocess.run(argv, env=env).returncode
+    child = subprocess.Popen(argv, env=env)
+    try:
+        return child.wait()
+    except KeyboardInterrupt:  # Ctrl-C reached the child too: it stops with its own one line
+        return child.wait()
 
 
 class _stop_on_sigterm:
