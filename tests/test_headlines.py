@@ -1,0 +1,56 @@
+"""The headline sentences that lead a report answer every part of the question the answer computes: the
+effect answer gives the baseline's own figures and the strongest strategy of each value; differences of
+shares are in % like every other sentence, and no change reads -0.0."""
+import re
+from types import SimpleNamespace
+
+from experiments import run_experiment
+from experiments.answers import effect
+
+
+def _paired(value, metric, diff, lo, hi, players):
+    return {"players": players, "metric": metric, "value": value, "diff": diff, "lo": lo, "hi": hi}
+
+
+def test_effect_headline_gives_the_baseline_the_strongest_and_shares_in_percent():
+    rep = SimpleNamespace(over="variant", baseline="base")
+    rows = [_paired("v1", "mean_turns", -0.01, -0.2, 0.1, 2), _paired("v1", "mean_turns", -0.04, -0.3, 0.2, 4),
+            _paired("v1", "seat_advantage", -0.020, -0.05, -0.001, 2),
+            _paired("v1", "seat_advantage", -0.018, -0.06, 0.02, 4)]
+    levels = [{"turns": 48.14, "adv": 0.003, "adv_lo": -0.03, "adv_hi": 0.04, "fair": 0.5},
+              {"turns": 56.93, "adv": -0.020, "adv_lo": -0.035, "adv_hi": -0.005, "fair": 0.25}]
+    strongest = {"base": [("2 players", "swapper", "gambler", True), ("4 players", "gambler", "swapper", False)],
+                 "v1": [("2 players", "gambler", "swapper", True), ("4 players", "gambler", "swapper", True)]}
+    head = effect.headline(rep, rows, str, levels, strongest)
+    assert head == [
+        "variant base (the baseline): game length 48.1 to 56.9 turns, first-seat advantage -2.0% to +0.3% "
+        "(clearly off 0 in 1 of 2 groups); strongest swapper (2 players; gambler next, intervals overlapping), "
+        "gambler (4 players; swapper next, intervals not overlapping).",
+        "variant v1 against base, on the same deals: game length +0.0 turns (clear in 0 of 2 groups), "
+        "first-seat advantage -2.0% to -1.8% (clear in 1 of 2 groups); strongest gambler (2 players and "
+        "4 players; swapper next, intervals overlapping)."]
+    assert not any("points" in h or "-0.0" in h for h in head)
+
+
+def test_effect_strongest_cannot_tell_an_overlap_with_the_reference():
+    import polars as pl
+
+    r = pl.DataFrame({"strategy": ["b", "a"], "reference": ["a", "a"], "elo": [40.0, 0.0],
+                      "elo_lo": [10.0, None], "elo_hi": [70.0, None]})
+    top, nxt, overlap = effect.strongest_of(r)
+    assert (top["strategy"], nxt["strategy"], overlap) == ("b", "a", None)
+    assert effect._strongest_text([("", "b", "a", None)]) == "strongest b (a next)"
+
+
+def test_effect_answer_with_ratings_leads_with_the_baseline_and_the_strongest():
+    res = run_experiment({"title": "t", "question": "q", "game": "sen", "players": 2, "games": 20, "seed": 3,
+                          "lineup": {"tournament": ["counter", "swapper", "gambler"]},
+                          "sweep": {"variant": {"base": {}, "claims": {"rules.know_what_i_have": True}}},
+                          "report": {"answer": "effect", "over": "variant", "baseline": "base"}})
+    assert len(res.headline) == 2
+    base, claims = res.headline
+    top = res.ratings.filter(res.ratings["variant"] == "base").sort("elo", descending=True)["strategy"][0]
+    assert re.match(r"variant base \(the baseline\): game length \d+\.\d turns, first-seat advantage [+-]\d+\.\d% "
+                    r"\(clearly off 0 in [01] of 1 group\); strongest " + top + r" \(", base)
+    assert claims.startswith("variant claims against base, on the same deals: game length ")
+    assert "; strongest " in claims and "points" not in claims
