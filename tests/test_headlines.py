@@ -1,11 +1,12 @@
 """The headline sentences that lead a report answer every part of the question the answer computes: the
-effect answer gives the baseline's own figures and the strongest strategy of each value; differences of
-shares are in % like every other sentence, and no change reads -0.0."""
+effect answer gives the baseline's own figures and the strongest strategy of each value, the best answer
+the value with the lowest mean score beside the best by its metric; differences of shares are in % like
+every other sentence, and no change reads -0.0."""
 import re
 from types import SimpleNamespace
 
 from experiments import run_experiment
-from experiments.answers import effect
+from experiments.answers import best, effect
 
 
 def _paired(value, metric, diff, lo, hi, players):
@@ -54,3 +55,33 @@ def test_effect_answer_with_ratings_leads_with_the_baseline_and_the_strongest():
                     r"\(clearly off 0 in [01] of 1 group\); strongest " + top + r" \(", base)
     assert claims.startswith("variant claims against base, on the same deals: game length ")
     assert "; strongest " in claims and "points" not in claims
+
+
+def test_best_headline_adds_the_lowest_mean_score():
+    rep = SimpleNamespace(over="focus.wake", goal="max")
+    picks = [(f"{p} players", str(w), c) for p, w, c in ((2, 14, False), (3, 18, True), (4, 12, False), (5, 11, False))]
+    d = {"diff": 1.5, "lo": 0.5, "hi": 2.5}
+    lows = [{"desc": f"{p} players", "value": str(w), "x": 80.0, "lo": 78.0, "hi": 82.0, "best": b, "next": "10",
+             "d": d, "clear": c} for p, w, b, c in ((2, 14, True, True), (3, 2, False, False), (4, 12, True, True),
+                                                     (5, 7, False, False))]
+    head = best.headline(rep, "win share", picks, lows, ["s"] * 4)
+    assert len(head) == 3 and head[0].startswith("The wake with the highest win share ranges from 11 to 18")
+    assert head[2] == ("The wake with the lowest mean score ranges from 2 to 14 over the 4 groups: 14 (2 players), "
+                       "2 (3 players), 12 (4 players), 7 (5 players); it is clearly below the next value on the same "
+                       "deals in 2 of the 4 groups, and is the wake with the highest win share in 2 of them.")
+    # few groups: the answer's own sentences, then the mean score
+    one = best.headline(rep, "win share", picks[:1], lows[:1], ["best wake: 14, ..."])
+    assert one == ["best wake: 14, ...", "The wake with the lowest mean score is 14, mean score 80.00 ± 2.00 "
+                   "(next 10: +1.50, paired 95% CI [+0.50, +2.50]); it is also the wake with the highest win share."]
+    # without a mean score (another metric, or no focus): as before
+    assert best.headline(rep, "win share", picks[:2], [], ["a", "b"]) is None
+
+
+def test_best_answer_of_a_focus_names_the_lowest_mean_score():
+    res = run_experiment({"title": "t", "question": "q", "game": "sen", "players": 3, "games": 20, "seed": 5,
+                          "lineup": {"focus": "threshold", "field": "threshold:wake=10"},
+                          "sweep": {"focus.wake": [7, 10, 12]}})
+    low = res.cells.sort("focus_mean_score").row(0, named=True)
+    assert res.headline[0] == res.answer[0]
+    assert res.headline[1].startswith(f"The wake with the lowest mean score is {low['focus.wake']}, mean score "
+                                      f"{low['focus_mean_score']:.2f} ± ")
