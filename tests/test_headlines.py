@@ -1,12 +1,15 @@
 """The headline sentences that lead a report answer every part of the question the answer computes: the
 effect answer gives the baseline's own figures and the strongest strategy of each value, the best answer
-the value with the lowest mean score beside the best by its metric; differences of shares are in % like
-every other sentence, and no change reads -0.0."""
+the value with the lowest mean score beside the best by its metric, the balance answer the game's metrics
+in words; differences of shares are in % like every other sentence, and no change reads -0.0."""
 import re
 from types import SimpleNamespace
 
+import pytest
+
 from experiments import run_experiment
-from experiments.answers import best, effect
+from experiments.answers import balance, best, effect
+from simcore.registry import game_names, get_game
 
 
 def _paired(value, metric, diff, lo, hi, players):
@@ -85,3 +88,23 @@ def test_best_answer_of_a_focus_names_the_lowest_mean_score():
     assert res.headline[0] == res.answer[0]
     assert res.headline[1].startswith(f"The wake with the lowest mean score is {low['focus.wake']}, mean score "
                                       f"{low['focus_mean_score']:.2f} ± ")
+
+
+@pytest.mark.parametrize("game", game_names())
+def test_metric_words_name_the_games_metrics(game):
+    eng = get_game(game)
+    names = {m.name for m in eng.ratio_metrics}
+    for key, words in eng.metric_words.items():
+        if key.endswith("*"):
+            assert any(n.startswith(key[:-1]) for n in names), key
+            assert "{}" not in words
+        else:
+            assert key in names and words.count("{}") == 1, key
+
+
+def test_balance_headline_says_the_metrics_in_words():
+    heads = [("start 0,6", 0.52, 0.49, 0.55, 2, False, 0, 0, 15), ("start 0,3", 0.57, 0.54, 0.60, 2, True, 2, 0, 15)]
+    out = balance._headline(heads, "pairing", "over every cell (2 cells): 4.8% ± 0.3% of possessions are tied",
+                            ["the mean bonus power ranges from 0.55 ± 0.04 (hatchet) to 2.97 ± 0.04 (bucket)"])
+    assert out[2] == "Over every cell (2 cells): 4.8% ± 0.3% of possessions are tied."
+    assert out[3] == "Over every cell, the mean bonus power ranges from 0.55 ± 0.04 (hatchet) to 2.97 ± 0.04 (bucket)."
