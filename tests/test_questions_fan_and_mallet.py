@@ -60,6 +60,7 @@ def test_answer_has_an_interval_for_every_start_and_metric(tiny, tmp_path):
                     r"\d+\.\d+ ± \d+\.\d+ \(\w+\) to \d+\.\d+ ± \d+\.\d+ \(\w+\); the share of kid ghosts", tiny.headline[3])
     page = open(build_report(tiny.write(str(tmp_path)), index=False), encoding="utf-8").read()
     assert "Seat 0 by orientation" in page and "Estimates" in page and all(str(escape(s)) in page for s in ans)
+    assert "advantage %" in page and "(points)" not in page  # a difference of shares in %, as everywhere
 
 
 def test_deal_by_deal_figures_agree_with_totals_and_games(tiny):

@@ -196,7 +196,7 @@ def lead_table(ctx: ReportContext):
         P = r["players"]
         rows.append({"group": r["group"] or "all", "seat 0 wins %": ci_cell(r["value"], r["lo"], r["hi"], unit=False),
                      "fair %": f"{100 / P:.1f}" if P else "",
-                     "advantage (points)": ci_cell(r["value"] - 1 / P, r["lo"] - 1 / P if r["lo"] is not None else None,
+                     "advantage %": ci_cell(r["value"] - 1 / P, r["lo"] - 1 / P if r["lo"] is not None else None,
                                                    r["hi"] - 1 / P if r["hi"] is not None else None, signed=True,
                                                    unit=False) if P and r["value"] is not None else ""})
     return pl.DataFrame(rows, schema={k: pl.String for k in rows[0]}) if rows else None
