@@ -369,7 +369,7 @@ def paired_plot(paired: pl.DataFrame, group_axes: list[str]) -> Figure | None:
         ax.set_xticks(range(len(values)), names)
         if len(values) > 6 or max(map(len, names)) > 8:  # long labels (e.g. strategies) slanted
             rotate_labels(ax)
-        ax.set_title(metric.replace("_", " ") + (" (points)" if scale == 100 else ""))
+        ax.set_title(metric.replace("_", " ") + (" (%)" if scale == 100 else ""))
         vs = sub["versus"].cast(pl.String).unique().to_list()
         ax.set_xlabel(short(sub["over"][0]) + (f" (each minus {lab(vs[0])})" if len(vs) == 1 else ""))
     legend_outside(axes[0][-1])
@@ -741,7 +741,7 @@ def seat_paired_plot(paired: pl.DataFrame, group_axes: list[str]) -> Figure | No
             ax.set_xlabel("seat")
             ax.set_title(g)
             if k == 0:
-                ax.set_ylabel(metric.replace("_", " ") + (" (points)" if scale == 100 else ""))
+                ax.set_ylabel(metric.replace("_", " ") + (" (%)" if scale == 100 else ""))
     fig.tight_layout()
     legend_outside(axes[0][-1], fontsize=7)
     return Figure("Paired differences by seat", "each value minus the baseline on the same deals, seat by seat, "

@@ -187,6 +187,10 @@ class Game(abc.ABC):
     #: metrics an engine's ``metrics`` adds beyond ``ratio_metrics`` that are the per-game mean of an
     #: outcome column (entry by entry for a list or dict): name -> column, for their 95% intervals
     metric_columns: ClassVar[dict[str, str]] = {}
+    #: the ratio metrics in words, for answer sentences (else their names): a metric's name -> a phrase with
+    #: ``{}`` where its value goes (``"{} of possessions are tied"``); a family's ``prefix_*`` -> what its
+    #: members measure, each member then named by the rest of its name (``"mean bonus power of a kid ghost"``)
+    metric_words: ClassVar[dict[str, str]] = {}
     #: state arrays that are tables shared by the whole batch, not per game (never sliced or spliced)
     state_constants: ClassVar[tuple[str, ...]] = ()
     #: games played side by side in a chunk (finished games hand their place to the next)

@@ -45,13 +45,22 @@ def test_answer_has_an_interval_for_every_start_and_metric(tiny, tmp_path):
     for s in starts:
         assert re.search(r"seat 0 \(the first player\) wins \d+\.\d% ± \d+\.\d% of games over the 15 pairings", s)
     rest = ans[len(starts):]
-    assert rest[0].startswith("over every cell") and all(k in rest[0] for k in
-                                                         ("first_winner_won", "tie_share", "tie_white_house_share"))
-    assert rest[1].startswith("mean_bonus over every cell") and rest[2].startswith("swing_share over every cell")
+    # the metrics in the game's words, never by their column names
+    assert rest[0].startswith("over every cell") and all(k in rest[0] for k in (
+        "the winner of the first possession wins the game in", "of possessions are tied", "of the ties are in White's"))
+    assert rest[1].startswith("the mean bonus power of a kid ghost in a possessed house, over every cell")
+    assert rest[2].startswith("the share of kid ghosts in possessed houses whose bonus decides the possession")
     for s in rest:
         assert s.count("±") >= 3
+    for s in rest + tiny.headline:
+        assert not re.search(r"first_winner_won|tie_share|tie_white_house_share|mean_bonus|swing_share", s), s
+    # the headline: seat 0 by start, the pairings off the fair share, the metrics, the abilities' ranges
+    assert len(tiny.headline) == 4 and tiny.headline[2] == rest[0][0].upper() + rest[0][1:] + "."
+    assert re.match(r"Over every cell, the mean bonus power of a kid ghost in a possessed house ranges from "
+                    r"\d+\.\d+ ± \d+\.\d+ \(\w+\) to \d+\.\d+ ± \d+\.\d+ \(\w+\); the share of kid ghosts", tiny.headline[3])
     page = open(build_report(tiny.write(str(tmp_path)), index=False), encoding="utf-8").read()
     assert "Seat 0 by orientation" in page and "Estimates" in page and all(str(escape(s)) in page for s in ans)
+    assert "advantage %" in page and "(points)" not in page  # a difference of shares in %, as everywhere
 
 
 def test_deal_by_deal_figures_agree_with_totals_and_games(tiny):

@@ -49,6 +49,7 @@ def answer_balance(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
     defs = _metric_defs(cfg)
     frames = {i: deal_frame(cfg, runs[i], defs) for i in cells["cell"].to_list()}
     est, sentences, heads = [], [], []
+    metric_text, ranges = None, []  # the plain metrics' sentence and each family's range, for the headline
     labels = experiment_labels(cfg)
 
     def metric_rows(scope, cell, group, case, strat, P, f, deals):
@@ -104,9 +105,15 @@ def answer_balance(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
             families[name] = [m for m in defs if (m.name.startswith(name[:-1]) if name.endswith("*") else m.name == name)]
         plain = [n for n in rep.metrics if not n.endswith("*")]
         scope = f"over every cell ({len(frames)} cells, {pooled.height:,} deals, each deal counted once)"
+        words = get_game(cfg.game).metric_words
+
+        def said(n: str) -> str:  # a metric with its interval, in the game's words where it has them
+            text = pm_text(n, allrows[n]["value"], allrows[n]["lo"], allrows[n]["hi"])
+            return words[n].format(text) if n in words else f"{n} {text}"
+
         if plain:
-            parts = [f"{n} {pm_text(n, allrows[n]['value'], allrows[n]['lo'], allrows[n]['hi'])}" for n in plain]
-            sentences.append(f"{scope}: " + ", ".join(parts))
+            metric_text = f"{scope}: " + ("; " if any(n in words for n in plain) else ", ").join(map(said, plain))
+            sentences.append(metric_text)
         for name in rep.metrics:
             if not name.endswith("*"):
                 continue
@@ -116,12 +123,20 @@ def answer_balance(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
             for m in ms:
                 r = allrows[m.name]
                 parts.append(f"{m.name[len(prefix):]} {pm_text(m.name, r['value'], r['lo'], r['hi'])}")
-            sentences.append(f"{prefix.rstrip('_')} {scope}, largest first: " + ", ".join(parts))
-    return sentences, frame(est), _headline(heads, short(over), sentences)
+            what = words.get(name, prefix.rstrip("_"))
+            sentences.append(f"{what}{',' if name in words else ''} {scope}, largest first: " + ", ".join(parts))
+            if len(ms) > 1 and allrows[ms[0].name]["value"] is not None:
+                top, low = allrows[ms[0].name], allrows[ms[-1].name]
+                ranges.append(f"{what} ranges from {pm_text(ms[-1].name, low['value'], low['lo'], low['hi'])} "
+                              f"({ms[-1].name[len(prefix):]}) to {pm_text(ms[0].name, top['value'], top['lo'], top['hi'])} "
+                              f"({ms[0].name[len(prefix):]})")
+    return sentences, frame(est), _headline(heads, short(over), metric_text, ranges)
 
 
-def _headline(heads: list[tuple], what: str, sentences: list[str]) -> list[str] | None:
-    """Seat 0's share in every group in one sentence, and where it is clearly off the fair share."""
+def _headline(heads: list[tuple], what: str, metric_text: str | None = None, ranges: list[str] = ()) -> list[str] | None:
+    """Seat 0's share in every group in one sentence, and where it is clearly off the fair share; then the
+    plain metrics of report.metrics over every cell, and each family's range from its smallest member to
+    its largest (one sentence for all families)."""
     if len(heads) <= 1:
         return None
     one_p = len({h[4] for h in heads}) == 1  # one fair share for all, else each group says its own
@@ -139,9 +154,11 @@ def _headline(heads: list[tuple], what: str, sentences: list[str]) -> list[str] 
     second = (f"Over every {what} of every group, {n_above} of {n} are clearly above the fair share and {n_below} "
               "clearly below (Holm's correction within each group).")
     out = [first, second]
-    rest = sentences[len(heads):]
-    if rest:
-        out.append(rest[0])
+    if metric_text:
+        out.append(metric_text[0].upper() + metric_text[1:] + ".")
+    if ranges:
+        text = "; ".join(ranges)
+        out.append(("Over every cell, " if metric_text else "Over every cell: ") + text + ".")
     return out
 
 
@@ -179,7 +196,7 @@ def lead_table(ctx: ReportContext):
         P = r["players"]
         rows.append({"group": r["group"] or "all", "seat 0 wins %": ci_cell(r["value"], r["lo"], r["hi"], unit=False),
                      "fair %": f"{100 / P:.1f}" if P else "",
-                     "advantage (points)": ci_cell(r["value"] - 1 / P, r["lo"] - 1 / P if r["lo"] is not None else None,
+                     "advantage %": ci_cell(r["value"] - 1 / P, r["lo"] - 1 / P if r["lo"] is not None else None,
                                                    r["hi"] - 1 / P if r["hi"] is not None else None, signed=True,
                                                    unit=False) if P and r["value"] is not None else ""})
     return pl.DataFrame(rows, schema={k: pl.String for k in rows[0]}) if rows else None

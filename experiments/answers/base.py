@@ -39,7 +39,7 @@ class Result:
     paired: pl.DataFrame | None = None
     estimates: pl.DataFrame | None = None
     tables: dict[str, pl.DataFrame] = dataclasses.field(default_factory=dict)
-    #: two or three sentences that lead the report (None: the answer's first sentences)
+    #: the few sentences that lead the report (None: the answer's first sentences)
     headline: list[str] | None = None
 
 

@@ -29,8 +29,11 @@ def answer_best(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
     rep = cfg.report
     col, lo_col, hi_col, vrow = METRIC_COLUMNS[rep.metric]
     label = METRICS[rep.metric][0]
-    sentences, paired_rows, picks = [], [], []
+    sentences, paired_rows, picks, lows = [], [], [], []
     gaxes = cfg.group_axes
+    # the focus's mean score beside another metric: which value gives the lowest, for the headline
+    scored = cfg.kind == "focus" and rep.metric != "mean_score"
+    scol, slo_col, shi_col, srow = METRIC_COLUMNS["mean_score"]
     labels = experiment_labels(cfg)
 
     def show(v):
@@ -64,21 +67,67 @@ def answer_best(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
         else:
             picks.append((desc, show(best[rep.over]), False))
         sentences.append(text + (f" ({'; '.join(notes)})" if notes else ""))
-    return sentences, frame(paired_rows), headline(rep, label, picks)
+        if scored:
+            lows.append(lowest_score(sub.sort(scol, nulls_last=True), runs, rep.over, srow, desc, show, best[rep.over]))
+    return sentences, frame(paired_rows), headline(rep, label, picks, [x for x in lows if x is not None], sentences)
 
 
-def headline(rep, metric_label: str, picks: list[tuple[str, str, bool]]) -> list[str] | None:
-    """One sentence for many groups: the best value of each, and in how many it is clearly ahead."""
-    if len(picks) <= 3:
+def lowest_score(sub: pl.DataFrame, runs: list[CellRun], over: str, vrow: int, desc: str, show, best) -> dict | None:
+    """A group's value of ``over`` with the lowest mean score of the focus (``sub`` sorted by it), with its
+    interval, the next value's paired difference on the same deals, and whether it is the group's best
+    value by the answer's metric; None when no cell has a mean score."""
+    low = sub.row(0, named=True)
+    if low["focus_mean_score"] is None:
         return None
+    out = {"desc": desc, "value": show(low[over]), "x": low["focus_mean_score"], "lo": low["focus_score_lo"],
+           "hi": low["focus_score_hi"], "best": low[over] == best, "next": None, "d": None, "clear": False}
+    if sub.height > 1 and sub.row(1, named=True)["focus_mean_score"] is not None:
+        nxt = sub.row(1, named=True)
+        d = paired_diff(runs[nxt["cell"]].vectors()[vrow], runs[low["cell"]].vectors()[vrow])
+        out.update(next=show(nxt[over]), d=d, clear=bool(d["lo"] > 0 or d["hi"] < 0))
+    return out
+
+
+def headline(rep, metric_label: str, picks: list[tuple[str, str, bool]], lows: list[dict] = (),
+             sentences: list[str] = ()) -> list[str] | None:
+    """The best value of each group and in how many it is clearly ahead (one sentence for many groups, else
+    the answer's own sentences); then, for a focus and another metric than the mean score, the value with
+    the lowest mean score in each group (one sentence)."""
     best = "lowest" if rep.goal == "min" else "highest"
+    score = _score_sentence(rep, metric_label, best, lows) if lows else None
+    if score is not None and len(sentences) + 1 <= 3:
+        return [*sentences, score]
+    if len(picks) <= 3 and score is None:
+        return None
     values = [v for _, v, _ in picks]
     text = (f"The {short(rep.over)} with the {best} {metric_label} ranges from {min(values, key=_num)} to "
             f"{max(values, key=_num)} over the {len(picks)} groups: " + ", ".join(f"{v} ({d})" for d, v, _ in picks) + ".")
     clear = sum(c for _, _, c in picks)
     return [text, f"It is clearly ahead of the next value on the same deals in {clear} of the {len(picks)} groups; "
                   "elsewhere the next value is not clearly worse (the table and the full answer "
-                  "give each group's runner-up)."]
+                  "give each group's runner-up)."] + ([score] if score else [])
+
+
+def _score_sentence(rep, metric_label: str, best: str, lows: list[dict]) -> str:
+    """``The wake with the lowest mean score ...``: per group the value, in how many groups it is clearly
+    below the next value on the same deals, and in how many it is also the best by the answer's metric."""
+    over = short(rep.over)
+    if len(lows) == 1:
+        x = lows[0]
+        text = f"The {over} with the lowest mean score is {x['value']}, mean score {pm_metric('mean_score', x['x'], x['lo'], x['hi'])}"
+        if x["next"] is not None:
+            d = x["d"]
+            text += (f" (next {x['next']}: {fmt_metric('mean_score', d['diff'], True)}, paired 95% CI "
+                     f"[{fmt_metric('mean_score', d['lo'], True)}, {fmt_metric('mean_score', d['hi'], True)}]"
+                     + ("" if x["clear"] else ", not clearly different") + ")")
+        return text + (f"; it is also the {over} with the {best} {metric_label}" if x["best"] else "") + "."
+    values = [x["value"] for x in lows]
+    n = len(lows)
+    where = ", ".join(f"{x['value']} ({x['desc']})" for x in lows)
+    return (f"The {over} with the lowest mean score " + (f"ranges from {min(values, key=_num)} to {max(values, key=_num)} "
+            f"over the {n} groups: " if n > 3 else "is ") + where
+            + f"; it is clearly below the next value on the same deals in {sum(x['clear'] for x in lows)} of the {n} "
+            f"groups, and is the {over} with the {best} {metric_label} in {sum(x['best'] for x in lows)} of them.")
 
 
 def _num(v: str):

@@ -280,7 +280,7 @@ def figures(ctx: ReportContext) -> list:
         best = (solo.group_by(col).agg(pl.col("focus_mean_score").mean()).sort("focus_mean_score", descending=True)
                 [col][0])
         out.append(plots.score_distribution(t["scores"], solo.filter(pl.col(col) == best), [over], "all"))
-    out.append(plots.estimate_lines(est, "seat_advantage", plots.short(over), "first-seat advantage (points)",
+    out.append(plots.estimate_lines(est, "seat_advantage", plots.short(over), "first-seat advantage (%)",
                                     0.0, 100.0))
     out.append(plots.estimate_lines(est, "mean_turns", plots.short(over), "mean turns per game"))
     return out

@@ -33,6 +33,8 @@ def answer_effect(cfg: Config, cells: pl.DataFrame, runs: list[CellRun], ratings
     by_group: dict[tuple, dict[Any, pl.DataFrame]] = {}
     for key, sub in group_rows(cells, gaxes):
         by_group[key] = {k[0]: s for k, s in sub.group_by([rep.over], maintain_order=True)}
+    levels: list[dict[str, Any]] = []  # the baseline's own figures in each group, for the headline
+    strongest: dict[Any, list[tuple]] = {}  # value -> (group, strongest, runner-up, overlapping) per group
     for key, values in by_group.items():
         desc = describe_group(gaxes, key)
         base = values.get(rep.baseline)
@@ -47,6 +49,10 @@ def answer_effect(cfg: Config, cells: pl.DataFrame, runs: list[CellRun], ratings
             s0lo, s0hi = wilson(s0, n)
             P = int(sub["players"][0])
             adv = s0 / n - 1.0 / P
+            if value == rep.baseline:
+                levels.append({"turns": turns[0], "adv": adv, "adv_lo": float(s0lo) - 1.0 / P,
+                               "adv_hi": float(s0hi) - 1.0 / P, "fair": 1.0 / P,
+                               **({"focus": values_ci(vec[0])} if cfg.kind == "focus" else {})})
             part = [f"game length {turns[0]:.1f} turns ± {half_width(turns[1], turns[2]):.1f}",
                     "first-seat advantage "
                     + pm_metric("seat_advantage", adv, float(s0lo) - 1.0 / P, float(s0hi) - 1.0 / P, True)]
@@ -78,12 +84,10 @@ def answer_effect(cfg: Config, cells: pl.DataFrame, runs: list[CellRun], ratings
                     mask = mask & (pl.col(a) == v)
                 r = ratings.filter(mask & (pl.col(rep.over) == value)).sort("elo", descending=True)
                 if r.height:
-                    top = r.row(0, named=True)
-                    # the runner-up, when its interval reaches the leader's: "strongest" is then not clear
-                    nxt = r.row(1, named=True) if r.height > 1 else None
-                    close = (nxt is not None and top["strategy"] != top["reference"]
-                             and nxt["strategy"] != nxt["reference"] and None not in (nxt["elo_hi"], top["elo_lo"])
-                             and nxt["elo_hi"] >= top["elo_lo"])
+                    top, nxt, overlap = strongest_of(r)
+                    close = overlap is True  # the runner-up's interval reaches the leader's: not clearly strongest
+                    strongest.setdefault(value, []).append(
+                        (desc, show(top["strategy"]), None if nxt is None else show(nxt["strategy"]), overlap))
                     part.append(f"strongest {show(top['strategy'])} ("
                                 + (f"Elo {top['elo']:+.0f} ± {half_width(top['elo_lo'], top['elo_hi']):.0f} vs "
                                    f"{show(top['reference'])}" if top["strategy"] != top["reference"] else
@@ -94,30 +98,90 @@ def answer_effect(cfg: Config, cells: pl.DataFrame, runs: list[CellRun], ratings
                                 + ")")
             sentences.append(f"{short(rep.over)} {show(value)}" + (f" ({desc})" if desc else "") + ": "
                              + "; ".join(part))
-    return sentences, frame(paired_rows), headline(rep, paired_rows, show)
+    return sentences, frame(paired_rows), headline(rep, paired_rows, show, levels, strongest)
 
 
-def headline(rep, paired_rows: list[dict[str, Any]], show) -> list[str] | None:
-    """Per value against the baseline, over every group: the range of each paired change and in how many
-    groups its interval excludes 0."""
+def strongest_of(r: pl.DataFrame) -> tuple[dict[str, Any], dict[str, Any] | None, bool | None]:
+    """The strongest of a group's ratings (sorted by Elo, highest first), the runner-up (None when alone) and
+    whether the runner-up's Elo interval reaches the strongest's (None when that cannot be told: either is the
+    reference, whose Elo is 0 by definition and has no interval)."""
+    top = r.row(0, named=True)
+    nxt = r.row(1, named=True) if r.height > 1 else None
+    if nxt is None or top["strategy"] == top["reference"] or nxt["strategy"] == nxt["reference"] \
+            or None in (nxt["elo_hi"], top["elo_lo"]):
+        return top, nxt, None
+    return top, nxt, bool(nxt["elo_hi"] >= top["elo_lo"])
+
+
+def _span(metric: str, xs: list[float], unit: str = "") -> str:
+    """``+4.4 to +5.3 turns``, ``-3.9% to +3.3%``, or the one value where they all print alike (signed)."""
+    lo, hi = fmt_metric(metric, min(xs), True), fmt_metric(metric, max(xs), True)
+    return (lo if lo == hi else f"{lo} to {hi}") + unit
+
+
+def _level_span(metric: str, xs: list[float], unit: str = "") -> str:
+    """``48.7 to 56.1 turns``: a range of levels (unsigned, except a share's advantage)."""
+    signed = metric == "seat_advantage"
+    lo, hi = fmt_metric(metric, min(xs), signed), fmt_metric(metric, max(xs), signed)
+    return (lo if lo == hi else f"{lo} to {hi}") + unit
+
+
+def _groups(n: int) -> str:
+    return f"{n} group{'s' if n != 1 else ''}"
+
+
+def _strongest_text(picks: list[tuple]) -> str:
+    """``strongest swapper (2 players; watcher next, intervals overlapping), gambler (4 players; ...)``: the
+    strongest of each group, groups with the same strongest, runner-up and overlap told together."""
+    merged: dict[tuple, list[str]] = {}
+    for desc, top, nxt, overlap in picks:
+        merged.setdefault((top, nxt, overlap), []).append(desc)
+    items = []
+    for (top, nxt, overlap), descs in merged.items():
+        where = " and ".join(d for d in descs if d)
+        rival = "" if nxt is None else f"{nxt} next" + (
+            "" if overlap is None else ", intervals overlapping" if overlap else ", intervals not overlapping")
+        inside = "; ".join(x for x in (where, rival) if x)
+        items.append(top + (f" ({inside})" if inside else ""))
+    return "strongest " + ", ".join(items)
+
+
+def headline(rep, paired_rows: list[dict[str, Any]], show, levels: list[dict[str, Any]] = (),
+             strongest: dict[Any, list[tuple]] | None = None) -> list[str] | None:
+    """The baseline's own figures over every group (the range of its game length and first-seat advantage,
+    with in how many groups that advantage is clearly off 0), then per value against the baseline, over
+    every group: the range of each paired change and in how many groups its interval excludes 0; with
+    ratings, each value's strongest strategy per group and whether the runner-up's interval reaches it."""
     if not paired_rows:
         return None
-    words = {"mean_turns": ("game length", " turns", 1.0), "seat_advantage": ("first-seat advantage", " points", 100.0),
-             "win_share": ("focus win share", " points", 100.0)}
+    strongest = strongest or {}
+    words = {"mean_turns": ("game length", " turns"), "seat_advantage": ("first-seat advantage", ""),
+             "win_share": ("focus win share", "")}
     out = []
+    if levels:
+        n = len(levels)
+        off = sum(1 for x in levels if x["adv_lo"] > 0 or x["adv_hi"] < 0)
+        parts = [f"game length {_level_span('mean_turns', [x['turns'] for x in levels], ' turns')}",
+                 f"first-seat advantage {_level_span('seat_advantage', [x['adv'] for x in levels])} "
+                 f"(clearly off 0 in {off} of {_groups(n)})"]
+        if "focus" in levels[0]:
+            fair_off = sum(1 for x in levels if x["focus"][1] > x["fair"] or x["focus"][2] < x["fair"])
+            parts.append(f"focus win share {_level_span('win_share', [x['focus'][0] for x in levels])} "
+                         f"(clearly off its fair share in {fair_off} of {_groups(n)})")
+        out.append(f"{short(rep.over)} {show(rep.baseline)} (the baseline): " + ", ".join(parts)
+                   + (f"; {_strongest_text(strongest[rep.baseline])}" if rep.baseline in strongest else "") + ".")
     values = list(dict.fromkeys(r["value"] for r in paired_rows))
     for v in values:
         parts = []
-        for metric, (word, unit, k) in words.items():
+        for metric, (word, unit) in words.items():
             rows = [r for r in paired_rows if r["value"] == v and r["metric"] == metric]
             if not rows:
                 continue
-            ds = [r["diff"] * k for r in rows]
             clear = sum(1 for r in rows if r["lo"] is not None and r["hi"] is not None and (r["lo"] > 0 or r["hi"] < 0))
-            span = f"{min(ds):+.1f}{unit}" if len(rows) == 1 or round(min(ds), 1) == round(max(ds), 1) else \
-                f"{min(ds):+.1f} to {max(ds):+.1f}{unit}"
-            parts.append(f"{word} {span} (clear in {clear} of {len(rows)} group{'s' if len(rows) != 1 else ''})")
-        out.append(f"{short(rep.over)} {show(v)} against {show(rep.baseline)}, on the same deals: " + ", ".join(parts) + ".")
+            parts.append(f"{word} {_span(metric, [r['diff'] for r in rows], unit)} (clear in {clear} of "
+                         f"{_groups(len(rows))})")
+        out.append(f"{short(rep.over)} {show(v)} against {show(rep.baseline)}, on the same deals: " + ", ".join(parts)
+                   + (f"; {_strongest_text(strongest[v])}" if v in strongest else "") + ".")
     return out
 
 

@@ -991,6 +991,17 @@ class FanAndMallet(Game):
         *(Metric(f"mean_bonus_{a}", f"bonus_{a}", f"kids_{a}") for a in ABILITIES),
         *(Metric(f"swing_share_{a}", f"swing_{a}", f"kids_{a}") for a in ABILITIES),
     )
+    metric_words: ClassVar[dict[str, str]] = {
+        "mean_houses_possessed": "{} houses are possessed per game",
+        "first_possession_white": "White wins the first possession in {} of games",
+        "first_winner_won": "the winner of the first possession wins the game in {} of games",
+        "mean_games": "{} games are played per match",
+        "tie_share": "{} of possessions are tied",
+        "tie_white_house_share": "{} of the ties are in White's houses (a tie goes to the house's faction)",
+        "mean_bonus_*": "the mean bonus power of a kid ghost in a possessed house",
+        "swing_share_*": "the share of kid ghosts in possessed houses whose bonus decides the possession (its "
+                         "winner would change without that bonus)",
+    }
 
     decisions: ClassVar[tuple[str, ...]] = DECISIONS
     kernels: ClassVar[str] = "simcore.games.fan_and_mallet"

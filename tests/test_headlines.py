@@ -1,0 +1,110 @@
+"""The headline sentences that lead a report answer every part of the question the answer computes: the
+effect answer gives the baseline's own figures and the strongest strategy of each value, the best answer
+the value with the lowest mean score beside the best by its metric, the balance answer the game's metrics
+in words; differences of shares are in % like every other sentence, and no change reads -0.0."""
+import re
+from types import SimpleNamespace
+
+import pytest
+
+from experiments import run_experiment
+from experiments.answers import balance, best, effect
+from simcore.registry import game_names, get_game
+
+
+def _paired(value, metric, diff, lo, hi, players):
+    return {"players": players, "metric": metric, "value": value, "diff": diff, "lo": lo, "hi": hi}
+
+
+def test_effect_headline_gives_the_baseline_the_strongest_and_shares_in_percent():
+    rep = SimpleNamespace(over="variant", baseline="base")
+    rows = [_paired("v1", "mean_turns", -0.01, -0.2, 0.1, 2), _paired("v1", "mean_turns", -0.04, -0.3, 0.2, 4),
+            _paired("v1", "seat_advantage", -0.020, -0.05, -0.001, 2),
+            _paired("v1", "seat_advantage", -0.018, -0.06, 0.02, 4)]
+    levels = [{"turns": 48.14, "adv": 0.003, "adv_lo": -0.03, "adv_hi": 0.04, "fair": 0.5},
+              {"turns": 56.93, "adv": -0.020, "adv_lo": -0.035, "adv_hi": -0.005, "fair": 0.25}]
+    strongest = {"base": [("2 players", "swapper", "gambler", True), ("4 players", "gambler", "swapper", False)],
+                 "v1": [("2 players", "gambler", "swapper", True), ("4 players", "gambler", "swapper", True)]}
+    head = effect.headline(rep, rows, str, levels, strongest)
+    assert head == [
+        "variant base (the baseline): game length 48.1 to 56.9 turns, first-seat advantage -2.0% to +0.3% "
+        "(clearly off 0 in 1 of 2 groups); strongest swapper (2 players; gambler next, intervals overlapping), "
+        "gambler (4 players; swapper next, intervals not overlapping).",
+        "variant v1 against base, on the same deals: game length +0.0 turns (clear in 0 of 2 groups), "
+        "first-seat advantage -2.0% to -1.8% (clear in 1 of 2 groups); strongest gambler (2 players and "
+        "4 players; swapper next, intervals overlapping)."]
+    assert not any("points" in h or "-0.0" in h for h in head)
+
+
+def test_effect_strongest_cannot_tell_an_overlap_with_the_reference():
+    import polars as pl
+
+    r = pl.DataFrame({"strategy": ["b", "a"], "reference": ["a", "a"], "elo": [40.0, 0.0],
+                      "elo_lo": [10.0, None], "elo_hi": [70.0, None]})
+    top, nxt, overlap = effect.strongest_of(r)
+    assert (top["strategy"], nxt["strategy"], overlap) == ("b", "a", None)
+    assert effect._strongest_text([("", "b", "a", None)]) == "strongest b (a next)"
+
+
+def test_effect_answer_with_ratings_leads_with_the_baseline_and_the_strongest():
+    res = run_experiment({"title": "t", "question": "q", "game": "sen", "players": 2, "games": 20, "seed": 3,
+                          "lineup": {"tournament": ["counter", "swapper", "gambler"]},
+                          "sweep": {"variant": {"base": {}, "claims": {"rules.know_what_i_have": True}}},
+                          "report": {"answer": "effect", "over": "variant", "baseline": "base"}})
+    assert len(res.headline) == 2
+    base, claims = res.headline
+    top = res.ratings.filter(res.ratings["variant"] == "base").sort("elo", descending=True)["strategy"][0]
+    assert re.match(r"variant base \(the baseline\): game length \d+\.\d turns, first-seat advantage [+-]\d+\.\d% "
+                    r"\(clearly off 0 in [01] of 1 group\); strongest " + top + r" \(", base)
+    assert claims.startswith("variant claims against base, on the same deals: game length ")
+    assert "; strongest " in claims and "points" not in claims
+
+
+def test_best_headline_adds_the_lowest_mean_score():
+    rep = SimpleNamespace(over="focus.wake", goal="max")
+    picks = [(f"{p} players", str(w), c) for p, w, c in ((2, 14, False), (3, 18, True), (4, 12, False), (5, 11, False))]
+    d = {"diff": 1.5, "lo": 0.5, "hi": 2.5}
+    lows = [{"desc": f"{p} players", "value": str(w), "x": 80.0, "lo": 78.0, "hi": 82.0, "best": b, "next": "10",
+             "d": d, "clear": c} for p, w, b, c in ((2, 14, True, True), (3, 2, False, False), (4, 12, True, True),
+                                                     (5, 7, False, False))]
+    head = best.headline(rep, "win share", picks, lows, ["s"] * 4)
+    assert len(head) == 3 and head[0].startswith("The wake with the highest win share ranges from 11 to 18")
+    assert head[2] == ("The wake with the lowest mean score ranges from 2 to 14 over the 4 groups: 14 (2 players), "
+                       "2 (3 players), 12 (4 players), 7 (5 players); it is clearly below the next value on the same "
+                       "deals in 2 of the 4 groups, and is the wake with the highest win share in 2 of them.")
+    # few groups: the answer's own sentences, then the mean score
+    one = best.headline(rep, "win share", picks[:1], lows[:1], ["best wake: 14, ..."])
+    assert one == ["best wake: 14, ...", "The wake with the lowest mean score is 14, mean score 80.00 ± 2.00 "
+                   "(next 10: +1.50, paired 95% CI [+0.50, +2.50]); it is also the wake with the highest win share."]
+    # without a mean score (another metric, or no focus): as before
+    assert best.headline(rep, "win share", picks[:2], [], ["a", "b"]) is None
+
+
+def test_best_answer_of_a_focus_names_the_lowest_mean_score():
+    res = run_experiment({"title": "t", "question": "q", "game": "sen", "players": 3, "games": 20, "seed": 5,
+                          "lineup": {"focus": "threshold", "field": "threshold:wake=10"},
+                          "sweep": {"focus.wake": [7, 10, 12]}})
+    low = res.cells.sort("focus_mean_score").row(0, named=True)
+    assert res.headline[0] == res.answer[0]
+    assert res.headline[1].startswith(f"The wake with the lowest mean score is {low['focus.wake']}, mean score "
+                                      f"{low['focus_mean_score']:.2f} ± ")
+
+
+@pytest.mark.parametrize("game", game_names())
+def test_metric_words_name_the_games_metrics(game):
+    eng = get_game(game)
+    names = {m.name for m in eng.ratio_metrics}
+    for key, words in eng.metric_words.items():
+        if key.endswith("*"):
+            assert any(n.startswith(key[:-1]) for n in names), key
+            assert "{}" not in words
+        else:
+            assert key in names and words.count("{}") == 1, key
+
+
+def test_balance_headline_says_the_metrics_in_words():
+    heads = [("start 0,6", 0.52, 0.49, 0.55, 2, False, 0, 0, 15), ("start 0,3", 0.57, 0.54, 0.60, 2, True, 2, 0, 15)]
+    out = balance._headline(heads, "pairing", "over every cell (2 cells): 4.8% ± 0.3% of possessions are tied",
+                            ["the mean bonus power ranges from 0.55 ± 0.04 (hatchet) to 2.97 ± 0.04 (bucket)"])
+    assert out[2] == "Over every cell (2 cells): 4.8% ± 0.3% of possessions are tied."
+    assert out[3] == "Over every cell, the mean bonus power ranges from 0.55 ± 0.04 (hatchet) to 2.97 ± 0.04 (bucket)."
