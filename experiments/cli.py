@@ -331,7 +331,7 @@ def check(
     seed: int = typer.Option(0, "--seed", help="root seed"),
     strategy_files: Optional[List[str]] = _strategies_option(),
     bounds: bool = typer.Option(False, "--bounds",
-                                help="compile everything again (once, kept apart; minutes) with numba's bounds checks, "
+                                help="compile the table again (once, kept apart) with numba's bounds checks, "
                                      "so that a compiled decision that indexes an array out of its bounds fails "
                                      "the checks, named"),
     debug: bool = _debug_option(),
@@ -410,7 +410,7 @@ def _check_with_bounds(game: str, players: Optional[int], strategy: Optional[Lis
             argv += [flag, v]
     if debug:
         argv.append("--debug")
-    typer.echo("checking with numba's bounds checks: everything is compiled again for them, once (some minutes)",
+    typer.echo("checking with numba's bounds checks: the table is compiled again for them, once (up to a minute)",
                err=True)
     sys.stdout.flush()
     env = {**os.environ, "NUMBA_BOUNDSCHECK": "1"}
