@@ -366,6 +366,15 @@ def test_design_over_the_equilibrium_of_each_rule_setting(de_run):
         if row["solution"] == "fixed point":                          # e survived the race against a table of e
             assert steps["field.wake"][-1] == e and steps["fixed"][-1]
             assert f"wake={e}" in steps["tied"][-1].split(", ")
+            others = [t for t in steps["tied"][-1].split(", ") if t != f"wake={e}"]
+            said = f"penalty={p}: fixed point wake={e}, path "
+            assert said in res.answer[1]
+            part = res.answer[1].split(said)[1].split(";")[0]
+            if others:  # the other survivors of its last race, in words
+                assert f"({', '.join(others)} {'replies' if len(others) == 1 else 'reply'} to it as well: " \
+                       "not clearly worse on the same deals)" in part, part
+            else:
+                assert "as well" not in part
         # the stakes, recomputed from the games: at a table of e, e's own share minus the grid's mean share
         d = design.filter(pl.col("rules.penalty") == p).row(0, named=True)
         at_e = cells.filter((pl.col("rules.penalty") == p) & (pl.col("field") == f"threshold:wake={e}"))

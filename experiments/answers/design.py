@@ -337,8 +337,9 @@ def _equilibrium_sentence(desc: str, cell, found, figs, obj: str) -> str:
                 f"no fixed point ({'a cycle' if path.end == 'cycle' else f'{len(path.found)} steps'}; the last table "
                 f"{setting_label(eq['point'])} is used)")
         parts.append(f"{setting_label(s)}: {what}, path " + " -> ".join(setting_label(f) for f in path.fields)
-                     + (f", tied with it {', '.join(t for t in tied if t != setting_label(eq['point']))}"
-                        if len(tied) > 1 else "")
+                     + (f" ({', '.join(others)} {'replies' if len(others) == 1 else 'reply'} to it as well: not "
+                        "clearly worse on the same deals)" if len(tied) > 1 and (others := [t for t in tied if t != setting_label(eq['point'])])
+                        else "")
                      + f"; best response to the field {cell.agents[1].spec()}: {setting_label(first.best)}; "
                      f"stakes {value_text(obj, m)} [{value_text(obj, lo)}, {value_text(obj, hi)}] over "
                      f"{figs[k][0].size:,} deals")
