@@ -66,6 +66,17 @@ def error_lengths(v, lo, hi) -> list[np.ndarray]:
     return [np.maximum(np.nan_to_num(v - lo), 0.0), np.maximum(np.nan_to_num(hi - v), 0.0)]
 
 
+def share_diff_bounds(paired: pl.DataFrame, scale: float) -> tuple[np.ndarray, np.ndarray]:
+    """The ``lo`` and ``hi`` columns of paired differences times ``scale``; for a difference of shares
+    (``scale`` 100, in points) clipped to [-100, +100], the range such a difference can take (a t interval
+    over few deals may reach past it). Missing bounds are NaN."""
+    lo = paired["lo"].fill_null(np.nan).to_numpy().astype(float) * scale
+    hi = paired["hi"].fill_null(np.nan).to_numpy().astype(float) * scale
+    if scale == 100:
+        lo, hi = np.clip(lo, -100.0, 100.0), np.clip(hi, -100.0, 100.0)
+    return lo, hi
+
+
 def _is_int_data(values: list[np.ndarray]) -> bool:
     vals = np.concatenate([np.asarray(v, dtype=float).ravel() for v in values]) if values else np.array([])
     vals = vals[np.isfinite(vals)]
@@ -361,8 +372,7 @@ def paired_plot(paired: pl.DataFrame, group_axes: list[str]) -> Figure | None:
             s = sub.filter(pl.col("group") == g)
             x = np.array([values.index(v) for v in s["value"].cast(pl.String).to_list()]) - 0.4 + width * (j + 0.5)
             d = s["diff"].to_numpy() * scale
-            lo = s["lo"].fill_null(np.nan).to_numpy() * scale
-            hi = s["hi"].fill_null(np.nan).to_numpy() * scale
+            lo, hi = share_diff_bounds(s, scale)
             ax.errorbar(x, d, yerr=error_lengths(d, lo, hi), fmt="o", color=color, label=g, capsize=3)
         ax.axhline(0, color="grey", linewidth=1)
         names = [lab(v) for v in values]
@@ -731,8 +741,7 @@ def seat_paired_plot(paired: pl.DataFrame, group_axes: list[str]) -> Figure | No
                 part = sub.filter(pl.col("value") == v).sort("seat")
                 x = part["seat"].to_numpy() - 0.4 + width * (j + 0.5)
                 d = part["diff"].to_numpy() * scale
-                lo = part["lo"].fill_null(np.nan).to_numpy() * scale
-                hi = part["hi"].fill_null(np.nan).to_numpy() * scale
+                lo, hi = share_diff_bounds(part, scale)
                 ax.errorbar(x, d, yerr=_yerr(d, lo, hi), fmt="o", color=color,
                             label=f"{lab(v)} - {lab(part['versus'][0])}" if part.height else lab(v), capsize=2)
             ax.axhline(0, color="grey", linewidth=1)

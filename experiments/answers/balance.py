@@ -16,7 +16,7 @@ from simcore.stats import holm, mean_interval, ratio_ci
 
 from .base import AnswerKind, CheckContext, ReportContext, Result
 from .common import describe_group, est_row, experiment_labels, frame, group_rows, lineup_label, pm_metric, pm_text, pool_deals, short, show
-from .common import ci_cell, deal_frame
+from .common import SHARE_RANGE, ci_cell, deal_frame
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -177,11 +177,12 @@ def lead_table(ctx: ReportContext):
     rows = []
     for r in g.iter_rows(named=True):
         P = r["players"]
-        rows.append({"group": r["group"] or "all", "seat 0 wins %": ci_cell(r["value"], r["lo"], r["hi"], unit=False),
+        rows.append({"group": r["group"] or "all", "seat 0 wins %": ci_cell(r["value"], r["lo"], r["hi"], unit=False,
+                                                                          bounds=SHARE_RANGE),
                      "fair %": f"{100 / P:.1f}" if P else "",
                      "advantage (points)": ci_cell(r["value"] - 1 / P, r["lo"] - 1 / P if r["lo"] is not None else None,
                                                    r["hi"] - 1 / P if r["hi"] is not None else None, signed=True,
-                                                   unit=False) if P and r["value"] is not None else ""})
+                                                   unit=False, bounds=(-1 / P, 1 - 1 / P)) if P and r["value"] is not None else ""})
     return pl.DataFrame(rows, schema={k: pl.String for k in rows[0]}) if rows else None
 
 

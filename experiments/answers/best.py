@@ -10,7 +10,8 @@ from simcore.stats import paired_diff
 from ..config import METRICS
 from ..engine import VEC_ROWS
 from .base import AnswerKind, ReportContext, Result
-from .common import ci_cell, describe_group, experiment_labels, fmt_metric, frame, pm_metric, group_rows, short
+from .common import (ci_cell, clip_interval, describe_group, experiment_labels, fmt_metric, frame, group_rows, metric_range,
+                     pm_metric, short)
 from .common import label as label_of
 
 if TYPE_CHECKING:
@@ -58,8 +59,9 @@ def answer_best(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
                      and all(p[a] == v for a, v in zip(gaxes, key)))
             clear = d["lo"] > 0 or d["hi"] < 0
             picks.append((desc, show(best[rep.over]), clear))
+            lo, hi = clip_interval(d["lo"], d["hi"], metric_range(rep.metric, diff=True))
             notes.append(f"next {show(nxt[rep.over])}: {fmt_metric(rep.metric, d['diff'], True)}, paired 95% CI "
-                         f"[{fmt_metric(rep.metric, d['lo'], True)}, {fmt_metric(rep.metric, d['hi'], True)}]"
+                         f"[{fmt_metric(rep.metric, lo, True)}, {fmt_metric(rep.metric, hi, True)}]"
                          + ("" if clear else ", not clearly different"))
         else:
             picks.append((desc, show(best[rep.over]), False))
@@ -115,7 +117,8 @@ def lead_table(ctx: ReportContext):
         best = sub.row(0, named=True)
         row = {a if a != "players" else "players": str(v) for a, v in zip([short(a) for a in gaxes], key)}
         row[f"best {short(over)}"] = label_of(labels, best[over])
-        row[s["metric_label"] + (" %" if pct else "")] = ci_cell(best[col], best[lo], best[hi], pct, unit=False)
+        row[s["metric_label"] + (" %" if pct else "")] = ci_cell(best[col], best[lo], best[hi], pct, unit=False,
+                                                               bounds=metric_range(metric))
         if sub.height > 1:
             nxt = sub.row(1, named=True)
             row[f"next {short(over)}"] = label_of(labels, nxt[over])
@@ -127,7 +130,8 @@ def lead_table(ctx: ReportContext):
                 hit = paired.filter(m)
                 d = hit.row(0, named=True) if hit.height else None
             row["next minus best (same deals)" + (" %" if pct else "")] = \
-                ci_cell(d["diff"], d["lo"], d["hi"], pct, signed=True, unit=False) if d else ""
+                ci_cell(d["diff"], d["lo"], d["hi"], pct, signed=True, unit=False,
+                        bounds=metric_range(metric, diff=True)) if d else ""
         rows.append(row)
     return pl.DataFrame(rows, schema={k: pl.String for k in rows[0]}) if rows else None
 
