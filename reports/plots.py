@@ -21,6 +21,10 @@ import seaborn as sns  # noqa: E402
 
 sns.set_theme(style="whitegrid", context="notebook")
 MAX_HUES = 10
+#: at most this many figures of one kind drawn one per group (a win matrix per player count and variant)
+MAX_GROUP_FIGURES = 24
+#: at most this many panels side by side in a figure of one panel per group
+MAX_PANELS = 6
 
 #: the short label of every strategy of the run being drawn (``summary.json``'s ``labels``)
 _LABELS: contextvars.ContextVar[dict[str, str]] = contextvars.ContextVar("labels", default={})
@@ -51,6 +55,17 @@ def legend_outside(ax, **kw):
         return None
     kw.setdefault("fontsize", 8)
     return ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, **kw)
+
+
+def first_groups(groups: list, limit: int) -> tuple[list, str]:
+    """The first ``limit`` groups to draw, and a note for the caption naming the groups left out (empty when
+    every group is drawn): a figure never drops a group without saying so."""
+    shown, rest = list(groups[:limit]), list(groups[limit:])
+    if not rest:
+        return shown, ""
+    names = ", ".join(str(g) for g in rest[:8]) + (", ..." if len(rest) > 8 else "")
+    return shown, (f" (only the first {limit} groups are drawn; {len(rest)} more, not shown: {names}; "
+                   "their figures are in the tables)")
 
 
 def rotate_labels(ax, angle: int = 35) -> None:
@@ -308,7 +323,8 @@ def win_matrices(cells: pl.DataFrame, axes: list[str], strategies: list[str]) ->
         return []
     out = []
     df = group_labels(cells, axes)
-    for gname in df["group"].unique(maintain_order=True).to_list()[:6]:
+    groups, left_out = first_groups(df["group"].unique(maintain_order=True).to_list(), MAX_GROUP_FIGURES)
+    for gname in groups:
         sub = df.filter(pl.col("group") == gname)
         P = int(sub["players"][0])
         k = len(strategies)
@@ -327,7 +343,8 @@ def win_matrices(cells: pl.DataFrame, axes: list[str], strategies: list[str]) ->
         out.append(Figure(f"Win matrix: {gname}",
                           f"{gname}: win share (%) of the row strategy"
                           + (f" alone against {P - 1} copies of the column strategy" if P > 2 else
-                             " against the column strategy") + f"; fair share {100 / P:.1f}%", _encode(fig)))
+                             " against the column strategy") + f"; fair share {100 / P:.1f}%"
+                          + (left_out if gname == groups[-1] else ""), _encode(fig)))
     return out
 
 
@@ -552,7 +569,8 @@ def seat0_matrices(seats: pl.DataFrame, cells: pl.DataFrame, axes: list[str], ov
     names = list(dict.fromkeys(m["white"].to_list() + m["black"].to_list()))
     labels = [lab(n) for n in names]
     out = []
-    for gname in m["group"].unique(maintain_order=True).to_list()[:6]:
+    groups, left_out = first_groups(m["group"].unique(maintain_order=True).to_list(), MAX_GROUP_FIGURES)
+    for gname in groups:
         # every cell of the group pooled: each orientation's share over all its games
         sub = (m.filter(pl.col("group") == gname).group_by(["white", "black"], maintain_order=True)
                .agg(((pl.col("win_share") * pl.col("games")).sum() / pl.col("games").sum()).alias("win_share")))
@@ -566,7 +584,7 @@ def seat0_matrices(seats: pl.DataFrame, cells: pl.DataFrame, axes: list[str], ov
         ax.set_ylabel("seat 0 (first player) plays")
         out.append(Figure(f"Seat 0 by orientation: {gname}", f"{gname}: seat 0's win share (%) with the row "
                           "strategy in seat 0 and the column strategy in seat 1 (each orientation of a pairing is "
-                          "one rotation of its cell)", _encode(fig)))
+                          "one rotation of its cell)" + (left_out if gname == groups[-1] else ""), _encode(fig)))
     return out
 
 
@@ -614,7 +632,7 @@ def risk_tradeoff(est: pl.DataFrame, event_figure: str) -> Figure | None:
         return None
     df = x_df.join(y_df.select(["cell", pl.col("value").alias("y"), pl.col("lo").alias("y_lo"),
                                 pl.col("hi").alias("y_hi")]), on="cell")
-    groups = df["group"].unique(maintain_order=True).to_list()[:6]
+    groups, left_out = first_groups(df["group"].unique(maintain_order=True).to_list(), MAX_PANELS)
     cases = df["case"].unique(maintain_order=True).to_list()
     fig, axes = plt.subplots(1, len(groups), figsize=(5.2 * len(groups), 4.8), squeeze=False)
     palette = sns.color_palette("tab10" if len(cases) <= 10 else "tab20", len(cases))
@@ -641,7 +659,7 @@ def risk_tradeoff(est: pl.DataFrame, event_figure: str) -> Figure | None:
                bbox_to_anchor=(0.5, 0.0))
     return Figure("Risk against reward", f"each focus strategy's {event_figure.replace('_share', '')} share (x) "
                   "and win share (y) against the field, with Wilson 95% intervals, one panel per group; up and to "
-                  "the left is better; dotted: the fair share 1/P", _encode(fig))
+                  "the left is better; dotted: the fair share 1/P" + left_out, _encode(fig))
 
 
 def estimate_panels(est: pl.DataFrame, figures: list[str], xlabel: str) -> Figure | None:
@@ -688,7 +706,7 @@ def seat_figures(est: pl.DataFrame, figures: list[str], over: str) -> Figure | N
     figures = [f for f in figures if f in set(df["figure"].to_list())]
     if not figures:
         return None
-    groups = df["group"].unique(maintain_order=True).to_list()[:6]
+    groups, left_out = first_groups(df["group"].unique(maintain_order=True).to_list(), MAX_PANELS)
     cases = df["case"].unique(maintain_order=True).to_list()
     fig, axes = plt.subplots(len(figures), len(groups), figsize=(4.6 * len(groups), 3.8 * len(figures)),
                              squeeze=False, sharey="row")
@@ -717,7 +735,8 @@ def seat_figures(est: pl.DataFrame, figures: list[str], over: str) -> Figure | N
     fig.tight_layout()
     legend_outside(axes[0][-1], title=short(over))
     return Figure("Seats", f"each table seat's {' and '.join(f.replace('_', ' ') for f in figures)} per "
-                  f"{short(over)} and group, with Wilson 95% intervals; dotted: the fair share 1/P", _encode(fig))
+                  f"{short(over)} and group, with Wilson 95% intervals; dotted: the fair share 1/P" + left_out,
+                  _encode(fig))
 
 
 def seat_paired_plot(paired: pl.DataFrame, group_axes: list[str]) -> Figure | None:
@@ -727,7 +746,7 @@ def seat_paired_plot(paired: pl.DataFrame, group_axes: list[str]) -> Figure | No
         return None
     df = group_labels(paired, group_axes)
     metrics = df["metric"].unique(maintain_order=True).to_list()
-    groups = df["group"].unique(maintain_order=True).to_list()[:6]
+    groups, left_out = first_groups(df["group"].unique(maintain_order=True).to_list(), MAX_PANELS)
     values = df["value"].unique(maintain_order=True).to_list()
     fig, axes = plt.subplots(len(metrics), len(groups), figsize=(4.6 * len(groups), 3.6 * len(metrics)),
                              squeeze=False, sharey="row")
@@ -754,4 +773,4 @@ def seat_paired_plot(paired: pl.DataFrame, group_axes: list[str]) -> Figure | No
     fig.tight_layout()
     legend_outside(axes[0][-1], fontsize=7)
     return Figure("Paired differences by seat", "each value minus the baseline on the same deals, seat by seat, "
-                  "with paired 95% intervals", _encode(fig))
+                  "with paired 95% intervals" + left_out, _encode(fig))

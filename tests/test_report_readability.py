@@ -195,3 +195,33 @@ def test_error_bars_never_get_negative_lengths():
     below, above = error_lengths([0.5, 0.2, 0.4], [0.55, 0.1, float("nan")], [0.7, 0.3, float("nan")])
     assert below[0] == 0.0 and below[2] == 0.0 and (below >= 0).all() and (above >= 0).all()
     assert abs(below[1] - 0.1) < 1e-12 and abs(above[0] - 0.2) < 1e-12 and above[2] == 0.0
+
+
+def _round_robin(players, variants, strategies=("counter", "watcher", "swapper")):
+    rows = []
+    for p in players:
+        for v in variants:
+            for a in strategies:
+                for b in strategies:
+                    if a != b:
+                        rows.append({"cell": len(rows), "players": p, "variant": v, "a": a, "b": b,
+                                     "focus_win_share": 0.4, "field_win_share": 0.6})
+    return pl.DataFrame(rows)
+
+
+def test_every_group_of_a_round_robin_gets_its_win_matrix(drawn):
+    # two player counts times four variants: eight win matrices, none dropped
+    cells = _round_robin([2, 4], ["base", "ravens", "all_in", "know"])
+    figs = plots.win_matrices(cells, ["players", "variant"], ["counter", "watcher", "swapper"])
+    assert [f.title for f in figs] == [f"Win matrix: {p}p, variant {v}" for p in (2, 4)
+                                       for v in ("base", "ravens", "all_in", "know")]
+    assert not any("not shown" in f.caption for f in figs)
+
+
+def test_groups_beyond_a_figure_cap_are_named_in_the_caption(drawn, monkeypatch):
+    monkeypatch.setattr(plots, "MAX_GROUP_FIGURES", 3)
+    cells = _round_robin([2], ["v1", "v2", "v3", "v4", "v5"])
+    figs = plots.win_matrices(cells, ["players", "variant"], ["counter", "watcher", "swapper"])
+    assert len(figs) == 3
+    assert "2 more, not shown: 2p, variant v4, 2p, variant v5" in figs[-1].caption
+    assert plots.first_groups(["a", "b"], 6) == (["a", "b"], "")
