@@ -225,3 +225,20 @@ def test_groups_beyond_a_figure_cap_are_named_in_the_caption(drawn, monkeypatch)
     assert len(figs) == 3
     assert "2 more, not shown: 2p, variant v4, 2p, variant v5" in figs[-1].caption
     assert plots.first_groups(["a", "b"], 6) == (["a", "b"], "")
+
+
+# ------------------------------------------------------------------------------------ lists of values
+def test_a_list_of_values_that_hold_commas_reads_as_that_many_values():
+    from experiments.answers.balance import _headline
+    from experiments.answers.common import describe_group, join_values
+
+    # Fan & Mallet's start_positions are pairs of houses: "0,2, 0,3" would read as four numbers
+    assert join_values(["0,2", "0,3"]) == "0,2; 0,3"
+    assert join_values([7, 10, 13]) == "7, 10, 13"  # plain values as before
+    assert join_values(["margin=1, late=8", "margin=2, late=8"]) == "margin=1, late=8; margin=2, late=8"
+    assert describe_group(["rules.start_positions"], ("0,6",)) == "start_positions 0,6"  # one value as before
+    assert describe_group(["players", "variant"], (2, "base")) == "2 players, variant base"
+    assert describe_group(["rules.start_positions", "seat0"], ("0,6", "closer")) == "start_positions 0,6; seat0 closer"
+    # the balance headline lists the groups clearly off the fair share
+    heads = [(f"start_positions {v}", 0.6, 0.55, 0.65, 2, True, 1, 0, 3) for v in ("0,2", "0,3")]
+    assert "clearly off it with start_positions 0,2; start_positions 0,3." in _headline(heads, "pairing", [])[0]

@@ -10,7 +10,7 @@ from simcore.stats import paired_diff
 from ..config import METRICS
 from ..engine import VEC_ROWS
 from .base import AnswerKind, ReportContext, Result
-from .common import (ci_cell, clip_interval, describe_group, experiment_labels, fmt_metric, frame, group_rows, metric_range,
+from .common import (ci_cell, clip_interval, describe_group, experiment_labels, fmt_metric, frame, group_rows, join_values, metric_range,
                      pm_metric, short)
 from .common import label as label_of
 
@@ -76,7 +76,7 @@ def headline(rep, metric_label: str, picks: list[tuple[str, str, bool]]) -> list
     best = "lowest" if rep.goal == "min" else "highest"
     values = [v for _, v, _ in picks]
     text = (f"The {short(rep.over)} with the {best} {metric_label} ranges from {min(values, key=_num)} to "
-            f"{max(values, key=_num)} over the {len(picks)} groups: " + ", ".join(f"{v} ({d})" for d, v, _ in picks) + ".")
+            f"{max(values, key=_num)} over the {len(picks)} groups: " + join_values(f"{v} ({d})" for d, v, _ in picks) + ".")
     clear = sum(c for _, _, c in picks)
     return [text, f"It is clearly ahead of the next value on the same deals in {clear} of the {len(picks)} groups; "
                   "elsewhere the next value is not clearly worse (the table and the full answer "

@@ -15,7 +15,7 @@ from simcore.stats import half_width, holm, inside_band, mean_interval, paired_d
 
 from .base import AnswerKind, CheckContext, ReportContext, Result
 from .common import ci_cell, label
-from .common import (dci_text, describe_group, deal_frame, est_row, experiment_labels, frame, lineup_label, pm_metric, pm_text, pooled_totals, short, show,
+from .common import (dci_text, describe_group, join_values, deal_frame, est_row, experiment_labels, frame, lineup_label, pm_metric, pm_text, pooled_totals, short, show,
                      strategy_label)
 
 if TYPE_CHECKING:
@@ -171,15 +171,15 @@ def answer_calibration(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
     crit = (f"the best solo strategy averages between {band[0]:g} and {band[1]:g} and reaches {names[-1]} in "
             f"{top_band[0] * 100:g}% to {top_band[1] * 100:g}% of its games, both 95% intervals inside")
     if plausible:
-        head = (f"{short(over)} {', '.join(map(show, plausible))} make{'s' if len(plausible) == 1 else ''} the "
+        head = (f"{short(over)} {join_values(map(show, plausible))} make{'s' if len(plausible) == 1 else ''} the "
                 f"level scale plausible")
     else:
         head = f"no {short(over)} makes the level scale plausible"
     head += f" (criterion: {crit})"
     if border:
-        head += f"; borderline: {', '.join(map(show, border))}"
+        head += f"; borderline: {join_values(map(show, border))}"
     if bad:
-        head += f"; implausible: {', '.join(map(show, bad))}"
+        head += f"; implausible: {join_values(map(show, bad))}"
     means = [(v, verdicts[v][1]) for v in values if v in verdicts]
     lo_v, lo_row = min(means, key=lambda t: t[1]["focus_mean_score"])
     hi_v, hi_row = max(means, key=lambda t: t[1]["focus_mean_score"])

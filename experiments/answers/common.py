@@ -49,10 +49,21 @@ def short(axis: str) -> str:
 
 
 def describe_group(axes: list[str], values: tuple) -> str:
+    """``2 players, variant base``; a value with a comma of its own (``start_positions 0,6``) is set off by
+    semicolons (see :func:`join_values`)."""
     parts = []
     for a, v in zip(axes, values):
         parts.append(f"{v} player{'' if v == 1 else 's'}" if a == "players" else f"{short(a)} {show(v)}")
-    return ", ".join(parts)
+    return join_values(parts)
+
+
+def join_values(items) -> str:
+    """Values (or phrases) in a list of a sentence: ``7, 10, 13``; where one of them holds a comma of its
+    own (a rule value that is a list, such as Fan & Mallet's ``start_positions`` 0,2; a setting of two
+    parameters ``margin=1, late=8``; a group ``2 players, variant base``), separated by semicolons instead,
+    ``0,2; 0,3``, so that the list cannot be read as more values than it has."""
+    items = [str(x) for x in items]
+    return ("; " if any("," in x for x in items) else ", ").join(items)
 
 
 def show(v: Any) -> str:

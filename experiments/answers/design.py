@@ -38,7 +38,7 @@ from simcore.stats import paired_diff, values_ci
 
 from ..search import focus_values, setting_label
 from .base import AnswerKind, CheckContext, ReportContext, Result
-from .common import describe_group, frame, lineup_label, short_spec
+from .common import describe_group, frame, join_values, lineup_label, short_spec
 from .searching import (SearchSpec, group_axes, parse_search, probe_settings, race_rows, search_space, split,
                         value_text, with_params)
 
@@ -337,7 +337,7 @@ def _equilibrium_sentence(desc: str, cell, found, figs, obj: str) -> str:
                 f"no fixed point ({'a cycle' if path.end == 'cycle' else f'{len(path.found)} steps'}; the last table "
                 f"{setting_label(eq['point'])} is used)")
         parts.append(f"{setting_label(s)}: {what}, path " + " -> ".join(setting_label(f) for f in path.fields)
-                     + (f", tied with it {', '.join(t for t in tied if t != setting_label(eq['point']))}"
+                     + (f", tied with it {join_values(t for t in tied if t != setting_label(eq['point']))}"
                         if len(tied) > 1 else "")
                      + f"; best response to the field {cell.agents[1].spec()}: {setting_label(first.best)}; "
                      f"stakes {value_text(obj, m)} [{value_text(obj, lo)}, {value_text(obj, hi)}] over "

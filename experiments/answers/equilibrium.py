@@ -39,7 +39,7 @@ from simcore import gametheory as gt
 
 from ..search import Param, seat_values, setting_label
 from .base import AnswerKind, CheckContext, ReportContext, Result
-from .common import check_event, describe_group, frame, short_spec
+from .common import check_event, describe_group, frame, join_values, short_spec
 from .searching import (SearchSpec, deviator_values, group_axes, mean_values, parse_search, pct, race_rows,
                         search_space, split, with_params)
 
@@ -474,7 +474,7 @@ def _family_sentences(cfg, cell, desc, paths, fixed, fair) -> list[str]:
             r = found.race
             k = r.best
             own = next(i for i, j in enumerate(found.raced) if found.settings[j] == f)
-            text = (f"{setting_label(f)} (reached from {', '.join(starts)}; against a table of it no setting does "
+            text = (f"{setting_label(f)} (reached from {join_values(starts)}; against a table of it no setting does "
                     "clearly better")
             if own == k:  # against a table of itself it wins the fair share by symmetry, every other setting less
                 text += f": every other setting measured below its fair share {pct(fair)})"
