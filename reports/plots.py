@@ -217,10 +217,48 @@ def sweep_heatmap(cells: pl.DataFrame, over: str, group_axes: list[str], y: str,
     return Figure(f"{label}: every cell", f"{label} for each {short(over)} and group", _encode(fig))
 
 
+def finished_turns(turns: pl.DataFrame, cells: pl.DataFrame) -> tuple[pl.DataFrame, int, int | None]:
+    """The game-length histogram without the games stopped at the turn limit: each cell's ``timeouts``
+    games (the cells table) are its longest ones (a stopped game has played the whole limit, a finished one
+    no more), taken off the top of its histogram. Returns the histogram of finished games, the number of
+    stopped games and the longest of them (the limit), or None when no game was stopped."""
+    if "timeouts" not in cells.columns or turns.height == 0:
+        return turns, 0, None
+    stops = {int(c): int(n or 0) for c, n in zip(cells["cell"].to_list(), cells["timeouts"].to_list())}
+    if not any(stops.values()):
+        return turns, 0, None
+    parts, stopped, limit = [], 0, None
+    for (cell,), sub in turns.sort(["cell", "turns"]).group_by(["cell"], maintain_order=True):
+        left = min(stops.get(int(cell), 0), int(sub["count"].sum()))
+        if left:
+            limit = max(limit or 0, int(sub["turns"].max()))
+            stopped += left
+            counts = sub["count"].to_numpy().copy()
+            for i in range(len(counts) - 1, -1, -1):  # take the stopped games off the longest first
+                take = min(left, int(counts[i]))
+                counts[i] -= take
+                left -= take
+                if left == 0:
+                    break
+            sub = sub.with_columns(pl.Series("count", counts, dtype=sub["count"].dtype)).filter(pl.col("count") > 0)
+        parts.append(sub)
+    return pl.concat(parts) if parts else turns.clear(), stopped, limit
+
+
 def turns_distribution(turns: pl.DataFrame, cells: pl.DataFrame, axes: list[str]) -> Figure | None:
-    """Game length distribution per group (cells of a group pooled)."""
+    """Game length distribution per group (cells of a group pooled). Games stopped at the turn limit are
+    left out of the histogram and counted in the caption: drawn at the limit (1,000 turns, say) they would
+    stretch the axis so far that the games that finished would be squeezed into a sliver."""
     if turns.height == 0:
         return None
+    turns, stopped, limit = finished_turns(turns, cells)
+    note = ""
+    if stopped:
+        total = stopped + int(turns["count"].sum()) if turns.height else stopped
+        note = (f"; {stopped:,} of the {total:,} games ({stopped / total:.1%}) stopped at the turn limit ({limit:,} "
+                "turns), not shown")
+        if turns.height == 0:
+            return None
     df = turns.join(group_labels(cells, axes).select(["cell", "group"]), on="cell")
     agg = df.group_by(["group", "turns"]).agg(pl.col("count").sum()).sort("turns")
     groups = df["group"].unique(maintain_order=True).to_list()[:MAX_HUES]
@@ -235,9 +273,10 @@ def turns_distribution(turns: pl.DataFrame, cells: pl.DataFrame, axes: list[str]
         ax.step(uniq, dens, where="post", color=color, label=g)
     ax.set_xlabel("turns per game (all players)")
     ax.set_ylabel("share of games per turn")
+    ax.set_ylim(bottom=0)
     legend_outside(ax)
-    return Figure("Game length", "distribution of the number of turns per game, cells of each group pooled",
-                  _encode(fig))
+    return Figure("Game length", "distribution of the number of turns per game, cells of each group pooled"
+                  + note, _encode(fig))
 
 
 def score_histogram(scores: np.ndarray, counts: np.ndarray, bins: int = 40) -> tuple[np.ndarray, np.ndarray, float]:

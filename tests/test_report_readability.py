@@ -242,3 +242,32 @@ def test_a_list_of_values_that_hold_commas_reads_as_that_many_values():
     # the balance headline lists the groups clearly off the fair share
     heads = [(f"start_positions {v}", 0.6, 0.55, 0.65, 2, True, 1, 0, 3) for v in ("0,2", "0,3")]
     assert "clearly off it with start_positions 0,2; start_positions 0,3." in _headline(heads, "pairing", [])[0]
+
+
+# ------------------------------------------------------------------------------------------ game length
+def test_games_stopped_at_the_turn_limit_do_not_squeeze_the_game_length_figure(drawn):
+    # two cells of games of 40 to 60 turns; three games of cell 1 stopped at the limit of 1,000 turns
+    lengths = list(range(40, 61))
+    turns = pl.DataFrame({"cell": [0] * len(lengths) + [1] * (len(lengths) + 1),
+                          "turns": lengths + lengths + [1000], "count": [2] * len(lengths) + [2] * len(lengths) + [3]})
+    cells = pl.DataFrame({"cell": [0, 1], "players": [2, 3], "timeouts": [0, 3]})
+    finished, stopped, limit = plots.finished_turns(turns, cells)
+    assert stopped == 3 and limit == 1000 and finished["turns"].max() == 60
+    assert int(finished["count"].sum()) == int(turns["count"].sum()) - 3
+    fig = plots.turns_distribution(turns, cells, ["players"])
+    ax = drawn[0].axes[0]
+    assert ax.get_xlim()[1] < 100  # the finished games fill the axis
+    assert "3 of the 87 games (3.4%) stopped at the turn limit (1,000 turns), not shown" in fig.caption
+    # no game stopped: every game drawn, the caption as before
+    fig = plots.turns_distribution(turns.filter(pl.col("turns") < 1000), cells.with_columns(pl.lit(0).alias("timeouts")),
+                                   ["players"])
+    assert fig.caption == "distribution of the number of turns per game, cells of each group pooled"
+
+
+def test_stopped_games_are_taken_off_the_longest_end_of_their_cell():
+    # a cell whose stopped games share the longest value with finished ones only loses the stopped ones
+    turns = pl.DataFrame({"cell": [0, 0, 0], "turns": [10, 20, 30], "count": [1, 1, 4]})
+    finished, stopped, limit = plots.finished_turns(turns, pl.DataFrame({"cell": [0], "timeouts": [3]}))
+    assert finished.rows() == [(0, 10, 1), (0, 20, 1), (0, 30, 1)] and stopped == 3 and limit == 30
+    finished, stopped, _ = plots.finished_turns(turns, pl.DataFrame({"cell": [0], "timeouts": [5]}))
+    assert finished.rows() == [(0, 10, 1)] and stopped == 5
