@@ -249,6 +249,7 @@ def turns_distribution(turns: pl.DataFrame, cells: pl.DataFrame, axes: list[str]
     """Game length distribution per group (cells of a group pooled). Games stopped at the turn limit are
     left out of the histogram and counted in the caption: drawn at the limit (1,000 turns, say) they would
     stretch the axis so far that the games that finished would be squeezed into a sliver."""
+    turns = turns.filter(pl.col("cell").is_in(cells["cell"].implode()))  # the cells drawn, and only those
     if turns.height == 0:
         return None
     turns, stopped, limit = finished_turns(turns, cells)

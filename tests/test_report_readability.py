@@ -258,6 +258,9 @@ def test_games_stopped_at_the_turn_limit_do_not_squeeze_the_game_length_figure(d
     ax = drawn[0].axes[0]
     assert ax.get_xlim()[1] < 100  # the finished games fill the axis
     assert "3 of the 87 games (3.4%) stopped at the turn limit (1,000 turns), not shown" in fig.caption
+    # the games of a cell not drawn (another figure's) are not counted
+    more = pl.concat([turns, pl.DataFrame({"cell": [2], "turns": [50], "count": [100]})])
+    assert "3 of the 87 games" in plots.turns_distribution(more, cells, ["players"]).caption
     # no game stopped: every game drawn, the caption as before
     fig = plots.turns_distribution(turns.filter(pl.col("turns") < 1000), cells.with_columns(pl.lit(0).alias("timeouts")),
                                    ["players"])
