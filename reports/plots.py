@@ -114,6 +114,74 @@ def integer_ticks(fig) -> None:
                 axis.set_major_locator(MaxNLocator(integer=True))
 
 
+#: the smallest font a crowded axis's category labels shrink to (points)
+MIN_LABEL_SIZE = 6.0
+
+
+def _crowding(ax, axis: str, renderer) -> tuple[list, float, float] | None:
+    """The visible tick labels of an axis with the room between neighbouring ticks (pixels) and the
+    largest label's size across that room (its height when rotated from the line of the axis, else its
+    length along it); None with fewer than two labels."""
+    ticks = ax.get_xaxis().get_major_ticks() if axis == "x" else ax.get_yaxis().get_major_ticks()
+    lo, hi = sorted(ax.get_xlim() if axis == "x" else ax.get_ylim())
+    pairs = [(t.get_loc(), t.label1) for t in ticks
+             if t.label1.get_visible() and t.label1.get_text() and lo - 1e-9 <= t.get_loc() <= hi + 1e-9]
+    if len(pairs) < 2:
+        return None
+    k = 0 if axis == "x" else 1
+    pos = np.sort([ax.transData.transform((v, 0) if axis == "x" else (0, v))[k] for v, _ in pairs])
+    room = float(np.min(np.diff(pos)))
+    labels = [t for _, t in pairs]
+    sizes = [renderer.get_text_width_height_descent(t.get_text(), t.get_fontproperties(), ismath=False)
+             for t in labels]
+    rot = labels[0].get_rotation() % 180
+    along = rot == 0 if axis == "x" else rot == 90
+    need = max(w for w, _, _ in sizes) if along else max(h for _, h, _ in sizes) / max(
+        abs(np.sin(np.radians(rot))) if axis == "x" else abs(np.cos(np.radians(rot))), 1e-6)
+    return labels, room, float(need)
+
+
+def fit_tick_labels(fig) -> bool:
+    """Category labels that would overlap their neighbours are slanted, then stood upright, then set in a
+    smaller font (down to :data:`MIN_LABEL_SIZE`), on every axes of the figure: many strategies, pairings
+    or sweep values on one axis stay readable. Returns whether anything changed (the caller lays the
+    figure out again)."""
+    fig.draw_without_rendering()
+    renderer = fig.canvas.get_renderer()
+    changed = False
+    for ax in fig.axes:
+        if ax.get_label() == "<colorbar>":
+            continue
+        for axis in ("x", "y"):
+            got = _crowding(ax, axis, renderer)
+            if got is None:
+                continue
+            labels, room, need = got
+            if need * 1.1 <= room:
+                continue
+            if axis == "x":
+                for angle in (35, 60, 90):  # slanted, steeper, upright: the room across a label grows
+                    if labels[0].get_rotation() % 180 >= angle:
+                        continue
+                    plt.setp(labels, rotation=angle, ha="right" if angle < 90 else "center",
+                             rotation_mode="anchor" if angle < 90 else "default",
+                             va="top" if angle == 90 else labels[0].get_va())
+                    changed = True
+                    fig.draw_without_rendering()
+                    labels, room, need = _crowding(ax, axis, renderer)
+                    if need * 1.1 <= room:
+                        break
+            if need * 1.1 > room:
+                size = labels[0].get_fontsize()
+                new = max(MIN_LABEL_SIZE, size * room / (need * 1.1))
+                if new < size:
+                    plt.setp(labels, fontsize=new)
+                    changed = True
+    if changed:
+        fig.draw_without_rendering()
+    return changed
+
+
 @dataclasses.dataclass
 class Figure:
     title: str
@@ -123,6 +191,7 @@ class Figure:
 
 def _encode(fig) -> str:
     integer_ticks(fig)
+    fit_tick_labels(fig)
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=96, bbox_inches="tight")
     plt.close(fig)

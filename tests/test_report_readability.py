@@ -274,3 +274,42 @@ def test_stopped_games_are_taken_off_the_longest_end_of_their_cell():
     assert finished.rows() == [(0, 10, 1), (0, 20, 1), (0, 30, 1)] and stopped == 3 and limit == 30
     finished, stopped, _ = plots.finished_turns(turns, pl.DataFrame({"cell": [0], "timeouts": [5]}))
     assert finished.rows() == [(0, 10, 1)] and stopped == 5
+
+
+# ------------------------------------------------------------------------------------ crowded labels
+def _categories(names, width=5.5):
+    fig, ax = matplotlib.pyplot.subplots(figsize=(width, 4))
+    ax.errorbar(range(len(names)), np.zeros(len(names)), yerr=1.0, fmt="o")
+    ax.set_xticks(range(len(names)), names)
+    plots.rotate_labels(ax)
+    fig.tight_layout()
+    return fig, ax
+
+
+def _neighbours_overlap(fig, ax) -> bool:
+    """Whether two neighbouring x labels overlap: the room between their ticks is less than a label's
+    extent across it (its length when level, its height over the sine of its slant otherwise)."""
+    got = plots._crowding(ax, "x", fig.canvas.get_renderer())
+    return got is not None and got[2] > got[1]
+
+
+def test_crowded_category_labels_are_stood_upright_or_shrunk_until_they_do_not_overlap():
+    names = [f"guard margin={m} late={l}" for m in range(4) for l in (4, 6, 8, 10, 12)]
+    fig, ax = _categories(names)
+    fig.draw_without_rendering()
+    assert _neighbours_overlap(fig, ax)  # slanted at 35 degrees, 20 long labels in 5.5 inches overlap
+    assert plots.fit_tick_labels(fig)
+    assert not _neighbours_overlap(fig, ax)
+    assert ax.get_xticklabels()[0].get_rotation() > 35  # steeper than before
+    # so many that standing them upright is not enough: a smaller font, never below the minimum
+    fig2, ax2 = _categories([f"s{i} long label" for i in range(40)], width=4)
+    before = ax2.get_xticklabels()[0].get_fontsize()
+    assert plots.fit_tick_labels(fig2)
+    assert ax2.get_xticklabels()[0].get_rotation() == 90
+    assert plots.MIN_LABEL_SIZE <= ax2.get_xticklabels()[0].get_fontsize() < before
+    # a few short labels are left as they are
+    fig3, ax3 = _categories(["greedy", "guard", "racer"])
+    assert not plots.fit_tick_labels(fig3)
+    assert ax3.get_xticklabels()[0].get_rotation() == 35
+    for f in (fig, fig2, fig3):
+        matplotlib.pyplot.close(f)
