@@ -57,14 +57,14 @@ def legend_outside(ax, **kw):
     return ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, **kw)
 
 
-def first_groups(groups: list, limit: int) -> tuple[list, str]:
-    """The first ``limit`` groups to draw, and a note for the caption naming the groups left out (empty when
-    every group is drawn): a figure never drops a group without saying so."""
+def first_groups(groups: list, limit: int, what: str = "groups") -> tuple[list, str]:
+    """The first ``limit`` groups (or other series, ``what``) to draw, and a note for the caption naming
+    those left out (empty when every one is drawn): a figure never drops a group without saying so."""
     shown, rest = list(groups[:limit]), list(groups[limit:])
     if not rest:
         return shown, ""
-    names = ", ".join(str(g) for g in rest[:8]) + (", ..." if len(rest) > 8 else "")
-    return shown, (f" (only the first {limit} groups are drawn; {len(rest)} more, not shown: {names}; "
+    names = "; ".join(lab(g) for g in rest[:8]) + ("; ..." if len(rest) > 8 else "")
+    return shown, (f" (only the first {limit} {what} are drawn; {len(rest)} more, not shown: {names}; "
                    "their figures are in the tables)")
 
 
@@ -231,7 +231,7 @@ def sweep_lines(cells: pl.DataFrame, over: str, group_axes: list[str], y: str, l
     df = group_labels(cells, group_axes)
     if numeric:
         df = df.sort(over, maintain_order=True)
-    groups = df["group"].unique(maintain_order=True).to_list()[:MAX_HUES]
+    groups, left_out = first_groups(df["group"].unique(maintain_order=True).to_list(), MAX_HUES)
     cats = df[over].unique(maintain_order=True).to_list()
     fig, ax = plt.subplots(figsize=(8, 4.5) if numeric else (max(8, 0.6 * len(cats) + 3), 4.5))
     palette = sns.color_palette("tab10", len(groups))
@@ -261,7 +261,7 @@ def sweep_lines(cells: pl.DataFrame, over: str, group_axes: list[str], y: str, l
     legend_outside(ax, title=", ".join(short(a) for a in group_axes) or None)
     cap = (f"{ylabel} by {short(over)}; " + ("bands" if numeric else "error bars") + " are 95% intervals"
            + ("; dotted lines: fair share 1/P" if fair else ""))
-    return Figure(f"{ylabel} by {short(over)}", cap, _encode(fig))
+    return Figure(f"{ylabel} by {short(over)}", cap + left_out, _encode(fig))
 
 
 def sweep_heatmap(cells: pl.DataFrame, over: str, group_axes: list[str], y: str, label: str,
@@ -331,7 +331,7 @@ def turns_distribution(turns: pl.DataFrame, cells: pl.DataFrame, axes: list[str]
             return None
     df = turns.join(group_labels(cells, axes).select(["cell", "group"]), on="cell")
     agg = df.group_by(["group", "turns"]).agg(pl.col("count").sum()).sort("turns")
-    groups = df["group"].unique(maintain_order=True).to_list()[:MAX_HUES]
+    groups, left_out = first_groups(df["group"].unique(maintain_order=True).to_list(), MAX_HUES)
     fig, ax = plt.subplots(figsize=(8, 4))
     for color, g in zip(sns.color_palette("tab10", len(groups)), groups):
         sub = agg.filter(pl.col("group") == g)
@@ -346,7 +346,7 @@ def turns_distribution(turns: pl.DataFrame, cells: pl.DataFrame, axes: list[str]
     ax.set_ylim(bottom=0)
     legend_outside(ax)
     return Figure("Game length", "distribution of the number of turns per game, cells of each group pooled"
-                  + note, _encode(fig))
+                  + note + left_out, _encode(fig))
 
 
 def score_histogram(scores: np.ndarray, counts: np.ndarray, bins: int = 40) -> tuple[np.ndarray, np.ndarray, float]:
@@ -375,7 +375,7 @@ def score_distribution(scores: pl.DataFrame, cells: pl.DataFrame, axes: list[str
     df = scores.filter(pl.col("who") == who).join(group_labels(cells, axes).select(["cell", "group"]), on="cell")
     if df.height == 0:
         return None
-    groups = df["group"].unique(maintain_order=True).to_list()[:MAX_HUES]
+    groups, left_out = first_groups(df["group"].unique(maintain_order=True).to_list(), MAX_HUES)
     fig, ax = plt.subplots(figsize=(8, 4))
     lowest = None
     for color, g in zip(sns.color_palette("tab10", len(groups)), groups):
@@ -394,7 +394,7 @@ def score_distribution(scores: pl.DataFrame, cells: pl.DataFrame, axes: list[str
     legend_outside(ax)
     return Figure("Final scores", "histogram of final scores" + (" of the focus seat" if who == "focus" else
                                                                   ", every seat") + ", cells of each group pooled "
-                  "(from the lowest score played)", _encode(fig))
+                  "(from the lowest score played)" + left_out, _encode(fig))
 
 
 def seat_shares(seats: pl.DataFrame, cells: pl.DataFrame, axes: list[str]) -> Figure | None:
@@ -410,7 +410,7 @@ def seat_shares(seats: pl.DataFrame, cells: pl.DataFrame, axes: list[str]) -> Fi
            .agg((pl.col("win_share") * pl.col("games")).sum().alias("w"), pl.col("games").sum().alias("n"),
                 pl.col("players").first()))
     agg = agg.with_columns((pl.col("w") / pl.col("n")).alias("share"))
-    groups = agg["group"].unique(maintain_order=True).to_list()[:MAX_HUES]
+    groups, left_out = first_groups(agg["group"].unique(maintain_order=True).to_list(), MAX_HUES)
     agg = agg.filter(pl.col("group").is_in(groups))
     fig, ax = plt.subplots(figsize=(8, 4))
     sns.barplot(data=agg.to_pandas(), x="group", y="share", hue="seat", ax=ax, palette="crest")
@@ -422,8 +422,8 @@ def seat_shares(seats: pl.DataFrame, cells: pl.DataFrame, axes: list[str]) -> Fi
     if len(groups) > 4 or max(len(str(g)) for g in groups) > 12:
         rotate_labels(ax, 30)
     legend_outside(ax, title="seat")
-    return Figure("Seat balance", "win share of each table seat (seat 0 starts), lineups rotated; dotted: 1/P",
-                  _encode(fig))
+    return Figure("Seat balance", "win share of each table seat (seat 0 starts), lineups rotated; dotted: 1/P"
+                  + left_out, _encode(fig))
 
 
 def win_matrices(cells: pl.DataFrame, axes: list[str], strategies: list[str]) -> list[Figure]:
@@ -462,7 +462,7 @@ def ratings_plot(ratings: pl.DataFrame, axes: list[str]) -> Figure | None:
         return None
     df = group_labels(ratings, axes)
     fig, ax = plt.subplots(figsize=(8, 4))
-    groups = df["group"].unique(maintain_order=True).to_list()[:MAX_HUES]
+    groups, left_out = first_groups(df["group"].unique(maintain_order=True).to_list(), MAX_HUES)
     strategies = df["strategy"].unique(maintain_order=True).to_list()
     width = 0.8 / max(len(groups), 1)
     for j, (color, g) in enumerate(zip(sns.color_palette("tab10", len(groups)), groups)):
@@ -477,7 +477,8 @@ def ratings_plot(ratings: pl.DataFrame, axes: list[str]) -> Figure | None:
         rotate_labels(ax)
     ax.set_ylabel(f"Elo relative to {lab(df['reference'][0])}")
     legend_outside(ax)
-    return Figure("Ratings", "Bradley-Terry ratings (Elo scale) with 95% intervals, per group", _encode(fig))
+    return Figure("Ratings", "Bradley-Terry ratings (Elo scale) with 95% intervals, per group" + left_out,
+                  _encode(fig))
 
 
 def paired_plot(paired: pl.DataFrame, group_axes: list[str]) -> Figure | None:
@@ -492,7 +493,7 @@ def paired_plot(paired: pl.DataFrame, group_axes: list[str]) -> Figure | None:
         scale = 100 if metric in ("win_share", "seat_advantage") or "share" in metric else 1
         raw = sub["value"].unique(maintain_order=True)
         values = (raw.sort() if raw.dtype.is_numeric() else raw).cast(pl.String).to_list()
-        groups = sub["group"].unique(maintain_order=True).to_list()[:MAX_HUES]
+        groups, left_out = first_groups(sub["group"].unique(maintain_order=True).to_list(), MAX_HUES)
         width = 0.8 / max(len(groups), 1)
         for j, (color, g) in enumerate(zip(sns.color_palette("tab10", len(groups)), groups)):
             s = sub.filter(pl.col("group") == g)
@@ -511,7 +512,7 @@ def paired_plot(paired: pl.DataFrame, group_axes: list[str]) -> Figure | None:
     legend_outside(axes[0][-1])
     fig.tight_layout()
     return Figure("Paired differences", "difference from the reference cell on the same deals (common random "
-                  "numbers), with paired 95% intervals", _encode(fig))
+                  "numbers), with paired 95% intervals" + left_out, _encode(fig))
 
 
 def sprt_plot(sprt: pl.DataFrame) -> Figure | None:
@@ -632,7 +633,8 @@ def estimate_lines(est: pl.DataFrame, figure: str, xlabel: str, ylabel: str, ref
         return None
     cases = df["case"].unique(maintain_order=True).to_list()
     key = "group" if df["group"].n_unique() > 1 else "strategy"
-    groups = df[key].unique(maintain_order=True).to_list()[:MAX_HUES]
+    groups, left_out = first_groups(df[key].unique(maintain_order=True).to_list(), MAX_HUES,
+                                    "groups" if key == "group" else "strategies")
     fig, ax = plt.subplots(figsize=(max(8, 0.55 * len(cases) + 3), 4.5))
     width = 0.8 / max(len(groups), 1)
     for j, (color, g) in enumerate(zip(sns.color_palette("tab10", len(groups)), groups)):
@@ -660,8 +662,8 @@ def estimate_lines(est: pl.DataFrame, figure: str, xlabel: str, ylabel: str, ref
             df["players"].n_unique() > 1 else "; dotted: the fair share" if reference == "fair" else
             f"; dotted: {reference * scale:g}" + (" (no advantage)" if reference == 0 else "")
             if reference is not None else "")
-    return Figure(f"{ylabel} by {xlabel}", f"{ylabel} for each {xlabel}, with 95% intervals over deals" + fair,
-                  _encode(fig))
+    return Figure(f"{ylabel} by {xlabel}", f"{ylabel} for each {xlabel}, with 95% intervals over deals" + fair
+                  + left_out, _encode(fig))
 
 
 def seat0_matrices(seats: pl.DataFrame, cells: pl.DataFrame, axes: list[str], over: str) -> list[Figure]:
@@ -781,7 +783,7 @@ def estimate_panels(est: pl.DataFrame, figures: list[str], xlabel: str) -> Figur
     if not figures:
         return None
     cases = df["case"].unique(maintain_order=True).to_list()
-    groups = df["group"].unique(maintain_order=True).to_list()[:MAX_HUES]
+    groups, left_out = first_groups(df["group"].unique(maintain_order=True).to_list(), MAX_HUES)
     fig, axes = plt.subplots(1, len(figures), figsize=(max(5.5, 0.5 * len(cases) + 2.5) * len(figures), 4.5),
                              squeeze=False)
     width = 0.8 / max(len(groups), 1)
@@ -803,7 +805,7 @@ def estimate_panels(est: pl.DataFrame, figures: list[str], xlabel: str) -> Figur
     legend_outside(axes[0][-1])
     fig.tight_layout()
     return Figure("Figures by " + xlabel, ", ".join(f.replace("_", " ") for f in figures)
-                  + f" for each {xlabel} and group, with 95% intervals", _encode(fig))
+                  + f" for each {xlabel} and group, with 95% intervals" + left_out, _encode(fig))
 
 
 def seat_figures(est: pl.DataFrame, figures: list[str], over: str) -> Figure | None:

@@ -223,7 +223,7 @@ def test_groups_beyond_a_figure_cap_are_named_in_the_caption(drawn, monkeypatch)
     cells = _round_robin([2], ["v1", "v2", "v3", "v4", "v5"])
     figs = plots.win_matrices(cells, ["players", "variant"], ["counter", "watcher", "swapper"])
     assert len(figs) == 3
-    assert "2 more, not shown: 2p, variant v4, 2p, variant v5" in figs[-1].caption
+    assert "2 more, not shown: 2p, variant v4; 2p, variant v5" in figs[-1].caption
     assert plots.first_groups(["a", "b"], 6) == (["a", "b"], "")
 
 
@@ -313,3 +313,13 @@ def test_crowded_category_labels_are_stood_upright_or_shrunk_until_they_do_not_o
     assert ax3.get_xticklabels()[0].get_rotation() == 35
     for f in (fig, fig2, fig3):
         matplotlib.pyplot.close(f)
+
+
+def test_a_figure_of_one_colour_per_group_names_the_groups_it_cannot_colour(drawn):
+    turns = pl.DataFrame({"cell": [c for c in range(12) for _ in range(3)], "turns": [40, 50, 60] * 12,
+                          "count": [1, 2, 1] * 12})
+    cells = pl.DataFrame({"cell": list(range(12)), "players": [2] * 12, "variant": [f"v{c}" for c in range(12)],
+                          "timeouts": [0] * 12})
+    fig = plots.turns_distribution(turns, cells, ["variant"])
+    assert len(drawn[0].axes[0].get_legend().get_texts()) == plots.MAX_HUES
+    assert "2 more, not shown: variant v10; variant v11" in fig.caption
