@@ -64,8 +64,8 @@ def first_groups(groups: list, limit: int, what: str = "groups") -> tuple[list, 
     if not rest:
         return shown, ""
     names = "; ".join(lab(g) for g in rest[:8]) + ("; ..." if len(rest) > 8 else "")
-    return shown, (f" (only the first {limit} {what} are drawn; {len(rest)} more, not shown: {names}; "
-                   "their figures are in the tables)")
+    return shown, (f"; only the first {limit} {what} are drawn, {len(rest)} more are not: {names} (their "
+                   "figures are in the tables)")
 
 
 def rotate_labels(ax, angle: int = 35) -> None:
@@ -410,9 +410,10 @@ def seat_shares(seats: pl.DataFrame, cells: pl.DataFrame, axes: list[str]) -> Fi
            .agg((pl.col("win_share") * pl.col("games")).sum().alias("w"), pl.col("games").sum().alias("n"),
                 pl.col("players").first()))
     agg = agg.with_columns((pl.col("w") / pl.col("n")).alias("share"))
-    groups, left_out = first_groups(agg["group"].unique(maintain_order=True).to_list(), MAX_HUES)
+    # the groups are categories of the x axis (the colours are the seats): as many as a wider figure holds
+    groups, left_out = first_groups(agg["group"].unique(maintain_order=True).to_list(), MAX_GROUP_FIGURES)
     agg = agg.filter(pl.col("group").is_in(groups))
-    fig, ax = plt.subplots(figsize=(8, 4))
+    fig, ax = plt.subplots(figsize=(max(8.0, 0.7 * len(groups) + 2), 4))
     sns.barplot(data=agg.to_pandas(), x="group", y="share", hue="seat", ax=ax, palette="crest")
     for i, gname in enumerate(groups):
         p = agg.filter(pl.col("group") == gname)["players"][0]

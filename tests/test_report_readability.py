@@ -223,7 +223,7 @@ def test_groups_beyond_a_figure_cap_are_named_in_the_caption(drawn, monkeypatch)
     cells = _round_robin([2], ["v1", "v2", "v3", "v4", "v5"])
     figs = plots.win_matrices(cells, ["players", "variant"], ["counter", "watcher", "swapper"])
     assert len(figs) == 3
-    assert "2 more, not shown: 2p, variant v4; 2p, variant v5" in figs[-1].caption
+    assert "; only the first 3 groups are drawn, 2 more are not: 2p, variant v4; 2p, variant v5 (" in figs[-1].caption
     assert plots.first_groups(["a", "b"], 6) == (["a", "b"], "")
 
 
@@ -322,4 +322,4 @@ def test_a_figure_of_one_colour_per_group_names_the_groups_it_cannot_colour(draw
                           "timeouts": [0] * 12})
     fig = plots.turns_distribution(turns, cells, ["variant"])
     assert len(drawn[0].axes[0].get_legend().get_texts()) == plots.MAX_HUES
-    assert "2 more, not shown: variant v10; variant v11" in fig.caption
+    assert "2 more are not: variant v10; variant v11" in fig.caption
