@@ -109,3 +109,19 @@ def test_paired_figure_bars_stay_within_the_range_of_a_difference_of_shares():
     assert np.isnan(lo[2]) and np.isnan(hi[2])
     lo, hi = share_diff_bounds(paired, 1)  # not a share (turns): as computed
     assert lo[0] == -1.2 and hi[1] == 1.4
+
+
+def test_a_table_of_paired_differences_clips_them_to_the_range_of_a_difference():
+    import polars as pl
+
+    from experiments.answers.common import metric_range, wide_table
+
+    est = pl.DataFrame({"case": ["a", "b"], "group": ["2p", "2p"], "figure": ["win_share", "win_share"],
+                        "value": [-0.2, 0.5], "lo": [-0.5, -0.1], "hi": [0.1, 1.3]})
+    diffs = wide_table(est, ["win_share"], {"win_share": "change"}, {}, "focus", signed=True,
+                       bounds=lambda n: metric_range(n, diff=True))
+    assert diffs["change %"].to_list() == ["-20.0 [-50.0, +10.0]", "+50.0 [-10.0, +100.0]"]
+    # a table of shares (the default): [0%, 100%]
+    est = est.with_columns(pl.Series("value", [0.2, 0.9]), pl.Series("lo", [0.1, 0.7]), pl.Series("hi", [0.3, 1.1]))
+    shares = wide_table(est, ["win_share"], {"win_share": "wins"}, {}, "focus")
+    assert shares["wins %"].to_list() == ["20.0 [10.0, 30.0]", "90.0 [70.0, 100.0]"]

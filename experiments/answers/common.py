@@ -384,10 +384,13 @@ def ci_cell(x: float | None, lo: float | None, hi: float | None, percent: bool =
 
 
 def wide_table(cell_est: pl.DataFrame, names: list[str], words: dict[str, str], labels: dict[str, str],
-               over: str | None, percent=lambda name: True, signed: bool = False) -> pl.DataFrame:
+               over: str | None, percent=lambda name: True, signed: bool = False,
+               bounds=share_range) -> pl.DataFrame:
     """Rows: the values of ``over`` (``case``, in the config's order, by short label); columns: each group's
     figures ``names`` (``GROUP: WORD``) with their 95% intervals, from the cell rows of an estimates table.
-    With more than nine such columns, one row per group and value instead (the figures as columns)."""
+    With more than nine such columns, one row per group and value instead (the figures as columns).
+    ``bounds(name)`` is a figure's natural range, to which its interval is clipped for display (default: a
+    share's [0, 1]; a table of paired differences passes that of a difference)."""
     cases = cell_est["case"].unique(maintain_order=True).to_list()
     groups = cell_est["group"].unique(maintain_order=True).to_list()
     head = short(over) if over else "value"
@@ -401,7 +404,7 @@ def wide_table(cell_est: pl.DataFrame, names: list[str], words: dict[str, str], 
                     r = index.get((c, g, n))
                     row[words.get(n, n) + (" %" if percent(n) else "")] = \
                         ci_cell(r["value"], r["lo"], r["hi"], percent(n), signed, unit=False,
-                                bounds=share_range(n)) if r else ""
+                                bounds=bounds(n)) if r else ""
                 rows.append(row)
         return pl.DataFrame(rows, schema={k: pl.String for k in rows[0]}) if rows else pl.DataFrame()
     for c in cases:
@@ -412,6 +415,6 @@ def wide_table(cell_est: pl.DataFrame, names: list[str], words: dict[str, str], 
                 word = words.get(n, n) + (" %" if percent(n) else "")
                 key = f"{g}: {word}" if len(groups) > 1 else word
                 row[key] = ci_cell(r["value"], r["lo"], r["hi"], percent(n), signed, unit=False,
-                                bounds=share_range(n)) if r else ""
+                                bounds=bounds(n)) if r else ""
         rows.append(row)
     return pl.DataFrame(rows, schema={k: pl.String for k in rows[0]}) if rows else pl.DataFrame()

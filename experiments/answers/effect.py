@@ -9,7 +9,7 @@ import polars as pl
 from simcore.stats import half_width, paired_diff, values_ci, wilson
 
 from .base import AnswerKind, Result
-from .common import SHARE_DIFF_RANGE, clip_interval, describe_group, experiment_labels, fmt_metric, frame, pm_metric, group_rows, label, short, wide_table
+from .common import SHARE_DIFF_RANGE, clip_interval, describe_group, metric_range, experiment_labels, fmt_metric, frame, pm_metric, group_rows, label, short, wide_table
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -138,7 +138,7 @@ def lead_table(ctx):
     words = {"mean_turns": "game length change", "seat_advantage": "first-seat advantage change",
              "win_share": "focus win share change"}
     return wide_table(est, names, words, ctx.s.get("labels") or {}, ctx.over, percent=lambda n: n != "mean_turns",
-                      signed=True)
+                      signed=True, bounds=lambda n: metric_range(n, diff=True))
 
 
 def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun]) -> Result:
