@@ -92,6 +92,17 @@ def share_diff_bounds(paired: pl.DataFrame, scale: float) -> tuple[np.ndarray, n
     return lo, hi
 
 
+def share_bounds(name: str, est: pl.DataFrame, scale: float) -> tuple[np.ndarray, np.ndarray]:
+    """The ``lo`` and ``hi`` columns of estimates times ``scale``; for a share (a figure whose name says
+    ``share``) clipped to [0, scale], the range a share can take (a t interval over few deals may reach
+    past 100%). Missing bounds are NaN."""
+    lo = est["lo"].fill_null(np.nan).to_numpy().astype(float) * scale
+    hi = est["hi"].fill_null(np.nan).to_numpy().astype(float) * scale
+    if "share" in name:
+        lo, hi = np.clip(lo, 0.0, scale), np.clip(hi, 0.0, scale)
+    return lo, hi
+
+
 def _is_int_data(values: list[np.ndarray]) -> bool:
     vals = np.concatenate([np.asarray(v, dtype=float).ravel() for v in values]) if values else np.array([])
     vals = vals[np.isfinite(vals)]
@@ -642,8 +653,7 @@ def estimate_lines(est: pl.DataFrame, figure: str, xlabel: str, ylabel: str, ref
         sub = df.filter(pl.col(key) == g)
         x = np.array([cases.index(c) for c in sub["case"].to_list()]) - 0.4 + width * (j + 0.5)
         y = sub["value"].to_numpy() * scale
-        lo = sub["lo"].fill_null(np.nan).to_numpy() * scale
-        hi = sub["hi"].fill_null(np.nan).to_numpy() * scale
+        lo, hi = share_bounds(figure, sub, scale)
         ax.errorbar(x, y, yerr=_yerr(y, lo, hi), fmt="o", color=color, label=lab(g),
                     capsize=3)
         if reference == "fair" and df["players"].n_unique() > 1:
@@ -794,8 +804,7 @@ def estimate_panels(est: pl.DataFrame, figures: list[str], xlabel: str) -> Figur
             sub = df.filter((pl.col("figure") == name) & (pl.col("group") == g))
             x = np.array([cases.index(c) for c in sub["case"].to_list()]) - 0.4 + width * (j + 0.5)
             y = sub["value"].fill_null(np.nan).to_numpy() * scale
-            lo = sub["lo"].fill_null(np.nan).to_numpy() * scale
-            hi = sub["hi"].fill_null(np.nan).to_numpy() * scale
+            lo, hi = share_bounds(name, sub, scale)
             ax.errorbar(x, y, yerr=_yerr(y, lo, hi), fmt="o", color=color, label=g, capsize=2)
         names = [lab(c) for c in cases]
         ax.set_xticks(range(len(cases)), names)

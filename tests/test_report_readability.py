@@ -323,3 +323,11 @@ def test_a_figure_of_one_colour_per_group_names_the_groups_it_cannot_colour(draw
     fig = plots.turns_distribution(turns, cells, ["variant"])
     assert len(drawn[0].axes[0].get_legend().get_texts()) == plots.MAX_HUES
     assert "2 more are not: variant v10; variant v11" in fig.caption
+
+
+def test_share_bars_stay_within_0_and_100():
+    est = pl.DataFrame({"lo": [-0.05, 0.2, None], "hi": [0.3, 1.08, None]})
+    lo, hi = plots.share_bounds("seat0_win_share", est, 100)
+    assert lo[:2].tolist() == [0.0, 20.0] and hi[:2].tolist() == [30.0, 100.0] and np.isnan(lo[2])
+    lo, hi = plots.share_bounds("mean_score", est, 1)  # not a share: as computed
+    assert lo[0] == -0.05 and hi[1] == 1.08
