@@ -96,6 +96,9 @@ def test_intervals_of_shares_and_their_differences_are_shown_within_their_range(
     assert clip_interval(-1.2, float("nan"), (-1.0, 1.0))[0] == -1.0
     assert clip_interval(None, 2.0, (-1.0, 1.0)) == (None, 1.0)
     assert clip_interval(-3.0, 3.0, None) == (-3.0, 3.0)
+    from experiments.answers.common import metric_range
+    assert metric_range("seat0_win_share") == (0.0, 1.0) and metric_range("win_share", diff=True) == (-1.0, 1.0)
+    assert metric_range("seat_advantage", diff=True) == (-1.0, 1.0) and metric_range("mean_turns") is None
 
 
 def test_paired_figure_bars_stay_within_the_range_of_a_difference_of_shares():

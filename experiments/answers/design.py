@@ -38,7 +38,7 @@ from simcore.stats import paired_diff, values_ci
 
 from ..search import focus_values, setting_label
 from .base import AnswerKind, CheckContext, ReportContext, Result
-from .common import describe_group, frame, join_values, lineup_label, short_spec
+from .common import clip_interval, describe_group, frame, join_values, lineup_label, metric_range, short_spec
 from .searching import (SearchSpec, group_axes, parse_search, probe_settings, race_rows, search_space, split,
                         value_text, with_params)
 
@@ -274,6 +274,7 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
             x = raw_values(obj, found.runs[i])[:r.deals[k]]
             figs[k] = (x, values_ci(x))
         bx, (bm, blo, bhi) = figs[r.best]
+        blo, bhi = clip_interval(blo, bhi, metric_range(obj))  # a share's interval shown within [0%, 100%]
         text = (f"best {keys}" + (f" for {desc}" if desc else "") + f" ({_aim_text(o)}; {lineup_label(cell)}): "
                 f"{setting_label(found.best)}, {OBJECTIVES[obj]} {value_text(obj, bm)} [{value_text(obj, blo)}, "
                 f"{value_text(obj, bhi)}] over {r.deals[r.best]:,} deals")
