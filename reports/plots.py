@@ -21,6 +21,10 @@ import seaborn as sns  # noqa: E402
 
 sns.set_theme(style="whitegrid", context="notebook")
 MAX_HUES = 10
+#: at most this many figures of one kind drawn one per group (a win matrix per player count and variant)
+MAX_GROUP_FIGURES = 24
+#: at most this many panels side by side in a figure of one panel per group
+MAX_PANELS = 6
 
 #: the short label of every strategy of the run being drawn (``summary.json``'s ``labels``)
 _LABELS: contextvars.ContextVar[dict[str, str]] = contextvars.ContextVar("labels", default={})
@@ -53,6 +57,17 @@ def legend_outside(ax, **kw):
     return ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, **kw)
 
 
+def first_groups(groups: list, limit: int, what: str = "groups") -> tuple[list, str]:
+    """The first ``limit`` groups (or other series, ``what``) to draw, and a note for the caption naming
+    those left out (empty when every one is drawn): a figure never drops a group without saying so."""
+    shown, rest = list(groups[:limit]), list(groups[limit:])
+    if not rest:
+        return shown, ""
+    names = "; ".join(lab(g) for g in rest[:8]) + ("; ..." if len(rest) > 8 else "")
+    return shown, (f"; only the first {limit} {what} are drawn, {len(rest)} more are not: {names} (their "
+                   "figures are in the tables)")
+
+
 def rotate_labels(ax, angle: int = 35) -> None:
     """Slanted category labels, anchored at their tick so that they stay under it (and inside the figure)."""
     plt.setp(ax.get_xticklabels(), rotation=angle, ha="right", rotation_mode="anchor")
@@ -64,6 +79,28 @@ def error_lengths(v, lo, hi) -> list[np.ndarray]:
     one side only) and 0 where the interval is missing."""
     v, lo, hi = (np.asarray(a, dtype=float) for a in (v, lo, hi))
     return [np.maximum(np.nan_to_num(v - lo), 0.0), np.maximum(np.nan_to_num(hi - v), 0.0)]
+
+
+def share_diff_bounds(paired: pl.DataFrame, scale: float) -> tuple[np.ndarray, np.ndarray]:
+    """The ``lo`` and ``hi`` columns of paired differences times ``scale``; for a difference of shares
+    (``scale`` 100, in points) clipped to [-100, +100], the range such a difference can take (a t interval
+    over few deals may reach past it). Missing bounds are NaN."""
+    lo = paired["lo"].fill_null(np.nan).to_numpy().astype(float) * scale
+    hi = paired["hi"].fill_null(np.nan).to_numpy().astype(float) * scale
+    if scale == 100:
+        lo, hi = np.clip(lo, -100.0, 100.0), np.clip(hi, -100.0, 100.0)
+    return lo, hi
+
+
+def share_bounds(name: str, est: pl.DataFrame, scale: float) -> tuple[np.ndarray, np.ndarray]:
+    """The ``lo`` and ``hi`` columns of estimates times ``scale``; for a share (a figure whose name says
+    ``share``) clipped to [0, scale], the range a share can take (a t interval over few deals may reach
+    past 100%). Missing bounds are NaN."""
+    lo = est["lo"].fill_null(np.nan).to_numpy().astype(float) * scale
+    hi = est["hi"].fill_null(np.nan).to_numpy().astype(float) * scale
+    if "share" in name:
+        lo, hi = np.clip(lo, 0.0, scale), np.clip(hi, 0.0, scale)
+    return lo, hi
 
 
 def _is_int_data(values: list[np.ndarray]) -> bool:
@@ -88,6 +125,74 @@ def integer_ticks(fig) -> None:
                 axis.set_major_locator(MaxNLocator(integer=True))
 
 
+#: the smallest font a crowded axis's category labels shrink to (points)
+MIN_LABEL_SIZE = 6.0
+
+
+def _crowding(ax, axis: str, renderer) -> tuple[list, float, float] | None:
+    """The visible tick labels of an axis with the room between neighbouring ticks (pixels) and the
+    largest label's size across that room (its height when rotated from the line of the axis, else its
+    length along it); None with fewer than two labels."""
+    ticks = ax.get_xaxis().get_major_ticks() if axis == "x" else ax.get_yaxis().get_major_ticks()
+    lo, hi = sorted(ax.get_xlim() if axis == "x" else ax.get_ylim())
+    pairs = [(t.get_loc(), t.label1) for t in ticks
+             if t.label1.get_visible() and t.label1.get_text() and lo - 1e-9 <= t.get_loc() <= hi + 1e-9]
+    if len(pairs) < 2:
+        return None
+    k = 0 if axis == "x" else 1
+    pos = np.sort([ax.transData.transform((v, 0) if axis == "x" else (0, v))[k] for v, _ in pairs])
+    room = float(np.min(np.diff(pos)))
+    labels = [t for _, t in pairs]
+    sizes = [renderer.get_text_width_height_descent(t.get_text(), t.get_fontproperties(), ismath=False)
+             for t in labels]
+    rot = labels[0].get_rotation() % 180
+    along = rot == 0 if axis == "x" else rot == 90
+    need = max(w for w, _, _ in sizes) if along else max(h for _, h, _ in sizes) / max(
+        abs(np.sin(np.radians(rot))) if axis == "x" else abs(np.cos(np.radians(rot))), 1e-6)
+    return labels, room, float(need)
+
+
+def fit_tick_labels(fig) -> bool:
+    """Category labels that would overlap their neighbours are slanted, then stood upright, then set in a
+    smaller font (down to :data:`MIN_LABEL_SIZE`), on every axes of the figure: many strategies, pairings
+    or sweep values on one axis stay readable. Returns whether anything changed (the caller lays the
+    figure out again)."""
+    fig.draw_without_rendering()
+    renderer = fig.canvas.get_renderer()
+    changed = False
+    for ax in fig.axes:
+        if ax.get_label() == "<colorbar>":
+            continue
+        for axis in ("x", "y"):
+            got = _crowding(ax, axis, renderer)
+            if got is None:
+                continue
+            labels, room, need = got
+            if need * 1.1 <= room:
+                continue
+            if axis == "x":
+                for angle in (35, 60, 90):  # slanted, steeper, upright: the room across a label grows
+                    if labels[0].get_rotation() % 180 >= angle:
+                        continue
+                    plt.setp(labels, rotation=angle, ha="right" if angle < 90 else "center",
+                             rotation_mode="anchor" if angle < 90 else "default",
+                             va="top" if angle == 90 else labels[0].get_va())
+                    changed = True
+                    fig.draw_without_rendering()
+                    labels, room, need = _crowding(ax, axis, renderer)
+                    if need * 1.1 <= room:
+                        break
+            if need * 1.1 > room:
+                size = labels[0].get_fontsize()
+                new = max(MIN_LABEL_SIZE, size * room / (need * 1.1))
+                if new < size:
+                    plt.setp(labels, fontsize=new)
+                    changed = True
+    if changed:
+        fig.draw_without_rendering()
+    return changed
+
+
 @dataclasses.dataclass
 class Figure:
     title: str
@@ -97,6 +202,7 @@ class Figure:
 
 def _encode(fig) -> str:
     integer_ticks(fig)
+    fit_tick_labels(fig)
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=96, bbox_inches="tight")
     plt.close(fig)
@@ -136,7 +242,7 @@ def sweep_lines(cells: pl.DataFrame, over: str, group_axes: list[str], y: str, l
     df = group_labels(cells, group_axes)
     if numeric:
         df = df.sort(over, maintain_order=True)
-    groups = df["group"].unique(maintain_order=True).to_list()[:MAX_HUES]
+    groups, left_out = first_groups(df["group"].unique(maintain_order=True).to_list(), MAX_HUES)
     cats = df[over].unique(maintain_order=True).to_list()
     fig, ax = plt.subplots(figsize=(8, 4.5) if numeric else (max(8, 0.6 * len(cats) + 3), 4.5))
     palette = sns.color_palette("tab10", len(groups))
@@ -166,7 +272,7 @@ def sweep_lines(cells: pl.DataFrame, over: str, group_axes: list[str], y: str, l
     legend_outside(ax, title=", ".join(short(a) for a in group_axes) or None)
     cap = (f"{ylabel} by {short(over)}; " + ("bands" if numeric else "error bars") + " are 95% intervals"
            + ("; dotted lines: fair share 1/P" if fair else ""))
-    return Figure(f"{ylabel} by {short(over)}", cap, _encode(fig))
+    return Figure(f"{ylabel} by {short(over)}", cap + left_out, _encode(fig))
 
 
 def sweep_heatmap(cells: pl.DataFrame, over: str, group_axes: list[str], y: str, label: str,
@@ -191,13 +297,52 @@ def sweep_heatmap(cells: pl.DataFrame, over: str, group_axes: list[str], y: str,
     return Figure(f"{label}: every cell", f"{label} for each {short(over)} and group", _encode(fig))
 
 
+def finished_turns(turns: pl.DataFrame, cells: pl.DataFrame) -> tuple[pl.DataFrame, int, int | None]:
+    """The game-length histogram without the games stopped at the turn limit: each cell's ``timeouts``
+    games (the cells table) are its longest ones (a stopped game has played the whole limit, a finished one
+    no more), taken off the top of its histogram. Returns the histogram of finished games, the number of
+    stopped games and the longest of them (the limit), or None when no game was stopped."""
+    if "timeouts" not in cells.columns or turns.height == 0:
+        return turns, 0, None
+    stops = {int(c): int(n or 0) for c, n in zip(cells["cell"].to_list(), cells["timeouts"].to_list())}
+    if not any(stops.values()):
+        return turns, 0, None
+    parts, stopped, limit = [], 0, None
+    for (cell,), sub in turns.sort(["cell", "turns"]).group_by(["cell"], maintain_order=True):
+        left = min(stops.get(int(cell), 0), int(sub["count"].sum()))
+        if left:
+            limit = max(limit or 0, int(sub["turns"].max()))
+            stopped += left
+            counts = sub["count"].to_numpy().copy()
+            for i in range(len(counts) - 1, -1, -1):  # take the stopped games off the longest first
+                take = min(left, int(counts[i]))
+                counts[i] -= take
+                left -= take
+                if left == 0:
+                    break
+            sub = sub.with_columns(pl.Series("count", counts, dtype=sub["count"].dtype)).filter(pl.col("count") > 0)
+        parts.append(sub)
+    return pl.concat(parts) if parts else turns.clear(), stopped, limit
+
+
 def turns_distribution(turns: pl.DataFrame, cells: pl.DataFrame, axes: list[str]) -> Figure | None:
-    """Game length distribution per group (cells of a group pooled)."""
+    """Game length distribution per group (cells of a group pooled). Games stopped at the turn limit are
+    left out of the histogram and counted in the caption: drawn at the limit (1,000 turns, say) they would
+    stretch the axis so far that the games that finished would be squeezed into a sliver."""
+    turns = turns.filter(pl.col("cell").is_in(cells["cell"].implode()))  # the cells drawn, and only those
     if turns.height == 0:
         return None
+    turns, stopped, limit = finished_turns(turns, cells)
+    note = ""
+    if stopped:
+        total = stopped + int(turns["count"].sum()) if turns.height else stopped
+        note = (f"; {stopped:,} of the {total:,} games ({stopped / total:.1%}) stopped at the turn limit ({limit:,} "
+                "turns), not shown")
+        if turns.height == 0:
+            return None
     df = turns.join(group_labels(cells, axes).select(["cell", "group"]), on="cell")
     agg = df.group_by(["group", "turns"]).agg(pl.col("count").sum()).sort("turns")
-    groups = df["group"].unique(maintain_order=True).to_list()[:MAX_HUES]
+    groups, left_out = first_groups(df["group"].unique(maintain_order=True).to_list(), MAX_HUES)
     fig, ax = plt.subplots(figsize=(8, 4))
     for color, g in zip(sns.color_palette("tab10", len(groups)), groups):
         sub = agg.filter(pl.col("group") == g)
@@ -209,9 +354,10 @@ def turns_distribution(turns: pl.DataFrame, cells: pl.DataFrame, axes: list[str]
         ax.step(uniq, dens, where="post", color=color, label=g)
     ax.set_xlabel("turns per game (all players)")
     ax.set_ylabel("share of games per turn")
+    ax.set_ylim(bottom=0)
     legend_outside(ax)
-    return Figure("Game length", "distribution of the number of turns per game, cells of each group pooled",
-                  _encode(fig))
+    return Figure("Game length", "distribution of the number of turns per game, cells of each group pooled"
+                  + note + left_out, _encode(fig))
 
 
 def score_histogram(scores: np.ndarray, counts: np.ndarray, bins: int = 40) -> tuple[np.ndarray, np.ndarray, float]:
@@ -240,7 +386,7 @@ def score_distribution(scores: pl.DataFrame, cells: pl.DataFrame, axes: list[str
     df = scores.filter(pl.col("who") == who).join(group_labels(cells, axes).select(["cell", "group"]), on="cell")
     if df.height == 0:
         return None
-    groups = df["group"].unique(maintain_order=True).to_list()[:MAX_HUES]
+    groups, left_out = first_groups(df["group"].unique(maintain_order=True).to_list(), MAX_HUES)
     fig, ax = plt.subplots(figsize=(8, 4))
     lowest = None
     for color, g in zip(sns.color_palette("tab10", len(groups)), groups):
@@ -259,7 +405,7 @@ def score_distribution(scores: pl.DataFrame, cells: pl.DataFrame, axes: list[str
     legend_outside(ax)
     return Figure("Final scores", "histogram of final scores" + (" of the focus seat" if who == "focus" else
                                                                   ", every seat") + ", cells of each group pooled "
-                  "(from the lowest score played)", _encode(fig))
+                  "(from the lowest score played)" + left_out, _encode(fig))
 
 
 def seat_shares(seats: pl.DataFrame, cells: pl.DataFrame, axes: list[str]) -> Figure | None:
@@ -275,9 +421,10 @@ def seat_shares(seats: pl.DataFrame, cells: pl.DataFrame, axes: list[str]) -> Fi
            .agg((pl.col("win_share") * pl.col("games")).sum().alias("w"), pl.col("games").sum().alias("n"),
                 pl.col("players").first()))
     agg = agg.with_columns((pl.col("w") / pl.col("n")).alias("share"))
-    groups = agg["group"].unique(maintain_order=True).to_list()[:MAX_HUES]
+    # the groups are categories of the x axis (the colours are the seats): as many as a wider figure holds
+    groups, left_out = first_groups(agg["group"].unique(maintain_order=True).to_list(), MAX_GROUP_FIGURES)
     agg = agg.filter(pl.col("group").is_in(groups))
-    fig, ax = plt.subplots(figsize=(8, 4))
+    fig, ax = plt.subplots(figsize=(max(8.0, 0.7 * len(groups) + 2), 4))
     sns.barplot(data=agg.to_pandas(), x="group", y="share", hue="seat", ax=ax, palette="crest")
     for i, gname in enumerate(groups):
         p = agg.filter(pl.col("group") == gname)["players"][0]
@@ -287,8 +434,8 @@ def seat_shares(seats: pl.DataFrame, cells: pl.DataFrame, axes: list[str]) -> Fi
     if len(groups) > 4 or max(len(str(g)) for g in groups) > 12:
         rotate_labels(ax, 30)
     legend_outside(ax, title="seat")
-    return Figure("Seat balance", "win share of each table seat (seat 0 starts), lineups rotated; dotted: 1/P",
-                  _encode(fig))
+    return Figure("Seat balance", "win share of each table seat (seat 0 starts), lineups rotated; dotted: 1/P"
+                  + left_out, _encode(fig))
 
 
 def win_matrices(cells: pl.DataFrame, axes: list[str], strategies: list[str]) -> list[Figure]:
@@ -297,7 +444,8 @@ def win_matrices(cells: pl.DataFrame, axes: list[str], strategies: list[str]) ->
         return []
     out = []
     df = group_labels(cells, axes)
-    for gname in df["group"].unique(maintain_order=True).to_list()[:6]:
+    groups, left_out = first_groups(df["group"].unique(maintain_order=True).to_list(), MAX_GROUP_FIGURES)
+    for gname in groups:
         sub = df.filter(pl.col("group") == gname)
         P = int(sub["players"][0])
         k = len(strategies)
@@ -316,7 +464,8 @@ def win_matrices(cells: pl.DataFrame, axes: list[str], strategies: list[str]) ->
         out.append(Figure(f"Win matrix: {gname}",
                           f"{gname}: win share (%) of the row strategy"
                           + (f" alone against {P - 1} copies of the column strategy" if P > 2 else
-                             " against the column strategy") + f"; fair share {100 / P:.1f}%", _encode(fig)))
+                             " against the column strategy") + f"; fair share {100 / P:.1f}%"
+                          + (left_out if gname == groups[-1] else ""), _encode(fig)))
     return out
 
 
@@ -325,7 +474,7 @@ def ratings_plot(ratings: pl.DataFrame, axes: list[str]) -> Figure | None:
         return None
     df = group_labels(ratings, axes)
     fig, ax = plt.subplots(figsize=(8, 4))
-    groups = df["group"].unique(maintain_order=True).to_list()[:MAX_HUES]
+    groups, left_out = first_groups(df["group"].unique(maintain_order=True).to_list(), MAX_HUES)
     strategies = df["strategy"].unique(maintain_order=True).to_list()
     width = 0.8 / max(len(groups), 1)
     for j, (color, g) in enumerate(zip(sns.color_palette("tab10", len(groups)), groups)):
@@ -340,7 +489,8 @@ def ratings_plot(ratings: pl.DataFrame, axes: list[str]) -> Figure | None:
         rotate_labels(ax)
     ax.set_ylabel(f"Elo relative to {lab(df['reference'][0])}")
     legend_outside(ax)
-    return Figure("Ratings", "Bradley-Terry ratings (Elo scale) with 95% intervals, per group", _encode(fig))
+    return Figure("Ratings", "Bradley-Terry ratings (Elo scale) with 95% intervals, per group" + left_out,
+                  _encode(fig))
 
 
 def paired_plot(paired: pl.DataFrame, group_axes: list[str]) -> Figure | None:
@@ -355,14 +505,13 @@ def paired_plot(paired: pl.DataFrame, group_axes: list[str]) -> Figure | None:
         scale = 100 if metric in ("win_share", "seat_advantage") or "share" in metric else 1
         raw = sub["value"].unique(maintain_order=True)
         values = (raw.sort() if raw.dtype.is_numeric() else raw).cast(pl.String).to_list()
-        groups = sub["group"].unique(maintain_order=True).to_list()[:MAX_HUES]
+        groups, left_out = first_groups(sub["group"].unique(maintain_order=True).to_list(), MAX_HUES)
         width = 0.8 / max(len(groups), 1)
         for j, (color, g) in enumerate(zip(sns.color_palette("tab10", len(groups)), groups)):
             s = sub.filter(pl.col("group") == g)
             x = np.array([values.index(v) for v in s["value"].cast(pl.String).to_list()]) - 0.4 + width * (j + 0.5)
             d = s["diff"].to_numpy() * scale
-            lo = s["lo"].fill_null(np.nan).to_numpy() * scale
-            hi = s["hi"].fill_null(np.nan).to_numpy() * scale
+            lo, hi = share_diff_bounds(s, scale)
             ax.errorbar(x, d, yerr=error_lengths(d, lo, hi), fmt="o", color=color, label=g, capsize=3)
         ax.axhline(0, color="grey", linewidth=1)
         names = [lab(v) for v in values]
@@ -375,7 +524,7 @@ def paired_plot(paired: pl.DataFrame, group_axes: list[str]) -> Figure | None:
     legend_outside(axes[0][-1])
     fig.tight_layout()
     return Figure("Paired differences", "difference from the reference cell on the same deals (common random "
-                  "numbers), with paired 95% intervals", _encode(fig))
+                  "numbers), with paired 95% intervals" + left_out, _encode(fig))
 
 
 def sprt_plot(sprt: pl.DataFrame) -> Figure | None:
@@ -496,15 +645,15 @@ def estimate_lines(est: pl.DataFrame, figure: str, xlabel: str, ylabel: str, ref
         return None
     cases = df["case"].unique(maintain_order=True).to_list()
     key = "group" if df["group"].n_unique() > 1 else "strategy"
-    groups = df[key].unique(maintain_order=True).to_list()[:MAX_HUES]
+    groups, left_out = first_groups(df[key].unique(maintain_order=True).to_list(), MAX_HUES,
+                                    "groups" if key == "group" else "strategies")
     fig, ax = plt.subplots(figsize=(max(8, 0.55 * len(cases) + 3), 4.5))
     width = 0.8 / max(len(groups), 1)
     for j, (color, g) in enumerate(zip(sns.color_palette("tab10", len(groups)), groups)):
         sub = df.filter(pl.col(key) == g)
         x = np.array([cases.index(c) for c in sub["case"].to_list()]) - 0.4 + width * (j + 0.5)
         y = sub["value"].to_numpy() * scale
-        lo = sub["lo"].fill_null(np.nan).to_numpy() * scale
-        hi = sub["hi"].fill_null(np.nan).to_numpy() * scale
+        lo, hi = share_bounds(figure, sub, scale)
         ax.errorbar(x, y, yerr=_yerr(y, lo, hi), fmt="o", color=color, label=lab(g),
                     capsize=3)
         if reference == "fair" and df["players"].n_unique() > 1:
@@ -524,8 +673,8 @@ def estimate_lines(est: pl.DataFrame, figure: str, xlabel: str, ylabel: str, ref
             df["players"].n_unique() > 1 else "; dotted: the fair share" if reference == "fair" else
             f"; dotted: {reference * scale:g}" + (" (no advantage)" if reference == 0 else "")
             if reference is not None else "")
-    return Figure(f"{ylabel} by {xlabel}", f"{ylabel} for each {xlabel}, with 95% intervals over deals" + fair,
-                  _encode(fig))
+    return Figure(f"{ylabel} by {xlabel}", f"{ylabel} for each {xlabel}, with 95% intervals over deals" + fair
+                  + left_out, _encode(fig))
 
 
 def seat0_matrices(seats: pl.DataFrame, cells: pl.DataFrame, axes: list[str], over: str) -> list[Figure]:
@@ -542,7 +691,8 @@ def seat0_matrices(seats: pl.DataFrame, cells: pl.DataFrame, axes: list[str], ov
     names = list(dict.fromkeys(m["white"].to_list() + m["black"].to_list()))
     labels = [lab(n) for n in names]
     out = []
-    for gname in m["group"].unique(maintain_order=True).to_list()[:6]:
+    groups, left_out = first_groups(m["group"].unique(maintain_order=True).to_list(), MAX_GROUP_FIGURES)
+    for gname in groups:
         # every cell of the group pooled: each orientation's share over all its games
         sub = (m.filter(pl.col("group") == gname).group_by(["white", "black"], maintain_order=True)
                .agg(((pl.col("win_share") * pl.col("games")).sum() / pl.col("games").sum()).alias("win_share")))
@@ -556,7 +706,7 @@ def seat0_matrices(seats: pl.DataFrame, cells: pl.DataFrame, axes: list[str], ov
         ax.set_ylabel("seat 0 (first player) plays")
         out.append(Figure(f"Seat 0 by orientation: {gname}", f"{gname}: seat 0's win share (%) with the row "
                           "strategy in seat 0 and the column strategy in seat 1 (each orientation of a pairing is "
-                          "one rotation of its cell)", _encode(fig)))
+                          "one rotation of its cell)" + (left_out if gname == groups[-1] else ""), _encode(fig)))
     return out
 
 
@@ -604,7 +754,7 @@ def risk_tradeoff(est: pl.DataFrame, event_figure: str) -> Figure | None:
         return None
     df = x_df.join(y_df.select(["cell", pl.col("value").alias("y"), pl.col("lo").alias("y_lo"),
                                 pl.col("hi").alias("y_hi")]), on="cell")
-    groups = df["group"].unique(maintain_order=True).to_list()[:6]
+    groups, left_out = first_groups(df["group"].unique(maintain_order=True).to_list(), MAX_PANELS)
     cases = df["case"].unique(maintain_order=True).to_list()
     fig, axes = plt.subplots(1, len(groups), figsize=(5.2 * len(groups), 4.8), squeeze=False)
     palette = sns.color_palette("tab10" if len(cases) <= 10 else "tab20", len(cases))
@@ -631,7 +781,7 @@ def risk_tradeoff(est: pl.DataFrame, event_figure: str) -> Figure | None:
                bbox_to_anchor=(0.5, 0.0))
     return Figure("Risk against reward", f"each focus strategy's {event_figure.replace('_share', '')} share (x) "
                   "and win share (y) against the field, with Wilson 95% intervals, one panel per group; up and to "
-                  "the left is better; dotted: the fair share 1/P", _encode(fig))
+                  "the left is better; dotted: the fair share 1/P" + left_out, _encode(fig))
 
 
 def estimate_panels(est: pl.DataFrame, figures: list[str], xlabel: str) -> Figure | None:
@@ -644,7 +794,7 @@ def estimate_panels(est: pl.DataFrame, figures: list[str], xlabel: str) -> Figur
     if not figures:
         return None
     cases = df["case"].unique(maintain_order=True).to_list()
-    groups = df["group"].unique(maintain_order=True).to_list()[:MAX_HUES]
+    groups, left_out = first_groups(df["group"].unique(maintain_order=True).to_list(), MAX_HUES)
     fig, axes = plt.subplots(1, len(figures), figsize=(max(5.5, 0.5 * len(cases) + 2.5) * len(figures), 4.5),
                              squeeze=False)
     width = 0.8 / max(len(groups), 1)
@@ -654,8 +804,7 @@ def estimate_panels(est: pl.DataFrame, figures: list[str], xlabel: str) -> Figur
             sub = df.filter((pl.col("figure") == name) & (pl.col("group") == g))
             x = np.array([cases.index(c) for c in sub["case"].to_list()]) - 0.4 + width * (j + 0.5)
             y = sub["value"].fill_null(np.nan).to_numpy() * scale
-            lo = sub["lo"].fill_null(np.nan).to_numpy() * scale
-            hi = sub["hi"].fill_null(np.nan).to_numpy() * scale
+            lo, hi = share_bounds(name, sub, scale)
             ax.errorbar(x, y, yerr=_yerr(y, lo, hi), fmt="o", color=color, label=g, capsize=2)
         names = [lab(c) for c in cases]
         ax.set_xticks(range(len(cases)), names)
@@ -666,7 +815,7 @@ def estimate_panels(est: pl.DataFrame, figures: list[str], xlabel: str) -> Figur
     legend_outside(axes[0][-1])
     fig.tight_layout()
     return Figure("Figures by " + xlabel, ", ".join(f.replace("_", " ") for f in figures)
-                  + f" for each {xlabel} and group, with 95% intervals", _encode(fig))
+                  + f" for each {xlabel} and group, with 95% intervals" + left_out, _encode(fig))
 
 
 def seat_figures(est: pl.DataFrame, figures: list[str], over: str) -> Figure | None:
@@ -678,7 +827,7 @@ def seat_figures(est: pl.DataFrame, figures: list[str], over: str) -> Figure | N
     figures = [f for f in figures if f in set(df["figure"].to_list())]
     if not figures:
         return None
-    groups = df["group"].unique(maintain_order=True).to_list()[:6]
+    groups, left_out = first_groups(df["group"].unique(maintain_order=True).to_list(), MAX_PANELS)
     cases = df["case"].unique(maintain_order=True).to_list()
     fig, axes = plt.subplots(len(figures), len(groups), figsize=(4.6 * len(groups), 3.8 * len(figures)),
                              squeeze=False, sharey="row")
@@ -707,7 +856,8 @@ def seat_figures(est: pl.DataFrame, figures: list[str], over: str) -> Figure | N
     fig.tight_layout()
     legend_outside(axes[0][-1], title=short(over))
     return Figure("Seats", f"each table seat's {' and '.join(f.replace('_', ' ') for f in figures)} per "
-                  f"{short(over)} and group, with Wilson 95% intervals; dotted: the fair share 1/P", _encode(fig))
+                  f"{short(over)} and group, with Wilson 95% intervals; dotted: the fair share 1/P" + left_out,
+                  _encode(fig))
 
 
 def seat_paired_plot(paired: pl.DataFrame, group_axes: list[str]) -> Figure | None:
@@ -717,7 +867,7 @@ def seat_paired_plot(paired: pl.DataFrame, group_axes: list[str]) -> Figure | No
         return None
     df = group_labels(paired, group_axes)
     metrics = df["metric"].unique(maintain_order=True).to_list()
-    groups = df["group"].unique(maintain_order=True).to_list()[:6]
+    groups, left_out = first_groups(df["group"].unique(maintain_order=True).to_list(), MAX_PANELS)
     values = df["value"].unique(maintain_order=True).to_list()
     fig, axes = plt.subplots(len(metrics), len(groups), figsize=(4.6 * len(groups), 3.6 * len(metrics)),
                              squeeze=False, sharey="row")
@@ -731,8 +881,7 @@ def seat_paired_plot(paired: pl.DataFrame, group_axes: list[str]) -> Figure | No
                 part = sub.filter(pl.col("value") == v).sort("seat")
                 x = part["seat"].to_numpy() - 0.4 + width * (j + 0.5)
                 d = part["diff"].to_numpy() * scale
-                lo = part["lo"].fill_null(np.nan).to_numpy() * scale
-                hi = part["hi"].fill_null(np.nan).to_numpy() * scale
+                lo, hi = share_diff_bounds(part, scale)
                 ax.errorbar(x, d, yerr=_yerr(d, lo, hi), fmt="o", color=color,
                             label=f"{lab(v)} - {lab(part['versus'][0])}" if part.height else lab(v), capsize=2)
             ax.axhline(0, color="grey", linewidth=1)
@@ -745,4 +894,4 @@ def seat_paired_plot(paired: pl.DataFrame, group_axes: list[str]) -> Figure | No
     fig.tight_layout()
     legend_outside(axes[0][-1], fontsize=7)
     return Figure("Paired differences by seat", "each value minus the baseline on the same deals, seat by seat, "
-                  "with paired 95% intervals", _encode(fig))
+                  "with paired 95% intervals" + left_out, _encode(fig))

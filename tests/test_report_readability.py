@@ -195,3 +195,139 @@ def test_error_bars_never_get_negative_lengths():
     below, above = error_lengths([0.5, 0.2, 0.4], [0.55, 0.1, float("nan")], [0.7, 0.3, float("nan")])
     assert below[0] == 0.0 and below[2] == 0.0 and (below >= 0).all() and (above >= 0).all()
     assert abs(below[1] - 0.1) < 1e-12 and abs(above[0] - 0.2) < 1e-12 and above[2] == 0.0
+
+
+def _round_robin(players, variants, strategies=("counter", "watcher", "swapper")):
+    rows = []
+    for p in players:
+        for v in variants:
+            for a in strategies:
+                for b in strategies:
+                    if a != b:
+                        rows.append({"cell": len(rows), "players": p, "variant": v, "a": a, "b": b,
+                                     "focus_win_share": 0.4, "field_win_share": 0.6})
+    return pl.DataFrame(rows)
+
+
+def test_every_group_of_a_round_robin_gets_its_win_matrix(drawn):
+    # two player counts times four variants: eight win matrices, none dropped
+    cells = _round_robin([2, 4], ["base", "ravens", "all_in", "know"])
+    figs = plots.win_matrices(cells, ["players", "variant"], ["counter", "watcher", "swapper"])
+    assert [f.title for f in figs] == [f"Win matrix: {p}p, variant {v}" for p in (2, 4)
+                                       for v in ("base", "ravens", "all_in", "know")]
+    assert not any("not shown" in f.caption for f in figs)
+
+
+def test_groups_beyond_a_figure_cap_are_named_in_the_caption(drawn, monkeypatch):
+    monkeypatch.setattr(plots, "MAX_GROUP_FIGURES", 3)
+    cells = _round_robin([2], ["v1", "v2", "v3", "v4", "v5"])
+    figs = plots.win_matrices(cells, ["players", "variant"], ["counter", "watcher", "swapper"])
+    assert len(figs) == 3
+    assert "; only the first 3 groups are drawn, 2 more are not: 2p, variant v4; 2p, variant v5 (" in figs[-1].caption
+    assert plots.first_groups(["a", "b"], 6) == (["a", "b"], "")
+
+
+# ------------------------------------------------------------------------------------ lists of values
+def test_a_list_of_values_that_hold_commas_reads_as_that_many_values():
+    from experiments.answers.balance import _headline
+    from experiments.answers.common import describe_group, join_values
+
+    # Fan & Mallet's start_positions are pairs of houses: "0,2, 0,3" would read as four numbers
+    assert join_values(["0,2", "0,3"]) == "0,2; 0,3"
+    assert join_values([7, 10, 13]) == "7, 10, 13"  # plain values as before
+    assert join_values(["margin=1, late=8", "margin=2, late=8"]) == "margin=1, late=8; margin=2, late=8"
+    assert describe_group(["rules.start_positions"], ("0,6",)) == "start_positions 0,6"  # one value as before
+    assert describe_group(["players", "variant"], (2, "base")) == "2 players, variant base"
+    assert describe_group(["rules.start_positions", "seat0"], ("0,6", "closer")) == "start_positions 0,6; seat0 closer"
+    # the balance headline lists the groups clearly off the fair share
+    heads = [(f"start_positions {v}", 0.6, 0.55, 0.65, 2, True, 1, 0, 3) for v in ("0,2", "0,3")]
+    assert "clearly off it with start_positions 0,2; start_positions 0,3." in _headline(heads, "pairing", [])[0]
+
+
+# ------------------------------------------------------------------------------------------ game length
+def test_games_stopped_at_the_turn_limit_do_not_squeeze_the_game_length_figure(drawn):
+    # two cells of games of 40 to 60 turns; three games of cell 1 stopped at the limit of 1,000 turns
+    lengths = list(range(40, 61))
+    turns = pl.DataFrame({"cell": [0] * len(lengths) + [1] * (len(lengths) + 1),
+                          "turns": lengths + lengths + [1000], "count": [2] * len(lengths) + [2] * len(lengths) + [3]})
+    cells = pl.DataFrame({"cell": [0, 1], "players": [2, 3], "timeouts": [0, 3]})
+    finished, stopped, limit = plots.finished_turns(turns, cells)
+    assert stopped == 3 and limit == 1000 and finished["turns"].max() == 60
+    assert int(finished["count"].sum()) == int(turns["count"].sum()) - 3
+    fig = plots.turns_distribution(turns, cells, ["players"])
+    ax = drawn[0].axes[0]
+    assert ax.get_xlim()[1] < 100  # the finished games fill the axis
+    assert "3 of the 87 games (3.4%) stopped at the turn limit (1,000 turns), not shown" in fig.caption
+    # the games of a cell not drawn (another figure's) are not counted
+    more = pl.concat([turns, pl.DataFrame({"cell": [2], "turns": [50], "count": [100]})])
+    assert "3 of the 87 games" in plots.turns_distribution(more, cells, ["players"]).caption
+    # no game stopped: every game drawn, the caption as before
+    fig = plots.turns_distribution(turns.filter(pl.col("turns") < 1000), cells.with_columns(pl.lit(0).alias("timeouts")),
+                                   ["players"])
+    assert fig.caption == "distribution of the number of turns per game, cells of each group pooled"
+
+
+def test_stopped_games_are_taken_off_the_longest_end_of_their_cell():
+    # a cell whose stopped games share the longest value with finished ones only loses the stopped ones
+    turns = pl.DataFrame({"cell": [0, 0, 0], "turns": [10, 20, 30], "count": [1, 1, 4]})
+    finished, stopped, limit = plots.finished_turns(turns, pl.DataFrame({"cell": [0], "timeouts": [3]}))
+    assert finished.rows() == [(0, 10, 1), (0, 20, 1), (0, 30, 1)] and stopped == 3 and limit == 30
+    finished, stopped, _ = plots.finished_turns(turns, pl.DataFrame({"cell": [0], "timeouts": [5]}))
+    assert finished.rows() == [(0, 10, 1)] and stopped == 5
+
+
+# ------------------------------------------------------------------------------------ crowded labels
+def _categories(names, width=5.5):
+    fig, ax = matplotlib.pyplot.subplots(figsize=(width, 4))
+    ax.errorbar(range(len(names)), np.zeros(len(names)), yerr=1.0, fmt="o")
+    ax.set_xticks(range(len(names)), names)
+    plots.rotate_labels(ax)
+    fig.tight_layout()
+    return fig, ax
+
+
+def _neighbours_overlap(fig, ax) -> bool:
+    """Whether two neighbouring x labels overlap: the room between their ticks is less than a label's
+    extent across it (its length when level, its height over the sine of its slant otherwise)."""
+    got = plots._crowding(ax, "x", fig.canvas.get_renderer())
+    return got is not None and got[2] > got[1]
+
+
+def test_crowded_category_labels_are_stood_upright_or_shrunk_until_they_do_not_overlap():
+    names = [f"guard margin={m} late={l}" for m in range(4) for l in (4, 6, 8, 10, 12)]
+    fig, ax = _categories(names)
+    fig.draw_without_rendering()
+    assert _neighbours_overlap(fig, ax)  # slanted at 35 degrees, 20 long labels in 5.5 inches overlap
+    assert plots.fit_tick_labels(fig)
+    assert not _neighbours_overlap(fig, ax)
+    assert ax.get_xticklabels()[0].get_rotation() > 35  # steeper than before
+    # so many that standing them upright is not enough: a smaller font, never below the minimum
+    fig2, ax2 = _categories([f"s{i} long label" for i in range(40)], width=4)
+    before = ax2.get_xticklabels()[0].get_fontsize()
+    assert plots.fit_tick_labels(fig2)
+    assert ax2.get_xticklabels()[0].get_rotation() == 90
+    assert plots.MIN_LABEL_SIZE <= ax2.get_xticklabels()[0].get_fontsize() < before
+    # a few short labels are left as they are
+    fig3, ax3 = _categories(["greedy", "guard", "racer"])
+    assert not plots.fit_tick_labels(fig3)
+    assert ax3.get_xticklabels()[0].get_rotation() == 35
+    for f in (fig, fig2, fig3):
+        matplotlib.pyplot.close(f)
+
+
+def test_a_figure_of_one_colour_per_group_names_the_groups_it_cannot_colour(drawn):
+    turns = pl.DataFrame({"cell": [c for c in range(12) for _ in range(3)], "turns": [40, 50, 60] * 12,
+                          "count": [1, 2, 1] * 12})
+    cells = pl.DataFrame({"cell": list(range(12)), "players": [2] * 12, "variant": [f"v{c}" for c in range(12)],
+                          "timeouts": [0] * 12})
+    fig = plots.turns_distribution(turns, cells, ["variant"])
+    assert len(drawn[0].axes[0].get_legend().get_texts()) == plots.MAX_HUES
+    assert "2 more are not: variant v10; variant v11" in fig.caption
+
+
+def test_share_bars_stay_within_0_and_100():
+    est = pl.DataFrame({"lo": [-0.05, 0.2, None], "hi": [0.3, 1.08, None]})
+    lo, hi = plots.share_bounds("seat0_win_share", est, 100)
+    assert lo[:2].tolist() == [0.0, 20.0] and hi[:2].tolist() == [30.0, 100.0] and np.isnan(lo[2])
+    lo, hi = plots.share_bounds("mean_score", est, 1)  # not a share: as computed
+    assert lo[0] == -0.05 and hi[1] == 1.08

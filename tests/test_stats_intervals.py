@@ -73,3 +73,58 @@ def test_answers_give_lopsided_intervals_by_their_bounds():
     assert pm_metric("win_share", 0.3, None, None) == "30.0%"
     assert pm_metric("win_share", float("nan"), 0.1, 0.2) == "n/a"
     assert not lopsided(0.5, 0.5, 0.5)  # an interval of no width is shown as ± 0
+
+
+def test_intervals_of_shares_and_their_differences_are_shown_within_their_range():
+    # a paired t interval over few deals may reach past +-100% (a difference of two shares) or past 0% and
+    # 100% (a share): the sentences show it clipped to that range, the estimate itself unchanged
+    from experiments.answers.common import ci_cell, clip_interval, dci_text, direction, pm_metric, pm_text
+
+    d = {"diff": 0.625, "lo": -0.137, "hi": 1.387, "n": 8}
+    assert dci_text(d) == "+62.5% [-13.7%, +100.0%]"
+    assert dci_text({"diff": -0.714, "lo": -1.324, "hi": -0.105}) == "-71.4% [-100.0%, -10.5%]"
+    assert dci_text({"diff": 0.054, "lo": -1.055, "hi": 1.163}) == "+5.4% [-100.0%, +100.0%]"
+    assert dci_text({"diff": 0.1, "lo": 0.05, "hi": 0.15}) == "+10.0% [+5.0%, +15.0%]"  # inside: as before
+    assert dci_text({"diff": 0.1, "lo": None, "hi": None}) == "+10.0%"
+    assert direction(d) == 0  # the verdict is the unclipped interval's
+    # a share's t interval: [0%, 100%]; shown by its bounds, since clipping makes it lopsided
+    assert pm_metric("win_share", 0.9, 0.71, 1.09) == "90.0% [71.0%, 100.0%]"
+    assert pm_text("win_share", 0.05, -0.03, 0.13) == "5.0% [0.0%, 13.0%]"
+    assert pm_metric("seat_advantage", 0.45, 0.2, 0.7, True, bounds=(-0.5, 0.5)) == "+45.0% [+20.0%, +50.0%]"
+    assert pm_text("mean_score", 5.0, -1.0, 11.0) == "5.00 ± 6.00"  # a score has no bound
+    assert ci_cell(0.9, 0.71, 1.09, unit=False, bounds=(0.0, 1.0)) == "90.0 [71.0, 100.0]"
+    assert clip_interval(-1.2, float("nan"), (-1.0, 1.0))[0] == -1.0
+    assert clip_interval(None, 2.0, (-1.0, 1.0)) == (None, 1.0)
+    assert clip_interval(-3.0, 3.0, None) == (-3.0, 3.0)
+    from experiments.answers.common import metric_range
+    assert metric_range("seat0_win_share") == (0.0, 1.0) and metric_range("win_share", diff=True) == (-1.0, 1.0)
+    assert metric_range("seat_advantage", diff=True) == (-1.0, 1.0) and metric_range("mean_turns") is None
+
+
+def test_paired_figure_bars_stay_within_the_range_of_a_difference_of_shares():
+    import polars as pl
+
+    from reports.plots import share_diff_bounds
+
+    paired = pl.DataFrame({"lo": [-1.2, 0.1, None], "hi": [0.5, 1.4, None]})
+    lo, hi = share_diff_bounds(paired, 100)
+    assert lo[:2].tolist() == [-100.0, 10.0] and hi[:2].tolist() == [50.0, 100.0]
+    assert np.isnan(lo[2]) and np.isnan(hi[2])
+    lo, hi = share_diff_bounds(paired, 1)  # not a share (turns): as computed
+    assert lo[0] == -1.2 and hi[1] == 1.4
+
+
+def test_a_table_of_paired_differences_clips_them_to_the_range_of_a_difference():
+    import polars as pl
+
+    from experiments.answers.common import metric_range, wide_table
+
+    est = pl.DataFrame({"case": ["a", "b"], "group": ["2p", "2p"], "figure": ["win_share", "win_share"],
+                        "value": [-0.2, 0.5], "lo": [-0.5, -0.1], "hi": [0.1, 1.3]})
+    diffs = wide_table(est, ["win_share"], {"win_share": "change"}, {}, "focus", signed=True,
+                       bounds=lambda n: metric_range(n, diff=True))
+    assert diffs["change %"].to_list() == ["-20.0 [-50.0, +10.0]", "+50.0 [-10.0, +100.0]"]
+    # a table of shares (the default): [0%, 100%]
+    est = est.with_columns(pl.Series("value", [0.2, 0.9]), pl.Series("lo", [0.1, 0.7]), pl.Series("hi", [0.3, 1.1]))
+    shares = wide_table(est, ["win_share"], {"win_share": "wins"}, {}, "focus")
+    assert shares["wins %"].to_list() == ["20.0 [10.0, 30.0]", "90.0 [70.0, 100.0]"]

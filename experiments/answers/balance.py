@@ -16,7 +16,7 @@ from simcore.stats import holm, mean_interval, ratio_ci
 
 from .base import AnswerKind, CheckContext, ReportContext, Result
 from .common import describe_group, est_row, experiment_labels, frame, group_rows, lineup_label, pm_metric, pm_text, pool_deals, short, show
-from .common import ci_cell, deal_frame
+from .common import SHARE_RANGE, ci_cell, deal_frame, join_values
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -88,9 +88,9 @@ def answer_balance(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
                 f"advantage {(w - 1 / P) * 100:+.1f}% over the fair {100 / P:.0f}%"
                 + ("" if clear else ", not clearly different from it")
                 + f"; clearly above {100 / P:.0f}% in {len(above)} of {sub.height} {_plural(short(over))}"
-                + (f" ({', '.join(map(show, above))})" if 0 < len(above) <= 6 else "")
+                + (f" ({join_values(map(show, above))})" if 0 < len(above) <= 6 else "")
                 + f", clearly below in {len(below)}"
-                + (f" ({', '.join(map(show, below))})" if 0 < len(below) <= 6 else "")
+                + (f" ({join_values(map(show, below))})" if 0 < len(below) <= 6 else "")
                 + f" (t tests over deals, Holm's correction over the {sub.height})")
         if best is not None:
             text += (f"; furthest from it: {show(best[0])} {pm_metric('win_share', best[1], best[2], best[3])}")
@@ -147,7 +147,7 @@ def _headline(heads: list[tuple], what: str, metric_text: str | None = None, ran
     first = (f"Seat 0 (the first player) wins " + ", ".join(parts) + " of games"
              + (f" (fair share {100 / heads[0][4]:.0f}%)" if one_p else "") + ", "
              + ("clearly off it" if one_p else "clearly off its fair share")
-             + (f" with {', '.join(clear)}" if clear else " in no group") + ".")
+             + (f" with {join_values(clear)}" if clear else " in no group") + ".")
     n_above = sum(h[6] for h in heads)
     n_below = sum(h[7] for h in heads)
     n = sum(h[8] for h in heads)
@@ -194,11 +194,12 @@ def lead_table(ctx: ReportContext):
     rows = []
     for r in g.iter_rows(named=True):
         P = r["players"]
-        rows.append({"group": r["group"] or "all", "seat 0 wins %": ci_cell(r["value"], r["lo"], r["hi"], unit=False),
+        rows.append({"group": r["group"] or "all", "seat 0 wins %": ci_cell(r["value"], r["lo"], r["hi"], unit=False,
+                                                                          bounds=SHARE_RANGE),
                      "fair %": f"{100 / P:.1f}" if P else "",
                      "advantage %": ci_cell(r["value"] - 1 / P, r["lo"] - 1 / P if r["lo"] is not None else None,
                                                    r["hi"] - 1 / P if r["hi"] is not None else None, signed=True,
-                                                   unit=False) if P and r["value"] is not None else ""})
+                                                   unit=False, bounds=(-1 / P, 1 - 1 / P)) if P and r["value"] is not None else ""})
     return pl.DataFrame(rows, schema={k: pl.String for k in rows[0]}) if rows else None
 
 

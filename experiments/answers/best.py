@@ -10,7 +10,8 @@ from simcore.stats import paired_diff
 from ..config import METRICS
 from ..engine import VEC_ROWS
 from .base import AnswerKind, ReportContext, Result
-from .common import ci_cell, describe_group, experiment_labels, fmt_metric, frame, pm_metric, group_rows, short
+from .common import (ci_cell, clip_interval, describe_group, experiment_labels, fmt_metric, frame, group_rows, join_values, metric_range,
+                     pm_metric, short)
 from .common import label as label_of
 
 if TYPE_CHECKING:
@@ -61,8 +62,9 @@ def answer_best(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
                      and all(p[a] == v for a, v in zip(gaxes, key)))
             clear = d["lo"] > 0 or d["hi"] < 0
             picks.append((desc, show(best[rep.over]), clear))
+            lo, hi = clip_interval(d["lo"], d["hi"], metric_range(rep.metric, diff=True))
             notes.append(f"next {show(nxt[rep.over])}: {fmt_metric(rep.metric, d['diff'], True)}, paired 95% CI "
-                         f"[{fmt_metric(rep.metric, d['lo'], True)}, {fmt_metric(rep.metric, d['hi'], True)}]"
+                         f"[{fmt_metric(rep.metric, lo, True)}, {fmt_metric(rep.metric, hi, True)}]"
                          + ("" if clear else ", not clearly different"))
         else:
             picks.append((desc, show(best[rep.over]), False))
@@ -101,7 +103,7 @@ def headline(rep, metric_label: str, picks: list[tuple[str, str, bool]], lows: l
         return None
     values = [v for _, v, _ in picks]
     text = (f"The {short(rep.over)} with the {best} {metric_label} ranges from {min(values, key=_num)} to "
-            f"{max(values, key=_num)} over the {len(picks)} groups: " + ", ".join(f"{v} ({d})" for d, v, _ in picks) + ".")
+            f"{max(values, key=_num)} over the {len(picks)} groups: " + join_values(f"{v} ({d})" for d, v, _ in picks) + ".")
     clear = sum(c for _, _, c in picks)
     return [text, f"It is clearly ahead of the next value on the same deals in {clear} of the {len(picks)} groups; "
                   "elsewhere the next value is not clearly worse (the table and the full answer "
@@ -164,7 +166,8 @@ def lead_table(ctx: ReportContext):
         best = sub.row(0, named=True)
         row = {a if a != "players" else "players": str(v) for a, v in zip([short(a) for a in gaxes], key)}
         row[f"best {short(over)}"] = label_of(labels, best[over])
-        row[s["metric_label"] + (" %" if pct else "")] = ci_cell(best[col], best[lo], best[hi], pct, unit=False)
+        row[s["metric_label"] + (" %" if pct else "")] = ci_cell(best[col], best[lo], best[hi], pct, unit=False,
+                                                               bounds=metric_range(metric))
         if sub.height > 1:
             nxt = sub.row(1, named=True)
             row[f"next {short(over)}"] = label_of(labels, nxt[over])
@@ -176,7 +179,8 @@ def lead_table(ctx: ReportContext):
                 hit = paired.filter(m)
                 d = hit.row(0, named=True) if hit.height else None
             row["next minus best (same deals)" + (" %" if pct else "")] = \
-                ci_cell(d["diff"], d["lo"], d["hi"], pct, signed=True, unit=False) if d else ""
+                ci_cell(d["diff"], d["lo"], d["hi"], pct, signed=True, unit=False,
+                        bounds=metric_range(metric, diff=True)) if d else ""
         rows.append(row)
     return pl.DataFrame(rows, schema={k: pl.String for k in rows[0]}) if rows else None
 

@@ -21,7 +21,7 @@ from simcore.stats import values_ci
 
 from ..search import setting_label
 from .base import AnswerKind, CheckContext, ReportContext, Result
-from .common import describe_group, frame, short_spec
+from .common import clip_interval, describe_group, frame, metric_range, short_spec
 from .searching import (deviator_values, group_axes, mean_values, parse_search, pct, probe_settings, race_rows,
                         runners_up, search_space, split, value_text, with_params)
 
@@ -149,11 +149,12 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
         deviator = short_spec(cell.agents[seat])
         # a table of one strategy wins the fair share on every deal, by symmetry: no interval to give
         alike = fair is not None and r.lo[k] == r.hi[k] and abs(r.means[k] - fair) < 1e-12
+        lo, hi = clip_interval(r.lo[k], r.hi[k], metric_range(metric))
         text = ("best response" + (f" for {desc}" if desc else "") + f" ({deviator} against "
                 f"{_field_text(cfg, cell, seat)}): {setting_label(best)}, {_label(metric)} "
                 + (f"{pct(fair)} on every one of {r.deals[k]:,} deals (the field's own setting: a table of one "
                    "strategy wins the fair share by symmetry, and every other setting measured below it)" if alike else
-                   f"{value_text(metric, r.means[k])} [{value_text(metric, r.lo[k])}, {value_text(metric, r.hi[k])}] "
+                   f"{value_text(metric, r.means[k])} [{value_text(metric, lo)}, {value_text(metric, hi)}] "
                    f"over {r.deals[k]:,} deals" + (f" (fair {pct(fair)})" if fair else "")))
         if cfg.kind == "tournament" and cell.agents and len(cell.agents) > 2:
             text += "; against each table: " + _per_table(cell, seat, found, metric, r.deals[k])
@@ -189,6 +190,7 @@ def _per_table(cell, seat: int, found, metric: str, deals: int) -> str:
     parts = []
     for o, run in zip(others, found.runs[found.raced[found.race.best]]):
         m, lo, hi = values_ci(fn(run)[:deals])
+        lo, hi = clip_interval(lo, hi, metric_range(metric))
         parts.append(f"{short_spec(o)} {value_text(metric, m)} [{value_text(metric, lo)}, {value_text(metric, hi)}]")
     return ", ".join(parts)
 

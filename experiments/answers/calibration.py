@@ -15,7 +15,7 @@ from simcore.stats import half_width, holm, inside_band, mean_interval, paired_d
 
 from .base import AnswerKind, CheckContext, ReportContext, Result
 from .common import ci_cell, label
-from .common import (describe_group, deal_frame, est_row, experiment_labels, frame, lineup_label, pm_metric, pm_text, pooled_totals, short, show,
+from .common import (dci_text, describe_group, join_values, deal_frame, est_row, experiment_labels, frame, lineup_label, pm_metric, pm_text, pooled_totals, short, show,
                      strategy_label)
 
 if TYPE_CHECKING:
@@ -133,7 +133,8 @@ def answer_calibration(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
                             None if wlo is None else wlo - 1 / P, None if whi is None else whi - 1 / P, r["deals"]))
             est.append(est_row("cell", r["cell"], dgroup, v, desc, P, "mean_turns", t, tlo, thi, r["deals"]))
             adv_parts.append(f"{show(v)} " + pm_metric("seat_advantage", w - 1 / P, None if wlo is None else wlo - 1 / P,
-                                                       None if whi is None else whi - 1 / P, True))
+                                                       None if whi is None else whi - 1 / P, True,
+                                                       bounds=(-1 / P, 1 - 1 / P)))
             len_parts.append(f"{show(v)} {t:.1f} ± {half_width(tlo, thi):.1f}")
             if v != v0 and v0 in rows:
                 g0 = frames[rows[v0]["cell"]]
@@ -147,15 +148,13 @@ def answer_calibration(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
                     if metric == "seat_advantage":
                         if worst_adv is None or abs(d["diff"]) > abs(worst_adv[1]["diff"]):
                             worst_adv = slot
-                        changes.append((f"{P} players {show(v)} {d['diff'] * 100:+.1f}% "
-                                        f"[{d['lo'] * 100:+.1f}%, {d['hi'] * 100:+.1f}%]", d["p_value"]))
+                        changes.append((f"{P} players {show(v)} {dci_text(d)}", d["p_value"]))
                     elif worst_len is None or abs(d["diff"]) > abs(worst_len[1]["diff"]):
                         worst_len = slot
         text = f"{desc}: first-seat advantage " + ", ".join(adv_parts)
         if worst_adv is not None:
             v, d = worst_adv
-            text += (f" (largest change from {show(v0)}: {show(v)} {d['diff'] * 100:+.1f}% "
-                     f"[{d['lo'] * 100:+.1f}%, {d['hi'] * 100:+.1f}%], p = {d['p_value']:.2g})")
+            text += f" (largest change from {show(v0)}: {show(v)} {dci_text(d)}, p = {d['p_value']:.2g})"
         text += "; game length " + ", ".join(len_parts) + " turns"
         if worst_len is not None:
             v, d = worst_len
@@ -172,15 +171,15 @@ def answer_calibration(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
     crit = (f"the best solo strategy averages between {band[0]:g} and {band[1]:g} and reaches {names[-1]} in "
             f"{top_band[0] * 100:g}% to {top_band[1] * 100:g}% of its games, both 95% intervals inside")
     if plausible:
-        head = (f"{short(over)} {', '.join(map(show, plausible))} make{'s' if len(plausible) == 1 else ''} the "
+        head = (f"{short(over)} {join_values(map(show, plausible))} make{'s' if len(plausible) == 1 else ''} the "
                 f"level scale plausible")
     else:
         head = f"no {short(over)} makes the level scale plausible"
     head += f" (criterion: {crit})"
     if border:
-        head += f"; borderline: {', '.join(map(show, border))}"
+        head += f"; borderline: {join_values(map(show, border))}"
     if bad:
-        head += f"; implausible: {', '.join(map(show, bad))}"
+        head += f"; implausible: {join_values(map(show, bad))}"
     means = [(v, verdicts[v][1]) for v in values if v in verdicts]
     lo_v, lo_row = min(means, key=lambda t: t[1]["focus_mean_score"])
     hi_v, hi_row = max(means, key=lambda t: t[1]["focus_mean_score"])

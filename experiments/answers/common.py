@@ -4,6 +4,11 @@ Sentences say a value with its interval the same way in every answer: :func:`fmt
 figures, :func:`pm_metric` and :func:`pm_text` for ``value ± half`` (``value [lo, hi]`` where the interval is
 lopsided), :func:`ci_text` for ``x% [lo%, hi%]`` and :func:`dci_text` for a
 paired difference. The statistics behind them are in :mod:`simcore.stats`.
+
+A t interval of a share (or of a difference of two shares) over few deals may reach past the range the
+figure can take (below 0% or above 100%, beyond -100% or +100% for a difference); the sentences and tables
+show its bounds clipped to that range (:func:`clip_interval`), while the estimates and paired tables keep
+the interval as computed and the verdicts (:func:`direction`) are decided on it.
 """
 from __future__ import annotations
 
@@ -44,10 +49,21 @@ def short(axis: str) -> str:
 
 
 def describe_group(axes: list[str], values: tuple) -> str:
+    """``2 players, variant base``; a value with a comma of its own (``start_positions 0,6``) is set off by
+    semicolons (see :func:`join_values`)."""
     parts = []
     for a, v in zip(axes, values):
         parts.append(f"{v} player{'' if v == 1 else 's'}" if a == "players" else f"{short(a)} {show(v)}")
-    return ", ".join(parts)
+    return join_values(parts)
+
+
+def join_values(items) -> str:
+    """Values (or phrases) in a list of a sentence: ``7, 10, 13``; where one of them holds a comma of its
+    own (a rule value that is a list, such as Fan & Mallet's ``start_positions`` 0,2; a setting of two
+    parameters ``margin=1, late=8``; a group ``2 players, variant base``), separated by semicolons instead,
+    ``0,2; 0,3``, so that the list cannot be read as more values than it has."""
+    items = [str(x) for x in items]
+    return ("; " if any("," in x for x in items) else ", ").join(items)
 
 
 def show(v: Any) -> str:
@@ -135,6 +151,41 @@ def is_share(name: str) -> bool:
     return "share" in name or name.endswith("_won") or name.startswith("first_") or name.startswith("level.")
 
 
+SHARE_RANGE = (0.0, 1.0)        # a share
+SHARE_DIFF_RANGE = (-1.0, 1.0)  # a difference of two shares (paired, or a share's change)
+
+
+def share_range(name: str) -> tuple[float, float] | None:
+    """The natural range of a figure by name: [0, 1] for a share, else None (no bound)."""
+    return SHARE_RANGE if is_share(name) else None
+
+
+def metric_range(metric: str, diff: bool = False) -> tuple[float, float] | None:
+    """The natural range of a named metric's figure (``win_share``, ``seat0_win_share``,
+    ``focus_win_share``: [0, 1]) or, with ``diff``, of a difference of two of them ([-1, 1], also for
+    ``seat_advantage``, a share less the fair share); None for a figure without bounds (scores, turns)."""
+    if metric in ("win_share", "seat0_win_share", "focus_win_share"):
+        return SHARE_DIFF_RANGE if diff else SHARE_RANGE
+    if metric == "seat_advantage" and diff:
+        return SHARE_DIFF_RANGE
+    return None
+
+
+def clip_interval(lo: float | None, hi: float | None,
+                  bounds: tuple[float, float] | None) -> tuple[float | None, float | None]:
+    """Interval bounds clipped to a figure's natural range ``bounds`` for display (a t interval of a share
+    over few deals may reach below 0% or past 100%; that of a difference of shares past +-100%). Missing or
+    non-finite bounds, and ``bounds`` None, pass unchanged."""
+    if bounds is None:
+        return lo, hi
+    a, b = bounds
+
+    def clip(v):
+        return v if v is None or not math.isfinite(v) else min(max(v, a), b)
+
+    return clip(lo), clip(hi)
+
+
 def lopsided(x: float, lo: float, hi: float) -> bool:
     """Whether ``value ± half`` would misstate the interval [lo, hi]: one side longer than the other by more
     than a quarter of the half-width (a Wilson interval of a share near 0% or 100%, or of few games), where
@@ -143,11 +194,14 @@ def lopsided(x: float, lo: float, hi: float) -> bool:
     return half > 0 and abs((x - lo) - (hi - x)) > 0.25 * half
 
 
-def pm_metric(metric: str, x: float | None, lo: float | None, hi: float | None, signed: bool = False) -> str:
+def pm_metric(metric: str, x: float | None, lo: float | None, hi: float | None, signed: bool = False,
+              bounds: tuple[float, float] | None = None) -> str:
     """A cell figure with its interval: ``31.2% ± 1.1%``, or ``15.0% [5.2%, 36.0%]`` where the interval is
-    lopsided (see :func:`lopsided`); the value alone without an interval."""
+    lopsided (see :func:`lopsided`); the value alone without an interval. The bounds are clipped to
+    ``bounds`` (default: [0%, 100%] for ``win_share``), so ``90.0% [71.3%, 100.0%]``, never past 100%."""
     if x is None or not math.isfinite(x):
         return "n/a"
+    lo, hi = clip_interval(lo, hi, bounds if bounds is not None else share_range(metric))
     if lo is None or hi is None or not (math.isfinite(lo) and math.isfinite(hi)):
         return fmt_metric(metric, x, signed)
     if lopsided(x, lo, hi):
@@ -157,7 +211,8 @@ def pm_metric(metric: str, x: float | None, lo: float | None, hi: float | None, 
 
 def pm_text(name: str, x: float | None, lo: float | None, hi: float | None) -> str:
     """``value ± half`` with enough decimals that a small half-width does not print as 0 (``value [lo, hi]``
-    where the interval is lopsided, see :func:`lopsided`)."""
+    where the interval is lopsided, see :func:`lopsided`); a share's bounds clipped to [0%, 100%]."""
+    lo, hi = clip_interval(lo, hi, share_range(name))
     half = half_width(lo, hi)
     if x is None or not math.isfinite(x):
         return "n/a"
@@ -206,11 +261,13 @@ def ci_text(x: float | None, lo: float | None, hi: float | None) -> str:
     return f"{x * 100:.1f}% [{lo * 100:.1f}%, {hi * 100:.1f}%]"
 
 
-def dci_text(d: dict[str, Any]) -> str:
-    """A paired difference ``+1.2% [+0.3%, +2.1%]``."""
+def dci_text(d: dict[str, Any], bounds: tuple[float, float] | None = SHARE_DIFF_RANGE) -> str:
+    """A paired difference of two shares ``+1.2% [+0.3%, +2.1%]``, its bounds clipped to ``bounds`` (a
+    difference of shares lies in [-100%, +100%]: ``+68.8% [+37.6%, +100.0%]``)."""
     if d["lo"] is None or not math.isfinite(d["lo"]):
         return f"{d['diff'] * 100:+.1f}%"
-    return f"{d['diff'] * 100:+.1f}% [{d['lo'] * 100:+.1f}%, {d['hi'] * 100:+.1f}%]"
+    lo, hi = clip_interval(d["lo"], d["hi"], bounds)
+    return f"{d['diff'] * 100:+.1f}% [{lo * 100:+.1f}%, {hi * 100:+.1f}%]"
 
 
 def direction(d: dict[str, Any]) -> int:
@@ -311,11 +368,13 @@ def label(labels: dict[str, str], v: Any) -> str:
 
 # --------------------------------------------------------------------------- the report's answer table
 def ci_cell(x: float | None, lo: float | None, hi: float | None, percent: bool = True, signed: bool = False,
-            unit: bool = True) -> str:
+            unit: bool = True, bounds: tuple[float, float] | None = None) -> str:
     """A figure with its interval in a table cell: ``31.2% [30.1, 32.3]`` (``31.2 [30.1, 32.3]`` without
-    the unit, which the column's head then gives), ``-1.4 [-2.0, -0.8]``."""
+    the unit, which the column's head then gives), ``-1.4 [-2.0, -0.8]``; the bounds clipped to ``bounds``
+    (the figure's natural range, see :func:`clip_interval`)."""
     if x is None or not math.isfinite(x):
         return ""
+    lo, hi = clip_interval(lo, hi, bounds)
     k, unit, d = (100.0, "%" if unit else "", 1) if percent else (1.0, "", 2 if abs(x) < 10 else 1)
     sign = "+" if signed else ""
     text = f"{x * k:{sign}.{d}f}{unit}"
@@ -325,10 +384,13 @@ def ci_cell(x: float | None, lo: float | None, hi: float | None, percent: bool =
 
 
 def wide_table(cell_est: pl.DataFrame, names: list[str], words: dict[str, str], labels: dict[str, str],
-               over: str | None, percent=lambda name: True, signed: bool = False) -> pl.DataFrame:
+               over: str | None, percent=lambda name: True, signed: bool = False,
+               bounds=share_range) -> pl.DataFrame:
     """Rows: the values of ``over`` (``case``, in the config's order, by short label); columns: each group's
     figures ``names`` (``GROUP: WORD``) with their 95% intervals, from the cell rows of an estimates table.
-    With more than nine such columns, one row per group and value instead (the figures as columns)."""
+    With more than nine such columns, one row per group and value instead (the figures as columns).
+    ``bounds(name)`` is a figure's natural range, to which its interval is clipped for display (default: a
+    share's [0, 1]; a table of paired differences passes that of a difference)."""
     cases = cell_est["case"].unique(maintain_order=True).to_list()
     groups = cell_est["group"].unique(maintain_order=True).to_list()
     head = short(over) if over else "value"
@@ -341,7 +403,8 @@ def wide_table(cell_est: pl.DataFrame, names: list[str], words: dict[str, str], 
                 for n in names:
                     r = index.get((c, g, n))
                     row[words.get(n, n) + (" %" if percent(n) else "")] = \
-                        ci_cell(r["value"], r["lo"], r["hi"], percent(n), signed, unit=False) if r else ""
+                        ci_cell(r["value"], r["lo"], r["hi"], percent(n), signed, unit=False,
+                                bounds=bounds(n)) if r else ""
                 rows.append(row)
         return pl.DataFrame(rows, schema={k: pl.String for k in rows[0]}) if rows else pl.DataFrame()
     for c in cases:
@@ -351,6 +414,7 @@ def wide_table(cell_est: pl.DataFrame, names: list[str], words: dict[str, str], 
                 r = index.get((c, g, n))
                 word = words.get(n, n) + (" %" if percent(n) else "")
                 key = f"{g}: {word}" if len(groups) > 1 else word
-                row[key] = ci_cell(r["value"], r["lo"], r["hi"], percent(n), signed, unit=False) if r else ""
+                row[key] = ci_cell(r["value"], r["lo"], r["hi"], percent(n), signed, unit=False,
+                                bounds=bounds(n)) if r else ""
         rows.append(row)
     return pl.DataFrame(rows, schema={k: pl.String for k in rows[0]}) if rows else pl.DataFrame()

@@ -38,7 +38,7 @@ from simcore.stats import paired_diff, values_ci
 
 from ..search import focus_values, setting_label
 from .base import AnswerKind, CheckContext, ReportContext, Result
-from .common import describe_group, frame, lineup_label, short_spec
+from .common import clip_interval, describe_group, frame, join_values, lineup_label, metric_range, short_spec
 from .searching import (SearchSpec, group_axes, parse_search, probe_settings, race_rows, search_space, split,
                         value_text, with_params)
 
@@ -274,6 +274,7 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
             x = raw_values(obj, found.runs[i])[:r.deals[k]]
             figs[k] = (x, values_ci(x))
         bx, (bm, blo, bhi) = figs[r.best]
+        blo, bhi = clip_interval(blo, bhi, metric_range(obj))  # a share's interval shown within [0%, 100%]
         text = (f"best {keys}" + (f" for {desc}" if desc else "") + f" ({_aim_text(o)}; {lineup_label(cell)}): "
                 f"{setting_label(found.best)}, {OBJECTIVES[obj]} {value_text(obj, bm)} [{value_text(obj, blo)}, "
                 f"{value_text(obj, bhi)}] over {r.deals[r.best]:,} deals")
@@ -337,7 +338,7 @@ def _equilibrium_sentence(desc: str, cell, found, figs, obj: str) -> str:
                 f"no fixed point ({'a cycle' if path.end == 'cycle' else f'{len(path.found)} steps'}; the last table "
                 f"{setting_label(eq['point'])} is used)")
         parts.append(f"{setting_label(s)}: {what}, path " + " -> ".join(setting_label(f) for f in path.fields)
-                     + (f" ({', '.join(others)} {'replies' if len(others) == 1 else 'reply'} to it as well: not "
+                     + (f" ({join_values(others)} {'replies' if len(others) == 1 else 'reply'} to it as well: not "
                         "clearly worse on the same deals)" if len(tied) > 1 and (others := [t for t in tied if t != setting_label(eq['point'])])
                         else "")
                      + f"; best response to the field {cell.agents[1].spec()}: {setting_label(first.best)}; "

@@ -9,7 +9,7 @@ import polars as pl
 from simcore.stats import half_width, paired_diff, values_ci, wilson
 
 from .base import AnswerKind, Result
-from .common import describe_group, experiment_labels, fmt_metric, frame, pm_metric, group_rows, label, short, wide_table
+from .common import SHARE_DIFF_RANGE, clip_interval, describe_group, metric_range, experiment_labels, fmt_metric, frame, pm_metric, group_rows, label, short, wide_table
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -76,8 +76,10 @@ def answer_effect(cfg: Config, cells: pl.DataFrame, runs: list[CellRun], ratings
                                         "hi": d["hi"], "p_value": d["p_value"], "rho": d["rho"], "deals": d["n"]})
                     shown = "focus win share" if metric == "win_share" else (
                         "game length" if metric == "mean_turns" else "first-seat advantage")
-                    part.append(f"{shown} {fmt_metric(metric, d['diff'], True)} [{fmt_metric(metric, d['lo'], True)}, "
-                                f"{fmt_metric(metric, d['hi'], True)}] vs {show(rep.baseline)}")
+                    # a difference of shares (or of seat 0's advantages) lies in [-100%, +100%]
+                    lo, hi = clip_interval(d["lo"], d["hi"], None if metric == "mean_turns" else SHARE_DIFF_RANGE)
+                    part.append(f"{shown} {fmt_metric(metric, d['diff'], True)} [{fmt_metric(metric, lo, True)}, "
+                                f"{fmt_metric(metric, hi, True)}] vs {show(rep.baseline)}")
             if ratings.height:
                 mask = pl.lit(True)
                 for a, v in zip(gaxes, key):
@@ -200,7 +202,7 @@ def lead_table(ctx):
     words = {"mean_turns": "game length change", "seat_advantage": "first-seat advantage change",
              "win_share": "focus win share change"}
     return wide_table(est, names, words, ctx.s.get("labels") or {}, ctx.over, percent=lambda n: n != "mean_turns",
-                      signed=True)
+                      signed=True, bounds=lambda n: metric_range(n, diff=True))
 
 
 def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun]) -> Result:

@@ -39,7 +39,7 @@ from simcore import gametheory as gt
 
 from ..search import Param, seat_values, setting_label
 from .base import AnswerKind, CheckContext, ReportContext, Result
-from .common import check_event, describe_group, frame, short_spec
+from .common import check_event, describe_group, frame, join_values, short_spec
 from .searching import (SearchSpec, deviator_values, group_axes, mean_values, parse_search, pct, race_rows,
                         search_space, split, with_params)
 
@@ -474,7 +474,7 @@ def _family_sentences(cfg, cell, desc, paths, fixed, fair) -> list[str]:
             r = found.race
             k = r.best
             own = next(i for i, j in enumerate(found.raced) if found.settings[j] == f)
-            text = (f"{setting_label(f)} (reached from {', '.join(starts)}; against a table of it no setting does "
+            text = (f"{setting_label(f)} (reached from {join_values(starts)}; against a table of it no setting does "
                     "clearly better")
             if own == k:  # against a table of itself it wins the fair share by symmetry, every other setting less
                 text += f": every other setting measured below its fair share {pct(fair)})"
@@ -710,7 +710,7 @@ def _heatmaps(meta: pl.DataFrame | None, gaxes: list[str]):
         return None
     df = meta.filter(pl.col("against").is_not_null() | (pl.col("lineup") == pl.col("strategy")))
     df = plots.group_labels(df, [a for a in gaxes if a in df.columns] or ["players"])
-    groups = df["group"].unique(maintain_order=True).to_list()[:6]
+    groups, left_out = plots.first_groups(df["group"].unique(maintain_order=True).to_list(), plots.MAX_PANELS)
     fig, axs = plots.plt.subplots(1, len(groups), figsize=(5.5 * len(groups), 4.6), squeeze=False)
     for ax, g in zip(axs[0], groups):
         sub = df.filter(pl.col("group") == g)
@@ -727,7 +727,8 @@ def _heatmaps(meta: pl.DataFrame | None, gaxes: list[str]):
         ax.set_title(g, fontsize=9)
         ax.tick_params(labelsize=6)
     return plots.Figure("Meta-game payoffs", "win share of each strategy (row) alone against a table of another "
-                        "(column), seats rotated; the diagonal is self-play (the fair share)", plots._encode(fig))
+                        "(column), seats rotated; the diagonal is self-play (the fair share)" + left_out,
+                        plots._encode(fig))
 
 
 KIND = AnswerKind("equilibrium", "symmetric fixed points of a family, or the equilibria of a population's meta-game",

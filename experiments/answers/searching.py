@@ -20,7 +20,7 @@ from simcore.racing import RaceResult, race, schedule
 from strategies.registry import make_strategy
 
 from ..search import Evaluator, Param, focus_values, grid, parse_param, seat_values, setting_label
-from .common import fmt_metric
+from .common import clip_interval, fmt_metric, metric_range
 
 #: [search] keys that are options, not parameters (every parameter key holds a dot)
 RACE_KEYS = {"method", "alpha", "first", "trials", "top"}
@@ -311,6 +311,7 @@ def runners_up(found: Searched, metric: str, count: int = 3) -> str:
     for k in others[:count]:
         d = r.versus_best[k]
         s = found.settings[found.raced[k]]
-        parts.append(f"{setting_label(s)} {value_text(metric, d['diff'], True)} [{value_text(metric, d['lo'], True)}, "
-                     f"{value_text(metric, d['hi'], True)}] over {d['n']:,} deals")
+        lo, hi = clip_interval(d["lo"], d["hi"], metric_range(metric, diff=True))
+        parts.append(f"{setting_label(s)} {value_text(metric, d['diff'], True)} [{value_text(metric, lo, True)}, "
+                     f"{value_text(metric, hi, True)}] over {d['n']:,} deals")
     return "; ".join(parts)
