@@ -125,10 +125,10 @@ def _score_sentence(rep, metric_label: str, best: str, lows: list[dict]) -> str:
         return text + (f"; it is also the {over} with the {best} {metric_label}" if x["best"] else "") + "."
     values = [x["value"] for x in lows]
     n = len(lows)
-    where = ", ".join(f"{x['value']} ({x['desc']})" for x in lows)
+    where = join_values(f"{x['value']} ({x['desc']})" for x in lows)
     return (f"The {over} with the lowest mean score " + (f"ranges from {min(values, key=_num)} to {max(values, key=_num)} "
             f"over the {n} groups: " if n > 3 else "is ") + where
-            + f"; it is clearly below the next value on the same deals in {sum(x['clear'] for x in lows)} of the {n} "
+            + f". It is clearly below the next value on the same deals in {sum(x['clear'] for x in lows)} of the {n} "
             f"groups, and is the {over} with the {best} {metric_label} in {sum(x['best'] for x in lows)} of them.")
 
 
