@@ -297,6 +297,12 @@ def sweep_heatmap(cells: pl.DataFrame, over: str, group_axes: list[str], y: str,
     return Figure(f"{label}: every cell", f"{label} for each {short(over)} and group", _encode(fig))
 
 
+#: the game-length figure's axis ends at this quantile of the games drawn when the longest game is more than
+#: ``TAIL_STRETCH`` times as long (the games beyond it are counted in the caption)
+TAIL_QUANTILE = 0.995
+TAIL_STRETCH = 1.5
+
+
 def finished_turns(turns: pl.DataFrame, cells: pl.DataFrame) -> tuple[pl.DataFrame, int, int | None]:
     """The game-length histogram without the games stopped at the turn limit: each cell's ``timeouts``
     games (the cells table) are its longest ones (a stopped game has played the whole limit, a finished one
@@ -352,6 +358,20 @@ def turns_distribution(turns: pl.DataFrame, cells: pl.DataFrame, axes: list[str]
         uniq, inv = np.unique(bins, return_inverse=True)
         dens = np.bincount(inv, weights=c) / c.sum() / width
         ax.step(uniq, dens, where="post", color=color, label=g)
+    # a long thin tail (a few games of many times the usual length) would squeeze the rest as the turn
+    # limit did: the axis ends at the 99.5th percentile of the games drawn when the longest is far beyond it
+    drawn = agg.filter(pl.col("group").is_in(groups))
+    t_all, c_all = drawn["turns"].to_numpy(), drawn["count"].to_numpy().astype(float)
+    order = np.argsort(t_all, kind="stable")
+    cum = np.cumsum(c_all[order]) / c_all.sum()
+    edge = float(t_all[order][np.searchsorted(cum, TAIL_QUANTILE)])
+    longest = float(t_all.max())
+    if longest > TAIL_STRETCH * edge:
+        right = edge * 1.05
+        beyond = int(c_all[t_all > right].sum())
+        ax.set_xlim(left=min(0.0, float(t_all.min())), right=right)
+        note += (f"; the axis ends at {right:,.0f} turns: {beyond:,} of the {int(c_all.sum()):,} games drawn "
+                 f"({beyond / c_all.sum():.1%}) were longer, up to {longest:,.0f} turns")
     ax.set_xlabel("turns per game (all players)")
     ax.set_ylabel("share of games per turn")
     ax.set_ylim(bottom=0)

@@ -267,6 +267,21 @@ def test_games_stopped_at_the_turn_limit_do_not_squeeze_the_game_length_figure(d
     assert fig.caption == "distribution of the number of turns per game, cells of each group pooled"
 
 
+def test_a_long_thin_tail_of_finished_games_does_not_squeeze_the_game_length_figure(drawn):
+    # 1,000 games of 40 to 59 turns and 2 that finished at 700 turns (no game stopped at the limit)
+    lengths = list(range(40, 60))
+    turns = pl.DataFrame({"cell": [0] * (len(lengths) + 1), "turns": lengths + [700], "count": [50] * len(lengths) + [2]})
+    cells = pl.DataFrame({"cell": [0], "players": [2], "timeouts": [0]})
+    fig = plots.turns_distribution(turns, cells, ["players"])
+    right = drawn[-1].axes[0].get_xlim()[1]
+    assert 59 <= right < 70, right
+    assert fig.caption.endswith(f"; the axis ends at {right:,.0f} turns: 2 of the 1,002 games drawn (0.2%) were "
+                                "longer, up to 700 turns")
+    # without such a tail the axis is matplotlib's own and the caption says nothing of it
+    fig = plots.turns_distribution(turns.filter(pl.col("turns") < 100), cells, ["players"])
+    assert "axis ends" not in fig.caption and drawn[-1].axes[0].get_xlim()[1] >= 59
+
+
 def test_stopped_games_are_taken_off_the_longest_end_of_their_cell():
     # a cell whose stopped games share the longest value with finished ones only loses the stopped ones
     turns = pl.DataFrame({"cell": [0, 0, 0], "turns": [10, 20, 30], "count": [1, 1, 4]})
