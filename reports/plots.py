@@ -349,15 +349,6 @@ def turns_distribution(turns: pl.DataFrame, cells: pl.DataFrame, axes: list[str]
     df = turns.join(group_labels(cells, axes).select(["cell", "group"]), on="cell")
     agg = df.group_by(["group", "turns"]).agg(pl.col("count").sum()).sort("turns")
     groups, left_out = first_groups(df["group"].unique(maintain_order=True).to_list(), MAX_HUES)
-    fig, ax = plt.subplots(figsize=(8, 4))
-    for color, g in zip(sns.color_palette("tab10", len(groups)), groups):
-        sub = agg.filter(pl.col("group") == g)
-        t, c = sub["turns"].to_numpy(), sub["count"].to_numpy().astype(float)
-        width = max(1, int(np.ceil((t.max() - t.min() + 1) / 60)))
-        bins = (t // width) * width
-        uniq, inv = np.unique(bins, return_inverse=True)
-        dens = np.bincount(inv, weights=c) / c.sum() / width
-        ax.step(uniq, dens, where="post", color=color, label=g)
     # a long thin tail (a few games of many times the usual length) would squeeze the rest as the turn
     # limit did: the axis ends at the 99.5th percentile of the games drawn when the longest is far beyond it
     drawn = agg.filter(pl.col("group").is_in(groups))
@@ -366,8 +357,18 @@ def turns_distribution(turns: pl.DataFrame, cells: pl.DataFrame, axes: list[str]
     cum = np.cumsum(c_all[order]) / c_all.sum()
     edge = float(t_all[order][np.searchsorted(cum, TAIL_QUANTILE)])
     longest = float(t_all.max())
-    if longest > TAIL_STRETCH * edge:
-        right = edge * 1.05
+    right = edge * 1.05 if longest > TAIL_STRETCH * edge else None
+    # one bin width for every group: about 60 bins over the axis
+    width = max(1, int(np.ceil(((right if right is not None else longest) - t_all.min() + 1) / 60)))
+    fig, ax = plt.subplots(figsize=(8, 4))
+    for color, g in zip(sns.color_palette("tab10", len(groups)), groups):
+        sub = agg.filter(pl.col("group") == g)
+        t, c = sub["turns"].to_numpy(), sub["count"].to_numpy().astype(float)
+        bins = (t // width) * width
+        uniq, inv = np.unique(bins, return_inverse=True)
+        dens = np.bincount(inv, weights=c) / c.sum() / width
+        ax.step(uniq, dens, where="post", color=color, label=g)
+    if right is not None:
         beyond = int(c_all[t_all > right].sum())
         ax.set_xlim(left=min(0.0, float(t_all.min())), right=right)
         note += (f"; the axis ends at {right:,.0f} turns: {beyond:,} of the {int(c_all.sum()):,} games drawn "
