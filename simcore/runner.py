@@ -1022,9 +1022,25 @@ class _dask_client:
         return False
 
 
-def check_jobs(jobs: int) -> int:
+#: the most workers a dask run asks for (its workers are the cluster's; this bounds the tasks in flight)
+MAX_DASK_JOBS = 4096
+
+
+def max_local_jobs() -> int:
+    """The most workers a run on this machine may start: 4 per core (at least 8). More only fill the memory
+    with processes that wait for a core (each holds its own engine and compiled code)."""
+    return max(8, 4 * (os.cpu_count() or 1))
+
+
+def check_jobs(jobs: int, backend: str | None = None) -> int:
     if not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 1:
         raise SenseiError(f"jobs must be a positive integer, got {jobs!r}")
+    if (backend or "").lower() == "dask":
+        if jobs > MAX_DASK_JOBS:
+            raise SenseiError(f"jobs must be at most {MAX_DASK_JOBS:,} with the dask backend, got {jobs:,}")
+    elif jobs > max_local_jobs():
+        raise SenseiError(f"jobs must be at most {max_local_jobs()} on this machine (4 per core, "
+                          f"{os.cpu_count() or 1} cores; a cluster takes more through --backend dask), got {jobs:,}")
     return jobs
 
 
@@ -1113,7 +1129,7 @@ def simulate(game: str | Game, agents: Sequence[Any], players: int | None = None
     check_games(n_games, first_game)
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise SenseiError(f"seed must be a non-negative integer, got {seed!r}")
-    jobs = check_jobs(jobs)
+    jobs = check_jobs(jobs, backend)
     size = default_chunk(n_games) if chunk_size is None else check_chunk_size(chunk_size)
     per_game = tuple(per_game)
     if keep_games:
