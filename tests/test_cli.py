@@ -90,7 +90,8 @@ def test_user_strategy_file(tmp_path):
     (["play", "sen", "--games", "0"], "games"),
     (["play", "sen", "--games", "many"], "--games"),
     (["play", "sen", "--jobs", "0"], "jobs"),
-    (["play", "sen", "--jobs", "100000"], "jobs must be at most"),  # never thousands of worker processes
+    (["play", "sen", "--jobs", "100000"], "jobs must be at most"),
+    (["play", "sensu", "--rule", "max_turns=999999999999"], "sensu.max_turns: must be at most 100000"),  # never thousands of worker processes
     (["run", "experiments/sen_variants.toml", "--jobs", "100000"], "jobs must be at most"),
     (["play", "sen", "--jobs", "100000", "--backend", "dask"], "jobs must be at most 4,096 with the dask backend"),
     (["play", "sen", "-p", "3", "-s", "random", "-s", "threshold"], "2 strategies given for 3 seats"),

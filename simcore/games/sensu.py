@@ -181,7 +181,7 @@ class SensuRules(Rules):
                                parse=parse_copies)
     powers: bool = option(False, "variant: fan powers (Wisdom, Harmony, Courage)")
     chosen_fan: bool = option(False, "variant: a dealt closed-fan card names the fan to close first")
-    max_turns: int = option(1000, "turns in all after which a game stops with no winner (a timeout)", min=1)
+    max_turns: int = option(1000, "turns in all after which a game stops with no winner (a timeout)", min=1, max=100_000)
 
     def __post_init__(self):
         object.__setattr__(self, "sticks", parse_sticks(self.sticks))
