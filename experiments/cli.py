@@ -104,12 +104,29 @@ class _OneLineErrors(TyperGroup):
         except WorkerDied as exc:  # not bad input: one line, status 1 (see "Exit status")
             _err(str(exc))
             code = 1
+        except OSError as exc:  # the system refused a write or a read (a full disk, a closed pipe, a folder
+            if caused_by_interrupt(exc):  # where a file should be): one line, status 1 (see "Exit status")
+                raise
+            if _DEBUG["on"]:
+                import traceback
+
+                traceback.print_exception(exc, file=sys.stderr)
+            _err(_os_error_line(exc))
+            code = 1
         except Exception as exc:  # noqa: BLE001 - Ctrl-C that surfaced as another error (see runner)
             if not caused_by_interrupt(exc):
                 raise
             _interrupted("interrupted")
             code = 130
         return code
+
+
+def _os_error_line(exc: OSError) -> str:
+    """``could not write /x/report.html: No space left on device``, or of the standard output."""
+    what = exc.strerror or str(exc)
+    name = exc.filename2 or exc.filename  # a rename's target rather than its temporary file
+    line = f"could not use {name}: {what}" if name else f"could not write the output: {what}"
+    return line + (f"; {exc.after}" if getattr(exc, "after", None) else "")
 
 
 def _exit_now_if_playing(code: Any) -> None:
@@ -232,7 +249,7 @@ def _stdout_to_stderr(on: bool):
     """With ``on``, everything written to stdout (a strategy's print, in Python or in compiled code, in this
     process or in a worker started meanwhile) goes to stderr until the block ends."""
     if not on:
-        yield
+        yield sys.stdout.write
         return
     sys.stdout.flush()
     try:
@@ -242,9 +259,20 @@ def _stdout_to_stderr(on: bool):
     saved = os.dup(1) if real else None
     if saved is not None:
         os.dup2(2, 1)
+    out = sys.stdout
+
+    def write(text: str) -> None:
+        """Write to the real stdout meanwhile (the command's own output)."""
+        if saved is None:
+            out.write(text)
+            return
+        data = text.encode()
+        while data:
+            data = data[os.write(saved, data):]
+
     try:
         with contextlib.redirect_stdout(sys.stderr):
-            yield
+            yield write
     finally:
         sys.stdout.flush()
         if saved is not None:
@@ -297,7 +325,7 @@ def trace(
     Example: sensei trace sen --players 4 --strategy threshold:wake=8 --seed 1 --game 41 --games 1000
     """
     from simcore.runner import check_chunk_size, check_games, check_jobs
-    from simcore.tracing import check_game_index, json_lines, render, trace_game, view
+    from simcore.tracing import check_game_index, iter_trace, json_lines, render, view
 
     _DEBUG["on"] = debug
     eng, p, rules, agents = _table(game, players, strategy, rule, strategy_files)
@@ -311,9 +339,11 @@ def trace(
         raise SenseiError(f"--seed must be a non-negative integer, got {seed}")
     if seat is not None and not 0 <= seat < p:
         raise SenseiError(f"--view {seat}: no such seat at a table of {p} (seats 0 to {p - 1})")
-    with _stdout_to_stderr(as_json):
-        events = view(trace_game(eng, agents, p, rules, seed=seed, game=index), seat)
-    sys.stdout.write(json_lines(events) if as_json else render(events, seat))
+    # each event is printed as it happens: a game of many rounds is millions of them, never all kept
+    with _stop_on_sigterm(), _stdout_to_stderr(as_json) as write:
+        for event in iter_trace(eng, agents, p, rules, seed=seed, game=index):
+            shown = view([event], seat)
+            write(json_lines(shown) if as_json else render(shown, seat))
 
 
 #: the most games ``sensei check`` plays per check (it walks them decision by decision)
@@ -644,6 +674,9 @@ def _report(run_dir: str) -> str:
         return build_report(run_dir)
     except ReportError as exc:
         raise SenseiError(str(exc)) from None
+    except OSError as exc:  # a full disk, a folder where the page goes: the run's own files are whole
+        exc.after = f"the run's results are kept in {run_dir}; sensei report {run_dir} writes its report again"
+        raise
 
 
 @app.command("report")
@@ -664,6 +697,9 @@ def main() -> None:
     # at the end everything is moved out of the collector's sight (the process frees it on exit).
     gc.set_threshold(50_000, 20, 100)
     _CRASH_LINE["on"] = True
+    for name in ("stdout", "stderr"):  # started with a stream closed (cmd >&-): its text goes nowhere
+        if getattr(sys, name) is None:
+            setattr(sys, name, open(os.devnull, "w"))
     try:
         _main()
     except SystemExit as exc:  # every command ends here, after Ctrl-C and errors too

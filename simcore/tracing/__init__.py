@@ -24,7 +24,7 @@ from __future__ import annotations
 import copy
 import importlib
 import json
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -118,7 +118,18 @@ def trace_game(eng: Game, agents: Sequence[Any], players: int | None = None, rul
                prepare: Callable[[Any], None] | None = None,
                max_decisions: int | None = None) -> list[dict[str, Any]]:
     """The events of game ``game`` (0-based global index) of the run with ``seed``, played by ``agents``
-    (one per seat, in seat order as ``sensei play`` seats them).
+    (one per seat, in seat order as ``sensei play`` seats them): the list of :func:`iter_trace`'s events."""
+    return list(iter_trace(eng, agents, players, rules, seed, game, state, keys, prepare, max_decisions))
+
+
+def iter_trace(eng: Game, agents: Sequence[Any], players: int | None = None, rules: Any = None, seed: int = 0,
+               game: int = 0, state: Any = None, keys: np.ndarray | None = None,
+               prepare: Callable[[Any], None] | None = None,
+               max_decisions: int | None = None) -> Iterator[dict[str, Any]]:
+    """The events of game ``game`` (0-based global index) of the run with ``seed``, played by ``agents``
+    (one per seat, in seat order as ``sensei play`` seats them), each as soon as it happens: a game of
+    many rounds (Sen's ``rounds``, Fan & Mallet's ``match_points``) is millions of events, which the
+    command line prints as they come instead of keeping them.
 
     ``state`` (with its ``keys``, one per game of a batch of one): a prepared state to play instead
     (a scripted deal); ``prepare(state)`` may change the fresh state before ``begin`` (a scripted deck);
@@ -157,9 +168,9 @@ def trace_game(eng: Game, agents: Sequence[Any], players: int | None = None, rul
     head = {"event": "game", "game": eng.name, "players": players, "seed": None if scripted else seed,
             "index": None if scripted else game, "strategies": names,
             "rules": rules.as_dict()}
-    events: list[dict[str, Any]] = [head]
+    yield head
     lu.call("begin_batch", S, R, idx)
-    events += nar.opening(state)
+    yield from nar.opening(state)
     limit = eng.turn_limit(state.rules)
     buf = np.zeros(_OPTION_ROOM, dtype=np.int64)
     done, turns, timeout = S[0], S[1], S[2]
@@ -188,16 +199,15 @@ def trace_game(eng: Game, agents: Sequence[Any], players: int | None = None, rul
         ev["chose"] = nar.option(before, opt)
         fields, after = nar.effect(before, state, opt, seat)
         ev.update(fields)
-        events.append(ev)
-        events += after
+        yield ev
+        yield from after
         step_no += 1
     out = eng.outcome(state)
     end = {"event": "end", "scores": [float(x) for x in np.asarray(out["score"])[0]],
            "win": [float(x) for x in np.asarray(out["win"])[0]], "turns": int(np.asarray(out["turns"])[0]),
            "timeout": bool(np.asarray(out["timeout"])[0]), "decisions": step_no, "finished": bool(done[0]),
            "lines": nar.ending(state, out) if done[0] else []}
-    events.append(end)
-    return events
+    yield end
 
 
 # ----- who saw what -----------------------------------------------------------------------------------
@@ -289,7 +299,7 @@ def render(events: Sequence[dict[str, Any]], seat: int | None = None) -> str:
             lines.append(f"  [seat {who} alone sees] {text}")
         if e.get("hidden"):
             lines.append(f"  [hidden] {e['hidden']}")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n" if lines else ""
 
 
 def _show(v: Any) -> str:
