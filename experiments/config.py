@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import math
 import os
 import re
 import tomllib
@@ -234,6 +235,9 @@ def read_toml(path: str) -> dict[str, Any]:
             return tomllib.load(fh)
     except tomllib.TOMLDecodeError as exc:
         raise SenseiError(f"{path}: not valid TOML: {exc}") from None
+    except RecursionError:
+        raise SenseiError(f"{path}: config nested too deeply (more than {MAX_DEPTH} levels of arrays and "
+                          "tables)") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise SenseiError(f"{path}: cannot be read: {exc}") from None
 
@@ -254,9 +258,39 @@ def load(source: str | os.PathLike | dict[str, Any], games: int | None = None) -
     return parse(raw, path, games)
 
 
+#: the deepest nesting of arrays and tables a config may have (a valid one needs four or five levels)
+MAX_DEPTH = 32
+
+
+def _check_values(raw: dict[str, Any], ck: "_Checker") -> None:
+    """Every value of the config, however deep: no NaN or infinity (TOML allows ``nan`` and ``inf``; no
+    setting means either), and no nesting deeper than :data:`MAX_DEPTH`. Iterative, so that a deeply
+    nested config is refused rather than overflowing the stack."""
+    stack: list[tuple[str, Any, int]] = [("", raw, 0)]
+    while stack:
+        where, value, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            top = re.split(r"[.\[]", where, maxsplit=1)[0]
+            raise SenseiError(f"{ck.path}: {top}: config nested too deeply (more than {MAX_DEPTH} levels of "
+                              "arrays and tables)")
+        if isinstance(value, float) and not math.isfinite(value):
+            ck.fail(where, "a finite number", value)
+        if isinstance(value, dict):
+            for k, v in value.items():
+                key = str(k) if _BARE_KEY.match(str(k)) else '"' + str(k) + '"'
+                stack.append((f"{where}.{key}" if where else key, v, depth + 1))
+        elif isinstance(value, (list, tuple)):
+            for i, v in enumerate(value):
+                stack.append((f"{where}[{i}]", v, depth + 1))
+
+
+_BARE_KEY = re.compile(r"^[A-Za-z0-9_.-]+$")
+
+
 def parse(raw: dict[str, Any], path: str = DICT_CONFIG, games_override: int | None = None) -> Config:
     ck = _Checker(path)
     ck.table(raw, "")
+    _check_values(raw, ck)
     ck.keys(raw, TOP_KEYS | answer_tables(), "")
     for key in ("title", "question", "game", "lineup"):
         if key not in raw:

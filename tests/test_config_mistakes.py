@@ -82,3 +82,28 @@ def test_an_answer_says_when_games_stopped_at_the_turn_limit():
     assert res.answer[-1].startswith("6 of 6 games (100.0%) stopped at the turn limit"), res.answer
     fine = run_experiment({**raw, "rules": {}})
     assert not any("turn limit" in s for s in fine.answer)
+
+
+@pytest.mark.parametrize("patch,where,got", [
+    ({"sprt": {"alpha": float("nan")}}, "sprt.alpha", "nan"),
+    ({"sprt": {"h0": float("nan")}}, "sprt.h0", "nan"),
+    ({"search": {"focus.wake": {"min": float("nan"), "max": 12, "step": 1}}}, "search.focus.wake.min", "nan"),
+    ({"search": {"focus.wake": {"min": 4, "max": float("inf"), "step": 1}}}, "search.focus.wake.max", "inf"),
+    ({"search": {"focus.wake": [4, 8], "alpha": float("nan")}}, "search.alpha", "nan"),
+    ({"report": {"answer": "design", "objective": "mean_turns", "band": [float("nan"), 0.5]}}, "report.band[0]", "nan"),
+    ({"report": {"answer": "calibration", "score_band": [25, -float("inf")]}}, "report.score_band[1]", "-inf"),
+    ({"games": float("nan")}, "games", "nan"),
+])
+def test_nan_and_infinity_are_refused_wherever_they_are(patch, where, got):
+    refused({**SEN, **patch}, f"{where}: expected a finite number, got {got}")
+
+
+@pytest.mark.parametrize("text", ["x = " + "[" * 500 + "]" * 500, "x = " + "{a = " * 2000 + "1" + "}" * 2000])
+def test_a_deeply_nested_config_is_refused(tmp_path, text):
+    path = tmp_path / "deep.toml"
+    path.write_text(text)
+    refused(str(path), "config nested too deeply")
+    deep = 1
+    for _ in range(40):
+        deep = [deep]
+    refused({**SEN, "x": deep}, "x: config nested too deeply")
