@@ -634,6 +634,9 @@ def _report(value: Any, ck: _Checker, kind: str, axes: list[str], sprt: SprtSpec
     if kind not in accepted:
         ck.fail("lineup", f"a {', '.join(accepted[:-1]) + ' or ' if len(accepted) > 1 else ''}{accepted[-1]} lineup "
                 f"for answer = {answer!r}", kind)
+    if spec.needs_seats and any(c.players < 2 for c in cells):
+        ck.fail("players", f"at least 2 players in every cell for answer = {answer!r} ({spec.needs_seats}; a solo "
+                "game has one seat)", sorted({c.players for c in cells}))
     if spec.precheck is not None:
         spec.precheck(ctx)
     over = t.get("over")

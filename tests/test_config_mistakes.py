@@ -84,6 +84,40 @@ def test_an_answer_says_when_games_stopped_at_the_turn_limit():
     assert not any("turn limit" in s for s in fine.answer)
 
 
+SOLO = {"title": "t", "question": "q", "game": "sensu", "players": 1, "games": 10, "lineup": {"seats": ["planner"]},
+        "sweep": {"rules.sticks": ["A", "B"]}}
+
+
+@pytest.mark.parametrize("extra,answer", [
+    ({"report": {"answer": "effect", "over": "rules.sticks", "baseline": "A"}}, "effect"),
+    ({"report": {"answer": "balance", "per_game": True}}, "balance"),
+    ({"sweep": {}, "search": {"seat0.keep": [0.1, 0.5]},
+      "report": {"answer": "best_response", "metric": "mean_score", "goal": "max"}}, "best_response"),
+    ({"sweep": {}, "search": {"rules.sticks": ["A", "B"]},
+      "report": {"answer": "design", "objective": "seat0_win_share", "goal": "max"}}, "design"),
+    ({"sweep": {}, "lineup": {"population": ["planner", "random"]}}, "equilibrium"),
+])
+def test_answers_that_compare_seats_refuse_a_solo_game(extra, answer):
+    refused({**SOLO, **extra}, f"players: expected at least 2 players in every cell for answer = {answer!r}",
+            "a solo game has one seat", "got [1]")
+    if answer == "effect":  # a solo count among others is refused too
+        refused({**SOLO, **extra, "players": [1, 2]}, "at least 2 players in every cell", "got [1, 2]")
+
+
+@pytest.mark.parametrize("report", [{"answer": "summary"}, {"answer": "best", "metric": "mean_turns", "goal": "min"},
+                                    {"answer": "calibration", "per_game": True, "score_band": [25, 35],
+                                     "top_share": [0.01, 0.1]}])
+def test_answers_about_one_seat_take_a_solo_game(report):
+    load_config({**SOLO, "report": report})
+
+
+def test_best_game_length_of_a_solo_game_runs():
+    from experiments import run_experiment
+
+    res = run_experiment({**SOLO, "games": 4, "report": {"answer": "best", "metric": "mean_turns", "goal": "min"}})
+    assert res.answer and "mean turns per game" in res.answer[0], res.answer
+
+
 @pytest.mark.parametrize("patch,where,got", [
     ({"sprt": {"alpha": float("nan")}}, "sprt.alpha", "nan"),
     ({"sprt": {"h0": float("nan")}}, "sprt.h0", "nan"),
