@@ -398,6 +398,15 @@ def parse(raw: dict[str, Any], path: str = DICT_CONFIG, games_override: int | No
                 ck.fail(f"sweep.{axis}", f"no setting of {k!r}, which sweep.{setters[k]} sets already "
                         "(the two would contradict each other)", k)
             setters[k] = axis
+    # ... and so would a key set at the top (players, [rules]) and by every value of a sweep axis (the top
+    # value would be used nowhere; named cases that set it in some cases only override a default)
+    fixed = {f"rules.{k}": f"rules.{k}" for k in fixed_rules}
+    if base_players is not None and "players" in raw:
+        fixed["players"] = "players (at the top)"
+    for axis, cases in axes:
+        for k in sorted(set.intersection(*[set(settings) for _, settings in cases]) & set(fixed)):
+            ck.fail(f"sweep.{axis}", f"no setting of {k!r}, which {fixed[k]} sets already "
+                    "(the two would contradict each other)", k)
 
     # expand the grid into cells, checking each one completely before anything runs (a grid too large to
     # hold is refused before it is made)

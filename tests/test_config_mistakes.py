@@ -141,3 +141,16 @@ def test_a_deeply_nested_config_is_refused(tmp_path, text):
     for _ in range(40):
         deep = [deep]
     refused({**SEN, "x": deep}, "x: config nested too deeply")
+
+
+def test_a_value_set_at_the_top_and_by_every_value_of_a_sweep_axis_is_refused():
+    refused({**SEN, "players": 3, "sweep": {"players": [2, 3]}},
+            "sweep.players: expected no setting of 'players', which players (at the top) sets already")
+    refused({**SEN, "rules": {"penalty": 5}, "sweep": {"rules.penalty": [5, 15]}},
+            "sweep.rules.penalty: expected no setting of 'rules.penalty', which rules.penalty sets already")
+    refused({**SEN, "rules": {"penalty": 5}, "sweep": {"v": {"a": {"rules.penalty": 3}, "b": {"rules.penalty": 4}}}},
+            "sweep.v: expected no setting of 'rules.penalty', which rules.penalty sets already")
+    # a top value that some named cases override is their default: allowed
+    cfg = load_config({**SEN, "players": 3, "rules": {"penalty": 5},
+                       "sweep": {"v": {"a": {}, "b": {"rules.penalty": 3, "players": 2}}}})
+    assert [(c.players, c.rules.as_dict()["penalty"]) for c in cfg.cells] == [(3, 5), (2, 3)]
