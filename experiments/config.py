@@ -76,6 +76,23 @@ METRICS = {
     "mean_turns": ("mean turns per game", "min"),
 }
 _SEAT_KEY = re.compile(r"^seat(\d+)$")
+#: the columns of the tables a run writes beside its sweep axes (experiments/analysis.py: cells, seats,
+#: turns, scores, sprt, ratings; the answer kinds' paired, estimates, race, path, equilibrium, metagame):
+#: a named sweep axis is a column of these tables too, so it may not take one of their names (nor a
+#: setting key's: players, rules, a role, seatN, strategy, or a name with a dot, the form of
+#: rules.OPTION, ROLE.PARAM and the metric.NAME, mean.NAME columns). tests/test_config_mistakes.py checks
+#: that the tables of a run hold no other column.
+RESULT_COLUMNS = frozenset("""
+    a against b band_hi band_lo best best_response case cell ci_high ci_low completion count deals decision
+    diff diff_hi diff_lo diff_vs_best distance dropped_in_round elo elo_hi elo_lo fair_share field
+    field_win_share figure fixed focus focus_games focus_mean_score focus_score_hi focus_score_lo
+    focus_score_median focus_win_hi focus_win_lo focus_win_share games group h0 h1 hi kind lineup llr lo
+    lower mean_score mean_turns metric objective_diff_hi objective_diff_lo objective_diff_vs_best over
+    p_value path players probability reference regret regret_hi regret_lo rho role rotation rotations rules
+    scope score score_hi score_lo seat seat0_win_hi seat0_win_lo seat0_win_share seat_advantage
+    seat_balance_p seat_spread seconds setting solution sprt start starts step strategy survived tied
+    timeouts trial trial_value turns turns_hi turns_lo upper value versus who win win_hi win_lo win_share
+""".split())
 #: the most cells a grid may have (each cell is checked and held in memory)
 MAX_CELLS = 1_000_000
 
@@ -375,8 +392,11 @@ def parse(raw: dict[str, Any], path: str = DICT_CONFIG, games_override: int | No
         if isinstance(value, dict):
             if not value:
                 ck.fail(where, "at least one named case", value)
+            _axis_name(key, where, ck)
             cases = []
             for name, settings in value.items():
+                if not name.strip():
+                    ck.fail(where, "non-empty case names (a name labels its case in the answer)", name)
                 ck.table(settings, f"{where}.{name}")
                 for sk in settings:
                     if isinstance(settings[sk], (list, dict)):
@@ -450,6 +470,22 @@ def parse(raw: dict[str, Any], path: str = DICT_CONFIG, games_override: int | No
     return Config(path=path, raw=raw, title=title, question=question, game=eng.name, games=games, seed=seed,
                   chunk_size=chunk_size, rotate=rotate, kind=kind, axes=names, cells=cells, sprt=sprt,
                   report=report, strategies=entrants, **_run_table(raw.get("run"), ck))
+
+
+def _axis_name(name: str, where: str, ck: _Checker) -> None:
+    """A named sweep axis's name: it becomes a column of the run's tables beside theirs."""
+    if not name.strip():
+        ck.fail("sweep", "non-empty axis names (a name names a column of the run's tables)", name)
+    if "." in name:
+        why = "a name with a dot has the form of a setting key, rules.OPTION or ROLE.PARAM"
+    elif name in RESULT_COLUMNS or _SEAT_KEY.match(name):
+        why = "it is a column of the run's tables"
+    elif name.endswith(("_share", "_lo", "_hi")):
+        why = "the run's share and interval columns end in _share, _lo and _hi"
+    else:
+        return
+    raise SenseiError(f"{ck.path}: {where}: the axis name {name!r} is reserved ({why}); name the axis otherwise, "
+                      "e.g. variant")
 
 
 def _grid_values(value: Any, where: str, ck: _Checker) -> list[Any]:

@@ -154,3 +154,40 @@ def test_a_value_set_at_the_top_and_by_every_value_of_a_sweep_axis_is_refused():
     cfg = load_config({**SEN, "players": 3, "rules": {"penalty": 5},
                        "sweep": {"v": {"a": {}, "b": {"rules.penalty": 3, "players": 2}}}})
     assert [(c.players, c.rules.as_dict()["penalty"]) for c in cfg.cells] == [(3, 5), (2, 3)]
+
+
+@pytest.mark.parametrize("name,why", [("cell", "it is a column of the run's tables"), ("games", "column"),
+                                      ("focus", "column"), ("focus_win_share", "column"), ("seat2", "column"),
+                                      ("players", "column"), ("rules.penalty", "a name with a dot"),
+                                      ("tie_share", "end in _share, _lo and _hi")])
+def test_a_named_axis_may_not_take_a_reserved_name(name, why):
+    raw = {**SEN, "sweep": {name: {"a": {"rules.penalty": 3}, "b": {"rules.penalty": 5}}}}
+    refused(raw, f"sweep.{name}: the axis name {name!r} is reserved", why)
+
+
+def test_axis_and_case_names_are_not_empty():
+    refused({**SEN, "sweep": {"": {"a": {}, "b": {"rules.penalty": 3}}}}, "sweep: expected non-empty axis names")
+    refused({**SEN, "sweep": {"v": {" ": {}, "b": {"rules.penalty": 3}}}}, "sweep.v: expected non-empty case names")
+
+
+@pytest.mark.parametrize("lineup,report", [({"focus": "threshold", "field": "counter"},
+                                            {"answer": "effect", "over": "variant", "baseline": "base"}),
+                                           ({"tournament": ["counter", "threshold"]}, {"answer": "ratings"})])
+def test_the_reserved_names_cover_every_column_of_a_runs_tables(lineup, report):
+    """The columns a named axis may not take: every table of a run holds only those, its axes and
+    setting-like columns (rules.OPTION, ROLE.PARAM, metric.NAME, seatN)."""
+    import re
+
+    from experiments import run_experiment
+    from experiments.config import RESULT_COLUMNS
+
+    raw = {**SEN, "games": 4, "lineup": lineup, "report": report,
+           "sweep": {"variant": {"base": {}, "big": {"rules.penalty": 15}}}}
+    res = run_experiment(raw)
+    assert "cells" in res.tables and len(res.tables) > 2
+    for name, table in res.tables.items():
+        if name == "games":  # one row per game (no axes): the game's own outcome columns
+            continue
+        extra = {c for c in table.columns if c not in RESULT_COLUMNS and c != "variant" and "." not in c
+                 and not re.fullmatch(r"seat\d+", c)}
+        assert not extra, (name, extra)
