@@ -428,6 +428,8 @@ def parse(raw: dict[str, Any], path: str = DICT_CONFIG, games_override: int | No
             ck.fail(f"sweep.{axis}", f"no setting of {k!r}, which {fixed[k]} sets already "
                     "(the two would contradict each other)", k)
 
+    _report_head(raw.get("report", {}), ck, kind, names, raw.get("sprt") is not None)
+
     # expand the grid into cells, checking each one completely before anything runs (a grid too large to
     # hold is refused before it is made)
     per_combo = 1
@@ -660,30 +662,24 @@ def _sprt(value: Any, ck: _Checker, kind: str) -> SprtSpec | None:
     return SprtSpec(h0, h1, alpha, beta, max_games)
 
 
-def _report(value: Any, ck: _Checker, kind: str, axes: list[str], sprt: SprtSpec | None, axis_defs, eng=None,
-            cells=(), raw=None) -> ReportSpec:
-    from .answers.base import CheckContext
-
+def _report_head(value: Any, ck: _Checker, kind: str, axes: list[str], has_sprt: bool):
+    """The [report] checks that need no cell (its keys, the answer, its lineup, report.over): made before
+    the grid is expanded too, so that a large grid's config-level mistake is told at once.
+    Returns the table, the answer's name, its kind and report.over."""
     t = ck.table(value, "report")
     ck.keys(t, report_keys(), "report.")
     kinds = _kinds()
     swept = [a for a in axes if a != "players"]
-    default = "sprt" if sprt else ("ratings" if kind == "tournament" else ("equilibrium" if kind == "population" else
-                                                                          ("best" if swept else "summary")))
+    default = "sprt" if has_sprt else ("ratings" if kind == "tournament" else ("equilibrium" if kind == "population"
+                                                                              else ("best" if swept else "summary")))
     answer = t.get("answer", default)
     if answer not in kinds:
         ck.fail("report.answer", "one of " + ", ".join(kinds), answer)
     spec = kinds[answer]
-    ctx = CheckContext(t, ck, kind, None, eng, list(cells), sprt, raw or {})
     accepted = spec.lineups or ("focus", "seats", "tournament")
     if kind not in accepted:
         ck.fail("lineup", f"a {', '.join(accepted[:-1]) + ' or ' if len(accepted) > 1 else ''}{accepted[-1]} lineup "
                 f"for answer = {answer!r}", kind)
-    if spec.needs_seats and any(c.players < 2 for c in cells):
-        ck.fail("players", f"at least 2 players in every cell for answer = {answer!r} ({spec.needs_seats}; a solo "
-                "game has one seat)", sorted({c.players for c in cells}))
-    if spec.precheck is not None:
-        spec.precheck(ctx)
     over = t.get("over")
     if spec.needs_over:
         if over is None:
@@ -700,6 +696,21 @@ def _report(value: Any, ck: _Checker, kind: str, axes: list[str], sprt: SprtSpec
     if over == "players" and not spec.over_players:
         ck.fail("report.over", f"a sweep axis other than players for answer = {answer!r} (its fair shares depend on "
                 "the player count; with players swept, each count gets sentences of its own)", over)
+    return t, answer, spec, over
+
+
+def _report(value: Any, ck: _Checker, kind: str, axes: list[str], sprt: SprtSpec | None, axis_defs, eng=None,
+            cells=(), raw=None) -> ReportSpec:
+    from .answers.base import CheckContext
+
+    t, answer, spec, over = _report_head(value, ck, kind, axes, sprt is not None)
+    kinds = _kinds()
+    ctx = CheckContext(t, ck, kind, None, eng, list(cells), sprt, raw or {})
+    if spec.needs_seats and any(c.players < 2 for c in cells):
+        ck.fail("players", f"at least 2 players in every cell for answer = {answer!r} ({spec.needs_seats}; a solo "
+                "game has one seat)", sorted({c.players for c in cells}))
+    if spec.precheck is not None:
+        spec.precheck(ctx)
     for key, used in (("metric", spec.uses_metric), ("goal", spec.uses_goal)):
         if key in t and not used:
             users = [n for n, k in kinds.items() if (k.uses_metric if key == "metric" else k.uses_goal)]

@@ -191,3 +191,9 @@ def test_the_reserved_names_cover_every_column_of_a_runs_tables(lineup, report):
         extra = {c for c in table.columns if c not in RESULT_COLUMNS and c != "variant" and "." not in c
                  and not re.fullmatch(r"seat\d+", c)}
         assert not extra, (name, extra)
+
+
+def test_report_over_is_checked_before_the_grid_is_expanded():
+    """A mistake of the [report] table is told before any cell is made (a large grid's cells take a while)."""
+    raw = {**SEN, "sweep": {"rules.penalty": [5, "many"], "focus.wake": [8, 12]}, "report": {"answer": "best"}}
+    refused(raw, "report.over: expected the sweep axis the answer is about")
