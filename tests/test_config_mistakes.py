@@ -197,3 +197,16 @@ def test_report_over_is_checked_before_the_grid_is_expanded():
     """A mistake of the [report] table is told before any cell is made (a large grid's cells take a while)."""
     raw = {**SEN, "sweep": {"rules.penalty": [5, "many"], "focus.wake": [8, 12]}, "report": {"answer": "best"}}
     refused(raw, "report.over: expected the sweep axis the answer is about")
+
+
+@pytest.mark.parametrize("extra,where", [
+    ({"rules": {"penalty": 5}, "search": {"rules.penalty": [0, 5]},
+      "report": {"answer": "design", "objective": "mean_turns", "goal": "min"}}, "rules.penalty"),
+    ({"sweep": {"focus.wake": [4, 8]}, "search": {"focus.wake": [0, 5]}, "report": {"answer": "best_response"}},
+     "sweep.focus.wake"),
+    ({"sweep": {"v": {"a": {}, "b": {"focus.wake": 3}}}, "search": {"focus.wake": [0, 5]},
+      "report": {"answer": "best_response"}}, "sweep.v"),
+])
+def test_a_searched_key_the_config_also_sets_is_refused(extra, where):
+    key = next(k for k in extra["search"])
+    refused({**SEN, **extra}, f"search.{key}: expected no search of {key!r}, which {where} sets already")
