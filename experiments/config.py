@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import math
 import os
 import re
 import tomllib
@@ -75,6 +76,23 @@ METRICS = {
     "mean_turns": ("mean turns per game", "min"),
 }
 _SEAT_KEY = re.compile(r"^seat(\d+)$")
+#: the columns of the tables a run writes beside its sweep axes (experiments/analysis.py: cells, seats,
+#: turns, scores, sprt, ratings; the answer kinds' paired, estimates, race, path, equilibrium, metagame):
+#: a named sweep axis is a column of these tables too, so it may not take one of their names (nor a
+#: setting key's: players, rules, a role, seatN, strategy, or a name with a dot, the form of
+#: rules.OPTION, ROLE.PARAM and the metric.NAME, mean.NAME columns). tests/test_config_mistakes.py checks
+#: that the tables of a run hold no other column.
+RESULT_COLUMNS = frozenset("""
+    a against b band_hi band_lo best best_response case cell ci_high ci_low completion count deals decision
+    diff diff_hi diff_lo diff_vs_best distance dropped_in_round elo elo_hi elo_lo fair_share field
+    field_win_share figure fixed focus focus_games focus_mean_score focus_score_hi focus_score_lo
+    focus_score_median focus_win_hi focus_win_lo focus_win_share games group h0 h1 hi kind lineup llr lo
+    lower mean_score mean_turns metric objective_diff_hi objective_diff_lo objective_diff_vs_best over
+    p_value path players probability reference regret regret_hi regret_lo rho role rotation rotations rules
+    scope score score_hi score_lo seat seat0_win_hi seat0_win_lo seat0_win_share seat_advantage
+    seat_balance_p seat_spread seconds setting solution sprt start starts step strategy survived tied
+    timeouts trial trial_value turns turns_hi turns_lo upper value versus who win win_hi win_lo win_share
+""".split())
 #: the most cells a grid may have (each cell is checked and held in memory)
 MAX_CELLS = 1_000_000
 
@@ -234,6 +252,9 @@ def read_toml(path: str) -> dict[str, Any]:
             return tomllib.load(fh)
     except tomllib.TOMLDecodeError as exc:
         raise SenseiError(f"{path}: not valid TOML: {exc}") from None
+    except RecursionError:
+        raise SenseiError(f"{path}: config nested too deeply (more than {MAX_DEPTH} levels of arrays and "
+                          "tables)") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise SenseiError(f"{path}: cannot be read: {exc}") from None
 
@@ -254,9 +275,39 @@ def load(source: str | os.PathLike | dict[str, Any], games: int | None = None) -
     return parse(raw, path, games)
 
 
+#: the deepest nesting of arrays and tables a config may have (a valid one needs four or five levels)
+MAX_DEPTH = 32
+
+
+def _check_values(raw: dict[str, Any], ck: "_Checker") -> None:
+    """Every value of the config, however deep: no NaN or infinity (TOML allows ``nan`` and ``inf``; no
+    setting means either), and no nesting deeper than :data:`MAX_DEPTH`. Iterative, so that a deeply
+    nested config is refused rather than overflowing the stack."""
+    stack: list[tuple[str, Any, int]] = [("", raw, 0)]
+    while stack:
+        where, value, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            top = re.split(r"[.\[]", where, maxsplit=1)[0]
+            raise SenseiError(f"{ck.path}: {top}: config nested too deeply (more than {MAX_DEPTH} levels of "
+                              "arrays and tables)")
+        if isinstance(value, float) and not math.isfinite(value):
+            ck.fail(where, "a finite number", value)
+        if isinstance(value, dict):
+            for k, v in value.items():
+                key = str(k) if _BARE_KEY.match(str(k)) else '"' + str(k) + '"'
+                stack.append((f"{where}.{key}" if where else key, v, depth + 1))
+        elif isinstance(value, (list, tuple)):
+            for i, v in enumerate(value):
+                stack.append((f"{where}[{i}]", v, depth + 1))
+
+
+_BARE_KEY = re.compile(r"^[A-Za-z0-9_.-]+$")
+
+
 def parse(raw: dict[str, Any], path: str = DICT_CONFIG, games_override: int | None = None) -> Config:
     ck = _Checker(path)
     ck.table(raw, "")
+    _check_values(raw, ck)
     ck.keys(raw, TOP_KEYS | answer_tables(), "")
     for key in ("title", "question", "game", "lineup"):
         if key not in raw:
@@ -341,8 +392,11 @@ def parse(raw: dict[str, Any], path: str = DICT_CONFIG, games_override: int | No
         if isinstance(value, dict):
             if not value:
                 ck.fail(where, "at least one named case", value)
+            _axis_name(key, where, ck)
             cases = []
             for name, settings in value.items():
+                if not name.strip():
+                    ck.fail(where, "non-empty case names (a name labels its case in the answer)", name)
                 ck.table(settings, f"{where}.{name}")
                 for sk in settings:
                     if isinstance(settings[sk], (list, dict)):
@@ -364,6 +418,17 @@ def parse(raw: dict[str, Any], path: str = DICT_CONFIG, games_override: int | No
                 ck.fail(f"sweep.{axis}", f"no setting of {k!r}, which sweep.{setters[k]} sets already "
                         "(the two would contradict each other)", k)
             setters[k] = axis
+    # ... and so would a key set at the top (players, [rules]) and by every value of a sweep axis (the top
+    # value would be used nowhere; named cases that set it in some cases only override a default)
+    fixed = {f"rules.{k}": f"rules.{k}" for k in fixed_rules}
+    if base_players is not None and "players" in raw:
+        fixed["players"] = "players (at the top)"
+    for axis, cases in axes:
+        for k in sorted(set.intersection(*[set(settings) for _, settings in cases]) & set(fixed)):
+            ck.fail(f"sweep.{axis}", f"no setting of {k!r}, which {fixed[k]} sets already "
+                    "(the two would contradict each other)", k)
+
+    _report_head(raw.get("report", {}), ck, kind, names, raw.get("sprt") is not None)
 
     # expand the grid into cells, checking each one completely before anything runs (a grid too large to
     # hold is refused before it is made)
@@ -407,6 +472,22 @@ def parse(raw: dict[str, Any], path: str = DICT_CONFIG, games_override: int | No
     return Config(path=path, raw=raw, title=title, question=question, game=eng.name, games=games, seed=seed,
                   chunk_size=chunk_size, rotate=rotate, kind=kind, axes=names, cells=cells, sprt=sprt,
                   report=report, strategies=entrants, **_run_table(raw.get("run"), ck))
+
+
+def _axis_name(name: str, where: str, ck: _Checker) -> None:
+    """A named sweep axis's name: it becomes a column of the run's tables beside theirs."""
+    if not name.strip():
+        ck.fail("sweep", "non-empty axis names (a name names a column of the run's tables)", name)
+    if "." in name:
+        why = "a name with a dot has the form of a setting key, rules.OPTION or ROLE.PARAM"
+    elif name in RESULT_COLUMNS or _SEAT_KEY.match(name):
+        why = "it is a column of the run's tables"
+    elif name.endswith(("_share", "_lo", "_hi")):
+        why = "the run's share and interval columns end in _share, _lo and _hi"
+    else:
+        return
+    raise SenseiError(f"{ck.path}: {where}: the axis name {name!r} is reserved ({why}); name the axis otherwise, "
+                      "e.g. variant")
 
 
 def _grid_values(value: Any, where: str, ck: _Checker) -> list[Any]:
@@ -581,27 +662,24 @@ def _sprt(value: Any, ck: _Checker, kind: str) -> SprtSpec | None:
     return SprtSpec(h0, h1, alpha, beta, max_games)
 
 
-def _report(value: Any, ck: _Checker, kind: str, axes: list[str], sprt: SprtSpec | None, axis_defs, eng=None,
-            cells=(), raw=None) -> ReportSpec:
-    from .answers.base import CheckContext
-
+def _report_head(value: Any, ck: _Checker, kind: str, axes: list[str], has_sprt: bool):
+    """The [report] checks that need no cell (its keys, the answer, its lineup, report.over): made before
+    the grid is expanded too, so that a large grid's config-level mistake is told at once.
+    Returns the table, the answer's name, its kind and report.over."""
     t = ck.table(value, "report")
     ck.keys(t, report_keys(), "report.")
     kinds = _kinds()
     swept = [a for a in axes if a != "players"]
-    default = "sprt" if sprt else ("ratings" if kind == "tournament" else ("equilibrium" if kind == "population" else
-                                                                          ("best" if swept else "summary")))
+    default = "sprt" if has_sprt else ("ratings" if kind == "tournament" else ("equilibrium" if kind == "population"
+                                                                              else ("best" if swept else "summary")))
     answer = t.get("answer", default)
     if answer not in kinds:
         ck.fail("report.answer", "one of " + ", ".join(kinds), answer)
     spec = kinds[answer]
-    ctx = CheckContext(t, ck, kind, None, eng, list(cells), sprt, raw or {})
     accepted = spec.lineups or ("focus", "seats", "tournament")
     if kind not in accepted:
         ck.fail("lineup", f"a {', '.join(accepted[:-1]) + ' or ' if len(accepted) > 1 else ''}{accepted[-1]} lineup "
                 f"for answer = {answer!r}", kind)
-    if spec.precheck is not None:
-        spec.precheck(ctx)
     over = t.get("over")
     if spec.needs_over:
         if over is None:
@@ -618,6 +696,21 @@ def _report(value: Any, ck: _Checker, kind: str, axes: list[str], sprt: SprtSpec
     if over == "players" and not spec.over_players:
         ck.fail("report.over", f"a sweep axis other than players for answer = {answer!r} (its fair shares depend on "
                 "the player count; with players swept, each count gets sentences of its own)", over)
+    return t, answer, spec, over
+
+
+def _report(value: Any, ck: _Checker, kind: str, axes: list[str], sprt: SprtSpec | None, axis_defs, eng=None,
+            cells=(), raw=None) -> ReportSpec:
+    from .answers.base import CheckContext
+
+    t, answer, spec, over = _report_head(value, ck, kind, axes, sprt is not None)
+    kinds = _kinds()
+    ctx = CheckContext(t, ck, kind, None, eng, list(cells), sprt, raw or {})
+    if spec.needs_seats and any(c.players < 2 for c in cells):
+        ck.fail("players", f"at least 2 players in every cell for answer = {answer!r} ({spec.needs_seats}; a solo "
+                "game has one seat)", sorted({c.players for c in cells}))
+    if spec.precheck is not None:
+        spec.precheck(ctx)
     for key, used in (("metric", spec.uses_metric), ("goal", spec.uses_goal)):
         if key in t and not used:
             users = [n for n, k in kinds.items() if (k.uses_metric if key == "metric" else k.uses_goal)]

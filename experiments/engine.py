@@ -64,7 +64,10 @@ def cell_chunk(game: str, players: int, rules: Any, agents: list[Any], seed: int
     hist = {"focus": (focus_vals, focus_counts), "all": (all_vals, all_counts)}
     block = None
     if keep_vectors:
-        block = np.stack([v["win"][:, fs].sum(1), score[:, fs].sum(1), v["turns"] * k, v["win"][:, 0] * k])
+        win = v["win"]
+        if win.shape[1] == 0:  # a solo game has no winner: no seat wins
+            win = np.zeros(score.shape, np.float32)
+        block = np.stack([win[:, fs].sum(1), score[:, fs].sum(1), v["turns"] * k, win[:, 0] * k])
         block = block.astype(np.float32)
     return tot, hist, block
 

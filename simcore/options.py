@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import types
 import typing
+import weakref
 from typing import Any, Callable
 
 from .errors import SenseiError
@@ -101,10 +102,23 @@ def convert_field(owner: str, f: dataclasses.Field, hints: dict, value: Any) -> 
     return out
 
 
+#: a dataclass's init fields and type hints, worked out once per class (resolving the hints is by far the
+#: dearest part of building an instance, and a large config's grid builds the same classes many times)
+_FIELDS: "weakref.WeakKeyDictionary[type, tuple[dict[str, dataclasses.Field], dict[str, Any]]]" = \
+    weakref.WeakKeyDictionary()
+
+
+def _fields_and_hints(cls: type) -> tuple[dict[str, dataclasses.Field], dict[str, Any]]:
+    got = _FIELDS.get(cls)
+    if got is None:
+        got = ({f.name: f for f in dataclasses.fields(cls) if f.init}, typing.get_type_hints(cls))
+        _FIELDS[cls] = got
+    return got
+
+
 def build(cls: type, values: dict[str, Any], owner: str, what: str = "rule option") -> Any:
     """Make a dataclass instance from ``values`` (strings or typed values), checking every key."""
-    fields = {f.name: f for f in dataclasses.fields(cls) if f.init}
-    hints = typing.get_type_hints(cls)
+    fields, hints = _fields_and_hints(cls)
     kwargs = {}
     for key, value in values.items():
         if key not in fields:

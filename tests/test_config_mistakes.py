@@ -82,3 +82,131 @@ def test_an_answer_says_when_games_stopped_at_the_turn_limit():
     assert res.answer[-1].startswith("6 of 6 games (100.0%) stopped at the turn limit"), res.answer
     fine = run_experiment({**raw, "rules": {}})
     assert not any("turn limit" in s for s in fine.answer)
+
+
+SOLO = {"title": "t", "question": "q", "game": "sensu", "players": 1, "games": 10, "lineup": {"seats": ["planner"]},
+        "sweep": {"rules.sticks": ["A", "B"]}}
+
+
+@pytest.mark.parametrize("extra,answer", [
+    ({"report": {"answer": "effect", "over": "rules.sticks", "baseline": "A"}}, "effect"),
+    ({"report": {"answer": "balance", "per_game": True}}, "balance"),
+    ({"sweep": {}, "search": {"seat0.keep": [0.1, 0.5]},
+      "report": {"answer": "best_response", "metric": "mean_score", "goal": "max"}}, "best_response"),
+    ({"sweep": {}, "search": {"rules.sticks": ["A", "B"]},
+      "report": {"answer": "design", "objective": "seat0_win_share", "goal": "max"}}, "design"),
+    ({"sweep": {}, "lineup": {"population": ["planner", "random"]}}, "equilibrium"),
+])
+def test_answers_that_compare_seats_refuse_a_solo_game(extra, answer):
+    refused({**SOLO, **extra}, f"players: expected at least 2 players in every cell for answer = {answer!r}",
+            "a solo game has one seat", "got [1]")
+    if answer == "effect":  # a solo count among others is refused too
+        refused({**SOLO, **extra, "players": [1, 2]}, "at least 2 players in every cell", "got [1, 2]")
+
+
+@pytest.mark.parametrize("report", [{"answer": "summary"}, {"answer": "best", "metric": "mean_turns", "goal": "min"},
+                                    {"answer": "calibration", "per_game": True, "score_band": [25, 35],
+                                     "top_share": [0.01, 0.1]}])
+def test_answers_about_one_seat_take_a_solo_game(report):
+    load_config({**SOLO, "report": report})
+
+
+def test_best_game_length_of_a_solo_game_runs():
+    from experiments import run_experiment
+
+    res = run_experiment({**SOLO, "games": 4, "report": {"answer": "best", "metric": "mean_turns", "goal": "min"}})
+    assert res.answer and "mean turns per game" in res.answer[0], res.answer
+
+
+@pytest.mark.parametrize("patch,where,got", [
+    ({"sprt": {"alpha": float("nan")}}, "sprt.alpha", "nan"),
+    ({"sprt": {"h0": float("nan")}}, "sprt.h0", "nan"),
+    ({"search": {"focus.wake": {"min": float("nan"), "max": 12, "step": 1}}}, "search.focus.wake.min", "nan"),
+    ({"search": {"focus.wake": {"min": 4, "max": float("inf"), "step": 1}}}, "search.focus.wake.max", "inf"),
+    ({"search": {"focus.wake": [4, 8], "alpha": float("nan")}}, "search.alpha", "nan"),
+    ({"report": {"answer": "design", "objective": "mean_turns", "band": [float("nan"), 0.5]}}, "report.band[0]", "nan"),
+    ({"report": {"answer": "calibration", "score_band": [25, -float("inf")]}}, "report.score_band[1]", "-inf"),
+    ({"games": float("nan")}, "games", "nan"),
+])
+def test_nan_and_infinity_are_refused_wherever_they_are(patch, where, got):
+    refused({**SEN, **patch}, f"{where}: expected a finite number, got {got}")
+
+
+@pytest.mark.parametrize("text", ["x = " + "[" * 500 + "]" * 500, "x = " + "{a = " * 2000 + "1" + "}" * 2000])
+def test_a_deeply_nested_config_is_refused(tmp_path, text):
+    path = tmp_path / "deep.toml"
+    path.write_text(text)
+    refused(str(path), "config nested too deeply")
+    deep = 1
+    for _ in range(40):
+        deep = [deep]
+    refused({**SEN, "x": deep}, "x: config nested too deeply")
+
+
+def test_a_value_set_at_the_top_and_by_every_value_of_a_sweep_axis_is_refused():
+    refused({**SEN, "players": 3, "sweep": {"players": [2, 3]}},
+            "sweep.players: expected no setting of 'players', which players (at the top) sets already")
+    refused({**SEN, "rules": {"penalty": 5}, "sweep": {"rules.penalty": [5, 15]}},
+            "sweep.rules.penalty: expected no setting of 'rules.penalty', which rules.penalty sets already")
+    refused({**SEN, "rules": {"penalty": 5}, "sweep": {"v": {"a": {"rules.penalty": 3}, "b": {"rules.penalty": 4}}}},
+            "sweep.v: expected no setting of 'rules.penalty', which rules.penalty sets already")
+    # a top value that some named cases override is their default: allowed
+    cfg = load_config({**SEN, "players": 3, "rules": {"penalty": 5},
+                       "sweep": {"v": {"a": {}, "b": {"rules.penalty": 3, "players": 2}}}})
+    assert [(c.players, c.rules.as_dict()["penalty"]) for c in cfg.cells] == [(3, 5), (2, 3)]
+
+
+@pytest.mark.parametrize("name,why", [("cell", "it is a column of the run's tables"), ("games", "column"),
+                                      ("focus", "column"), ("focus_win_share", "column"), ("seat2", "column"),
+                                      ("players", "column"), ("rules.penalty", "a name with a dot"),
+                                      ("tie_share", "end in _share, _lo and _hi")])
+def test_a_named_axis_may_not_take_a_reserved_name(name, why):
+    raw = {**SEN, "sweep": {name: {"a": {"rules.penalty": 3}, "b": {"rules.penalty": 5}}}}
+    refused(raw, f"sweep.{name}: the axis name {name!r} is reserved", why)
+
+
+def test_axis_and_case_names_are_not_empty():
+    refused({**SEN, "sweep": {"": {"a": {}, "b": {"rules.penalty": 3}}}}, "sweep: expected non-empty axis names")
+    refused({**SEN, "sweep": {"v": {" ": {}, "b": {"rules.penalty": 3}}}}, "sweep.v: expected non-empty case names")
+
+
+@pytest.mark.parametrize("lineup,report", [({"focus": "threshold", "field": "counter"},
+                                            {"answer": "effect", "over": "variant", "baseline": "base"}),
+                                           ({"tournament": ["counter", "threshold"]}, {"answer": "ratings"})])
+def test_the_reserved_names_cover_every_column_of_a_runs_tables(lineup, report):
+    """The columns a named axis may not take: every table of a run holds only those, its axes and
+    setting-like columns (rules.OPTION, ROLE.PARAM, metric.NAME, seatN)."""
+    import re
+
+    from experiments import run_experiment
+    from experiments.config import RESULT_COLUMNS
+
+    raw = {**SEN, "games": 4, "lineup": lineup, "report": report,
+           "sweep": {"variant": {"base": {}, "big": {"rules.penalty": 15}}}}
+    res = run_experiment(raw)
+    assert "cells" in res.tables and len(res.tables) > 2
+    for name, table in res.tables.items():
+        if name == "games":  # one row per game (no axes): the game's own outcome columns
+            continue
+        extra = {c for c in table.columns if c not in RESULT_COLUMNS and c != "variant" and "." not in c
+                 and not re.fullmatch(r"seat\d+", c)}
+        assert not extra, (name, extra)
+
+
+def test_report_over_is_checked_before_the_grid_is_expanded():
+    """A mistake of the [report] table is told before any cell is made (a large grid's cells take a while)."""
+    raw = {**SEN, "sweep": {"rules.penalty": [5, "many"], "focus.wake": [8, 12]}, "report": {"answer": "best"}}
+    refused(raw, "report.over: expected the sweep axis the answer is about")
+
+
+@pytest.mark.parametrize("extra,where", [
+    ({"rules": {"penalty": 5}, "search": {"rules.penalty": [0, 5]},
+      "report": {"answer": "design", "objective": "mean_turns", "goal": "min"}}, "rules.penalty"),
+    ({"sweep": {"focus.wake": [4, 8]}, "search": {"focus.wake": [0, 5]}, "report": {"answer": "best_response"}},
+     "sweep.focus.wake"),
+    ({"sweep": {"v": {"a": {}, "b": {"focus.wake": 3}}}, "search": {"focus.wake": [0, 5]},
+      "report": {"answer": "best_response"}}, "sweep.v"),
+])
+def test_a_searched_key_the_config_also_sets_is_refused(extra, where):
+    key = next(k for k in extra["search"])
+    refused({**SEN, **extra}, f"search.{key}: expected no search of {key!r}, which {where} sets already")

@@ -68,7 +68,7 @@ def test_rotations_skip_repeats_but_keep_every_focus_seat():
     ({"sweep": {"focus.wake": []}}, "sweep.focus.wake", "non-empty list"),
     ({"sweep": {"focus.wake": 9}}, "sweep.focus.wake", "a list of values"),
     ({"sweep": {"colour.x": [1]}}, "sweep.colour.x", "rules.OPTION"),
-    ({"sweep": {"players": [2, 6]}}, "sweep.players", "2-5 players"),
+    ({"players": None, "sweep": {"players": [2, 6]}}, "sweep.players", "2-5 players"),
     ({"players": 1}, "players", "2-5 players"),
     ({"rules": {"penalti": 5}}, "rules", "unknown rule option 'penalti'"),
     ({"rules": {"penalty": [5, 15]}}, "rules.penalty", "a single value"),

@@ -215,5 +215,6 @@ def figures(ctx: ReportContext) -> list:
 
 
 KIND = AnswerKind("balance", "does seat 0 (the first player) win more than 1/P", analyse, needs_over=True, over_players=False,
+                  needs_seats="it compares the first seat with the others",
                   per_game=True, keys={"metrics": "nothing unless answer = 'balance'"}, check=check,
                   figures=figures, lead_table=lead_table, dist_by_group=True)

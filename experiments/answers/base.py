@@ -102,6 +102,9 @@ class AnswerKind:
     tables: tuple[str, ...] = ()
     #: lineups of the config this kind accepts (None: any); checked before anything else of the kind
     lineups: tuple[str, ...] | None = None
+    #: why the kind needs at least 2 players in every cell (None: it answers solo games too), e.g.
+    #: "it compares seats"; a config with a solo cell is refused before anything runs
+    needs_seats: str | None = None
     #: a kind that chooses its lineups as it goes: (cfg, Evaluator) -> state, then analyse(cfg, tables,
     #: runs, state); the config's cells are then the groups (one per combination of the sweep axes)
     search: Callable[["Config", Any], Any] | None = None

@@ -274,6 +274,6 @@ def race_figure(race: pl.DataFrame | None, gaxes: list[str], title: str, caption
 
 
 KIND = AnswerKind("best_response", "the best setting of the deviator's parameters against a given field", analyse,
-                  check=check, tables=("search",), lineups=("focus", "seats", "tournament"), search=search,
+                  check=check, tables=("search",), needs_seats="the deviator plays against a field", lineups=("focus", "seats", "tournament"), search=search,
                   uses_metric=True, uses_goal=True,
                   figures=figures, paired_plot=False)

@@ -395,7 +395,7 @@ def figures(ctx: ReportContext) -> list:
 
 
 KIND = AnswerKind("design", "the rule options that best meet a designer's objective", analyse, check=check,
-                  uses_goal=True,
+                  uses_goal=True, needs_seats="its lineups are played seat against seat",
                   tables=("search",), lineups=("focus", "seats"), search=search, figures=figures,
                   keys={"objective": "nothing unless answer = 'design'", "target": "nothing unless answer = 'design'",
                         "band": "nothing unless answer = 'design'"})

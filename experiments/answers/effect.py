@@ -211,4 +211,5 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun]) -
 
 
 KIND = AnswerKind("effect", "per value of `over` against `baseline`: game length, first-seat advantage, the focus",
-                  analyse, needs_over=True, over_players=False, baseline="required", vectors=True, lead_table=lead_table)
+                  analyse, needs_over=True, over_players=False, baseline="required",
+                  needs_seats="it compares the first seat with the others", vectors=True, lead_table=lead_table)

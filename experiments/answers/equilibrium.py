@@ -732,6 +732,6 @@ def _heatmaps(meta: pl.DataFrame | None, gaxes: list[str]):
 
 
 KIND = AnswerKind("equilibrium", "symmetric fixed points of a family, or the equilibria of a population's meta-game",
-                  analyse, check=check, tables=("search",), lineups=("focus", "population"), search=search,
+                  analyse, check=check, tables=("search",), needs_seats="strategies are played against each other", lineups=("focus", "population"), search=search,
                   figures=figures, keys={"event": "nothing unless answer is risk, turn_order or equilibrium"},
                   paired_plot=False)

@@ -75,6 +75,17 @@ def parse_search(ctx, extra: set[str], what: str, required: bool = True) -> tupl
                     + ", ".join(sorted(RACE_KEYS | extra)), f"unknown key {key!r}")
     if not params and required:
         ck.fail("search", f"at least one parameter ({what})", "none")
+    # a searched key the config also sets (a fixed rule option, a sweep axis) would make that setting void
+    raw = ctx.raw
+    setters = {f"rules.{k}": f"rules.{k}" for k in (raw.get("rules") or {}) if isinstance(raw.get("rules"), dict)}
+    for axis, value in (raw.get("sweep") or {}).items() if isinstance(raw.get("sweep"), dict) else ():
+        keys = {k for case in value.values() if isinstance(case, dict) for k in case} if isinstance(value, dict) \
+            else {axis}
+        setters.update({k: f"sweep.{axis}" for k in keys if k not in setters})
+    for p in params:
+        if p.key in setters:
+            ck.fail(f"search.{p.key}", f"no search of {p.key!r}, which {setters[p.key]} sets already (the two would "
+                    "contradict each other)", p.key)
     spec = SearchSpec(params)
     method = opts.get("method", "race" if spec.discrete else "optuna")
     if method not in ("race", "optuna"):
