@@ -411,7 +411,8 @@ def check(
     failed = 0
     for what, run in checks:
         try:
-            got = run()
+            with _stop_on_sigterm():  # SIGTERM stops the checks as Ctrl-C does, with one line
+                got = run()
         except (C.ConformanceError, StrategyError, IllegalAction) as exc:
             if _DEBUG["on"] and not isinstance(exc, C.ConformanceError):
                 import traceback

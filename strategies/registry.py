@@ -27,7 +27,7 @@ import re
 import sys
 from typing import Any, Iterable
 
-from simcore.errors import SenseiError, exit_call
+from simcore.errors import SenseiError, StrategyError, exit_call
 from simcore.lineup import load_source_module
 from simcore.options import build, describe
 from simcore.registry import get_game
@@ -258,7 +258,14 @@ def _split_params(text: str, owner: str) -> dict[str, str]:
 def make_strategy(cls: type, values: dict[str, Any], owner: str) -> Strategy:
     if not dataclasses.is_dataclass(cls):
         raise SenseiError(f"strategy {owner}: not a dataclass strategy")
-    return build(cls, values, f"strategy {owner}", "parameter")
+    try:
+        return build(cls, values, f"strategy {owner}", "parameter")
+    except SenseiError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - a strategy's own __post_init__ that raises: its bug, in one line
+        text = " ".join(str(exc).split())
+        raise StrategyError(f"strategy {owner} failed when it was made (in its __post_init__, say): "
+                            f"{type(exc).__name__}" + (f": {text}" if text else "")) from exc
 
 
 def resolve(game: str, spec: Any) -> Strategy:

@@ -1,5 +1,6 @@
 """The command line through typer's CliRunner: the play contract, listings and one-line errors."""
 import json
+import os
 import textwrap
 
 import pytest
@@ -8,6 +9,7 @@ from typer.testing import CliRunner
 from experiments.cli import app
 
 runner = CliRunner()
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def run(*args):
@@ -127,3 +129,33 @@ def test_progress_bar_on_stderr_only_after_the_delay(capsys):
     bar.close()
     err = capsys.readouterr().err
     assert "sen 4p" in err and "games/s" in err and "100/100" in err
+
+
+def test_a_write_the_system_refuses_is_one_line(tmp_path):
+    # a folder where the index page goes: the run's files are kept, and the line says how to write the report
+    out = tmp_path / "runs"
+    (out / "index.html").mkdir(parents=True)
+    cfg = tmp_path / "small.toml"
+    cfg.write_text('title = "t"\nquestion = "q"\ngame = "sen"\nplayers = 2\ngames = 10\n'
+                   '[lineup]\nfocus = "threshold"\nfield = "threshold"\n')
+    r = run("run", str(cfg), "--out", str(out), "--no-progress")
+    assert r.exit_code == 1, r.output
+    lines = [ln for ln in r.stderr.splitlines() if ln.strip() and not ln.startswith("compiling ")]
+    assert len(lines) == 1 and lines[0].startswith(f"error: could not use {out / 'index.html'}: Is a directory; "
+                                                   "the run's results are kept in "), r.stderr
+    folder = lines[0].split("the run's results are kept in ")[1].split(";")[0]
+    assert os.path.exists(os.path.join(folder, "cells.parquet"))
+    (out / "index.html").rmdir()
+    assert run("report", folder).exit_code == 0
+
+
+def test_a_full_standard_output_is_one_line():
+    import subprocess
+    import sys
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full on this system")
+    with open("/dev/full", "w") as full:
+        r = subprocess.run([sys.executable, "-m", "experiments.cli", "play", "sen", "-n", "10", "--json"],
+                           stdout=full, stderr=subprocess.PIPE, text=True, timeout=300, cwd=ROOT)
+    lines = [ln for ln in r.stderr.splitlines() if ln.strip() and not ln.startswith("compiling ")]
+    assert r.returncode == 1 and lines == ["error: could not write the output: No space left on device"], r.stderr

@@ -320,3 +320,21 @@ def test_a_crash_in_compiled_code_is_one_line_from_the_command_line(tmp_path):
     assert r.returncode == 1, (r.returncode, r.stderr)
     assert len(lines) == 1 and lines[0].startswith("error: sensei crashed in compiled code"), r.stderr
     assert "NUMBA_BOUNDSCHECK=1" in lines[0] and r.stdout == ""
+
+
+def test_a_strategy_that_raises_when_it_is_made_is_one_line(tmp_path):
+    path = tmp_path / "bad_init.py"
+    path.write_text(textwrap.dedent("""\
+        import dataclasses
+        from strategies.sen import Threshold
+
+
+        @dataclasses.dataclass(frozen=True)
+        class BadInit(Threshold):
+            def __post_init__(self):
+                raise RuntimeError("post init")
+        """))
+    for command in ("play", "check"):
+        r = cli.invoke(app, [command, "sen", "-s", f"{path}:BadInit", "-n", "5"])
+        one_error_line(r, "strategy BadInit failed when it was made (in its __post_init__, say): RuntimeError: "
+                          "post init")
