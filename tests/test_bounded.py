@@ -304,7 +304,8 @@ def test_a_grid_too_large_to_hold_is_refused_before_it_is_made(tmp_path):
     text = ('title = "t"\nquestion = "q"\ngame = "sen"\n[lineup]\nfocus = "threshold"\nfield = "random"\n'
             '[sweep]\nplayers = [2, 3, 4, 5]\n' + axes
             + '"focus.wake" = [' + ", ".join(map(str, range(2, 30))) + "]\n"
-            + '"field.p_wake" = [' + ", ".join(f"0.{i:03d}" for i in range(1, 999)) + "]\n")
+            + '"field.p_wake" = [' + ", ".join(f"0.{i:03d}" for i in range(1, 999)) + "]\n"
+            + '[report]\nover = "focus.wake"\n')
     path = tmp_path / "huge.toml"
     path.write_text(text)
     one_error_line(cli.invoke(app, ["run", str(path), "--out", str(tmp_path / "runs")]), "sweep", "1,000,000 cells")
