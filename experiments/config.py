@@ -246,7 +246,9 @@ def _show(v: Any) -> str:
 
 def read_toml(path: str) -> dict[str, Any]:
     if not os.path.isfile(path):
-        raise SenseiError(f"{path}: config file not found")
+        why = ("not found" if not os.path.exists(path) else "is a folder, not a config file" if os.path.isdir(path)
+               else "is not a regular file (a device or a pipe?)")
+        raise SenseiError(f"{path}: config file {why}" if why == "not found" else f"{path}: {why}")
     try:
         with open(path, "rb") as fh:
             return tomllib.load(fh)

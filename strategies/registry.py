@@ -191,7 +191,7 @@ def register_files(paths: Iterable[str]) -> dict[str, str]:
             continue
         seen.add(full)
         if not os.path.isfile(full):
-            raise SenseiError(f"--strategies {path!r}: file not found")
+            raise SenseiError(f"--strategies {path!r}: " + _not_a_file(full))
         if not full.endswith(".py"):
             raise SenseiError(f"--strategies {path!r}: expected a Python file (.py)")
         module = _load_module(path)
@@ -295,12 +295,21 @@ def resolve(game: str, spec: Any) -> Strategy:
     return make_strategy(cls, _split_params(rest, name), name)
 
 
+def _not_a_file(full: str) -> str:
+    """Why a path that should be a Python file is not one: missing, a folder, or a device or pipe."""
+    if not os.path.exists(full):
+        return "not found"
+    if os.path.isdir(full):
+        return "is a folder, not a Python file"
+    return "is not a regular file (a device or a pipe?)"
+
+
 def _load_module(path: str):
     full = os.path.abspath(path)
     if os.path.isdir(full):
         raise SenseiError(f"strategy file {path!r} is a folder, not a Python file")
     if not os.path.isfile(full):
-        raise SenseiError(f"strategy file {path!r} not found")
+        raise SenseiError(f"strategy file {path!r}: " + _not_a_file(full))
     modname = "sensei_user_" + hashlib.sha1(full.encode()).hexdigest()[:12]
     digest = file_sha256(full)
     module = sys.modules.get(modname)

@@ -98,6 +98,9 @@ def test_user_strategy_file(tmp_path):
     (["play", "sen", "--jobs", "100000", "--backend", "dask"], "jobs must be at most 4,096 with the dask backend"),
     (["play", "sen", "-p", "3", "-s", "random", "-s", "threshold"], "2 strategies given for 3 seats"),
     (["play", "sen", "-s", "./nope.py:X"], "not found"),
+    (["play", "sen", "-s", "/dev/null:X"], "strategy file '/dev/null': is not a regular file"),
+    (["play", "sen", "--strategies", "tests"], "--strategies 'tests': is a folder, not a Python file"),
+    (["run", "tests"], "tests: is a folder, not a config file"),
     (["strategies", "go"], "unknown game"),
     (["play", "sen", "--frobnicate"], "No such option"),
 ])
