@@ -637,6 +637,8 @@ def run_cmd(
     warnings.filterwarnings("ignore", message=".*tasks which were still being processed.*")
     if out is not None and resume is not None:
         raise SenseiError("--resume continues the run in its own folder: give --out or --resume, not both")
+    if resume is not None and not resume.strip():
+        raise SenseiError("--resume needs the folder of an unfinished run, got ''")
     _crash_line()
     try:
         with _stop_on_sigterm():  # a polite kill (SIGTERM) stops like Ctrl-C: finished work is kept

@@ -101,6 +101,7 @@ def test_user_strategy_file(tmp_path):
     (["play", "sen", "-s", "/dev/null:X"], "strategy file '/dev/null': is not a regular file"),
     (["play", "sen", "--strategies", "tests"], "--strategies 'tests': is a folder, not a Python file"),
     (["run", "tests"], "tests: is a folder, not a config file"),
+    (["run", "experiments/sen_variants.toml", "--resume", ""], "--resume needs the folder of an unfinished run"),
     (["strategies", "go"], "unknown game"),
     (["play", "sen", "--frobnicate"], "No such option"),
 ])
