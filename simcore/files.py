@@ -1,6 +1,7 @@
 """Files that are either complete or absent (run folders, reports)."""
 from __future__ import annotations
 
+import errno
 import os
 import tempfile
 from typing import Any, Callable
@@ -18,14 +19,34 @@ def atomic_write(path: str, write: Callable[[Any], None], binary: bool = True, s
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         try:
             os.unlink(tmp)
         except OSError:
             pass
+        full = _os_error_of(exc, path)
+        if full is not None:
+            raise full from exc
         raise
     if sync_dir:
         _fsync_dir(folder)
+
+
+#: what a writer that is not Python's own (polars' parquet writer) says when the system refuses a write
+_SYSTEM_REFUSALS = {"No space left on device": errno.ENOSPC, "Disk quota exceeded": errno.EDQUOT,
+                    "Read-only file system": errno.EROFS}
+
+
+def _os_error_of(exc: BaseException, path: str) -> OSError | None:
+    """The OSError that ``exc`` stands for when a writer reported the system's refusal as an error of its
+    own (polars raises ``ComputeError: ... No space left on device``), so that callers see an OSError."""
+    if isinstance(exc, OSError) or not isinstance(exc, Exception):
+        return None
+    text = str(exc)
+    for words, code in _SYSTEM_REFUSALS.items():
+        if words in text:
+            return OSError(code, words, path)
+    return None
 
 
 def _fsync_dir(folder: str) -> None:

@@ -323,3 +323,32 @@ def test_a_chunk_that_cannot_be_saved_stops_the_run_with_one_error(tmp_path, mon
                 "lineup": {"focus": "threshold", "field": "random"}})
     with pytest.raises(SenseiError, match="cannot save a finished chunk: .*No space left"):
         play_cells(cfg, store=ChunkStore(str(tmp_path / "parts")))
+
+
+def test_a_full_disk_reported_by_a_writer_of_its_own_is_an_os_error(tmp_path):
+    # polars' parquet writer reports the system's refusal as "ComputeError: ... No space left on device":
+    # atomic_write raises it as the OSError it is (the command line's one line names the file), leaves no
+    # temporary file and no partial file
+    import errno
+
+    from simcore.files import atomic_write
+
+    class ComputeError(Exception):
+        pass
+
+    def full(fh):
+        fh.write(b"partial")
+        raise ComputeError("parquet: External error: No space left on device (os error 28)")
+
+    target = tmp_path / "cells.parquet"
+    with pytest.raises(OSError) as info:
+        atomic_write(str(target), full)
+    assert info.value.errno == errno.ENOSPC and info.value.filename == str(target)
+    assert isinstance(info.value.__cause__, ComputeError)
+    assert os.listdir(tmp_path) == []
+
+    def broken(fh):
+        raise ComputeError("something else")
+
+    with pytest.raises(ComputeError):  # any other error stays what it is
+        atomic_write(str(target), broken)
