@@ -340,7 +340,7 @@ def trace(
     if seat is not None and not 0 <= seat < p:
         raise SenseiError(f"--view {seat}: no such seat at a table of {p} (seats 0 to {p - 1})")
     # each event is printed as it happens: a game of many rounds is millions of them, never all kept
-    with _stop_on_sigterm(), _stdout_to_stderr(as_json) as write:
+    with _stop_at_once(), _stdout_to_stderr(as_json) as write:
         for event in iter_trace(eng, agents, p, rules, seed=seed, game=index):
             shown = view([event], seat)
             write(json_lines(shown) if as_json else render(shown, seat))
@@ -390,7 +390,10 @@ def check(
         raise SenseiError(f"--seed must be a non-negative integer, got {seed}")
     if bounds and not numba.config.BOUNDSCHECK:
         # numba reads NUMBA_BOUNDSCHECK when it is imported: the checks run in a process started with it
-        raise typer.Exit(_check_with_bounds(game, players, strategy, rule, games, seed, strategy_files, debug))
+        code = _check_with_bounds(game, players, strategy, rule, games, seed, strategy_files, debug)
+        if code == 130:  # interrupted: the checking process said so in its one line
+            sys.exit(code)
+        raise typer.Exit(code)
     compiled = eng.lineup(agents).all_compiled
     both = "both lanes" if compiled else "the batch lane: a decision is numpy"
     seats = ", ".join(f"seat {i} {a.spec()}" for i, a in enumerate(agents))
@@ -409,9 +412,10 @@ def check(
          lambda: C.leak_probe(eng, agents, p, rules, n=games, seed=seed, hidden=None)),
     ]
     failed = 0
+    stop = _stop_at_once()
     for what, run in checks:
         try:
-            with _stop_on_sigterm():  # SIGTERM stops the checks as Ctrl-C does, with one line
+            with stop:  # Ctrl-C and SIGTERM stop the checks with one line, a decision that loops for ever too
                 got = run()
         except (C.ConformanceError, StrategyError, IllegalAction) as exc:
             if _DEBUG["on"] and not isinstance(exc, C.ConformanceError):
@@ -452,6 +456,20 @@ def _check_with_bounds(game: str, players: Optional[int], strategy: Optional[Lis
         return child.wait()
     except KeyboardInterrupt:  # Ctrl-C reached the child too: it stops with its own one line
         return child.wait()
+
+
+def _stop_at_once() -> Any:
+    """For a command that keeps nothing it would lose (``check``, ``trace``) run from the command line: Ctrl-C
+    and SIGTERM end the process at once with the one line ``interrupted`` (status 130), also while a
+    compiled decision loops for ever (experiments/crash.py). Elsewhere (a caller in Python), SIGTERM
+    stops it as Ctrl-C does."""
+    if _CRASH_LINE["on"]:
+        from experiments import crash
+
+        sys.stdout.flush()
+        if crash.install_interrupt():
+            return contextlib.nullcontext()
+    return _stop_on_sigterm()
 
 
 class _stop_on_sigterm:

@@ -35,23 +35,33 @@ _LINE = np.frombuffer(MESSAGE, dtype=np.uint8).copy()   # a global array: compil
 _installed: dict = {"on": False}
 
 
+#: the line and exit status of a command that keeps nothing (``check``, ``trace``) stopped by Ctrl-C or SIGTERM
+INTERRUPTED, INTERRUPTED_STATUS = b"interrupted\n", 130
+_INTERRUPTED = np.frombuffer(INTERRUPTED, dtype=np.uint8).copy()
+
+
 @intrinsic
-def _say_and_exit(typingctx, line):
-    """``write(2, line, len(line)); _exit(STATUS)``: the two calls a signal handler may make."""
+def _say_and_exit(typingctx, line, status):
+    """``write(2, line, len(line)); _exit(status)``: the two calls a signal handler may make."""
     def codegen(context, builder, signature, args):
         ary = context.make_array(signature.args[0])(context, builder, args[0])
         i32, i64, i8p = ir.IntType(32), ir.IntType(64), ir.IntType(8).as_pointer()
         write = cgutils.get_or_insert_function(builder.module, ir.FunctionType(i64, (i32, i8p, i64)), "write")
         leave = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), (i32,)), "_exit")
         builder.call(write, (ir.Constant(i32, 2), builder.bitcast(ary.data, i8p), ary.nitems))
-        builder.call(leave, (ir.Constant(i32, STATUS),))
+        builder.call(leave, (builder.trunc(args[1], i32),))
         return context.get_dummy_value()
-    return types.void(line), codegen
+    return types.void(line, status), codegen
 
 
 @numba.cfunc(types.void(types.int32), cache=True)
 def _on_crash(signum):
-    _say_and_exit(_LINE)
+    _say_and_exit(_LINE, STATUS)
+
+
+@numba.cfunc(types.void(types.int32), cache=True)
+def _on_interrupt(signum):
+    _say_and_exit(_INTERRUPTED, INTERRUPTED_STATUS)
 
 
 def install() -> bool:
@@ -70,4 +80,22 @@ def install() -> bool:
     except Exception:  # noqa: BLE001 - without the handler a crash is what it was: nothing else changes
         return False
     _installed["on"] = True
+    return True
+
+
+def install_interrupt() -> bool:
+    """For a command that keeps nothing it would lose (``check``, ``trace``): Ctrl-C and SIGTERM end the
+    process at once with the line ``interrupted`` and exit status 130, also while a compiled decision
+    loops for ever (a Python handler would wait for the loop to return, which it never does). Only on
+    POSIX systems; returns whether the handlers are set."""
+    if os.name != "posix":
+        return False
+    try:
+        libc = ctypes.CDLL(None)
+        libc.signal.argtypes = (ctypes.c_int, ctypes.c_void_p)
+        libc.signal.restype = ctypes.c_void_p
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            libc.signal(int(sig), ctypes.c_void_p(_on_interrupt.address))
+    except Exception:  # noqa: BLE001 - without them Ctrl-C is handled as before
+        return False
     return True

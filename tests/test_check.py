@@ -122,3 +122,52 @@ def test_an_abort_in_compiled_code_is_one_line():
     assert r.returncode == 1 and r.returncode != -signal.SIGABRT, (r.returncode, r.stderr)
     assert r.stderr.startswith("error: sensei crashed in compiled code (a segmentation fault, bus error or abort)")
     assert "--bounds" in r.stderr and r.stderr.count("\n") == 1
+
+
+SPIN = """\
+import dataclasses
+from strategies.base import decision, param
+from strategies.fan_and_mallet import Strongest, strongest_slot
+
+
+@decision
+def spin_play(obs, prm, rng):
+    x = 1
+    while prm.spin and x > 0:   # with spin=1, a loop that never ends
+        x = (x * 3) % 1000003 + 1
+    return strongest_slot(obs.hand)
+
+
+@dataclasses.dataclass(frozen=True)
+class Spin(Strongest):
+    spin: int = param(0, "1: loop for ever in the decision")
+    play = spin_play
+"""
+
+
+@pytest.mark.parametrize("command", ["check", "trace"])
+def test_ctrl_c_stops_a_decision_that_loops_for_ever(tmp_path, command):
+    # compiled code does not return to Python while it loops, so a Python handler of Ctrl-C never runs;
+    # check and trace keep nothing they would lose, and stop at once with their one line
+    import signal
+    import subprocess
+    import sys
+    import time
+    path = tmp_path / "spin.py"
+    path.write_text(SPIN)
+    base = [sys.executable, "-m", "experiments.cli", command, "fan-and-mallet", "-n", "2"]
+    warm = subprocess.run(base + ["-s", f"{path}:Spin:spin=0"], capture_output=True, text=True, timeout=600,
+                          cwd=ROOT)  # compiles the lineup, which the looping run then loads from the cache
+    assert warm.returncode == 0, warm.stderr
+    child = subprocess.Popen(base + ["-s", f"{path}:Spin:spin=1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True, cwd=ROOT)
+    time.sleep(6)
+    assert child.poll() is None, "the decision loops for ever"
+    child.send_signal(signal.SIGINT)
+    try:
+        out, err = child.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        child.kill()
+        raise AssertionError("Ctrl-C did not stop a decision that loops for ever") from None
+    assert child.returncode == 130 and err.splitlines()[-1] == "interrupted", (child.returncode, err)
+    assert "Traceback" not in err
