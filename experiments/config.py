@@ -615,8 +615,10 @@ def _make_cells(eng, kind, roles, entrants, fixed_rules, base_players, settings,
 
     out = []
     if kind in ("focus", "tournament") and players < 2:
-        ck.fail(players_where, f"at least 2 players for a {kind} lineup (a focus seat against the field; a solo "
-                "game takes lineup.seats)", players)
+        what = ("a focus seat against the field" if kind == "focus" else
+                "each game puts one entrant alone against a field of another")
+        ck.fail(players_where, f"at least 2 players for a {kind} lineup ({what}; a solo game takes lineup.seats)",
+                players)
     if kind == "focus":
         focus = strat(role_spec["focus"], role_params["focus"], where_of.get("focus", "lineup.focus"))
         field = strat(role_spec["field"], role_params["field"], where_of.get("field", "lineup.field"))

@@ -23,7 +23,7 @@ def refused(raw, *words):
 def test_a_focus_or_tournament_lineup_needs_two_players():
     raw = {**SEN, "game": "sensu", "players": 1, "lineup": {"focus": "planner", "field": "random"}}
     refused(raw, "players: expected at least 2 players for a focus lineup", "lineup.seats")
-    refused({**raw, "lineup": {"tournament": ["planner", "random"]}}, "at least 2 players for a tournament lineup")
+    refused({**raw, "lineup": {"tournament": ["planner", "random"]}}, "at least 2 players for a tournament lineup (each game puts one entrant alone against a field of another")
     load_config({**raw, "lineup": {"seats": ["planner"]}})  # a solo game takes seats
 
 
