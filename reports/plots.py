@@ -179,7 +179,10 @@ def fit_tick_labels(fig) -> bool:
                              va="top" if angle == 90 else labels[0].get_va())
                     changed = True
                     fig.draw_without_rendering()
-                    labels, room, need = _crowding(ax, axis, renderer)
+                    again = _crowding(ax, axis, renderer)
+                    if again is None:
+                        break
+                    labels, room, need = again
                     if need * 1.1 <= room:
                         break
             if need * 1.1 > room:
