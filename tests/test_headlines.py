@@ -55,9 +55,11 @@ def test_effect_answer_with_ratings_leads_with_the_baseline_and_the_strongest():
     base, claims = res.headline
     top = res.ratings.filter(res.ratings["variant"] == "base").sort("elo", descending=True)["strategy"][0]
     assert re.match(r"variant base \(the baseline\): game length \d+\.\d turns, first-seat advantage [+-]\d+\.\d% "
-                    r"\(clearly off 0 in [01] of 1 group\); strongest " + top + r" \(", base)
+                    r"\((not )?clearly off 0\); strongest " + top + r" \(", base)
     assert claims.startswith("variant claims against base, on the same deals: game length ")
     assert "; strongest " in claims and "points" not in claims
+    assert "of 1 group" not in base + claims  # one group: "(clear)" or "(not clear)", not "in 0 of 1 group"
+    assert effect._how_often("clear", 0, 1) == "not clear" and effect._how_often("clear", 2, 4) == "clear in 2 of 4 groups"
 
 
 def test_best_headline_adds_the_lowest_mean_score():

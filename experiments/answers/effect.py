@@ -132,6 +132,13 @@ def _groups(n: int) -> str:
     return f"{n} group{'s' if n != 1 else ''}"
 
 
+def _how_often(what: str, k: int, n: int, before_count: str = "in ") -> str:
+    """``clearly off 0 in 2 of 4 groups``; with one group, ``clearly off 0`` or ``not clearly off 0``."""
+    if n == 1:
+        return what if k else f"not {what}"
+    return f"{what} {before_count}{k} of {_groups(n)}"
+
+
 def _strongest_text(picks: list[tuple]) -> str:
     """``strongest swapper (2 players; watcher next, intervals overlapping), gambler (4 players; ...)``: the
     strongest of each group, groups with the same strongest, runner-up and overlap told together."""
@@ -165,11 +172,11 @@ def headline(rep, paired_rows: list[dict[str, Any]], show, levels: list[dict[str
         off = sum(1 for x in levels if x["adv_lo"] > 0 or x["adv_hi"] < 0)
         parts = [f"game length {_level_span('mean_turns', [x['turns'] for x in levels], ' turns')}",
                  f"first-seat advantage {_level_span('seat_advantage', [x['adv'] for x in levels])} "
-                 f"(clearly off 0 in {off} of {_groups(n)})"]
+                 f"({_how_often('clearly off 0', off, n)})"]
         if "focus" in levels[0]:
             fair_off = sum(1 for x in levels if x["focus"][1] > x["fair"] or x["focus"][2] < x["fair"])
             parts.append(f"focus win share {_level_span('win_share', [x['focus'][0] for x in levels])} "
-                         f"(clearly off its fair share in {fair_off} of {_groups(n)})")
+                         f"({_how_often('clearly off its fair share', fair_off, n)})")
         out.append(f"{short(rep.over)} {show(rep.baseline)} (the baseline): " + ", ".join(parts)
                    + (f"; {_strongest_text(strongest[rep.baseline])}" if rep.baseline in strongest else "") + ".")
     values = list(dict.fromkeys(r["value"] for r in paired_rows))
@@ -180,8 +187,8 @@ def headline(rep, paired_rows: list[dict[str, Any]], show, levels: list[dict[str
             if not rows:
                 continue
             clear = sum(1 for r in rows if r["lo"] is not None and r["hi"] is not None and (r["lo"] > 0 or r["hi"] < 0))
-            parts.append(f"{word} {_span(metric, [r['diff'] for r in rows], unit)} (clear in {clear} of "
-                         f"{_groups(len(rows))})")
+            parts.append(f"{word} {_span(metric, [r['diff'] for r in rows], unit)} "
+                         f"({_how_often('clear', clear, len(rows), 'in ')})")
         out.append(f"{short(rep.over)} {show(v)} against {show(rep.baseline)}, on the same deals: " + ", ".join(parts)
                    + (f"; {_strongest_text(strongest[v])}" if v in strongest else "") + ".")
     return out
