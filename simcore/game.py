@@ -201,6 +201,8 @@ class Game(abc.ABC):
     lane_block: ClassVar[int] = 16384
     #: hard cap on turns per game when the rules have none (a safety net; counted as a timeout)
     safety_turns: ClassVar[int] = 100_000
+    #: which way a player's score is better: "max" (points, sticks, markers, a pile) or "min" (Sen's ravens)
+    score_better: ClassVar[str] = "max"
     #: the decision protocol: decision kind code -> name (the numpy method and the compiled decision of
     #: that name answer it); empty for an engine that still plays turn by turn (``turn``)
     decisions: ClassVar[tuple[str, ...]] = ()

@@ -82,6 +82,32 @@ def test_best_headline_adds_the_lowest_mean_score():
     assert best.headline(rep, "win share", picks[:2], [], ["a", "b"]) is None
 
 
+def test_best_headline_names_the_highest_mean_score_where_higher_is_better():
+    # Fan & Mallet, Senshi and Sensu count a higher score as better (Game.score_better); Sen the lower
+    from simcore.registry import get_game
+    assert get_game("sen").score_better == "min"
+    assert {get_game(g).score_better for g in ("senshi", "sensu", "fan-and-mallet")} == {"max"}
+    rep = SimpleNamespace(over="focus.keep", goal="max")
+    d = {"diff": -1.5, "lo": -2.5, "hi": -0.5}
+    lows = [{"desc": "", "value": "0.5", "x": 30.0, "lo": 29.0, "hi": 31.0, "best": False, "next": "0.1", "d": d,
+             "clear": True}]
+    head = best.headline(rep, "win share", [("", "0.1", False)], lows, ["best keep: 0.1, ..."], low_is_good=False)
+    assert head[1].startswith("The keep with the highest mean score is 0.5, mean score 30.00 ± 1.00 (next 0.1: -1.50")
+    many = best.headline(rep, "win share", [(f"{p} players", "0.1", False) for p in range(2, 6)],
+                         [{**lows[0], "desc": f"{p} players"} for p in range(2, 6)], ["s"] * 4, low_is_good=False)
+    assert many[2].startswith("The keep with the highest mean score is") is False  # four groups: a range
+    assert "highest mean score ranges from" in many[2] and "It is clearly above the next value" in many[2]
+
+
+def test_best_answer_in_a_game_whose_higher_scores_win_names_the_highest_mean_score():
+    res = run_experiment({"title": "t", "question": "q", "game": "fan-and-mallet", "players": 2, "games": 20,
+                          "seed": 5, "lineup": {"focus": "closer", "field": "random"},
+                          "sweep": {"focus.feed": [0.0, 0.7, 2.0]}})
+    high = res.cells.sort("focus_mean_score", descending=True).row(0, named=True)
+    assert res.headline[1].startswith(f"The feed with the highest mean score is {high['focus.feed']}, mean score "
+                                      f"{high['focus_mean_score']:.2f} ± "), res.headline
+
+
 def test_best_answer_of_a_focus_names_the_lowest_mean_score():
     res = run_experiment({"title": "t", "question": "q", "game": "sen", "players": 3, "games": 20, "seed": 5,
                           "lineup": {"focus": "threshold", "field": "threshold:wake=10"},

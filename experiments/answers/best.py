@@ -5,6 +5,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
+from simcore.registry import get_game
 from simcore.stats import paired_diff
 
 from ..config import METRICS
@@ -32,9 +33,11 @@ def answer_best(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
     label = METRICS[rep.metric][0]
     sentences, paired_rows, picks, lows = [], [], [], []
     gaxes = cfg.group_axes
-    # the focus's mean score beside another metric: which value gives the lowest, for the headline
+    # the focus's mean score beside another metric: which value gives the best (Sen's lowest, the other
+    # games' highest), for the headline
     scored = cfg.kind == "focus" and rep.metric != "mean_score"
     scol, slo_col, shi_col, srow = METRIC_COLUMNS["mean_score"]
+    low_is_good = get_game(cfg.game).score_better == "min"
     labels = experiment_labels(cfg)
 
     def show(v):
@@ -70,14 +73,16 @@ def answer_best(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
             picks.append((desc, show(best[rep.over]), False))
         sentences.append(text + (f" ({'; '.join(notes)})" if notes else ""))
         if scored:
-            lows.append(lowest_score(sub.sort(scol, nulls_last=True), runs, rep.over, srow, desc, show, best[rep.over]))
-    return sentences, frame(paired_rows), headline(rep, label, picks, [x for x in lows if x is not None], sentences)
+            lows.append(best_score(sub.sort(scol, descending=not low_is_good, nulls_last=True), runs, rep.over, srow,
+                                   desc, show, best[rep.over]))
+    return sentences, frame(paired_rows), headline(rep, label, picks, [x for x in lows if x is not None], sentences,
+                                                   low_is_good)
 
 
-def lowest_score(sub: pl.DataFrame, runs: list[CellRun], over: str, vrow: int, desc: str, show, best) -> dict | None:
-    """A group's value of ``over`` with the lowest mean score of the focus (``sub`` sorted by it), with its
-    interval, the next value's paired difference on the same deals, and whether it is the group's best
-    value by the answer's metric; None when no cell has a mean score."""
+def best_score(sub: pl.DataFrame, runs: list[CellRun], over: str, vrow: int, desc: str, show, best) -> dict | None:
+    """A group's value of ``over`` with the best mean score of the focus (``sub`` sorted by it, best first),
+    with its interval, the next value's paired difference on the same deals, and whether it is the group's
+    best value by the answer's metric; None when no cell has a mean score."""
     low = sub.row(0, named=True)
     if low["focus_mean_score"] is None:
         return None
@@ -91,12 +96,12 @@ def lowest_score(sub: pl.DataFrame, runs: list[CellRun], over: str, vrow: int, d
 
 
 def headline(rep, metric_label: str, picks: list[tuple[str, str, bool]], lows: list[dict] = (),
-             sentences: list[str] = ()) -> list[str] | None:
+             sentences: list[str] = (), low_is_good: bool = True) -> list[str] | None:
     """The best value of each group and in how many it is clearly ahead (one sentence for many groups, else
     the answer's own sentences); then, for a focus and another metric than the mean score, the value with
-    the lowest mean score in each group (one sentence)."""
+    the best mean score in each group (the lowest where a lower score is better, as in Sen; one sentence)."""
     best = "lowest" if rep.goal == "min" else "highest"
-    score = _score_sentence(rep, metric_label, best, lows) if lows else None
+    score = _score_sentence(rep, metric_label, best, lows, low_is_good) if lows else None
     if score is not None and len(sentences) + 1 <= 3:
         return [*sentences, score]
     if len(picks) <= 3 and score is None:
@@ -110,13 +115,15 @@ def headline(rep, metric_label: str, picks: list[tuple[str, str, bool]], lows: l
                   "give each group's runner-up)."] + ([score] if score else [])
 
 
-def _score_sentence(rep, metric_label: str, best: str, lows: list[dict]) -> str:
-    """``The wake with the lowest mean score ...``: per group the value, in how many groups it is clearly
-    below the next value on the same deals, and in how many it is also the best by the answer's metric."""
+def _score_sentence(rep, metric_label: str, best: str, lows: list[dict], low_is_good: bool = True) -> str:
+    """``The wake with the lowest mean score ...`` (``highest`` in a game whose higher scores are better): per
+    group the value, in how many groups it is clearly below (above) the next value on the same deals, and
+    in how many it is also the best by the answer's metric."""
     over = short(rep.over)
+    most, side = ("lowest", "below") if low_is_good else ("highest", "above")
     if len(lows) == 1:
         x = lows[0]
-        text = f"The {over} with the lowest mean score is {x['value']}, mean score {pm_metric('mean_score', x['x'], x['lo'], x['hi'])}"
+        text = f"The {over} with the {most} mean score is {x['value']}, mean score {pm_metric('mean_score', x['x'], x['lo'], x['hi'])}"
         if x["next"] is not None:
             d = x["d"]
             text += (f" (next {x['next']}: {fmt_metric('mean_score', d['diff'], True)}, paired 95% CI "
@@ -126,9 +133,9 @@ def _score_sentence(rep, metric_label: str, best: str, lows: list[dict]) -> str:
     values = [x["value"] for x in lows]
     n = len(lows)
     where = join_values(f"{x['value']} ({x['desc']})" for x in lows)
-    return (f"The {over} with the lowest mean score " + (f"ranges from {min(values, key=_num)} to {max(values, key=_num)} "
+    return (f"The {over} with the {most} mean score " + (f"ranges from {min(values, key=_num)} to {max(values, key=_num)} "
             f"over the {n} groups: " if n > 3 else "is ") + where
-            + f". It is clearly below the next value on the same deals in {sum(x['clear'] for x in lows)} of the {n} "
+            + f". It is clearly {side} the next value on the same deals in {sum(x['clear'] for x in lows)} of the {n} "
             f"groups, and is the {over} with the {best} {metric_label} in {sum(x['best'] for x in lows)} of them.")
 
 

@@ -1118,6 +1118,7 @@ class Sen(Game):
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 5
     default_players: ClassVar[int] = 4
+    score_better: ClassVar[str] = "min"  # the fewest ravens win
     Rules: ClassVar[type] = SenRules
     Player: ClassVar[type] = Player
     decisions: ClassVar[tuple[str, ...]] = DECISIONS
