@@ -152,6 +152,12 @@ def _crowding(ax, axis: str, renderer) -> tuple[list, float, float] | None:
     return labels, room, float(need)
 
 
+def _fits(got) -> bool:
+    """Whether an axis's labels (``_crowding``'s labels, room and need) fit with a tenth to spare; True when
+    there is nothing to measure."""
+    return got is None or got[2] * 1.1 <= got[1]
+
+
 def fit_tick_labels(fig) -> bool:
     """Category labels that would overlap their neighbours are slanted, then stood upright, then set in a
     smaller font (down to :data:`MIN_LABEL_SIZE`), on every axes of the figure: many strategies, pairings
@@ -165,13 +171,11 @@ def fit_tick_labels(fig) -> bool:
             continue
         for axis in ("x", "y"):
             got = _crowding(ax, axis, renderer)
-            if got is None:
-                continue
-            labels, room, need = got
-            if need * 1.1 <= room:
+            if _fits(got):
                 continue
             if axis == "x":
                 for angle in (35, 60, 90):  # slanted, steeper, upright: the room across a label grows
+                    labels = got[0]
                     if labels[0].get_rotation() % 180 >= angle:
                         continue
                     plt.setp(labels, rotation=angle, ha="right" if angle < 90 else "center",
@@ -179,13 +183,11 @@ def fit_tick_labels(fig) -> bool:
                              va="top" if angle == 90 else labels[0].get_va())
                     changed = True
                     fig.draw_without_rendering()
-                    again = _crowding(ax, axis, renderer)
-                    if again is None:
+                    got = _crowding(ax, axis, renderer)
+                    if _fits(got):
                         break
-                    labels, room, need = again
-                    if need * 1.1 <= room:
-                        break
-            if need * 1.1 > room:
+            if not _fits(got):
+                labels, room, need = got
                 size = labels[0].get_fontsize()
                 new = max(MIN_LABEL_SIZE, size * room / (need * 1.1))
                 if new < size:
