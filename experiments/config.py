@@ -17,6 +17,7 @@ import tomllib
 from typing import Any
 
 from simcore.errors import SenseiError
+from simcore.files import not_a_file
 from simcore.registry import get_game
 from simcore.runner import MAX_CHUNK, MAX_GAMES
 from strategies.registry import lookup, make_strategy, resolve
@@ -245,10 +246,10 @@ def _show(v: Any) -> str:
 
 
 def read_toml(path: str) -> dict[str, Any]:
-    if not os.path.isfile(path):
-        why = ("not found" if not os.path.exists(path) else "is a folder, not a config file" if os.path.isdir(path)
-               else "is not a regular file (a device or a pipe?)")
-        raise SenseiError(f"{path}: config file {why}" if why == "not found" else f"{path}: {why}")
+    why = not_a_file(path)
+    if why is not None:
+        raise SenseiError(f"{path}: config file not found" if why == "not found" else
+                          f"{path}: {why}" + (", not a config file" if why == "is a folder" else ""))
     try:
         with open(path, "rb") as fh:
             return tomllib.load(fh)

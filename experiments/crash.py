@@ -71,15 +71,23 @@ def install() -> bool:
         return True
     if os.name != "posix" or faulthandler.is_enabled():
         return False
+    if not _set_handler((signal.SIGSEGV, signal.SIGBUS, signal.SIGABRT), _on_crash):
+        return False
+    _installed["on"] = True
+    return True
+
+
+def _set_handler(signals, handler) -> bool:
+    """Make the compiled ``handler`` the C-level handler of ``signals`` (libc's ``signal``); whether it could.
+    Without it a signal is handled as it was: nothing else changes."""
     try:
         libc = ctypes.CDLL(None)
         libc.signal.argtypes = (ctypes.c_int, ctypes.c_void_p)
         libc.signal.restype = ctypes.c_void_p
-        for sig in (signal.SIGSEGV, signal.SIGBUS, signal.SIGABRT):
-            libc.signal(int(sig), ctypes.c_void_p(_on_crash.address))
-    except Exception:  # noqa: BLE001 - without the handler a crash is what it was: nothing else changes
+        for sig in signals:
+            libc.signal(int(sig), ctypes.c_void_p(handler.address))
+    except Exception:  # noqa: BLE001
         return False
-    _installed["on"] = True
     return True
 
 
@@ -88,14 +96,4 @@ def install_interrupt() -> bool:
     process at once with the line ``interrupted`` and exit status 130, also while a compiled decision
     loops for ever (a Python handler would wait for the loop to return, which it never does). Only on
     POSIX systems; returns whether the handlers are set."""
-    if os.name != "posix":
-        return False
-    try:
-        libc = ctypes.CDLL(None)
-        libc.signal.argtypes = (ctypes.c_int, ctypes.c_void_p)
-        libc.signal.restype = ctypes.c_void_p
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            libc.signal(int(sig), ctypes.c_void_p(_on_interrupt.address))
-    except Exception:  # noqa: BLE001 - without them Ctrl-C is handled as before
-        return False
-    return True
+    return os.name == "posix" and _set_handler((signal.SIGINT, signal.SIGTERM), _on_interrupt)

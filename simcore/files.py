@@ -7,6 +7,18 @@ import tempfile
 from typing import Any, Callable
 
 
+def not_a_file(path: str) -> str | None:
+    """Why ``path``, which should name a file to read, does not: ``not found``, ``is a folder`` or ``is not a
+    regular file (a device or a pipe?)``; None for a regular file."""
+    if os.path.isfile(path):
+        return None
+    if not os.path.exists(path):
+        return "not found"
+    if os.path.isdir(path):
+        return "is a folder"
+    return "is not a regular file (a device or a pipe?)"
+
+
 def atomic_write(path: str, write: Callable[[Any], None], binary: bool = True, sync_dir: bool = True) -> None:
     """Write ``path`` so that it is either complete or absent: ``write(fh)`` fills a temporary file in
     the same folder, which is flushed, fsynced and renamed over ``path``; then the folder is fsynced

@@ -28,6 +28,7 @@ import sys
 from typing import Any, Iterable
 
 from simcore.errors import SenseiError, StrategyError, exit_call
+from simcore.files import not_a_file
 from simcore.lineup import load_source_module
 from simcore.options import build, describe
 from simcore.registry import get_game
@@ -190,8 +191,9 @@ def register_files(paths: Iterable[str]) -> dict[str, str]:
         if full in seen:  # the same file given twice: once is enough
             continue
         seen.add(full)
-        if not os.path.isfile(full):
-            raise SenseiError(f"--strategies {path!r}: " + _not_a_file(full))
+        why = not_a_file(full)
+        if why is not None:
+            raise SenseiError(f"--strategies {path!r}: {why}" + (", not a Python file" if why == "is a folder" else ""))
         if not full.endswith(".py"):
             raise SenseiError(f"--strategies {path!r}: expected a Python file (.py)")
         module = _load_module(path)
@@ -295,21 +297,11 @@ def resolve(game: str, spec: Any) -> Strategy:
     return make_strategy(cls, _split_params(rest, name), name)
 
 
-def _not_a_file(full: str) -> str:
-    """Why a path that should be a Python file is not one: missing, a folder, or a device or pipe."""
-    if not os.path.exists(full):
-        return "not found"
-    if os.path.isdir(full):
-        return "is a folder, not a Python file"
-    return "is not a regular file (a device or a pipe?)"
-
-
 def _load_module(path: str):
     full = os.path.abspath(path)
-    if os.path.isdir(full):
-        raise SenseiError(f"strategy file {path!r} is a folder, not a Python file")
-    if not os.path.isfile(full):
-        raise SenseiError(f"strategy file {path!r}: " + _not_a_file(full))
+    why = not_a_file(full)
+    if why is not None:
+        raise SenseiError(f"strategy file {path!r}: {why}" + (", not a Python file" if why == "is a folder" else ""))
     modname = "sensei_user_" + hashlib.sha1(full.encode()).hexdigest()[:12]
     digest = file_sha256(full)
     module = sys.modules.get(modname)

@@ -132,11 +132,11 @@ def _groups(n: int) -> str:
     return f"{n} group{'s' if n != 1 else ''}"
 
 
-def _how_often(what: str, k: int, n: int, before_count: str = "in ") -> str:
+def _how_often(what: str, k: int, n: int) -> str:
     """``clearly off 0 in 2 of 4 groups``; with one group, ``clearly off 0`` or ``not clearly off 0``."""
     if n == 1:
         return what if k else f"not {what}"
-    return f"{what} {before_count}{k} of {_groups(n)}"
+    return f"{what} in {k} of {_groups(n)}"
 
 
 def _strongest_text(picks: list[tuple]) -> str:
@@ -188,7 +188,7 @@ def headline(rep, paired_rows: list[dict[str, Any]], show, levels: list[dict[str
                 continue
             clear = sum(1 for r in rows if r["lo"] is not None and r["hi"] is not None and (r["lo"] > 0 or r["hi"] < 0))
             parts.append(f"{word} {_span(metric, [r['diff'] for r in rows], unit)} "
-                         f"({_how_often('clear', clear, len(rows), 'in ')})")
+                         f"({_how_often('clear', clear, len(rows))})")
         out.append(f"{short(rep.over)} {show(v)} against {show(rep.baseline)}, on the same deals: " + ", ".join(parts)
                    + (f"; {_strongest_text(strongest[v])}" if v in strongest else "") + ".")
     return out
