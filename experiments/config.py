@@ -460,7 +460,7 @@ def parse(raw: dict[str, Any], path: str = DICT_CONFIG, games_override: int | No
             for k, v in sets.items():
                 settings[k] = (v, f"sweep.{axis}" + ("" if k == axis else f".{label}.{k}"))
         cells.extend(_make_cells(eng, kind, roles, entrants, fixed_rules, base_players, settings, axis_values,
-                                 ck, len(cells), grouped))
+                                 ck, len(cells), grouped, "players" in raw))
     if not cells:
         ck.fail("sweep", "at least one cell", "none")
     sprt = _sprt(raw.get("sprt"), ck, kind)
@@ -573,7 +573,7 @@ def _strategy(eng, spec: str, params: dict[str, Any], ck: _Checker, where: str):
 
 
 def _make_cells(eng, kind, roles, entrants, fixed_rules, base_players, settings, axis_values, ck, start,
-                grouped=False):
+                grouped=False, players_given=True):
     rules_vals = dict(fixed_rules)
     players = base_players
     players_where = "players"
@@ -631,8 +631,10 @@ def _make_cells(eng, kind, roles, entrants, fixed_rules, base_players, settings,
             agents = [strat(role_spec["seat0"], role_params["seat0"], where_of.get("seat0", "lineup.seats"))] * players
         else:
             if len(seat_roles) != players:
-                ck.fail(players_where if players_where != "players" else "lineup.seats",
-                        f"{len(seat_roles)} players to match the lineup's {len(seat_roles)} seats", players)
+                how = "" if players_where != "players" or players_given else " (the game's default)"
+                raise SenseiError(f"{ck.path}: {players_where if players_where != 'players' else 'lineup.seats'}: "
+                                  f"{len(seat_roles)} seats for {players} players{how}; give one seat per "
+                                  f"player, one seat for all, or players = {len(seat_roles)}")
             agents = [strat(role_spec[r], role_params[r], where_of.get(r, f"lineup.seats[{i}]"))
                       for i, r in enumerate(seat_roles)]
         out.append(Cell(start, players, rules, agents, ["seat"] * players, dict(axis_values)))

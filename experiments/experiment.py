@@ -463,6 +463,8 @@ def check_complete(run_dir: str) -> None:
     if not os.path.isdir(run_dir):
         raise SenseiError(f"{run_dir}: not a run folder")
     if not os.path.isfile(os.path.join(run_dir, "manifest.json")):
+        if not any(os.path.exists(os.path.join(run_dir, f)) for f in (STATE, PARTS, "config.toml")):
+            raise SenseiError(f"{run_dir}: not a run folder (no manifest.json){_runs_inside(run_dir)}")
         hint = ""
         try:
             with open(os.path.join(run_dir, STATE), encoding="utf-8") as fh:
@@ -472,6 +474,19 @@ def check_complete(run_dir: str) -> None:
         except (OSError, ValueError, AttributeError):
             pass
         raise SenseiError(f"{run_dir}: incomplete run (no manifest.json){hint}")
+
+
+def _runs_inside(folder: str) -> str:
+    """A hint naming the newest complete run folder directly inside ``folder`` (an ``--out`` folder), or ''."""
+    try:
+        with os.scandir(folder) as it:
+            runs = [e.path for e in it if e.is_dir() and os.path.isfile(os.path.join(e.path, "manifest.json"))]
+    except OSError:
+        return ""
+    if not runs:
+        return ""
+    newest = max(runs, key=lambda p: (os.path.getmtime(os.path.join(p, "manifest.json")), p))
+    return f"; it holds {len(runs)} run folder{'s' if len(runs) > 1 else ''}, the newest {newest}"
 
 
 def load_tables(run_dir: str) -> dict[str, pl.DataFrame]:

@@ -210,3 +210,18 @@ def test_report_over_is_checked_before_the_grid_is_expanded():
 def test_a_searched_key_the_config_also_sets_is_refused(extra, where):
     key = next(k for k in extra["search"])
     refused({**SEN, **extra}, f"search.{key}: expected no search of {key!r}, which {where} sets already")
+
+
+def test_seats_that_do_not_match_the_player_count_say_how_to_mend_it():
+    raw = {**SEN, "lineup": {"seats": ["threshold", "counter"]}}
+    del raw["players"]
+    refused(raw, "lineup.seats: 2 seats for 4 players (the game's default)", "players = 2")
+    refused({**raw, "players": 3}, "lineup.seats: 2 seats for 3 players;")
+    refused({**raw, "sweep": {"players": [2, 3]}}, "sweep.players: 2 seats for 3 players;")
+    load_config({**raw, "players": 2})
+
+
+def test_risk_in_a_game_without_a_0_1_column_says_the_answer_does_not_apply():
+    raw = {**SEN, "lineup": {"focus": "threshold", "field": "threshold"}, "sweep": {"rules.penalty": [5, 15]},
+           "report": {"answer": "risk", "event": "won", "over": "rules.penalty", "per_game": True}}
+    refused(raw, "report.event: sen has no per-seat 0/1 outcome column", "answer = 'risk' does not apply")

@@ -46,6 +46,14 @@ def test_report_errors(tmp_path):
         build_report(str(tmp_path / "nothing"))
     r = CliRunner().invoke(app, ["report", str(tmp_path)])
     assert r.exit_code == 2 and r.output.strip().startswith("error: ") and len(r.output.strip().splitlines()) == 1
+    assert "not a run folder (no manifest.json)" in r.output and "incomplete" not in r.output
+
+
+def test_report_on_an_out_folder_names_the_newest_run_inside(run_dir):
+    path, _ = run_dir
+    r = CliRunner().invoke(app, ["report", os.path.dirname(path)])
+    assert r.exit_code == 2 and len(r.output.strip().splitlines()) == 1, r.output
+    assert "not a run folder" in r.output and f"the newest {path}" in r.output, r.output
 
 
 def test_cli_run_writes_folder_report_and_index(tmp_path):

@@ -315,7 +315,10 @@ def check_event(ctx, required: bool) -> str | None:
              if m.per_seat and m.den is None and m.num in eng.columns and m.name.endswith("_rate")}
     name = t["event"]
     if not isinstance(name, str) or name not in rates:
-        known = ", ".join(f"{c} ({m})" for c, m in rates.items()) or "none"
+        known = ", ".join(f"{c} ({m})" for c, m in rates.items())
+        if not known:
+            raise SenseiError(f"{ck.path}: report.event: {eng.name} has no per-seat 0/1 outcome column to count "
+                              f"(got {name!r}), so answer = {answer!r} does not apply to it")
         ck.fail("report.event", f"a per-seat 0/1 outcome column of {eng.name} (one of {known})", name)
     return name
 
