@@ -248,7 +248,7 @@ def run_experiment(source: str | os.PathLike | dict[str, Any], games: int | None
     if backend is None and scheduler is None:
         backend, scheduler = cfg.backend, cfg.scheduler
     backend, scheduler = check_backend(backend, scheduler)
-    text = _config_text(source, cfg)
+    text = _config_text(source, cfg, games)
     fingerprint = run_fingerprint(cfg)
     run_dir = store = None
     state: dict[str, Any] = {}
@@ -356,11 +356,19 @@ def _now() -> str:
     return _dt.datetime.now().astimezone().isoformat(timespec="seconds")
 
 
-def _config_text(source: Any, cfg: Config) -> str:
+def _config_text(source: Any, cfg: Config, games: int | None = None) -> str:
+    """The config's text as run: the file as written (a dict as TOML), headed by a comment when ``--games``
+    overrode its ``games``, so that the copy in the run folder does not pass for the whole of what ran."""
     if isinstance(source, dict) or not os.path.isfile(os.fspath(source)):
-        return toml_dumps(cfg.raw)
-    with open(os.fspath(source), encoding="utf-8") as fh:
-        return fh.read()
+        text = toml_dumps(cfg.raw)
+    else:
+        with open(os.fspath(source), encoding="utf-8") as fh:
+            text = fh.read()
+    if games is not None and cfg.raw.get("games") != cfg.games:
+        per = "deals between the sequential test's looks" if cfg.sprt is not None else "deals per cell"
+        text = (f"# run with --games {cfg.games}: {cfg.games:,} {per}, not the file's games (the command in\n"
+                f"# the report and in manifest.json reruns it exactly)\n" + text)
+    return text
 
 
 def run_fingerprint(cfg: Config) -> dict[str, Any]:

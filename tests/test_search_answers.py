@@ -207,6 +207,16 @@ def test_equilibrium_of_a_family_finds_fixed_points_and_the_nash_mixture(eq_run)
         assert f.height >= 1
 
 
+def test_a_field_off_the_grid_is_not_named_as_the_field_of_the_first_path():
+    raw = eq(lineup={"focus": "threshold", "field": "threshold:wake=10"}, games=30)
+    raw["search"] = {"focus.wake": {"min": 4, "max": 16, "step": 4}, "start": [16], "steps": 2}
+    res = run_experiment(raw)
+    assert set(res.tables["path"]["start"]) == {"wake=16"}
+    assert not any("best response to the field" in s for s in res.answer)
+    assert any(s.startswith("best response to a field of wake=16 (the first start: the config's field "
+                            "threshold:wake=10 is not a setting of the grid): ") for s in res.answer), res.answer
+
+
 def test_equilibrium_report_draws_curves_support_paths_and_payoffs(eq_run):
     _, run_dir = eq_run
     page = open(build_report(run_dir, index=False), encoding="utf-8").read()

@@ -509,7 +509,15 @@ def _family_sentences(cfg, cell, desc, paths, fixed, fair) -> list[str]:
     games = sum(f.games for p in paths for f in p.found)
     # the field's own value against the field is a table of one strategy: the fair share by symmetry
     itself = found.best == ref.fields[0]
-    out.append((f"{desc}: " if desc else "") + f"best response to the field {cell.agents[1].spec()}: "
+    # the first path starts from the config's field only when that field is a setting of the grid
+    field, focus = cell.agents[-1], cell.agents[0]
+    own = {k: field.params().get(k.partition(".")[2]) for k in ref.start} if type(field) is type(focus) else None
+    if own == ref.start:
+        against = f"the field {field.spec()}"
+    else:
+        against = (f"a field of {setting_label(ref.start)} (the first start: the config's field {field.spec()} "
+                   + ("is not a setting of the grid" if own is not None else "is not of the focus's family") + ")")
+    out.append((f"{desc}: " if desc else "") + f"best response to {against}: "
                f"{setting_label(found.best)}"
                + (" (the field's own value: every other setting measured below it, and against itself it wins "
                   f"the fair share {pct(fair)} by symmetry)" if itself else

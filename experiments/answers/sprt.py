@@ -20,12 +20,12 @@ def answer_sprt(cfg: Config, sprt: pl.DataFrame, cells: pl.DataFrame) -> list[st
     for row, c in zip(sprt.iter_rows(named=True), cells.iter_rows(named=True)):
         desc = describe_group(cfg.axes, tuple(c[a] for a in cfg.axes))
         # the test chooses between two hypotheses at the error rates asked for; it does not bound the advantage
-        h0, h1 = f"{s.h0 * 100:+.1f}", f"{s.h1 * 100:+.1f}"
-        verdict = {"H1": f"better: the test prefers an advantage of {h1} points over the fair share to one of {h0} "
+        h0, h1 = f"{s.h0 * 100:+.1f}%", f"{s.h1 * 100:+.1f}%"
+        verdict = {"H1": f"better: the test prefers an advantage of {h1} over the fair share to one of {h0} "
                          f"(error rates {s.alpha:g} and {s.beta:g})",
-                   "H0": f"not better: the test prefers an advantage of {h0} points over the fair share to one of "
+                   "H0": f"not better: the test prefers an advantage of {h0} over the fair share to one of "
                          f"{h1} (error rates {s.alpha:g} and {s.beta:g})",
-                   "continue": f"undecided between an advantage of {h0} and of {h1} points"}[row["decision"]]
+                   "continue": f"undecided between an advantage of {h0} and of {h1}"}[row["decision"]]
         out.append(f"{label(labels, c['focus'])} against {label(labels, c['field'])}" + (f" ({desc})" if desc else "")
                    + f": {verdict} after {row['deals']:,} deals (LLR {row['llr']:.2f}, bounds "
                    f"[{row['lower']:.2f}, {row['upper']:.2f}]); win share "
