@@ -273,9 +273,15 @@ def _build_report(run_dir: str, run: dict[str, Any], index: bool, spec_table: pl
             "sprt"]
     if s["lineup"] == "seats":
         figs = [f for f in figs if not f.startswith("focus")]
-    tables = [{"title": "Cells", "caption": "one row per cell (every parameter and figure is in cells.parquet); "
-               "focus = the studied seat, win share with its Wilson 95% interval, mean score with its t interval",
-               "html": html_table(cells.select(key + lineup + _present(cells, figs)))}]
+    shown = _present(cells, figs)
+    caption = "one row per cell (every parameter and figure is in cells.parquet)"
+    if "focus_win_share" in shown:
+        who = {"focus": "the studied seat", "tournament": "the entrant alone against a field of another"}.get(
+            s["lineup"], "the cell's first strategy")
+        caption += (f"; focus = {who}, win share with its Wilson 95% interval over games, mean score with its t "
+                    "interval over games (the answer's sentences give intervals over deals, each deal's games "
+                    "averaged first, so theirs may differ)")
+    tables = [{"title": "Cells", "caption": caption, "html": html_table(cells.select(key + lineup + shown))}]
     if t["paired"].height:
         tables.append({"title": "Paired differences", "caption": "value minus versus, on the same deals: mean, "
                        "95% interval, paired t-test p-value, correlation of the pairs (rho)",

@@ -45,17 +45,17 @@ def answer_effect(cfg: Config, cells: pl.DataFrame, runs: list[CellRun], ratings
             vec = pooled(sub)
             turns = values_ci(vec[2])
             n = int(sub["games"].sum())
-            s0 = float((sub["seat0_win_share"] * sub["games"]).sum())
-            s0lo, s0hi = wilson(s0, n)
             P = int(sub["players"][0])
-            adv = s0 / n - 1.0 / P
+            # seat 0's share over deals (each deal's rotations and match-ups averaged first), as the paired
+            # differences take it: the games of one deal are not independent of each other
+            s0, s0lo, s0hi = values_ci(vec[3])
+            adv = s0 - 1.0 / P
+            adv_lo, adv_hi = clip_interval(s0lo - 1.0 / P, s0hi - 1.0 / P, (-1.0 / P, 1.0 - 1.0 / P))
             if value == rep.baseline:
-                levels.append({"turns": turns[0], "adv": adv, "adv_lo": float(s0lo) - 1.0 / P,
-                               "adv_hi": float(s0hi) - 1.0 / P, "fair": 1.0 / P,
+                levels.append({"turns": turns[0], "adv": adv, "adv_lo": adv_lo, "adv_hi": adv_hi, "fair": 1.0 / P,
                                **({"focus": values_ci(vec[0])} if cfg.kind == "focus" else {})})
             part = [f"game length {turns[0]:.1f} turns ± {half_width(turns[1], turns[2]):.1f}",
-                    "first-seat advantage "
-                    + pm_metric("seat_advantage", adv, float(s0lo) - 1.0 / P, float(s0hi) - 1.0 / P, True)]
+                    "first-seat advantage " + pm_metric("seat_advantage", adv, adv_lo, adv_hi, True)]
             stopped = int(sub["timeouts"].sum())
             if stopped:  # games stopped at the turn limit: nobody's win, and their turns count in the length
                 clo, chi = wilson(n - stopped, n)
