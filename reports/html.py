@@ -19,6 +19,7 @@ import polars as pl
 
 from experiments.answers import REGISTRY
 from experiments.answers.base import ReportContext
+from experiments.answers.common import is_share
 from simcore.files import atomic_write
 
 from . import plots
@@ -110,24 +111,67 @@ def _spec_anchor(spec: str, specs: dict[str, tuple[str, int]]) -> str | None:
 _SPECS: dict[str, tuple[str, int]] = {}
 
 
-def _cell(v: Any, col: str) -> str:
+#: words that make a column (or a row's metric) a share, shown in %
+_PCT_WORDS = ("share", "completion", "advantage", "spread", "_rate", "probability", "regret")
+#: columns whose unit is the row's metric (``metric`` or ``figure`` column) where the table names one
+_BY_ROW = {"value", "diff", "lo", "hi", "band_lo", "band_hi", "distance", "diff_vs_best", "diff_lo", "diff_hi",
+           "objective_diff_vs_best", "objective_diff_lo", "objective_diff_hi"}
+_BOUND_SUFFIXES = ("_lo", "_hi", "_low", "_high")
+
+
+def _pct_name(name: str) -> bool:
+    """Whether a column (or metric) named so holds shares: never a parameter (``focus.wake``) or a score."""
+    head, dot, tail = name.partition(".")
+    if dot and head not in ("metric", "mean"):
+        return False
+    return any(w in name for w in _PCT_WORDS) and not any(w in name for w in ("score", "turns", "elo"))
+
+
+def _units(cols: list[str]) -> dict[str, str]:
+    """Each column's unit: ``pct``, ``num``, ``p`` (a p-value) or ``row`` (the row's metric decides), so that a
+    row's bounds are shown in the unit of the figure they bound."""
+    row_key = next((c for c in ("metric", "figure") if c in cols), None)
+    out: dict[str, str] = {}
+    for i, c in enumerate(cols):
+        if c in ("p_value", "seat_balance_p", "min_seat_balance_p"):
+            out[c] = "p"
+        elif row_key is not None and c in _BY_ROW and not (c == "value" and "over" in cols):
+            out[c] = "row"
+        elif c in ("lo", "hi", "ci_low", "ci_high"):  # the bounds of the figure before them
+            prev = [b for b in cols[:i] if b not in ("lo", "hi", "ci_low", "ci_high")]
+            out[c] = out.get(prev[-1], "num") if prev else "num"
+        elif c.endswith(_BOUND_SUFFIXES):
+            base = c.rsplit("_", 1)[0]
+            out[c] = "pct" if _pct_name(base) or any(b.startswith(base) and _pct_name(b) and not b.endswith(
+                _BOUND_SUFFIXES) for b in cols) else "num"
+        else:
+            out[c] = "pct" if _pct_name(c) else "num"
+    return out
+
+
+def _cell(v: Any, col: str, unit: str = "num", metric: Any = None) -> str:
     if v is None:
         return ""
     if isinstance(v, str) and _is_strategy_col(col):
         link = _spec_anchor(v, _SPECS)
         if link is not None:
             return link
-    if isinstance(v, bool):
-        return "true" if v else "false"
+    if isinstance(v, bool):  # a rule option on or off, as the sentences say it; any other flag true or false
+        return ("on" if v else "off") if col.startswith("rules.") else ("true" if v else "false")
     if isinstance(v, float):
         if not math.isfinite(v):
             return ""
-        if any(k in col for k in ("share", "_lo", "_hi", "completion", "advantage", "spread")) and abs(v) <= 1.0 \
-                and "score" not in col and "turns" not in col and "elo" not in col:
-            return f"{v * 100:.2f}%"
-        if col in ("p_value", "seat_balance_p"):
+        if unit == "row":
+            unit = "pct" if isinstance(metric, str) and (_pct_name(metric) or is_share(metric)
+                                                         or metric == "nobody_eliminated") else "num"
+        v = v + 0.0  # no -0.0
+        if unit == "pct":
+            text = f"{v * 100:.2f}%"
+            return "0.00%" if text == "-0.00%" else text
+        if unit == "p":
             return f"{v:.3g}"
-        return f"{v:,.3f}" if abs(v) < 1000 else f"{v:,.1f}"
+        text = f"{v:,.3f}" if abs(v) < 1000 else f"{v:,.1f}"
+        return text[1:] if text.startswith("-") and not text.strip("-0.,") else text
     if isinstance(v, int):
         return f"{v:,}" if col not in ("players", "seat", "cell", "rotation") else str(v)
     return html.escape(str(v))
@@ -139,8 +183,11 @@ def html_table(df: pl.DataFrame, max_rows: int = 400) -> str:
     cols = df.columns
     head = "".join(f"<th>{html.escape(c)}</th>" for c in cols)
     body = []
-    for row in df.head(max_rows).iter_rows():
-        body.append("<tr>" + "".join(f"<td>{_cell(v, c)}</td>" for v, c in zip(row, cols)) + "</tr>")
+    units = _units(cols)
+    row_key = next((c for c in ("metric", "figure") if c in cols), None)
+    for row in df.head(max_rows).iter_rows(named=True):
+        metric = row[row_key] if row_key is not None else None
+        body.append("<tr>" + "".join(f"<td>{_cell(row[c], c, units[c], metric)}</td>" for c in cols) + "</tr>")
     more = f"<p class='small'>first {max_rows} of {df.height:,} rows; all rows are in the parquet file</p>" \
         if df.height > max_rows else ""
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>{more}"

@@ -226,6 +226,8 @@ def group_labels(cells: pl.DataFrame, axes: list[str]) -> pl.DataFrame:
     labels = _LABELS.get()
     for a in axes:
         col = pl.col(a).cast(pl.String)
+        if a in cells.columns and cells.schema[a] == pl.Boolean:  # as the sentences say it (show)
+            col = pl.when(pl.col(a)).then(pl.lit("on")).otherwise(pl.lit("off"))
         if labels and a != "players":
             col = col.replace(labels)
         parts.append(col + pl.lit("p") if a == "players" else pl.lit(short(a) + " ") + col)

@@ -63,7 +63,7 @@ def test_calibration_answer_states_the_verdict_and_every_table(calibration, tmp_
     ans = calibration.answer
     head = ans[0]
     assert "criterion" in head and ("make the level scale plausible" in head or "makes the level scale plausible"
-                                    in head or "no sticks makes" in head)
+                                    in head or "no value of sticks makes" in head)
     assert re.search(r"solo average ranges from \d+\.\d+ ± \d[\d.]* \(sticks \w+\) to", head)
     assert "first-seat advantage" in head and "Holm" in head
     for table in ("A", "A2", "B", "C"):
@@ -102,7 +102,7 @@ def test_a_criterion_no_table_meets_is_said_plainly():
            "report": {"answer": "calibration", "over": "rules.sticks", "score_band": [60, 70],
                       "top_share": [0.5, 0.9], "per_game": True}}
     res = run_experiment(raw)
-    assert res.answer[0].startswith("no sticks makes the level scale plausible")
+    assert res.answer[0].startswith("no value of sticks makes the level scale plausible")
     assert "implausible: A, B" in res.answer[0]
     assert all(": implausible (" in s for s in res.answer[1:])
 

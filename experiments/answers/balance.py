@@ -85,7 +85,7 @@ def answer_balance(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
         rotated = "each lineup played in every seat order" if cfg.rotate else "lineups as listed (not rotated)"
         text = ((f"{desc}: " if desc else "") + f"seat 0 (the first player) wins {pm_metric('win_share', w, lo, hi)} "
                 f"of games over the {sub.height} {_plural(short(over))} ({rotated}), "
-                f"advantage {(w - 1 / P) * 100:+.1f}% over the fair {100 / P:.0f}%"
+                f"advantage {(w - 1 / P) * 100:+.1f}% over the fair {100 / P:.1f}%"
                 + ("" if clear else ", not clearly different from it")
                 + f"; clearly above {100 / P:.0f}% in {len(above)} of {sub.height} {_plural(short(over))}"
                 + (f" ({join_values(map(show, above))})" if 0 < len(above) <= 6 else "")
@@ -141,11 +141,11 @@ def _headline(heads: list[tuple], what: str, metric_text: str | None = None, ran
         return None
     one_p = len({h[4] for h in heads}) == 1  # one fair share for all, else each group says its own
     parts = [pm_metric("win_share", w, lo, hi)
-             + (f" ({d})" if d and one_p else f" ({d + '; ' if d else ''}fair {100 / P:.0f}%)" if not one_p else "")
+             + (f" ({d})" if d and one_p else f" ({d + '; ' if d else ''}fair {100 / P:.1f}%)" if not one_p else "")
              for d, w, lo, hi, P, *_ in heads]
     clear = [d or "all" for d, _, _, _, _, c, *_ in heads if c]
     first = (f"Seat 0 (the first player) wins " + ", ".join(parts) + " of games"
-             + (f" (fair share {100 / heads[0][4]:.0f}%)" if one_p else "") + ", "
+             + (f" (fair share {100 / heads[0][4]:.1f}%)" if one_p else "") + ", "
              + ("clearly off it" if one_p else "clearly off its fair share")
              + (f" with {join_values(clear)}" if clear else " in no group") + ".")
     n_above = sum(h[6] for h in heads)

@@ -11,9 +11,10 @@ from simcore.stats import paired_diff
 from ..config import METRICS
 from ..engine import VEC_ROWS
 from .base import AnswerKind, ReportContext, Result
-from .common import (ci_cell, clip_interval, describe_group, experiment_labels, fmt_metric, frame, group_rows, join_values, metric_range,
+from .common import (by_symmetry, ci_cell, clip_interval, describe_group, experiment_labels, fmt_metric, frame, group_rows, join_values, metric_range,
                      pm_metric, short)
 from .common import label as label_of
+from .common import show as show_value
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -52,6 +53,10 @@ def answer_best(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
         text = (f"best {short(rep.over)}" + (f" for {desc}" if desc else "") + f": {show(best[rep.over])}, "
                 f"{label} {pm_metric(rep.metric, best[col], best[lo_col], best[hi_col])}")
         notes = [f"fair {fmt_metric('win_share', fair)}"] if fair is not None else []
+        if rep.metric == "win_share" and by_symmetry(best):  # the field's own value: no estimate to give
+            text = (f"best {short(rep.over)}" + (f" for {desc}" if desc else "") + f": {show(best[rep.over])}, "
+                    f"{label} {fmt_metric('win_share', best[col])}")
+            notes = ["the fair share by symmetry: the field's own strategy in every seat"]
         for other in sub.iter_rows(named=True):
             if other["cell"] == best["cell"]:
                 continue
@@ -171,7 +176,7 @@ def lead_table(ctx: ReportContext):
     for key, sub in group_rows(cells, gaxes):
         sub = sub.sort(col, descending=s.get("goal") != "min", nulls_last=True)
         best = sub.row(0, named=True)
-        row = {a if a != "players" else "players": str(v) for a, v in zip([short(a) for a in gaxes], key)}
+        row = {a if a != "players" else "players": show_value(v) for a, v in zip([short(a) for a in gaxes], key)}
         row[f"best {short(over)}"] = label_of(labels, best[over])
         row[s["metric_label"] + (" %" if pct else "")] = ci_cell(best[col], best[lo], best[hi], pct, unit=False,
                                                                bounds=metric_range(metric))

@@ -154,7 +154,8 @@ def answer_calibration(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
         text = f"{desc}: first-seat advantage " + ", ".join(adv_parts)
         if worst_adv is not None:
             v, d = worst_adv
-            text += f" (largest change from {show(v0)}: {show(v)} {dci_text(d)}, p = {d['p_value']:.2g})"
+            text += (f" (largest change from {show(v0)}: {show(v)} {dci_text(d)}, p = {d['p_value']:.2g} before "
+                     "Holm's correction over every comparison, which the first sentence applies)")
         text += "; game length " + ", ".join(len_parts) + " turns"
         if worst_len is not None:
             v, d = worst_len
@@ -174,7 +175,7 @@ def answer_calibration(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
         head = (f"{short(over)} {join_values(map(show, plausible))} make{'s' if len(plausible) == 1 else ''} the "
                 f"level scale plausible")
     else:
-        head = f"no {short(over)} makes the level scale plausible"
+        head = f"no value of {short(over)} makes the level scale plausible"
     head += f" (criterion: {crit})"
     if border:
         head += f"; borderline: {join_values(map(show, border))}"

@@ -147,6 +147,14 @@ def pool_deals(frames: list[pl.DataFrame], metric_defs: list[Any]) -> pl.DataFra
     return df.group_by("game").agg(aggs).sort("game")
 
 
+def by_symmetry(c: dict) -> bool:
+    """Whether a cell's focus win share is its fair share by symmetry, not an estimate: the same strategy in
+    every seat, the focus read from each of them, and no game stopped at the turn limit (which nobody wins)."""
+    share, fair = c.get("focus_win_share"), c.get("fair_share")
+    return (c.get("focus") is not None and c.get("focus") == c.get("field") and share is not None
+            and fair is not None and abs(share - fair) < 1e-12 and not c.get("timeouts"))
+
+
 def is_share(name: str) -> bool:
     return "share" in name or name.endswith("_won") or name.startswith("first_") or name.startswith("level.")
 

@@ -203,7 +203,9 @@ def lead_table(ctx):
     if paired.height == 0:
         return None
     df = group_labels(paired, ctx.gaxes)
-    est = df.select([pl.col("value").cast(pl.String).alias("case"), "group", pl.col("metric").alias("figure"),
+    case = pl.col("value").cast(pl.String) if df.schema["value"] != pl.Boolean else \
+        pl.when(pl.col("value")).then(pl.lit("on")).otherwise(pl.lit("off"))
+    est = df.select([case.alias("case"), "group", pl.col("metric").alias("figure"),
                      pl.col("diff").alias("value"), "lo", "hi"])
     names = [m for m in ("mean_turns", "seat_advantage", "win_share") if m in set(est["figure"].to_list())]
     words = {"mean_turns": "game length change", "seat_advantage": "first-seat advantage change",

@@ -22,16 +22,32 @@ def answer_ratings(cfg: Config, ratings: pl.DataFrame) -> list[str]:
         sub = sub.sort("elo", descending=True)
         top = sub.row(0, named=True)
         desc = describe_group(cfg.axes, key)
-        order = " > ".join(label(labels, x) for x in sub["strategy"].to_list())
+        rows = list(sub.iter_rows(named=True))
+        order = label(labels, rows[0]["strategy"])
+        close = False
+        for a, b in zip(rows, rows[1:]):
+            apart = _apart(a, b)
+            close |= not apart
+            order += (" > " if apart else " ~ ") + label(labels, b["strategy"])
+        if close:
+            order += "; ~: not clearly apart, their 95% intervals overlapping"
         if top["strategy"] == top["reference"]:
             nxt = sub.row(1, named=True)
-            text = (f"strongest{' for ' + desc if desc else ''}: {label(labels, top['strategy'])}, "
+            text = (f"strongest strategy{' for ' + desc if desc else ''}: {label(labels, top['strategy'])}, "
                     f"{-nxt['elo']:.0f} ± {half_width(nxt['elo_lo'], nxt['elo_hi']):.0f} Elo above {label(labels, nxt['strategy'])}")
         else:
-            text = (f"strongest{' for ' + desc if desc else ''}: {label(labels, top['strategy'])}, Elo {top['elo']:+.0f} ± "
+            text = (f"strongest strategy{' for ' + desc if desc else ''}: {label(labels, top['strategy'])}, Elo {top['elo']:+.0f} ± "
                     f"{half_width(top['elo_lo'], top['elo_hi']):.0f} relative to {label(labels, top['reference'])}")
         out.append(text + f" (order {order})")
     return out
+
+
+def _apart(a: dict, b: dict) -> bool:
+    """Whether strategy ``a`` (rated higher) is clearly above ``b``: their Elo intervals do not overlap (the
+    reference's Elo is 0 by definition, without an interval of its own)."""
+    lo = 0.0 if a["strategy"] == a["reference"] else a["elo_lo"]
+    hi = 0.0 if b["strategy"] == b["reference"] else b["elo_hi"]
+    return lo is not None and hi is not None and hi < lo
 
 
 def precheck(ctx) -> None:
