@@ -80,7 +80,17 @@ def answer_best(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
         if scored:
             lows.append(best_score(sub.sort(scol, descending=not low_is_good, nulls_last=True), runs, rep.over, srow,
                                    desc, show, best[rep.over]))
-    return sentences, frame(paired_rows), headline(rep, label, picks, [x for x in lows if x is not None], sentences,
+            low = lows[-1]
+            if low is not None and low["d"] is not None:  # the headline's claim, checkable in the tables too
+                d = low["d"]
+                paired_rows.append({**{a: v for a, v in zip(gaxes, key)}, "metric": "mean_score", "over": rep.over,
+                                    "value": low["next_raw"], "versus": low["raw"], "diff": d["diff"], "lo": d["lo"],
+                                    "hi": d["hi"], "p_value": d["p_value"], "rho": d["rho"], "deals": d["n"]})
+    # the value with the best mean score of each group, in full (the headline sums them up)
+    per_group = list(sentences)
+    sentences += [_score_sentence(rep, label, "lowest" if rep.goal == "min" else "highest", [x], low_is_good, x["desc"])
+                  for x in lows if x is not None]
+    return sentences, frame(paired_rows), headline(rep, label, picks, [x for x in lows if x is not None], per_group,
                                                    low_is_good)
 
 
@@ -91,12 +101,13 @@ def best_score(sub: pl.DataFrame, runs: list[CellRun], over: str, vrow: int, des
     low = sub.row(0, named=True)
     if low["focus_mean_score"] is None:
         return None
-    out = {"desc": desc, "value": show(low[over]), "x": low["focus_mean_score"], "lo": low["focus_score_lo"],
-           "hi": low["focus_score_hi"], "best": low[over] == best, "next": None, "d": None, "clear": False}
+    out = {"desc": desc, "value": show(low[over]), "raw": low[over], "x": low["focus_mean_score"],
+           "lo": low["focus_score_lo"], "hi": low["focus_score_hi"], "best": low[over] == best, "next": None,
+           "next_raw": None, "d": None, "clear": False}
     if sub.height > 1 and sub.row(1, named=True)["focus_mean_score"] is not None:
         nxt = sub.row(1, named=True)
         d = paired_diff(runs[nxt["cell"]].vectors()[vrow], runs[low["cell"]].vectors()[vrow])
-        out.update(next=show(nxt[over]), d=d, clear=bool(d["lo"] > 0 or d["hi"] < 0))
+        out.update(next=show(nxt[over]), next_raw=nxt[over], d=d, clear=bool(d["lo"] > 0 or d["hi"] < 0))
     return out
 
 
@@ -120,7 +131,8 @@ def headline(rep, metric_label: str, picks: list[tuple[str, str, bool]], lows: l
                   "give each group's runner-up)."] + ([score] if score else [])
 
 
-def _score_sentence(rep, metric_label: str, best: str, lows: list[dict], low_is_good: bool = True) -> str:
+def _score_sentence(rep, metric_label: str, best: str, lows: list[dict], low_is_good: bool = True,
+                    desc: str = "") -> str:
     """``The wake with the lowest mean score ...`` (``highest`` in a game whose higher scores are better): per
     group the value, in how many groups it is clearly below (above) the next value on the same deals, and
     in how many it is also the best by the answer's metric."""
@@ -128,7 +140,8 @@ def _score_sentence(rep, metric_label: str, best: str, lows: list[dict], low_is_
     most, side = ("lowest", "below") if low_is_good else ("highest", "above")
     if len(lows) == 1:
         x = lows[0]
-        text = f"The {over} with the {most} mean score is {x['value']}, mean score {pm_metric('mean_score', x['x'], x['lo'], x['hi'])}"
+        text = (f"The {over} with the {most} mean score" + (f" for {desc}" if desc else "") + f" is {x['value']}, "
+                f"mean score {pm_metric('mean_score', x['x'], x['lo'], x['hi'])}")
         if x["next"] is not None:
             d = x["d"]
             text += (f" (next {x['next']}: {fmt_metric('mean_score', d['diff'], True)}, paired 95% CI "
