@@ -198,7 +198,8 @@ def lead_table(ctx: ReportContext):
             row[f"next {short(over)}"] = label_of(labels, nxt[over])
             d = None
             if paired.height:
-                m = (pl.col("value").cast(pl.String) == str(nxt[over])) & (pl.col("versus").cast(pl.String) == str(best[over]))
+                m = ((pl.col("metric") == metric) & (pl.col("value").cast(pl.String) == str(nxt[over]))
+                     & (pl.col("versus").cast(pl.String) == str(best[over])))
                 for a, v in zip(gaxes, key):
                     m = m & (pl.col(a) == v)
                 hit = paired.filter(m)
