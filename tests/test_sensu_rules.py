@@ -78,6 +78,24 @@ def move_to_pile(st, seat, cards):
         st.pile_n[0, seat] += 1
 
 
+#: a sticks table of ones (a user table the rulings accept): every fan holds up to 10 cards, so the fans can
+#: take every card the hands do not hold and the deck and every discard pile can be empty at once
+ONES = "1,1,1,1,1,1,1,1,1"
+
+
+def without_deck(hands, caps, rules=None):
+    """Two seats holding ``hands``, sticks all 1, and every other card on the fans (``caps[seat][type]``:
+    the cards that fan takes at most, seat 0's fans filled first): the deck and every pile are empty."""
+    st = make(2, hands, {"sticks": ONES, **(rules or {})})
+    for c in [int(c) for c in st.deck[0, :st.deck_n[0]]]:
+        t = CARD_TYPE[c]
+        seat = next(q for q in range(2) if st.fan_n[0, q, t] < caps[q][t])
+        move_to_fan(st, seat, [c])
+    assert st.deck_n[0] == 0 and st.pile_n[0].sum() == 0
+    ENG.check(st)
+    return st
+
+
 @dataclass(frozen=True)
 class Script:
     """Plays the given action codes in turn order and arranges with the given slot orders."""
@@ -345,6 +363,25 @@ def test_reshuffle_when_the_deck_empties():
     # batch draws agree with a pass when nothing can be drawn
     obs = ENG.observe(st, np.array([0]), np.array([1]))
     assert obs.sources[0].tolist() == [True, True, False]
+
+
+def test_a_play_refills_the_deck_after_each_card_discarded():
+    """Deck and every pile empty; seat 0 plays 3 + 8 + 9 redeeming the 3, discarding the 8, then the 9: the
+    8 alone becomes the new deck the moment it is discarded, and the 9 starts the new pile."""
+    g3, h8, m9 = card(GUN, 3), card(HI, 8), card(MAI, 9)
+    hands = [[g3, h8, m9, card(GUN, 1), card(HI, 1)],
+             [card(GUN, 2), card(HI, 2), card(MAI, 1), card(MAI, 2), card(MAI, 3)]]
+    st = without_deck(hands, caps=[[8, 9, 9], [10, 9, 8]])
+    assert not st.closed[0, 0].any() and st.closed[0, 1].tolist() == [True, False, False]
+    one_turn(st, Script(actions=(Action.PLAY + 0b111,), orders=((0, 1, 2),)))  # sticks all 1: redeem the 3
+    assert st.reshuffles[0] == 1
+    assert st.deck[0, :st.deck_n[0]].tolist() == [h8]
+    assert st.pile_n[0].tolist() == [1, 0] and st.pile[0, 0, 0] == m9
+    assert st.fan_n[0, 0, GUN] == 9 and st.fan[0, 0, GUN, 8] == g3
+    # seat 1 draws the 8: the deck is empty again and the 9 becomes the next deck
+    assert ENG.step_one(st, 0, Action.DECK) and st.kind[0] == Decision.DISCARD
+    assert st.reshuffles[0] == 2 and st.deck[0, :st.deck_n[0]].tolist() == [m9] and st.pile_n[0].sum() == 0
+    ENG.check(st)
 
 
 def test_timeout_is_reported():
