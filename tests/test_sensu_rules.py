@@ -518,6 +518,53 @@ def test_harmony_only_takes_cards_that_fit():
     assert st.pile_n[0, 1] == 1  # seat 1's pile untouched
 
 
+@pytest.mark.parametrize("t, x, y", [(GUN, HI, MAI), (HI, GUN, MAI), (MAI, GUN, HI)])
+def test_a_power_triggers_once(t, x, y):
+    """A fan that already holds two power-symbol cards (its power has fired) takes a third: the power does
+    not fire again, though it would have something to act on (a deck to draw from, a fitting pile top, an
+    opponent's removable card)."""
+    hand = [card(t, 6, "C"), card(x, 7), card(y, 7), card(x, 9), card(y, 9)]
+    st = make(4, [hand], {"powers": True})
+    move_to_fan(st, 0, [card(t, 9, "C"), card(t, 8, "C")])    # 1 + 2 sticks, two symbols
+    move_to_fan(st, 1, [card(HI, 1), card(HI, 5)])              # removable by Courage
+    move_to_pile(st, 2, [card(x, 9, "B")])                      # fits seat 0's fan: Harmony could take it
+    assert st.fan_power[0, 0, t] == 2
+    # 6 + 7 + 7: the 6C (3 sticks) and, for the pair, the first 7 are redeemed
+    kinds = decisions_of_turn(st, Script(actions=(Action.PLAY + mask_of([0, 1, 2]),), orders=((0, 1, 2),)))
+    assert kinds == [Decision.TURN, Decision.ARRANGE]
+    assert st.fan_power[0, 0, t] == 3 and st.fan_n[0, 0, t] == 3 and st.fan_sticks[0, 0, t] == 6
+    assert st.hand_n[0, 0] == 2 and st.fan_n[0, 1, HI] == 2 and st.pile_n[0, 2] == 1
+    assert st.turns[0] == 1 and st.current[0] == 1
+
+
+def test_courage_spares_closed_fans_and_offers_every_removable_fan():
+    """Courage (3 players): seat 1 has a closed Hi-ogi fan (its last card bears no symbol) and two removable
+    fans, seat 2 one. The options are exactly the two choices for seat 1 times the one for seat 2; stripping
+    the closed fan is refused; the chosen cards go onto their owners' piles."""
+    hand = [card(GUN, 6, "C"), card(HI, 7), card(MAI, 7), card(HI, 9), card(MAI, 9)]
+    st = make(3, [hand], {"powers": True})
+    move_to_fan(st, 0, [card(GUN, 8, "C")])                              # one Gun-sen symbol already
+    move_to_fan(st, 1, [card(HI, 1), card(HI, 2), card(HI, 8)])          # 4 + 4 + 2: closed
+    move_to_fan(st, 1, [card(GUN, 4), card(MAI, 5)])                     # removable
+    move_to_fan(st, 2, [card(MAI, 3)])                                   # removable
+    assert st.closed[0, 1, HI]
+    assert ENG.step_one(st, 0, Action.PLAY + mask_of([0, 1, 2]))
+    assert ENG.step_one(st, 0, 1 | (2 << 3) | (3 << 6))  # the 6C and the Hi-ogi 7 redeemed: Courage fires
+    assert st.kind[0] == Decision.COURAGE
+    ENG.check(st)
+    ok = ENG.observe(st, np.array([0]), np.array([0])).courage_ok[0]
+    assert ok.tolist() == [[False] * 3, [True, False, True], [False, False, True]]
+    code = lambda t1, t2: (t1 + 1) << 2 | (t2 + 1) << 4  # noqa: E731 (courage_option of seats 1 and 2)
+    assert sorted(ENG.legal_options(st, 0).tolist()) == sorted([code(GUN, MAI), code(MAI, MAI)])
+    assert not ENG.step_one(st, 0, code(HI, MAI))         # the closed fan
+    assert not ENG.step_one(st, 0, code(GUN, -1))         # seat 2 has a removable card: one must go
+    assert ENG.step_one(st, 0, code(MAI, MAI))
+    assert st.fan_n[0, 1].tolist() == [1, 3, 0] and st.closed[0, 1, HI] and st.fan_n[0, 2, MAI] == 0
+    assert st.pile[0, 1, st.pile_n[0, 1] - 1] == card(MAI, 5) and st.pile[0, 2, st.pile_n[0, 2] - 1] == card(MAI, 3)
+    assert st.turns[0] == 1
+    ENG.check(st)
+
+
 # ----- chosen fan -------------------------------------------------------------------------------------
 def test_chosen_fan_blocks_other_closures_and_redraws():
     hand = [card(GUN, 7), card(HI, 7), card(MAI, 6), card(MAI, 9), card(HI, 9)]
