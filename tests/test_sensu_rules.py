@@ -78,6 +78,24 @@ def move_to_pile(st, seat, cards):
         st.pile_n[0, seat] += 1
 
 
+#: a sticks table of ones (a user table the rulings accept): every fan holds up to 10 cards, so the fans can
+#: take every card the hands do not hold and the deck and every discard pile can be empty at once
+ONES = "1,1,1,1,1,1,1,1,1"
+
+
+def without_deck(hands, caps, rules=None):
+    """Two seats holding ``hands``, sticks all 1, and every other card on the fans (``caps[seat][type]``:
+    the cards that fan takes at most, seat 0's fans filled first): the deck and every pile are empty."""
+    st = make(2, hands, {"sticks": ONES, **(rules or {})})
+    for c in [int(c) for c in st.deck[0, :st.deck_n[0]]]:
+        t = CARD_TYPE[c]
+        seat = next(q for q in range(2) if st.fan_n[0, q, t] < caps[q][t])
+        move_to_fan(st, seat, [c])
+    assert st.deck_n[0] == 0 and st.pile_n[0].sum() == 0
+    ENG.check(st)
+    return st
+
+
 @dataclass(frozen=True)
 class Script:
     """Plays the given action codes in turn order and arranges with the given slot orders."""
@@ -241,6 +259,20 @@ def test_sticks_tables_and_custom_table():
         ENG.make_rules({"power_copies": "X"})
 
 
+@pytest.mark.parametrize("name, want", [("A", [4, 4, 4, 3, 3, 3, 2, 2, 1]), ("A2", [4, 4, 4, 3, 3, 3, 2, 1, 1]),
+                                        ("B", [4, 3, 3, 2, 2, 2, 1, 1, 1]), ("C", [4, 4, 4, 3, 3, 2, 1, 1, 1])])
+def test_sticks_tables_are_the_rulings(name, want):
+    """Each named table gives the rulings' sticks to every card of each value (every type and copy, the
+    state's table too), and 1 stick to every wild."""
+    rules = ENG.make_rules({"sticks": name})
+    st = card_sticks(rules)
+    for t in (GUN, HI, MAI):
+        for cp in "ABC":
+            assert st[[card(t, v, cp) for v in range(1, 10)]].tolist() == want
+        assert st[[wild(t, w) for w in range(3)]].tolist() == [1, 1, 1]
+    assert ENG.new_state(game_keys(root_key(0), np.array([0])), 4, rules).ST.tolist() == st.tolist()
+
+
 def test_deck_sizes():
     assert len(deck_cards(5)) == len(deck_cards(4)) == 90
     assert len(deck_cards(3)) == len(deck_cards(2)) == 63
@@ -347,6 +379,82 @@ def test_reshuffle_when_the_deck_empties():
     assert obs.sources[0].tolist() == [True, True, False]
 
 
+def test_a_win_mid_build_leaves_the_later_redeemed_cards_unplaced():
+    """Two redeemed cards wait when the first one built closes the second fan: they stay unplaced (neither on
+    a fan, though the Hi-ogi 1 would fit, nor on the pile)."""
+    hi1, g7a, g7c, g5 = card(HI, 1), card(GUN, 7), card(GUN, 7, "C"), card(GUN, 5)
+    st = make(4, [[hi1, g7a, g7c, g5]])
+    move_to_fan(st, 0, [card(MAI, 1, "B"), card(MAI, 2, "B"), card(MAI, 8, "B")])  # 4 + 4 + 2: closed
+    move_to_fan(st, 0, [card(GUN, 1, "B"), card(GUN, 4, "B"), card(GUN, 9, "B")])  # 4 + 3 + 1 = 8
+    pile = st.pile_n[0].tolist()
+    # 1 + 7 + 7 + 5 = 20: a pair and three Gun-sen, so 3 redeemed: the Hi-ogi 1 (4 sticks), then both 7s (2)
+    assert redeem_count(np.array([[hi1, g7a, g7c, g5, -1, -1]]), np.array([0b1111]))[0] == 3
+    # build the Gun-sen 7A first (8 + 2 = 10: the second closed fan), then the Hi-ogi 1 and the 7C
+    kinds = decisions_of_turn(st, Script(actions=(Action.PLAY + 0b1111,), orders=((1, 0, 2, 3),)))
+    assert kinds == [Decision.TURN, Decision.ARRANGE]
+    assert st.done[0] and st.winner[0] == 0 and st.closed[0, 0].tolist() == [True, False, True]
+    assert st.limbo[0].tolist() == [hi1, g7c, -1]
+    assert st.fan_n[0, 0, HI] == 0 and st.fan_sticks[0, 0, HI] == 0
+    assert st.pile[0, 0, pile[0]:st.pile_n[0, 0]].tolist() == [g5]  # only the unredeemed card was discarded
+    assert st.pile_n[0].tolist()[1:] == pile[1:] and (st.red[0] == -1).all()
+    assert ENG.outcome(st)["win"][0].tolist() == [1.0, 0, 0, 0]
+
+
+def test_a_play_refills_the_deck_after_each_card_discarded():
+    """Deck and every pile empty; seat 0 plays 3 + 8 + 9 redeeming the 3, discarding the 8, then the 9: the
+    8 alone becomes the new deck the moment it is discarded, and the 9 starts the new pile."""
+    g3, h8, m9 = card(GUN, 3), card(HI, 8), card(MAI, 9)
+    hands = [[g3, h8, m9, card(GUN, 1), card(HI, 1)],
+             [card(GUN, 2), card(HI, 2), card(MAI, 1), card(MAI, 2), card(MAI, 3)]]
+    st = without_deck(hands, caps=[[8, 9, 9], [10, 9, 8]])
+    assert not st.closed[0, 0].any() and st.closed[0, 1].tolist() == [True, False, False]
+    one_turn(st, Script(actions=(Action.PLAY + 0b111,), orders=((0, 1, 2),)))  # sticks all 1: redeem the 3
+    assert st.reshuffles[0] == 1
+    assert st.deck[0, :st.deck_n[0]].tolist() == [h8]
+    assert st.pile_n[0].tolist() == [1, 0] and st.pile[0, 0, 0] == m9
+    assert st.fan_n[0, 0, GUN] == 9 and st.fan[0, 0, GUN, 8] == g3
+    # seat 1 draws the 8: the deck is empty again and the 9 becomes the next deck
+    assert ENG.step_one(st, 0, Action.DECK) and st.kind[0] == Decision.DISCARD
+    assert st.reshuffles[0] == 2 and st.deck[0, :st.deck_n[0]].tolist() == [m9] and st.pile_n[0].sum() == 0
+    ENG.check(st)
+
+
+def test_a_pass_only_when_nothing_can_be_drawn():
+    """With no deck and no discard cards the player passes (the turn ends, nothing changes); the pass is not
+    an option while any card can be drawn, and drawing is not one with nothing to draw."""
+    hands = [[card(GUN, 1), card(HI, 1), card(MAI, 1), card(GUN, 2), card(HI, 2)],   # no combination
+             [card(MAI, 2), card(GUN, 3), card(HI, 9), card(MAI, 9), card(GUN, 4)]]  # one: 2 + 9 + 9
+    st = without_deck(hands, caps=[[9, 9, 9], [10, 9, 9]])
+    assert ENG.legal_options(st, 0).tolist() == [Action.PASS]
+    for opt in (Action.DECK, Action.PILE + 0, Action.PILE + 1):
+        assert not ENG.step_one(st, 0, opt)
+    hand = st.hand[0].copy()
+    assert decisions_of_turn(st, Script(actions=(Action.PASS,))) == [Decision.TURN]
+    assert st.turns[0] == 1 and st.current[0] == 1 and (st.hand[0] == hand).all() and st.reshuffles[0] == 0
+    # seat 1 may still play its combination instead of passing
+    assert ENG.legal_options(st, 0).tolist() == [Action.PASS, Action.PLAY + 0b1101]
+    # with a card to draw the pass is refused
+    st = make(2)
+    assert Action.PASS not in ENG.legal_options(st, 0).tolist() and not ENG.step_one(st, 0, Action.PASS)
+
+
+def test_drawing_from_the_own_discard_pile():
+    """The top of the player's own discard pile is a source like any other pile's."""
+    c = card(MAI, 4, "C")
+    st = make(2)
+    move_to_pile(st, 0, [card(GUN, 6, "C"), c])
+    assert Action.PILE + 0 in ENG.legal_options(st, 0).tolist()
+    first = int(st.hand[0, 0, 0])
+    assert ENG.step_one(st, 0, Action.PILE + 0)
+    assert st.hand[0, 0, :st.hand_n[0, 0]].tolist()[-1] == c and st.pile_n[0, 0] == 1
+    assert st.kind[0] == Decision.DISCARD and st.held[0, c] == 0
+    ENG.check(st)
+    assert ENG.step_one(st, 0, 0)  # discard hand slot 0 back onto the own pile
+    assert st.pile[0, 0, :2].tolist() == [card(GUN, 6, "C"), first] and st.hand_n[0, 0] == 5
+    assert st.turns[0] == 1 and st.current[0] == 1
+    ENG.check(st)
+
+
 def test_timeout_is_reported():
     agents = [ENG_random()] * 4
     out = ENG.play(np.arange(8), 4, ENG.make_rules({"max_turns": 5}), agents, root_key(1))
@@ -408,6 +516,53 @@ def test_harmony_only_takes_cards_that_fit():
     assert st.closed[0, 0, HI] and st.fan_n[0, 0, HI] == 3
     assert st.fan_power[0, 0, MAI] == 2
     assert st.pile_n[0, 1] == 1  # seat 1's pile untouched
+
+
+@pytest.mark.parametrize("t, x, y", [(GUN, HI, MAI), (HI, GUN, MAI), (MAI, GUN, HI)])
+def test_a_power_triggers_once(t, x, y):
+    """A fan that already holds two power-symbol cards (its power has fired) takes a third: the power does
+    not fire again, though it would have something to act on (a deck to draw from, a fitting pile top, an
+    opponent's removable card)."""
+    hand = [card(t, 6, "C"), card(x, 7), card(y, 7), card(x, 9), card(y, 9)]
+    st = make(4, [hand], {"powers": True})
+    move_to_fan(st, 0, [card(t, 9, "C"), card(t, 8, "C")])    # 1 + 2 sticks, two symbols
+    move_to_fan(st, 1, [card(HI, 1), card(HI, 5)])              # removable by Courage
+    move_to_pile(st, 2, [card(x, 9, "B")])                      # fits seat 0's fan: Harmony could take it
+    assert st.fan_power[0, 0, t] == 2
+    # 6 + 7 + 7: the 6C (3 sticks) and, for the pair, the first 7 are redeemed
+    kinds = decisions_of_turn(st, Script(actions=(Action.PLAY + mask_of([0, 1, 2]),), orders=((0, 1, 2),)))
+    assert kinds == [Decision.TURN, Decision.ARRANGE]
+    assert st.fan_power[0, 0, t] == 3 and st.fan_n[0, 0, t] == 3 and st.fan_sticks[0, 0, t] == 6
+    assert st.hand_n[0, 0] == 2 and st.fan_n[0, 1, HI] == 2 and st.pile_n[0, 2] == 1
+    assert st.turns[0] == 1 and st.current[0] == 1
+
+
+def test_courage_spares_closed_fans_and_offers_every_removable_fan():
+    """Courage (3 players): seat 1 has a closed Hi-ogi fan (its last card bears no symbol) and two removable
+    fans, seat 2 one. The options are exactly the two choices for seat 1 times the one for seat 2; stripping
+    the closed fan is refused; the chosen cards go onto their owners' piles."""
+    hand = [card(GUN, 6, "C"), card(HI, 7), card(MAI, 7), card(HI, 9), card(MAI, 9)]
+    st = make(3, [hand], {"powers": True})
+    move_to_fan(st, 0, [card(GUN, 8, "C")])                              # one Gun-sen symbol already
+    move_to_fan(st, 1, [card(HI, 1), card(HI, 2), card(HI, 8)])          # 4 + 4 + 2: closed
+    move_to_fan(st, 1, [card(GUN, 4), card(MAI, 5)])                     # removable
+    move_to_fan(st, 2, [card(MAI, 3)])                                   # removable
+    assert st.closed[0, 1, HI]
+    assert ENG.step_one(st, 0, Action.PLAY + mask_of([0, 1, 2]))
+    assert ENG.step_one(st, 0, 1 | (2 << 3) | (3 << 6))  # the 6C and the Hi-ogi 7 redeemed: Courage fires
+    assert st.kind[0] == Decision.COURAGE
+    ENG.check(st)
+    ok = ENG.observe(st, np.array([0]), np.array([0])).courage_ok[0]
+    assert ok.tolist() == [[False] * 3, [True, False, True], [False, False, True]]
+    code = lambda t1, t2: (t1 + 1) << 2 | (t2 + 1) << 4  # noqa: E731 (courage_option of seats 1 and 2)
+    assert sorted(ENG.legal_options(st, 0).tolist()) == sorted([code(GUN, MAI), code(MAI, MAI)])
+    assert not ENG.step_one(st, 0, code(HI, MAI))         # the closed fan
+    assert not ENG.step_one(st, 0, code(GUN, -1))         # seat 2 has a removable card: one must go
+    assert ENG.step_one(st, 0, code(MAI, MAI))
+    assert st.fan_n[0, 1].tolist() == [1, 3, 0] and st.closed[0, 1, HI] and st.fan_n[0, 2, MAI] == 0
+    assert st.pile[0, 1, st.pile_n[0, 1] - 1] == card(MAI, 5) and st.pile[0, 2, st.pile_n[0, 2] - 1] == card(MAI, 3)
+    assert st.turns[0] == 1
+    ENG.check(st)
 
 
 # ----- chosen fan -------------------------------------------------------------------------------------

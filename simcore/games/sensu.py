@@ -676,15 +676,19 @@ def bad_arrangements(cards: np.ndarray, mask: np.ndarray, order: np.ndarray, k: 
 
 
 @_step
-def _take_hand_one(hand, hand_n, pile, pile_n, g, p, order, k, out):
+def _take_hand_one(hand, hand_n, pile, pile_n, deck, deck_n, reshuffles, key, g, p, order, k, out, buf, fresh,
+                   drawn):
     """Play from the hand: remove the combination (slots ``order``), discard its unredeemed cards in order,
-    write the ``k`` redeemed cards to ``out`` (-1 beyond k)."""
+    write the ``k`` redeemed cards to ``out`` (-1 beyond k). The deck is refilled the moment it is empty,
+    so after each card discarded (with the deck and every pile empty the first card discarded becomes the
+    new deck at once, and the next ones start the new pile)."""
     c = 0
     while c < SLOTS and order[c] >= 0:
         c += 1
     for j in range(k, c):
         pile[g, p, pile_n[g, p]] = hand[g, p, order[j]]
         pile_n[g, p] += 1
+        _refill_one(deck, deck_n, pile, pile_n, reshuffles, key, g, buf, fresh, drawn)
     for j in range(out.shape[0]):
         out[j] = hand[g, p, order[j]] if j < k else -1
     n = hand_n[g, p]
@@ -1506,7 +1510,8 @@ _ILLEGAL, _WAIT = -3, -2
 
 @_inline
 def _step_arrange(S, R, g, opt):
-    """ARRANGE: take the combination (the unredeemed cards onto the pile in order); the build follows."""
+    """ARRANGE: take the combination (the unredeemed cards onto the pile in order, the deck refilled the moment
+    it is empty); the build follows."""
     p = S[_CURRENT][g]
     work = R[_R_IWORK]
     cards, order = work[0, :SLOTS], work[1, :SLOTS]
@@ -1523,11 +1528,9 @@ def _step_arrange(S, R, g, opt):
         for j in range(SLOTS):
             if order[j] >= 0:
                 _note_leaves(S, g, p, S[_HAND][g, p, order[j]])
-        _take_hand_one(S[_HAND], S[_HAND_N], S[_PILE], S[_PILE_N], g, p, order, k, red)
+        _take_hand_one(S[_HAND], S[_HAND_N], S[_PILE], S[_PILE_N], S[_DECK], S[_DECK_N], S[_RESHUFFLES], S[_KEYS][g],
+                       g, p, order, k, red, R[_R_FBUF], S[_FRESH], S[_DRAWN])
     S[_PLAYS][g, p] += 1
-    if R[_R_P] > 1:
-        _refill_one(S[_DECK], S[_DECK_N], S[_PILE], S[_PILE_N], S[_RESHUFFLES], S[_KEYS][g], g, R[_R_FBUF], S[_FRESH],
-                    S[_DRAWN])
     S[_COMBO][g] = 0
     S[_RED_J][g] = 0
     return True
