@@ -445,3 +445,115 @@ def test_know_what_i_have_dreams_of_other_sizes_total_all_their_lands():
     _run_turns(eng, st, seats, 1)
     assert st.done[0] and st.last_totals[0].tolist() == [9, 18] and st.score[0].tolist() == [0, 18]
     assert st.dream_sum[0] == 27 and st.penalties[0] == 0 and st.caller_ok[0] == 1
+
+
+def _take2_last_deck():
+    """A 2-player deck whose face-down pile (45 cards) ends with a Take 2 (id 45)."""
+    deck = make_deck([[1, 2, 9, 4], [5, 8, 7, 3]], 0, []).tolist()
+    deck.remove(45)
+    return np.array(deck + [45], dtype=np.int8)
+
+
+def test_take2_with_an_empty_pile_draws_nothing_and_the_round_ends_after_that_turn():
+    # 44 turns draw and discard; seat 0 then draws the last card, a Take 2, and uses it: there is no card
+    # to take, so its turn ends there, and the round with it (the pile is empty; nobody called)
+    for rounds in (1, 2):
+        a = Scripted(DRAW_DISCARD * 22 + [("start", DR), ("drawn", Drawn.USE)])
+        b = Scripted(DRAW_DISCARD * 22)
+        eng, st, seats = scripted_game(2, SenRules(rounds=rounds), _take2_last_deck(), [a, b])
+        _run_turns(eng, st, seats, 44)
+        assert st.ptr[0] == 53 and st.deck[0, 53] == 45 and st.cur[0] == 0 and st.round[0] == 0
+        _run_turns(eng, st, seats, 1)
+        assert not a.answers and not b.answers
+        assert [d for d, _ in a.seen[-2:]] == ["start", "drawn"]  # no keep, no further decision
+        assert st.turns[0] == 45 and st.round[0] == 1
+        assert st.last_totals[0].tolist() == [16, 23] and st.last_points[0].tolist() == [16, 23]
+        assert st.called[0] == 0 and st.penalties[0] == 0 and st.score[0].tolist() == [16, 23]
+        if rounds == 1:
+            assert st.done[0] and st.ptr[0] == 54
+            assert st.up_len[0] == 46 and st.up[0, 45] == 45  # the Take 2 went face up, nothing after it
+        else:
+            # the next round is dealt and starts with the seat left of seat 0, whose turn emptied the pile
+            assert not st.done[0] and st.cur[0] == 1 and st.ptr[0] == 9 and st.up_len[0] == 1
+
+
+def _called_round(rules, later_decks=None, rounds_played=1):
+    """Seat 0 (0+0+1+1 = 2) says WAKE UP! at once in every round and adds 0; seat 1 (1+2+3+4 = 10)
+    adds 10. Returns the state after ``rounds_played`` rounds."""
+    deck = make_deck([[0, 0, 1, 1], [1, 2, 3, 4]], 5, [6, 6])
+    a = Scripted([("start", W)] * rounds_played)
+    eng, st, seats = scripted_game(2, rules, deck, [a, Scripted([])], later_decks=[deck] * (rounds_played - 1))
+    for r in range(rounds_played):
+        st.cur[:] = 0  # every round starts with seat 0 (left of seat 1 would be the rule)
+        _run_turns(eng, st, seats, 1)
+        assert st.round[0] == r + 1 and st.last_points[0].tolist() == [0, 10]
+    return st
+
+
+def test_target_ends_the_game_at_a_score_exactly_on_it():
+    assert _called_round(SenRules(target=10)).done[0]              # 10 is at the target: over
+    assert not _called_round(SenRules(target=11)).done[0]          # 10 is under 11: another round
+    st = _called_round(SenRules(target=20), rounds_played=2)       # 20 after two rounds: over
+    assert st.done[0] and st.score[0].tolist() == [0, 20]
+
+
+def test_rounds_override_target():
+    # rounds=3 with target=1: seat 1 has 10 after the first round, yet the game goes on to three rounds
+    st = _called_round(SenRules(rounds=3, target=1), rounds_played=2)
+    assert not st.done[0] and st.score[0].tolist() == [0, 20]
+    st = _called_round(SenRules(rounds=3, target=1), rounds_played=3)
+    assert st.done[0] and st.score[0].tolist() == [0, 30]
+    # and rounds end the game when no score is near the target
+    st = _called_round(SenRules(rounds=1, target=1_000_000))
+    assert st.done[0]
+
+
+def _at_swap(first_swap=None):
+    """Seat 0 keeps a drawn 0 in slot 1; seat 1 peeks at seat 0's slot 3 (a 4); seat 0 draws a Swap 2
+    and uses it, then answers ``first_swap`` (if given)."""
+    deck = make_deck([[1, 2, 9, 4], [5, 8, 7, 3]], 0, [0, "peek", "swap", 6, 6])
+    answers = [("start", DR), ("drawn", 1), ("start", DR), ("drawn", Drawn.USE)]
+    a = Scripted(answers + ([("swap", first_swap)] if first_swap else []))
+    b = Scripted([("start", DR), ("drawn", Drawn.USE), ("peek", (0, 3))])
+    eng, st, seats = scripted_game(2, SenRules(), deck, [a, b])
+    _run_turns(eng, st, seats, 2)
+    assert _values(st, 0) == [1, 0, 9, 4]
+    assert st.mem[0, 0, 0, :4].tolist() == [1, 0, -1, -1] and st.mem[0, 1, 0, :4].tolist() == [-1, -1, -1, 4]
+    assert st.kept[0, 0, :4].tolist() == [False, True, False, False]
+    return eng, st, seats, a
+
+
+def test_swap2_refuses_the_same_position_twice():
+    from simcore.games.sen import MAX_OPTIONS, Decision, legal, step, swap_option
+    for same in ((0, 1), (1, 2), (0, 3)):
+        eng, st, seats, _ = _at_swap(same + same)
+        with pytest.raises(IllegalAction):
+            _run_turns(eng, st, seats, 1)
+    # the engine's legal list and its rule step agree: every ordered pair of two different lands
+    eng, st, seats, _ = _at_swap()
+    for _ in range(2):  # the decisions before the swap, one at a time
+        eng.step_games(st, np.array([0]), seats)
+    assert st.kind[0] == Decision.SWAP
+    S, R = eng.state_tuple(st), eng.rules_tuple(st)
+    out = np.empty(MAX_OPTIONS, dtype=np.int64)
+    opts = set(out[:legal(S, R, 0, out)].tolist())
+    lands = [(p, s) for p in range(2) for s in range(4)]
+    assert opts == {swap_option(*x, *y) for x in lands for y in lands if x != y}
+    before = [x.copy() for x in S]
+    for x in lands:
+        assert not step(S, R, 0, swap_option(*x, *x))
+        for old, now in zip(before, S):
+            np.testing.assert_array_equal(old, now)
+
+
+def test_swap2_within_one_dream_moves_the_lands_memories_and_kept_flags():
+    # seat 0 swaps its own slots 3 and 1: the 0 (known to seat 0, kept from the face-down pile) and the
+    # 4 (known to seat 1 only) change places, and so does what each player remembers of them; seat 0
+    # does not look, so it still does not know the 4
+    eng, st, seats, a = _at_swap((0, 3, 0, 1))
+    _run_turns(eng, st, seats, 1)
+    assert not a.answers and st.cur[0] == 1
+    assert _values(st, 0) == [1, 4, 9, 0] and _values(st, 1) == [5, 8, 7, 3]
+    assert st.mem[0, 0, 0, :4].tolist() == [1, -1, -1, 0] and st.mem[0, 1, 0, :4].tolist() == [-1, 4, -1, -1]
+    assert st.kept[0, 0, :4].tolist() == [False, False, False, True] and not st.kept[0, 1].any()
+    assert [int(VALUE[c]) for c in st.up[0, : st.up_len[0]]] == [0, 2, 6, 7]
