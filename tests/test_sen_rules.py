@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from simcore.games.sen import Drawn, Sen, SenRules, Start, VALUE
+from simcore.games.sen import MAX_OPTIONS, Decision, Drawn, Sen, SenRules, Start, VALUE, legal, step, swap_option
 from simcore.errors import IllegalAction, SenseiError
 from tests.sen_script import Scripted, make_deck, scripted_game
 
@@ -367,7 +367,6 @@ def test_go_all_in_counts_every_land_of_a_dream_not_the_first_four():
 
 def _start_options(eng, st):
     """The Start codes the engine's own legal list gives the player to move in game 0."""
-    from simcore.games.sen import MAX_OPTIONS, legal
     out = np.empty(MAX_OPTIONS, dtype=np.int64)
     n = legal(eng.state_tuple(st), eng.rules_tuple(st), 0, out)
     return sorted(out[:n].tolist())
@@ -524,7 +523,6 @@ def _at_swap(first_swap=None):
 
 
 def test_swap2_refuses_the_same_position_twice():
-    from simcore.games.sen import MAX_OPTIONS, Decision, legal, step, swap_option
     for same in ((0, 1), (1, 2), (0, 3)):
         eng, st, seats, _ = _at_swap(same + same)
         with pytest.raises(IllegalAction):

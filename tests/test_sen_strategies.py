@@ -1,13 +1,16 @@
 """Sen strategies: reference policies to the letter, and the heuristics' strength."""
 import numpy as np
+from scipy.stats import chisquare
 
 from simcore.game import Seats
-from simcore.games.sen import KIND, VALUE, Decision, Drawn, Kind, Sen, SenRules, Start, peek_option
+from simcore.games.sen import (KIND, MAX_OPTIONS, SWAP_STRIDE, VALUE, Decision, Drawn, Kind, Sen, SenRules, Start, legal,
+                               peek_option)
 from simcore.rng import game_keys, root_key
 from simcore.runner import simulate
 from simcore.stats import wilson
 from strategies.registry import resolve
 from strategies.sen import Threshold, unseen_stats_one
+from tests.sen_script import make_deck
 
 
 ENG = Sen()
@@ -180,8 +183,6 @@ def random_choices(turn, down, sizes="dealt", n=6000, p_wake=0.1, seed=11):
     (sizes="changed", variant know_what_i_have) seat 0 names two lands wrongly (5 lands), seat 1 rightly
     (3 lands) and seat 2 draws and discards; then seat 0 answers ``turn``, the face-down pile being
     ``down`` from there on. Returns (options taken (n,), the engine's legal options there)."""
-    from tests.sen_script import make_deck
-    from simcore.games.sen import MAX_OPTIONS, legal
     changed = sizes == "changed"
     before = [0, 7, 5] if changed else []
     deck = make_deck([[1, 2, 3, 4], [7, 7, 8, 8], [0, 0, 5, 5]], 6, before + list(down))
@@ -209,7 +210,6 @@ def random_choices(turn, down, sizes="dealt", n=6000, p_wake=0.1, seed=11):
 def assert_uniform(got, options, probs=None):
     """Every option taken is one of ``options``, and their counts fit ``probs`` (uniform if None): a
     chi-square test at p < 1e-6, which a correct policy fails once in a million seeds."""
-    from scipy.stats import chisquare
     options = list(options)
     assert set(got.tolist()) <= set(options), sorted(set(got.tolist()) - set(options))
     counts = np.array([(got == o).sum() for o in options])
@@ -257,7 +257,6 @@ def test_random_is_uniform_over_the_options_of_each_decision():
 
 
 def test_random_swaps_an_unordered_pair_of_lands_uniformly():
-    from simcore.games.sen import SWAP_STRIDE
     for sizes in ("dealt", "changed"):
         got, opts = random_choices([("start", Start.DRAW), ("drawn", Drawn.USE)], ["swap", 3], sizes, n=12000)
         a, b = np.divmod(got, SWAP_STRIDE)
