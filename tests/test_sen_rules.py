@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from simcore.games.sen import Drawn, Sen, SenRules, Start, VALUE
+from simcore.games.sen import MAX_OPTIONS, Decision, Drawn, Sen, SenRules, Start, VALUE, legal, step, swap_option
 from simcore.errors import IllegalAction, SenseiError
 from tests.sen_script import Scripted, make_deck, scripted_game
 
@@ -289,3 +289,269 @@ def test_long_games_end_by_their_rules_not_at_the_turn_limit():
     res = simulate("sen", lineup("sen", ["threshold"] * 4, 4), rules={"rounds": 7000}, n_games=1, seed=1)
     out = res.summary()
     assert out["timeouts"] == 0 and out["mean_turns"] > 100_000
+
+
+# ---------------------------------------------------------------------------------------------
+# go_all_in, "I know what I have", Take 2 on an empty pile, rounds and target, Swap 2: played through
+# the engine's own turns (scripted decks and answers), so its own totals and checks are what is tested
+
+CL = Start.CLAIM
+DRAW_DISCARD = [("start", DR), ("drawn", Drawn.DISCARD)]
+
+
+def _values(st, p):
+    return [int(VALUE[c]) for c in st.dream[0, p, : st.nslots[0, p]]]
+
+
+def _one_land_dream_of(last, **rules):
+    """Seat 0 goes from 4 lands to 1 by three right claims (the last unseen land is ``last``); seat 1
+    draws and discards in between, then says WAKE UP!. Returns the state after the round (rounds=1)."""
+    deck = make_deck([[2, 2, 3, 3], [1, 1, 1, 1]], 0, [4, 8, 4, 8, last])
+    a = Scripted([("start", CL), ("claim", (0, 1, 2)), ("start", CL), ("claim", (0, 1, 3)),
+                  ("start", CL), ("claim", (1, 0, 4))])
+    b = Scripted(DRAW_DISCARD * 2 + [("start", W)])
+    eng, st, seats = scripted_game(2, SenRules(rounds=1, know_what_i_have=True, **rules), deck, [a, b])
+    _run_turns(eng, st, seats, 5)
+    assert st.nslots[0, 0] == 1 and _values(st, 0) == [last]
+    _run_turns(eng, st, seats, 1)
+    assert st.done[0] and st.called[0] == 1 and not a.answers and not b.answers
+    return st
+
+
+def test_go_all_in_one_land_dream_holding_a_nine():
+    # seat 0's dream is a single 9 (after three right claims): it is all 9s, scores 0, and the caller
+    # (seat 1, total 4: fewest) scores exactly 50
+    st = _one_land_dream_of(9, go_all_in=True)
+    assert st.last_totals[0].tolist() == [9, 4]
+    assert st.last_points[0].tolist() == [0, 50] and st.score[0].tolist() == [0, 50]
+    assert st.penalties[0] == 0
+    # the same round without the variant: the caller is fewest and adds 0
+    st = _one_land_dream_of(9)
+    assert st.last_points[0].tolist() == [9, 0]
+    # a one-land dream that is not a 9: normal scoring (the caller, 4 against 8, is fewest)
+    st = _one_land_dream_of(8, go_all_in=True)
+    assert st.last_points[0].tolist() == [8, 0]
+
+
+def _five_land_dream(fifth, **rules):
+    """Seat 0 holds four 9s and names two of them wrongly as 8s: a fifth land ``fifth`` comes; seat 1
+    says WAKE UP! (rounds=1)."""
+    deck = make_deck([[9, 9, 9, 9], [1, 2, 3, 4]], 0, [fifth, 6, 6])
+    a = Scripted([("start", CL), ("claim", (0, 1, 8))])
+    b = Scripted([("start", W)])
+    eng, st, seats = scripted_game(2, SenRules(rounds=1, know_what_i_have=True, **rules), deck, [a, b])
+    _run_turns(eng, st, seats, 1)
+    assert _values(st, 0) == [9, 9, 9, 9, fifth]
+    _run_turns(eng, st, seats, 1)
+    assert st.done[0]
+    return st
+
+
+def test_go_all_in_counts_every_land_of_a_dream_not_the_first_four():
+    # five 9s: all 9s, the reward applies (the caller, who had fewest, scores 50 and no penalty)
+    st = _five_land_dream(9, go_all_in=True)
+    assert st.last_totals[0].tolist() == [45, 10] and st.last_points[0].tolist() == [0, 50]
+    # four 9s and a 0: not all 9s, normal scoring (the caller is fewest: 0)
+    st = _five_land_dream(0, go_all_in=True)
+    assert st.last_totals[0].tolist() == [36, 10] and st.last_points[0].tolist() == [36, 0]
+    # dealt dreams: four 9s is all 9s; three 9s and a 1 is not (seat 1 calls, 28 against 10: penalty)
+    for nines, totals, pts, pen in ([[9, 9, 9, 9], [10, 36], [50, 0], 0], [[9, 9, 1, 9], [10, 28], [10, 33], 1]):
+        deck = make_deck([[1, 2, 3, 4], nines], 0, [6, 6])
+        eng, st, seats = scripted_game(2, SenRules(rounds=1, go_all_in=True), deck,
+                                       [Scripted([]), Scripted([("start", W)])])
+        st.cur[:] = 1
+        _run_turns(eng, st, seats, 1)
+        assert st.last_totals[0].tolist() == totals and st.last_points[0].tolist() == pts
+        assert st.penalties[0] == pen
+
+
+def _start_options(eng, st):
+    """The Start codes the engine's own legal list gives the player to move in game 0."""
+    out = np.empty(MAX_OPTIONS, dtype=np.int64)
+    n = legal(eng.state_tuple(st), eng.rules_tuple(st), 0, out)
+    return sorted(out[:n].tolist())
+
+
+def test_know_what_i_have_is_legal_with_2_to_7_lands_only():
+    rules = SenRules(know_what_i_have=True)
+    everything = [W, UP, DR, CL]
+    # down to one land by three right claims (at 4, 3 and 2 lands): a claim with one land is illegal
+    deck = make_deck([[2, 2, 3, 3], [1, 1, 1, 1]], 0, [4, 8, 4, 8, 6, 6, 6])
+    a = Scripted([("start", CL), ("claim", (0, 1, 2)), ("start", CL), ("claim", (0, 1, 3)),
+                  ("start", CL), ("claim", (0, 1, 4)), ("start", CL)])
+    eng, st, seats = scripted_game(2, rules, deck, [a, Scripted(DRAW_DISCARD * 3)])
+    sizes = []
+    for _ in range(3):
+        assert _start_options(eng, st) == everything
+        _run_turns(eng, st, seats, 2)
+        sizes.append(int(st.nslots[0, 0]))
+    assert sizes == [3, 2, 1] and _start_options(eng, st) == [W, UP, DR]
+    with pytest.raises(IllegalAction):
+        _run_turns(eng, st, seats, 1)
+    # up to eight lands by four wrong claims (at 4, 5, 6 and 7 lands): a claim with eight is illegal
+    deck = make_deck([[2, 3, 2, 3], [1, 1, 1, 1]], 0, [6, 6, 6, 6, 8, 8, 8, 8, 4, 4])
+    a = Scripted([("start", CL), ("claim", (0, 1, 2))] * 4 + [("start", CL)])
+    eng, st, seats = scripted_game(2, rules, deck, [a, Scripted(DRAW_DISCARD * 4)])
+    sizes = []
+    for _ in range(4):
+        assert _start_options(eng, st) == everything
+        _run_turns(eng, st, seats, 2)
+        sizes.append(int(st.nslots[0, 0]))
+    assert sizes == [5, 6, 7, 8] and _start_options(eng, st) == [W, UP, DR]
+    with pytest.raises(IllegalAction):
+        _run_turns(eng, st, seats, 1)
+
+
+def test_know_what_i_have_names_a_take2_as_a_5_and_puts_the_lower_slot_first():
+    rules = SenRules(know_what_i_have=True)
+    # slot 1 holds the Take 2 (id 45), slot 3 a plain 5 (id 20); named as (3, 1) with value 5: right.
+    # Lower slot first onto the pile: the Take 2, then the plain 5 (naming order or id order would
+    # give the plain 5 first)
+    deck = make_deck([[1, "take2", 8, 5], [0, 1, 2, 3]], 0, [6, 6])
+    assert deck[1] == 45 and deck[3] == 20
+    a = Scripted([("start", CL), ("claim", (3, 1, 5))])
+    eng, st, seats = scripted_game(2, rules, deck, [a, Scripted([])])
+    st.mem[0, 0, 0, 3] = 5  # seat 0 had peeked at its slot 3: it follows its land
+    _run_turns(eng, st, seats, 1)
+    assert st.up[0, : st.up_len[0]].tolist() == [deck[8], 45, 20]
+    assert _values(st, 0) == [1, 8, 6] and st.nslots[0, 0] == 3
+    assert st.mem[0, 0, 0, :4].tolist() == [1, -1, -1, -1] and st.mem[0, 1, 0, :4].tolist() == [-1] * 4
+    # the same with a Swap 2 (a 7) and a plain 7, named 7 in the other order: right, lower slot first
+    deck = make_deck([[7, 0, "swap", 0], [1, 1, 2, 2]], 0, [6, 6])
+    a = Scripted([("start", CL), ("claim", (0, 2, 7))])
+    eng, st, seats = scripted_game(2, rules, deck, [a, Scripted([])])
+    _run_turns(eng, st, seats, 1)
+    assert st.up[0, 1: st.up_len[0]].tolist() == [deck[0], deck[2]] and _values(st, 0) == [0, 0, 6]
+    # a Take 2 named as anything but 5 is wrong (its kind is no value of its own): both stay, shown
+    deck = make_deck([["take2", 5, 8, 8], [1, 1, 1, 1]], 0, [6, 6])
+    for v in (0, 1, 6, 9):
+        a = Scripted([("start", CL), ("claim", (0, 1, v))])
+        eng, st, seats = scripted_game(2, rules, deck, [a, Scripted([])])
+        _run_turns(eng, st, seats, 1)
+        assert st.nslots[0, 0] == 5 and st.dream[0, 0, 0] == 45 and st.mem[0, 1, 0, :2].tolist() == [5, 5]
+
+
+def test_know_what_i_have_dreams_of_other_sizes_total_all_their_lands():
+    # seat 0 names two 7s rightly (3 lands: 2 + 4 + 3); seat 1 names wrongly (5 lands: 1+2+3+4+8);
+    # seat 0 says WAKE UP! with 9 against 18 and adds 0; seat 1 adds 18
+    rules = SenRules(rounds=1, know_what_i_have=True)
+    deck = make_deck([[7, 2, 7, 4], [1, 2, 3, 4]], 0, [3, 8, 6])
+    a = Scripted([("start", CL), ("claim", (0, 2, 7)), ("start", W)])
+    b = Scripted([("start", CL), ("claim", (0, 1, 1))])
+    eng, st, seats = scripted_game(2, rules, deck, [a, b])
+    _run_turns(eng, st, seats, 2)
+    assert _values(st, 0) == [2, 4, 3] and _values(st, 1) == [1, 2, 3, 4, 8]
+    _run_turns(eng, st, seats, 1)
+    assert st.done[0] and st.last_totals[0].tolist() == [9, 18] and st.score[0].tolist() == [0, 18]
+    assert st.dream_sum[0] == 27 and st.penalties[0] == 0 and st.caller_ok[0] == 1
+
+
+def _take2_last_deck():
+    """A 2-player deck whose face-down pile (45 cards) ends with a Take 2 (id 45)."""
+    deck = make_deck([[1, 2, 9, 4], [5, 8, 7, 3]], 0, []).tolist()
+    deck.remove(45)
+    return np.array(deck + [45], dtype=np.int8)
+
+
+def test_take2_with_an_empty_pile_draws_nothing_and_the_round_ends_after_that_turn():
+    # 44 turns draw and discard; seat 0 then draws the last card, a Take 2, and uses it: there is no card
+    # to take, so its turn ends there, and the round with it (the pile is empty; nobody called)
+    for rounds in (1, 2):
+        a = Scripted(DRAW_DISCARD * 22 + [("start", DR), ("drawn", Drawn.USE)])
+        b = Scripted(DRAW_DISCARD * 22)
+        eng, st, seats = scripted_game(2, SenRules(rounds=rounds), _take2_last_deck(), [a, b])
+        _run_turns(eng, st, seats, 44)
+        assert st.ptr[0] == 53 and st.deck[0, 53] == 45 and st.cur[0] == 0 and st.round[0] == 0
+        _run_turns(eng, st, seats, 1)
+        assert not a.answers and not b.answers
+        assert [d for d, _ in a.seen[-2:]] == ["start", "drawn"]  # no keep, no further decision
+        assert st.turns[0] == 45 and st.round[0] == 1
+        assert st.last_totals[0].tolist() == [16, 23] and st.last_points[0].tolist() == [16, 23]
+        assert st.called[0] == 0 and st.penalties[0] == 0 and st.score[0].tolist() == [16, 23]
+        if rounds == 1:
+            assert st.done[0] and st.ptr[0] == 54
+            assert st.up_len[0] == 46 and st.up[0, 45] == 45  # the Take 2 went face up, nothing after it
+        else:
+            # the next round is dealt and starts with the seat left of seat 0, whose turn emptied the pile
+            assert not st.done[0] and st.cur[0] == 1 and st.ptr[0] == 9 and st.up_len[0] == 1
+
+
+def _called_round(rules, later_decks=None, rounds_played=1):
+    """Seat 0 (0+0+1+1 = 2) says WAKE UP! at once in every round and adds 0; seat 1 (1+2+3+4 = 10)
+    adds 10. Returns the state after ``rounds_played`` rounds."""
+    deck = make_deck([[0, 0, 1, 1], [1, 2, 3, 4]], 5, [6, 6])
+    a = Scripted([("start", W)] * rounds_played)
+    eng, st, seats = scripted_game(2, rules, deck, [a, Scripted([])], later_decks=[deck] * (rounds_played - 1))
+    for r in range(rounds_played):
+        st.cur[:] = 0  # every round starts with seat 0 (left of seat 1 would be the rule)
+        _run_turns(eng, st, seats, 1)
+        assert st.round[0] == r + 1 and st.last_points[0].tolist() == [0, 10]
+    return st
+
+
+def test_target_ends_the_game_at_a_score_exactly_on_it():
+    assert _called_round(SenRules(target=10)).done[0]              # 10 is at the target: over
+    assert not _called_round(SenRules(target=11)).done[0]          # 10 is under 11: another round
+    st = _called_round(SenRules(target=20), rounds_played=2)       # 20 after two rounds: over
+    assert st.done[0] and st.score[0].tolist() == [0, 20]
+
+
+def test_rounds_override_target():
+    # rounds=3 with target=1: seat 1 has 10 after the first round, yet the game goes on to three rounds
+    st = _called_round(SenRules(rounds=3, target=1), rounds_played=2)
+    assert not st.done[0] and st.score[0].tolist() == [0, 20]
+    st = _called_round(SenRules(rounds=3, target=1), rounds_played=3)
+    assert st.done[0] and st.score[0].tolist() == [0, 30]
+    # and rounds end the game when no score is near the target
+    st = _called_round(SenRules(rounds=1, target=1_000_000))
+    assert st.done[0]
+
+
+def _at_swap(first_swap=None):
+    """Seat 0 keeps a drawn 0 in slot 1; seat 1 peeks at seat 0's slot 3 (a 4); seat 0 draws a Swap 2
+    and uses it, then answers ``first_swap`` (if given)."""
+    deck = make_deck([[1, 2, 9, 4], [5, 8, 7, 3]], 0, [0, "peek", "swap", 6, 6])
+    answers = [("start", DR), ("drawn", 1), ("start", DR), ("drawn", Drawn.USE)]
+    a = Scripted(answers + ([("swap", first_swap)] if first_swap else []))
+    b = Scripted([("start", DR), ("drawn", Drawn.USE), ("peek", (0, 3))])
+    eng, st, seats = scripted_game(2, SenRules(), deck, [a, b])
+    _run_turns(eng, st, seats, 2)
+    assert _values(st, 0) == [1, 0, 9, 4]
+    assert st.mem[0, 0, 0, :4].tolist() == [1, 0, -1, -1] and st.mem[0, 1, 0, :4].tolist() == [-1, -1, -1, 4]
+    assert st.kept[0, 0, :4].tolist() == [False, True, False, False]
+    return eng, st, seats, a
+
+
+def test_swap2_refuses_the_same_position_twice():
+    for same in ((0, 1), (1, 2), (0, 3)):
+        eng, st, seats, _ = _at_swap(same + same)
+        with pytest.raises(IllegalAction):
+            _run_turns(eng, st, seats, 1)
+    # the engine's legal list and its rule step agree: every ordered pair of two different lands
+    eng, st, seats, _ = _at_swap()
+    for _ in range(2):  # the decisions before the swap, one at a time
+        eng.step_games(st, np.array([0]), seats)
+    assert st.kind[0] == Decision.SWAP
+    S, R = eng.state_tuple(st), eng.rules_tuple(st)
+    out = np.empty(MAX_OPTIONS, dtype=np.int64)
+    opts = set(out[:legal(S, R, 0, out)].tolist())
+    lands = [(p, s) for p in range(2) for s in range(4)]
+    assert opts == {swap_option(*x, *y) for x in lands for y in lands if x != y}
+    before = [x.copy() for x in S]
+    for x in lands:
+        assert not step(S, R, 0, swap_option(*x, *x))
+        for old, now in zip(before, S):
+            np.testing.assert_array_equal(old, now)
+
+
+def test_swap2_within_one_dream_moves_the_lands_memories_and_kept_flags():
+    # seat 0 swaps its own slots 3 and 1: the 0 (known to seat 0, kept from the face-down pile) and the
+    # 4 (known to seat 1 only) change places, and so does what each player remembers of them; seat 0
+    # does not look, so it still does not know the 4
+    eng, st, seats, a = _at_swap((0, 3, 0, 1))
+    _run_turns(eng, st, seats, 1)
+    assert not a.answers and st.cur[0] == 1
+    assert _values(st, 0) == [1, 4, 9, 0] and _values(st, 1) == [5, 8, 7, 3]
+    assert st.mem[0, 0, 0, :4].tolist() == [1, -1, -1, 0] and st.mem[0, 1, 0, :4].tolist() == [-1, 4, -1, -1]
+    assert st.kept[0, 0, :4].tolist() == [False, False, False, True] and not st.kept[0, 1].any()
+    assert [int(VALUE[c]) for c in st.up[0, : st.up_len[0]]] == [0, 2, 6, 7]

@@ -1,13 +1,16 @@
 """Sen strategies: reference policies to the letter, and the heuristics' strength."""
 import numpy as np
+from scipy.stats import chisquare
 
 from simcore.game import Seats
-from simcore.games.sen import KIND, VALUE, Decision, Drawn, Kind, Sen, SenRules, Start, peek_option
+from simcore.games.sen import (KIND, MAX_OPTIONS, SWAP_STRIDE, VALUE, Decision, Drawn, Kind, Sen, SenRules, Start, legal,
+                               peek_option)
 from simcore.rng import game_keys, root_key
 from simcore.runner import simulate
 from simcore.stats import wilson
 from strategies.registry import resolve
 from strategies.sen import Threshold, unseen_stats_one
+from tests.sen_script import make_deck
 
 
 ENG = Sen()
@@ -148,3 +151,118 @@ def test_unseen_stats_count_the_deck_minus_what_was_seen():
             mean = (left * np.arange(10)).sum() / n
             want = (mean, max((left * np.arange(10) ** 2).sum() / n - mean * mean, 0.0))
         assert unseen_stats_one(mem, up) == want, (mem, up)
+
+
+# ---------------------------------------------------------------------------------------------
+# the reference policy ``random``: each decision uniform over the options the rulings list
+
+class Lockstep:
+    """A numpy strategy giving every game of the batch the same answers, in order (to bring a batch of
+    identical scripted deals to one position through the engine's own turns)."""
+
+    def __init__(self, answers):
+        self.answers = list(answers)
+
+    def spec(self):
+        return "lockstep"
+
+    def __getattr__(self, decision):
+        if decision.startswith("_"):
+            raise AttributeError(decision)
+
+        def answer(obs, rng):
+            want, a = self.answers.pop(0)
+            assert want == decision, (want, decision)
+            m = len(obs.me)
+            return tuple(np.full(m, x) for x in a) if isinstance(a, tuple) else np.full(m, a)
+        return answer
+
+
+def random_choices(turn, down, sizes="dealt", n=6000, p_wake=0.1, seed=11):
+    """The options ``random`` (p_wake) takes in ``n`` games at one position: a 3-player scripted deal, then
+    (sizes="changed", variant know_what_i_have) seat 0 names two lands wrongly (5 lands), seat 1 rightly
+    (3 lands) and seat 2 draws and discards; then seat 0 answers ``turn``, the face-down pile being
+    ``down`` from there on. Returns (options taken (n,), the engine's legal options there)."""
+    changed = sizes == "changed"
+    before = [0, 7, 5] if changed else []
+    deck = make_deck([[1, 2, 3, 4], [7, 7, 8, 8], [0, 0, 5, 5]], 6, before + list(down))
+    rules = SenRules(know_what_i_have=changed)
+    keys = game_keys(root_key(seed), np.arange(n))
+    st = ENG.new_state(keys, 3, rules, script=[np.repeat(deck[None], n, 0)])
+    setup = [[("start", Start.CLAIM), ("claim", (0, 1, 9))] if changed else [],
+             [("start", Start.CLAIM), ("claim", (2, 3, 8))] if changed else [],
+             [("start", Start.DRAW), ("drawn", Drawn.DISCARD)] if changed else []]
+    setup[0] = setup[0] + list(turn)
+    seats = Seats([Lockstep(a) for a in setup], keys)
+    idx = np.arange(n)
+    for _ in range(sum(len(a) for a in setup)):
+        ENG.step_games(st, idx, seats)
+        ENG.check(st)
+    assert (st.cur == 0).all() and (st.nslots[0] == ([5, 3, 4] if changed else [4, 4, 4])).all()
+    assert (st.dream == st.dream[0]).all() and (st.kind == st.kind[0]).all()  # one position n times
+    rseats = Seats([resolve("sen", f"random:p_wake={p_wake}")] * 3, keys)
+    got = ENG.decide(st, idx, rseats, rseats.lineup_for(ENG))
+    out = np.empty(MAX_OPTIONS, dtype=np.int64)
+    k = legal(ENG.state_tuple(st), ENG.rules_tuple(st), 0, out)
+    return got, out[:k].copy()
+
+
+def assert_uniform(got, options, probs=None):
+    """Every option taken is one of ``options``, and their counts fit ``probs`` (uniform if None): a
+    chi-square test at p < 1e-6, which a correct policy fails once in a million seeds."""
+    options = list(options)
+    assert set(got.tolist()) <= set(options), sorted(set(got.tolist()) - set(options))
+    counts = np.array([(got == o).sum() for o in options])
+    probs = np.full(len(options), 1 / len(options)) if probs is None else np.asarray(probs)
+    p = chisquare(counts, probs * len(got)).pvalue
+    assert p > 1e-6, (p, dict(zip(options, counts.tolist())))
+    return counts
+
+
+def test_random_starts_wake_with_p_wake_then_face_up_or_down_half_each():
+    for p_wake in (0.1, 0.35):
+        got, opts = random_choices([], [3], n=30000, p_wake=p_wake)
+        assert sorted(opts.tolist()) == [Start.WAKE, Start.FACE_UP, Start.DRAW]
+        assert_uniform(got, [Start.WAKE, Start.FACE_UP, Start.DRAW], [p_wake, (1 - p_wake) / 2, (1 - p_wake) / 2])
+
+
+def test_random_is_uniform_over_the_options_of_each_decision():
+    U, D, USE, DISCARD = Start.FACE_UP, Start.DRAW, Drawn.USE, Drawn.DISCARD
+    for sizes, own in (("dealt", 4), ("changed", 5)):
+        # the face-up card: a slot among the current own slots
+        got, opts = random_choices([("start", U)], [3], sizes)
+        assert opts.tolist() == list(range(own))
+        assert_uniform(got, opts)
+        # a drawn plain land: exchange with each slot, or discard
+        got, opts = random_choices([("start", D)], [3], sizes)
+        assert opts.tolist() == list(range(own)) + [DISCARD]
+        assert_uniform(got, opts)
+        # a drawn special: those, and "use its action"
+        for special in ("peek", "swap", "take2"):
+            got, opts = random_choices([("start", D)], [special, 3, 4], sizes)
+            assert opts.tolist() == list(range(own)) + [DISCARD, USE]
+            assert_uniform(got, opts)
+        # Take 2: which card to keep, half each; then the kept card (a special) like a drawn one
+        got, opts = random_choices([("start", D), ("drawn", USE)], ["take2", 3, "peek"], sizes)
+        assert opts.tolist() == [0, 1]
+        assert_uniform(got, opts)
+        got, opts = random_choices([("start", D), ("drawn", USE), ("keep", 1)], ["take2", 3, "peek"], sizes)
+        assert opts.tolist() == list(range(own)) + [DISCARD, USE]
+        assert_uniform(got, opts)
+        # Peek 1: a position among all lands of all dreams (own included)
+        got, opts = random_choices([("start", D), ("drawn", USE)], ["peek", 3], sizes)
+        lands = 12
+        assert len(opts) == lands and len(set(opts.tolist())) == lands
+        assert_uniform(got, opts)
+
+
+def test_random_swaps_an_unordered_pair_of_lands_uniformly():
+    for sizes in ("dealt", "changed"):
+        got, opts = random_choices([("start", Start.DRAW), ("drawn", Drawn.USE)], ["swap", 3], sizes, n=12000)
+        a, b = np.divmod(got, SWAP_STRIDE)
+        pair = np.minimum(a, b) * SWAP_STRIDE + np.maximum(a, b)
+        la, lb = np.divmod(opts, SWAP_STRIDE)
+        pairs = sorted(set((np.minimum(la, lb) * SWAP_STRIDE + np.maximum(la, lb)).tolist()))
+        assert len(opts) == 12 * 11 and len(pairs) == 66  # every ordered pair of two lands is legal
+        assert (a != b).all()
+        assert_uniform(pair, pairs)
