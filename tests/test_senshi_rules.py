@@ -340,3 +340,64 @@ def test_outcome_columns_from_a_finished_position():
     assert out["winning_pile"][0] == 8 and out["nobody_eliminated"][0] == 0
     assert out["score"][0].tolist() == [3, 4, 4] and out["max_pile"][0].tolist() == [7, 5, 8]
     assert out["n_eliminated"][0] == 1 and out["tallest_eliminated"][0] == 0
+
+
+# ----- who sees what ------------------------------------------------------------------------------------
+
+def test_compiled_view_hides_secret_hands():
+    """Hands are private: with ``secret_hand`` and ``open_stacks`` the compiled view of seat 0 (whose
+    ``stacks`` is the engine's tile array) must not show seat 1's hidden hand, so two deals that differ only
+    in the hidden hands of seats 1 and 2 look the same to seat 0."""
+    from simcore.games.senshi import observe
+
+    rules = SenshiRules(secret_hand=True, open_stacks=True)
+    eng = Senshi()
+    keys = game_keys(root_key(0), np.arange(1))
+    one = eng.new_state(keys, 3, rules, deal=deal_for(3, [[R, G, B], [R, R, R], [Y, Y, B]]))
+    two = eng.new_state(keys, 3, rules, deal=deal_for(3, [[R, G, B], [Y, Y, B], [R, R, R]]))
+    assert one.hand[0, 1].tolist() == [3, 0, 0, 0] and two.hand[0, 1].tolist() == [0, 0, 2, 1]
+    for st in (one, two):
+        eng.check(st)
+    views = [observe(eng.state_tuple(st), eng.rules_tuple(st), 0, 0) for st in (one, two)]
+    assert views[0].stacks.shape == (20, 3)          # open_stacks: the view holds every stack's tiles
+    for f in ("board", "hand", "stacks"):
+        np.testing.assert_array_equal(getattr(views[0], f), getattr(views[1], f), err_msg=f)
+    # no row of the view holds a hidden hand: the hand stacks' rows are empty
+    assert (views[0].stacks[:3] == -1).all()
+    # and seat 0 still sees the stacks in play, every tile
+    np.testing.assert_array_equal(views[0].stacks[3:], one.tiles[0, 3:])
+    # the probe's observation carries the compiled view too
+    a, b = eng.observe_all(one, np.array([0]), 0), eng.observe_all(two, np.array([0]), 0)
+    for k in ("view_board", "view_hand", "view_stacks"):
+        np.testing.assert_array_equal(a[k], b[k], err_msg=k)
+
+
+def test_scramble_redeals_hand_rows_a_view_could_see():
+    """The leak probe must catch a view that shows hidden hands: where a secret hand's stack row still held
+    the dealt tiles (as the engine once left them), the scramble re-deals it with the hand, so a view
+    showing it changes."""
+    from simcore.rng import Draws
+
+    rules = SenshiRules(secret_hand=True, open_stacks=True)
+    eng = Senshi()
+    n, P = 60, 3
+    st = eng.new_state(game_keys(root_key(5), np.arange(n)), P, rules)
+    assert (st.tiles[:, :P] == -1).all()             # the engine keeps no hand in a stack row
+    draws = Draws(game_keys(root_key(6), np.arange(n)))
+    clean = eng.scramble_hidden(st, 0, draws)
+    np.testing.assert_array_equal(clean.tiles[:, :P], st.tiles[:, :P])
+    # a state holding the dealt hands in their rows, as the engine once did
+    old = st.copy()
+    for p in range(P):
+        for g in range(n):
+            old.tiles[g, p] = np.repeat(np.arange(4), old.hand[g, p])
+    eng.check(old)
+    other = eng.scramble_hidden(old, 0, draws)
+    eng.check(other)
+    np.testing.assert_array_equal(other.tiles[:, 0], old.tiles[:, 0])       # my own hand's row stays
+    for p in range(1, P):                                                    # the others' rows follow their hands
+        for g in range(n):
+            assert np.bincount(other.tiles[g, p], minlength=4).tolist() == other.hand[g, p].tolist()
+    assert not np.array_equal(other.tiles[:, 1:P], old.tiles[:, 1:P])
+    va, vb = eng.observe_all(old, np.arange(n), 0), eng.observe_all(other, np.arange(n), 0)
+    assert not np.array_equal(va["view_stacks"], vb["view_stacks"])         # the probe sees the leak
