@@ -342,6 +342,129 @@ def test_outcome_columns_from_a_finished_position():
     assert out["n_eliminated"][0] == 1 and out["tallest_eliminated"][0] == 0
 
 
+# ----- victory through the engine's own outcome (``Senshi.outcome``, the compiled ``_k_outcome``) --------
+KAITO, HIMARI, YOSHIHISA, TOMOE = 0, 1, 2, 3
+
+
+def ended(piles, hands, emptier, rest_to):
+    """A finished position built by hand, as the engine leaves one: the middle and every card empty, the
+    final round played (the seat after ``emptier`` to play, as after ``emptier``'s final turn). ``piles``
+    (P,4) by colour; ``hands`` {seat: (4,) by colour}; every tile not in a pile or one of those hands is in
+    seat ``rest_to``'s hand."""
+    piles = np.array(piles)
+    P = len(piles)
+    eng = Senshi()
+    st = eng.new_state(game_keys(root_key(0), np.arange(1)), P, SenshiRules())
+    st.loc[:] = GONE
+    st.height[:] = 0
+    st.top[:] = -1
+    st.mid_count[:] = 0
+    st.piles[0] = piles
+    hand = np.zeros((P, 4), dtype=np.int64)
+    for p, h in hands.items():
+        hand[p] = h
+    rest = 18 - REMOVED[P] - piles.sum(axis=0) - hand.sum(axis=0)
+    assert (rest >= 0).all(), "more tiles than the game has"
+    hand[rest_to] += rest
+    st.hand[0] = hand
+    st.hand_size[0] = hand.sum(axis=1)
+    st.remaining[:] = 0
+    st.emptier[:] = emptier
+    st.turns[:] = 10 * P + (emptier + 1) % P     # the emptier's final turn was the last one
+    st.cur[:] = (emptier + 1) % P
+    st.kind[:] = Decision.ACT
+    st.done[:] = True
+    eng.check(st)
+    return eng.outcome(st)
+
+
+def test_engine_victory_example_1():
+    # Kaito 7,4,3,3, Himari 5,4,4,4, Yoshihisa 6,5,4,4: Kaito (smallest pile 3) is out, though his 7 is the
+    # table's tallest pile and he holds every tile left; Yoshihisa's 6 wins
+    out = ended([[7, 4, 3, 3], [4, 5, 4, 4], [4, 6, 5, 4]], {}, emptier=YOSHIHISA, rest_to=KAITO)
+    assert out["hand"][0].tolist() == [7, 0, 0]
+    assert out["eliminated"][0].tolist() == [1, 0, 0] and out["nobody_eliminated"][0] == 0
+    assert out["win"][0].tolist() == [0, 0, 1] and out["winning_pile"][0] == 6
+    assert out["score"][0].tolist() == [3, 4, 4] and out["max_pile"][0].tolist() == [7, 5, 6]
+    assert out["n_eliminated"][0] == 1 and out["tallest_eliminated"][0] == 1
+    assert out["tie_hand"][0] == 0 and out["tie_order"][0] == 0
+
+
+def test_engine_victory_example_2():
+    # Kaito 7,4,3,3, Himari 5,4,4,3, Yoshihisa 6,5,4,3: all tied for the smallest pile (3), nobody is out;
+    # Kaito's 7 wins (Himari's larger hand does not count: no tie for the largest pile)
+    out = ended([[7, 4, 3, 3], [4, 5, 4, 3], [4, 6, 5, 3]], {}, emptier=HIMARI, rest_to=HIMARI)
+    assert out["hand"][0].tolist() == [0, 9, 0]
+    assert out["eliminated"][0].tolist() == [0, 0, 0] and out["nobody_eliminated"][0] == 1
+    assert out["n_eliminated"][0] == 0
+    assert out["win"][0].tolist() == [1, 0, 0] and out["winning_pile"][0] == 7
+    assert out["tie_hand"][0] == 0 and out["tie_order"][0] == 0
+
+
+# Example 3: Kaito, Himari and Yoshihisa tie for the tallest pile (6) and none holds the shortest; Tomoe
+# (seat 3) holds it and is out. Kaito and Himari hold 2 tiles, Yoshihisa none.
+EX3_PILES = [[6, 3, 3, 2], [2, 6, 2, 4], [5, 2, 6, 5], [5, 5, 5, 1]]
+
+
+def example_3(kaito_hand, himari_hand, emptier):
+    return ended(EX3_PILES, {KAITO: kaito_hand, HIMARI: himari_hand, YOSHIHISA: [0, 0, 0, 0]}, emptier,
+                 rest_to=TOMOE)
+
+
+def test_engine_victory_example_3():
+    # Tomoe emptied the middle: the final turns ran Kaito, Himari, Yoshihisa, Tomoe, so Himari played later
+    # than Kaito and wins
+    out = example_3([0, 2, 0, 0], [0, 0, 2, 0], emptier=TOMOE)
+    assert out["hand"][0].tolist()[:3] == [2, 2, 0]
+    assert out["eliminated"][0].tolist() == [0, 0, 0, 1] and out["nobody_eliminated"][0] == 0
+    assert out["max_pile"][0].tolist() == [6, 6, 6, 5]
+    assert out["win"][0].tolist() == [0, 1, 0, 0] and out["winning_pile"][0] == 6
+    assert out["tie_hand"][0] == 1 and out["tie_order"][0] == 1
+
+
+def test_engine_tie_break_hand_size_before_turn_order():
+    # the same piles, Kaito with 3 tiles against Himari's 2: the larger hand wins, whoever played last
+    for emptier in range(4):
+        out = example_3([0, 2, 0, 1], [0, 0, 2, 0], emptier)
+        assert out["win"][0].tolist() == [1, 0, 0, 0], emptier
+        assert out["tie_hand"][0] == 1 and out["tie_order"][0] == 0
+    # an eliminated player's hand does not take part: Tomoe holds the most tiles and still loses
+    out = example_3([0, 0, 0, 1], [0, 0, 0, 0], TOMOE)
+    assert out["hand"][0, TOMOE] > out["hand"][0, KAITO] and out["win"][0].tolist() == [1, 0, 0, 0]
+
+
+@pytest.mark.parametrize("emptier,winner", [(KAITO, KAITO), (HIMARI, HIMARI), (YOSHIHISA, HIMARI), (TOMOE, HIMARI)])
+def test_engine_tie_break_turn_order(emptier, winner):
+    # Kaito and Himari tie on pile and hand: the one whose final turn came later wins. The final turns run
+    # from the seat left of the emptier round to the emptier, who plays last of all.
+    out = example_3([0, 2, 0, 0], [0, 0, 2, 0], emptier)
+    assert out["win"][0].argmax() == winner and out["win"][0].sum() == 1
+    assert out["tie_hand"][0] == 1 and out["tie_order"][0] == 1
+
+
+@pytest.mark.parametrize("emptier", range(4))
+def test_engine_three_way_turn_order_tie(emptier):
+    # all three survivors tie on pile and hand: the latest final turn among them wins
+    out = ended(EX3_PILES, {KAITO: [0, 1, 0, 0], HIMARI: [0, 0, 1, 0], YOSHIHISA: [0, 0, 0, 1]}, emptier,
+                rest_to=TOMOE)
+    order = [(emptier + 1 + i) % 4 for i in range(4)]       # the final turns, the emptier last
+    expect = [p for p in order if p != TOMOE][-1]
+    assert out["win"][0].argmax() == expect
+    assert out["tie_order"][0] == 1
+
+
+def test_engine_agrees_with_winners_on_examples():
+    # the numpy winners() and the engine's outcome decide the same games
+    cases = [([[7, 4, 3, 3], [4, 5, 4, 4], [4, 6, 5, 4]], {}, 2, 0),
+             ([[7, 4, 3, 3], [4, 5, 4, 3], [4, 6, 5, 3]], {}, 1, 1)]
+    cases += [(EX3_PILES, {0: [0, 2, 0, 0], 1: [0, 0, 2, 0], 2: [0, 0, 0, 0]}, e, 3) for e in range(4)]
+    for piles, hands, emptier, rest_to in cases:
+        out = ended(piles, hands, emptier, rest_to)
+        res = winners(np.array([piles]), out["hand"].astype(np.int64), np.array([emptier]))
+        assert int(out["win"][0].argmax()) == int(res["winner"][0])
+        assert out["eliminated"][0].astype(bool).tolist() == res["eliminated"][0].tolist()
+
+
 # ----- who sees what ------------------------------------------------------------------------------------
 
 def test_compiled_view_hides_secret_hands():
