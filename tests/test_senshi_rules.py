@@ -465,6 +465,69 @@ def test_engine_agrees_with_winners_on_examples():
         assert out["eliminated"][0].astype(bool).tolist() == res["eliminated"][0].tolist()
 
 
+# ----- a pass is a turn ------------------------------------------------------------------------------------
+def final_round(players, hands, emptier, remaining):
+    """A position in the final round: the middle and every card empty, ``remaining`` final turns left after
+    ``emptier`` emptied the middle; ``hands`` (P,4) by colour (the tiles not in a hand are in seat piles)."""
+    eng = Senshi()
+    keys = game_keys(root_key(0), np.arange(1))
+    st = eng.new_state(keys, players, SenshiRules())
+    hands = np.array(hands)
+    per = 18 - REMOVED[players]
+    st.loc[:] = GONE
+    st.height[:] = 0
+    st.top[:] = -1
+    st.mid_count[:] = 0
+    st.hand[0] = hands
+    st.known[0] = hands
+    st.hand_size[0] = hands.sum(axis=1)
+    left = per - hands.sum(axis=0)                 # every other tile on the piles, spread over the seats
+    for c in range(4):
+        for i in range(left[c]):
+            st.piles[0, i % players, c] += 1
+    played = players - remaining                    # final turns already played
+    cur = (emptier + 1 + played) % players
+    st.emptier[:] = emptier
+    st.remaining[:] = remaining
+    st.turns[:] = 10 * players + cur
+    st.cur[:] = cur
+    st.kind[:] = Decision.ACT
+    eng.check(st)
+    return eng, st, keys
+
+
+def test_a_pass_is_a_turn_and_uses_up_a_final_turn():
+    # 3 players, seat 2 emptied the middle; final turns: seat 0, seat 1, seat 2. Nothing is on the table;
+    # seat 0's hand is empty, so it must pass: the pass counts as its turn and its final turn.
+    eng, st, keys = final_round(3, [[0, 0, 0, 0], [1, 0, 0, 0], [0, 0, 0, 0]], emptier=2, remaining=3)
+    assert eng.legal_options(st, np.array([0]))[0].tolist() == [0]      # only a pass
+    seats = Seats([Script(acts=[(PASS, 0)]), Script(acts=[(TEST, R)]), Script(acts=[(PASS, 0)])], keys)
+    turns = int(st.turns[0])
+    step(eng, st, seats)                    # seat 0 passes
+    assert st.turns[0] == turns + 1 and st.remaining[0] == 2 and st.cur[0] == 1 and not st.done[0]
+    step(eng, st, seats)                    # seat 1 Tests its last tile
+    assert st.turns[0] == turns + 2 and st.remaining[0] == 1 and st.cur[0] == 2 and not st.done[0]
+    assert eng.legal_options(st, np.array([0]))[0].tolist() == [0]
+    step(eng, st, seats)                    # seat 2, the emptier, passes: its final turn ends the game
+    assert st.turns[0] == turns + 3 and st.remaining[0] == 0 and st.done[0]
+    assert eng.outcome(st)["turns"][0] == turns + 3
+
+
+def test_passes_alone_end_the_final_round():
+    # nobody can do anything but pass: every final turn is a pass, and after the emptier's the game is over
+    for players in (2, 3, 4):
+        for emptier in range(players):
+            eng, st, keys = final_round(players, np.zeros((players, 4), dtype=int), emptier, remaining=players)
+            seats = Seats([Script(acts=[(PASS, 0)] * players)] * players, keys)   # one script: a pass each
+            turns = int(st.turns[0])
+            seen = []
+            while not st.done[0]:
+                seen.append(int(st.cur[0]))
+                step(eng, st, seats)
+            assert seen == [(emptier + 1 + i) % players for i in range(players)]
+            assert st.turns[0] == turns + players and st.remaining[0] == 0
+
+
 # ----- who sees what ------------------------------------------------------------------------------------
 
 def test_compiled_view_hides_secret_hands():
