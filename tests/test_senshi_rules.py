@@ -340,3 +340,250 @@ def test_outcome_columns_from_a_finished_position():
     assert out["winning_pile"][0] == 8 and out["nobody_eliminated"][0] == 0
     assert out["score"][0].tolist() == [3, 4, 4] and out["max_pile"][0].tolist() == [7, 5, 8]
     assert out["n_eliminated"][0] == 1 and out["tallest_eliminated"][0] == 0
+
+
+# ----- victory through the engine's own outcome (``Senshi.outcome``, the compiled ``_k_outcome``) --------
+KAITO, HIMARI, YOSHIHISA, TOMOE = 0, 1, 2, 3
+
+
+def ended(piles, hands, emptier, rest_to):
+    """A finished position built by hand, as the engine leaves one: the middle and every card empty, the
+    final round played (the seat after ``emptier`` to play, as after ``emptier``'s final turn). ``piles``
+    (P,4) by colour; ``hands`` {seat: (4,) by colour}; every tile not in a pile or one of those hands is in
+    seat ``rest_to``'s hand."""
+    piles = np.array(piles)
+    P = len(piles)
+    eng = Senshi()
+    st = eng.new_state(game_keys(root_key(0), np.arange(1)), P, SenshiRules())
+    st.loc[:] = GONE
+    st.height[:] = 0
+    st.top[:] = -1
+    st.mid_count[:] = 0
+    st.piles[0] = piles
+    hand = np.zeros((P, 4), dtype=np.int64)
+    for p, h in hands.items():
+        hand[p] = h
+    rest = 18 - REMOVED[P] - piles.sum(axis=0) - hand.sum(axis=0)
+    assert (rest >= 0).all(), "more tiles than the game has"
+    hand[rest_to] += rest
+    st.hand[0] = hand
+    st.hand_size[0] = hand.sum(axis=1)
+    st.remaining[:] = 0
+    st.emptier[:] = emptier
+    st.turns[:] = 10 * P + (emptier + 1) % P     # the emptier's final turn was the last one
+    st.cur[:] = (emptier + 1) % P
+    st.kind[:] = Decision.ACT
+    st.done[:] = True
+    eng.check(st)
+    return eng.outcome(st)
+
+
+def test_engine_victory_example_1():
+    # Kaito 7,4,3,3, Himari 5,4,4,4, Yoshihisa 6,5,4,4: Kaito (smallest pile 3) is out, though his 7 is the
+    # table's tallest pile and he holds every tile left; Yoshihisa's 6 wins
+    out = ended([[7, 4, 3, 3], [4, 5, 4, 4], [4, 6, 5, 4]], {}, emptier=YOSHIHISA, rest_to=KAITO)
+    assert out["hand"][0].tolist() == [7, 0, 0]
+    assert out["eliminated"][0].tolist() == [1, 0, 0] and out["nobody_eliminated"][0] == 0
+    assert out["win"][0].tolist() == [0, 0, 1] and out["winning_pile"][0] == 6
+    assert out["score"][0].tolist() == [3, 4, 4] and out["max_pile"][0].tolist() == [7, 5, 6]
+    assert out["n_eliminated"][0] == 1 and out["tallest_eliminated"][0] == 1
+    assert out["tie_hand"][0] == 0 and out["tie_order"][0] == 0
+
+
+def test_engine_victory_example_2():
+    # Kaito 7,4,3,3, Himari 5,4,4,3, Yoshihisa 6,5,4,3: all tied for the smallest pile (3), nobody is out;
+    # Kaito's 7 wins (Himari's larger hand does not count: no tie for the largest pile)
+    out = ended([[7, 4, 3, 3], [4, 5, 4, 3], [4, 6, 5, 3]], {}, emptier=HIMARI, rest_to=HIMARI)
+    assert out["hand"][0].tolist() == [0, 9, 0]
+    assert out["eliminated"][0].tolist() == [0, 0, 0] and out["nobody_eliminated"][0] == 1
+    assert out["n_eliminated"][0] == 0
+    assert out["win"][0].tolist() == [1, 0, 0] and out["winning_pile"][0] == 7
+    assert out["tie_hand"][0] == 0 and out["tie_order"][0] == 0
+
+
+# Example 3: Kaito, Himari and Yoshihisa tie for the tallest pile (6) and none holds the shortest; Tomoe
+# (seat 3) holds it and is out. Kaito and Himari hold 2 tiles, Yoshihisa none.
+EX3_PILES = [[6, 3, 3, 2], [2, 6, 2, 4], [5, 2, 6, 5], [5, 5, 5, 1]]
+
+
+def example_3(kaito_hand, himari_hand, emptier):
+    return ended(EX3_PILES, {KAITO: kaito_hand, HIMARI: himari_hand, YOSHIHISA: [0, 0, 0, 0]}, emptier,
+                 rest_to=TOMOE)
+
+
+def test_engine_victory_example_3():
+    # Tomoe emptied the middle: the final turns ran Kaito, Himari, Yoshihisa, Tomoe, so Himari played later
+    # than Kaito and wins
+    out = example_3([0, 2, 0, 0], [0, 0, 2, 0], emptier=TOMOE)
+    assert out["hand"][0].tolist()[:3] == [2, 2, 0]
+    assert out["eliminated"][0].tolist() == [0, 0, 0, 1] and out["nobody_eliminated"][0] == 0
+    assert out["max_pile"][0].tolist() == [6, 6, 6, 5]
+    assert out["win"][0].tolist() == [0, 1, 0, 0] and out["winning_pile"][0] == 6
+    assert out["tie_hand"][0] == 1 and out["tie_order"][0] == 1
+
+
+def test_engine_tie_break_hand_size_before_turn_order():
+    # the same piles, Kaito with 3 tiles against Himari's 2: the larger hand wins, whoever played last
+    for emptier in range(4):
+        out = example_3([0, 2, 0, 1], [0, 0, 2, 0], emptier)
+        assert out["win"][0].tolist() == [1, 0, 0, 0], emptier
+        assert out["tie_hand"][0] == 1 and out["tie_order"][0] == 0
+    # an eliminated player's hand does not take part: Tomoe holds the most tiles and still loses
+    out = example_3([0, 0, 0, 1], [0, 0, 0, 0], TOMOE)
+    assert out["hand"][0, TOMOE] > out["hand"][0, KAITO] and out["win"][0].tolist() == [1, 0, 0, 0]
+
+
+@pytest.mark.parametrize("emptier,winner", [(KAITO, KAITO), (HIMARI, HIMARI), (YOSHIHISA, HIMARI), (TOMOE, HIMARI)])
+def test_engine_tie_break_turn_order(emptier, winner):
+    # Kaito and Himari tie on pile and hand: the one whose final turn came later wins. The final turns run
+    # from the seat left of the emptier round to the emptier, who plays last of all.
+    out = example_3([0, 2, 0, 0], [0, 0, 2, 0], emptier)
+    assert out["win"][0].argmax() == winner and out["win"][0].sum() == 1
+    assert out["tie_hand"][0] == 1 and out["tie_order"][0] == 1
+
+
+@pytest.mark.parametrize("emptier", range(4))
+def test_engine_three_way_turn_order_tie(emptier):
+    # all three survivors tie on pile and hand: the latest final turn among them wins
+    out = ended(EX3_PILES, {KAITO: [0, 1, 0, 0], HIMARI: [0, 0, 1, 0], YOSHIHISA: [0, 0, 0, 1]}, emptier,
+                rest_to=TOMOE)
+    order = [(emptier + 1 + i) % 4 for i in range(4)]       # the final turns, the emptier last
+    expect = [p for p in order if p != TOMOE][-1]
+    assert out["win"][0].argmax() == expect
+    assert out["tie_order"][0] == 1
+
+
+def test_engine_agrees_with_winners_on_examples():
+    # the numpy winners() and the engine's outcome decide the same games
+    cases = [([[7, 4, 3, 3], [4, 5, 4, 4], [4, 6, 5, 4]], {}, 2, 0),
+             ([[7, 4, 3, 3], [4, 5, 4, 3], [4, 6, 5, 3]], {}, 1, 1)]
+    cases += [(EX3_PILES, {0: [0, 2, 0, 0], 1: [0, 0, 2, 0], 2: [0, 0, 0, 0]}, e, 3) for e in range(4)]
+    for piles, hands, emptier, rest_to in cases:
+        out = ended(piles, hands, emptier, rest_to)
+        res = winners(np.array([piles]), out["hand"].astype(np.int64), np.array([emptier]))
+        assert int(out["win"][0].argmax()) == int(res["winner"][0])
+        assert out["eliminated"][0].astype(bool).tolist() == res["eliminated"][0].tolist()
+
+
+# ----- a pass is a turn ------------------------------------------------------------------------------------
+def final_round(players, hands, emptier, remaining):
+    """A position in the final round: the middle and every card empty, ``remaining`` final turns left after
+    ``emptier`` emptied the middle; ``hands`` (P,4) by colour (the tiles not in a hand are in seat piles)."""
+    eng = Senshi()
+    keys = game_keys(root_key(0), np.arange(1))
+    st = eng.new_state(keys, players, SenshiRules())
+    hands = np.array(hands)
+    per = 18 - REMOVED[players]
+    st.loc[:] = GONE
+    st.height[:] = 0
+    st.top[:] = -1
+    st.mid_count[:] = 0
+    st.hand[0] = hands
+    st.known[0] = hands
+    st.hand_size[0] = hands.sum(axis=1)
+    left = per - hands.sum(axis=0)                 # every other tile on the piles, spread over the seats
+    for c in range(4):
+        for i in range(left[c]):
+            st.piles[0, i % players, c] += 1
+    played = players - remaining                    # final turns already played
+    cur = (emptier + 1 + played) % players
+    st.emptier[:] = emptier
+    st.remaining[:] = remaining
+    st.turns[:] = 10 * players + cur
+    st.cur[:] = cur
+    st.kind[:] = Decision.ACT
+    eng.check(st)
+    return eng, st, keys
+
+
+def test_a_pass_is_a_turn_and_uses_up_a_final_turn():
+    # 3 players, seat 2 emptied the middle; final turns: seat 0, seat 1, seat 2. Nothing is on the table;
+    # seat 0's hand is empty, so it must pass: the pass counts as its turn and its final turn.
+    eng, st, keys = final_round(3, [[0, 0, 0, 0], [1, 0, 0, 0], [0, 0, 0, 0]], emptier=2, remaining=3)
+    assert eng.legal_options(st, np.array([0]))[0].tolist() == [0]      # only a pass
+    seats = Seats([Script(acts=[(PASS, 0)]), Script(acts=[(TEST, R)]), Script(acts=[(PASS, 0)])], keys)
+    turns = int(st.turns[0])
+    step(eng, st, seats)                    # seat 0 passes
+    assert st.turns[0] == turns + 1 and st.remaining[0] == 2 and st.cur[0] == 1 and not st.done[0]
+    step(eng, st, seats)                    # seat 1 Tests its last tile
+    assert st.turns[0] == turns + 2 and st.remaining[0] == 1 and st.cur[0] == 2 and not st.done[0]
+    assert eng.legal_options(st, np.array([0]))[0].tolist() == [0]
+    step(eng, st, seats)                    # seat 2, the emptier, passes: its final turn ends the game
+    assert st.turns[0] == turns + 3 and st.remaining[0] == 0 and st.done[0]
+    assert eng.outcome(st)["turns"][0] == turns + 3
+
+
+def test_passes_alone_end_the_final_round():
+    # nobody can do anything but pass: every final turn is a pass, and after the emptier's the game is over
+    for players in (2, 3, 4):
+        for emptier in range(players):
+            eng, st, keys = final_round(players, np.zeros((players, 4), dtype=int), emptier, remaining=players)
+            seats = Seats([Script(acts=[(PASS, 0)] * players)] * players, keys)   # one script: a pass each
+            turns = int(st.turns[0])
+            seen = []
+            while not st.done[0]:
+                seen.append(int(st.cur[0]))
+                step(eng, st, seats)
+            assert seen == [(emptier + 1 + i) % players for i in range(players)]
+            assert st.turns[0] == turns + players and st.remaining[0] == 0
+
+
+# ----- who sees what ------------------------------------------------------------------------------------
+
+def test_compiled_view_hides_secret_hands():
+    """Hands are private: with ``secret_hand`` and ``open_stacks`` the compiled view of seat 0 (whose
+    ``stacks`` is the engine's tile array) must not show seat 1's hidden hand, so two deals that differ only
+    in the hidden hands of seats 1 and 2 look the same to seat 0."""
+    from simcore.games.senshi import observe
+
+    rules = SenshiRules(secret_hand=True, open_stacks=True)
+    eng = Senshi()
+    keys = game_keys(root_key(0), np.arange(1))
+    one = eng.new_state(keys, 3, rules, deal=deal_for(3, [[R, G, B], [R, R, R], [Y, Y, B]]))
+    two = eng.new_state(keys, 3, rules, deal=deal_for(3, [[R, G, B], [Y, Y, B], [R, R, R]]))
+    assert one.hand[0, 1].tolist() == [3, 0, 0, 0] and two.hand[0, 1].tolist() == [0, 0, 2, 1]
+    for st in (one, two):
+        eng.check(st)
+    views = [observe(eng.state_tuple(st), eng.rules_tuple(st), 0, 0) for st in (one, two)]
+    assert views[0].stacks.shape == (20, 3)          # open_stacks: the view holds every stack's tiles
+    for f in ("board", "hand", "stacks"):
+        np.testing.assert_array_equal(getattr(views[0], f), getattr(views[1], f), err_msg=f)
+    # no row of the view holds a hidden hand: the hand stacks' rows are empty
+    assert (views[0].stacks[:3] == -1).all()
+    # and seat 0 still sees the stacks in play, every tile
+    np.testing.assert_array_equal(views[0].stacks[3:], one.tiles[0, 3:])
+    # the probe's observation carries the compiled view too
+    a, b = eng.observe_all(one, np.array([0]), 0), eng.observe_all(two, np.array([0]), 0)
+    for k in ("view_board", "view_hand", "view_stacks"):
+        np.testing.assert_array_equal(a[k], b[k], err_msg=k)
+
+
+def test_scramble_redeals_hand_rows_a_view_could_see():
+    """The leak probe must catch a view that shows hidden hands: where a secret hand's stack row still held
+    the dealt tiles (as the engine once left them), the scramble re-deals it with the hand, so a view
+    showing it changes."""
+    from simcore.rng import Draws
+
+    rules = SenshiRules(secret_hand=True, open_stacks=True)
+    eng = Senshi()
+    n, P = 60, 3
+    st = eng.new_state(game_keys(root_key(5), np.arange(n)), P, rules)
+    assert (st.tiles[:, :P] == -1).all()             # the engine keeps no hand in a stack row
+    draws = Draws(game_keys(root_key(6), np.arange(n)))
+    clean = eng.scramble_hidden(st, 0, draws)
+    np.testing.assert_array_equal(clean.tiles[:, :P], st.tiles[:, :P])
+    # a state holding the dealt hands in their rows, as the engine once did
+    old = st.copy()
+    for p in range(P):
+        for g in range(n):
+            old.tiles[g, p] = np.repeat(np.arange(4), old.hand[g, p])
+    eng.check(old)
+    other = eng.scramble_hidden(old, 0, draws)
+    eng.check(other)
+    np.testing.assert_array_equal(other.tiles[:, 0], old.tiles[:, 0])       # my own hand's row stays
+    for p in range(1, P):                                                    # the others' rows follow their hands
+        for g in range(n):
+            assert np.bincount(other.tiles[g, p], minlength=4).tolist() == other.hand[g, p].tolist()
+    assert not np.array_equal(other.tiles[:, 1:P], old.tiles[:, 1:P])
+    va, vb = eng.observe_all(old, np.arange(n), 0), eng.observe_all(other, np.arange(n), 0)
+    assert not np.array_equal(va["view_stacks"], vb["view_stacks"])         # the probe sees the leak

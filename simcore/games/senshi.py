@@ -49,7 +49,9 @@ Array layout (first axis = game, ``n`` games, ``P`` players, ``S`` = 16 / 20 / 2
 -------------------------------------------------------------------------------------------------
 * ``tiles`` int8 (n, S, 3): colours of each stack as formed at set-up, **top first**; a stack of height
   h holds ``tiles[:, s, 3-h:]`` and its top is ``tiles[:, s, 3-h]`` (-1 everywhere before ``begin``
-  shuffles a game that has no scripted deal).
+  shuffles a game that has no scripted deal). With ``secret_hand`` the first P rows, the players' hidden
+  hands, are cleared (-1) as soon as ``begin`` deals them: the hands are in ``hand``, and a row the
+  compiled view shows must never hold a hidden tile.
 * ``height`` int8 (n, S): tiles left in each stack (0 = gone); ``top`` int8 (n, S): top colour, -1 if gone.
 * ``loc`` int8 (n, S): where the stack is: ``MIDDLE`` (-1), a seat 0..P-1 (on that player's Training
   Card) or ``GONE`` (-2: taken into hand at set-up, or emptied). Stack indices are set-up order, so the
@@ -69,9 +71,9 @@ Array layout (first axis = game, ``n`` games, ``P`` players, ``S`` = 16 / 20 / 2
   game-loop fields.
 
 Scripted deals: ``new_state(keys, players, rules, deal=...)`` takes ``deal`` int (n, S, 3) colours top
-first in set-up order (with ``secret_hand`` the first P stacks are the players' hands), instead of the
-shuffle; tests may also overwrite state arrays after ``new_state`` (keep the "kept in step" arrays
-consistent: :meth:`Senshi.check` verifies them).
+first in set-up order (with ``secret_hand`` the first P stacks are the players' hands, their rows
+cleared once dealt), instead of the shuffle; tests may also overwrite state arrays after ``new_state``
+(keep the "kept in step" arrays consistent: :meth:`Senshi.check` verifies them).
 
 Randomness: one shuffle per game (Fisher-Yates driven by the uniforms of draw 0 of the game's deal
 stream, as :func:`simcore.rng.uniforms` gives them); nothing else in the engine is random.
@@ -437,7 +439,9 @@ _R_P, _R_OPEN, _R_SECRET, _R_REMOVED, _R_NO_TILES = range(5)
 #: :func:`hand_size`, :func:`known_tiles`, :func:`pile`, :func:`card_tops`, :func:`card_count`,
 #: :func:`mid_count`, :func:`remaining`, :func:`emptier`); ``hand`` the seat's own hand by colour (4,);
 #: ``stacks`` the game's stack tiles (n_stacks, 3), top first, when ``open_stacks`` (else an empty array:
-#: only the tops are visible; :func:`visible_tile` reads either way). Nothing in it is hidden from the seat.
+#: only the tops are visible; :func:`visible_tile` reads either way): a stack's row as formed at set-up,
+#: where the positions above its height hold tiles that have left it (all public), and -1 in the rows of
+#: the ``secret_hand`` hands (cleared when they are dealt). Nothing in it is hidden from the seat.
 SenshiView = namedtuple("SenshiView", ["g", "me", "players", "kind", "turns", "n_stacks", "open_stacks", "removed",
                                        "board", "hand", "stacks"])
 
@@ -604,6 +608,10 @@ def begin(S, R, g):
     if R[_R_SECRET]:
         for p in range(R[_R_P]):
             _to_hand(tiles, S[_HAND][g], b, p, p, False, False)
+            # the hand is private: its stack row is cleared, so that no view (the compiled view's
+            # ``stacks`` with ``open_stacks`` is the whole tile array) can show it; nothing reads a gone row
+            for k in range(3):
+                tiles[p, k] = -1
         S[_KIND][g] = Decision.ACT
     else:
         S[_KIND][g] = Decision.SETUP
@@ -826,6 +834,21 @@ def legal(S, R, g, out):
 def _k_begin(S, R, idx):
     for i in range(idx.shape[0]):
         begin(S, R, idx[i])
+
+
+@numba.njit(cache=True)
+def _k_view(S, R, idx, seat, board, hand, stacks):
+    """The compiled view of ``seat`` in the games ``idx`` (:func:`observe`), copied out: its board, hand and
+    ``stacks`` (no rows without ``open_stacks``), for the leak probe."""
+    for i in range(idx.shape[0]):
+        ob = observe(S, R, idx[i], seat)
+        for j in range(ob.board.shape[0]):
+            board[i, j] = ob.board[j]
+        for c in range(NC):
+            hand[i, c] = ob.hand[c]
+        for s in range(ob.stacks.shape[0]):
+            for k in range(3):
+                stacks[i, s, k] = ob.stacks[s, k]
 
 
 @numba.njit(**NO_REFCOUNT)
@@ -1274,11 +1297,22 @@ class Senshi(Game):
         out["unseen"] = obs.unseen
         out["kind"] = st.kind[idx]
         out["cur"] = st.cur[idx]
+        # and what the compiled view of the seat holds (its ``stacks`` is the raw tile array with open_stacks)
+        m = len(idx)
+        board = np.empty((m, BOARD_WIDTH), dtype=np.int8)
+        hand = np.empty((m, NC), dtype=np.int8)
+        stacks = np.full((m, st.tiles.shape[1] if st.rules.open_stacks else 0, 3), -1, dtype=np.int8)
+        _k_view(self.state_tuple(st), self.rules_tuple(st), idx.astype(np.int64), np.int64(seat), board, hand,
+                stacks)
+        out["view_board"], out["view_hand"], out["view_stacks"] = board, hand, stacks
         return out
 
     def scramble_hidden(self, st: SenshiState, seat: int, draws) -> SenshiState:
         """Permute, per game, every tile ``seat`` cannot see: the unknown parts of opponents' hands and,
-        unless ``open_stacks``, the buried tiles of the stacks."""
+        unless ``open_stacks``, the buried tiles of the stacks. Wherever else a hidden hand tile could be
+        seen, it is re-dealt too: with ``secret_hand``, an opponent's stack row that still holds its dealt
+        hand (the engine clears those rows, but a view showing them must be caught) is rewritten as the
+        scrambled hand's unknown part plus the dealt tiles already shown."""
         new = st.copy()
         n, S = st.loc.shape
         P = st.players
@@ -1313,6 +1347,18 @@ class Senshi(Game):
                 continue
             for c in range(NC):
                 new.hand[:, p, c] = new.known[:, p, c] + (new_slots[:, p] == c).sum(axis=1)
+            if st.rules.secret_hand:
+                # the unknown part of a secret hand is part of what was dealt in row p: the rest of the row
+                # was shown when played; a row that holds the dealt hand gets the new unknown part
+                holds = (st.tiles[:, p] >= 0).all(axis=1)
+                counts = np.stack([(st.tiles[:, p] == c).sum(axis=1) - unknown[:, p, c]
+                                   + (new_slots[:, p] == c).sum(axis=1) for c in range(NC)], axis=1)
+                counts = np.maximum(counts, 0)
+                row = np.full((n, 3), -1, dtype=np.int64)
+                for j in range(3):
+                    left = np.cumsum(counts, axis=1) > j    # the j-th tile of the row, colour by colour
+                    row[:, j] = np.where(left.any(axis=1), np.argmax(left, axis=1), -1)
+                new.tiles[holds, p] = row[holds]
         hh = new.height.astype(np.int64)
         new.top[:] = np.where(hh > 0, np.take_along_axis(new.tiles, np.clip(3 - hh, 0, 2)[:, :, None], 2)[:, :, 0],
                               -1)
