@@ -76,6 +76,10 @@ def _cases() -> list[dict]:
             add("sensu", 1, ["planner"], rules, games=100)
             add("sensu", 1, ["random"], rules, games=100)
 
+    # cheap sticks and five players: a combination played from the hand with the deck and every pile empty
+    # (its unredeemed cards go to the pile one at a time, and the first of them is the new deck at once)
+    add("sensu", 5, ["random"], {"sticks": "B"}, games=400)
+
     fm = ["random", "strongest", "closer", "keeper", "counter"]
     for a in fm:
         for b in fm:
