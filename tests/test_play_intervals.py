@@ -5,6 +5,7 @@ import json
 import math
 
 import numpy as np
+import pytest
 from typer.testing import CliRunner
 
 from experiments.cli import app
@@ -122,3 +123,10 @@ def test_clipping_keeps_missing_intervals_missing():
     lo, hi = _clip(np.array([-0.1, math.nan, 0.2]), np.array([1.2, math.nan, 0.4]), (0.0, 1.0))
     assert lo[0] == 0.0 and hi[0] == 1.0 and math.isnan(lo[1]) and math.isnan(hi[1])
     assert (lo[2], hi[2]) == (0.2, 0.4)
+
+
+@pytest.mark.parametrize("args", [["sen", "-p", "2", "--rule", "rounds=1"], ["senshi", "-p", "4"], ["sensu"],
+                                  ["sensu", "-p", "1"], ["fan-and-mallet", "--rule", "match_points=3"],
+                                  ["fan-and-mallet", "-s", "strongest"]])
+def test_few_games_give_intervals_within_every_figures_range(args):
+    assert_within_ranges(play_json(*args, "--games", "20", "--seed", "5"))
