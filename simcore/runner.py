@@ -506,7 +506,9 @@ class RunResult:
         }
 
     def seats(self) -> Any:
-        """One row per seat (polars): strategy, win share with its Wilson interval, mean score with its t interval."""
+        """One row per seat (polars): strategy, win share with its Wilson interval, mean score with its t
+        interval (``score_lo``, ``score_hi``: within the score's possible range, as in :meth:`summary`;
+        ``score_half_ci``: the half-width before that)."""
         import polars as pl
 
         from .stats import mean_ci
@@ -515,12 +517,14 @@ class RunResult:
         if len(share) != self.players:  # no win share (solo games)
             share = lo = hi = np.full(self.players, np.nan)
         mean, half = mean_ci(t.sums["score"], t.sumsq["score"], self.n)
+        _, score_lo, score_hi = self.column_mean("score")
         return pl.DataFrame({
             "seat": list(range(self.players)),
             "strategy": self.specs,
             "games": [self.n] * self.players,
             "win_share": share, "win_lo": lo, "win_hi": hi,
             "mean_score": mean, "score_half_ci": half,
+            "score_lo": np.atleast_1d(score_lo), "score_hi": np.atleast_1d(score_hi),
         })
 
     def games(self) -> Any:

@@ -111,6 +111,8 @@ def test_scores_near_the_maximum_stay_at_most_7_markers():
     s = res.summary()
     lo, hi = s["mean_score_ci95"][0]
     assert s["mean_score"][0] < 7 and hi == 7.0 and lo < s["mean_score"][0]
+    seats = res.seats()  # the Python API's table gives the same interval
+    assert seats["score_lo"][0] == lo and seats["score_hi"][0] == 7.0
     for a in ("umbrella", "hatchet"):
         lo, hi = s["ci95"][f"swing_share_{a}"]
         assert lo == 0.0 and hi > 1 / 30
