@@ -604,6 +604,7 @@ def strategies(game: str = typer.Argument(..., help="a game name"),
 
     Example: sensei strategies sen
     """
+    from simcore.options import allowed
     from simcore.registry import get_game
     from strategies.registry import describe_strategies, register_files
 
@@ -616,8 +617,9 @@ def strategies(game: str = typer.Argument(..., help="a game name"),
         for line in s["doc"].splitlines():
             typer.echo(f"    {line}")
         for p in s["params"]:
-            choices = f" (one of: {', '.join(map(str, p['choices']))})" if p.get("choices") else ""
-            typer.echo(f"    - {p['name']} ({p['type']}, default {_show_default(p['default'])}): {p['help']}{choices}")
+            values = allowed(p)
+            typer.echo(f"    - {p['name']} ({p['type']}, default {_show_default(p['default'])}"
+                       f"{', ' + values if values else ''}): {p['help']}")
 
 
 @app.command("run")

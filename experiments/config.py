@@ -346,6 +346,10 @@ def parse(raw: dict[str, Any], path: str = DICT_CONFIG, games_override: int | No
     else:
         base_players = ck.integer(players_raw, "players")
 
+    def axis_key(axis: str) -> str:
+        """Where the config sets sweep axis ``axis``: a list of players at the top is the players axis."""
+        return "players" if axis == "players" and isinstance(players_raw, list) else f"sweep.{axis}"
+
     lineup = ck.table(raw["lineup"], "lineup")
     ck.keys(lineup, LINEUP_KEYS, "lineup.")
     kinds = [k for k in ("focus", "seats", "tournament", "population") if k in lineup]
@@ -418,7 +422,8 @@ def parse(raw: dict[str, Any], path: str = DICT_CONFIG, games_override: int | No
     for axis, cases in axes:
         for k in sorted({k for _, settings in cases for k in settings}):
             if k in setters:
-                ck.fail(f"sweep.{axis}", f"no setting of {k!r}, which sweep.{setters[k]} sets already "
+                ck.fail(axis_key(axis), f"no setting of {k!r}, which {axis_key(setters[k])}"
+                        f"{' (at the top)' if axis_key(setters[k]) == 'players' else ''} sets already "
                         "(the two would contradict each other)", k)
             setters[k] = axis
     # ... and so would a key set at the top (players, [rules]) and by every value of a sweep axis (the top
@@ -428,7 +433,7 @@ def parse(raw: dict[str, Any], path: str = DICT_CONFIG, games_override: int | No
         fixed["players"] = "players (at the top)"
     for axis, cases in axes:
         for k in sorted(set.intersection(*[set(settings) for _, settings in cases]) & set(fixed)):
-            ck.fail(f"sweep.{axis}", f"no setting of {k!r}, which {fixed[k]} sets already "
+            ck.fail(axis_key(axis), f"no setting of {k!r}, which {fixed[k]} sets already "
                     "(the two would contradict each other)", k)
 
     _report_head(raw.get("report", {}), ck, kind, names, raw.get("sprt") is not None)
@@ -458,7 +463,7 @@ def parse(raw: dict[str, Any], path: str = DICT_CONFIG, games_override: int | No
         for (axis, _), (label, sets) in zip(axes, combo):
             axis_values[axis] = label
             for k, v in sets.items():
-                settings[k] = (v, f"sweep.{axis}" + ("" if k == axis else f".{label}.{k}"))
+                settings[k] = (v, axis_key(axis) + ("" if k == axis else f".{label}.{k}"))
         cells.extend(_make_cells(eng, kind, roles, entrants, fixed_rules, base_players, settings, axis_values,
                                  ck, len(cells), grouped, "players" in raw))
     if not cells:
@@ -729,7 +734,10 @@ def _report(value: Any, ck: _Checker, kind: str, axes: list[str], sprt: SprtSpec
         spec.check_metric(ctx, metric)
     goal = t.get("goal", METRICS[metric][1])
     if goal not in ("max", "min"):
-        ck.fail("report.goal", "max or min (which direction of the metric is better)", goal)
+        if "goal" in t:
+            ck.fail("report.goal", "max or min (which direction of the metric is better)", goal)
+        ck.fail("report.goal", f"max or min (which direction of the metric is better; {metric} has no "
+                "default direction)", "nothing")
     baseline = t.get("baseline")
     if spec.baseline == "required":
         if baseline is None:

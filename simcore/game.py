@@ -49,6 +49,15 @@ STANDARD_COLUMNS = {
     "timeout": "stopped by the turn limit, bool (n,)",
 }
 
+#: a figure's or a column's possible range ``(lowest, highest)``, None where it has no bound on that side
+Range = tuple[float | None, float | None]
+#: what a share can be (a 0/1 column, or a count of a subset of what its denominator counts)
+SHARE: Range = (0.0, 1.0)
+#: a count or any other quantity that is never negative
+NON_NEGATIVE: Range = (0.0, None)
+#: the possible range of each entry of the standard columns
+STANDARD_RANGES: dict[str, Range] = {"win": SHARE, "timeout": SHARE, "turns": NON_NEGATIVE}
+
 
 class Seats:
     """Who plays each seat of a batch, and the random stream of each (game, seat).
@@ -161,11 +170,16 @@ def answer_parts(value: Any, n: int, decision: str, what: str) -> list[np.ndarra
 
 @dataclasses.dataclass(frozen=True)
 class Metric:
-    """A contract figure computed as sum(num)/sum(den) over games (den None: the number of games)."""
+    """A contract figure computed as sum(num)/sum(den) over games (den None: the number of games).
+
+    ``bounds`` is the figure's possible range when the columns' ranges do not give it (see
+    :meth:`Game.metric_range`): :data:`SHARE` for a rate whose numerator counts a subset of what its
+    denominator counts, or a per-unit range such as (0, 12) houses per game."""
     name: str
     num: str
     den: str | None = None
     per_seat: bool = False
+    bounds: Range | None = None
 
 
 class Game(abc.ABC):
@@ -187,6 +201,10 @@ class Game(abc.ABC):
     #: metrics an engine's ``metrics`` adds beyond ``ratio_metrics`` that are the per-game mean of an
     #: outcome column (entry by entry for a list or dict): name -> column, for their 95% intervals
     metric_columns: ClassVar[dict[str, str]] = {}
+    #: the possible range of each entry of an outcome column (beyond :data:`STANDARD_RANGES`, ``score``
+    #: included): name -> (lowest, highest), None where unbounded; a column not named has no known range.
+    #: The intervals of the figures are clipped to the ranges these give (:meth:`metric_range`).
+    column_ranges: ClassVar[dict[str, Range]] = {}
     #: the ratio metrics in words, for answer sentences (else their names): a metric's name -> a phrase with
     #: ``{}`` where its value goes (``"{} of possessions are tied"``); a family's ``prefix_*`` -> what its
     #: members measure, each member then named by the rest of its name (``"mean bonus power of a kid ghost"``)
@@ -270,6 +288,33 @@ class Game(abc.ABC):
             val = np.where(np.asarray(den) > 0, val, np.nan) if m.den is not None else val
             out[m.name] = [_clean(v) for v in np.atleast_1d(val)] if m.per_seat else _clean(val)
         return out
+
+    def column_range(self, col: str, players: int, rules: Any) -> Range:
+        """The possible range ``(lowest, highest)`` of each entry of outcome column ``col`` under ``rules``
+        (None where unbounded or unknown): :attr:`column_ranges`, the standard columns' own."""
+        found = STANDARD_RANGES.get(col) or self.column_ranges.get(col)
+        return tuple(found) if found else (None, None)
+
+    def metric_range(self, name: str, players: int, rules: Any) -> Range:
+        """The possible range ``(lowest, highest)`` of metric ``name`` (None where unbounded or unknown): a
+        ratio metric's declared ``bounds``; else the range of the column a mean is taken of; else, for a
+        ratio of sums of columns that are never negative, at least 0."""
+        for m in self.ratio_metrics:
+            if m.name != name:
+                continue
+            if m.bounds is not None:
+                return tuple(m.bounds)
+            lo, hi = self.column_range(m.num, players, rules)
+            if m.den is None:
+                return lo, hi
+            den_lo, _ = self.column_range(m.den, players, rules)
+            if lo is not None and lo >= 0 and den_lo is not None and den_lo >= 0:
+                return 0.0, None
+            return None, None
+        col = self.metric_columns.get(name)
+        if col is not None:
+            return self.column_range(col, players, rules)
+        return None, None
 
     # ----- shared --------------------------------------------------------------------------------
     def validate(self, players: int, rules: Any) -> None:

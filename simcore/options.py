@@ -150,7 +150,8 @@ def parse_assignments(items: list[str] | tuple[str, ...], what: str) -> dict[str
 
 
 def describe(obj_or_cls: Any) -> list[dict[str, Any]]:
-    """Name, type, default and help of every field, for listings."""
+    """Name, type, default, help and allowed values (``choices``, ``min``, ``max``: None when not set) of
+    every field, for listings."""
     hints = typing.get_type_hints(obj_or_cls if isinstance(obj_or_cls, type) else type(obj_or_cls))
     rows = []
     for f in dataclasses.fields(obj_or_cls):
@@ -159,8 +160,25 @@ def describe(obj_or_cls: Any) -> list[dict[str, Any]]:
         tp, nullable = _base_type(hints[f.name])
         rows.append({"name": f.name, "type": getattr(tp, "__name__", str(tp)) + (" or none" if nullable else ""),
                      "default": show_value(f, f.default), "help": f.metadata.get("help", ""),
-                     "choices": f.metadata.get("choices")})
+                     "choices": f.metadata.get("choices"), "min": f.metadata.get("min"),
+                     "max": f.metadata.get("max")})
     return rows
+
+
+def allowed(row: dict[str, Any]) -> str:
+    """The allowed values of a :func:`describe` row in words ("from 0 to 8", "at least 0", "one of: a, b"),
+    or "" when any value of its type is allowed."""
+    parts = []
+    if row.get("choices"):
+        parts.append("one of: " + ", ".join(map(str, row["choices"])))
+    lo, hi = row.get("min"), row.get("max")
+    if lo is not None and hi is not None:
+        parts.append(f"from {lo} to {hi}")
+    elif lo is not None:
+        parts.append(f"at least {lo}")
+    elif hi is not None:
+        parts.append(f"at most {hi}")
+    return "; ".join(parts)
 
 
 def show_value(f: dataclasses.Field, value: Any) -> Any:

@@ -434,22 +434,33 @@ class RunResult:
         return out
 
     def column_mean(self, col: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Per-game mean of an outcome column (entry by entry) with its 95% interval: Wilson for a
-        column of 0/1 values (e.g. a share of games), else t."""
+        """Per-game mean of an outcome column (entry by entry) with its 95% interval, within the column's
+        possible range (:meth:`Game.column_range`): Wilson for a column of 0/1 values that is a share
+        (its range is [0, 1]), else t (a single point when every game has the same value)."""
         from .stats import mean_ci, wilson
         t, n = self.totals, self.n
         total = np.asarray(t.sums[col], dtype=float)
         mean, half = mean_ci(total, t.sumsq[col], n)
         lo, hi = mean - half, mean + half
-        if col in t.mins and col in t.exact:
+        low, high = self.game.column_range(col, self.players, self.rules)
+        share = low is not None and high is not None and low >= 0 and high <= 1
+        if share and col in t.mins and col in t.exact:
             binary = ((np.asarray(t.mins[col]) >= 0) & (np.asarray(t.maxs[col]) <= 1)
                       & (np.asarray(t.exact_sq[col]) == _SCALE * np.asarray(t.exact[col])))
             if np.any(binary):
                 wlo, whi = wilson(total, n)
                 lo, hi = np.where(binary, wlo, lo), np.where(binary, whi, hi)
+        lo, hi = _clip(lo, hi, (low, high))
         return mean, lo, hi
 
     def _metric_interval(self, name: str) -> tuple[np.ndarray, np.ndarray] | None:
+        """The 95% interval of metric ``name``, within the metric's possible range (:meth:`Game.metric_range`)."""
+        found = self._metric_interval_unclipped(name)
+        if found is None:
+            return None
+        return _clip(*found, self.game.metric_range(name, self.players, self.rules))
+
+    def _metric_interval_unclipped(self, name: str) -> tuple[np.ndarray, np.ndarray] | None:
         from .stats import ratio_sums_ci
         t = self.totals
         for m in self.game.ratio_metrics:
@@ -495,7 +506,9 @@ class RunResult:
         }
 
     def seats(self) -> Any:
-        """One row per seat (polars): strategy, win share with its Wilson interval, mean score with its t interval."""
+        """One row per seat (polars): strategy, win share with its Wilson interval, mean score with its t
+        interval (``score_lo``, ``score_hi``: within the score's possible range, as in :meth:`summary`;
+        ``score_half_ci``: the half-width before that)."""
         import polars as pl
 
         from .stats import mean_ci
@@ -504,12 +517,14 @@ class RunResult:
         if len(share) != self.players:  # no win share (solo games)
             share = lo = hi = np.full(self.players, np.nan)
         mean, half = mean_ci(t.sums["score"], t.sumsq["score"], self.n)
+        _, score_lo, score_hi = self.column_mean("score")
         return pl.DataFrame({
             "seat": list(range(self.players)),
             "strategy": self.specs,
             "games": [self.n] * self.players,
             "win_share": share, "win_lo": lo, "win_hi": hi,
             "mean_score": mean, "score_half_ci": half,
+            "score_lo": np.atleast_1d(score_lo), "score_hi": np.atleast_1d(score_hi),
         })
 
     def games(self) -> Any:
@@ -533,6 +548,18 @@ def _num(x: Any) -> float | None:
 def _pair(lo: Any, hi: Any) -> list[float | None] | None:
     lo, hi = _num(lo), _num(hi)
     return None if lo is None or hi is None else [lo, hi]
+
+
+def _clip(lo: Any, hi: Any, bounds: tuple[float | None, float | None]) -> tuple[np.ndarray, np.ndarray]:
+    """An interval ``[lo, hi]`` (arrays entry by entry) cut to a figure's possible range ``bounds``
+    (None: no bound on that side); NaN stays NaN."""
+    low, high = bounds
+    lo, hi = np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)
+    if low is not None:
+        lo, hi = np.where(lo < low, low, lo), np.where(hi < low, low, hi)
+    if high is not None:
+        lo, hi = np.where(lo > high, high, lo), np.where(hi > high, high, hi)
+    return lo, hi
 
 
 def _widen(den: Any, num: Any) -> np.ndarray:

@@ -120,6 +120,33 @@ def test_listings():
     assert r.exit_code == 0 and "threshold:wake=10" in r.stdout and "random:p_wake=0.1" in r.stdout
 
 
+def test_strategies_listing_shows_each_parameters_allowed_values(tmp_path):
+    f = tmp_path / "mine.py"
+    f.write_text(textwrap.dedent('''
+        import dataclasses
+        from typing import ClassVar
+        from strategies.sen import Threshold
+        from strategies.base import param
+
+        @dataclasses.dataclass(frozen=True)
+        class Peeker(Threshold):
+            """Threshold that peeks while it knows little."""
+            name: ClassVar[str] = "peeker"
+            game: ClassVar[str] = "sen"
+            max_unknown: int = param(1, "unknown lands it accepts before peeking", min=0, max=8)
+            mood: str = param("calm", "how it plays", choices=("calm", "bold"))
+    '''))
+    r = run("strategies", "sen", "--strategies", str(f))
+    assert r.exit_code == 0, r.output
+    assert "- max_unknown (int, default 1, from 0 to 8): unknown lands it accepts before peeking" in r.stdout
+    assert "- mood (str, default calm, one of: calm, bold): how it plays" in r.stdout
+    r = run("strategies", "fan-and-mallet")
+    assert r.exit_code == 0, r.output
+    closer = r.stdout.split("\ncloser:")[1].split("\nkeeper:")[0]
+    assert "- feed (float, default 0.7, at least 0.0): " in closer
+    assert "- min_bonus (int, default 3, from 0 to 5): " in r.stdout
+
+
 def test_progress_bar_on_stderr_only_after_the_delay(capsys):
     from simcore.runner import _Progress
 

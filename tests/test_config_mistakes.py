@@ -225,3 +225,24 @@ def test_risk_in_a_game_without_a_0_1_column_says_the_answer_does_not_apply():
     raw = {**SEN, "lineup": {"focus": "threshold", "field": "threshold"}, "sweep": {"rules.penalty": [5, 15]},
            "report": {"answer": "risk", "event": "won", "over": "rules.penalty", "per_game": True}}
     refused(raw, "report.event: sen has no per-seat 0/1 outcome column", "answer = 'risk' does not apply")
+
+
+def test_a_metric_without_a_default_direction_needs_a_goal_and_says_it_got_nothing():
+    raw = {**SEN, "sweep": {"rules.penalty": [5, 15]}, "report": {"answer": "best", "metric": "mean_score"}}
+    refused(raw, "report.goal: expected max or min", "mean_score has no default direction", "got 'nothing'")
+    refused({**raw, "report": {**raw["report"], "goal": "up"}}, "report.goal: expected max or min", "got 'up'")
+    load_config({**raw, "report": {**raw["report"], "goal": "min"}})
+
+
+def test_a_list_of_players_at_the_top_is_named_as_written():
+    raw = {**SEN, "game": "senshi", "players": [2, 5], "lineup": {"focus": "greedy", "field": "greedy"}}
+    refused(raw, "players: senshi is for 2-4 players, got 5")
+    with pytest.raises(SenseiError) as info:
+        load_config(raw)
+    assert "sweep.players" not in str(info.value)
+    refused({**raw, "players": [2, "x"]}, "<config>: players: expected an integer")
+    refused({**raw, "players": [2, 3], "sweep": {"v": {"a": {"players": 2}, "b": {"players": 3}}}},
+            "sweep.v: expected no setting of 'players', which players (at the top) sets already")
+    # in [sweep] it is the sweep's key
+    top = {k: v for k, v in raw.items() if k != "players"}
+    refused({**top, "sweep": {"players": [2, 5]}}, "sweep.players: senshi is for 2-4 players, got 5")

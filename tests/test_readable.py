@@ -130,8 +130,9 @@ def _t(values):
 @pytest.mark.parametrize("game, players, strategy", [("sen", 3, "threshold"), ("senshi", 3, "greedy"),
                                                      ("fan-and-mallet", 2, "random")])
 def test_intervals_are_those_of_the_games_themselves(game, players, strategy):
-    """Means of per-game values: t (Wilson for 0/1 values); ratios of sums: the t interval of the per-game
-    linearisation (num - R den) / mean(den). Checked against the outcome arrays of the same games."""
+    """Means of per-game values: t (Wilson for 0/1 values of a share); ratios of sums: the t interval of the
+    per-game linearisation (num - R den) / mean(den); each cut to the figure's possible range. Checked
+    against the outcome arrays of the same games."""
     eng = get_game(game)
     n, seed = 400, 9
     agents = lineup(game, [strategy], players)
@@ -139,14 +140,16 @@ def test_intervals_are_those_of_the_games_themselves(game, players, strategy):
     out = eng.play(np.arange(n), players, eng.make_rules({}), agents, root_key(seed))
     assert summary["mean_turns_ci95"] == pytest.approx(list(_t(out["turns"])), rel=1e-9)
     checked = 0
+    rules = eng.make_rules({})
     for m in eng.ratio_metrics:
         got = summary["ci95"][m.name]
         num = np.asarray(out[m.num], dtype=float)
         if m.den is None:
             cols = num.reshape(n, -1).T
             want = []
+            share = eng.column_range(m.num, players, rules) == (0.0, 1.0)
             for x in cols:
-                if set(np.unique(x)) <= {0.0, 1.0}:
+                if share and set(np.unique(x)) <= {0.0, 1.0}:
                     want.append(list(proportion_confint(x.sum(), n, method="wilson")))
                 else:
                     want.append(list(_t(x)))
@@ -158,6 +161,8 @@ def test_intervals_are_those_of_the_games_themselves(game, players, strategy):
             for a, b in zip(num.reshape(n, -1).T, den.reshape(n, -1).T):
                 r = a.sum() / b.sum()
                 want.append(list(_t((a - r * b) / b.mean() + r)))
+        low, high = eng.metric_range(m.name, players, rules)
+        want = np.clip(np.asarray(want, dtype=float), -np.inf if low is None else low, np.inf if high is None else high)
         got = got if m.per_seat else [got]
         assert np.allclose(np.asarray(got, dtype=float), np.asarray(want, dtype=float), rtol=1e-7, atol=1e-12), m.name
         checked += 1

@@ -72,7 +72,7 @@ import numpy as np
 from ..bits import popcount, trailing_zeros
 from ..compiled import NO_REFCOUNT, REFCOUNT
 from ..errors import SenseiError
-from ..game import Game, Metric, answer_integers
+from ..game import NON_NEGATIVE, SHARE, Game, Metric, answer_integers
 from ..options import Rules, option
 from ..rng import STREAM_DEAL, Draws, Stream, draw_base, permutation_into, stream_keys
 
@@ -982,15 +982,23 @@ class FanAndMallet(Game):
         **{f"swing_{a}": f"possessions whose winner would change without the {a} bonus" for a in ABILITIES},
     }
     ratio_metrics = (
-        Metric("mean_houses_possessed", "houses_possessed", "games_played"),
-        Metric("first_possession_white", "first_white", "games_played"),
-        Metric("first_winner_won", "first_winner_won", "games_played"),
+        Metric("mean_houses_possessed", "houses_possessed", "games_played", bounds=(0.0, float(N_HOUSES))),
+        Metric("first_possession_white", "first_white", "games_played", bounds=SHARE),
+        Metric("first_winner_won", "first_winner_won", "games_played", bounds=SHARE),
         Metric("mean_games", "games_played"),
-        Metric("tie_share", "ties", "houses_possessed"),
-        Metric("tie_white_house_share", "ties_white_house", "ties"),
+        Metric("tie_share", "ties", "houses_possessed", bounds=SHARE),
+        Metric("tie_white_house_share", "ties_white_house", "ties", bounds=SHARE),
         *(Metric(f"mean_bonus_{a}", f"bonus_{a}", f"kids_{a}") for a in ABILITIES),
-        *(Metric(f"swing_share_{a}", f"swing_{a}", f"kids_{a}") for a in ABILITIES),
+        *(Metric(f"swing_share_{a}", f"swing_{a}", f"kids_{a}", bounds=SHARE) for a in ABILITIES),
     )
+    #: every column counts games, houses, possessions, kid ghosts or bonus power (never negative); a
+    #: single game's score is its markers, at most the 7 that win (:meth:`column_range`)
+    column_ranges: ClassVar[dict[str, tuple]] = {name: NON_NEGATIVE for name in ("score", *columns)}
+
+    def column_range(self, col: str, players: int, rules: Any) -> tuple:
+        if col == "score" and getattr(rules, "match_points", None) is None:
+            return 0.0, float(TARGET)
+        return super().column_range(col, players, rules)
     metric_words: ClassVar[dict[str, str]] = {
         "mean_houses_possessed": "{} houses are possessed per game",
         "first_possession_white": "White wins the first possession in {} of games",

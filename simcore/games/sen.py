@@ -39,7 +39,7 @@ import numba
 import numpy as np
 
 from ..compiled import NO_REFCOUNT, REFCOUNT
-from ..game import Game, Metric, answer_integers, answer_parts, tie_shares
+from ..game import NON_NEGATIVE, SHARE, Game, Metric, answer_integers, answer_parts, tie_shares
 from ..options import Rules, option
 from ..rng import STREAM_DEAL, Stream, draw_base, permutation_into, stream_keys
 
@@ -1139,14 +1139,16 @@ class Sen(Game):
         "dream_n": "number of (round, seat) dream totals",
         "lead_changes": "times the single leader (lowest score) changed between rounds",
     }
+    #: every column counts or sums ravens (never negative)
+    column_ranges: ClassVar[dict[str, tuple]] = {name: NON_NEGATIVE for name in ("score", *columns)}
     ratio_metrics: ClassVar[tuple[Metric, ...]] = (
         Metric("mean_rounds", "rounds"),
         Metric("mean_round_turns", "turns", "rounds"),
-        Metric("wake_rate", "called", "rounds"),
-        Metric("caller_success", "caller_ok", "called"),
+        Metric("wake_rate", "called", "rounds", bounds=SHARE),
+        Metric("caller_success", "caller_ok", "called", bounds=SHARE),
         Metric("mean_dream_total", "dream_sum", "dream_n"),
         Metric("mean_score", "score", per_seat=True),
-        Metric("penalty_rate", "penalties", "called"),
+        Metric("penalty_rate", "penalties", "called", bounds=SHARE),
         Metric("mean_lead_changes", "lead_changes"),
     )
 

@@ -100,7 +100,7 @@ import numba
 import numpy as np
 
 from ..compiled import NO_REFCOUNT, REFCOUNT
-from ..game import Game, Metric, answer_integers, answer_parts, take
+from ..game import NON_NEGATIVE, SHARE, Game, Metric, answer_integers, answer_parts, take
 from ..options import Rules, option
 from ..rng import STREAM_DEAL, Stream, _mix_scalar, draw_base, permutation_into, stream_keys, uniform_at
 
@@ -1109,6 +1109,12 @@ class Senshi(Game):
         "max_pile": "largest pile per seat, (n,P)",
         "hand": "tiles left in hand per seat, (n,P)",
         **{f"pile_{c}": f"{c} scoring pile per seat, (n,P)" for c in COLOURS},
+    }
+    #: the 1/0 columns are shares; the rest count tiles or seats
+    column_ranges: ClassVar[dict[str, tuple]] = {
+        "score": NON_NEGATIVE,
+        **{name: (SHARE if "(1/0)" in text else NON_NEGATIVE) for name, text in columns.items()},
+        "tie_hand": SHARE, "tie_order": SHARE,  # whether the game was so decided
     }
     ratio_metrics: ClassVar[tuple[Metric, ...]] = (
         Metric("elimination_rate", "eliminated", per_seat=True),

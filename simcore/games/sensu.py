@@ -88,7 +88,7 @@ import numpy as np
 
 from simcore.compiled import NO_REFCOUNT, REFCOUNT
 from simcore.errors import SenseiError
-from simcore.game import Game, Metric, answer_integers
+from simcore.game import NON_NEGATIVE, SHARE, Game, Metric, answer_integers
 from simcore.options import Rules, option
 from simcore.rng import (STREAM_DEAL, Stream, _mix_scalar, draw_base, integer_below, permutations, stream_keys,
                          uniform_at)
@@ -2238,6 +2238,11 @@ class Sensu(Game):
     )
     #: the solo metrics of :meth:`metrics` (their intervals come from these columns)
     metric_columns: ClassVar[dict[str, str]] = {"mean_score": "score", "level_share": "level"}
+    #: sticks, fans and plays are counted (never negative); the level is one-hot
+    column_ranges: ClassVar[dict[str, tuple]] = {
+        **{name: NON_NEGATIVE for name in ("score", "fans_closed", "plays", "plays_seat", "reshuffles")},
+        "level": SHARE,
+    }
 
     def validate(self, players: int, rules: Any) -> None:
         super().validate(players, rules)
