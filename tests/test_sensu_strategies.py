@@ -285,7 +285,7 @@ def test_random_plays_each_distinct_set_of_cards_uniformly():
 
 def test_random_draws_from_a_uniform_source():
     """Rule 2: the source is uniform among the deck and every non-empty discard pile (own included; seat 2's
-    empty pile never), whether the hand holds combinations or not; with nothing to draw, Pass."""
+    empty pile never), whether the hand holds combinations or not."""
     for hand, seed in ((NONE, 1), (MANY, 2), (NONE, 3)):
         got, opts = random_choices(turn_position(hand), seed=seed)
         sources = [o for o in opts if o < Action.PLAY]
@@ -357,7 +357,7 @@ def arrange_law(cards, mask, k, sticks):
     return law
 
 
-#: combinations (played from a four-player hand, the fifth card aside), as (name, cards, cards redeemed)
+#: combinations played from seat 0's hand at a four-player table's first turn: (name, cards, cards redeemed)
 COMBOS = [
     # 1 + 2 + 3 + 5 + 9, two types twice: one card redeemed, the most sticks tied three ways (4 each),
     # four cards discarded
@@ -372,6 +372,8 @@ COMBOS = [
     # Gun 2, 9 and the Gun wild 7/8/9 as a 9: three Gun, the wild no pair; the bonus tied (9, wild: 1 stick)
     ("wild_tie", (card(GUN, 2), card(GUN, 9), wild(GUN, 2)), 2),
 ]
+
+
 def arrange_choices(cards, k, seed, n=6000):
     """``random``'s ARRANGE options for combination ``cards`` played from seat 0's hand (the cards in slots
     0.., the hand's other cards after them) at the first turn, and their law."""
@@ -379,7 +381,7 @@ def arrange_choices(cards, k, seed, n=6000):
     st = scripted(4, [cards], script=[Action.PLAY + mask])
     assert st.kind[0] == Decision.ARRANGE and st.red_k[0] == k
     got, opts = random_choices(st, n=n, seed=seed)
-    law = arrange_law(st.hand[0, 0, :6].astype(np.int64).tolist() + [-1] * 3, mask, k, st.ST)
+    law = arrange_law(st.hand[0, 0, :6].astype(np.int64).tolist(), mask, k, st.ST)
     assert set(law) <= set(opts.tolist())  # the law's options are legal
     return got, law
 
@@ -416,7 +418,7 @@ def test_random_breaks_redeeming_ties_uniformly():
 
 def test_random_discards_the_unredeemed_cards_in_uniform_order():
     """Rule 3: the unredeemed cards go onto the pile in a uniform order: the order of their slots is each of
-    the 24 orders of four cards (two of two), whichever card was redeemed."""
+    the 24 orders of four cards (of two cards: both orders), whichever cards were redeemed."""
     for name, orders in (("tie_at_most", 24), ("tie_at_bonus", 2)):
         for seed in SEEDS:
             got, law, k = arranged(name, seed)
@@ -497,12 +499,14 @@ def test_solo_random_places_the_drawn_card_uniformly():
 
 def test_solo_random_arranges_like_the_multiplayer_random():
     """Solo rule 3: redeeming ties, discard order and build order as in the multiplayer ``random``: Gun 1,
-    Hi 2, Mai 3, Gun 5 and Hi 9 on the five places, the most sticks tied three ways, four cards discarded;
-    and Gun 2, Gun 9, Gun 8 ... """
-    for exposed, k in (((card(GUN, 1), card(HI, 2), card(MAI, 3), card(GUN, 5), card(HI, 9)), 1),):
+    Hi 2, Mai 3, Gun 5 and Hi 9 on the five places (the most sticks tied three ways, four cards discarded);
+    Gun 2, Hi 2, Gun 9 and Gun 7 (a pair and three Gun: a 2, the 9 and the 7 redeemed, built 2, 7, 9)."""
+    for exposed, mask, k in (((card(GUN, 1), card(HI, 2), card(MAI, 3), card(GUN, 5), card(HI, 9)), 0b11111, 1),
+                             ((card(GUN, 2), card(HI, 2), card(GUN, 9), card(GUN, 7), card(MAI, 1)), 0b1111, 3)):
         st = solo_position(exposed)
-        assert ENG.step_one(st, 0, Action.PLAY + 0b11111) and st.kind[0] == Decision.ARRANGE and st.red_k[0] == k
-        law = arrange_law(list(exposed) + [-1], 0b11111, k, st.ST)
+        assert ENG.step_one(st, 0, Action.PLAY + mask) and st.kind[0] == Decision.ARRANGE and st.red_k[0] == k
+        law = arrange_law(list(exposed) + [-1], mask, k, st.ST)
+        assert len(law) == (72 if k == 1 else 2)
         for seed in SEEDS:
             got, _ = random_choices(st, seed=seed)
             assert_law(got, law)
