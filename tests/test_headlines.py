@@ -136,3 +136,12 @@ def test_balance_headline_says_the_metrics_in_words():
                             ["the mean bonus power ranges from 0.55 ± 0.04 (hatchet) to 2.97 ± 0.04 (bucket)"])
     assert out[2] == "Over every cell (2 cells): 4.8% ± 0.3% of possessions are tied."
     assert out[3] == "Over every cell, the mean bonus power ranges from 0.55 ± 0.04 (hatchet) to 2.97 ± 0.04 (bucket)."
+
+
+def test_a_share_and_its_advantage_round_alike():
+    # 0.5925 is 59.249999...% as a float, and its advantage over 50% 9.250000...1%: both stand for a half
+    from experiments.answers.common import ci_text, fmt_metric
+    assert fmt_metric("win_share", 0.5925) == "59.2%"
+    assert fmt_metric("seat_advantage", 0.5925 - 0.5, True) == "+9.2%"
+    assert ci_text(0.5925, 0.55, 0.63) == "59.2% [55.0%, 63.0%]"
+    assert fmt_metric("win_share", -1e-12, True) == "+0.0%"

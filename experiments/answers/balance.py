@@ -15,7 +15,7 @@ from simcore.registry import get_game
 from simcore.stats import holm, mean_interval, ratio_ci
 
 from .base import AnswerKind, CheckContext, ReportContext, Result
-from .common import describe_group, est_row, experiment_labels, frame, group_rows, lineup_label, pm_metric, pm_text, pool_deals, short, show
+from .common import describe_group, est_row, experiment_labels, fmt_metric, frame, group_rows, lineup_label, pm_metric, pm_text, pool_deals, short, show
 from .common import SHARE_RANGE, ci_cell, deal_frame, join_values
 
 if TYPE_CHECKING:
@@ -85,7 +85,7 @@ def answer_balance(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
         rotated = "each lineup played in every seat order" if cfg.rotate else "lineups as listed (not rotated)"
         text = ((f"{desc}: " if desc else "") + f"seat 0 (the first player) wins {pm_metric('win_share', w, lo, hi)} "
                 f"of games over the {sub.height} {_plural(short(over))} ({rotated}), "
-                f"advantage {(w - 1 / P) * 100:+.1f}% over the fair {100 / P:.1f}%"
+                f"advantage {fmt_metric('seat_advantage', w - 1 / P, True)} over the fair {100 / P:.1f}%"
                 + ("" if clear else ", not clearly different from it")
                 + f"; clearly above {100 / P:.0f}% in {len(above)} of {sub.height} {_plural(short(over))}"
                 + (f" ({join_values(map(show, above))})" if 0 < len(above) <= 6 else "")

@@ -76,12 +76,13 @@ def fmt_metric(metric: str, x: float, signed: bool = False) -> str:
     if x is None or not math.isfinite(x):
         return "n/a"
     sign = "+" if signed else ""
-    # (a value that rounds to zero is 0.0, never -0.0)
+    # (a value that rounds to zero is 0.0, never -0.0; a value a float's last bits put next to a half is
+    # rounded as the half it stands for, so that 59.25% and its advantage of 9.25% round alike)
     if metric in ("win_share", "seat_advantage"):
-        return f"{round(x * 100, 1) + 0.0:{sign}.1f}%"
+        return f"{round(round(x * 100, 9), 1) + 0.0:{sign}.1f}%"
     if metric == "mean_turns":
-        return f"{round(x, 1) + 0.0:{sign}.1f}"
-    return f"{round(x, 2) + 0.0:{sign}.2f}"
+        return f"{round(round(x, 9), 1) + 0.0:{sign}.1f}"
+    return f"{round(round(x, 9), 2) + 0.0:{sign}.2f}"
 
 
 def group_rows(cells: pl.DataFrame, axes: list[str]):
@@ -265,17 +266,18 @@ def ci_text(x: float | None, lo: float | None, hi: float | None) -> str:
     if x is None:
         return "n/a"
     if lo is None or hi is None:
-        return f"{x * 100:.1f}%"
-    return f"{x * 100:.1f}% [{lo * 100:.1f}%, {hi * 100:.1f}%]"
+        return fmt_metric("win_share", x)
+    return f"{fmt_metric('win_share', x)} [{fmt_metric('win_share', lo)}, {fmt_metric('win_share', hi)}]"
 
 
 def dci_text(d: dict[str, Any], bounds: tuple[float, float] | None = SHARE_DIFF_RANGE) -> str:
     """A paired difference of two shares ``+1.2% [+0.3%, +2.1%]``, its bounds clipped to ``bounds`` (a
     difference of shares lies in [-100%, +100%]: ``+68.8% [+37.6%, +100.0%]``)."""
     if d["lo"] is None or not math.isfinite(d["lo"]):
-        return f"{d['diff'] * 100:+.1f}%"
+        return fmt_metric("win_share", d["diff"], True)
     lo, hi = clip_interval(d["lo"], d["hi"], bounds)
-    return f"{d['diff'] * 100:+.1f}% [{lo * 100:+.1f}%, {hi * 100:+.1f}%]"
+    return (f"{fmt_metric('win_share', d['diff'], True)} [{fmt_metric('win_share', lo, True)}, "
+            f"{fmt_metric('win_share', hi, True)}]")
 
 
 def direction(d: dict[str, Any]) -> int:

@@ -13,7 +13,7 @@ from simcore.stats import paired_diff, share_ci
 from .base import AnswerKind, CheckContext, ReportContext, Result
 from .common import wide_table
 from .common import (EVENT_ONLY, baseline_of, check_event, ci_text, dci_text, describe_group, est_row, event_rows,
-                     experiment_labels, frame, group_rows, lineup_label, paired_row, short, show)
+                     experiment_labels, fmt_metric, frame, group_rows, lineup_label, paired_row, short, show)
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -73,7 +73,7 @@ def answer_turn_order(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
         x0, lo0, hi0 = head_f["win_share"][0]
         shares = [w[0] or 0.0 for w in head_f["win_share"]]
         text = ((f"{desc}, " if desc else "") + f"{head_f['lineup']}, {short(over)} {show(base)}: seat 0 (the first "
-                f"player) wins {ci_text(x0, lo0, hi0)} against the fair {100 / P:.1f}% (advantage {(x0 - 1 / P) * 100:+.1f}%"
+                f"player) wins {ci_text(x0, lo0, hi0)} against the fair {100 / P:.1f}% (advantage {fmt_metric('seat_advantage', x0 - 1 / P, True)}"
                 + (", clearly" if lo0 is not None and (lo0 > 1 / P or hi0 < 1 / P) else ", not clearly")
                 + " different from it); "
                 + (f"best seat {int(np.argmax(shares))}, worst seat {int(np.argmin(shares))}" if max(shares) > min(shares)
