@@ -26,12 +26,12 @@ def wild(t, w):
     return t * 30 + 27 + w
 
 
-def make(players=4, hands=None, rules=None, top=(), chosen=None):
-    """A state whose seats hold ``hands`` and whose deck has ``top`` (drawn first) on top."""
-    rules = ENG.make_rules(rules or {})
-    hands = hands or []
+def stacked_deck(players, hands, top=()):
+    """A deck (bottom first) whose deal gives seat p ``hands[p]`` (topped up with the deck's spare cards),
+    with ``top`` (drawn first) on top of the rest; and the hands so dealt. Solo: no hands are dealt."""
     cards = [int(c) for c in deck_cards(players)]
     fixed = [c for h in hands for c in h] + list(top)
+    assert len(set(fixed)) == len(fixed) and set(fixed) <= set(cards)
     rest = [c for c in cards if c not in fixed]
     # the deal takes the deck's top: seat 0 gets its 5 cards first
     dealt = []
@@ -40,7 +40,13 @@ def make(players=4, hands=None, rules=None, top=(), chosen=None):
         while len(h) < 5:
             h.append(rest.pop())
         dealt.append(h)
-    deck = rest + list(reversed(top)) + [c for h in reversed(dealt) for c in reversed(h)]
+    return rest + list(reversed(top)) + [c for h in reversed(dealt) for c in reversed(h)], dealt
+
+
+def make(players=4, hands=None, rules=None, top=(), chosen=None):
+    """A state whose seats hold ``hands`` and whose deck has ``top`` (drawn first) on top."""
+    rules = ENG.make_rules(rules or {})
+    deck, _ = stacked_deck(players, hands or [], top)
     keys = game_keys(root_key(0), np.array([0]))
     return ENG.new_state(keys, players, rules, deck=np.array([deck]), chosen=chosen)
 

@@ -17,6 +17,7 @@ from simcore.runner import simulate
 from strategies.registry import lineup, strategies_for
 from strategies.sensu import Random
 from tests.lanes import assert_same, cheap
+from tests.test_sensu_rules import stacked_deck
 
 ENG = get_game("sensu")
 #: the search at 16 iterations, not the suites' usual 8: a 5-player turn has 8 or more root options
@@ -149,17 +150,7 @@ def scripted(players, hands=(), draws=(), script=(), rules=None):
     """One game reached through the engine: seat p is dealt ``hands[p]`` (the others get the deck's spare
     cards), the deck's next cards are ``draws`` (drawn first), then the options of ``script`` are played
     (an ARRANGE given as None takes the first legal order). Solo: the deck is ``draws`` then the rest."""
-    cards = [int(c) for c in deck_cards(players)]
-    fixed = [c for h in hands for c in h] + list(draws)
-    assert len(set(fixed)) == len(fixed) and set(fixed) <= set(cards)
-    rest = [c for c in cards if c not in fixed]
-    dealt = []
-    for p in range(players if players > 1 else 0):
-        h = list(hands[p]) if p < len(hands) else []
-        while len(h) < 5:
-            h.append(rest.pop())
-        dealt.append(h)
-    deck = rest + list(reversed(draws)) + [c for h in reversed(dealt) for c in reversed(h)]
+    deck, dealt = stacked_deck(players, list(hands), draws)
     st = ENG.new_state(game_keys(root_key(0), np.array([0])), players, ENG.make_rules(rules or {}),
                        deck=np.array([deck]))
     for p in range(players if players > 1 else 0):
