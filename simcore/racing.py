@@ -120,7 +120,7 @@ def _clearly_worse(x: np.ndarray, leader: np.ndarray, level: float) -> bool:
         return False
     mean = float(d.mean())
     sd = float(d.std(ddof=1))
-    if sd == 0.0:
-        return mean < 0.0
+    if sd == 0.0:  # every difference the same: a sign test (all n below 0 has chance 0.5 ** n if none is)
+        return mean < 0.0 and 0.5 ** n < level
     upper = mean + _t_quantile(level, n - 1) * sd / math.sqrt(n)
     return upper < 0.0

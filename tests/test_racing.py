@@ -60,3 +60,24 @@ def test_identical_candidates_are_never_dropped():
     ev, _ = sampler(3, means=np.array([0.5, 0.5]), own=0.0)
     r = race(2, ev, 50, 400)
     assert r.survivors == [0, 1] and r.deals == [400, 400]
+
+
+def test_equal_differences_on_few_deals_are_not_taken_as_certain():
+    # every difference the same: without a spread the t test would call any negative mean certain; a sign
+    # test needs 0.5 ** n below the level (5 deals: 3.1%, dropped at 5%; 4 deals: 6.25%, kept)
+    from simcore.racing import _clearly_worse
+    lead = np.zeros(4)
+    assert not _clearly_worse(lead - 0.5, lead, 0.05)
+    assert _clearly_worse(np.zeros(5) - 0.5, np.zeros(5), 0.05)
+    assert not _clearly_worse(np.zeros(50) + 0.5, np.zeros(50), 0.05)
+
+
+def test_the_sequential_test_waits_for_enough_deals_and_some_spread():
+    from simcore.stats import SPRT_MIN_DEALS, sprt_llr
+    # three deals of equal values: no evidence, whatever their mean (a variance of 0 made it +-1e9)
+    assert sprt_llr(1.5, 0.75, 3, 0.5, 0.6) == 0.0
+    n = SPRT_MIN_DEALS
+    assert sprt_llr(0.5 * n, 0.25 * n, n, 0.5, 0.6) == 0.0          # all equal: still none
+    values = np.array([0.0, 1.0] * (n // 2) + [1.0] * (n % 2))
+    llr = sprt_llr(values.sum(), (values ** 2).sum(), values.size, 0.5, 0.6)
+    assert llr != 0.0 and abs(llr) < 100
