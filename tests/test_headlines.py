@@ -145,3 +145,15 @@ def test_a_share_and_its_advantage_round_alike():
     assert fmt_metric("seat_advantage", 0.5925 - 0.5, True) == "+9.2%"
     assert ci_text(0.5925, 0.55, 0.63) == "59.2% [55.0%, 63.0%]"
     assert fmt_metric("win_share", -1e-12, True) == "+0.0%"
+
+
+def test_effect_reads_a_self_play_focus_as_its_fair_share_by_symmetry():
+    # with 3 or 5 players a deal's focus value is float32(1/P), never exactly 1/P: it must not read as off it
+    from experiments import run_experiment
+    res = run_experiment({"title": "t", "question": "q", "game": "sen", "games": 30, "seed": 3,
+                          "lineup": {"focus": "threshold", "field": "threshold"},
+                          "sweep": {"players": [3, 5], "rules.penalty": [5, 15]},
+                          "report": {"answer": "effect", "over": "rules.penalty", "baseline": 5}})
+    assert "focus win share 20.0% to 33.3% (clearly off its fair share in 0 of 2 groups)" in res.headline[0]
+    assert res.answer[0].endswith("focus win share 33.3% (the fair share by symmetry: the same strategy in every "
+                                  "seat)")

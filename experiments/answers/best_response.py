@@ -148,7 +148,7 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
         best = found.best
         deviator = short_spec(cell.agents[seat])
         # a table of one strategy wins the fair share on every deal, by symmetry: no interval to give
-        alike = fair is not None and r.lo[k] == r.hi[k] and abs(r.means[k] - fair) < 1e-12
+        alike = fair is not None and abs(r.hi[k] - r.lo[k]) < 1e-6 and abs(r.means[k] - fair) < 1e-6  # (float32 1/3)
         lo, hi = clip_interval(r.lo[k], r.hi[k], metric_range(metric))
         text = ("best response" + (f" for {desc}" if desc else "") + f" ({deviator} against "
                 f"{_field_text(cfg, cell, seat)}): {setting_label(best)}, {_label(metric)} "

@@ -51,9 +51,13 @@ def answer_effect(cfg: Config, cells: pl.DataFrame, runs: list[CellRun], ratings
             s0, s0lo, s0hi = values_ci(vec[3])
             adv = s0 - 1.0 / P
             adv_lo, adv_hi = clip_interval(s0lo - 1.0 / P, s0hi - 1.0 / P, (-1.0 / P, 1.0 - 1.0 / P))
+            # a self-play focus wins its fair share by symmetry (no timeout): exact, whatever float32's 1/3 says
+            exact = (cfg.kind == "focus" and stopped_none(sub) and "focus" in sub.columns
+                     and (sub["focus"] == sub["field"]).all() and bool(np.all(np.abs(vec[0] - 1.0 / P) < 1e-6)))
+            fw = (1.0 / P, 1.0 / P, 1.0 / P) if exact else (values_ci(vec[0]) if cfg.kind == "focus" else None)
             if value == rep.baseline:
                 levels.append({"turns": turns[0], "adv": adv, "adv_lo": adv_lo, "adv_hi": adv_hi, "fair": 1.0 / P,
-                               **({"focus": values_ci(vec[0])} if cfg.kind == "focus" else {})})
+                               **({"focus": fw} if cfg.kind == "focus" else {})})
             part = [f"game length {turns[0]:.1f} turns ± {half_width(turns[1], turns[2]):.1f}",
                     "first-seat advantage " + pm_metric("seat_advantage", adv, adv_lo, adv_hi, True)]
             stopped = int(sub["timeouts"].sum())
@@ -62,8 +66,10 @@ def answer_effect(cfg: Config, cells: pl.DataFrame, runs: list[CellRun], ratings
                 part.append(f"completion {fmt_metric('win_share', 1 - stopped / n)} "
                             f"[{fmt_metric('win_share', float(clo))}, {fmt_metric('win_share', float(chi))}] "
                             f"({stopped:,} of {n:,} games stopped at the turn limit)")
-            if cfg.kind == "focus":  # the level itself, against its fair share, before any difference
-                fw = values_ci(vec[0])
+            if exact:
+                part.append(f"focus win share {fmt_metric('win_share', 1.0 / P)} (the fair share by symmetry: the "
+                            "same strategy in every seat)")
+            elif cfg.kind == "focus":  # the level itself, against its fair share, before any difference
                 part.append(f"focus win share {pm_metric('win_share', fw[0], fw[1], fw[2])} (fair "
                             f"{fmt_metric('win_share', 1.0 / P)})")
             if value != rep.baseline:
@@ -101,6 +107,11 @@ def answer_effect(cfg: Config, cells: pl.DataFrame, runs: list[CellRun], ratings
             sentences.append(f"{short(rep.over)} {show(value)}" + (f" ({desc})" if desc else "") + ": "
                              + "; ".join(part))
     return sentences, frame(paired_rows), headline(rep, paired_rows, show, levels, strongest)
+
+
+def stopped_none(sub: pl.DataFrame) -> bool:
+    """Whether no game of these cells stopped at the turn limit (a stopped game is nobody's win)."""
+    return "timeouts" not in sub.columns or int(sub["timeouts"].sum()) == 0
 
 
 def strongest_of(r: pl.DataFrame) -> tuple[dict[str, Any], dict[str, Any] | None, bool | None]:
