@@ -4,7 +4,9 @@ Tables (polars DataFrames; the run folder holds each as parquet):
 
 * ``cells``: one row per cell: every parameter (player count, every rule option, the sweep axes, the
   lineup and its strategies' parameters), the focus seat's win share (Wilson interval) and mean score
-  (t interval), game length, completion, seat balance and the game's own metrics;
+  (t interval), game length, completion, seat balance and the game's own metrics (where the answer keeps
+  per-deal values, the intervals of the focus's figures, the game length and seat 0's share are over
+  deals instead, each deal's rotations averaged first: see :func:`_over_deals`);
 * ``seats``: one row per cell, rotation and seat: strategy, role, win share and mean score with intervals;
 * ``turns`` and ``scores``: counts of game lengths and final scores per cell (distributions);
 * ``paired``: paired differences between cells on the same deals (common random numbers);
@@ -23,7 +25,7 @@ import polars as pl
 from scipy import stats as _st
 
 from simcore.registry import get_game
-from simcore.stats import bradley_terry, finite_or_none, hist_median, mean_ci, sprt_bounds, wilson
+from simcore.stats import bradley_terry, finite_or_none, hist_median, mean_ci, sprt_bounds, values_ci, wilson
 
 from .answers import REGISTRY
 from .answers.common import frame, group_rows, pooled_totals
@@ -55,6 +57,39 @@ def cell_params(cfg: Config, run: CellRun) -> dict[str, Any]:
     if c.pair is not None:
         row["a"], row["b"] = c.pair
     return row
+
+
+def _over_deals(row: dict[str, Any], run: CellRun, has_win: bool) -> None:
+    """Where the cell's per-deal values are kept, its intervals over deals (each deal's rotations averaged
+    first): the games of one deal share its cards, so counting them as independent games makes the
+    intervals of game length and of seat 0's share too narrow (and the focus's often too wide). Each
+    interval keeps the exact estimate as its centre and takes the t half-width of the per-deal values,
+    clipped to what the figure can be; a self-play focus's exact fair share keeps no interval at all."""
+    vec = run.vectors()
+    if vec is None or run.deals < 2 or row["games"] == run.deals:
+        return  # (one game a deal: the games are the deals, and a share keeps its Wilson interval)
+
+    def put(name: str, x: float | None, values: np.ndarray, bounds: tuple[float, float] | None) -> None:
+        if x is None:
+            return
+        _, lo, hi = values_ci(values.astype(np.float64))
+        half = (hi - lo) / 2.0 if np.isfinite(lo) and np.isfinite(hi) else np.nan
+        a, b = x - half, x + half
+        if bounds is not None:
+            a, b = min(max(a, bounds[0]), bounds[1]), min(max(b, bounds[0]), bounds[1])
+        row[f"{name}_lo"], row[f"{name}_hi"] = finite_or_none(a), finite_or_none(b)
+
+    if has_win:
+        exact = (row.get("focus") is not None and row.get("focus") == row.get("field") and not row["timeouts"]
+                 and abs(row["focus_win_share"] - row["fair_share"]) < 1e-12)
+        if exact:
+            row["focus_win_lo"] = row["focus_win_hi"] = row["focus_win_share"]
+        elif row["focus_games"] > run.deals:  # the focus in more than one seat of a deal
+            put("focus_win", row["focus_win_share"], vec[0], (0.0, 1.0))
+        put("seat0_win", row["seat0_win_share"], vec[3], (0.0, 1.0))
+    if row["focus_games"] > run.deals:
+        put("focus_score", row["focus_mean_score"], vec[1], None)
+    put("turns", row["mean_turns"], vec[2], None)
 
 
 def cells_table(cfg: Config, runs: list[CellRun]) -> pl.DataFrame:
@@ -99,6 +134,7 @@ def cells_table(cfg: Config, runs: list[CellRun]) -> pl.DataFrame:
                         "seat_spread": None})
         if has_win and seat.sum() > 0 and P > 1:
             row["seat_balance_p"] = float(_st.chisquare(seat).pvalue)
+        _over_deals(row, run, has_win)
         for k, v in sums.items():
             if k in STANDARD:
                 continue

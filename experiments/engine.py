@@ -152,10 +152,21 @@ class CellProgress:
             self.bar.stop()
 
 
+#: deals of all cells together up to which an answer that may do without per-deal values (``summary``)
+#: keeps them, for intervals over deals (about 480 MB at most): a rule of the config alone, so that a run's
+#: answer never depends on the machine
+SMALL_VECTORS = 10_000_000
+
+
 def needs_vectors(cfg: Config) -> bool:
-    """Per-deal vectors are kept only when a paired comparison or the SPRT needs them."""
+    """Per-deal vectors are kept when a paired comparison or the SPRT needs them, and for an answer that
+    takes its intervals over deals where they are few enough (:data:`SMALL_VECTORS`)."""
     from .answers import REGISTRY
-    return cfg.sprt is not None or REGISTRY[cfg.report.answer].vectors
+    want = REGISTRY[cfg.report.answer].vectors
+    if want == "small":
+        max_deals = cfg.sprt.max_games if cfg.sprt else cfg.games
+        return cfg.sprt is not None or len(cfg.cells) * max_deals <= SMALL_VECTORS
+    return cfg.sprt is not None or bool(want)
 
 
 #: memory kept per rotation of a cell (its totals; measured 5-13 KB) and per cell (its objects and rows)

@@ -46,7 +46,7 @@ from .analysis import analyse
 from .answers import REGISTRY
 from .answers.common import experiment_labels
 from .config import BACKENDS, DICT_CONFIG, METRICS, Config, load
-from .engine import ChunkStore, atomic_write, check_memory, chunk_size, play_cells
+from .engine import ChunkStore, atomic_write, check_memory, chunk_size, needs_vectors, play_cells
 from .tomlwrite import dumps as toml_dumps
 
 TABLES = ("cells", "seats", "turns", "scores", "paired", "ratings", "sprt")
@@ -141,6 +141,7 @@ class Experiment:
             "metric_label": METRICS[rep.metric][0], "goal": rep.goal, "baseline": rep.baseline,
             "notes": rep.notes, "axes": cfg.axes, "group_axes": cfg.group_axes, "lineup": cfg.kind,
             "strategies": cfg.strategies, "rotate": cfg.rotate, "labels": experiment_labels(cfg),
+            "per_deal": needs_vectors(cfg),
         }
 
     def write(self, out: str = "runs", name: str | None = None) -> str:

@@ -322,12 +322,16 @@ def _build_report(run_dir: str, run: dict[str, Any], index: bool, spec_table: pl
         figs = [f for f in figs if not f.startswith("focus")]
     shown = _present(cells, figs)
     caption = "one row per cell (every parameter and figure is in cells.parquet)"
+    over_deals = s.get("per_deal", False)  # per-deal values were kept: the intervals are over deals
     if "focus_win_share" in shown:
         who = {"focus": "the studied seat", "tournament": "the entrant alone against a field of another"}.get(
             s["lineup"], "the cell's first strategy")
-        caption += (f"; focus = {who}, win share with its Wilson 95% interval over games, mean score with its t "
-                    "interval over games (the answer's sentences give intervals over deals, each deal's games "
-                    "averaged first, so theirs may differ)")
+        caption += (f"; focus = {who}, " + (
+            "its win share and mean score, the game length and seat 0's share with 95% t intervals over deals "
+            "(each deal's games averaged first: the games of one deal are not independent)" if over_deals else
+            "win share with its Wilson 95% interval over games, mean score with its t interval over games (the "
+            "answer's sentences give intervals over deals, each deal's games averaged first, so theirs may "
+            "differ)"))
     tables = [{"title": "Cells", "caption": caption, "html": html_table(cells.select(key + lineup + shown))}]
     if t["paired"].height:
         tables.append({"title": "Paired differences", "caption": "value minus versus, on the same deals: mean, "

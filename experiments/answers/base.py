@@ -74,8 +74,10 @@ class AnswerKind:
     per_game: bool = False
     #: report.baseline: "required", "optional" (default: the first value of over) or None (not allowed)
     baseline: str | None = None
-    #: keeps per-deal vectors for paired comparisons
-    vectors: bool = False
+    #: keeps per-deal vectors for paired comparisons (True), or for intervals over deals where they are few
+    #: enough (``"small"``: up to :data:`experiments.engine.SMALL_VECTORS` deals of all cells; beyond, the
+    #: intervals are over games, so that a run of any size keeps flat memory)
+    vectors: bool | str = False
     #: [report] keys of this kind -> what another kind's config is told when it has one
     keys: dict[str, str] = dataclasses.field(default_factory=dict)
     #: (CheckContext) -> None: checks that need only the lineup and [sprt] (before report.over is read)

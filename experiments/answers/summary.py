@@ -50,4 +50,4 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun]) -
     return Result(answer_summary(cfg, tables["cells"]))
 
 
-KIND = AnswerKind("summary", "the focus's (or every seat's) figures for each cell", analyse)
+KIND = AnswerKind("summary", "the focus's (or every seat's) figures for each cell", analyse, vectors="small")
