@@ -157,3 +157,13 @@ def test_effect_reads_a_self_play_focus_as_its_fair_share_by_symmetry():
     assert "focus win share 20.0% to 33.3% (clearly off its fair share in 0 of 2 groups)" in res.headline[0]
     assert res.answer[0].endswith("focus win share 33.3% (the fair share by symmetry: the same strategy in every "
                                   "seat)")
+
+
+def test_risk_reads_a_self_play_focus_win_share_as_its_fair_share():
+    from experiments import run_experiment
+    res = run_experiment({"title": "t", "question": "q", "game": "senshi", "players": 3, "games": 20, "seed": 2,
+                          "lineup": {"focus": "greedy", "field": "greedy"}, "sweep": {"focus": ["greedy", "random"]},
+                          "report": {"answer": "risk", "event": "eliminated", "over": "focus", "per_game": True}})
+    line = next(s for s in res.answer if s.startswith("greedy: "))
+    assert "wins 33.3% (the fair share by symmetry: the same strategy in every seat), and wins " in line
+    assert "{" not in line

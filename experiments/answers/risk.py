@@ -53,6 +53,8 @@ def answer_risk(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
             fig = {"cell": i, "deals": deals, "games": n, "clear": c, "focus": show(run.cell.agents[0]),
                    "field": show(run.cell.agents[1]) if P > 1 else None,
                    f_ev: share_ci(e, n), f_win: share_ci(w, n), f_cond: share_ci(wc, c)}
+            if P > 1 and fig["focus"] == fig["field"] and abs(w / n - 1.0 / P) < 1e-12:
+                fig[f_win] = (w / n, None, None)  # one strategy in every seat: the fair share by symmetry
             figs[value] = fig
             for name in (f_ev, f_win, f_cond):
                 est.append(est_row("cell", i, desc, value, fig["focus"], P, name, *fig[name], deals.height))
@@ -82,7 +84,9 @@ def answer_risk(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
         bf = figs.get(base)
         for value, f in figs.items():
             text = (f"{show(value)}" + (f" ({desc})" if desc else "") + f": {ev} in {ci_text(*f[f_ev])} of its "
-                    f"{f['games']:,.0f} games, wins {ci_text(*f[f_win])}, and wins {ci_text(*f[f_cond])} of the "
+                    f"{f['games']:,.0f} games, wins {ci_text(*f[f_win])}"
+                    + (" (the fair share by symmetry: the same strategy in every seat)" if f[f_win][1] is None
+                       and f["focus"] == f["field"] else "") + f", and wins {ci_text(*f[f_cond])} of the "
                     f"{f['clear']:,.0f} games it was not {ev} in")
             if bf is not None and value != base:
                 j = f["deals"].join(bf["deals"], on="game", suffix="_ref")
