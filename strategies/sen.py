@@ -556,6 +556,11 @@ class Gambler(Swapper):
     ``edge`` (what it still expects to gain by playing on)."""
     name: ClassVar[str] = "gambler"
     game: ClassVar[str] = "sen"
+    # its own wake rule replaces the watcher's, so the watcher's wake parameters are not its parameters
+    # (they keep their values for the compiled decision's fixed layout, which never reads them here)
+    margin: float = dataclasses.field(default=3.0, init=False)
+    sure: float = dataclasses.field(default=4.0, init=False)
+    cap: float = dataclasses.field(default=14.0, init=False)
     edge: float = param(2.5, "ravens it expects to save by playing on instead of calling now")
     kind: ClassVar[int] = GAMBLER
 
