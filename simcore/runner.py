@@ -984,6 +984,9 @@ def _worker_ignores_ctrl_c() -> None:
     (Ctrl-C in a terminal reaches the whole process group; a worker would print a traceback)."""
     global _IN_WORKER
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # a forked worker inherits the command's SIGTERM handler (which stops the command like Ctrl-C); the pool
+    # ends its workers with SIGTERM, so a worker ends at once, as a worker process should
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     _IN_WORKER = True
 
 

@@ -492,3 +492,17 @@ def test_a_config_of_the_wrong_type_is_one_line():
     from simcore.errors import SenseiError
     with pytest.raises(SenseiError, match="a config is a TOML file's path or a dict, got int"):
         run_experiment(42)
+
+
+def test_a_forked_worker_ends_at_sigterm_whatever_handler_the_command_set():
+    """The multiprocessing backend's pool ends its workers with SIGTERM; a worker forked while the command's
+    SIGTERM handler (which stops a command like Ctrl-C) was set must not keep it: with it, runs now and then
+    hung after their last game, a worker waiting for ever on the pool's queue lock."""
+    code = ("import signal\n"
+            "signal.signal(signal.SIGTERM, lambda s, f: None)\n"
+            "from simcore.runner import _worker_ignores_ctrl_c\n"
+            "_worker_ignores_ctrl_c()\n"
+            "assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL\n"
+            "assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
