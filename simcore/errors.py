@@ -39,8 +39,31 @@ def strategy_error(agent: object, decision: str, exc: BaseException) -> BaseExce
     if isinstance(exc, SystemExit):
         return StrategyError(f"strategy {name} tried to end the program in its decision {decision!r} "
                              f"({exit_call(exc)})")
+    if during_compile(exc):
+        hint = (" (numba found a loop it cannot leave, such as `while True` without a break or return)"
+                if "liveness info missing" in text else "")
+        return StrategyError(f"strategy {name}: its decision {decision!r} failed to compile: "
+                             f"{type(exc).__name__}" + (f": {text}" if text else "") + hint)
     return StrategyError(f"strategy {name} failed in its decision {decision!r}: {type(exc).__name__}"
                          + (f": {text}" if text else ""))
+
+
+#: where numba's compiler works: an exception raised in one of these files is a compiler's, not the decision's
+_COMPILER_FILES = ("numba/core/compiler", "numba/core/typed_passes", "numba/core/untyped_passes",
+                   "numba/core/lowering", "numba/core/analysis", "numba/core/interpreter", "numba/core/byteflow",
+                   "numba/core/ir_utils", "numba/core/ssa", "numba/core/typeinfer")
+
+
+def during_compile(exc: BaseException) -> bool:
+    """Whether ``exc`` was raised by numba while compiling (its traceback passes through the compiler's own
+    files), not by compiled code while it ran."""
+    tb = exc.__traceback__
+    while tb is not None:
+        name = tb.tb_frame.f_code.co_filename.replace("\\", "/")
+        if any(part in name for part in _COMPILER_FILES):
+            return True
+        tb = tb.tb_next
+    return False
 
 
 def caused_by_interrupt(exc: BaseException | None) -> bool:

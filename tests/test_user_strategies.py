@@ -383,3 +383,36 @@ def test_an_edited_strategy_of_a_package_is_compiled_again(tmp_path):
     last = wins("obs.hand_n[obs.g, obs.me] - 1")         # always the last
     assert first != last
     assert wins("0") == first                            # and back (its module is cached)
+
+
+def test_a_decision_numba_cannot_compile_is_said_to_fail_to_compile(tmp_path):
+    # a loop with no way out: numba's compiler fails inside its own passes (not a typing error), which is
+    # the decision's fault at compile time, not an exception it raised while playing
+    path = tmp_path / "loop.py"
+    path.write_text(textwrap.dedent('''
+        import dataclasses
+        from typing import ClassVar
+        from simcore.games.sen import DRAW, top_value
+        from strategies.base import decision
+        from strategies.sen import Threshold
+
+        @decision
+        def start_loop(obs, prm, rng):
+            t = 0
+            if top_value(obs) > 20:
+                return DRAW
+            while True:
+                t += 1
+
+        @dataclasses.dataclass(frozen=True)
+        class Loop(Threshold):
+            """never leaves its loop"""
+            name: ClassVar[str] = "loop"
+            start = start_loop
+    '''))
+    try:
+        r = cli.invoke(app, ["play", "sen", "-p", "2", "-s", f"{path}:Loop", "-s", "threshold", "-n", "10"])
+        one_error_line(r, "decision 'start' failed to compile", "liveness info missing",
+                       "a loop it cannot leave")
+    finally:
+        registry.register_files([])
