@@ -700,7 +700,8 @@ class Lineup:
         for decision, sites in _calls(self.plans, _shapes(self.plans))[0].items():
             for (_, k), js in sites.items():
                 if k == n:
-                    return (f"strategy {', '.join(self.plans[j].qualname for j in js)}, decision {decision!r}")
+                    return (f"strategy {', '.join(_class_spec(self.plans[j].cls) for j in js)}, "
+                            f"decision {decision!r}")
         return None
 
     def error(self, err: np.ndarray, name_of_seat) -> IllegalAction:
@@ -714,6 +715,15 @@ class Lineup:
         if opt == MISSING and not has:
             return IllegalAction(f"strategy {name_of_seat(seat)} (seat {seat}) has no decision {what!r}")
         return IllegalAction(f"strategy {name_of_seat(seat)} (seat {seat}) made an illegal {what}: option {opt}")
+
+
+def _class_spec(cls: type) -> str:
+    """How a spec names a strategy class: ``FILE.py:Class`` for a class of a user's file (as every other
+    error names it), else its registered name (or its class name)."""
+    source = cls.__dict__.get("_source")
+    if source is not None:
+        return f"{os.path.basename(source[0])}:{source[1]}"
+    return getattr(cls, "name", "") or cls.__qualname__
 
 
 def _form(found: Any, agent: Any, name: str) -> str | None:

@@ -416,3 +416,31 @@ def test_a_decision_numba_cannot_compile_is_said_to_fail_to_compile(tmp_path):
                        "a loop it cannot leave")
     finally:
         registry.register_files([])
+
+
+def test_trace_refuses_a_decision_that_cannot_compile_before_printing_the_game(tmp_path):
+    path = tmp_path / "noret.py"
+    path.write_text(textwrap.dedent('''
+        import dataclasses
+        from typing import ClassVar
+        from simcore.games.sen import DRAW, top_value
+        from strategies.base import decision
+        from strategies.sen import Threshold
+
+        @decision
+        def start_noret(obs, prm, rng):
+            if top_value(obs) < 3:
+                return DRAW
+
+        @dataclasses.dataclass(frozen=True)
+        class NoRet(Threshold):
+            """forgets to answer"""
+            name: ClassVar[str] = "noret"
+            start = start_noret
+    '''))
+    try:
+        r = cli.invoke(app, ["trace", "sen", "-p", "2", "-s", f"{path}:NoRet", "-s", "threshold"])
+        one_error_line(r, "strategy noret.py:NoRet, decision 'start'", "not an integer option")
+        assert r.stdout == "", r.stdout
+    finally:
+        registry.register_files([])

@@ -165,6 +165,17 @@ def iter_trace(eng: Game, agents: Sequence[Any], players: int | None = None, rul
     S, R = eng.state_tuple(state), eng.rules_tuple(state)
     idx = np.zeros(1, dtype=np.int64)
     names = _names(agents)
+    if lu.all_compiled:
+        # the lineup's decisions compiled (and a decision that cannot compile refused) before the first
+        # line, on a copy of the game with streams of its own: the trace and its randomness are untouched
+        # (compiled decisions are functions of what they are given; a numpy one may keep state, and is not
+        # asked ahead)
+        warm = copy.deepcopy(state)
+        wS, wR = eng.state_tuple(warm), eng.rules_tuple(warm)
+        lu.call("begin_batch", wS, wR, idx)
+        if not wS[0][0]:
+            eng.decide(warm, idx, Seats(list(agents), np.asarray(keys)), lu)
+        del warm, wS, wR
     head = {"event": "game", "game": eng.name, "players": players, "seed": None if scripted else seed,
             "index": None if scripted else game, "strategies": names,
             "rules": rules.as_dict()}
