@@ -723,7 +723,7 @@ def _class_spec(cls: type) -> str:
     source = cls.__dict__.get("_source")
     if source is not None:
         return f"{os.path.basename(source[0])}:{source[1]}"
-    return getattr(cls, "name", "") or cls.__qualname__
+    return cls.__dict__.get("name") or cls.__qualname__  # its own name, not one inherited
 
 
 def _form(found: Any, agent: Any, name: str) -> str | None:

@@ -159,8 +159,8 @@ class Draft(Strongest):
 
 
 @pytest.mark.parametrize("cls,words", [
-    ("Floaty", ["strategy Floaty, decision 'play'", "returns float64, not an integer option"]),
-    ("Sometimes", ["strategy Sometimes, decision 'play'", "returns int64 or None"]),
+    ("Floaty", ["strategy compiled_mistakes.py:Floaty, decision 'play'", "returns float64, not an integer option"]),
+    ("Sometimes", ["strategy compiled_mistakes.py:Sometimes, decision 'play'", "returns int64 or None"]),
 ])
 def test_a_compiled_decision_that_returns_no_integer_is_refused_naming_it(tmp_path, cls, words):
     path = tmp_path / "compiled_mistakes.py"
