@@ -167,3 +167,15 @@ def test_risk_reads_a_self_play_focus_win_share_as_its_fair_share():
     line = next(s for s in res.answer if s.startswith("greedy: "))
     assert "wins 33.3% (the fair share by symmetry: the same strategy in every seat), and wins " in line
     assert "{" not in line
+
+
+def test_turn_order_of_a_rotated_lineup_takes_its_intervals_and_test_over_deals():
+    from experiments import run_experiment
+    raw = {"title": "t", "question": "q", "game": "sen", "players": 3, "games": 40, "seed": 4,
+           "lineup": {"seats": ["threshold", "counter", "swapper"]}, "sweep": {"rules.penalty": [5, 15]},
+           "report": {"answer": "turn_order", "over": "rules.penalty", "per_game": True}}
+    rotated = run_experiment(raw).answer
+    assert any("Hotelling's T² test over deals of equal seats p = " in s for s in rotated)
+    once = run_experiment({**raw, "lineup": {**raw["lineup"], "rotate": False}}).answer
+    assert any("chi-square test of equal seats p = " in s for s in once)
+    assert not any("Hotelling" in s for s in once)

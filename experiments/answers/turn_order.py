@@ -1,4 +1,4 @@
-"""``turn_order``: every table seat's win share (and event rate) per value of ``over``, a chi-square test of
+"""``turn_order``: every table seat's win share (and event rate) per value of ``over``, a test of
 equal seats, and each seat's paired differences against the baseline."""
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numpy as np
 import polars as pl
 from scipy import stats as _st
 
-from simcore.stats import paired_diff, share_ci
+from simcore.stats import paired_diff, share_ci, values_ci
 
 from .base import AnswerKind, CheckContext, ReportContext, Result
 from .common import wide_table
@@ -18,6 +18,38 @@ from .common import (EVENT_ONLY, baseline_of, check_event, ci_text, dci_text, de
 if TYPE_CHECKING:
     from ..config import Config
     from ..engine import CellRun
+
+
+def _seat_ci(per: pl.DataFrame, col: str, seat: int, count: float, n: float, several: bool):
+    """A seat's share with its 95% interval: Wilson over its games, or, where a deal was played more than
+    once, the t interval of the per-deal shares (each deal's games averaged first) around the same share."""
+    if not several:
+        return share_ci(count, n)
+    x = count / n if n else None
+    _, lo, hi = values_ci(per.filter(pl.col("seat") == seat)[col].to_numpy().astype(np.float64))
+    if x is None or not (np.isfinite(lo) and np.isfinite(hi)):
+        return x, None, None
+    half = (hi - lo) / 2.0
+    return x, max(x - half, 0.0), min(x + half, 1.0)
+
+
+def _equal_seats_p(per: pl.DataFrame, col: str, P: int) -> float | None:
+    """p-value of equal seat shares over deals (Hotelling's T² on the P - 1 differences from the last seat,
+    deal by deal): the games of one deal are not independent, so a chi-square over them would be too bold."""
+    wide = per.pivot(on="seat", index="game", values=col).drop("game").to_numpy().astype(np.float64)
+    if wide.shape[1] != P:
+        return None
+    y = wide[:, :-1] - wide[:, -1:]
+    n, p = y.shape
+    if n <= p:
+        return None
+    mean = y.mean(axis=0)
+    cov = np.cov(y, rowvar=False).reshape(p, p)
+    t2 = float(n * mean @ np.linalg.pinv(cov) @ mean)
+    if not np.isfinite(t2):
+        return None
+    f = (n - p) / (p * (n - 1)) * t2
+    return float(_st.f.sf(f, p, n - p))
 
 
 def answer_turn_order(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
@@ -40,11 +72,15 @@ def answer_turn_order(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
             per = g.group_by(["game", "seat"]).agg(aggs).sort(["game", "seat"])   # a deal's rotations averaged
             n = float(g.filter(pl.col("seat") == 0).height)                          # games per seat
             wins = np.array([float(g.filter(pl.col("seat") == s)["win"].sum()) for s in range(P)])
+            several = n > per["game"].n_unique()  # a deal played more than once (rotations): not independent
             fig = {"cell": i, "per": per, "games": n, "lineup": lineup_label(run.cell, labels),
-                   "p": float(_st.chisquare(wins).pvalue) if wins.sum() > 0 and P > 1 else None,
-                   "win_share": [share_ci(wins[s], n) for s in range(P)]}
+                   "p": (_equal_seats_p(per, "win", P) if several else float(_st.chisquare(wins).pvalue))
+                   if wins.sum() > 0 and P > 1 else None,
+                   "test": "Hotelling's T² test over deals" if several else "chi-square test",
+                   "win_share": [_seat_ci(per, "win", s, wins[s], n, several) for s in range(P)]}
             if ev:
-                fig[names[1]] = [share_ci(float(g.filter(pl.col("seat") == s)["event"].sum()), n) for s in range(P)]
+                fig[names[1]] = [_seat_ci(per, "event", s, float(g.filter(pl.col("seat") == s)["event"].sum()), n,
+                                          several) for s in range(P)]
             value = run.cell.axes[over]
             figs[value] = fig
             deals = per["game"].n_unique()
@@ -91,7 +127,7 @@ def answer_turn_order(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
         for value, f in figs.items():
             text = ((f"{desc}, " if desc else "") + f"{short(over)} {show(value)}: win share "
                     + ", ".join(f"seat {s} {ci_text(*x)}" for s, x in enumerate(f["win_share"]))
-                    + f" (fair {100 / P:.1f}%" + (f"; chi-square test of equal seats p = {f['p']:.2g}" if f["p"] is not None
+                    + f" (fair {100 / P:.1f}%" + (f"; {f['test']} of equal seats p = {f['p']:.2g}" if f["p"] is not None
                                                  else "") + ")")
             if ev:
                 text += f"; {ev} " + ", ".join(f"seat {s} {ci_text(*x)}" for s, x in enumerate(f[names[1]]))
