@@ -54,7 +54,7 @@ def _equal_seats_p(per: pl.DataFrame, col: str, P: int) -> float | None:
 
 def answer_turn_order(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
     """Each table seat's win share (and, with report.event, its event rate, e.g. elimination) for every value
-    of ``over`` and group, with a chi-square test of equal seats; each value paired deal by deal against the
+    of ``over`` and group, with a test of equal seats; each value paired deal by deal against the
     baseline (default: the first value), seat by seat."""
     rep = cfg.report
     ev, over, gaxes = rep.event, rep.over, cfg.group_axes
