@@ -132,7 +132,9 @@ def cells_table(cfg: Config, runs: list[CellRun]) -> pl.DataFrame:
         else:
             row.update({"seat0_win_share": None, "seat0_win_lo": None, "seat0_win_hi": None, "seat_advantage": None,
                         "seat_spread": None})
-        if has_win and seat.sum() > 0 and P > 1:
+        if has_win and seat.sum() > 0 and P > 1 and n == run.deals:
+            # a chi-square over games holds where each deal is played once; a deal's rotations are not
+            # independent games, so a rotated lineup's cell gets no such test here (turn_order tests over deals)
             row["seat_balance_p"] = float(_st.chisquare(seat).pvalue)
         _over_deals(row, run, has_win)
         for k, v in sums.items():
