@@ -25,10 +25,10 @@ import polars as pl
 from scipy import stats as _st
 
 from simcore.registry import get_game
-from simcore.stats import bradley_terry, finite_or_none, hist_median, mean_ci, sprt_bounds, values_ci, wilson
+from simcore.stats import bradley_terry, deal_interval, finite_or_none, hist_median, mean_ci, sprt_bounds, wilson
 
 from .answers import REGISTRY
-from .answers.common import frame, group_rows, pooled_totals
+from .answers.common import by_symmetry, frame, group_rows, pooled_totals
 from .config import Config
 from .engine import CellRun
 
@@ -69,27 +69,19 @@ def _over_deals(row: dict[str, Any], run: CellRun, has_win: bool) -> None:
     if vec is None or run.deals < 2 or row["games"] == run.deals:
         return  # (one game a deal: the games are the deals, and a share keeps its Wilson interval)
 
-    def put(name: str, x: float | None, values: np.ndarray, bounds: tuple[float, float] | None) -> None:
-        if x is None:
-            return
-        _, lo, hi = values_ci(values.astype(np.float64))
-        half = (hi - lo) / 2.0 if np.isfinite(lo) and np.isfinite(hi) else np.nan
-        a, b = x - half, x + half
-        if bounds is not None:
-            a, b = min(max(a, bounds[0]), bounds[1]), min(max(b, bounds[0]), bounds[1])
-        row[f"{name}_lo"], row[f"{name}_hi"] = finite_or_none(a), finite_or_none(b)
+    def put(name: str, x: float | None, values: np.ndarray, *bounds) -> None:
+        if x is not None:
+            row[f"{name}_lo"], row[f"{name}_hi"] = deal_interval(x, values, *bounds)
 
     if has_win:
-        exact = (row.get("focus") is not None and row.get("focus") == row.get("field") and not row["timeouts"]
-                 and abs(row["focus_win_share"] - row["fair_share"]) < 1e-12)
-        if exact:
+        if by_symmetry(row):
             row["focus_win_lo"] = row["focus_win_hi"] = row["focus_win_share"]
         elif row["focus_games"] > run.deals:  # the focus in more than one seat of a deal
-            put("focus_win", row["focus_win_share"], vec[0], (0.0, 1.0))
-        put("seat0_win", row["seat0_win_share"], vec[3], (0.0, 1.0))
+            put("focus_win", row["focus_win_share"], vec[0], 0.0, 1.0)
+        put("seat0_win", row["seat0_win_share"], vec[3], 0.0, 1.0)
     if row["focus_games"] > run.deals:
-        put("focus_score", row["focus_mean_score"], vec[1], None)
-    put("turns", row["mean_turns"], vec[2], None)
+        put("focus_score", row["focus_mean_score"], vec[1])
+    put("turns", row["mean_turns"], vec[2])
 
 
 def cells_table(cfg: Config, runs: list[CellRun]) -> pl.DataFrame:

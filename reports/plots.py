@@ -218,6 +218,13 @@ def short(axis: str) -> str:
     return axis.split(".", 1)[1] if "." in axis else axis
 
 
+def shown(df: pl.DataFrame, col: str) -> pl.Expr:
+    """Column ``col`` as text, as the sentences show its values: a rule option's true/false as on/off."""
+    if col in df.columns and df.schema[col] == pl.Boolean:
+        return pl.when(pl.col(col)).then(pl.lit("on")).otherwise(pl.lit("off"))
+    return pl.col(col).cast(pl.String)
+
+
 def group_labels(cells: pl.DataFrame, axes: list[str]) -> pl.DataFrame:
     """cells with a ``group`` column naming the group of each cell ("all" when there are no axes)."""
     if not axes:
@@ -225,9 +232,7 @@ def group_labels(cells: pl.DataFrame, axes: list[str]) -> pl.DataFrame:
     parts = []
     labels = _LABELS.get()
     for a in axes:
-        col = pl.col(a).cast(pl.String)
-        if a in cells.columns and cells.schema[a] == pl.Boolean:  # as the sentences say it (show)
-            col = pl.when(pl.col(a)).then(pl.lit("on")).otherwise(pl.lit("off"))
+        col = shown(cells, a)
         if labels and a != "players":
             col = col.replace(labels)
         parts.append(col + pl.lit("p") if a == "players" else pl.lit(short(a) + " ") + col)

@@ -115,6 +115,23 @@ def values_ci(values, alpha: float = 0.05):
     return mean, float(lo), float(hi)
 
 
+def deal_interval(x: float, values, lo_bound: float | None = None,
+                  hi_bound: float | None = None) -> tuple[float | None, float | None]:
+    """An interval over deals around the estimate ``x`` (from exact sums): the t half-width of the per-deal
+    ``values`` (each deal's games averaged first), clipped to ``[lo_bound, hi_bound]``; (None, None) where
+    the values give none."""
+    _, lo, hi = values_ci(values)
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return None, None
+    half = (hi - lo) / 2.0
+    a, b = x - half, x + half
+    if lo_bound is not None:
+        a, b = max(a, lo_bound), max(b, lo_bound)
+    if hi_bound is not None:
+        a, b = min(a, hi_bound), min(b, hi_bound)
+    return a, b
+
+
 def paired_diff(a, b, alpha: float = 0.05) -> dict:
     """Paired difference ``a - b`` of per-game values measured on the same games (common random numbers).
 

@@ -9,7 +9,7 @@ import polars as pl
 from simcore.stats import half_width, paired_diff, values_ci, wilson
 
 from .base import AnswerKind, Result
-from .common import SHARE_DIFF_RANGE, clip_interval, describe_group, metric_range, experiment_labels, fmt_metric, frame, pm_metric, group_rows, label, short, wide_table
+from .common import SHARE_DIFF_RANGE, by_symmetry, clip_interval, describe_group, metric_range, experiment_labels, fmt_metric, frame, pm_metric, group_rows, label, short, wide_table
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -52,8 +52,7 @@ def answer_effect(cfg: Config, cells: pl.DataFrame, runs: list[CellRun], ratings
             adv = s0 - 1.0 / P
             adv_lo, adv_hi = clip_interval(s0lo - 1.0 / P, s0hi - 1.0 / P, (-1.0 / P, 1.0 - 1.0 / P))
             # a self-play focus wins its fair share by symmetry (no timeout): exact, whatever float32's 1/3 says
-            exact = (cfg.kind == "focus" and stopped_none(sub) and "focus" in sub.columns
-                     and (sub["focus"] == sub["field"]).all() and bool(np.all(np.abs(vec[0] - 1.0 / P) < 1e-6)))
+            exact = cfg.kind == "focus" and all(by_symmetry(r) for r in sub.iter_rows(named=True))
             fw = (1.0 / P, 1.0 / P, 1.0 / P) if exact else (values_ci(vec[0]) if cfg.kind == "focus" else None)
             if value == rep.baseline:
                 levels.append({"turns": turns[0], "adv": adv, "adv_lo": adv_lo, "adv_hi": adv_hi, "fair": 1.0 / P,
@@ -107,11 +106,6 @@ def answer_effect(cfg: Config, cells: pl.DataFrame, runs: list[CellRun], ratings
             sentences.append(f"{short(rep.over)} {show(value)}" + (f" ({desc})" if desc else "") + ": "
                              + "; ".join(part))
     return sentences, frame(paired_rows), headline(rep, paired_rows, show, levels, strongest)
-
-
-def stopped_none(sub: pl.DataFrame) -> bool:
-    """Whether no game of these cells stopped at the turn limit (a stopped game is nobody's win)."""
-    return "timeouts" not in sub.columns or int(sub["timeouts"].sum()) == 0
 
 
 def strongest_of(r: pl.DataFrame) -> tuple[dict[str, Any], dict[str, Any] | None, bool | None]:
@@ -208,15 +202,13 @@ def headline(rep, paired_rows: list[dict[str, Any]], show, levels: list[dict[str
 def lead_table(ctx):
     """The paired changes against the baseline: a row per value, for each group the change of the game
     length and of the first-seat advantage (and of the focus's win share) with its paired 95% interval."""
-    from reports.plots import group_labels
+    from reports.plots import group_labels, shown
 
     paired = ctx.t["paired"]
     if paired.height == 0:
         return None
     df = group_labels(paired, ctx.gaxes)
-    case = pl.col("value").cast(pl.String) if df.schema["value"] != pl.Boolean else \
-        pl.when(pl.col("value")).then(pl.lit("on")).otherwise(pl.lit("off"))
-    est = df.select([case.alias("case"), "group", pl.col("metric").alias("figure"),
+    est = df.select([shown(df, "value").alias("case"), "group", pl.col("metric").alias("figure"),
                      pl.col("diff").alias("value"), "lo", "hi"])
     names = [m for m in ("mean_turns", "seat_advantage", "win_share") if m in set(est["figure"].to_list())]
     words = {"mean_turns": "game length change", "seat_advantage": "first-seat advantage change",

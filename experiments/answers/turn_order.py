@@ -8,7 +8,7 @@ import numpy as np
 import polars as pl
 from scipy import stats as _st
 
-from simcore.stats import paired_diff, share_ci, values_ci
+from simcore.stats import deal_interval, paired_diff, share_ci
 
 from .base import AnswerKind, CheckContext, ReportContext, Result
 from .common import wide_table
@@ -26,11 +26,9 @@ def _seat_ci(per: pl.DataFrame, col: str, seat: int, count: float, n: float, sev
     if not several:
         return share_ci(count, n)
     x = count / n if n else None
-    _, lo, hi = values_ci(per.filter(pl.col("seat") == seat)[col].to_numpy().astype(np.float64))
-    if x is None or not (np.isfinite(lo) and np.isfinite(hi)):
-        return x, None, None
-    half = (hi - lo) / 2.0
-    return x, max(x - half, 0.0), min(x + half, 1.0)
+    if x is None:
+        return None, None, None
+    return (x, *deal_interval(x, per.filter(pl.col("seat") == seat)[col].to_numpy(), 0.0, 1.0))
 
 
 def _equal_seats_p(per: pl.DataFrame, col: str, P: int) -> float | None:
