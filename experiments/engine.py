@@ -533,7 +533,8 @@ def grid_line(cfg: Config, runs: list[CellRun], per_round: int, max_deals: int, 
         n, games = store.stored(lambda c, r, a, b: c < len(runs) and any(r == q for q, _ in runs[c].rotations)
                                 and b <= max_deals)
         if n:
-            line += f"; {n:,} finished chunks ({games:,} games) are read back instead of played"
+            line += (f"; {n:,} finished chunk{'s' if n != 1 else ''} ({games:,} game{'s' if games != 1 else ''}) "
+                     f"{'are' if n != 1 else 'is'} read back instead of played")
     return line
 
 

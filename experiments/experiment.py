@@ -56,11 +56,16 @@ OPTIONAL_TABLES = ("estimates", "race", "equilibrium", "path", "metagame", "game
 STATE, PARTS = "resume.json", "parts"
 
 
+def chunks_kept(n: int) -> str:
+    """``"N finished chunks kept"`` (one chunk: singular)."""
+    return f"{n:,} finished chunk{'s' if n != 1 else ''} kept"
+
+
 class RunInterrupted(KeyboardInterrupt):
     """An interrupted run (Ctrl-C): its finished tasks are kept in ``run_dir``; ``resume`` says how to go on."""
 
     def __init__(self, run_dir: str, done: int, resume: str):
-        super().__init__(f"interrupted: {done} finished chunks kept in {run_dir}; resume with: {resume}")
+        super().__init__(f"interrupted: {chunks_kept(done)} in {run_dir}; resume with: {resume}")
         self.run_dir, self.done, self.resume = run_dir, done, resume
 
 
@@ -278,7 +283,7 @@ def run_experiment(source: str | os.PathLike | dict[str, Any], games: int | None
         done = sum(1 for f in os.listdir(store.folder) if f.endswith(".npz"))
         resume = _command(cfg, games, resume=run_dir, files=files, run_dir=run_dir)
         if isinstance(exc, WorkerDied):
-            raise WorkerDied(f"{exc}; {done} finished chunks kept in {run_dir}; resume with: {resume}") from None
+            raise WorkerDied(f"{exc}; {chunks_kept(done)} in {run_dir}; resume with: {resume}") from None
         raise RunInterrupted(run_dir, done, resume) from None
     except SenseiError:
         if out is not None and store is not None and not store.done and not store.saved:

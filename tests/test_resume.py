@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 from experiments.cli import app
 from experiments.config import load
 from experiments.engine import ChunkStore, play_cells
-from experiments.experiment import run_experiment
+from experiments.experiment import chunks_kept, run_experiment
 from experiments.analysis import analyse
 from reports import build_index
 
@@ -248,6 +248,12 @@ def test_a_chunk_file_under_another_chunks_name_is_refused_and_strays_are_not_co
     store = ChunkStore(folder)
     assert store.stored()[0] == 5
     assert "; 4 finished chunks (32 games) are read back" in grid_line(cfg, _runs_of(cfg), 16, 16, store)
+    for f in ("c0-r0-8-16.npz", "c0-r1-0-8.npz", "c0-r1-8-16.npz", "c9-r0-0-8.npz"):
+        os.unlink(os.path.join(folder, f))
+    assert grid_line(cfg, _runs_of(cfg), 16, 16, ChunkStore(folder)).endswith(
+        "; 1 finished chunk (8 games) is read back instead of played")
+    assert chunks_kept(1) == "1 finished chunk kept" and chunks_kept(1200) == "1,200 finished chunks kept"
+    play_cells(cfg, store=ChunkStore(folder))
     # rotation 1's first chunk under rotation 0's name: the same size, another chunk
     shutil.copy(os.path.join(folder, "c0-r1-0-8.npz"), os.path.join(folder, "c0-r0-0-8.npz"))
     with pytest.raises(Exception) as info:
