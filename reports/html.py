@@ -26,8 +26,8 @@ from . import plots
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _TEMPLATES = os.path.join(_HERE, "templates")
-TABLES = ("cells", "seats", "turns", "scores", "paired", "ratings", "sprt", "estimates", "race", "equilibrium",
-          "path", "metagame", "examples")
+TABLES = ("cells", "seats", "turns", "scores", "paired", "ratings", "sprt", "estimates", "race", "confirm",
+          "equilibrium", "path", "metagame", "examples")
 
 
 #: tables of the searching answers: (name, title, caption), shown when the run has them
@@ -40,6 +40,9 @@ EXTRA_TABLES = (
      "still in the race with it"),
     ("race", "Races", "every raced setting per group (and per field): deals played, mean with its 95% interval, "
      "the round it was dropped in, the paired difference from the best on the same deals"),
+    ("confirm", "Confirmation", "the race's best setting per group on fresh deals that none of the choices saw "
+     "(search.confirm): mean with its 95% interval beside its mean in the race (race_value), and the closest "
+     "rival's paired difference from it there (rival - best)"),
     ("metagame", "Meta-game", "the payoff table: each strategy's win share per lineup, seats rotated"),
 )
 

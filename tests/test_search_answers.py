@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 
+import numpy as np
 import polars as pl
 import pytest
 from typer.testing import CliRunner
@@ -62,6 +63,9 @@ def de(**extra):
     (br(search={"focus.wake": [4, 8], "method": "optuna", "trials": 0}), "search.trials", "an integer >= 1"),
     (br(search={"focus.wake": [4, 8], "trials": 5}), "search.trials", "nothing unless method = 'optuna'"),
     (br(search={"focus.wake": [4, 8], "alpha": 0.7}), "search.alpha", "a number in (0, 0.5)"),
+    (br(search={"focus.wake": [4, 8], "confirm": -5}), "search.confirm", "an integer from 0 to 1,000,000,000"),
+    (br(search={"focus.wake": [4, 8], "confirm": 2.5}), "search.confirm", "an integer from 0"),
+    (eq(search={"focus.wake": [4, 8], "confirm": 100}), "search.confirm", "a parameter ROLE.NAME or one of the options"),
     (br(lineup={"tournament": ["counter", "watcher", "threshold"]}, search={"gambler.edge": [1, 2]}),
      "search.gambler.edge", "a parameter of an entrant (counter, watcher, threshold)"),
     (br(lineup={"tournament": ["counter", "watcher", "threshold"]},
@@ -154,6 +158,41 @@ def test_search_results_do_not_depend_on_jobs(br_run, monkeypatch):
     assert other.answer == br_run.answer
     assert other.tables["race"].equals(br_run.tables["race"])
     assert other.cells.drop("seconds").equals(br_run.cells.drop("seconds"))
+
+
+def test_confirmation_plays_the_best_and_its_closest_rival_on_fresh_deals(br_run):
+    """search.confirm: the race is the same as without it; the best and the closest rival are then played on
+    deals games .. games+N-1, and the figures given are theirs there (checked by playing those lineups again)."""
+    from experiments.answers.searching import with_params
+    from experiments.search import Evaluator, focus_values
+    from simcore.stats import paired_diff, values_ci
+
+    res = run_experiment(br(search={"focus.wake": {"min": 4, "max": 20, "step": 4}, "confirm": 64}))
+    assert res.tables["race"].equals(br_run.tables["race"])
+    conf = res.tables["confirm"]
+    assert conf.height == 2 and set(conf["first_deal"]) == {120} and set(conf["deals"]) == {64}
+    cfg = load(br())
+    for row in conf.iter_rows(named=True):
+        race = br_run.tables["race"].filter(pl.col("players") == row["players"])
+        best = race.filter(pl.col("best"))
+        assert row["setting"] == best["setting"][0] and row["race_value"] == pytest.approx(best["value"][0])
+        rivals = race.filter(~pl.col("best")).with_columns(pl.col("diff_vs_best").abs().alias("gap")).sort("gap", "setting")
+        assert row["rival"] == rivals["setting"][0]
+        cell = next(c for c in cfg.cells if c.players == row["players"])
+        ev = Evaluator(cfg)
+
+        def fresh(setting):  # the focus's per-deal win share of the setting against the field, all 184 deals
+            wake = int(setting.removeprefix("wake="))
+            run = ev.lineup(cell, [with_params(cell.agents[0], {"wake": wake})] + list(cell.agents[1:]), {})
+            ev.extend([run], 184)
+            return focus_values(run)
+
+        x, y = fresh(row["setting"]), fresh(row["rival"])
+        assert (row["value"], row["lo"], row["hi"]) == pytest.approx(values_ci(x[120:]))
+        assert row["rival_diff"] == pytest.approx(paired_diff(y[120:], x[120:])["diff"])
+        assert not np.array_equal(x[120:], x[:64])
+    assert all("on 64 fresh deals (numbered from 120: none of them helped choose it): " in a for a in res.answer)
+    assert res.manifest["games_played"] == int(res.cells["games"].sum()) > br_run.manifest["games_played"]
 
 
 def test_optuna_search_is_reproducible_and_races_its_best_trials():

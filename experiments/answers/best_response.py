@@ -22,8 +22,9 @@ from simcore.stats import values_ci
 from ..search import setting_label
 from .base import AnswerKind, CheckContext, ReportContext, Result
 from .common import clip_interval, describe_group, frame, metric_range, short_spec
-from .searching import (deviator_values, group_axes, mean_values, parse_search, pct, probe_settings, race_rows,
-                        runners_up, search_space, split, value_text, with_params)
+from .searching import (confirm_row, confirmation, confirmed_text, deviator_values, group_axes, mean_values, parse_confirm,
+                        parse_search, pct, probe_settings, race_rows, runners_up, search_space, split, value_text,
+                        with_params)
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -82,8 +83,9 @@ def _agents(cell, lineup: str, seat: int, setting: dict[str, Any], ck=None, wher
 
 
 def check(ctx: CheckContext) -> dict[str, Any]:
-    spec, _ = parse_search(ctx, set(), "of the deviator: focus.P, seatN.P for a seats lineup, ENTRANT.P for a "
-                              "tournament")
+    spec, opts = parse_search(ctx, {"confirm"}, "of the deviator: focus.P, seatN.P for a seats lineup, ENTRANT.P "
+                              "for a tournament")
+    parse_confirm(ctx.ck, opts, spec)
     seat = _deviator(ctx, spec)
     metric = ctx.report.metric
     if metric not in ("win_share", "mean_score"):
@@ -95,11 +97,11 @@ def check(ctx: CheckContext) -> dict[str, Any]:
     spec.options["seat"] = seat
     size = len(spec.settings()) if spec.discrete else spec.trials
     if ctx.lineup == "tournament":
-        spec.estimate = lambda cfg: sum(c.players * (len(c.agents) - 1) for c in cfg.cells) * spec.first_deals(
-            cfg.games) * size * 2
+        spec.estimate = lambda cfg: sum(c.players * (len(c.agents) - 1) for c in cfg.cells) * (spec.first_deals(
+            cfg.games) * size * 2 + 2 * spec.confirm)
     else:
-        spec.estimate = lambda cfg: sum(len(c.rotations(cfg.rotate)) for c in cfg.cells) * spec.first_deals(
-            cfg.games) * size * 2
+        spec.estimate = lambda cfg: sum(len(c.rotations(cfg.rotate)) for c in cfg.cells) * (spec.first_deals(
+            cfg.games) * size * 2 + 2 * spec.confirm)
     return {"search": spec}
 
 
@@ -138,7 +140,7 @@ def _field_text(cfg, cell, seat: int) -> str:
 def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], state) -> Result:
     spec = cfg.report.search
     seat, metric = spec.options["seat"], cfg.report.metric
-    sentences, race_table, paired = [], [], []
+    sentences, race_table, paired, confirm_rows = [], [], [], []
     for cell, found in state:
         base = {a: cell.axes[a] for a in cfg.axes}
         desc = describe_group(cfg.axes, tuple(base.values()))
@@ -160,6 +162,11 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
             text += "; against each table: " + _per_table(cell, seat, found, metric, r.deals[k])
         if len(found.raced) > 1:
             text += f"; closest rivals on the same deals: {runners_up(found, metric)}"
+        conf = confirmation(found, lambda rs, stop: mean_values(rs, deviator_values(
+            0 if cfg.kind == "tournament" else seat, metric), stop))
+        if conf is not None:
+            text += "; " + confirmed_text(conf, metric)
+            confirm_rows.append(confirm_row(base, found, conf, metric))
         dropped = sum(1 for d in r.dropped_in if d is not None)
         how = (f"{len(found.raced)} settings raced" if not found.trials else
                f"{len(found.trials)} optuna trials on {spec.first_deals(cfg.games):,} deals each, the best "
@@ -180,7 +187,10 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
             for t, (s, v) in enumerate(found.trials):
                 race_table.append({**base, **s, "setting": setting_label(s), "metric": metric, "trial": t,
                                    "trial_value": v, "deals": spec.first_deals(cfg.games)})
-    return Result(sentences, frame(paired), None, {"race": frame(race_table)})
+    tables = {"race": frame(race_table)}
+    if confirm_rows:
+        tables["confirm"] = frame(confirm_rows)
+    return Result(sentences, frame(paired), None, tables)
 
 
 def _per_table(cell, seat: int, found, metric: str, deals: int) -> str:

@@ -39,8 +39,8 @@ from simcore.stats import paired_diff, values_ci
 from ..search import focus_values, setting_label
 from .base import AnswerKind, CheckContext, ReportContext, Result
 from .common import clip_interval, describe_group, frame, join_values, lineup_label, metric_range, short_spec
-from .searching import (SearchSpec, group_axes, parse_search, probe_settings, race_rows, search_space, split,
-                        value_text, with_params)
+from .searching import (SearchSpec, confirm_row, confirmation, confirmed_text, group_axes, parse_confirm,
+                        parse_search, probe_settings, race_rows, search_space, split, value_text, with_params)
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -66,8 +66,9 @@ def check(ctx: CheckContext) -> dict[str, Any]:
     if objective not in OBJECTIVES:
         ck.fail("report.objective", "one of " + ", ".join(OBJECTIVES), objective)
     on_eq = objective in EQUILIBRIUM
-    spec, opts = parse_search(ctx, {"start", "steps"} if on_eq else set(), "rule options to choose (rules.OPTION)"
-                              + (" and the family's grid (focus.P)" if on_eq else ""))
+    spec, opts = parse_search(ctx, {"start", "steps", "confirm"} if on_eq else {"confirm"},
+                              "rule options to choose (rules.OPTION)" + (" and the family's grid (focus.P)" if on_eq else ""))
+    parse_confirm(ctx.ck, opts, spec)
     for p in spec.params:
         if p.role != "rules" and not (on_eq and p.role == "focus"):
             ck.fail(f"search.{p.key}", "a rule option (rules.OPTION): a design search chooses rules"
@@ -104,10 +105,11 @@ def check(ctx: CheckContext) -> dict[str, Any]:
     if family is not None:
         # each rule setting: a few best-response races over the grid, then the grid against its fixed point
         K = len(family.settings())
-        spec.estimate = lambda cfg: sum(c.players for c in cfg.cells) * size * K * (
-            3 * family.first_deals(cfg.games) * 2 + cfg.games)
+        spec.estimate = lambda cfg: sum(c.players for c in cfg.cells) * (size * K * (
+            3 * family.first_deals(cfg.games) * 2 + cfg.games) + 2 * (K + 1) * spec.confirm)
     else:
-        spec.estimate = lambda cfg: sum(len(c.rotations(cfg.rotate)) for c in cfg.cells) * cfg.games * size
+        spec.estimate = lambda cfg: sum(len(c.rotations(cfg.rotate)) for c in cfg.cells) * (
+            cfg.games * size + 2 * spec.confirm)
     return {"search": spec}
 
 
@@ -263,7 +265,7 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
     obj = o["objective"]
     aim = o["target"] is not None or o["band"] is not None
     keys = ", ".join(p.key.partition(".")[2] for p in spec.params)
-    sentences, rows, paired = [], [], []
+    sentences, rows, paired, confirm_rows = [], [], [], []
     eq_rows, path_rows, race_table = [], [], []
     for cell, found in state:
         base = {a: cell.axes[a] for a in cfg.axes}
@@ -292,6 +294,10 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
                          f"{d['n']:,} deals)")
         if parts:
             text += "; closest rivals on the same deals: " + "; ".join(parts)
+        conf = confirmation(found, lambda rs, stop: raw_values(obj, rs)[:stop])
+        if conf is not None:
+            text += "; " + confirmed_text(conf, obj)
+            confirm_rows.append(confirm_row(base, found, conf, obj))
         dropped = sum(1 for d in r.dropped_in if d is not None)
         text += (f"; {len(found.raced)} settings raced, {dropped} dropped as clearly worse, {len(r.survivors)} still "
                  f"in the race; {found.games:,} games")
@@ -320,6 +326,8 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
     tables = {"race": frame(rows + race_table)}
     if o["family"] is not None:
         tables.update({"equilibrium": frame(eq_rows), "path": frame(path_rows)})
+    if confirm_rows:
+        tables["confirm"] = frame(confirm_rows)
     return Result(sentences, frame(paired), None, tables)
 
 

@@ -16,7 +16,10 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from simcore.errors import SenseiError
 from simcore.racing import RaceResult, race, schedule
+from simcore.runner import MAX_GAMES
+from simcore.stats import paired_diff, values_ci
 from strategies.registry import make_strategy
 
 from ..search import Evaluator, Param, focus_values, grid, parse_param, seat_values, setting_label
@@ -24,6 +27,8 @@ from .common import clip_interval, fmt_metric, metric_range
 
 #: [search] keys that are options, not parameters (every parameter key holds a dot)
 RACE_KEYS = {"method", "alpha", "first", "trials", "top"}
+#: the most fresh deals of a confirmation (``[search] confirm``)
+MAX_CONFIRM = 10 ** 9
 #: optuna: trials asked at a time (fixed, so that the trials never depend on the number of workers)
 BATCH = 4
 
@@ -39,6 +44,8 @@ class SearchSpec:
     top: int = 4
     options: dict[str, Any] = dataclasses.field(default_factory=dict)
     estimate: Callable[[Any], int] | None = None
+    #: fresh deals on which the race's best and its closest rival are played again after the race (0: none)
+    confirm: int = 0
 
     @property
     def discrete(self) -> bool:
@@ -184,6 +191,9 @@ class Searched:
     runs: dict[int, list[Any]] = dataclasses.field(default_factory=dict)
     #: what the answer kind keeps of each setting besides its runs (design: the equilibrium of a rule setting)
     extra: dict[str, Any] = dataclasses.field(default_factory=dict)
+    #: the confirmation (``[search] confirm``): the fresh deals ``first .. stop-1`` (none of them played in the
+    #: race or by optuna) and the race index of the closest rival played on them with the best (None: no rival)
+    confirmed: tuple[int, int, int | None] | None = None
 
     @property
     def best(self) -> dict[str, Any]:
@@ -222,8 +232,73 @@ def search_space(ev: Evaluator, cfg, spec: SearchSpec, runs_of: Callable[[dict[s
         ev.extend([r for k in idx for r in runs[raced[k]]], stop)
         return {k: values_of(runs[raced[k]], stop) for k in idx}
 
+    if spec.confirm and budget + spec.confirm > MAX_GAMES:
+        raise SenseiError(f"search.confirm: games + confirm must be at most {MAX_GAMES:,} (the deals are numbered), "
+                          f"got {budget:,} + {spec.confirm:,}")
     res = race(len(raced), evaluate, first, budget, spec.alpha, goal)
-    return Searched(list(settings), res, raced, trials, ev.games - games0, runs)
+    found = Searched(list(settings), res, raced, trials, ev.games - games0, runs)
+    if spec.confirm:
+        # the best of many settings is also the luckiest on the deals that chose it: its figure on deals no
+        # choice has seen (numbered from the budget on) is not
+        rival = closest_rival(res)
+        stop = budget + spec.confirm
+        ev.extend([r for k in [res.best] + ([rival] if rival is not None else []) for r in runs[raced[k]]], stop)
+        found.confirmed = (budget, stop, rival)
+        found.games = ev.games - games0
+    return found
+
+
+def closest_rival(r: RaceResult) -> int | None:
+    """The race index of the setting closest to the best (the smallest paired difference on the deals both
+    played), or None when only one setting was raced."""
+    rivals = [k for k in range(len(r.versus_best)) if r.versus_best[k] is not None]
+    return min(rivals, key=lambda k: (abs(r.versus_best[k]["diff"]), k)) if rivals else None
+
+
+def confirmation(found: Searched, per_deal: Callable[[list[Any], int], np.ndarray]) -> dict[str, Any] | None:
+    """The best setting on the confirmation's fresh deals (``per_deal(runs, stop)``: its per-deal values over
+    deals 0..stop-1): its mean with a t interval and, with a rival, the paired difference rival - best."""
+    if found.confirmed is None:
+        return None
+    first, stop, rival = found.confirmed
+    x = per_deal(found.runs[found.raced[found.race.best]], stop)[first:stop]
+    out: dict[str, Any] = {"first": first, "deals": stop - first, "ci": values_ci(x), "rival": None, "versus": None}
+    if rival is not None:
+        y = per_deal(found.runs[found.raced[rival]], stop)[first:stop]
+        out["rival"] = found.settings[found.raced[rival]]
+        out["versus"] = paired_diff(y, x)
+    return out
+
+
+def confirmed_text(conf: dict[str, Any], metric: str) -> str:
+    """The answer's words for a confirmation (:func:`confirmation`)."""
+    m, lo, hi = conf["ci"]
+    lo, hi = clip_interval(lo, hi, metric_range(metric))
+    text = (f"on {conf['deals']:,} fresh deals (numbered from {conf['first']:,}: none of them helped choose it): "
+            f"{value_text(metric, m)} [{value_text(metric, lo)}, {value_text(metric, hi)}]")
+    d = conf["versus"]
+    if d is not None:
+        text += (f", and {setting_label(conf['rival'])}, the closest rival, {value_text(metric, d['diff'], True)} "
+                 f"[{value_text(metric, d['lo'], True)}, {value_text(metric, d['hi'], True)}] against it there")
+    return text
+
+
+def confirm_row(base: dict[str, Any], found: Searched, conf: dict[str, Any], metric: str) -> dict[str, Any]:
+    """One row of ``confirm.parquet``: the best setting's figure on the fresh deals and the closest rival's
+    paired difference (rival - best) there."""
+    m, lo, hi = conf["ci"]
+    d = conf["versus"] or {}
+    return {**base, "setting": setting_label(found.best), "metric": metric, "first_deal": conf["first"],
+            "deals": conf["deals"], "value": m, "lo": lo, "hi": hi,
+            "race_value": found.race.means[found.race.best],
+            "rival": setting_label(conf["rival"]) if conf["rival"] is not None else None,
+            "rival_diff": d.get("diff"), "rival_lo": d.get("lo"), "rival_hi": d.get("hi"),
+            "rival_p_value": d.get("p_value")}
+
+
+def parse_confirm(ck, opts: dict[str, Any], spec: SearchSpec) -> None:
+    """``[search] confirm``: the fresh deals of the confirmation (0: none)."""
+    spec.confirm = ck.integer(opts.get("confirm", 0), "search.confirm", 0, MAX_CONFIRM)
 
 
 def _signed(x: float, goal: str) -> float:
