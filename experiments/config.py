@@ -90,7 +90,7 @@ RESULT_COLUMNS = frozenset("""
     focus_score_median focus_win_hi focus_win_lo focus_win_share games group h0 h1 hi kind lineup llr lo
     lower mean_score mean_turns metric objective_diff_hi objective_diff_lo objective_diff_vs_best over
     p_value path players probability race_value reference regret regret_hi regret_lo rho rival rival_diff
-    rival_hi rival_lo rival_p_value role rotation rotations rules
+    rival_hi rival_lo rival_p_value rival_value rival_value_hi rival_value_lo role rotation rotations rules
     scope score score_hi score_lo seat seat0_win_hi seat0_win_lo seat0_win_share seat_advantage
     seat_balance_p seat_spread seconds setting solution sprt start starts step strategy survived tied
     timeouts trial trial_value turns turns_hi turns_lo upper value versus who win win_hi win_lo win_share

@@ -42,7 +42,7 @@ EXTRA_TABLES = (
      "the round it was dropped in, the paired difference from the best on the same deals"),
     ("confirm", "Confirmation", "the race's best setting per group on fresh deals that none of the choices saw "
      "(search.confirm): mean with its 95% interval beside its mean in the race (race_value), and the closest "
-     "rival's paired difference from it there (rival - best)"),
+     "rival's there with its paired difference from the best (rival - best)"),
     ("metagame", "Meta-game", "the payoff table: each strategy's win share per lineup, seats rotated"),
 )
 

@@ -190,6 +190,7 @@ def test_confirmation_plays_the_best_and_its_closest_rival_on_fresh_deals(br_run
         x, y = fresh(row["setting"]), fresh(row["rival"])
         assert (row["value"], row["lo"], row["hi"]) == pytest.approx(values_ci(x[120:]))
         assert row["rival_diff"] == pytest.approx(paired_diff(y[120:], x[120:])["diff"])
+        assert (row["rival_value"], row["rival_value_lo"], row["rival_value_hi"]) == pytest.approx(values_ci(y[120:]))
         assert not np.array_equal(x[120:], x[:64])
     assert all("on 64 fresh deals (numbered from 120: none of them helped choose it): " in a for a in res.answer)
     assert res.manifest["games_played"] == int(res.cells["games"].sum()) > br_run.manifest["games_played"]

@@ -262,10 +262,12 @@ def confirmation(found: Searched, per_deal: Callable[[list[Any], int], np.ndarra
         return None
     first, stop, rival = found.confirmed
     x = per_deal(found.runs[found.raced[found.race.best]], stop)[first:stop]
-    out: dict[str, Any] = {"first": first, "deals": stop - first, "ci": values_ci(x), "rival": None, "versus": None}
+    out: dict[str, Any] = {"first": first, "deals": stop - first, "ci": values_ci(x), "rival": None, "versus": None,
+                           "rival_ci": None}
     if rival is not None:
         y = per_deal(found.runs[found.raced[rival]], stop)[first:stop]
         out["rival"] = found.settings[found.raced[rival]]
+        out["rival_ci"] = values_ci(y)
         out["versus"] = paired_diff(y, x)
     return out
 
@@ -278,8 +280,12 @@ def confirmed_text(conf: dict[str, Any], metric: str) -> str:
             f"{value_text(metric, m)} [{value_text(metric, lo)}, {value_text(metric, hi)}]")
     d = conf["versus"]
     if d is not None:
-        text += (f", and {setting_label(conf['rival'])}, the closest rival, {value_text(metric, d['diff'], True)} "
-                 f"[{value_text(metric, d['lo'], True)}, {value_text(metric, d['hi'], True)}] against it there")
+        m, lo, hi = conf["rival_ci"]
+        lo, hi = clip_interval(lo, hi, metric_range(metric))
+        text += (f"; the closest rival, {setting_label(conf['rival'])}, there: {value_text(metric, m)} "
+                 f"[{value_text(metric, lo)}, {value_text(metric, hi)}], a paired difference of "
+                 f"{value_text(metric, d['diff'], True)} [{value_text(metric, d['lo'], True)}, "
+                 f"{value_text(metric, d['hi'], True)}] from the best")
     return text
 
 
@@ -288,10 +294,12 @@ def confirm_row(base: dict[str, Any], found: Searched, conf: dict[str, Any], met
     paired difference (rival - best) there."""
     m, lo, hi = conf["ci"]
     d = conf["versus"] or {}
+    rm, rlo, rhi = conf["rival_ci"] or (None, None, None)
     return {**base, "setting": setting_label(found.best), "metric": metric, "first_deal": conf["first"],
             "deals": conf["deals"], "value": m, "lo": lo, "hi": hi,
             "race_value": found.race.means[found.race.best],
             "rival": setting_label(conf["rival"]) if conf["rival"] is not None else None,
+            "rival_value": rm, "rival_value_lo": rlo, "rival_value_hi": rhi,
             "rival_diff": d.get("diff"), "rival_lo": d.get("lo"), "rival_hi": d.get("hi"),
             "rival_p_value": d.get("p_value")}
 
