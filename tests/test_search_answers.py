@@ -17,6 +17,7 @@ from typer.testing import CliRunner
 import experiments.search as search_mod
 from experiments import run_experiment
 from experiments.cli import app
+from experiments.answers.searching import with_params
 from experiments.config import load
 from reports import build_report
 from simcore.errors import SenseiError
@@ -163,7 +164,6 @@ def test_search_results_do_not_depend_on_jobs(br_run, monkeypatch):
 def test_confirmation_plays_the_best_and_its_closest_rival_on_fresh_deals(br_run):
     """search.confirm: the race is the same as without it; the best and the closest rival are then played on
     deals games .. games+N-1, and the figures given are theirs there (checked by playing those lineups again)."""
-    from experiments.answers.searching import with_params
     from experiments.search import Evaluator, focus_values
     from simcore.stats import paired_diff, values_ci
 
@@ -245,6 +245,42 @@ def test_equilibrium_of_a_family_finds_fixed_points_and_the_nash_mixture(eq_run)
     for row in fixed.iter_rows(named=True):   # a fixed point survived the race against a table of itself
         f = path.filter((pl.col("field") == f"wake={row['focus.wake']}") & pl.col("fixed"))
         assert f.height >= 1
+
+
+def test_equilibrium_confirmation_gives_regrets_on_fresh_deals(eq_run):
+    """search.confirm with a meta-game: the same equilibria as without it; each member's regret against
+    them measured again on deals games .. games+N-1 (checked by playing the lineups there again)."""
+    from experiments.search import Evaluator, seat_values
+    from simcore import gametheory as gt
+
+    res = run_experiment(eq(search={**eq()["search"], "confirm": 60}))
+    base, _ = eq_run
+    keep = ["solution", "strategy", "probability", "ci_low", "ci_high", "regret", "regret_lo", "regret_hi"]
+    assert res.tables["equilibrium"].select(keep).equals(base.tables["equilibrium"].select(keep))
+    e = res.tables["equilibrium"].filter(pl.col("solution") == "nash")
+    cfg = load(eq())
+    cell = cfg.cells[0]
+    labels = [f"wake={w}" for w in (4, 8, 12, 16)]
+    agents = [with_params(cell.agents[0], {"wake": w}) for w in (4, 8, 12, 16)]
+    ev = Evaluator(cfg)
+    tab = {}
+    for L in gt.lineups(4, 2):
+        run = ev.lineup(cell, [agents[i] for i in L], {})
+        ev.extend([run], 140)
+        tab[L] = {i: float(np.mean([seat_values(run, "win", b, False)[80:140] for b in (0, 1) if L[b] == i]))
+                  for i in set(L)}
+    x = np.array([float(e.filter(pl.col("strategy") == f"threshold:{lab}")["probability"].sum()) for lab in labels])
+    want = gt.regrets(tab, 4, 2, x)[0]
+    for row in e.iter_rows(named=True):
+        i = labels.index(row["strategy"].removeprefix("threshold:"))
+        assert row["fresh_regret"] == pytest.approx(want[i], abs=1e-6)
+        assert row["fresh_regret_lo"] <= row["fresh_regret"] + 1e-9 <= row["fresh_regret_hi"] + 2e-9
+    nash = next(a for a in res.answer if a.startswith("Nash (linear program) of the meta-game"))
+    assert "; on 60 fresh deals (numbered from 80: none of them helped find it; 960 games), each member" in nash
+    top = labels[int(np.argmax(want))]
+    assert f"the largest first: {top} " in nash
+    # the meta-game's games are its lineups' games on its deals, however many of them its races had played
+    assert "(10 lineups, 80 deals each, 1,280 games)" in nash
 
 
 def test_a_field_off_the_grid_is_not_named_as_the_field_of_the_first_path():

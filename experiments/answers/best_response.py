@@ -120,7 +120,7 @@ def search(cfg: Config, ev) -> list:
             return [ev.lineup(cell, agents, axes, roles) for agents in _agents(cell, cfg.kind, seat, setting)]
 
         found = search_space(ev, cfg, spec, runs_of, lambda runs, stop: mean_values(runs, fn, stop), goal,
-                             seed_key=g)
+                             seed_key=g, confirm=spec.confirm)
         ev.bar.update(cells=1)
         out.append((cell, found))
     return out

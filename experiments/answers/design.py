@@ -221,7 +221,8 @@ def search(cfg: Config, ev) -> list:
             x = raw_values(o["objective"], runs)[:stop]
             return distance_values(x, o["target"], o["band"]) if aim else x
 
-        found = search_space(ev, cfg, spec, runs_of, values_of, "max" if aim else o["goal"], seed_key=g)
+        found = search_space(ev, cfg, spec, runs_of, values_of, "max" if aim else o["goal"], seed_key=g,
+                             confirm=spec.confirm)
         found.extra = equilibria
         ev.bar.update(cells=1)
         out.append((cell, found))

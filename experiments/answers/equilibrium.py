@@ -40,14 +40,14 @@ from simcore import gametheory as gt
 from ..search import Param, seat_values, setting_label
 from .base import AnswerKind, CheckContext, ReportContext, Result
 from .common import check_event, describe_group, frame, join_values, short_spec
-from .searching import (SearchSpec, deviator_values, group_axes, mean_values, parse_search, pct, race_rows,
-                        search_space, split, with_params)
+from .searching import (SearchSpec, confirm_fits, deviator_values, group_axes, mean_values, parse_confirm, parse_search, pct,
+                        race_rows, search_space, split, with_params)
 
 if TYPE_CHECKING:
     from ..config import Config
     from ..engine import CellRun
 
-OPTIONS = {"start", "steps", "meta", "bootstrap", "solvers", "intensity", "population_size"}
+OPTIONS = {"start", "steps", "meta", "bootstrap", "solvers", "intensity", "population_size", "confirm"}
 SOLVERS = {"nash": "Nash (linear program)", "alpharank": "alpha-rank", "replicator": "replicator dynamics"}
 #: at most this many lineups in one group's meta-game
 MAX_LINEUPS = 3000
@@ -115,6 +115,10 @@ def check(ctx: CheckContext) -> dict[str, Any]:
                 ck.fail("search.meta", f"at most {MAX_LINEUPS:,} lineups per group (fewer values or players)",
                         f"{n:,} lineups for {P} players")
         spec.options["meta"] = list(meta)
+        if opts.get("confirm") and not meta:
+            ck.fail("search.confirm", "a meta-game whose equilibria it confirms (search.meta, or a population)",
+                    opts["confirm"])
+    parse_confirm(ck, opts, spec)
     spec.options["bootstrap"] = ck.integer(opts.get("bootstrap", 200), "search.bootstrap", 0)
     if spec.options["bootstrap"] > 5000:
         ck.fail("search.bootstrap", "at most 5,000 resamples", spec.options["bootstrap"])
@@ -167,8 +171,11 @@ def _estimate(cfg, spec: SearchSpec) -> int:
     per = sum(c.players for c in cfg.cells) * spec.first_deals(cfg.games) * 2
     if cfg.kind == "population":
         K = len(cfg.cells[0].agents)
-        return sum(math.comb(K + c.players - 1, c.players) * c.players * cfg.games for c in cfg.cells)
-    return per * max(1, len(spec.settings())) * (1 + len(spec.options.get("start", [])))
+        return sum(math.comb(K + c.players - 1, c.players) * c.players * (cfg.games + spec.confirm) for c in cfg.cells)
+    K = len(spec.settings())
+    meta = sum(math.comb(K + c.players - 1, c.players) * c.players * (cfg.games + spec.confirm) for c in cfg.cells
+               if c.players in spec.options.get("meta", []))
+    return per * max(1, K) * (1 + len(spec.options.get("start", []))) + meta
 
 
 # ------------------------------------------------------------------------------------------ playing
@@ -193,6 +200,12 @@ class MetaGame:
     games: int
     settings: list[dict[str, Any]] | None = None
     solutions: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    #: ``search.confirm``: the payoffs on the fresh deals ``fresh_first ..`` (none of them played to find the
+    #: equilibria), ``fresh_deals`` of them, and the games they took
+    fresh: dict[tuple[int, ...], dict[int, np.ndarray]] | None = None
+    fresh_first: int = 0
+    fresh_deals: int = 0
+    fresh_games: int = 0
 
 
 def search(cfg: Config, ev) -> list:
@@ -251,7 +264,7 @@ def _family(cfg, ev, spec: SearchSpec, g: int, cell, axes: dict[str, Any] | None
     meta = None
     if cell.players in spec.options["meta"]:
         agents = [member(s) for s in settings]
-        meta = _metagame(cfg, ev, cell, axes, agents, [setting_label(s) for s in settings], None)
+        meta = _metagame(cfg, ev, cell, axes, agents, [setting_label(s) for s in settings], None, spec.confirm)
         meta.settings = settings
         _solve(cfg, spec, meta, g)
     return {"cell": cell, "paths": paths, "meta": meta, "tuned": []}
@@ -282,28 +295,39 @@ def _population(cfg, ev, spec: SearchSpec, g: int, cell) -> dict[str, Any]:
                              seed_key=g)
         agents[j] = with_params(agents[j], split(found.best)[role])
         tuned.append((role, found))
-    meta = _metagame(cfg, ev, cell, axes, agents, [short_spec(a) for a in agents], cfg.report.event)
+    meta = _metagame(cfg, ev, cell, axes, agents, [short_spec(a) for a in agents], cfg.report.event, spec.confirm)
     _solve(cfg, spec, meta, g)
     return {"cell": cell, "paths": [], "meta": meta, "tuned": tuned}
 
 
-def _metagame(cfg, ev, cell, axes, agents, labels, event) -> MetaGame:
+def _metagame(cfg, ev, cell, axes, agents, labels, event, confirm: int = 0) -> MetaGame:
+    """Every lineup of ``agents`` on deals 0..games-1 (and with ``confirm``, on the fresh deals after them)."""
+    confirm_fits(cfg.games, confirm)
     K, P = len(agents), cell.players
     lineups = gt.lineups(K, P)
     runs = {L: ev.lineup(cell, [agents[i] for i in L], axes, ["member"] * P) for L in lineups}
-    g0 = ev.games
     ev.extend(list(runs.values()), cfg.games)
+    if confirm:
+        ev.extend(list(runs.values()), cfg.games + confirm)
     pay, evs = {}, ({} if event else None)
+    fresh = {} if confirm else None
     for L, run in runs.items():
         pay[L], ev_row = {}, {}
+        win = {}
         for i in sorted(set(L)):
             seats = [b for b in range(P) if L[b] == i]
-            pay[L][i] = np.mean([seat_values(run, "win", b, bool(event)) for b in seats], axis=0)
+            win[i] = np.mean([seat_values(run, "win", b, bool(event)) for b in seats], axis=0)
+            pay[L][i] = win[i][:cfg.games]
             if event:
-                ev_row[i] = np.mean([seat_values(run, "event", b, True) for b in seats], axis=0)
+                ev_row[i] = np.mean([seat_values(run, "event", b, True) for b in seats], axis=0)[:cfg.games]
         if event:
             evs[L] = ev_row
-    return MetaGame(labels, agents, P, lineups, pay, evs, cfg.games, ev.games - g0)
+        if confirm:
+            fresh[L] = {i: w[cfg.games:cfg.games + confirm] for i, w in win.items()}
+    # the games the meta-game is made of (a lineup its races had played already counts too)
+    per_deal = sum(len(run.rotations) for run in runs.values())
+    return MetaGame(labels, agents, P, lineups, pay, evs, cfg.games, per_deal * cfg.games, fresh=fresh,
+                    fresh_first=cfg.games, fresh_deals=confirm, fresh_games=per_deal * confirm)
 
 
 def _solve(cfg, spec: SearchSpec, meta: MetaGame, g: int) -> None:
@@ -328,6 +352,13 @@ def _solve(cfg, spec: SearchSpec, meta: MetaGame, g: int) -> None:
         return gt.replicator(tab, K, P, steps=1500, tol=1e-8, start=0.8 * near + 0.2 / K)
 
     point_tab = table()
+    fresh_tab = ({L: {i: float(v.mean()) for i, v in d.items()} for L, d in meta.fresh.items()}
+                 if meta.fresh else None)
+    # the fresh deals' resamples (their own stream: the in-sample resamples stay as they are)
+    frng = np.random.default_rng([int(cfg.seed), 17, g])
+    fidx = [frng.integers(0, meta.fresh_deals, meta.fresh_deals) for _ in range(B)] if meta.fresh else []
+    fresh_boot = [{L: {i: float(v[idx].mean()) for i, v in d.items()} for L, d in meta.fresh.items()}
+                  for idx in fidx]
     ev_tab = ({L: {i: float(v.mean()) for i, v in d.items()} for L, d in meta.events.items()}
               if meta.events else None)
     rng = np.random.default_rng([int(cfg.seed), 13, g])
@@ -344,6 +375,13 @@ def _solve(cfg, spec: SearchSpec, meta: MetaGame, g: int) -> None:
             br = np.array([gt.regrets(t, K, P, x)[0] for t in boot_tabs])
             sol["lo"], sol["hi"] = np.percentile(bx, 2.5, axis=0), np.percentile(bx, 97.5, axis=0)
             sol["regret_lo"], sol["regret_hi"] = np.percentile(br, 2.5, axis=0), np.percentile(br, 97.5, axis=0)
+        if fresh_tab is not None:
+            # the regrets of the equilibrium found, on deals that played no part in finding it
+            sol["fresh_regret"] = gt.regrets(fresh_tab, K, P, x)[0]
+            if B:
+                fr = np.array([gt.regrets(t, K, P, x)[0] for t in fresh_boot])
+                sol["fresh_regret_lo"], sol["fresh_regret_hi"] = np.percentile(fr, 2.5, axis=0), np.percentile(
+                    fr, 97.5, axis=0)
         if ev_tab is not None:
             sol["event"] = gt.field_payoffs(ev_tab, K, P, x)
             if B:
@@ -424,6 +462,9 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
                                 "regret": float(sol["regret"][i]),
                                 "regret_lo": float(sol["regret_lo"][i]) if "regret_lo" in sol else None,
                                 "regret_hi": float(sol["regret_hi"][i]) if "regret_hi" in sol else None})
+                    if "fresh_regret" in sol:
+                        row.update({k: float(sol[k][i]) if k in sol else None
+                                    for k in ("fresh_regret", "fresh_regret_lo", "fresh_regret_hi")})
                     if "event" in sol:
                         row.update({f"{event}_share": float(sol["event"][i]),
                                     f"{event}_lo": float(sol["event_lo"][i]) if "event_lo" in sol else None,
@@ -556,8 +597,27 @@ def _meta_sentences(desc, meta: MetaGame, event, fair) -> list[str]:
         if "event" in sol:
             text += f"; {event} against a field drawn from it: " + ", ".join(
                 f"{meta.labels[i]} {_ival(sol, 'event', i)}" for i in support)
+        if "fresh_regret" in sol:
+            text += "; " + _fresh_text(meta, sol)
         out.append(text)
     return out
+
+
+def _fresh_text(meta: MetaGame, sol: dict[str, Any]) -> str:
+    """The confirmation's words: every member's regret against the equilibrium on the fresh deals (the
+    largest first, at most SHOWN), with bootstrap intervals over those deals."""
+    reg = sol["fresh_regret"]
+    order = [int(i) for i in np.argsort(-reg, kind="stable")]
+    parts = [f"{meta.labels[i]} {pct(reg[i], True)}" + (
+        f" [{pct(sol['fresh_regret_lo'][i], True)}, {pct(sol['fresh_regret_hi'][i], True)}]"
+        if "fresh_regret_lo" in sol else "") for i in order[:SHOWN]]
+    text = (f"on {meta.fresh_deals:,} fresh deals (numbered from {meta.fresh_first:,}: none of them helped find it; "
+            f"{meta.fresh_games:,} games), each member's regret against it, the largest first: " + ", ".join(parts)
+            + (f" and {len(order) - SHOWN} more" if len(order) > SHOWN else ""))
+    top = order[0]
+    if "fresh_regret_lo" in sol and sol["fresh_regret_lo"][top] > 0:
+        text += f" ({meta.labels[top]} gains against it on deals it was not found on)"
+    return text
 
 
 # ------------------------------------------------------------------------------------------ report

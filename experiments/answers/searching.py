@@ -44,7 +44,7 @@ class SearchSpec:
     top: int = 4
     options: dict[str, Any] = dataclasses.field(default_factory=dict)
     estimate: Callable[[Any], int] | None = None
-    #: fresh deals on which the race's best and its closest rival are played again after the race (0: none)
+    #: ``search.confirm``: fresh deals on which the answer's choice is played again (0: none)
     confirm: int = 0
 
     @property
@@ -206,10 +206,11 @@ class Searched:
 
 def search_space(ev: Evaluator, cfg, spec: SearchSpec, runs_of: Callable[[dict[str, Any]], list[Any]],
                  values_of: Callable[[list[Any], int], np.ndarray], goal: str = "max",
-                 settings: Sequence[dict[str, Any]] | None = None, seed_key: int = 0) -> Searched:
+                 settings: Sequence[dict[str, Any]] | None = None, seed_key: int = 0, confirm: int = 0) -> Searched:
     """Race the settings of a discrete space (or ``settings``), or let optuna propose settings and race the
     best ``top``. ``runs_of(setting)`` gives the lineups a setting plays (their per-deal values are
-    averaged: several fields), ``values_of(runs, stop)`` the per-deal objective over deals 0..stop-1."""
+    averaged: several fields), ``values_of(runs, stop)`` the per-deal objective over deals 0..stop-1.
+    ``confirm``: fresh deals on which the race's best and its closest rival are then played (0: none)."""
     games0 = ev.games
     budget = cfg.games
     first = spec.first_deals(budget)
@@ -232,20 +233,25 @@ def search_space(ev: Evaluator, cfg, spec: SearchSpec, runs_of: Callable[[dict[s
         ev.extend([r for k in idx for r in runs[raced[k]]], stop)
         return {k: values_of(runs[raced[k]], stop) for k in idx}
 
-    if spec.confirm and budget + spec.confirm > MAX_GAMES:
-        raise SenseiError(f"search.confirm: games + confirm must be at most {MAX_GAMES:,} (the deals are numbered), "
-                          f"got {budget:,} + {spec.confirm:,}")
+    confirm_fits(budget, confirm)
     res = race(len(raced), evaluate, first, budget, spec.alpha, goal)
     found = Searched(list(settings), res, raced, trials, ev.games - games0, runs)
-    if spec.confirm:
+    if confirm:
         # the best of many settings is also the luckiest on the deals that chose it: its figure on deals no
         # choice has seen (numbered from the budget on) is not
         rival = closest_rival(res)
-        stop = budget + spec.confirm
+        stop = budget + confirm
         ev.extend([r for k in [res.best] + ([rival] if rival is not None else []) for r in runs[raced[k]]], stop)
         found.confirmed = (budget, stop, rival)
         found.games = ev.games - games0
     return found
+
+
+def confirm_fits(games: int, confirm: int) -> None:
+    """A one-line error when the fresh deals of ``search.confirm`` would run past the last deal number."""
+    if confirm and games + confirm > MAX_GAMES:
+        raise SenseiError(f"search.confirm: games + confirm must be at most {MAX_GAMES:,} (the deals are numbered), "
+                          f"got {games:,} + {confirm:,}")
 
 
 def closest_rival(r: RaceResult) -> int | None:
