@@ -66,7 +66,7 @@ def de(**extra):
     (br(search={"focus.wake": [4, 8], "alpha": 0.7}), "search.alpha", "a number in (0, 0.5)"),
     (br(search={"focus.wake": [4, 8], "confirm": -5}), "search.confirm", "an integer from 0 to 1,000,000,000"),
     (br(search={"focus.wake": [4, 8], "confirm": 2.5}), "search.confirm", "an integer from 0"),
-    (eq(search={"focus.wake": [4, 8], "confirm": 100}), "search.confirm", "a parameter ROLE.NAME or one of the options"),
+    (eq(search={"focus.wake": [4, 8], "confirm": 100}), "search.confirm", "a meta-game whose equilibria it confirms"),
     (br(lineup={"tournament": ["counter", "watcher", "threshold"]}, search={"gambler.edge": [1, 2]}),
      "search.gambler.edge", "a parameter of an entrant (counter, watcher, threshold)"),
     (br(lineup={"tournament": ["counter", "watcher", "threshold"]},
