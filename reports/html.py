@@ -118,7 +118,8 @@ _SPECS: dict[str, tuple[str, int]] = {}
 _PCT_WORDS = ("share", "completion", "advantage", "spread", "_rate", "probability", "regret")
 #: columns whose unit is the row's metric (``metric`` or ``figure`` column) where the table names one
 _BY_ROW = {"value", "diff", "lo", "hi", "band_lo", "band_hi", "distance", "diff_vs_best", "diff_lo", "diff_hi",
-           "objective_diff_vs_best", "objective_diff_lo", "objective_diff_hi"}
+           "objective_diff_vs_best", "objective_diff_lo", "objective_diff_hi", "race_value", "rival_value",
+           "rival_value_lo", "rival_value_hi", "rival_diff", "rival_lo", "rival_hi"}
 _BOUND_SUFFIXES = ("_lo", "_hi", "_low", "_high")
 
 
@@ -136,7 +137,7 @@ def _units(cols: list[str]) -> dict[str, str]:
     row_key = next((c for c in ("metric", "figure") if c in cols), None)
     out: dict[str, str] = {}
     for i, c in enumerate(cols):
-        if c in ("p_value", "seat_balance_p", "min_seat_balance_p"):
+        if c in ("p_value", "seat_balance_p", "min_seat_balance_p", "rival_p_value"):
             out[c] = "p"
         elif row_key is not None and c in _BY_ROW and not (c == "value" and "over" in cols):
             out[c] = "row"

@@ -247,6 +247,23 @@ def test_equilibrium_of_a_family_finds_fixed_points_and_the_nash_mixture(eq_run)
         assert f.height >= 1
 
 
+def test_design_confirmation_reports_the_objective_not_the_distance():
+    """A design with a target races distances; its confirmation gives the objective itself, in the race and
+    on the fresh deals, with the row's unit in the report."""
+    res = run_experiment({"title": "t", "question": "q", "game": "sen", "players": 2, "games": 60, "seed": 5,
+                          "lineup": {"seats": ["threshold"]}, "search": {"rules.penalty": [0, 5, 15], "confirm": 50},
+                          "report": {"answer": "design", "objective": "seat0_win_share", "target": 0.5}})
+    conf, race = res.tables["confirm"], res.tables["race"]
+    best = race.filter(pl.col("best"))
+    assert conf["setting"][0] == best["setting"][0]
+    assert conf["race_value"][0] == pytest.approx(best["value"][0]) and conf["deals"][0] == 50
+    assert 0.0 <= conf["rival_value"][0] <= 1.0 and conf["lo"][0] <= conf["value"][0] <= conf["hi"][0]
+    from reports.html import _units
+    units = _units(conf.columns)
+    assert all(units[c] == "row" for c in ("value", "race_value", "rival_value", "rival_diff", "rival_lo"))
+    assert units["rival_p_value"] == "p"
+
+
 def test_equilibrium_confirmation_gives_regrets_on_fresh_deals(eq_run):
     """search.confirm with a meta-game: the same equilibria as without it; each member's regret against
     them measured again on deals games .. games+N-1 (checked by playing the lineups there again)."""

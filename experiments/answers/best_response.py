@@ -166,7 +166,7 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
             0 if cfg.kind == "tournament" else seat, metric), stop))
         if conf is not None:
             text += "; " + confirmed_text(conf, metric)
-            confirm_rows.append(confirm_row(base, found, conf, metric))
+            confirm_rows.append(confirm_row(base, found, conf, metric, r.means[k]))
         dropped = sum(1 for d in r.dropped_in if d is not None)
         how = (f"{len(found.raced)} settings raced" if not found.trials else
                f"{len(found.trials)} optuna trials on {spec.first_deals(cfg.games):,} deals each, the best "

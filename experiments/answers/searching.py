@@ -295,15 +295,16 @@ def confirmed_text(conf: dict[str, Any], metric: str) -> str:
     return text
 
 
-def confirm_row(base: dict[str, Any], found: Searched, conf: dict[str, Any], metric: str) -> dict[str, Any]:
-    """One row of ``confirm.parquet``: the best setting's figure on the fresh deals and the closest rival's
-    paired difference (rival - best) there."""
+def confirm_row(base: dict[str, Any], found: Searched, conf: dict[str, Any], metric: str,
+                race_value: float) -> dict[str, Any]:
+    """One row of ``confirm.parquet``: the best setting's figure on the fresh deals (``race_value``: its
+    figure in the race), the closest rival's there and its paired difference (rival - best)."""
     m, lo, hi = conf["ci"]
     d = conf["versus"] or {}
     rm, rlo, rhi = conf["rival_ci"] or (None, None, None)
     return {**base, "setting": setting_label(found.best), "metric": metric, "first_deal": conf["first"],
             "deals": conf["deals"], "value": m, "lo": lo, "hi": hi,
-            "race_value": found.race.means[found.race.best],
+            "race_value": race_value,
             "rival": setting_label(conf["rival"]) if conf["rival"] is not None else None,
             "rival_value": rm, "rival_value_lo": rlo, "rival_value_hi": rhi,
             "rival_diff": d.get("diff"), "rival_lo": d.get("lo"), "rival_hi": d.get("hi"),
