@@ -407,7 +407,9 @@ def decision(fn=None, *, refcount: bool = False, inline: bool = False):
             return f
         if isinstance(f, numba.core.registry.CPUDispatcher):
             return CompiledDecision(f, getattr(f, "__name__", None), inline)
-        opts = {} if refcount else {k: v for k, v in NO_REFCOUNT.items() if k != "cache"}
+        # reference counting asked for explicitly: a function that leaves the option unset inherits it from
+        # its caller, and the game loops that call a decision are compiled without it
+        opts = dict(REFCOUNT) if refcount else {k: v for k, v in NO_REFCOUNT.items() if k != "cache"}
         cached = _in_sources(f)
         if cached:  # the project's own decisions: cached, since the source fingerprint covers what they call
             opts = {**opts, "cache": True, **({"forceinline": True} if inline else {})}

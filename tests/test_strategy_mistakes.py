@@ -181,6 +181,44 @@ def test_an_option_equal_to_the_no_decision_mark_is_an_illegal_option(tmp_path, 
     assert "no decision" not in line
 
 
+ALLOCATING = """
+import dataclasses
+import numpy as np
+from strategies.base import decision
+from strategies.fan_and_mallet import Strongest, strongest_slot
+
+
+@decision(refcount=True)
+def copy_then_choose(obs, prm, rng):
+    hand = np.empty(obs.hand.shape[0], dtype=np.int64)   # an array made here: allowed with refcount=True
+    for j in range(hand.shape[0]):
+        hand[j] = obs.hand[j]
+    return strongest_slot(hand)
+
+
+@dataclasses.dataclass(frozen=True)
+class Copying(Strongest):
+    play = copy_then_choose
+"""
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_a_decision_marked_refcount_may_allocate_in_both_lanes(tmp_path, compiled):
+    """@decision(refcount=True) is compiled with reference counting of its own, even when the game loop that
+    calls it is compiled without (a decision that leaves the option unset would inherit the loop's)."""
+    from simcore.lineup import load_source_module
+    from strategies.registry import lineup
+
+    path = tmp_path / "allocating.py"
+    path.write_text(ALLOCATING)
+    mod = load_source_module(str(path), f"allocating_{compiled}")
+    mine = R.simulate("fan-and-mallet", [mod.Copying(), mod.Copying()], n_games=200, seed=3, jobs=1,
+                      compiled=compiled).summary()
+    ref = R.simulate("fan-and-mallet", lineup("fan-and-mallet", ["strongest"], 2), n_games=200, seed=3, jobs=1,
+                     compiled=compiled).summary()
+    assert mine["win_share"] == ref["win_share"] and mine["mean_turns"] == ref["mean_turns"]
+
+
 def test_an_exception_raised_in_compiled_code_is_one_line(tmp_path):
     path = tmp_path / "compiled_mistakes.py"
     path.write_text(COMPILED)
