@@ -22,7 +22,7 @@ from tests.test_sensu_rules import stacked_deck
 ENG = get_game("sensu")
 #: the search at 16 iterations, not the suites' usual 8: a 5-player turn has 8 or more root options
 #: (the deck, five piles, the combinations), so at 8 each is tried about once and the visits tie. When
-#: such ties went to the first option listed (the deck, every turn), 43% of the 5-player games below
+#: such ties went to the first option listed (the deck, every turn), 5 of the 12 five-player games below
 #: reached the turn limit (none at 16); ties now go to the higher mean reward, and none do at 8 either
 #: (test_search_below_one_iteration_per_option_chooses_by_reward), but the suite keeps 16
 NAMES = [cheap(s).replace("iterations=8", "iterations=16") if s == "ismcts" else cheap(s)
