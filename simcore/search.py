@@ -18,7 +18,10 @@ One search answers one decision of the searching seat (the observer). Each itera
    horizon (``stop``: the game's end, or an earlier point where a whole game is too long);
 5. **backs up** the engine's per-seat rewards in [0, 1] (``value``) along the walk.
 
-The answer is the root edge visited most (the first of equals).
+The answer is the root edge visited most; of equal visits, the one with the highest mean reward of the
+searching seat; of equal visits and equal means, the first listed (the oldest edge). (At a budget below
+the number of root options every option is tried about once and the visits tie: the mean reward then
+chooses, not the order in which the engine lists the options.)
 
 Edges are keyed by the engine's ``label(S, R, g, opt, viewer)``: what the observer sees of an option
 (e.g. the card a player puts down, not the hand slot it came from), with the decision kind, so that
@@ -226,12 +229,18 @@ def _run_search(ob, iterations, c, which, horizon, base, S, R, players, opts, la
             e_n[e] += 1
             for p in range(players):
                 e_w[e, p] += reward[p]
+    # the answer: the root edge visited most; of equal visits, the one of the highest mean reward of the
+    # searching seat (an edge never visited ranks below any visited one); of equal visits and means, the
+    # oldest (the list runs newest first: ">=" keeps the oldest of equals)
     best = -1
     most = -1
+    mean = -1.0
     e = n_first[0]
     while e >= 0:
-        if e_n[e] >= most:  # the list runs newest first: ">=" keeps the oldest of equals
+        m = e_w[e, me] / e_n[e] if e_n[e] > 0 else -1.0
+        if e_n[e] > most or (e_n[e] == most and m >= mean):
             most = e_n[e]
+            mean = m
             best = e_opt[e]
         e = e_next[e]
     return best

@@ -21,9 +21,10 @@ from tests.test_sensu_rules import stacked_deck
 
 ENG = get_game("sensu")
 #: the search at 16 iterations, not the suites' usual 8: a 5-player turn has 8 or more root options
-#: (the deck, five piles, the combinations), so at 8 each is tried about once, the visits tie and the
-#: first option (the deck) is taken every turn; 43% of the 5-player games below then reach the turn limit
-#: (none at 16)
+#: (the deck, five piles, the combinations), so at 8 each is tried about once and the visits tie. When
+#: such ties went to the first option listed (the deck, every turn), 5 of the 12 five-player games below
+#: reached the turn limit (none at 16); ties now go to the higher mean reward, and none do at 8 either
+#: (test_search_below_one_iteration_per_option_chooses_by_reward), but the suite keeps 16
 NAMES = [cheap(s).replace("iterations=8", "iterations=16") if s == "ismcts" else cheap(s)
          for s in strategies_for("sensu")]
 
@@ -52,6 +53,20 @@ def test_every_strategy_plays_legal_games(name):
 def test_mixed_table():
     agents = lineup("sensu", NAMES[:4], 4)
     ENG.play(np.arange(40), 4, ENG.make_rules({"powers": True}), agents, root_key(8), check=True)
+
+
+def test_search_below_one_iteration_per_option_chooses_by_reward():
+    """With fewer iterations than root options every option is tried about once and the visits tie: the
+    search then answers with the option of the highest mean reward, not with the first one listed (the
+    deck, or in solo the pile). Answering with the first option, solo Sensu at 5 iterations put every card
+    onto the pile and scored 0 in each of these games (with ties broken by reward: 25.55 on average), and
+    5 of these 12 five-player games with ``chosen_fan`` and ``powers`` at 8 iterations reached the turn
+    limit (now none)."""
+    solo = ENG.play(np.arange(20), 1, ENG.make_rules(), lineup("sensu", ["ismcts:iterations=5"], 1), root_key(3))
+    assert solo["score"].mean() > 16.15, "above the search at 1 iteration (16.15 on these games)"
+    five = ENG.play(np.arange(12), 5, ENG.make_rules({"chosen_fan": True, "powers": True}),
+                    lineup("sensu", ["ismcts:iterations=8"], 5), root_key(7))
+    assert not five["timeout"].any()
 
 
 @pytest.mark.parametrize("players,rules", [(1, {}), (4, {"powers": True}), (3, {"chosen_fan": True, "powers": True})])
