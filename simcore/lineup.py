@@ -581,6 +581,7 @@ class Lineup:
         for a in self.agents:
             if type(a) not in classes:
                 classes.append(type(a))
+                check_decision_names(game, type(a))
         # One class in every seat (self-play, the common case): a module of that class alone, whose loop
         # inlines one strategy's decisions (the same strategy in a module of six classes ran 12-19% slower).
         # Mixed lineups: every compiled class of the modules of the lineup's compiled classes, in a stable
@@ -724,6 +725,35 @@ def _class_spec(cls: type) -> str:
     if source is not None:
         return f"{os.path.basename(source[0])}:{source[1]}"
     return cls.__dict__.get("name") or cls.__qualname__  # its own name, not one inherited
+
+
+def _own_code(klass: type) -> bool:
+    """Whether a class in a strategy's lineage is not one of sensei's own (whose decision names are tested)."""
+    mod = klass.__module__ or ""
+    return klass is not object and not mod.startswith(("strategies.", "simcore.", "builtins"))
+
+
+def check_decision_names(game: Any, cls: type) -> None:
+    """A one-line error for a strategy class that defines a compiled decision under a name that is no
+    decision of ``game``, or a method whose name is one letter or two off a decision's (``pley`` for
+    ``play``): such a class would otherwise play the decision it inherits, or none, without a word."""
+    import difflib
+
+    decisions = tuple(game.decisions)
+    for klass in cls.__mro__:
+        if not _own_code(klass):
+            continue
+        for attr, value in vars(klass).items():
+            if attr.startswith("_") or attr in decisions:
+                continue
+            if isinstance(value, staticmethod):
+                value = value.__func__
+            close = difflib.get_close_matches(attr, decisions, n=1, cutoff=0.75)
+            if isinstance(value, CompiledDecision) or (callable(value) and not isinstance(value, type) and close):
+                kind = "a compiled decision" if isinstance(value, CompiledDecision) else "a method"
+                raise SenseiError(
+                    f"strategy {_class_spec(cls)}: {kind} named {attr!r} is no decision of {game.name} (its "
+                    f"decisions: {', '.join(decisions)})" + (f"; did you mean {close[0]!r}?" if close else ""))
 
 
 def _form(found: Any, agent: Any, name: str) -> str | None:

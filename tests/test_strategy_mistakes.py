@@ -219,6 +219,62 @@ def test_a_decision_marked_refcount_may_allocate_in_both_lanes(tmp_path, compile
     assert mine["win_share"] == ref["win_share"] and mine["mean_turns"] == ref["mean_turns"]
 
 
+MISNAMED = """
+import dataclasses
+from strategies.base import decision
+from strategies.fan_and_mallet import Strongest, strongest_slot
+from strategies.sen import Threshold
+
+
+@decision
+def first_slot(obs, prm, rng):
+    return strongest_slot(obs.hand)
+
+
+@dataclasses.dataclass(frozen=True)
+class NumpyTypo(Strongest):
+    def pley(self, obs, rng):          # meant: play
+        return obs.me * 0
+
+
+@dataclasses.dataclass(frozen=True)
+class CompiledTypo(Strongest):
+    strat = first_slot                 # a compiled decision under a name fan-and-mallet does not ask for
+
+
+@dataclasses.dataclass(frozen=True)
+class SenTypo(Threshold):
+    def drawnn(self, obs, rng):        # meant: drawn
+        return obs.me * 0
+
+
+@dataclasses.dataclass(frozen=True)
+class Helper(Strongest):
+    def score_of(self, hand):          # a helper method with a name of its own: fine
+        return 0
+"""
+
+
+@pytest.mark.parametrize("game, cls, words", [
+    ("fan-and-mallet", "NumpyTypo", ["misnamed.py:NumpyTypo: a method named 'pley' is no decision of fan-and-mallet",
+                                     "did you mean 'play'?"]),
+    ("fan-and-mallet", "CompiledTypo", ["misnamed.py:CompiledTypo: a compiled decision named 'strat' is no decision"]),
+    ("sen", "SenTypo", ["misnamed.py:SenTypo: a method named 'drawnn' is no decision of sen", "did you mean 'drawn'?"]),
+])
+def test_a_misnamed_decision_is_one_line_not_the_inherited_one_played_silently(tmp_path, game, cls, words):
+    path = tmp_path / "misnamed.py"
+    path.write_text(MISNAMED)
+    r = cli.invoke(app, ["play", game, "-s", f"{path}:{cls}", "-n", "10", "--no-progress"])
+    one_error_line(r, *words)
+
+
+def test_a_helper_method_with_a_name_of_its_own_is_no_mistake(tmp_path):
+    path = tmp_path / "misnamed.py"
+    path.write_text(MISNAMED)
+    r = cli.invoke(app, ["play", "fan-and-mallet", "-s", f"{path}:Helper", "-n", "10", "--no-progress", "--json"])
+    assert r.exit_code == 0, r.output
+
+
 def test_an_exception_raised_in_compiled_code_is_one_line(tmp_path):
     path = tmp_path / "compiled_mistakes.py"
     path.write_text(COMPILED)
