@@ -739,11 +739,22 @@ def check_decision_names(game: Any, cls: type) -> None:
     ``play``): such a class would otherwise play the decision it inherits, or none, without a word."""
     import difflib
 
+    import inspect
+
     decisions = tuple(game.decisions)
     for klass in cls.__mro__:
         if not _own_code(klass):
             continue
         for attr, value in vars(klass).items():
+            if attr in decisions and inspect.isfunction(value):
+                try:
+                    names = list(inspect.signature(value).parameters)
+                except (TypeError, ValueError):
+                    names = []
+                if len(names) == 3 and names[0] != "self":
+                    raise SenseiError(
+                        f"strategy {_class_spec(cls)}: decision {attr!r} is a plain function of ({', '.join(names)}): "
+                        "mark it @decision to compile it, or write it as a method (self, obs, rng) over a batch")
             if attr.startswith("_") or attr in decisions:
                 continue
             if isinstance(value, staticmethod):

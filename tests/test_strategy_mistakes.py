@@ -248,6 +248,15 @@ class SenTypo(Threshold):
         return obs.me * 0
 
 
+def forgot_the_decorator(obs, prm, rng):
+    return strongest_slot(obs.hand)
+
+
+@dataclasses.dataclass(frozen=True)
+class Undecorated(Strongest):
+    play = forgot_the_decorator
+
+
 @dataclasses.dataclass(frozen=True)
 class Helper(Strongest):
     def score_of(self, hand):          # a helper method with a name of its own: fine
@@ -260,6 +269,8 @@ class Helper(Strongest):
                                      "did you mean 'play'?"]),
     ("fan-and-mallet", "CompiledTypo", ["misnamed.py:CompiledTypo: a compiled decision named 'strat' is no decision"]),
     ("sen", "SenTypo", ["misnamed.py:SenTypo: a method named 'drawnn' is no decision of sen", "did you mean 'drawn'?"]),
+    ("fan-and-mallet", "Undecorated", ["misnamed.py:Undecorated: decision 'play' is a plain function of (obs, prm, rng)",
+                                       "mark it @decision"]),
 ])
 def test_a_misnamed_decision_is_one_line_not_the_inherited_one_played_silently(tmp_path, game, cls, words):
     path = tmp_path / "misnamed.py"
