@@ -151,6 +151,26 @@ def answer_integers(value: Any, decision: str, what: str = "answers") -> np.ndar
     return a.astype(np.int64)
 
 
+def out_of_range(decision: str, what: str, parts: Sequence[np.ndarray], ok: np.ndarray, expected: str) -> None:
+    """Raise IllegalAction naming the first answer (a tuple of ``parts`` where ``ok`` is False) that no option
+    can encode, with what is ``expected`` of it."""
+    if ok.all():
+        return
+    i = int(np.flatnonzero(~ok)[0])
+    values = ", ".join(str(int(p[i])) for p in parts)
+    raise IllegalAction(f"made an illegal {decision}: {what} = ({values}) ({expected})")
+
+
+def answer_rows(value: Any, n: int, width: int, decision: str, what: str) -> np.ndarray:
+    """A numpy strategy's answer of one row of ``width`` integers per game (``n`` games), e.g. Sensu's slot
+    orders; anything of another shape is an illegal answer that says which shape came."""
+    a = answer_integers(value, decision, what)
+    if a.shape != (n, width):
+        raise IllegalAction(f"made an illegal {decision}: {what} of shape {a.shape} for {n} games (one row of "
+                            f"{width} per game is expected: shape ({n}, {width}))")
+    return a
+
+
 def answer_parts(value: Any, n: int, decision: str, what: str) -> list[np.ndarray]:
     """A numpy strategy's answer of ``n`` integer arrays (a tuple or list of them, or an array whose first
     axis has ``n`` rows), e.g. Sen's (player, slot) for a peek; anything else is an illegal answer."""
@@ -514,13 +534,18 @@ class Game(abc.ABC):
                                 f"{name}: an answer that is no option ({type(exc).__name__}: "
                                 f"{' '.join(str(exc).split())})") from None
         if out.shape != (len(idx),):
-            raise IllegalAction(f"strategy {seats.name(int(actor[0]))}: decision {name!r} returned the wrong "
-                                "number of values")
+            raise IllegalAction(f"strategy {seats.name(int(actor[0]))} (seat {int(actor[0])}) made an illegal {name}: "
+                                f"answers of shape {out.shape} for {len(idx)} games (one option per game is "
+                                f"expected: shape ({len(idx)},))")
         return out
 
     def _play_batch(self, ids, players, rules, agents, root, width, lu, check, on_step) -> dict[str, np.ndarray]:
         """The batch lane: one decision of every live game per step, asked of each strategy as a batch."""
         from .lineup import scratch
+        notice = lu.compile_notice("batch")
+        if notice:
+            import sys
+            print(notice, file=sys.stderr, flush=True)
         n = len(ids)
         keys = game_keys(root, ids[:width])
         state = self.new_batch(keys, players, rules)
@@ -577,6 +602,7 @@ class Game(abc.ABC):
                 nxt += k
             if (slot_game < 0).all():
                 break
+        lu.mark_compiled("batch")
         return results if refill else self.outcome(state)
 
     def check(self, state: Any) -> None:

@@ -49,7 +49,7 @@ MISSING = -(1 << 62)
 #: cached by themselves (the lineup module is)
 INLINE = {**{k: v for k, v in NO_REFCOUNT.items() if k != "cache"}, "forceinline": True}
 #: bump when the generated text changes shape (part of every module's hash)
-_VERSION = 7
+_VERSION = 8
 #: shape of a compiled strategy's scratch arrays ``rng.fw`` (float64) and ``rng.iw`` (int64)
 SCRATCH = (16, 64)
 
@@ -157,6 +157,14 @@ def resolve_decision(module_name: str, path: str | None, qualname: str):
     return found.fn if isinstance(found, CompiledDecision) else found
 
 
+def inline_options(fn) -> dict:
+    """numba options of a decision's copy that the compiled lane inlines: :data:`INLINE`, with reference
+    counting kept for a decision compiled with it (``@decision(refcount=True, inline=True)``)."""
+    if getattr(fn, "targetoptions", {}).get("_nrt"):
+        return {**INLINE, "_nrt": True}
+    return INLINE
+
+
 def local_copy(fn):
     """A numba function compiled like ``fn`` but not cached on its own (nor inlined by LLVM): for a lineup
     module whose parameter tuple class is its own (see :mod:`simcore.params`)."""
@@ -230,7 +238,7 @@ def _render(game: Any, plans: Sequence[_ClassPlan]) -> str:
         "import numpy as np",
         "",
         "from simcore.compiled import LOOP, NO_REFCOUNT",
-        "from simcore.lineup import INLINE, as_option, local_copy, resolve_decision",
+        "from simcore.lineup import INLINE, as_option, inline_options, local_copy, resolve_decision",
         "from simcore.rng import Stream",
         f"from {game.kernels} import begin as _begin, observe as _observe",
         f"from {game.kernels} import {step_inline} as _step_inline",
@@ -282,7 +290,7 @@ def _render(game: Any, plans: Sequence[_ClassPlan]) -> str:
             lines.append(f"_f{n} = resolve_decision{w!r}")
         # the compiled lane's form: the same decision as a function numba inlines, if so marked (a
         # cached decision marked inline is already one that LLVM inlines)
-        lines.append(f"_g{n} = numba.njit(**INLINE)(_f{n}.py_func)" if own else f"_g{n} = _f{n}")
+        lines.append(f"_g{n} = numba.njit(**inline_options(_f{n}))(_f{n}.py_func)" if own else f"_g{n} = _f{n}")
     lines += ["", ""] + _render_decide(game, plans, shapes, calls, inline=False)
     lines += ["", ""] + _render_decide(game, plans, shapes, calls, inline=True)
     lines += [
@@ -563,6 +571,10 @@ def _compiler_message(exc: BaseException) -> str:
     skip = ("Failed in ", "During:", "File ", "^", "<source elided>", "- Of which", "There are ", "Overload")
     lines = [t.strip() for t in text if t.strip() and not t.startswith(" ") and not t.strip().startswith(skip)]
     message = _shorten_groups(lines[0]) if lines else type(exc).__name__
+    if message.endswith("found for signature:"):  # the signature is on a line of its own: ">>> f(types)"
+        sig = next((t.strip()[4:] for t in text if t.strip().startswith(">>> ")), None)
+        if sig:
+            message += " " + _shorten_groups(sig)
     for t in text:
         m = re.search(r'File "([^"]+)", line (\d+)', t)
         if m and "site-packages" not in m.group(1) and "sensei_lineup_" not in m.group(1):
@@ -633,20 +645,28 @@ class Lineup:
                                   f"{type(exc).__name__}: {_compiler_message(exc)}") from None
         return self._module
 
-    def compile_notice(self) -> str | None:
-        """A line to print when the lineup's compiled code is not cached yet (first use), else None."""
+    def _marker(self, lane: str) -> str | None:
         marker = getattr(self.module, "__sensei_marker__", None)
+        return marker if marker is None or lane == "compiled" else marker[:-len(".compiled")] + f".{lane}.compiled"
+
+    def compile_notice(self, lane: str = "compiled") -> str | None:
+        """A line to print when the lineup's compiled code for ``lane`` (``compiled``: the game loop;
+        ``batch``: the decisions the batch lane asks) is not cached yet (first use), else None."""
+        if lane == "batch" and not self.plans:  # numpy decisions only: nothing of the lineup's own to compile
+            return None
+        marker = self._marker(lane)
         if marker and not os.path.exists(marker):
             with _NOTICE_LOCK:  # once per process (threads playing chunks side by side ask at once)
-                if self.module.__dict__.get("__sensei_noticed__"):
+                noticed = self.module.__dict__.setdefault("__sensei_noticed__", set())
+                if lane in noticed:
                     return None
-                self.module.__dict__["__sensei_noticed__"] = True
-            names = ", ".join(p.qualname for p in self.plans) or "the rules"
+                noticed.add(lane)
+            names = ", ".join(_class_spec(p.cls) for p in self.plans) or "the rules"
             return f"compiling {self.game.name} ({names}); later runs load it from the cache"
         return None
 
-    def mark_compiled(self) -> None:
-        marker = getattr(self.module, "__sensei_marker__", None)
+    def mark_compiled(self, lane: str = "compiled") -> None:
+        marker = self._marker(lane)
         if marker and not os.path.exists(marker):
             try:
                 with open(marker, "w"):
@@ -667,7 +687,7 @@ class Lineup:
                 numba.core.errors.UnsupportedError) as exc:
             if os.environ.get("SENSEI_DEBUG"):
                 raise
-            names = ", ".join(dict.fromkeys(type(a).__qualname__ for a in self.agents if type(a) in self.index))
+            names = self._culprits(str(exc))
             text = str(exc)
             if _NOT_AN_OPTION in text:
                 said = text[text.index(_NOT_AN_OPTION):].splitlines()[0].strip()
@@ -685,6 +705,19 @@ class Lineup:
             text = " ".join(str(exc).split())
             raise StrategyError(f"compiled strategies ({names}) raised {type(exc).__name__}"
                                 + (f": {text}" if text else "")) from exc
+
+    def _culprits(self, text: str) -> str:
+        """The compiled classes a compiler error is about, as specs name them: those whose file the error
+        points into (a user's file), else every compiled class of the lineup."""
+        import re
+
+        files = {m.group(1) for m in re.finditer(r'File "([^"]+)", line \d+', text)}
+        full = {os.path.abspath(f) for f in files}
+        base = {os.path.basename(f) for f in files}
+        compiled = [type(a) for a in self.agents if type(a) in self.index]
+        mine = [c for c in compiled if _source_of(c)[1] is not None
+                and (_source_of(c)[1] in full or os.path.basename(_source_of(c)[1]) in base)]
+        return ", ".join(dict.fromkeys(_class_spec(c) for c in (mine or compiled)))
 
     def _decision_at(self, text: str) -> str | None:
         """'strategy C, decision start' for the call in the generated module that a typing error points at."""

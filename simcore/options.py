@@ -119,6 +119,8 @@ def _fields_and_hints(cls: type) -> tuple[dict[str, dataclasses.Field], dict[str
 def build(cls: type, values: dict[str, Any], owner: str, what: str = "rule option") -> Any:
     """Make a dataclass instance from ``values`` (strings or typed values), checking every key."""
     fields, hints = _fields_and_hints(cls)
+    if what == "parameter" and cls not in _DEFAULTS_CHECKED:
+        _check_defaults(cls, fields, hints, owner)
     kwargs = {}
     for key, value in values.items():
         if key not in fields:
@@ -131,6 +133,26 @@ def build(cls: type, values: dict[str, Any], owner: str, what: str = "rule optio
         raise
     except (TypeError, ValueError) as exc:
         raise SenseiError(f"{owner}: {exc}") from None
+
+
+#: strategy classes whose parameter defaults have been checked (once per class)
+_DEFAULTS_CHECKED: "weakref.WeakSet[type]" = weakref.WeakSet()
+
+
+def _check_defaults(cls: type, fields: dict[str, dataclasses.Field], hints: dict, owner: str) -> None:
+    """A one-line error for a parameter whose own default is no value of its type or range (a user's class
+    with ``wake: int = param("ten", ...)`` would otherwise fail deep inside the compiled code)."""
+    for key, f in fields.items():
+        if f.default is dataclasses.MISSING:
+            continue
+        try:
+            out = convert_field("", f, hints, f.default)
+        except SenseiError as exc:
+            raise SenseiError(f"strategy {owner}: the default of parameter {key!r} does not fit it: {exc}") from None
+        if out != f.default:
+            raise SenseiError(f"strategy {owner}: the default of parameter {key!r} does not fit it: "
+                              f"{f.default!r} is read as {out!r}")
+    _DEFAULTS_CHECKED.add(cls)
 
 
 def parse_assignments(items: list[str] | tuple[str, ...], what: str) -> dict[str, str]:

@@ -199,11 +199,24 @@ def copy_then_choose(obs, prm, rng):
 @dataclasses.dataclass(frozen=True)
 class Copying(Strongest):
     play = copy_then_choose
+
+
+@decision(refcount=True, inline=True)
+def copy_then_choose_inline(obs, prm, rng):
+    hand = np.empty(obs.hand.shape[0], dtype=np.int64)
+    for j in range(hand.shape[0]):
+        hand[j] = obs.hand[j]
+    return strongest_slot(hand)
+
+
+@dataclasses.dataclass(frozen=True)
+class CopyingInline(Strongest):
+    play = copy_then_choose_inline
 """
 
 
-@pytest.mark.parametrize("compiled", [True, False])
-def test_a_decision_marked_refcount_may_allocate_in_both_lanes(tmp_path, compiled):
+@pytest.mark.parametrize("compiled, cls", [(True, "Copying"), (False, "Copying"), (True, "CopyingInline")])
+def test_a_decision_marked_refcount_may_allocate_in_both_lanes(tmp_path, compiled, cls):
     """@decision(refcount=True) is compiled with reference counting of its own, even when the game loop that
     calls it is compiled without (a decision that leaves the option unset would inherit the loop's)."""
     from simcore.lineup import load_source_module
@@ -211,8 +224,8 @@ def test_a_decision_marked_refcount_may_allocate_in_both_lanes(tmp_path, compile
 
     path = tmp_path / "allocating.py"
     path.write_text(ALLOCATING)
-    mod = load_source_module(str(path), f"allocating_{compiled}")
-    mine = R.simulate("fan-and-mallet", [mod.Copying(), mod.Copying()], n_games=200, seed=3, jobs=1,
+    mod = load_source_module(str(path), f"allocating_{compiled}_{cls}")
+    mine = R.simulate("fan-and-mallet", [getattr(mod, cls)(), getattr(mod, cls)()], n_games=200, seed=3, jobs=1,
                       compiled=compiled).summary()
     ref = R.simulate("fan-and-mallet", lineup("fan-and-mallet", ["strongest"], 2), n_games=200, seed=3, jobs=1,
                      compiled=compiled).summary()
@@ -277,6 +290,68 @@ def test_a_misnamed_decision_is_one_line_not_the_inherited_one_played_silently(t
     path.write_text(MISNAMED)
     r = cli.invoke(app, ["play", game, "-s", f"{path}:{cls}", "-n", "10", "--no-progress"])
     one_error_line(r, *words)
+
+
+SHAPES = """
+import dataclasses
+import numpy as np
+from simcore.games.senshi import Kind
+from strategies.sen import Threshold
+from strategies.senshi import Greedy
+from strategies.sensu import Random
+
+
+@dataclasses.dataclass(frozen=True)
+class SenOneTooMany(Threshold):
+    def start(self, obs, rng):
+        return np.full(len(obs.me) + 1, 2)
+
+
+@dataclasses.dataclass(frozen=True)
+class SenshiFarStudy(Greedy):
+    def act(self, obs, rng):
+        return np.full(len(obs.me), int(Kind.STUDY)), np.full(len(obs.me), 99)
+
+
+@dataclasses.dataclass(frozen=True)
+class SensuShortOrder(Random):
+    def arrange(self, obs, rng):
+        return np.full((len(obs.seat), 5), -1)
+"""
+
+
+@pytest.mark.parametrize("game, cls, words", [
+    ("sen", "SenOneTooMany", ["SenOneTooMany (seat 0) made an illegal start: answers of shape (", "one option per game"]),
+    ("senshi", "SenshiFarStudy", ["SenshiFarStudy (seat 0) made an illegal act: (kind, argument) = (1, 99)",
+                                  "arguments 0.."]),
+    ("sensu", "SensuShortOrder", ["SensuShortOrder (seat 0) made an illegal arrange: slot orders of shape (",
+                                  "one row of 6 per game is expected"]),
+])
+def test_numpy_answers_of_the_wrong_shape_or_range_say_what_came(tmp_path, game, cls, words):
+    path = tmp_path / "shapes.py"
+    path.write_text(SHAPES)
+    r = cli.invoke(app, ["play", game, "-s", f"{path}:{cls}", "-n", "10", "--no-progress"])
+    line = one_error_line(r, *words)
+    assert "option -1" not in line
+
+
+def test_a_parameter_whose_default_does_not_fit_it_is_one_line(tmp_path):
+    path = tmp_path / "defaults.py"
+    path.write_text(textwrap.dedent("""\
+        import dataclasses
+        from typing import ClassVar
+        from strategies.base import param
+        from strategies.sen import Threshold
+
+
+        @dataclasses.dataclass(frozen=True)
+        class Wordy(Threshold):
+            name: ClassVar[str] = "wordy"
+            wake: int = param("ten", "the wake value")
+        """))
+    r = cli.invoke(app, ["play", "sen", "-s", f"{path}:Wordy", "-n", "10", "--no-progress"])
+    line = one_error_line(r, "the default of parameter 'wake' does not fit it", "'ten'")
+    assert "sen.py" not in line
 
 
 def test_a_helper_method_with_a_name_of_its_own_is_no_mistake(tmp_path):

@@ -39,7 +39,7 @@ import numba
 import numpy as np
 
 from ..compiled import NO_REFCOUNT, REFCOUNT
-from ..game import NON_NEGATIVE, SHARE, Game, Metric, answer_integers, answer_parts, tie_shares
+from ..game import NON_NEGATIVE, SHARE, Game, Metric, answer_integers, answer_parts, out_of_range, tie_shares
 from ..options import Rules, option
 from ..rng import STREAM_DEAL, Stream, draw_base, permutation_into, stream_keys
 
@@ -1248,17 +1248,23 @@ class Sen(Game):
         """Option codes from a numpy strategy's answers: (player, slot) for PEEK, (player_a, slot_a,
         player_b, slot_b) for SWAP, (slot_a, slot_b, value) for CLAIM, one integer otherwise."""
         name = self.decisions[kind]
+        P = st.players
         if kind == Decision.PEEK:
             pl, sl = answer_parts(result, 2, name, "(player, slot)")
-            return np.where((pl >= 0) & (sl >= 0) & (sl < SLOTS), pl * POSITION_STRIDE + sl, -1)
+            out_of_range(name, "(player, slot)", (pl, sl), (pl >= 0) & (pl < P) & (sl >= 0) & (sl < SLOTS),
+                         f"players 0..{P - 1}, slots 0..{SLOTS - 1}")
+            return pl * POSITION_STRIDE + sl
         if kind == Decision.SWAP:
             pa, sa, pb, sb = answer_parts(result, 4, name, "(player_a, slot_a, player_b, slot_b)")
-            ok = (pa >= 0) & (pb >= 0) & (sa >= 0) & (sb >= 0) & (sa < SLOTS) & (sb < SLOTS)
-            return np.where(ok, (pa * POSITION_STRIDE + sa) * SWAP_STRIDE + pb * POSITION_STRIDE + sb, -1)
+            ok = (pa >= 0) & (pb >= 0) & (pa < P) & (pb < P) & (sa >= 0) & (sb >= 0) & (sa < SLOTS) & (sb < SLOTS)
+            out_of_range(name, "(player_a, slot_a, player_b, slot_b)", (pa, sa, pb, sb), ok,
+                         f"players 0..{P - 1}, slots 0..{SLOTS - 1}")
+            return (pa * POSITION_STRIDE + sa) * SWAP_STRIDE + pb * POSITION_STRIDE + sb
         if kind == Decision.CLAIM:
             a, b, v = answer_parts(result, 3, name, "(slot_a, slot_b, value)")
             ok = (a >= 0) & (b >= 0) & (a < SLOTS) & (b < SLOTS) & (v >= 0) & (v <= 9)
-            return np.where(ok, (a * SLOTS + b) * 10 + v, -1)
+            out_of_range(name, "(slot_a, slot_b, value)", (a, b, v), ok, f"slots 0..{SLOTS - 1}, values 0..9")
+            return (a * SLOTS + b) * 10 + v
         return answer_integers(result, name)
 
     def observe_all(self, st: SenState, idx: np.ndarray, seat: int) -> dict[str, np.ndarray]:

@@ -100,7 +100,7 @@ import numba
 import numpy as np
 
 from ..compiled import NO_REFCOUNT, REFCOUNT
-from ..game import NON_NEGATIVE, SHARE, Game, Metric, answer_integers, answer_parts, take
+from ..game import NON_NEGATIVE, SHARE, Game, Metric, answer_integers, answer_parts, out_of_range, take
 from ..options import Rules, option
 from ..rng import STREAM_DEAL, Stream, _mix_scalar, draw_base, permutation_into, stream_keys, uniform_at
 
@@ -1199,13 +1199,14 @@ class Senshi(Game):
 
     def encode(self, kind: int, result: Any, st: SenshiState, idx: np.ndarray) -> np.ndarray:
         """Option codes from a numpy strategy's answers: the stack at SETUP; at ACT the (kind, arg) pair as
-        :func:`action_option` (-1, never legal, for a kind or an argument out of range)."""
+        :func:`action_option`; a kind or an argument out of range is an illegal answer that names it."""
         name = self.decisions[kind]
         if kind == Decision.SETUP:
             return answer_integers(result, name)
         k, a = answer_parts(result, 2, name, "(kind, argument)")
         ok = (k >= 0) & (k <= TEST) & (((a >= 0) & (a < OPTION_STRIDE)) | (k == PASS))
-        return np.where(ok, np.where(k == PASS, PASS_OPTION, k * OPTION_STRIDE + a), -1)
+        out_of_range(name, "(kind, argument)", (k, a), ok, f"kinds 0..{TEST}, arguments 0..{OPTION_STRIDE - 1}")
+        return np.where(k == PASS, PASS_OPTION, k * OPTION_STRIDE + a)
 
     def legal_options(self, st: SenshiState, idx: np.ndarray) -> list[np.ndarray]:
         """The legal option codes of each game of ``idx`` at its current decision (tests and tools)."""

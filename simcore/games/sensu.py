@@ -88,7 +88,7 @@ import numpy as np
 
 from simcore.compiled import NO_REFCOUNT, REFCOUNT
 from simcore.errors import SenseiError
-from simcore.game import NON_NEGATIVE, SHARE, Game, Metric, answer_integers
+from simcore.game import NON_NEGATIVE, SHARE, Game, Metric, answer_integers, answer_rows
 from simcore.options import Rules, option
 from simcore.rng import (STREAM_DEAL, Stream, _mix_scalar, draw_base, integer_below, permutations, stream_keys,
                          uniform_at)
@@ -2415,26 +2415,17 @@ class Sensu(Game):
 
     def encode(self, kind: int, result: Any, st: SensuState, idx: np.ndarray) -> np.ndarray:
         """Option codes from a numpy strategy's answers: an order (m, 6) of slots for ARRANGE, a fan type
-        (or -1) per seat (m, P) for COURAGE, one integer otherwise. A malformed answer gives -1 (illegal)."""
+        (or -1) per seat (m, P) for COURAGE, one integer otherwise. An answer of another shape is an illegal
+        answer (:func:`simcore.game.answer_rows`); an entry out of range encodes as -1, never legal."""
         name = self.decisions[kind]
         if kind == Decision.ARRANGE:
-            o = answer_integers(result, name, "slot orders")
-            if o.ndim != 2 or o.shape[0] != len(idx):
-                return np.full(o.shape[0] if o.ndim else 0, -1, dtype=np.int64)
-            if o.shape[1] != SLOTS:
-                return np.full(len(idx), -1, dtype=np.int64)
-            o = o.astype(np.int64)
+            o = answer_rows(result, len(idx), SLOTS, name, "slot orders")
             ok = ((o >= -1) & (o < SLOTS)).all(axis=1)
             code = ((np.where(ok[:, None], o, -1) + 1) << (ORDER_BITS * np.arange(SLOTS))[None, :]).sum(axis=1)
             return np.where(ok, code, -1)
         if kind == Decision.COURAGE:
             P = st.players
-            c = answer_integers(result, name, "fan types")
-            if c.ndim != 2 or c.shape[0] != len(idx):
-                return np.full(c.shape[0] if c.ndim else 0, -1, dtype=np.int64)
-            if c.shape[1] != P:
-                return np.full(len(idx), -1, dtype=np.int64)
-            c = c.astype(np.int64)
+            c = answer_rows(result, len(idx), P, name, "fan types (one per seat)")
             ok = ((c >= -1) & (c <= 2)).all(axis=1)
             code = ((np.where(ok[:, None], c, -1) + 1) << (COURAGE_BITS * np.arange(P))[None, :]).sum(axis=1)
             return np.where(ok, code, -1)

@@ -170,11 +170,16 @@ def iter_trace(eng: Game, agents: Sequence[Any], players: int | None = None, rul
         # line, on a copy of the game with streams of its own: the trace and its randomness are untouched
         # (compiled decisions are functions of what they are given; a numpy one may keep state, and is not
         # asked ahead)
+        notice = lu.compile_notice("batch")
+        if notice:
+            import sys
+            print(notice, file=sys.stderr, flush=True)
         warm = copy.deepcopy(state)
         wS, wR = eng.state_tuple(warm), eng.rules_tuple(warm)
         lu.call("begin_batch", wS, wR, idx)
         if not wS[0][0]:
             eng.decide(warm, idx, Seats(list(agents), np.asarray(keys)), lu)
+        lu.mark_compiled("batch")
         del warm, wS, wR
     head = {"event": "game", "game": eng.name, "players": players, "seed": None if scripted else seed,
             "index": None if scripted else game, "strategies": names,
