@@ -187,3 +187,39 @@ def test_bradley_terry_clustered_widens_for_duplicated_deals():
         assert _half(copied, name) == pytest.approx(_half(once, name), rel=0.01)
         assert _half(copied_wald, name) == pytest.approx(_half(once, name) / 2, rel=0.05)
 
+
+def test_ratings_table_clusters_over_the_deals_of_the_games_played():
+    # the ratings' intervals from the run's per-deal values are those of the deals as the games show them
+    # (the lone strategy sits in seat r in rotation r); without per-deal values, Wald intervals over games
+    import polars as pl
+
+    from experiments import load_config, run_experiment
+    from experiments.analysis import ratings_table
+    raw = {"title": "t", "question": "q", "game": "sen", "players": 3, "games": 40, "seed": 4,
+           "lineup": {"tournament": ["threshold", "random", "counter"]}, "report": {"per_game": True}}
+    res = run_experiment(raw)
+    cells, games = res.cells, res.tables["games"]
+    assert int(cells["timeouts"].sum()) == 0
+    lone = games.filter(pl.col("seat") == pl.col("rotation"))
+    dw = np.zeros((cells.height, 40))
+    for i, c in enumerate(cells["cell"].to_list()):
+        per = lone.filter(pl.col("cell") == c).group_by("game").agg(pl.col("win").sum()).sort("game")
+        dw[i, per["game"].to_numpy()] = per["win"].to_numpy()
+    wa = (cells["focus_win_share"] * cells["focus_games"]).to_numpy()
+    wb = (cells["field_win_share"] * cells["focus_games"] * 2).to_numpy()
+    assert dw.sum(1) == pytest.approx(wa)
+    names = ["threshold", "random", "counter"]
+    args = (names, cells["a"].to_list(), cells["b"].to_list(), wa, wb, [2] * cells.height)
+    want = bradley_terry(*args, deal_wins_a=dw, deal_games=np.full(dw.shape, 3.0))
+    wald = bradley_terry(*args)
+    table = res.ratings
+    assert set(table["interval"]) == {"clustered over deals"}
+    cfg = load_config(raw)
+    for row in table.iter_rows(named=True):
+        assert (row["elo"], row["elo_lo"], row["elo_hi"]) == pytest.approx(want[row["strategy"]], rel=1e-6)
+    plain = ratings_table(cfg, cells)
+    assert set(plain["interval"]) == {"Wald over games"}
+    for row in plain.iter_rows(named=True):
+        assert (row["elo"], row["elo_lo"], row["elo_hi"]) == pytest.approx(wald[row["strategy"]], rel=1e-9)
+    for name in names[1:]:  # (the two differ: the test tells them apart)
+        assert _half(want, name) != pytest.approx(_half(wald, name), rel=1e-3)
