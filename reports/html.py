@@ -51,10 +51,13 @@ class ReportError(ValueError):
 def ratings_caption(ratings: pl.DataFrame) -> str:
     """The Ratings table's caption, saying how its intervals were made (a run folder written before the
     ``interval`` column was kept has Wald intervals over games)."""
+    from simcore.stats import MIN_DEALS_WON
+
     kinds = set(ratings["interval"].to_list()) if "interval" in ratings.columns else {"Wald over games"}
     if kinds == {"clustered over deals"}:
         how = ("95% intervals clustered over deals (every match-up replays the same deals, each once per seat "
-               "rotation: a deal's games count as one unit)")
+               "rotation: a deal's games count as one unit; a match-up where a side won on fewer than "
+               f"{MIN_DEALS_WON} deals counts its games as independent)")
     elif kinds == {"Wald over games"}:
         how = ("Wald 95% intervals over games (they count every game as independent, though every match-up "
                "replays the same deals: the run kept no per-deal values)")

@@ -218,7 +218,8 @@ def bradley_terry(names, a, b, wins_a, wins_b, opponents=None, alpha: float = 0.
     ``deal_wins_a`` and ``deal_games`` ((match-ups, deals) arrays: ``a``'s wins and the games with a winner
     of each match-up on each deal, every match-up on the same deals), the estimates are the same and the
     covariance is clustered over deals (:func:`bt_cluster_cov`): the games of one deal, in every seat
-    rotation and every match-up, count as one unit.
+    rotation and every match-up, count as one unit (but those of a lopsided match-up, where a side won on
+    fewer than :data:`MIN_DEALS_WON` deals, count as independent games).
     """
     import statsmodels.api as sm
 
@@ -259,7 +260,12 @@ def bradley_terry(names, a, b, wins_a, wins_b, opponents=None, alpha: float = 0.
     return out
 
 
-def bt_cluster_cov(X, p, n, deal_wins, deal_games) -> np.ndarray:
+#: deals on which each side of a match-up must have won something for the match-up's games to be clustered
+#: over deals (:func:`bt_cluster_cov`): with fewer, its per-deal scores cannot show its variance
+MIN_DEALS_WON = 10
+
+
+def bt_cluster_cov(X, p, n, deal_wins, deal_games, min_deals: int = MIN_DEALS_WON) -> np.ndarray:
     """The cluster-robust (sandwich) covariance of a binomial GLM's coefficients, deals as clusters.
 
     ``X`` (match-ups, coefficients) is the design, ``p`` each match-up's fitted probability, ``n`` the
@@ -270,19 +276,28 @@ def bt_cluster_cov(X, p, n, deal_wins, deal_games) -> np.ndarray:
     Pseudo-counts of a prior are in ``n`` (they belong to the fit) and in no deal's score. The meat sums
     the deals' outer products, times CRV1's small-sample factor G / (G - 1) for G deals (statsmodels'
     cluster covariance also multiplies by (N - 1) / (N - K) for N rows, about 1 for per-deal rows).
-    Fewer than two deals give NaN.
+
+    A lopsided match-up, where either side won something on fewer than ``min_deals`` deals (a strategy
+    that won no game at all, say), has residuals too uniform to show its variance (a sandwich would make
+    its interval far too narrow): it adds its model variance ``n_i p_i (1 - p_i) x_i x_i'`` to the meat
+    instead of its deal scores, as if its games were independent (the Wald intervals' view). With every
+    match-up lopsided the covariance is the Wald one. Fewer than two deals give NaN.
     """
     X = np.asarray(X, dtype=float)
     p = np.asarray(p, dtype=float)
+    n = np.asarray(n, dtype=float)
     deal_wins = np.asarray(deal_wins, dtype=float)
     deal_games = np.asarray(deal_games, dtype=float)
     G = deal_wins.shape[1]
     K = X.shape[1]
     if G < 2:
         return np.full((K, K), np.nan)
-    bread = np.linalg.inv((X * (np.asarray(n, dtype=float) * p * (1.0 - p))[:, None]).T @ X)
-    scores = (deal_wins - deal_games * p[:, None]).T @ X  # (deals, coefficients)
-    meat = scores.T @ scores * (G / (G - 1.0))
+    info = n * p * (1.0 - p)
+    bread = np.linalg.inv((X * info[:, None]).T @ X)
+    lopsided = ((deal_wins > 0).sum(1) < min_deals) | ((deal_wins < deal_games).sum(1) < min_deals)
+    dense = ~lopsided
+    scores = (deal_wins[dense] - deal_games[dense] * p[dense, None]).T @ X[dense]  # (deals, coefficients)
+    meat = scores.T @ scores * (G / (G - 1.0)) + (X[lopsided] * info[lopsided, None]).T @ X[lopsided]
     return bread @ meat @ bread
 
 

@@ -223,3 +223,23 @@ def test_ratings_table_clusters_over_the_deals_of_the_games_played():
         assert (row["elo"], row["elo_lo"], row["elo_hi"]) == pytest.approx(wald[row["strategy"]], rel=1e-9)
     for name in names[1:]:  # (the two differ: the test tells them apart)
         assert _half(want, name) != pytest.approx(_half(wald, name), rel=1e-3)
+
+
+def test_bradley_terry_lopsided_match_ups_count_their_games_as_independent():
+    # a strategy that won no game: its deal scores are all alike, and a sandwich would shrink its interval
+    # to almost nothing; its match-ups keep their model variance instead
+    rng = np.random.default_rng(10)
+    names, a, b, mu, deal, win = _match_ups(rng, deals=60, copies=2, luck_sd=1.0)
+    lone_c = np.array([a[i] == "c" for i in mu])
+    field_c = np.array([b[i] == "c" for i in mu])
+    win = np.where(lone_c, 0.0, np.where(field_c, 1.0, win))
+    clustered = _fit(names, a, b, mu, deal, win)
+    wald = _fit(names, a, b, mu, deal, win, clustered=False)
+    assert _half(clustered, "c") > 0.8 * _half(wald, "c")
+    # with every match-up lopsided (the lone strategy of a against b, and of b against a, never wins
+    # either), the intervals are the Wald ones
+    win = np.where(lone_c | field_c, win, 0.0)
+    clustered = _fit(names, a, b, mu, deal, win)
+    wald = _fit(names, a, b, mu, deal, win, clustered=False)
+    for name in names[1:]:
+        assert clustered[name] == pytest.approx(wald[name], rel=1e-9)
