@@ -198,8 +198,16 @@ def sprt_table(cfg: Config, runs: list[CellRun]) -> pl.DataFrame:
     return frame(rows)
 
 
-def ratings_table(cfg: Config, cells: pl.DataFrame) -> pl.DataFrame:
-    """Bradley-Terry ratings per group of tournament cells (every axis is a group)."""
+def ratings_table(cfg: Config, cells: pl.DataFrame, runs: list[CellRun] | None = None) -> pl.DataFrame:
+    """Bradley-Terry ratings per group of tournament cells (every axis is a group).
+
+    Where the run kept every cell's per-deal values (``runs``), the intervals are clustered over deals
+    (``interval`` = "clustered over deals"): every match-up replays the same deals, each once per seat
+    rotation, so a deal's games are not independent (a lopsided match-up, where a side won on fewer than
+    :data:`simcore.stats.MIN_DEALS_WON` deals, keeps the Wald view of its games: see
+    :func:`simcore.stats.bt_cluster_cov`). The per-deal values hold the lone strategy's wins;
+    the games with a winner are spread evenly over the deals (exact where no game timed out, as a timed-out
+    game has no winner). Otherwise they are Wald intervals over games ("Wald over games")."""
     if cfg.kind != "tournament" or "a" not in cells.columns:  # (a searching answer plays no match-ups)
         return pl.DataFrame()
     rows = []
@@ -207,7 +215,9 @@ def ratings_table(cfg: Config, cells: pl.DataFrame) -> pl.DataFrame:
         P = sub["players"][0]
         wa = (sub["focus_win_share"] * sub["focus_games"]).to_list()
         wb = (sub["field_win_share"] * sub["focus_games"] * (P - 1)).to_list()
-        res = bradley_terry(cfg.strategies, sub["a"].to_list(), sub["b"].to_list(), wa, wb, [P - 1] * sub.height)
+        per_deal = _deal_wins(sub, runs, np.add(wa, wb))
+        kw = {} if per_deal is None else {"deal_wins_a": per_deal[0], "deal_games": per_deal[1]}
+        res = bradley_terry(cfg.strategies, sub["a"].to_list(), sub["b"].to_list(), wa, wb, [P - 1] * sub.height, **kw)
         for name in cfg.strategies:
             elo, lo, hi = res[name]
             alone = sub.filter(pl.col("a") == name)
@@ -217,8 +227,28 @@ def ratings_table(cfg: Config, cells: pl.DataFrame) -> pl.DataFrame:
             seats = float(alone["focus_games"].sum() + field["focus_games"].sum() * (P - 1))
             rows.append({**{a: v for a, v in zip(cfg.axes, key)}, "strategy": name, "elo": elo, "elo_lo": lo,
                          "elo_hi": hi, "reference": cfg.strategies[0],
+                         "interval": "Wald over games" if per_deal is None else "clustered over deals",
                          "win_share": wins / seats if seats else None, "fair_share": 1.0 / P})
     return frame(rows)
+
+
+def _deal_wins(sub: pl.DataFrame, runs: list[CellRun] | None, decided) -> tuple[np.ndarray, np.ndarray] | None:
+    """(match-ups, deals) arrays of the lone strategy's wins and of the games with a winner on each deal,
+    for a group of tournament cells, or None where some cell kept no per-deal values or played fewer than
+    two deals (or the cells played different deals)."""
+    if runs is None:
+        return None
+    by_cell = {r.cell.index: r for r in runs}
+    picked = [by_cell[i] for i in sub["cell"].to_list()]
+    deals = {r.deals for r in picked}
+    if len(deals) != 1 or any(r.vec_sum is None for r in picked):
+        return None
+    G = deals.pop()
+    if G < 2:
+        return None
+    wins = np.stack([r.vec_sum[0, :G].astype(np.float64) for r in picked])
+    games = np.repeat(np.asarray(decided, dtype=np.float64)[:, None] / G, G, axis=1)
+    return wins, games
 
 
 def analyse(cfg: Config, runs: list[CellRun], state: Any = None) -> dict[str, Any]:
@@ -227,7 +257,7 @@ def analyse(cfg: Config, runs: list[CellRun], state: Any = None) -> dict[str, An
     cells = cells_table(cfg, runs)
     tables = {"cells": cells, "seats": seats_table(cfg, runs), "turns": turns_table(runs),
               "scores": scores_table(runs), "sprt": sprt_table(cfg, runs)}
-    tables["ratings"] = ratings_table(cfg, cells)
+    tables["ratings"] = ratings_table(cfg, cells, runs)
     kind = REGISTRY[cfg.report.answer]
     res = kind.analyse(cfg, tables, runs) if kind.search is None else kind.analyse(cfg, tables, runs, state)
     if res.estimates is not None:

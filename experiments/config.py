@@ -86,9 +86,9 @@ _SEAT_KEY = re.compile(r"^seat(\d+)$")
 RESULT_COLUMNS = frozenset("""
     a against b band_hi band_lo best best_response case cell ci_high ci_low completion count deals decision
     diff diff_hi diff_lo diff_vs_best distance dropped_in_round elo elo_hi elo_lo fair_share field
-    fresh_regret fresh_regret_hi fresh_regret_lo
     field_win_share figure first_deal fixed focus focus_games focus_mean_score focus_score_hi focus_score_lo
-    focus_score_median focus_win_hi focus_win_lo focus_win_share games group h0 h1 hi kind lineup llr lo
+    focus_score_median focus_win_hi focus_win_lo focus_win_share fresh_regret fresh_regret_hi fresh_regret_lo
+    games group h0 h1 hi interval kind lineup llr lo
     lower mean_score mean_turns metric objective_diff_hi objective_diff_lo objective_diff_vs_best over
     p_value path players probability race_value reference regret regret_hi regret_lo rho rival rival_diff
     rival_hi rival_lo rival_p_value rival_value rival_value_hi rival_value_lo role rotation rotations rules

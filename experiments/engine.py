@@ -438,6 +438,9 @@ def play_cells(cfg: Config, jobs: int = 1, progress: bool = False, backend: str 
             def take(i: int, r: int, a: int, b: int, res, restored: bool) -> None:
                 tot, hist, block = res
                 run = runs[i]
+                if keep_vec and block is None:  # (a chunk saved by a version that kept no per-deal values here)
+                    raise SenseiError(f"{store.folder}: the finished chunk {ChunkStore.key(i, r, a, b)} holds no "
+                                      "per-deal values, which this run keeps; delete it and resume again to replay it")
                 if tot.games is not None:
                     run.games_rows.append(tot.games.with_columns(pl.lit(i).alias("cell"), pl.lit(r).alias("rotation")))
                     tot.games = None

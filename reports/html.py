@@ -51,6 +51,24 @@ class ReportError(ValueError):
     """A run folder that cannot be reported on (missing or unreadable files); the message is one line."""
 
 
+def ratings_caption(ratings: pl.DataFrame) -> str:
+    """The Ratings table's caption, saying how its intervals were made (a run folder written before the
+    ``interval`` column was kept has Wald intervals over games)."""
+    from simcore.stats import MIN_DEALS_WON
+
+    kinds = set(ratings["interval"].to_list()) if "interval" in ratings.columns else {"Wald over games"}
+    if kinds == {"clustered over deals"}:
+        how = ("95% intervals clustered over deals (every match-up replays the same deals, each once per seat "
+               "rotation: a deal's games count as one unit; a match-up where a side won on fewer than "
+               f"{MIN_DEALS_WON} deals counts its games as independent)")
+    elif kinds == {"Wald over games"}:
+        how = ("Wald 95% intervals over games (they count every game as independent, though every match-up "
+               "replays the same deals: the run kept no per-deal values)")
+    else:
+        how = "95% intervals, clustered over deals or Wald over games as the interval column says"
+    return f"Bradley-Terry ratings on the Elo scale with {how}; win share per seat occupied, against the fair share 1/P"
+
+
 def _env() -> jinja2.Environment:
     return jinja2.Environment(loader=jinja2.FileSystemLoader(_TEMPLATES), autoescape=jinja2.select_autoescape(["j2"]),
                               undefined=jinja2.StrictUndefined)
@@ -350,8 +368,7 @@ def _build_report(run_dir: str, run: dict[str, Any], index: bool, spec_table: pl
         if t[name].height:
             tables.append({"title": title, "caption": caption, "html": html_table(t[name])})
     if t["ratings"].height:
-        tables.append({"title": "Ratings", "caption": "Bradley-Terry ratings on the Elo scale with 95% intervals; "
-                       "win share per seat occupied, against the fair share 1/P", "html": html_table(t["ratings"])})
+        tables.append({"title": "Ratings", "caption": ratings_caption(t["ratings"]), "html": html_table(t["ratings"])})
     if t["sprt"].height:
         cols = _present(t["sprt"], ["cell", "players", "focus", "field", "deals", "llr", "lower", "upper",
                                     "decision", "h0", "h1"])

@@ -202,8 +202,9 @@ def sprt_decide(llr: float, alpha: float = 0.05, beta: float = 0.05) -> str:
 ELO_PER_LOGIT = 400.0 / math.log(10.0)
 
 
-def bradley_terry(names, a, b, wins_a, wins_b, opponents=None, alpha: float = 0.05, prior: float = 0.5):
-    """Bradley-Terry (Luce) ratings with Wald intervals, fitted by a binomial GLM (statsmodels).
+def bradley_terry(names, a, b, wins_a, wins_b, opponents=None, alpha: float = 0.05, prior: float = 0.5,
+                  deal_wins_a=None, deal_games=None):
+    """Bradley-Terry (Luce) ratings with 95% intervals, fitted by a binomial GLM (statsmodels).
 
     Each match-up ``i`` puts strategy ``a[i]`` in one seat against ``opponents[i]`` copies of ``b[i]``
     (1 for two-player games) and records the win shares: ``wins_a[i]`` for the lone ``a`` and ``wins_b[i]``
@@ -212,6 +213,13 @@ def bradley_terry(names, a, b, wins_a, wins_b, opponents=None, alpha: float = 0.
     (strength 0). ``prior`` wins are added to both sides of every match-up, so that a strategy that wins
     (or loses) every game still gets a finite rating. Returns a dict name -> (elo, elo_lo, elo_hi),
     Elo = 400 / ln 10 * t.
+
+    Without per-deal counts the intervals are Wald intervals that count every game as independent. With
+    ``deal_wins_a`` and ``deal_games`` ((match-ups, deals) arrays: ``a``'s wins and the games with a winner
+    of each match-up on each deal, every match-up on the same deals), the estimates are the same and the
+    covariance is clustered over deals (:func:`bt_cluster_cov`): the games of one deal, in every seat
+    rotation and every match-up, count as one unit (but those of a lopsided match-up, where a side won on
+    fewer than :data:`MIN_DEALS_WON` deals, count as independent games).
     """
     import statsmodels.api as sm
 
@@ -238,11 +246,59 @@ def bradley_terry(names, a, b, wins_a, wins_b, opponents=None, alpha: float = 0.
         # while computing a dispersion that the binomial family does not use (its scale is 1)
         warnings.simplefilter("ignore", RuntimeWarning)
         res = model.fit()
-    ci = np.asarray(res.conf_int(alpha))
+    params = np.asarray(res.params, dtype=float)
+    if deal_wins_a is None:
+        ci = np.asarray(res.conf_int(alpha))
+        lo, hi = ci[:, 0], ci[:, 1]
+    else:
+        cov = bt_cluster_cov(X[keep], np.asarray(res.fittedvalues, dtype=float), tot[keep],
+                             np.asarray(deal_wins_a, dtype=float)[keep], np.asarray(deal_games, dtype=float)[keep])
+        half = -_ndtri(alpha / 2) * np.sqrt(np.maximum(np.diag(cov), 0.0))
+        lo, hi = params - half, params + half
     for j, name in enumerate(names[1:]):
-        out[name] = (float(res.params[j]) * ELO_PER_LOGIT, float(ci[j, 0]) * ELO_PER_LOGIT,
-                     float(ci[j, 1]) * ELO_PER_LOGIT)
+        out[name] = (float(params[j]) * ELO_PER_LOGIT, float(lo[j]) * ELO_PER_LOGIT, float(hi[j]) * ELO_PER_LOGIT)
     return out
+
+
+#: deals on which each side of a match-up must have won something for the match-up's games to be clustered
+#: over deals (:func:`bt_cluster_cov`): with fewer, its per-deal scores cannot show its variance
+MIN_DEALS_WON = 10
+
+
+def bt_cluster_cov(X, p, n, deal_wins, deal_games, min_deals: int = MIN_DEALS_WON) -> np.ndarray:
+    """The cluster-robust (sandwich) covariance of a binomial GLM's coefficients, deals as clusters.
+
+    ``X`` (match-ups, coefficients) is the design, ``p`` each match-up's fitted probability, ``n`` the
+    trials the fit saw for each, ``deal_wins`` and ``deal_games`` (match-ups, deals) the wins and the
+    trials of each match-up on each deal. Deal ``d``'s score is ``sum_i x_i (deal_wins[i, d] -
+    deal_games[i, d] p_i)`` over every match-up (the binomial GLM's score with its logit link; an offset
+    only moves ``p``); the bread is the inverse of the information ``sum_i n_i p_i (1 - p_i) x_i x_i'``.
+    Pseudo-counts of a prior are in ``n`` (they belong to the fit) and in no deal's score. The meat sums
+    the deals' outer products, times CRV1's small-sample factor G / (G - 1) for G deals (statsmodels'
+    cluster covariance also multiplies by (N - 1) / (N - K) for N rows, about 1 for per-deal rows).
+
+    A lopsided match-up, where either side won something on fewer than ``min_deals`` deals (a strategy
+    that won no game at all, say), has residuals too uniform to show its variance (a sandwich would make
+    its interval far too narrow): it adds its model variance ``n_i p_i (1 - p_i) x_i x_i'`` to the meat
+    instead of its deal scores, as if its games were independent (the Wald intervals' view). With every
+    match-up lopsided the covariance is the Wald one. Fewer than two deals give NaN.
+    """
+    X = np.asarray(X, dtype=float)
+    p = np.asarray(p, dtype=float)
+    n = np.asarray(n, dtype=float)
+    deal_wins = np.asarray(deal_wins, dtype=float)
+    deal_games = np.asarray(deal_games, dtype=float)
+    G = deal_wins.shape[1]
+    K = X.shape[1]
+    if G < 2:
+        return np.full((K, K), np.nan)
+    info = n * p * (1.0 - p)
+    bread = np.linalg.inv((X * info[:, None]).T @ X)
+    lopsided = ((deal_wins > 0).sum(1) < min_deals) | ((deal_wins < deal_games).sum(1) < min_deals)
+    dense = ~lopsided
+    scores = (deal_wins[dense] - deal_games[dense] * p[dense, None]).T @ X[dense]  # (deals, coefficients)
+    meat = scores.T @ scores * (G / (G - 1.0)) + (X[lopsided] * info[lopsided, None]).T @ X[lopsided]
+    return bread @ meat @ bread
 
 
 # ---------------------------------------------------------------------------------------------

@@ -68,6 +68,17 @@ def test_cli_run_writes_folder_report_and_index(tmp_path):
     assert os.path.isfile(out / run / "report.html") and os.path.isfile(out / "index.html")
     page = (out / run / "report.html").read_text()
     assert "Win matrix" in page and "Ratings" in page and "--games 15" in page
+    assert "95% intervals clustered over deals" in page  # the run kept its per-deal values
+
+
+def test_ratings_caption_says_how_the_intervals_were_made():
+    import polars as pl
+
+    from reports.html import ratings_caption
+    assert "clustered over deals" in ratings_caption(pl.DataFrame({"interval": ["clustered over deals"] * 2}))
+    assert "Wald 95% intervals over games" in ratings_caption(pl.DataFrame({"interval": ["Wald over games"]}))
+    # a run folder written before the column was kept: Wald intervals
+    assert "Wald 95% intervals over games" in ratings_caption(pl.DataFrame({"elo": [0.0]}))
 
 
 @pytest.mark.parametrize("name,damage,words", [

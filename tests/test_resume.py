@@ -358,3 +358,21 @@ def test_a_full_disk_reported_by_a_writer_of_its_own_is_an_os_error(tmp_path):
 
     with pytest.raises(ComputeError):  # any other error stays what it is
         atomic_write(str(target), broken)
+
+
+def test_a_chunk_without_the_per_deal_values_the_run_keeps_is_refused(tmp_path, monkeypatch):
+    """Chunks saved where the run kept no per-deal values (an earlier version's ratings run) cannot serve a
+    run that keeps them: their deals would count as won by nobody."""
+    import experiments.engine as engine
+
+    raw = {"title": "t", "question": "q", "game": "sen", "players": 2, "games": 16, "seed": 1, "chunk_size": 8,
+           "lineup": {"tournament": ["threshold", "random"]}}
+    cfg = load(raw)
+    folder = str(tmp_path / "parts")
+    monkeypatch.setattr(engine, "needs_vectors", lambda cfg: False)
+    play_cells(cfg, store=ChunkStore(folder))
+    monkeypatch.undo()
+    assert engine.needs_vectors(cfg)
+    with pytest.raises(Exception) as info:
+        play_cells(cfg, store=ChunkStore(folder))
+    assert type(info.value).__name__ == "SenseiError" and "holds no per-deal values" in str(info.value)

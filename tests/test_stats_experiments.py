@@ -104,3 +104,142 @@ def test_cell_intervals_are_over_deals_where_the_games_of_a_deal_are_several():
     # a summary of more deals than SMALL_VECTORS keeps flat memory: its intervals are over games
     assert needs_vectors(load_config(raw))
     assert not needs_vectors(load_config({**raw, "games": SMALL_VECTORS + 1, "report": {"answer": "summary"}}))
+
+
+def _match_ups(rng, deals, copies, luck_sd, t=None, k=3, shared=True):
+    """Synthetic one-against-a-field match-ups of three strategies: per match-up and deal, the lone
+    strategy's wins in ``copies`` games of the deal (each copy a rotation), with a deal's luck shared by its
+    games and (``shared``) by every match-up. Returns names, a, b, per-game arrays (match-up, deal, win)."""
+    t = t or {"a": 0.0, "b": 0.4, "c": -0.5}
+    pairs = [(x, y) for x in t for y in t if x != y]
+    luck = rng.normal(0.0, luck_sd, (1 if shared else len(pairs), deals))
+    rows = []
+    for i, (x, y) in enumerate(pairs):
+        eta = t[x] - t[y] - math.log(k) + luck[0 if shared else i] * (1 if i % 2 else -1)
+        p = 1.0 / (1.0 + np.exp(-eta))
+        for c in range(copies):
+            rows.append((np.full(deals, i), np.arange(deals), (rng.random(deals) < p).astype(float)))
+    mu, deal, win = (np.concatenate(z) for z in zip(*rows))
+    return list(t), [p[0] for p in pairs], [p[1] for p in pairs], mu, deal, win
+
+
+def _fit(names, a, b, mu, deal, win, k=3, clustered=True, prior=0.5):
+    m, G = len(a), int(deal.max()) + 1
+    dw = np.zeros((m, G))
+    dn = np.zeros((m, G))
+    np.add.at(dw, (mu, deal), win)
+    np.add.at(dn, (mu, deal), 1.0)
+    wa, n = dw.sum(1), dn.sum(1)
+    kw = {"deal_wins_a": dw, "deal_games": dn} if clustered else {}
+    return bradley_terry(names, a, b, wa, n - wa, [k] * m, prior=prior, **kw)
+
+
+def _half(res, name):
+    return (res[name][2] - res[name][1]) / 2
+
+
+def test_bradley_terry_clustered_equals_statsmodels_cluster_robust():
+    # one row per game, deals as groups: statsmodels' CRV1 (its factor (N - 1) / (N - K) taken out)
+    import statsmodels.api as sm
+    rng = np.random.default_rng(7)
+    names, a, b, mu, deal, win = _match_ups(rng, deals=80, copies=4, luck_sd=1.0)
+    X = np.zeros((len(a), 3))
+    for i, (x, y) in enumerate(zip(a, b)):
+        X[i, names.index(x)] += 1.0
+        X[i, names.index(y)] -= 1.0
+    X = X[mu, 1:]
+    sm_res = sm.GLM(win, X, family=sm.families.Binomial(), offset=np.full(len(win), -math.log(3))).fit(
+        cov_type="cluster", cov_kwds={"groups": deal})
+    N, K = len(win), X.shape[1]
+    se = np.sqrt(np.diag(sm_res.cov_params()) * (N - K) / (N - 1))
+    ours = _fit(names, a, b, mu, deal, win, prior=0.0)
+    for j, name in enumerate(names[1:]):
+        assert ours[name][0] == pytest.approx(sm_res.params[j] * ELO_PER_LOGIT, rel=1e-7)
+        assert _half(ours, name) == pytest.approx(1.959963984540054 * se[j] * ELO_PER_LOGIT, rel=1e-7)
+    # the estimates are the aggregated fit's, with or without the clustering and its prior
+    wald = _fit(names, a, b, mu, deal, win, clustered=False)
+    clustered = _fit(names, a, b, mu, deal, win)
+    for name in names:
+        assert clustered[name][0] == wald[name][0]
+
+
+def test_bradley_terry_clustered_is_wald_where_deals_are_independent_games():
+    # each deal played once per match-up, no luck shared between games: the sandwich agrees with the model
+    rng = np.random.default_rng(8)
+    names, a, b, mu, deal, win = _match_ups(rng, deals=4000, copies=1, luck_sd=0.0)
+    clustered = _fit(names, a, b, mu, deal, win)
+    wald = _fit(names, a, b, mu, deal, win, clustered=False)
+    for name in names[1:]:
+        assert _half(clustered, name) == pytest.approx(_half(wald, name), rel=0.05)
+
+
+def test_bradley_terry_clustered_widens_for_duplicated_deals():
+    # every deal's result copied to four games (as if four rotations always played alike): four times the
+    # games, no more information. The Wald intervals halve; the clustered ones stay as wide as one copy's.
+    rng = np.random.default_rng(9)
+    names, a, b, mu, deal, win = _match_ups(rng, deals=3000, copies=1, luck_sd=0.0)
+    once = _fit(names, a, b, mu, deal, win)
+    four = [np.tile(z, 4) for z in (mu, deal, win)]
+    copied = _fit(names, a, b, *four)
+    copied_wald = _fit(names, a, b, *four, clustered=False)
+    for name in names[1:]:
+        assert copied[name][0] == pytest.approx(once[name][0], rel=1e-3)
+        assert _half(copied, name) == pytest.approx(_half(once, name), rel=0.01)
+        assert _half(copied_wald, name) == pytest.approx(_half(once, name) / 2, rel=0.05)
+
+
+def test_ratings_table_clusters_over_the_deals_of_the_games_played():
+    # the ratings' intervals from the run's per-deal values are those of the deals as the games show them
+    # (the lone strategy sits in seat r in rotation r); without per-deal values, Wald intervals over games
+    import polars as pl
+
+    from experiments import load_config, run_experiment
+    from experiments.analysis import ratings_table
+    raw = {"title": "t", "question": "q", "game": "sen", "players": 3, "games": 40, "seed": 4,
+           "lineup": {"tournament": ["threshold", "random", "counter"]}, "report": {"per_game": True}}
+    res = run_experiment(raw)
+    cells, games = res.cells, res.tables["games"]
+    assert int(cells["timeouts"].sum()) == 0
+    lone = games.filter(pl.col("seat") == pl.col("rotation"))
+    dw = np.zeros((cells.height, 40))
+    for i, c in enumerate(cells["cell"].to_list()):
+        per = lone.filter(pl.col("cell") == c).group_by("game").agg(pl.col("win").sum()).sort("game")
+        dw[i, per["game"].to_numpy()] = per["win"].to_numpy()
+    wa = (cells["focus_win_share"] * cells["focus_games"]).to_numpy()
+    wb = (cells["field_win_share"] * cells["focus_games"] * 2).to_numpy()
+    assert dw.sum(1) == pytest.approx(wa)
+    names = ["threshold", "random", "counter"]
+    args = (names, cells["a"].to_list(), cells["b"].to_list(), wa, wb, [2] * cells.height)
+    want = bradley_terry(*args, deal_wins_a=dw, deal_games=np.full(dw.shape, 3.0))
+    wald = bradley_terry(*args)
+    table = res.ratings
+    assert set(table["interval"]) == {"clustered over deals"}
+    cfg = load_config(raw)
+    for row in table.iter_rows(named=True):
+        assert (row["elo"], row["elo_lo"], row["elo_hi"]) == pytest.approx(want[row["strategy"]], rel=1e-6)
+    plain = ratings_table(cfg, cells)
+    assert set(plain["interval"]) == {"Wald over games"}
+    for row in plain.iter_rows(named=True):
+        assert (row["elo"], row["elo_lo"], row["elo_hi"]) == pytest.approx(wald[row["strategy"]], rel=1e-9)
+    for name in names[1:]:  # (the two differ: the test tells them apart)
+        assert _half(want, name) != pytest.approx(_half(wald, name), rel=1e-3)
+
+
+def test_bradley_terry_lopsided_match_ups_count_their_games_as_independent():
+    # a strategy that won no game: its deal scores are all alike, and a sandwich would shrink its interval
+    # to almost nothing; its match-ups keep their model variance instead
+    rng = np.random.default_rng(10)
+    names, a, b, mu, deal, win = _match_ups(rng, deals=60, copies=2, luck_sd=1.0)
+    lone_c = np.array([a[i] == "c" for i in mu])
+    field_c = np.array([b[i] == "c" for i in mu])
+    win = np.where(lone_c, 0.0, np.where(field_c, 1.0, win))
+    clustered = _fit(names, a, b, mu, deal, win)
+    wald = _fit(names, a, b, mu, deal, win, clustered=False)
+    assert _half(clustered, "c") > 0.8 * _half(wald, "c")
+    # with every match-up lopsided (the lone strategy of a against b, and of b against a, never wins
+    # either), the intervals are the Wald ones
+    win = np.where(lone_c | field_c, win, 0.0)
+    clustered = _fit(names, a, b, mu, deal, win)
+    wald = _fit(names, a, b, mu, deal, win, clustered=False)
+    for name in names[1:]:
+        assert clustered[name] == pytest.approx(wald[name], rel=1e-9)

@@ -59,4 +59,4 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun]) -
     return Result(answer_ratings(cfg, tables["ratings"]))
 
 
-KIND = AnswerKind("ratings", "Bradley-Terry ratings of a tournament", analyse, precheck=precheck)
+KIND = AnswerKind("ratings", "Bradley-Terry ratings of a tournament", analyse, precheck=precheck, vectors="small")
