@@ -64,13 +64,16 @@ def _over_deals(row: dict[str, Any], run: CellRun, has_win: bool) -> None:
     first): the games of one deal share its cards, so counting them as independent games makes the
     intervals of game length and of seat 0's share too narrow (and the focus's often too wide). Each
     interval keeps the exact estimate as its centre and takes the t half-width of the per-deal values,
-    clipped to what the figure can be; a self-play focus's exact fair share keeps no interval at all."""
+    clipped to what the figure can be; a self-play focus's exact fair share keeps no interval at all, and a
+    figure alike on every deal keeps its interval over games."""
     vec = run.vectors()
     if vec is None or run.deals < 2 or row["games"] == run.deals:
         return  # (one game a deal: the games are the deals, and a share keeps its Wilson interval)
 
     def put(name: str, x: float | None, values: np.ndarray, *bounds) -> None:
-        if x is not None:
+        # every deal alike (a strategy that won no game, say): the spread over deals says nothing of the
+        # chance of the other outcome, so the interval over games (Wilson for a share) stands
+        if x is not None and np.ptp(values[:run.deals]) > 0:
             row[f"{name}_lo"], row[f"{name}_hi"] = deal_interval(x, values, *bounds)
 
     if has_win:

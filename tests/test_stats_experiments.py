@@ -2,6 +2,7 @@
 import math
 
 import numpy as np
+import polars as pl
 import pytest
 from scipy import stats as st
 
@@ -243,3 +244,17 @@ def test_bradley_terry_lopsided_match_ups_count_their_games_as_independent():
     wald = _fit(names, a, b, mu, deal, win, clustered=False)
     for name in names[1:]:
         assert clustered[name] == pytest.approx(wald[name], rel=1e-9)
+
+
+def test_a_share_alike_on_every_deal_keeps_its_interval_over_games():
+    """Over deals, a focus that wins no game has per-deal shares all 0: their spread says nothing of its
+    chance to win, so its Wilson interval over games stands, never the zero-width [0, 0]."""
+    from experiments import run_experiment
+
+    res = run_experiment({"title": "t", "question": "q", "game": "sen", "players": 2, "games": 60, "seed": 2,
+                          "lineup": {"tournament": ["random", "threshold", "counter"]}})
+    never = res.cells.filter(pl.col("a") == "random")
+    assert never.height == 2 and (never["focus_win_share"] == 0).all()
+    assert (never["focus_win_lo"] == 0).all() and (never["focus_win_hi"] > 0.02).all()
+    other = res.cells.filter(pl.col("a") == "threshold")
+    assert 0 < other["focus_win_lo"][0] < other["focus_win_share"][0] < other["focus_win_hi"][0]
