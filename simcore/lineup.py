@@ -771,7 +771,6 @@ def check_decision_names(game: Any, cls: type) -> None:
     decision of ``game``, or a method whose name is one letter or two off a decision's (``pley`` for
     ``play``): such a class would otherwise play the decision it inherits, or none, without a word."""
     import difflib
-
     import inspect
 
     decisions = tuple(game.decisions)
@@ -779,6 +778,10 @@ def check_decision_names(game: Any, cls: type) -> None:
         if not _own_code(klass):
             continue
         for attr, value in vars(klass).items():
+            if isinstance(value, dataclasses.Field):  # param(...) in a class that is no dataclass of its own
+                raise SenseiError(f"strategy {_class_spec(cls)}: parameter {attr!r} is declared with param(...) in "
+                                  f"class {klass.__qualname__}, which is not a dataclass: decorate it with "
+                                  "@dataclasses.dataclass(frozen=True), or the default it inherits stays")
             if attr in decisions and inspect.isfunction(value):
                 try:
                     names = list(inspect.signature(value).parameters)

@@ -234,7 +234,7 @@ def test_a_decision_marked_refcount_may_allocate_in_both_lanes(tmp_path, compile
 
 MISNAMED = """
 import dataclasses
-from strategies.base import decision
+from strategies.base import decision, param
 from strategies.fan_and_mallet import Strongest, strongest_slot
 from strategies.sen import Threshold
 
@@ -270,6 +270,10 @@ class Undecorated(Strongest):
     play = forgot_the_decorator
 
 
+class NotADataclass(Threshold):       # meant to change the default wake: no @dataclass, so it would not
+    wake: int = param(4, "the wake")  # (the inherited default 10 would stay)
+
+
 @dataclasses.dataclass(frozen=True)
 class Helper(Strongest):
     def score_of(self, hand):          # a helper method with a name of its own: fine
@@ -282,6 +286,8 @@ class Helper(Strongest):
                                      "did you mean 'play'?"]),
     ("fan-and-mallet", "CompiledTypo", ["misnamed.py:CompiledTypo: a compiled decision named 'strat' is no decision"]),
     ("sen", "SenTypo", ["misnamed.py:SenTypo: a method named 'drawnn' is no decision of sen", "did you mean 'drawn'?"]),
+    ("sen", "NotADataclass", ["misnamed.py:NotADataclass: parameter 'wake' is declared with param(...) in class "
+                              "NotADataclass, which is not a dataclass"]),
     ("fan-and-mallet", "Undecorated", ["misnamed.py:Undecorated: decision 'play' is a plain function of (obs, prm, rng)",
                                        "mark it @decision"]),
 ])
