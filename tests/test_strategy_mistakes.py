@@ -327,7 +327,8 @@ class SensuShortOrder(Random):
 
 
 @pytest.mark.parametrize("game, cls, words", [
-    ("sen", "SenOneTooMany", ["SenOneTooMany (seat 0) made an illegal start: answers of shape (", "one option per game"]),
+    ("sen", "SenOneTooMany", [":SenOneTooMany", "(seat 0) made an illegal start: answers of shape (11,) for 10 games",
+                              "one option per game"]),
     ("senshi", "SenshiFarStudy", ["SenshiFarStudy (seat 0) made an illegal act: (kind, argument) = (1, 99)",
                                   "arguments 0.."]),
     ("sensu", "SensuShortOrder", ["SensuShortOrder (seat 0) made an illegal arrange: slot orders of shape (",
