@@ -8,10 +8,15 @@ it builds on:
 
 * a **compiled decision**: a function of ``(obs, prm, rng)`` marked with :func:`decision`, assigned to
   the class attribute of the decision's name; ``obs`` is the engine's per-game observation view,
-  ``prm`` the strategy's parameters by name, ``rng`` its random stream (``simcore.rng``). Lineups of
-  compiled strategies play the compiled lane, built-in or not;
+  ``prm`` the strategy's parameters by name, ``rng`` its seat's random stream (a ``simcore.rng.Stream``,
+  which has no methods: draw with ``simcore.rng.random(rng)`` and ``simcore.rng.integer(rng, n)``). Lineups
+  of compiled strategies play the compiled lane, built-in or not;
 * a **numpy method** ``name(self, obs, rng)`` over a batch of observations (the engine's ``observe``),
-  returning one option per game; such lineups play the batch lane.
+  returning one option per game; ``rng`` (a ``simcore.rng.AgentRandom``) draws one number per game with
+  ``rng.random()``, ``rng.integers(n)`` and ``rng.choose(mask)``. Such lineups play the batch lane.
+
+The streams are per seat and per game (docs/architecture.md, "Random numbers in a strategy"), so no result
+depends on the number of workers or on how the games are batched.
 
 For example, threshold play that never takes the face-up top::
 
