@@ -191,15 +191,17 @@ def test_illegal_actions_are_refused():
         ((TEST, B), TEST * OPTION_STRIDE + B),    # seat 0 holds [R, R, R]: not in hand
         ((TRAIN, 0), TRAIN * OPTION_STRIDE),      # stack 0 went to a hand: no longer on the table
         ((STUDY, 20), STUDY * OPTION_STRIDE + 20),  # no such stack
-        ((STUDY, 99), -1),                        # not even an option code
+        ((STUDY, 99), None),                      # not even an option code: the answer itself is named
         ((PASS, 0), 0),                           # a pass with a legal action
-        ((7, 0), -1),                             # unknown action kind
+        ((7, 0), None),                           # unknown action kind
         ((TEST, 4), TEST * OPTION_STRIDE + 4),    # no such colour
     ]
     for act, code in cases:
         eng, st, seats = scripted(2, [[R, R, R]], [Script(setup=0, acts=[act]), Script(setup=1)])
         before = st.copy()
-        with pytest.raises(IllegalAction, match=rf"^strategy script \(seat 0\) made an illegal act: option {code}$"):
+        said = (rf"option {code}" if code is not None else
+                rf"\(kind, argument\) = \({act[0]}, {act[1]}\) \(kinds 0..{TEST}, arguments 0..{OPTION_STRIDE - 1}\)")
+        with pytest.raises(IllegalAction, match=rf"^strategy script \(seat 0\) made an illegal act: {said}$"):
             step(eng, st, seats)
         for f, v in vars(before).items():   # nothing changed
             if isinstance(v, np.ndarray):
