@@ -173,20 +173,29 @@ def local_copy(fn):
 
 
 def _where(d: CompiledDecision) -> tuple[str, str | None, str] | None:
-    """(module, user file or None, qualified name) that finds the compiled decision ``d`` again in a
-    fresh process, or None (a function made in a local scope)."""
+    """(module, user file or None, name) that finds the compiled decision ``d`` again in a fresh process:
+    its function's qualified name, or else the name its module gives the decision (``play = decision(f)``
+    leaves ``f`` a plain function under its own name); None when neither finds it (a function made in a
+    local scope)."""
     fn = getattr(d.fn, "py_func", d.fn)
     module, qualname = fn.__module__, fn.__qualname__
-    if "<locals>" in qualname or module not in sys.modules:
+    if module not in sys.modules:
         return None
     user = getattr(sys.modules[module], "__sensei_file__", None)
-    try:
-        again = resolve_decision(module, None, qualname) if not user else None
-    except AttributeError:
-        again = None
-    if not user and again is not d.fn:
-        return None
-    return module, (os.path.abspath(user) if user else None), qualname
+    path = os.path.abspath(user) if user else None
+
+    def finds(name: str) -> bool:
+        try:
+            return resolve_decision(module, path, name) is d.fn
+        except AttributeError:
+            return False
+
+    if "<locals>" not in qualname and finds(qualname):
+        return module, path, qualname
+    for name, value in list(vars(sys.modules[module]).items()):
+        if (value is d or value is d.fn) and finds(name):
+            return module, path, name
+    return None
 
 
 # ------------------------------------------------------------------------------------------------

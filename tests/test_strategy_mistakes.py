@@ -368,6 +368,34 @@ def test_a_helper_method_with_a_name_of_its_own_is_no_mistake(tmp_path):
     assert r.exit_code == 0, r.output
 
 
+def test_a_decision_made_by_calling_decision_on_a_function_of_another_name_plays(tmp_path):
+    """``play = decision(f)``-style definitions (the decision under another name than its function's): the
+    generated module finds the decision by the name its file gives it, and it plays as its function does."""
+    path = tmp_path / "shared.py"
+    path.write_text(textwrap.dedent("""\
+        import dataclasses
+        from strategies.base import decision
+        from strategies.fan_and_mallet import Strongest, strongest_slot
+
+
+        def _choose(obs, prm, rng):
+            return strongest_slot(obs.hand)
+
+
+        choose = decision(_choose)
+
+
+        @dataclasses.dataclass(frozen=True)
+        class Shared(Strongest):
+            play = choose
+        """))
+    mine = cli.invoke(app, ["play", "fan-and-mallet", "-s", f"{path}:Shared", "-n", "200", "--json", "--no-progress"])
+    ref = cli.invoke(app, ["play", "fan-and-mallet", "-s", "strongest", "-n", "200", "--json", "--no-progress"])
+    assert mine.exit_code == 0, mine.output
+    a, b = json.loads(mine.stdout), json.loads(ref.stdout)
+    assert a["win_share"] == b["win_share"] and a["mean_turns"] == b["mean_turns"]
+
+
 def test_an_exception_raised_in_compiled_code_is_one_line(tmp_path):
     path = tmp_path / "compiled_mistakes.py"
     path.write_text(COMPILED)
