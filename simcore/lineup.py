@@ -671,7 +671,8 @@ class Lineup:
                     return None
                 noticed.add(lane)
             names = ", ".join(_class_spec(p.cls) for p in self.plans) or "the rules"
-            return f"compiling {self.game.name} ({names}); later runs load it from the cache"
+            what = "" if lane == "compiled" else " for traces and the batch lane"
+            return f"compiling {self.game.name} ({names}){what}; later runs load it from the cache"
         return None
 
     def mark_compiled(self, lane: str = "compiled") -> None:
