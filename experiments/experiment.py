@@ -434,7 +434,9 @@ def open_unfinished(run_dir: str, fingerprint: dict[str, Any]) -> dict[str, Any]
     if not os.path.isdir(run_dir):
         raise SenseiError(f"{run_dir}: no such run folder to resume")
     if os.path.isfile(os.path.join(run_dir, "manifest.json")):
-        raise SenseiError(f"{run_dir}: this run is complete (manifest.json is there); nothing to resume")
+        report = "" if os.path.isfile(os.path.join(run_dir, "report.html")) else \
+            f" (its report is not written: sensei report {run_dir})"
+        raise SenseiError(f"{run_dir}: this run is complete (manifest.json is there); nothing to resume{report}")
     path = os.path.join(run_dir, STATE)
     if os.path.islink(path) or os.path.islink(os.path.join(run_dir, PARTS)):
         raise SenseiError(f"{run_dir}: {STATE} or {PARTS} is a symbolic link; a run folder keeps its files inside itself")

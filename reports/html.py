@@ -185,7 +185,8 @@ def _cell(v: Any, col: str, unit: str = "num", metric: Any = None) -> str:
             return ""
         if unit == "row":
             unit = "pct" if isinstance(metric, str) and (_pct_name(metric) or is_share(metric)
-                                                         or metric == "nobody_eliminated") else "num"
+                                                         or metric in ("nobody_eliminated", "equilibrium_stakes")) \
+                else "num"
         v = v + 0.0  # no -0.0
         if unit == "pct":
             text = f"{v * 100:.2f}%"

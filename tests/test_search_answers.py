@@ -66,6 +66,7 @@ def de(**extra):
     (br(search={"focus.wake": [4, 8], "alpha": 0.7}), "search.alpha", "a number in (0, 0.5)"),
     (br(search={"focus.wake": [4, 8], "confirm": -5}), "search.confirm", "an integer from 0 to 1,000,000,000"),
     (br(search={"focus.wake": [4, 8], "confirm": 2.5}), "search.confirm", "an integer from 0"),
+    (br(search={"focus.wake": [4, 8], "confirm": 5}), "search.confirm", "0 (none) or at least 20 fresh deals"),
     (eq(search={"focus.wake": [4, 8], "confirm": 100}), "search.confirm", "a meta-game whose equilibria it confirms"),
     (br(lineup={"tournament": ["counter", "watcher", "threshold"]}, search={"gambler.edge": [1, 2]}),
      "search.gambler.edge", "a parameter of an entrant (counter, watcher, threshold)"),
@@ -247,6 +248,29 @@ def test_equilibrium_of_a_family_finds_fixed_points_and_the_nash_mixture(eq_run)
         assert f.height >= 1
 
 
+def test_confirmation_after_a_race_that_stopped_early_starts_where_it_stopped():
+    """A race that ends before its budget (one setting left) used no deal past its last round: the fresh
+    deals start there, so that no deal is played for nothing."""
+    res = run_experiment(br(games=400, sweep={}, players=2, search={"focus.wake": [4, 30], "confirm": 40}))
+    race, conf = res.tables["race"], res.tables["confirm"]
+    stopped = int(race["deals"].max())
+    assert stopped < 400 and conf["first_deal"][0] == stopped and conf["deals"][0] == 40
+    assert set(res.cells["deals"]) == {stopped + 40}
+    assert f"on 40 fresh deals (numbered from {stopped}: none of them helped choose it)" in res.answer[0]
+
+
+def test_a_fresh_regret_of_rounding_size_is_no_gain():
+    from experiments.answers.equilibrium import MetaGame, _fresh_text
+
+    meta = MetaGame(["a", "b"], [None, None], 2, [], {}, None, 10, 10, fresh={}, fresh_first=10, fresh_deals=30,
+                    fresh_games=60)
+    sol = {"fresh_regret": np.array([1.3e-13, -0.05]), "fresh_regret_lo": np.array([1.3e-13, -0.08]),
+           "fresh_regret_hi": np.array([1.3e-13, -0.02])}
+    assert "gains against it" not in _fresh_text(meta, sol)
+    sol["fresh_regret_lo"][0], sol["fresh_regret"][0] = 0.01, 0.03
+    assert _fresh_text(meta, sol).endswith("(a gains against it on deals it was not found on)")
+
+
 def test_design_confirmation_reports_the_objective_not_the_distance():
     """A design with a target races distances; its confirmation gives the objective itself, in the race and
     on the fresh deals, with the row's unit in the report."""
@@ -262,6 +286,9 @@ def test_design_confirmation_reports_the_objective_not_the_distance():
     units = _units(conf.columns)
     assert all(units[c] == "row" for c in ("value", "race_value", "rival_value", "rival_diff", "rival_lo"))
     assert units["rival_p_value"] == "p"
+    # the answer says which of the two came closer to the target on the fresh deals
+    assert re.search(r"\(from the target: [\d.]+% for the best, [\d.]+% for the rival(: the rival comes closer on "
+                     r"these deals)?\)", res.answer[0]), res.answer[0]
 
 
 def test_equilibrium_confirmation_gives_regrets_on_fresh_deals(eq_run):

@@ -297,7 +297,7 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
             text += "; closest rivals on the same deals: " + "; ".join(parts)
         conf = confirmation(found, lambda rs, stop: raw_values(obj, rs)[:stop])
         if conf is not None:
-            text += "; " + confirmed_text(conf, obj)
+            text += "; " + confirmed_text(conf, obj, o["target"], o["band"])
             confirm_rows.append(confirm_row(base, found, conf, obj, bm))
         dropped = sum(1 for d in r.dropped_in if d is not None)
         text += (f"; {len(found.raced)} settings raced, {dropped} dropped as clearly worse, {len(r.survivors)} still "

@@ -447,7 +447,7 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
             sentences += _meta_sentences(desc, meta, event, fair)
             for sol in meta.solutions:
                 for i, label in enumerate(meta.labels):
-                    if sol["probs"][i] <= 0 and not (sol.get("hi") is not None and sol["hi"][i] > 0):
+                    if sol["probs"][i] <= SUPPORT and not (sol.get("hi") is not None and sol["hi"][i] > SUPPORT):
                         continue
                     row = {**group, "solution": sol["name"], "kind": sol["kind"], "strategy": meta.agents[i].spec()}
                     if meta.settings is not None:
@@ -572,13 +572,17 @@ def _family_sentences(cfg, cell, desc, paths, fixed, fair) -> list[str]:
 
 #: members outside an equilibrium's support named with their regret in its sentence (the rest are counted)
 SHOWN = 6
+#: a member is in a solution's support with a probability above this (the solvers' rounding is below it)
+SUPPORT = 1e-6
+#: a regret above this is a gain (a solution's own members have regrets of rounding size)
+GAIN = 1e-9
 
 
 def _meta_sentences(desc, meta: MetaGame, event, fair) -> list[str]:
     out = []
     for sol in meta.solutions:
         order = np.argsort(-sol["probs"])
-        support = [i for i in order if sol["probs"][i] > 1e-6]
+        support = [i for i in order if sol["probs"][i] > SUPPORT]
         text = ((f"{desc}: " if desc else "") + f"{sol['kind']} of the meta-game of {len(meta.labels)} strategies "
                 f"({len(meta.lineups)} lineups, {meta.deals:,} deals each, {meta.games:,} games): "
                 + ", ".join(f"{meta.labels[i]} {_ival(sol, 'probs', i)}" for i in support))
@@ -615,7 +619,7 @@ def _fresh_text(meta: MetaGame, sol: dict[str, Any]) -> str:
             f"{meta.fresh_games:,} games), each member's regret against it, the largest first: " + ", ".join(parts)
             + (f" and {len(order) - SHOWN} more" if len(order) > SHOWN else ""))
     top = order[0]
-    if "fresh_regret_lo" in sol and sol["fresh_regret_lo"][top] > 0:
+    if "fresh_regret_lo" in sol and sol["fresh_regret_lo"][top] > GAIN:
         text += f" ({meta.labels[top]} gains against it on deals it was not found on)"
     return text
 

@@ -27,7 +27,8 @@ from .common import clip_interval, fmt_metric, metric_range
 
 #: [search] keys that are options, not parameters (every parameter key holds a dot)
 RACE_KEYS = {"method", "alpha", "first", "trials", "top"}
-#: the most fresh deals of a confirmation (``[search] confirm``)
+#: the fewest and the most fresh deals of a confirmation (``[search] confirm``; 0: none)
+MIN_CONFIRM = 20
 MAX_CONFIRM = 10 ** 9
 #: optuna: trials asked at a time (fixed, so that the trials never depend on the number of workers)
 BATCH = 4
@@ -238,11 +239,14 @@ def search_space(ev: Evaluator, cfg, spec: SearchSpec, runs_of: Callable[[dict[s
     found = Searched(list(settings), res, raced, trials, ev.games - games0, runs)
     if confirm:
         # the best of many settings is also the luckiest on the deals that chose it: its figure on deals no
-        # choice has seen (numbered from the budget on) is not
+        # choice has seen is not. They start after the race's last round (the budget, when the race ran to its
+        # end) and after any deal these lineups have played already, so that none is played for nothing
         rival = closest_rival(res)
-        stop = budget + confirm
-        ev.extend([r for k in [res.best] + ([rival] if rival is not None else []) for r in runs[raced[k]]], stop)
-        found.confirmed = (budget, stop, rival)
+        both = [r for k in [res.best] + ([rival] if rival is not None else []) for r in runs[raced[k]]]
+        first = max([res.rounds[-1][0]] + [r.deals for r in both])
+        confirm_fits(first, confirm)
+        ev.extend(both, first + confirm)
+        found.confirmed = (first, first + confirm, rival)
         found.games = ev.games - games0
     return found
 
@@ -263,35 +267,54 @@ def closest_rival(r: RaceResult) -> int | None:
 
 def confirmation(found: Searched, per_deal: Callable[[list[Any], int], np.ndarray]) -> dict[str, Any] | None:
     """The best setting on the confirmation's fresh deals (``per_deal(runs, stop)``: its per-deal values over
-    deals 0..stop-1): its mean with a t interval and, with a rival, the paired difference rival - best."""
+    deals 0..stop-1): its mean with a t interval and, with a rival, the rival's and the paired difference
+    rival - best; ``alike``/``rival_alike``: the same value on every fresh deal (no spread to make an
+    interval of)."""
     if found.confirmed is None:
         return None
     first, stop, rival = found.confirmed
     x = per_deal(found.runs[found.raced[found.race.best]], stop)[first:stop]
     out: dict[str, Any] = {"first": first, "deals": stop - first, "ci": values_ci(x), "rival": None, "versus": None,
-                           "rival_ci": None}
+                           "rival_ci": None, "alike": bool(np.ptp(x) == 0), "rival_alike": False}
     if rival is not None:
         y = per_deal(found.runs[found.raced[rival]], stop)[first:stop]
         out["rival"] = found.settings[found.raced[rival]]
         out["rival_ci"] = values_ci(y)
+        out["rival_alike"] = bool(np.ptp(y) == 0)
         out["versus"] = paired_diff(y, x)
     return out
 
 
-def confirmed_text(conf: dict[str, Any], metric: str) -> str:
-    """The answer's words for a confirmation (:func:`confirmation`)."""
-    m, lo, hi = conf["ci"]
+def _figure(metric: str, ci: tuple, alike: bool) -> str:
+    m, lo, hi = ci
+    if alike:
+        return f"{value_text(metric, m)} on every one of them"
     lo, hi = clip_interval(lo, hi, metric_range(metric))
+    return f"{value_text(metric, m)} [{value_text(metric, lo)}, {value_text(metric, hi)}]"
+
+
+def confirmed_text(conf: dict[str, Any], metric: str, target: float | None = None,
+                   band: tuple[float, float] | None = None) -> str:
+    """The answer's words for a confirmation (:func:`confirmation`); with the design's ``target`` or ``band``,
+    which of the two comes closer to it on the fresh deals."""
     text = (f"on {conf['deals']:,} fresh deals (numbered from {conf['first']:,}: none of them helped choose it): "
-            f"{value_text(metric, m)} [{value_text(metric, lo)}, {value_text(metric, hi)}]")
+            + _figure(metric, conf["ci"], conf["alike"]))
     d = conf["versus"]
     if d is not None:
-        m, lo, hi = conf["rival_ci"]
-        lo, hi = clip_interval(lo, hi, metric_range(metric))
-        text += (f"; the closest rival, {setting_label(conf['rival'])}, there: {value_text(metric, m)} "
-                 f"[{value_text(metric, lo)}, {value_text(metric, hi)}], a paired difference of "
-                 f"{value_text(metric, d['diff'], True)} [{value_text(metric, d['lo'], True)}, "
-                 f"{value_text(metric, d['hi'], True)}] from the best")
+        dlo, dhi = clip_interval(d["lo"], d["hi"], metric_range(metric, diff=True))
+        text += (f"; the closest rival, {setting_label(conf['rival'])}, there: "
+                 + _figure(metric, conf["rival_ci"], conf["rival_alike"])
+                 + f", a paired difference of {value_text(metric, d['diff'], True)} [{value_text(metric, dlo, True)}, "
+                 f"{value_text(metric, dhi, True)}] from the best")
+        if target is not None or band is not None:
+            def distance(x: float) -> float:
+                if target is not None:
+                    return abs(x - target)
+                return max(band[0] - x, x - band[1], 0.0)
+            a, b = distance(conf["ci"][0]), distance(conf["rival_ci"][0])
+            text += (f" (from the {'target' if target is not None else 'band'}: {value_text(metric, a)} for the best, "
+                     f"{value_text(metric, b)} for the rival"
+                     + (": the rival comes closer on these deals)" if b < a else ")"))
     return text
 
 
@@ -314,6 +337,9 @@ def confirm_row(base: dict[str, Any], found: Searched, conf: dict[str, Any], met
 def parse_confirm(ck, opts: dict[str, Any], spec: SearchSpec) -> None:
     """``[search] confirm``: the fresh deals of the confirmation (0: none)."""
     spec.confirm = ck.integer(opts.get("confirm", 0), "search.confirm", 0, MAX_CONFIRM)
+    if 0 < spec.confirm < MIN_CONFIRM:
+        ck.fail("search.confirm", f"0 (none) or at least {MIN_CONFIRM} fresh deals (an interval needs a spread)",
+                spec.confirm)
 
 
 def _signed(x: float, goal: str) -> float:
