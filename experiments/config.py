@@ -78,7 +78,8 @@ METRICS = {
 }
 _SEAT_KEY = re.compile(r"^seat(\d+)$")
 #: the columns of the tables a run writes beside its sweep axes (experiments/analysis.py: cells, seats,
-#: turns, scores, sprt, ratings; the answer kinds' paired, estimates, race, confirm, path, equilibrium, metagame):
+#: turns, scores, sprt, ratings; the answer kinds' paired, estimates, race, confirm, path, equilibrium, regrets,
+#: metagame):
 #: a named sweep axis is a column of these tables too, so it may not take one of their names (nor a
 #: setting key's: players, rules, a role, seatN, strategy, or a name with a dot, the form of
 #: rules.OPTION, ROLE.PARAM and the metric.NAME, mean.NAME columns). tests/test_config_mistakes.py checks
@@ -88,7 +89,7 @@ RESULT_COLUMNS = frozenset("""
     diff diff_hi diff_lo diff_vs_best distance dropped_in_round elo elo_hi elo_lo fair_share field
     field_win_share figure first_deal fixed focus focus_games focus_mean_score focus_score_hi focus_score_lo
     focus_score_median focus_win_hi focus_win_lo focus_win_share fresh_regret fresh_regret_hi fresh_regret_lo
-    games group h0 h1 hi interval kind lineup llr lo
+    games group h0 h1 hi in_support interval kind lineup llr lo
     lower mean_score mean_turns metric objective_diff_hi objective_diff_lo objective_diff_vs_best over
     p_value path players probability race_value reference regret regret_hi regret_lo rho rival rival_diff
     rival_hi rival_lo rival_p_value rival_value rival_value_hi rival_value_lo role rotation rotations rules

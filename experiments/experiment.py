@@ -9,7 +9,7 @@
 A run folder holds ``cells.parquet``, ``seats.parquet``, ``turns.parquet``, ``scores.parquet``,
 ``paired.parquet``, ``ratings.parquet`` and ``sprt.parquet`` (the last three may have no rows),
 ``games.parquet`` when ``report.per_game`` is on, the searching answers' tables (``race.parquet``,
-``confirm.parquet``, ``equilibrium.parquet``, ``path.parquet``, ``metagame.parquet``) when they have them, ``examples.parquet`` (one short traced game per cell the
+``confirm.parquet``, ``equilibrium.parquet``, ``regrets.parquet``, ``path.parquet``, ``metagame.parquet``) when they have them, ``examples.parquet`` (one short traced game per cell the
 answer is about, with its ``sensei trace`` command: :mod:`experiments.examples`), ``config.toml`` (the config as run), ``summary.json``
 (question, answer sentences and what the report should show) and ``manifest.json`` (sensei version, git
 commit, seed, cell count, timings).
@@ -52,7 +52,7 @@ from .tomlwrite import dumps as toml_dumps
 
 TABLES = ("cells", "seats", "turns", "scores", "paired", "ratings", "sprt")
 #: tables a run folder holds only for some answer kinds (read back when there)
-OPTIONAL_TABLES = ("estimates", "race", "confirm", "equilibrium", "path", "metagame", "games", "examples")
+OPTIONAL_TABLES = ("estimates", "race", "confirm", "equilibrium", "regrets", "path", "metagame", "games", "examples")
 #: files of a run folder that is being played (removed once manifest.json is written)
 STATE, PARTS = "resume.json", "parts"
 

@@ -27,7 +27,7 @@ from . import plots
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _TEMPLATES = os.path.join(_HERE, "templates")
 TABLES = ("cells", "seats", "turns", "scores", "paired", "ratings", "sprt", "estimates", "race", "confirm",
-          "equilibrium", "path", "metagame", "examples")
+          "equilibrium", "regrets", "path", "metagame", "examples")
 
 
 #: tables of the searching answers: (name, title, caption), shown when the run has them
@@ -36,6 +36,9 @@ EXTRA_TABLES = (
      "bootstrap 95% interval over deals, the strategy's regret against the equilibrium (its win share against a "
      "field drawn from it minus the equilibrium's own) and, with an event, its event rate against that field; a "
      "symmetric fixed point is one pure strategy (tied: the settings no better and not clearly worse)"),
+    ("regrets", "Regrets", "every member's regret against every solution of a meta-game (its win share against a "
+     "field drawn from the solution minus the solution's own), in the solution's support or not, with its bootstrap "
+     "95% interval, and with search.confirm its regret on the fresh deals (fresh_regret)"),
     ("path", "Iterations", "iterated best response: the field at each step, the race's winner and the settings "
      "still in the race with it"),
     ("race", "Races", "every raced setting per group (and per field): deals played, mean with its 95% interval, "

@@ -325,6 +325,12 @@ def test_equilibrium_confirmation_gives_regrets_on_fresh_deals(eq_run):
     assert f"the largest first: {top} " in nash
     # the meta-game's games are its lineups' games on its deals, however many of them its races had played
     assert "(10 lineups, 80 deals each, 1,280 games)" in nash
+    # every member's regrets, in the support or not, are in regrets.parquet
+    reg = res.tables["regrets"].filter(pl.col("solution") == "nash")
+    assert reg.height == 4 and reg.filter(pl.col("in_support")).height == e.height
+    for row in reg.iter_rows(named=True):
+        i = labels.index(row["strategy"].removeprefix("threshold:"))
+        assert row["fresh_regret"] == pytest.approx(want[i], abs=1e-6)
 
 
 def test_a_field_off_the_grid_is_not_named_as_the_field_of_the_first_path():

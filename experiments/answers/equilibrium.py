@@ -24,7 +24,8 @@ Two lineups:
 Tables: ``equilibrium.parquet`` (one row per group, solution and strategy in the support: players, the
 rule options, solution, kind, strategy, the swept parameters, probability, ci_low, ci_high, and the
 member's regret and event rate), ``race.parquet`` (every best-response race), ``path.parquet`` (the
-iterations) and ``metagame.parquet`` (the payoff table).
+iterations), ``metagame.parquet`` (the payoff table) and ``regrets.parquet`` (every member's regret
+against every solution of a meta-game, in its support or not).
 """
 from __future__ import annotations
 
@@ -402,7 +403,7 @@ def _ival(sol, key, i):
 def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], state) -> Result:
     spec: SearchSpec = cfg.report.search
     event = cfg.report.event
-    sentences, eq_rows, race_table, path_rows, meta_rows = [], [], [], [], []
+    sentences, eq_rows, race_table, path_rows, meta_rows, reg_rows = [], [], [], [], [], []
     keys = [p.key for p in spec.params]
     for st in state:
         cell = st["cell"]
@@ -447,8 +448,7 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
             sentences += _meta_sentences(desc, meta, event, fair)
             for sol in meta.solutions:
                 for i, label in enumerate(meta.labels):
-                    if sol["probs"][i] <= SUPPORT and not (sol.get("hi") is not None and sol["hi"][i] > SUPPORT):
-                        continue
+                    support = sol["probs"][i] > SUPPORT or (sol.get("hi") is not None and sol["hi"][i] > SUPPORT)
                     row = {**group, "solution": sol["name"], "kind": sol["kind"], "strategy": meta.agents[i].spec()}
                     if meta.settings is not None:
                         row.update({k: meta.settings[i][k] for k in keys})
@@ -469,7 +469,9 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
                         row.update({f"{event}_share": float(sol["event"][i]),
                                     f"{event}_lo": float(sol["event_lo"][i]) if "event_lo" in sol else None,
                                     f"{event}_hi": float(sol["event_hi"][i]) if "event_hi" in sol else None})
-                    eq_rows.append(row)
+                    reg_rows.append({**row, "in_support": bool(support)})
+                    if support:
+                        eq_rows.append(row)
             for L in meta.lineups:
                 for i, v in meta.pay[L].items():
                     mean = float(v.mean())
@@ -479,7 +481,8 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
                                       "win_share": mean, "lo": None if half is None else mean - half,
                                       "hi": None if half is None else mean + half, "deals": int(v.size)})
     return Result(sentences, None, None, {"equilibrium": frame(eq_rows), "race": frame(race_table),
-                                          "path": frame(path_rows), "metagame": frame(meta_rows)},
+                                          "path": frame(path_rows), "metagame": frame(meta_rows),
+                                          "regrets": frame(reg_rows)},
                   headline=_headline(sentences))
 
 
