@@ -18,6 +18,7 @@ from typing import Any
 
 from simcore.errors import SenseiError
 from simcore.files import not_a_file
+from simcore.options import shown
 from simcore.registry import get_game
 from simcore.runner import MAX_CHUNK, MAX_GAMES
 from strategies.registry import lookup, make_strategy, resolve
@@ -244,8 +245,7 @@ def _toml_value(v: Any) -> str:
 
 
 def _show(v: Any) -> str:
-    text = repr(v)
-    return text if len(text) <= 80 else text[:77] + "..."
+    return shown(v)
 
 
 def read_toml(path: str) -> dict[str, Any]:

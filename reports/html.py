@@ -160,6 +160,8 @@ def _units(cols: list[str]) -> dict[str, str]:
     for i, c in enumerate(cols):
         if c in ("p_value", "seat_balance_p", "min_seat_balance_p", "rival_p_value"):
             out[c] = "p"
+        elif c in ("elo", "elo_lo", "elo_hi"):  # Elo points, whole, as the answer gives them
+            out[c] = "elo"
         elif row_key is not None and c in _BY_ROW and not (c == "value" and "over" in cols):
             out[c] = "row"
         elif c in ("lo", "hi", "ci_low", "ci_high"):  # the bounds of the figure before them
@@ -196,6 +198,8 @@ def _cell(v: Any, col: str, unit: str = "num", metric: Any = None) -> str:
             return "0.00%" if text == "-0.00%" else text
         if unit == "p":
             return f"{v:.3g}"
+        if unit == "elo":
+            return f"{round(v):,}"
         text = f"{v:,.3f}" if abs(v) < 1000 else f"{v:,.1f}"
         return text[1:] if text.startswith("-") and not text.strip("-0.,") else text
     if isinstance(v, int):

@@ -35,6 +35,22 @@ def _base_type(tp: Any) -> tuple[type, bool]:
     return tp, False
 
 
+def shown(value: Any, longest: int = 80) -> str:
+    """A value as an error names it, spelled as TOML spells it (``true``, not ``True``), at most ``longest``
+    characters."""
+    def text(v: Any) -> str:
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        if isinstance(v, (list, tuple)):
+            return "[" + ", ".join(text(x) for x in v) + "]"
+        if isinstance(v, dict):
+            return "{" + ", ".join(f"{k} = {text(x)}" for k, x in v.items()) + "}"
+        return repr(v)
+
+    out = text(value)
+    return out if len(out) <= longest else out[:longest - 3] + "..."
+
+
 def parse_scalar(name: str, tp: type, value: Any) -> Any:
     """Convert a string or TOML value to ``tp`` (int, float, bool, str), or raise SenseiError."""
     if tp is bool:
@@ -42,10 +58,10 @@ def parse_scalar(name: str, tp: type, value: Any) -> Any:
             return value
         if isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE:
             return value.strip().lower() in _TRUE
-        raise SenseiError(f"{name}: expected true or false, got {value!r}")
+        raise SenseiError(f"{name}: expected true or false, got {shown(value)}")
     if tp is int:
         if isinstance(value, bool):
-            raise SenseiError(f"{name}: expected an integer, got {value!r}")
+            raise SenseiError(f"{name}: expected an integer, got {shown(value)}")
         if isinstance(value, int) and abs(value) <= 2 ** 53:
             return value
         if isinstance(value, float) and value.is_integer() and abs(value) <= 2 ** 53:
@@ -53,23 +69,23 @@ def parse_scalar(name: str, tp: type, value: Any) -> Any:
         try:
             out = int(str(value).strip())
         except ValueError:
-            raise SenseiError(f"{name}: expected an integer, got {value!r}") from None
+            raise SenseiError(f"{name}: expected an integer, got {shown(value)}") from None
         if abs(out) > 2 ** 53:
-            raise SenseiError(f"{name}: integer too large, got {value!r}")
+            raise SenseiError(f"{name}: integer too large, got {shown(value)}")
         return out
     if tp is float:
         if isinstance(value, bool):
-            raise SenseiError(f"{name}: expected a number, got {value!r}")
+            raise SenseiError(f"{name}: expected a number, got {shown(value)}")
         try:
             out = float(value)
         except (TypeError, ValueError):
-            raise SenseiError(f"{name}: expected a number, got {value!r}") from None
+            raise SenseiError(f"{name}: expected a number, got {shown(value)}") from None
         if out != out or out in (float("inf"), float("-inf")):
-            raise SenseiError(f"{name}: expected a finite number, got {value!r}")
+            raise SenseiError(f"{name}: expected a finite number, got {shown(value)}")
         return out
     if tp is str:
         if not isinstance(value, (str, int, float)) or isinstance(value, bool):
-            raise SenseiError(f"{name}: expected text, got {value!r}")
+            raise SenseiError(f"{name}: expected text, got {shown(value)}")
         return str(value).strip()
     raise SenseiError(f"{name}: unsupported option type {tp!r}")
 
@@ -92,13 +108,13 @@ def convert_field(owner: str, f: dataclasses.Field, hints: dict, value: Any) -> 
         out = parse_scalar(name, tp, value)
     choices = meta.get("choices")
     if choices is not None and out not in choices:
-        raise SenseiError(f"{name}: expected one of {', '.join(map(str, choices))}, got {value!r}")
+        raise SenseiError(f"{name}: expected one of {', '.join(map(str, choices))}, got {shown(value)}")
     lo, hi = meta.get("min"), meta.get("max")
     if out is not None and not isinstance(out, (tuple, str)):
         if lo is not None and out < lo:
-            raise SenseiError(f"{name}: must be at least {lo}, got {value!r}")
+            raise SenseiError(f"{name}: must be at least {lo}, got {shown(value)}")
         if hi is not None and out > hi:
-            raise SenseiError(f"{name}: must be at most {hi}, got {value!r}")
+            raise SenseiError(f"{name}: must be at most {hi}, got {shown(value)}")
     return out
 
 

@@ -246,3 +246,9 @@ def test_a_list_of_players_at_the_top_is_named_as_written():
     # in [sweep] it is the sweep's key
     top = {k: v for k, v in raw.items() if k != "players"}
     refused({**top, "sweep": {"players": [2, 5]}}, "sweep.players: senshi is for 2-4 players, got 5")
+
+
+def test_values_in_errors_are_spelled_as_toml_spells_them():
+    refused({**SEN, "rules": {"penalty": True}}, "penalty: expected an integer, got true")
+    refused({**SEN, "sweep": {"rules.penalty": [5, False]}}, "got false")
+    refused({**SEN, "games": [True, 3]}, "games: expected an integer", "got [true, 3]")

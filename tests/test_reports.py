@@ -113,3 +113,12 @@ def test_a_damaged_run_folder_is_one_line_and_stays_out_of_the_index(run_dir, tm
     assert os.path.isfile(build_report(str(out / "good")))  # the index is built beside the damaged run
     index = open(out / "index.html", encoding="utf-8").read()
     assert "good/report.html" in index
+
+
+def test_ratings_cells_show_whole_elo_points_alike():
+    from reports.html import _cell, _units
+
+    units = _units(["strategy", "elo", "elo_lo", "elo_hi", "win_share"])
+    assert [_cell(v, c, units[c]) for c, v in (("elo", -937.053), ("elo_lo", -1077.2), ("elo_hi", 12.5))] == \
+        ["-937", "-1,077", "12"]
+    assert _cell(0.25, "win_share", units["win_share"]) == "25.00%"

@@ -303,7 +303,7 @@ def _population(cfg, ev, spec: SearchSpec, g: int, cell) -> dict[str, Any]:
 
 def _metagame(cfg, ev, cell, axes, agents, labels, event, confirm: int = 0) -> MetaGame:
     """Every lineup of ``agents`` on deals 0..games-1 (and with ``confirm``, on the fresh deals after them)."""
-    confirm_fits(cfg.games, confirm)
+    confirm_fits(cfg.games, confirm, cfg.path)
     K, P = len(agents), cell.players
     lineups = gt.lineups(K, P)
     runs = {L: ev.lineup(cell, [agents[i] for i in L], axes, ["member"] * P) for L in lineups}

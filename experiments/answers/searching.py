@@ -234,7 +234,7 @@ def search_space(ev: Evaluator, cfg, spec: SearchSpec, runs_of: Callable[[dict[s
         ev.extend([r for k in idx for r in runs[raced[k]]], stop)
         return {k: values_of(runs[raced[k]], stop) for k in idx}
 
-    confirm_fits(budget, confirm)
+    confirm_fits(budget, confirm, cfg.path)
     res = race(len(raced), evaluate, first, budget, spec.alpha, goal)
     found = Searched(list(settings), res, raced, trials, ev.games - games0, runs)
     if confirm:
@@ -244,18 +244,19 @@ def search_space(ev: Evaluator, cfg, spec: SearchSpec, runs_of: Callable[[dict[s
         rival = closest_rival(res)
         both = [r for k in [res.best] + ([rival] if rival is not None else []) for r in runs[raced[k]]]
         first = max([res.rounds[-1][0]] + [r.deals for r in both])
-        confirm_fits(first, confirm)
+        confirm_fits(first, confirm, cfg.path)
         ev.extend(both, first + confirm)
         found.confirmed = (first, first + confirm, rival)
         found.games = ev.games - games0
     return found
 
 
-def confirm_fits(games: int, confirm: int) -> None:
-    """A one-line error when the fresh deals of ``search.confirm`` would run past the last deal number."""
+def confirm_fits(games: int, confirm: int, path: str) -> None:
+    """A one-line error, naming the config ``path``, when the fresh deals of ``search.confirm`` would run past
+    the last deal number."""
     if confirm and games + confirm > MAX_GAMES:
-        raise SenseiError(f"search.confirm: games + confirm must be at most {MAX_GAMES:,} (the deals are numbered), "
-                          f"got {games:,} + {confirm:,}")
+        raise SenseiError(f"{path}: search.confirm: games + confirm must be at most {MAX_GAMES:,} (the deals are "
+                          f"numbered), got {games:,} + {confirm:,}")
 
 
 def closest_rival(r: RaceResult) -> int | None:
