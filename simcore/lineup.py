@@ -776,10 +776,23 @@ def _own_code(klass: type) -> bool:
     return klass is not object and not mod.startswith(("strategies.", "simcore.", "builtins"))
 
 
+def _decision_shaped(fn: Any) -> bool:
+    """Whether a method takes what a numpy decision takes, (self, obs, rng): a helper method with another
+    signature is never taken for a misspelt decision, whatever its name."""
+    import inspect
+
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return False
+    return len(params) == 3 and all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
+
+
 def check_decision_names(game: Any, cls: type) -> None:
     """A one-line error for a strategy class that defines a compiled decision under a name that is no
-    decision of ``game``, or a method whose name is one letter or two off a decision's (``pley`` for
-    ``play``): such a class would otherwise play the decision it inherits, or none, without a word."""
+    decision of ``game``, or a method of a decision's signature whose name is one letter or two off a
+    decision's (``pley`` for ``play``): such a class would otherwise play the decision it inherits, or
+    none, without a word."""
     import difflib
     import inspect
 
@@ -806,7 +819,8 @@ def check_decision_names(game: Any, cls: type) -> None:
             if isinstance(value, staticmethod):
                 value = value.__func__
             close = difflib.get_close_matches(attr, decisions, n=1, cutoff=0.75)
-            if isinstance(value, CompiledDecision) or (callable(value) and not isinstance(value, type) and close):
+            if isinstance(value, CompiledDecision) or (inspect.isfunction(value) and close
+                                                       and _decision_shaped(value)):
                 kind = "a compiled decision" if isinstance(value, CompiledDecision) else "a method"
                 raise SenseiError(
                     f"strategy {_class_spec(cls)}: {kind} named {attr!r} is no decision of {game.name} (its "
