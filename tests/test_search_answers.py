@@ -67,7 +67,6 @@ def de(**extra):
     (br(search={"focus.wake": [4, 8], "confirm": -5}), "search.confirm", "an integer from 0 to 1,000,000,000"),
     (br(search={"focus.wake": [4, 8], "confirm": 2.5}), "search.confirm", "an integer from 0"),
     (br(search={"focus.wake": [4, 8], "confirm": 5}), "search.confirm", "0 (none) or at least 20 fresh deals"),
-    (eq(search={"focus.wake": [4, 8], "confirm": 100}), "search.confirm", "a meta-game whose equilibria it confirms"),
     (br(lineup={"tournament": ["counter", "watcher", "threshold"]}, search={"gambler.edge": [1, 2]}),
      "search.gambler.edge", "a parameter of an entrant (counter, watcher, threshold)"),
     (br(lineup={"tournament": ["counter", "watcher", "threshold"]},
@@ -257,6 +256,28 @@ def test_confirmation_after_a_race_that_stopped_early_starts_where_it_stopped():
     assert stopped < 400 and conf["first_deal"][0] == stopped and conf["deals"][0] == 40
     assert set(res.cells["deals"]) == {stopped + 40}
     assert f"on 40 fresh deals (numbered from {stopped}: none of them helped choose it)" in res.answer[0]
+
+
+def test_a_family_confirms_each_fixed_point_against_its_best_measured_deviation():
+    """confirm without a meta-game: each fixed point's best measured deviation (the race's best other setting
+    against a table of it) played again on fresh deals after its race; the share given is its share there."""
+    from experiments.search import Evaluator, focus_values
+
+    res = run_experiment(eq(search={"focus.wake": {"min": 4, "max": 16, "step": 4}, "start": [16], "confirm": 100}))
+    head = res.answer[0]
+    found = re.findall(r"on 100 fresh deals, numbered from (\d+) \(none of them helped find it\), the best measured "
+                       r"deviation, wake=(\d+), wins ([\d.]+)% \[", head)
+    fixed = re.findall(r"(?:^symmetric equilibrium: |; )wake=(\d+) \(reached from", head)
+    assert found and len(found) == len(fixed), head
+    cfg = load(eq())
+    cell = cfg.cells[0]
+    for (first, dev, share), f in zip(found, fixed):
+        ev = Evaluator(cfg)
+        P = cell.players
+        run = ev.lineup(cell, [with_params(cell.agents[0], {"wake": int(dev)})]
+                        + [with_params(cell.agents[0], {"wake": int(f)})] * (P - 1), {})
+        ev.extend([run], int(first) + 100)
+        assert float(share) == pytest.approx(100 * focus_values(run)[int(first):].mean(), abs=0.051)
 
 
 def test_a_fresh_regret_of_rounding_size_is_no_gain():

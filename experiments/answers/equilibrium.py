@@ -37,12 +37,13 @@ import numpy as np
 import polars as pl
 
 from simcore import gametheory as gt
+from simcore.stats import values_ci
 
 from ..search import Param, seat_values, setting_label
 from .base import AnswerKind, CheckContext, ReportContext, Result
-from .common import check_event, describe_group, frame, join_values, short_spec
-from .searching import (SearchSpec, confirm_fits, deviator_values, group_axes, mean_values, parse_confirm, parse_search, pct,
-                        race_rows, search_space, split, with_params)
+from .common import check_event, clip_interval, describe_group, frame, join_values, metric_range, short_spec
+from .searching import (SearchSpec, closest_rival, confirm_fits, deviator_values, group_axes, mean_values,
+                        parse_confirm, parse_search, pct, race_rows, search_space, split, with_params)
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -116,9 +117,6 @@ def check(ctx: CheckContext) -> dict[str, Any]:
                 ck.fail("search.meta", f"at most {MAX_LINEUPS:,} lineups per group (fewer values or players)",
                         f"{n:,} lineups for {P} players")
         spec.options["meta"] = list(meta)
-        if opts.get("confirm") and not meta:
-            ck.fail("search.confirm", "a meta-game whose equilibria it confirms (search.meta, or a population)",
-                    opts["confirm"])
     parse_confirm(ck, opts, spec)
     spec.options["bootstrap"] = ck.integer(opts.get("bootstrap", 200), "search.bootstrap", 0)
     if spec.options["bootstrap"] > 5000:
@@ -262,13 +260,40 @@ def _family(cfg, ev, spec: SearchSpec, g: int, cell, axes: dict[str, Any] | None
                 break
             field = nxt
         paths.append(path)
+    confirmed = _confirm_fixed_points(cfg, ev, spec, paths, fn) if spec.confirm else {}
     meta = None
     if cell.players in spec.options["meta"]:
         agents = [member(s) for s in settings]
         meta = _metagame(cfg, ev, cell, axes, agents, [setting_label(s) for s in settings], None, spec.confirm)
         meta.settings = settings
         _solve(cfg, spec, meta, g)
-    return {"cell": cell, "paths": paths, "meta": meta, "tuned": []}
+    return {"cell": cell, "paths": paths, "meta": meta, "tuned": [], "confirmed": confirmed}
+
+
+def _confirm_fixed_points(cfg, ev, spec: SearchSpec, paths: list[Path], fn) -> dict[str, dict[str, Any]]:
+    """``search.confirm`` for a family: each fixed point's best measured deviation (the race's best other
+    setting against a table of it) played again on fresh deals, which start where its race stopped; a
+    table of the fixed point itself wins the fair share by symmetry. Fixed point label -> the deviation,
+    the deals and its win share there."""
+    out: dict[str, dict[str, Any]] = {}
+    for path in paths:
+        f = path.fixed
+        if f is None or setting_label(f) in out:
+            continue
+        found = path.found[-1]
+        r = found.race
+        own = next(i for i, j in enumerate(found.raced) if found.settings[j] == f)
+        dev = r.best if r.best != own else closest_rival(r)
+        if dev is None:
+            continue
+        runs = found.runs[found.raced[dev]]
+        first = max([r.rounds[-1][0]] + [run.deals for run in runs])
+        confirm_fits(first, spec.confirm, cfg.path)
+        ev.extend(runs, first + spec.confirm)
+        x = mean_values(runs, fn, first + spec.confirm)[first:]
+        out[setting_label(f)] = {"setting": found.settings[found.raced[dev]], "first": first, "deals": spec.confirm,
+                                 "ci": values_ci(x), "alike": bool(np.ptp(x) == 0)}
+    return out
 
 
 def _population(cfg, ev, spec: SearchSpec, g: int, cell) -> dict[str, Any]:
@@ -434,7 +459,7 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
             if path.fixed is not None and path.fixed not in [f for f, _ in fixed]:
                 fixed.append((path.fixed, path))
         if st["paths"]:
-            sentences += _family_sentences(cfg, cell, desc, st["paths"], fixed, fair)
+            sentences += _family_sentences(cfg, cell, desc, st["paths"], fixed, fair, st.get("confirmed", {}))
             for n, (f, path) in enumerate(fixed):
                 found = path.found[-1]
                 alive = [setting_label(found.settings[found.raced[i]]) for i in found.race.survivors]
@@ -507,7 +532,7 @@ def _against(meta: MetaGame, L: tuple[int, ...], i: int) -> str | None:
     return meta.labels[rest[0]] if len(set(rest)) == 1 else None
 
 
-def _family_sentences(cfg, cell, desc, paths, fixed, fair) -> list[str]:
+def _family_sentences(cfg, cell, desc, paths, fixed, fair, confirmed=None) -> list[str]:
     out = []
     head = "symmetric equilibrium" + (f" for {desc}" if desc else "")
     if fixed:
@@ -536,6 +561,17 @@ def _family_sentences(cfg, cell, desc, paths, fixed, fair) -> list[str]:
                          f"{vs['n']:,} deals "
                          f"that the race's test, corrected for picking among {len(found.raced)} settings, "
                          "does not call clear)")
+            c = (confirmed or {}).get(setting_label(f))
+            if c is not None:
+                m, lo, hi = c["ci"]
+                lo, hi = clip_interval(lo, hi, metric_range("win_share"))
+                figure = f"{pct(m)} on every one of them" if c["alike"] else f"{pct(m)} [{pct(lo)}, {pct(hi)}]"
+                gains = not c["alike"] and lo is not None and lo > fair + GAIN
+                text = text[:-1] + (f"; on {c['deals']:,} fresh deals, numbered from {c['first']:,} (none of them "
+                                    f"helped find it), the best measured deviation, {setting_label(c['setting'])}, "
+                                    f"wins {figure} against a table of it (fair {pct(fair)})"
+                                    + (": it gains there, its interval above the fair share, so the fixed point "
+                                       "does not hold up on these deals)" if gains else ")"))
             parts.append(text)
         head += ": " + "; ".join(parts)
     else:
