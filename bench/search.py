@@ -8,8 +8,10 @@ games played on one core (``ismcts`` in both seats).
 
 ``python -m bench.search strength GAME [--deals N] [--iterations I ...] [--against H ...]``: ``ismcts``
 against each heuristic, seats rotated on common deals (each deal played twice, the search in either
-seat): its win share with a Wilson 95% interval; with several budgets, Bradley-Terry ratings of the
-budgets and the heuristics from every match-up played.
+seat): its win share with a Wilson 95% interval (``lo``, ``hi``: every game independent) and a t interval
+over deals (``lo_deals``, ``hi_deals``: a deal's two games one unit); with several match-ups,
+Bradley-Terry ratings of the budgets and the heuristics from every match-up played, their 95% intervals
+clustered over deals (as an experiment's ratings table).
 
 The figures of ``docs/search.md`` come from these commands.
 """
@@ -86,9 +88,11 @@ def speed(game: str, iterations: int | None = None, positions: int = 64, seed: i
             "minutes_1000_games_2_cores": round(1000 * per_game / 2 / 60, 2)}
 
 
-def rotated(game: str, a: str, b: str, deals: int, seed: int = 7, jobs: int = 1) -> tuple[float, float, int]:
+def rotated(game: str, a: str, b: str, deals: int, seed: int = 7, jobs: int = 1,
+            per_deal: bool = False):
     """Win shares of ``a`` and ``b`` over ``deals`` deals each played twice, ``a`` in seat 0 then in seat 1
-    (common deals: the same game indices and seed)."""
+    (common deals: the same game indices and seed): ``(wins of a, wins of b, games)``; with ``per_deal``,
+    also ``a``'s wins and the games with a winner on each deal (arrays of ``deals``)."""
     from simcore.registry import get_game
     from simcore.rng import root_key
     from strategies.registry import lineup
@@ -98,9 +102,10 @@ def rotated(game: str, a: str, b: str, deals: int, seed: int = 7, jobs: int = 1)
     rules = eng.make_rules()
     first = eng.play(ids, 2, rules, lineup(game, [a, b], 2), root_key(seed))
     second = eng.play(ids, 2, rules, lineup(game, [b, a], 2), root_key(seed))
-    wa = float(first["win"][:, 0].sum() + second["win"][:, 1].sum())
-    wb = float(first["win"][:, 1].sum() + second["win"][:, 0].sum())
-    return wa, wb, 2 * deals
+    deal_a = first["win"][:, 0].astype(float) + second["win"][:, 1]
+    deal_b = first["win"][:, 1].astype(float) + second["win"][:, 0]
+    out = (float(deal_a.sum()), float(deal_b.sum()), 2 * deals)
+    return out + (deal_a, deal_a + deal_b) if per_deal else out
 
 
 def strength(game: str, deals: int, budgets: list[int], against: list[str], seed: int = 7,
@@ -108,26 +113,32 @@ def strength(game: str, deals: int, budgets: list[int], against: list[str], seed
     """``ismcts`` at each budget against each heuristic; with ``heuristics_too``, every pair of the
     heuristics as well (the ratings then rest on the heuristics' own games too, not only on their games
     against the search: a heuristic can do well against the search and badly against another heuristic)."""
-    from simcore.stats import bradley_terry, wilson
+    from simcore.stats import bradley_terry, deal_interval, wilson
 
     rows = []
+    per_deal = []
     pairs = [(f"ismcts:iterations={it}", h) for it in budgets for h in against]
     if heuristics_too:
         pairs += [(a, b) for i, a in enumerate(against) for b in against[i + 1:]]
     for spec, h in pairs:
         t0 = time.perf_counter()
-        wa, wb, n = rotated(game, spec, h, deals, seed)
+        wa, wb, n, deal_a, deal_n = rotated(game, spec, h, deals, seed, per_deal=True)
+        per_deal.append((deal_a, deal_n))
         lo, hi = wilson(wa, n)
+        dlo, dhi = deal_interval(wa / n, deal_a / 2.0, 0.0, 1.0)
         rows.append({"game": game, "search": spec, "against": h, "games": n, "win_share": round(wa / n, 4),
                      "lo": round(float(lo), 4), "hi": round(float(hi), 4),
+                     "lo_deals": None if dlo is None else round(dlo, 4),
+                     "hi_deals": None if dhi is None else round(dhi, 4),
                      "seconds": round(time.perf_counter() - t0, 1)})
         print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
     names = list(dict.fromkeys(against + [r["search"] for r in rows]))
     ratings = None
     if len(pairs) > 1:
         bt = bradley_terry(names, [r["search"] for r in rows], [r["against"] for r in rows],
-                           [r["win_share"] * r["games"] for r in rows],
-                           [(1 - r["win_share"]) * r["games"] for r in rows])
+                           [float(d[0].sum()) for d in per_deal], [float((d[1] - d[0]).sum()) for d in per_deal],
+                           deal_wins_a=np.array([d[0] for d in per_deal]),
+                           deal_games=np.array([d[1] for d in per_deal]))
         ratings = {k: [round(x) for x in v] for k, v in bt.items()}
     return {"rows": rows, "bradley_terry_elo": ratings}
 
