@@ -1,16 +1,21 @@
 """Traces (``sensei trace``): a trace is game K of the run, in both lanes; what a seat's view keeps; JSON
 Lines; bad input; the rulebooks' worked examples as traces, as docs/traces.md shows them."""
+import dataclasses
 import json
 import os
+from typing import ClassVar
 
 import numpy as np
 import pytest
 from typer.testing import CliRunner
 
 from experiments.cli import app
+from simcore.games.sen import Drawn, Kind, Start
 from simcore.registry import get_game
+from simcore.rng import game_keys, root_key
 from simcore.runner import simulate
 from simcore.tracing import json_lines, render, trace_game, view
+from strategies.base import Strategy
 from strategies.registry import lineup
 from tests import trace_examples
 
@@ -255,3 +260,120 @@ def test_example_cells_are_spread_over_a_large_grid():
     picked = _spread(list(range(96)))
     assert len(picked) == MAX_CELLS and picked[0] == 0 and picked[-1] == 95 and picked == sorted(picked)
     assert max(b - a for a, b in zip(picked, picked[1:])) - min(b - a for a, b in zip(picked, picked[1:])) <= 1
+
+
+@dataclasses.dataclass(frozen=True)
+class _Nines(Strategy):
+    """Collects 9s and says WAKE UP! once every own land it knows is a 9; uses every special; claims two
+    lands (the higher slot first), rightly when it knows a pair. It reaches "go all in" within a few games."""
+    name: ClassVar[str] = "nines"
+    game: ClassVar[str] = "sen"
+
+    def start(self, obs, rng):
+        m = obs.own_mask()
+        nines = (((obs.own == 9) & m) | ~m).all(axis=1)
+        claim = obs.rules.know_what_i_have & (obs.own_slots >= 2) & (obs.own_slots <= 7) & (rng.random() < 0.5)
+        out = np.where(claim, Start.CLAIM, np.where(obs.top == 9, Start.FACE_UP, Start.DRAW))
+        return np.where(nines, Start.WAKE, out)
+
+    def _worst(self, obs):
+        bad = obs.own_mask() & (obs.own != 9)
+        return np.where(bad.any(axis=1), bad.argmax(axis=1), 0)
+
+    def face_up_slot(self, obs, rng):
+        return self._worst(obs)
+
+    def drawn(self, obs, rng):
+        special = obs.card_kind != Kind.PLAIN
+        return np.where(obs.card == 9, self._worst(obs), np.where(special, Drawn.USE, Drawn.DISCARD))
+
+    def keep(self, obs, rng):
+        return np.where(obs.offer[:, 1] == 9, 1, 0)
+
+    def peek(self, obs, rng):
+        unknown = (obs.own < 0) & obs.own_mask()
+        return obs.me.copy(), np.where(unknown.any(axis=1), unknown.argmax(axis=1), 0)
+
+    def swap(self, obs, rng):
+        nxt = (obs.me + 1) % obs.players
+        return obs.me.copy(), np.zeros_like(obs.me), nxt, obs.nslots[np.arange(len(obs.me)), nxt] - 1
+
+    def claim(self, obs, rng):
+        k = len(obs.me)
+        a, b, v = np.zeros(k, np.int64), np.zeros(k, np.int64), np.zeros(k, np.int64)
+        for i in range(k):
+            a[i], b[i], v[i] = obs.own_slots[i] - 1, 0, 9
+            for x in range(obs.own_slots[i]):
+                for y in range(x):
+                    if obs.own[i, x] >= 0 and obs.own[i, x] == obs.own[i, y]:
+                        a[i], b[i], v[i] = x, y, obs.own[i, x]
+        return a, b, v
+
+
+def test_sen_go_all_in_replaces_the_other_counts_in_the_trace():
+    """When "go all in" applies, the round's lines say so and print no caller's check or ravens reward,
+    which it overrides; the points are the engine's."""
+    eng = get_game("sen")
+    rules = {"go_all_in": True, "ravens_not_scary": True, "rounds": 4}
+    found = 0
+    for k in range(12):
+        agents = [_Nines(), lineup("sen", ["random:p_wake=0.0"], 1)[0]]
+        for e in trace_game(eng, agents, 2, rules, seed=3025, game=k):
+            if e["event"] != "round_end" or not any(ln.startswith("go all in") for ln in e["lines"]):
+                continue
+            found += 1
+            assert not any(ln.startswith(("caller seat", "ravens are not scary", "the face-down pile is empty"))
+                           for ln in e["lines"]), e["lines"]
+            assert not any("the steps above give" in ln for ln in e["lines"])
+    assert found >= 1
+
+
+def test_sen_trace_names_the_specials_a_claim_shows_and_a_take_2_that_finds_no_card():
+    """A claim's lands are shown as every other reveal shows them ("5 (Take 2)"); a Take 2 used on an
+    empty face-down pile says that it finds no card."""
+    eng = get_game("sen")
+    text = render(trace_game(eng, lineup("sen", ["counter"], 5), 5, {"know_what_i_have": True}, seed=3, game=1))
+    shown = [ln for ln in text.splitlines() if "they show" in ln]
+    assert shown and any("(Take 2)" in ln or "(Peek 1)" in ln or "(Swap 2)" in ln for ln in shown)
+    text = render(trace_game(eng, lineup("sen", ["random:p_wake=0.0"], 2), 2, {"know_what_i_have": True},
+                             seed=1017, game=1))
+    assert "Take 2 finds no card (the face-down pile is empty)" in text
+
+
+def test_sen_legal_lists_each_swap_and_claim_once_and_step_takes_either_order():
+    """Swap 2 and a claim name an unordered pair: ``legal`` lists each once (earlier position first), and
+    ``step`` applies the other order as the same action."""
+    import simcore.games.sen as K
+    from simcore.compiled import FirstCallCompiles
+
+    eng = get_game("sen")
+    legal = FirstCallCompiles(K.legal)
+    step = FirstCallCompiles(K.step)
+    out = np.empty(K.MAX_OPTIONS, dtype=np.int64)
+    for kind, want, players in ((K.Decision.SWAP, 20 * 19 // 2, 5), (K.Decision.CLAIM, 6 * 10, 2)):
+        s = eng.new_batch(game_keys(root_key(1), np.arange(1)), players, eng.make_rules({"know_what_i_have": True}))
+        S, R = eng.state_tuple(s), eng.rules_tuple(s)
+        K.begin_batch(S, R, np.arange(1))
+        S[4][0] = kind
+        n = int(legal(S, R, 0, out))
+        opts = out[:n].copy()
+        assert n == want and len(set(opts.tolist())) == n
+        a = opts[0]
+        if kind == K.Decision.SWAP:
+            x, y = a // K.SWAP_STRIDE, a % K.SWAP_STRIDE
+            assert x < y
+            b = y * K.SWAP_STRIDE + x
+        else:
+            ab, v = a // 10, a % 10
+            assert ab // K.SLOTS < ab % K.SLOTS
+            b = ((ab % K.SLOTS) * K.SLOTS + ab // K.SLOTS) * 10 + v
+        assert b not in set(opts.tolist())
+        dreams = []
+        for o in (a, b):
+            t = eng.new_batch(game_keys(root_key(1), np.arange(1)), players, eng.make_rules({"know_what_i_have": True}))
+            T, RT = eng.state_tuple(t), eng.rules_tuple(t)
+            K.begin_batch(T, RT, np.arange(1))
+            T[4][0] = kind
+            assert step(T, RT, 0, np.int64(o))
+            dreams.append((t.dream.copy(), t.mem.copy(), t.up.copy()))
+        assert all(np.array_equal(p, q) for p, q in zip(*dreams))

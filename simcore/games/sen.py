@@ -543,7 +543,7 @@ _DONE, _TURNS, _TIMEOUT, _CUR, _KIND = 0, 1, 2, 3, 4
 # positions of the rules tuple (the last is scratch space of the rule steps)
 _R_P, _R_PENALTY, _R_TIE_COUNT, _R_RAVENS, _R_ALLIN, _R_ROUNDS, _R_TARGET, _R_KWIH, _R_WORK = range(9)
 
-#: the most options a decision can have (Swap 2: ordered pairs of 40 positions)
+#: room for the options of a decision (Swap 2: 780 pairs of 40 positions)
 MAX_OPTIONS = 2048
 #: positions are numbered ``player * POSITION_STRIDE + slot``; a Swap 2 option is ``a * SWAP_STRIDE + b``
 POSITION_STRIDE = SLOTS
@@ -802,7 +802,9 @@ def observe(S, R, g, seat):
 @numba.njit(**NO_REFCOUNT)
 def legal(S, R, g, out):
     """The legal options at game g's current decision into ``out`` (length >= MAX_OPTIONS); returns
-    how many."""
+    how many. A Swap 2 or a claim names two positions in either order (``step`` takes both, the same
+    action); the list holds each pair once, the earlier position first, so that no action is counted
+    (or searched) twice."""
     kind = S[_KIND][g]
     me = S[_CUR][g]
     nslots = S[_NSLOTS]
@@ -837,21 +839,19 @@ def legal(S, R, g, out):
             for s in range(nslots[g, p]):
                 out[n] = p * POSITION_STRIDE + s
                 n += 1
-    elif kind == Decision.SWAP:
+    elif kind == Decision.SWAP:  # each unordered pair once, the earlier position first
         for pa in range(P):
             for sa in range(nslots[g, pa]):
-                for pb in range(P):
-                    for sb in range(nslots[g, pb]):
-                        if pa != pb or sa != sb:
-                            out[n] = (pa * POSITION_STRIDE + sa) * SWAP_STRIDE + pb * POSITION_STRIDE + sb
-                            n += 1
-    elif kind == Decision.CLAIM:
-        for a in range(ns):
-            for b in range(ns):
-                if a != b:
-                    for v in range(10):
-                        out[n] = (a * SLOTS + b) * 10 + v
+                for pb in range(pa, P):
+                    for sb in range(sa + 1 if pb == pa else 0, nslots[g, pb]):
+                        out[n] = (pa * POSITION_STRIDE + sa) * SWAP_STRIDE + pb * POSITION_STRIDE + sb
                         n += 1
+    elif kind == Decision.CLAIM:  # each pair of slots once, the lower first
+        for a in range(ns):
+            for b in range(a + 1, ns):
+                for v in range(10):
+                    out[n] = (a * SLOTS + b) * 10 + v
+                    n += 1
     return n
 
 

@@ -43,7 +43,12 @@ class Narrator(Base):
                                                   for h in range(K.N_HOUSES))]
         started = [h for h in range(K.N_HOUSES) if st.count[0, h] > 0]
         lines += [self._ring(st)[h] for h in started]
-        lines.append(f"pawns stand at houses {int(st.pawn[0, 0])} (White) and {int(st.pawn[0, 1])} (Black); "
+        if started:  # a position set up in mid-game: the pawns stand on the houses they last moved to
+            where = f"pawns stand on houses {int(st.pawn[0, 0])} (White) and {int(st.pawn[0, 1])} (Black)"
+        else:  # a pawn is set just before the house its first search starts at
+            nxt = [(int(st.pawn[0, f]) + 1) % K.N_HOUSES for f in (0, 1)]
+            where = f"pawns stand just before houses {nxt[0]} (White) and {nxt[1]} (Black)"
+        lines.append(f"{where}; "
                      f"{FACTIONS[int(st.to_move[0])]} (seat {int(st.to_move[0])}) plays first")
         private = {p: "hand: " + ", ".join(follower(c) for c in st.hand[0, p, :st.hand_n[0, p]]) for p in (0, 1)}
         return {"event": "deal", "title": title, "lines": lines, "private": private}
@@ -55,7 +60,8 @@ class Narrator(Base):
     def knew(self, st: Any, seat: int) -> str:
         parts = ["hand: " + ", ".join(follower(c) for c in st.hand[0, seat, :st.hand_n[0, seat]])]
         parts.append(f"deck {K.DECK - int(st.deck_pos[0, seat])}")
-        parts.append(f"pawns at {int(st.pawn[0, 0])} (White), {int(st.pawn[0, 1])} (Black)")
+        parts.append("searches start at houses " + ", ".join(
+            f"{(int(st.pawn[0, f]) + 1) % K.N_HOUSES} ({FACTIONS[f]})" for f in (0, 1)))
         parts.append(f"markers White {int(st.markers[0, 0])}, Black {int(st.markers[0, 1])}")
         if st.match_points:
             parts.append(f"match points {int(st.points[0, 0])}-{int(st.points[0, 1])}")

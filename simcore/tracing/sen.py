@@ -118,6 +118,8 @@ class Narrator(Base):
                         f["private"] = {seat: f"Take 2 draws {card(after.pend[0, 1])} and {card(after.pend[0, 2])}"}
                     elif int(after.kind[0]) == D.DRAWN and not after.done[0] and after.round[0] == before.round[0]:
                         f["private"] = {seat: f"Take 2 draws the last card: {card(after.pend[0, 0])}"}
+                    else:
+                        f["effect"] += "; Take 2 finds no card (the face-down pile is empty)"
         elif kind == D.KEEP:
             keep, other = (before.pend[0, 2], before.pend[0, 1]) if opt == 1 else (before.pend[0, 1], before.pend[0, 2])
             f["effect"] = f"keeps one of the two Take 2 cards; the other, {a_card(other)}, goes face up"
@@ -133,7 +135,8 @@ class Narrator(Base):
             a, b = ab // K.SLOTS, ab % K.SLOTS
             va, vb = int(K.VALUE[before.dream[0, seat, a]]), int(K.VALUE[before.dream[0, seat, b]])
             right = va == v and vb == v
-            f["effect"] = (f"names slots {a} and {b} as {v}: they show {va} and {vb}, "
+            f["effect"] = (f"names slots {a} and {b} as {v}: they show {card(before.dream[0, seat, a])} and "
+                           f"{card(before.dream[0, seat, b])}, "
                            + ("right: both go face up" if right else "wrong: they stay, seen by all")
                            + "; a new land comes from the face-down pile")
         events: list[dict[str, Any]] = []
@@ -167,7 +170,8 @@ class Narrator(Base):
             only.append(len(vals) >= 1 and all(v == 9 for v in vals))
             lines.append(f"seat {p} reveals " + " ".join(card(c) for c in d) + f" = {sum(vals)} ravens")
         points = list(totals)
-        if r.ravens_not_scary:
+        all_in = bool(r.go_all_in and sum(only) == 1)  # it overrides every other count (the rulings)
+        if r.ravens_not_scary and not all_in:
             most = max(nines)
             if most >= 1 and nines.count(most) == 1:
                 w = nines.index(most)
@@ -176,7 +180,13 @@ class Narrator(Base):
                              f"them: {totals[w]} - {9 * most} = {points[w]}")
             else:
                 lines.append("ravens are not scary: no single seat has the most 9s, nobody is rewarded")
-        if wake:
+        if all_in:
+            w = only.index(True)
+            rest = ("every other count and the caller's check" if wake
+                    else "every other count; the face-down pile is empty, nobody called")
+            lines.append(f"go all in: seat {w}'s dream is only 9s: it adds 0, everybody else 50 (in place of {rest})")
+            points = [0 if p == w else 50 for p in range(P)]
+        elif wake:
             c = points[seat]
             low = min(points)
             if c <= low:
@@ -192,10 +202,6 @@ class Narrator(Base):
                 points[seat] = c + r.penalty
         else:
             lines.append("the face-down pile is empty: nobody called, no penalty")
-        if r.go_all_in and sum(only) == 1:
-            w = only.index(True)
-            lines.append(f"go all in: seat {w}'s dream is only 9s: it adds 0, everybody else 50")
-            points = [0 if p == w else 50 for p in range(P)]
         engine_points = [int(x) for x in st.last_points[0]]
         lines.append("round points: " + ", ".join(str(x) for x in engine_points)
                      + ("" if engine_points == points else f" (the engine's; the steps above give {points})"))
