@@ -139,7 +139,7 @@ _SPECS: dict[str, tuple] = {
     game (reward 1 for the winner).""",
         "all", None),
     "sensu": (
-        "strategies.sensu", ("random", "redeemer", "planner", "focus"), "random", 300, 0.7, 0,
+        "strategies.sensu", ("random", "redeemer", "planner", "focus"), "random", 1000, 0.7, 0,
         """Information-set MCTS: each decision searches ``iterations`` determinizations (the deck and the other
     hands' unknown cards dealt at random from the cards the seat has not seen, keeping the cards known to
     be held and, after a reshuffle, which cards the new deck holds; with ``chosen_fan`` the closed-fan
