@@ -52,9 +52,9 @@ class Narrator(Base):
         P = self.players
         lines = [f"deck: {int(st.deck_n[0])} cards"]
         if P == 1:
-            lines.append("solo: a discard pile and four columns; " + "; ".join(
-                f"column {c + 1} ends with {self.card(st, st.columns[0, c, st.col_n[0, c] - 1])}"
-                for c in range(4) if st.col_n[0, c] > 0))
+            ends = [f"column {c + 1} ends with {self.card(st, st.columns[0, c, st.col_n[0, c] - 1])}"
+                    for c in range(4) if st.col_n[0, c] > 0]
+            lines.append("solo: a discard pile and four columns" + ("; " + "; ".join(ends) if ends else ""))
             return [{"event": "deal", "title": "set-up", "lines": lines}]
         lines.append("every player holds 5 cards; seat 0 starts")
         if self.rules.chosen_fan:
@@ -78,6 +78,7 @@ class Narrator(Base):
             tops = [f"seat {q} {K.card_name(self._pile_top(st, q))}" for q in range(P) if st.pile_n[0, q] > 0]
             if tops:
                 parts.append("pile tops: " + ", ".join(tops))
+            parts.append("hand sizes: " + ", ".join(f"seat {q} {int(st.hand_n[0, q])}" for q in range(P) if q != seat))
         parts.append(f"deck {int(st.deck_n[0])}")
         parts.append("fans: " + "; ".join(("me " if p == seat else f"seat {p} ") + self._fans(st, p)
                                           for p in range(P)))
@@ -108,7 +109,8 @@ class Narrator(Base):
             return ("redeem " + ", ".join(red) + (" (in this order)" if len(red) > 1 else "")
                     + ("; discard " + ", ".join(rest) + (" (the last on top)" if len(rest) > 1 else "") if rest else ""))
         if kind == D.WISDOM:
-            return "draw the deck's top" if opt == 0 else f"take seat {opt - 1}'s pile top"
+            return ("draw the deck's top" if opt == 0
+                    else f"take seat {opt - 1}'s pile top {K.card_name(self._pile_top(st, opt - 1))}")
         if kind == D.HARMONY:
             return f"take seat {opt}'s pile top {K.card_name(self._pile_top(st, opt))} onto a fan"
         if kind == D.COURAGE:
