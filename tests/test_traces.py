@@ -162,7 +162,9 @@ def test_sensu_worked_example():
     text = "\n".join(_lines(events))
     assert ("redeems 3 cards (the card with the most sticks + a bonus card for the pair of 2s + a bonus card for "
             "3 Gun-sen cards)") in text
-    assert "seat 0's Gun-sen fan gets Gun-sen 5A: 3 sticks; seat 0's Hi-ogi fan gets Hi-ogi 2C: 4 sticks" in text
+    # the build in the order chosen, each card onto its fan
+    assert ("Hi-ogi 2C onto seat 0's Hi-ogi fan: 4 sticks; Mai-ougi 7A onto seat 0's Mai-ougi fan: 2 sticks; "
+            "Gun-sen 5A onto seat 0's Gun-sen fan: 3 sticks") in text
     assert events[-1]["scores"] == [9, 0, 0, 0] and not events[-1]["finished"]
 
 
