@@ -162,7 +162,9 @@ def test_sensu_worked_example():
     text = "\n".join(_lines(events))
     assert ("redeems 3 cards (the card with the most sticks + a bonus card for the pair of 2s + a bonus card for "
             "3 Gun-sen cards)") in text
-    assert "seat 0's Gun-sen fan gets Gun-sen 5A: 3 sticks; seat 0's Hi-ogi fan gets Hi-ogi 2C: 4 sticks" in text
+    # the build in the order chosen, each card onto its fan
+    assert ("Hi-ogi 2C onto seat 0's Hi-ogi fan: 4 sticks; Mai-ougi 7A onto seat 0's Mai-ougi fan: 2 sticks; "
+            "Gun-sen 5A onto seat 0's Gun-sen fan: 3 sticks") in text
     assert events[-1]["scores"] == [9, 0, 0, 0] and not events[-1]["finished"]
 
 
@@ -377,3 +379,140 @@ def test_sen_legal_lists_each_swap_and_claim_once_and_step_takes_either_order():
             assert step(T, RT, 0, np.int64(o))
             dreams.append((t.dream.copy(), t.mem.copy(), t.up.copy()))
         assert all(np.array_equal(p, q) for p, q in zip(*dreams))
+
+
+# ----- Sensu: the build told card by card ------------------------------------------------------------------
+_POWER_RULES = [
+    (2, ["focus"], {"powers": True, "power_copies": "ABC"}),
+    (3, ["random"], {"powers": True, "power_copies": "AB", "chosen_fan": True}),
+    (5, ["random", "redeemer", "planner", "focus", "random"], {"powers": True, "chosen_fan": True, "sticks": "B"}),
+]
+
+
+def _sensu_traces(games=range(12), seed=3):
+    eng = get_game("sensu")
+    for players, specs, rules in _POWER_RULES:
+        agents = lineup("sensu", specs, players)
+        for k in games:
+            yield trace_game(eng, agents, players, rules, seed=seed, game=k)
+
+
+def _builds(events):
+    """Each combination's build: (seat, redeemed cards in the order chosen, the effects of its arrange and of
+    the power decisions that follow it in the same turn)."""
+    out = []
+    for e in events:
+        if e.get("event") != "decision":
+            continue
+        if e["decision"] == "arrange":
+            red = e["chose"][len("redeem "):].split("; discard ")[0].replace(" (in this order)", "").split(", ")
+            out.append((e["seat"], red, [e["effect"]]))
+        elif e["decision"] in ("wisdom", "harmony", "courage"):
+            assert out and out[-1][0] == e["seat"]
+            out[-1][2].append(e["effect"])
+    return out
+
+
+def _where(card, seat):
+    """Where a redeemed card went, as the build says it: its fan, the pile (with the reason), or unplaced."""
+    import re
+    c = re.escape(card)
+    return re.compile(rf"(?:^|; |: ){c} onto seat {seat}'s [\w-]+ fan: \d+ sticks?"
+                      rf"|(?:^|; |: ){c} fits no fan \([^)]*\): onto seat {seat}'s pile"
+                      rf"|: (?:[^;]*, )?{c}(?:, [^;]*)? stays? unplaced")
+
+
+def test_sensu_build_tells_every_redeemed_card_in_the_order_chosen():
+    """Every redeemed card is told where it went (its fan, or the pile because it fits no fan), in the build's
+    order, also when a power interrupts the build; the power's own card and a Courage's removals are told
+    apart from the rest of the build."""
+    seen = {"harmony": 0, "courage": 0, "pile": 0}
+    for events in _sensu_traces():
+        for seat, red, effects in _builds(events):
+            text = " | ".join(effects)
+            at = []
+            for card in red:
+                found = [m.start() for m in _where(card, seat).finditer(text)]
+                assert len(found) == 1, (card, text)
+                at.append(found[0])
+            assert at == sorted(at), (red, text)
+            seen["pile"] += "fits no fan" in text
+            for eff in effects[1:]:
+                if eff.startswith("Harmony:") and len(red) > 1:
+                    seen["harmony"] += 1
+                    # the pile top Harmony takes is told first, onto the builder's fan, before the build goes on
+                    top = eff.split("pile top, ")[1].split(" (")[0]
+                    assert eff.split("; ")[1].startswith(f"{top} onto seat {seat}'s"), eff
+                if eff.startswith("Courage:"):
+                    seen["courage"] += 1
+                    # the removals name opponents only; the builder's fans only grow by its own build
+                    assert f"seat {seat}'s" not in eff.split("the build goes on")[0].split("; ", 1)[1].replace(
+                        f"onto seat {seat}'s", "")
+    assert all(seen.values()), seen
+
+
+def test_sensu_harmony_build_the_audit_found():
+    """Seat 1 redeems Mai-ougi 6A, 3C, 5C: 6A sets off Harmony; its card and then 3C (onto the pile) and 5C
+    (closing the fan) are each told, in that order."""
+    eng = get_game("sensu")
+    events = trace_game(eng, lineup("sensu", ["focus"], 2), 2, {"powers": True, "power_copies": "ABC"},
+                        seed=5, game=24)
+    text = render(events)
+    assert ("still to place after the power: Mai-ougi 3C, Mai-ougi 5C" in text)
+    assert ("-> Harmony: puts seat 0's pile top, Gun-sen 5A (3 sticks), onto a fan; Gun-sen 5A onto seat 1's "
+            "Gun-sen fan: 5 sticks; the fan's second power-symbol card: Gun-sen's Courage fires with nothing to act "
+            "on (no opponent's fan has a last card to remove) and is used up; the build goes on: Mai-ougi 3C fits "
+            "no fan (seat 1's Mai-ougi fan would reach 11 sticks, over 10): onto seat 1's pile; Mai-ougi 5C onto "
+            "seat 1's Mai-ougi fan: 10 sticks and closes it") in text
+
+
+def test_sensu_power_with_nothing_to_act_on_and_the_chosen_fan_reason():
+    eng = get_game("sensu")
+    events = trace_game(eng, lineup("sensu", ["random"], 3), 3,
+                        {"sticks": "4,3,3,3,2,2,2,1,1", "powers": True, "power_copies": "AB", "chosen_fan": True},
+                        seed=9, game=1)
+    text = render(events)
+    assert ("redeems Mai-ougi 2A, Hi-ogi 8C (in this order); discards Gun-sen 5C, Hi-ogi 5C (the last on top); "
+            "Mai-ougi 2A onto seat 0's Mai-ougi fan: 8 sticks; the fan's second power-symbol card: Mai-ougi's "
+            "Harmony fires with nothing to act on (no pile top fits a fan) and is used up; Hi-ogi 8C onto seat 0's "
+            "Hi-ogi fan: 10 sticks and closes it; seat 0 draws a new chosen fan: Gun-sen") in text
+    events = trace_game(eng, lineup("sensu", ["redeemer", "planner"], 2), 2,
+                        {"powers": True, "chosen_fan": True, "sticks": "C"}, seed=1, game=4)
+    text = render(events)
+    assert ("Mai-ougi 4A fits no fan (it would close seat 0's Mai-ougi fan before the chosen Gun-sen fan is "
+            "closed): onto seat 0's pile") in text
+    assert " fits no fan: " not in text and " fit no fan" not in text
+
+
+def test_sensu_knew_and_options_name_public_things():
+    """Opponents' hand sizes are in what a seat knew; Wisdom's pile tops are named like a turn's; solo's
+    set-up and end lines have no empty lists."""
+    wisdom = 0
+    for events in _sensu_traces(range(6)):
+        for e in events:
+            if e.get("event") != "decision":
+                continue
+            assert "; hand sizes: seat " in e["knew"]
+            if e["decision"] == "wisdom":
+                for o in e["options"][1:]:
+                    wisdom += 1
+                    assert o.startswith("take seat ") and o.split("'s pile top ")[1]
+    assert wisdom
+    eng = get_game("sensu")
+    text = render(trace_game(eng, lineup("sensu", ["redeemer"], 1), 1, {}, seed=2, game=0)).splitlines()
+    assert "  solo: a discard pile and four columns" in text
+    assert text[-1].startswith("  scores: ") and "win" not in text[-1]
+
+
+# ----- Senshi: the words of the set-up and of the end ------------------------------------------------------
+def test_senshi_end_line_names_the_smallest_piles_and_the_set_up_its_stacks():
+    eng = get_game("senshi")
+    text = render(trace_game(eng, lineup("senshi", ["greedy"], 2), 2, {}, seed=1, game=0)).splitlines()
+    assert text[-1] == "  smallest piles: 3, 3; win: 0, 1; turns: 37"
+    assert "  seat 0 reveals its hand: Strength 1 (1 tile); piles (S/A/H/W) 7/3/3/5, smallest 3, largest 7" in text
+    text = render(trace_game(eng, lineup("senshi", ["random"], 3), 3, {"secret_hand": True}, seed=2, game=5))
+    assert ("17 stacks of 3 in the middle, numbered 3 to 19 (3 tiles of each colour set aside); stacks 0 to 2 "
+            "were dealt as the secret hands; seat 0 starts") in text
+    assert "    stack 3 (top " in text and "stack 19 (top " in text and "stack 20 " not in text
+    text = render(trace_game(eng, lineup("senshi", ["random"], 4), 4, {"secret_hand": True}, seed=2, game=5))
+    assert "20 stacks of 3 in the middle, numbered 4 to 23; stacks 0 to 3" in text and "(0 tiles" not in text

@@ -50,6 +50,8 @@ class Narrator:
 
     #: decisions that are not turns (set-up choices): their events carry no turn number
     setup: tuple[str, ...] = ()
+    #: what the engine's score is, as the end line names it
+    score_name: str = "scores"
 
     def __init__(self, eng: Game, players: int, rules: Any):
         self.eng = eng
@@ -222,6 +224,7 @@ def iter_trace(eng: Game, agents: Sequence[Any], players: int | None = None, rul
     end = {"event": "end", "scores": [float(x) for x in np.asarray(out["score"])[0]],
            "win": [float(x) for x in np.asarray(out["win"])[0]], "turns": int(np.asarray(out["turns"])[0]),
            "timeout": bool(np.asarray(out["timeout"])[0]), "decisions": step_no, "finished": bool(done[0]),
+           "score_name": nar.score_name,
            "lines": nar.ending(state, out) if done[0] else []}
     yield end
 
@@ -297,13 +300,16 @@ def render(events: Sequence[dict[str, Any]], seat: int | None = None) -> str:
             if not e.get("finished", True):
                 n = e["decisions"]
                 lines.append(f"(the trace stops here, after {n} decision{'s' if n != 1 else ''}; the game goes on)")
-                lines.append(f"  scores so far: {', '.join(_fmt_score(x) for x in e['scores'])}")
+                lines.append(f"  {e.get('score_name') or 'scores'} so far: "
+                             f"{', '.join(_fmt_score(x) for x in e['scores'])}")
                 continue
             lines.append("game end" + (" (stopped by the turn limit: a timeout)" if e["timeout"] else ""))
             for ln in e.get("lines") or []:
                 lines.append(f"  {ln}")
-            lines.append(f"  scores: {', '.join(_fmt_score(x) for x in e['scores'])}; win: "
-                         f"{', '.join(_fmt_score(x) for x in e['win'])}; turns: {e['turns']}")
+            # a game names its score (Senshi: each player's smallest pile); a solo game has no win shares
+            win = f"; win: {', '.join(_fmt_score(x) for x in e['win'])}" if e.get("win") else ""
+            lines.append(f"  {e.get('score_name') or 'scores'}: {', '.join(_fmt_score(x) for x in e['scores'])}"
+                         f"{win}; turns: {e['turns']}")
         else:
             title = e.get("title") or kind
             lines.append(f"{title}")

@@ -28,6 +28,7 @@ def a(name: str) -> str:
 
 class Narrator(Base):
     setup = ("setup_take",)
+    score_name = "smallest piles"
 
     def _stack(self, st: Any, s: int, all_tiles: bool = False) -> str:
         h = int(st.height[0, s])
@@ -48,8 +49,13 @@ class Narrator(Base):
         mid = [s for s in range(n) if st.loc[0, s] == K.MIDDLE]
         if int(st.turns[0]) == 0 and int(st.kind[0]) == K.Decision.SETUP or (self.rules.secret_hand and not st.turns[0]
                                                                             and len(mid) == n - P):
-            lines = [f"{len(mid)} stacks of 3 in the middle ({K.REMOVED[P]} tiles of each colour set aside); "
-                     "seat 0 starts"]
+            first = mid[0] if mid else 0
+            # with secret_hand the stacks keep their set-up numbers: the first P were dealt as the hands
+            secret = self.rules.secret_hand and mid and first > 0
+            numbered = f", numbered {first} to {first + len(mid) - 1}" if secret else ""
+            aside = f" ({K.REMOVED[P]} tiles of each colour set aside)" if K.REMOVED[P] else ""
+            hands = f"; stacks 0 to {first - 1} were dealt as the secret hands" if secret else ""
+            lines = [f"{len(mid)} stacks of 3 in the middle{numbered}{aside}{hands}; seat 0 starts"]
             title = "set-up"
         else:  # a scripted position
             lines = [f"a position: {len(mid)} stacks in the middle; seat {int(st.cur[0])} to play"
@@ -138,7 +144,7 @@ class Narrator(Base):
         pl = np.asarray(st.piles[0], dtype=np.int64)
         hs = np.asarray(st.hand_size[0], dtype=np.int64)
         emptier = int(st.emptier[0])
-        lines = [f"seat {p} reveals its hand: {tiles(st.hand[0, p])} ({int(hs[p])} tiles); piles (S/A/H/W) "
+        lines = [f"seat {p} reveals its hand: {tiles(st.hand[0, p])} ({int(hs[p])} tile{'s' if hs[p] != 1 else ''}); piles (S/A/H/W) "
                  f"{piles(pl[p])}, smallest {int(pl[p].min())}, largest {int(pl[p].max())}" for p in range(P)]
         res = K.winners(pl[None], hs[None], np.array([emptier]))
         low = int(pl.min(axis=1).min())

@@ -52,9 +52,9 @@ class Narrator(Base):
         P = self.players
         lines = [f"deck: {int(st.deck_n[0])} cards"]
         if P == 1:
-            lines.append("solo: a discard pile and four columns; " + "; ".join(
-                f"column {c + 1} ends with {self.card(st, st.columns[0, c, st.col_n[0, c] - 1])}"
-                for c in range(4) if st.col_n[0, c] > 0))
+            ends = [f"column {c + 1} ends with {self.card(st, st.columns[0, c, st.col_n[0, c] - 1])}"
+                    for c in range(4) if st.col_n[0, c] > 0]
+            lines.append("solo: a discard pile and four columns" + ("; " + "; ".join(ends) if ends else ""))
             return [{"event": "deal", "title": "set-up", "lines": lines}]
         lines.append("every player holds 5 cards; seat 0 starts")
         if self.rules.chosen_fan:
@@ -78,6 +78,7 @@ class Narrator(Base):
             tops = [f"seat {q} {K.card_name(self._pile_top(st, q))}" for q in range(P) if st.pile_n[0, q] > 0]
             if tops:
                 parts.append("pile tops: " + ", ".join(tops))
+            parts.append("hand sizes: " + ", ".join(f"seat {q} {int(st.hand_n[0, q])}" for q in range(P) if q != seat))
         parts.append(f"deck {int(st.deck_n[0])}")
         parts.append("fans: " + "; ".join(("me " if p == seat else f"seat {p} ") + self._fans(st, p)
                                           for p in range(P)))
@@ -108,7 +109,8 @@ class Narrator(Base):
             return ("redeem " + ", ".join(red) + (" (in this order)" if len(red) > 1 else "")
                     + ("; discard " + ", ".join(rest) + (" (the last on top)" if len(rest) > 1 else "") if rest else ""))
         if kind == D.WISDOM:
-            return "draw the deck's top" if opt == 0 else f"take seat {opt - 1}'s pile top"
+            return ("draw the deck's top" if opt == 0
+                    else f"take seat {opt - 1}'s pile top {K.card_name(self._pile_top(st, opt - 1))}")
         if kind == D.HARMONY:
             return f"take seat {opt}'s pile top {K.card_name(self._pile_top(st, opt))} onto a fan"
         if kind == D.COURAGE:
@@ -145,13 +147,16 @@ class Narrator(Base):
             why.append(f"a bonus card for {types[three[0]]} {K.TYPE_NAMES[three[0]]} cards")
         return " + ".join(why)
 
-    def _changes(self, before: Any, after: Any) -> list[str]:
-        """Public changes of the fans and piles between two states."""
+    def _changes(self, before: Any, after: Any, builder: int = -1) -> list[str]:
+        """Public changes of the fans and piles between two states (``builder``: the seat whose build the
+        step's build lines already tell, card by card: its fans' gains and new chosen fan are left out)."""
         P = self.players
         out = []
         for p in range(P):
             for t in range(3):
                 b, a = int(before.fan_n[0, p, t]), int(after.fan_n[0, p, t])
+                if a > b and p == builder:
+                    continue
                 if a > b:
                     cards = ", ".join(K.card_name(c) for c in after.fan[0, p, t, b:a])
                     closed = " and closes it" if after.closed[0, p, t] and not before.closed[0, p, t] else ""
@@ -161,16 +166,105 @@ class Narrator(Base):
                     n = int(after.fan_sticks[0, p, t])
                     out.append(f"seat {p}'s {K.TYPE_NAMES[t]} fan loses {K.card_name(before.fan[0, p, t, b - 1])}: "
                                f"{n} stick{'s' if n != 1 else ''}")
-            if after.chosen[0, p] != before.chosen[0, p] and after.chosen[0, p] >= 0:
+            if after.chosen[0, p] != before.chosen[0, p] and after.chosen[0, p] >= 0 and p != builder:
                 out.append(f"seat {p} draws a new chosen fan: {K.TYPE_NAMES[int(after.chosen[0, p])]}")
         if after.reshuffles[0] > before.reshuffles[0]:
             out.append(f"the deck was empty: the discard piles are shuffled into a new deck of {int(after.deck_n[0])}")
+        return out
+
+    _POWERS = {K.WISDOM: ("Hi-ogi's Wisdom: draw 3 cards", "no card to draw"),
+               K.HARMONY: ("Mai-ougi's Harmony: a pile top onto a fan", "no pile top fits a fan"),
+               K.COURAGE: ("Gun-sen's Courage: remove an opponent's last fan card",
+                           "no opponent's fan has a last card to remove")}
+
+    def _build(self, before: Any, after: Any, seat: int, queue: list[int], start_j: int,
+               harmony: int = -1, goes_on: bool = False) -> list[str]:
+        """The build of this step told card by card, in the order the engine placed the cards: each redeemed
+        card (after Harmony's card ``harmony``) onto its fan, or onto the pile with the reason it fits no fan;
+        the powers it sets off (one with nothing to act on is used up at once); a second closed fan's win.
+
+        ``queue``: the redeemed cards still to place before the step (``red[start_j:red_k]``). The engine
+        keeps no log: what happened is read off ``after`` (a card was placed iff its fan grew by it; a build
+        that stops for a power leaves ``red_j`` at the next card), the reasons and sticks replayed from
+        ``before`` with the rules of ``_fits_one`` / ``_place_one``."""
+        D = K.Decision
+        p = seat
+        solo = self.players == 1
+        ST, PW = before.ST, before.PW
+        sticks = [int(x) for x in before.fan_sticks[0, p]]
+        closed = [bool(x) for x in before.closed[0, p]]
+        power = [int(x) for x in before.fan_power[0, p]]
+        chosen = int(before.chosen[0, p])
+        # the cards the step added to each of the builder's fans, in order
+        grew = {t: [int(c) for c in after.fan[0, p, t, int(before.fan_n[0, p, t]):int(after.fan_n[0, p, t])]]
+                for t in range(3)}
+        cards = ([harmony] if harmony >= 0 else []) + list(queue)
+        stops = int(after.kind[0]) in (D.WISDOM, D.HARMONY, D.COURAGE) and not after.done[0]
+        # a build that stops for a power stops at its last processed card: the next card is red[red_j]
+        m = (int(after.red_j[0]) - start_j + (1 if harmony >= 0 else 0)) if stops else len(cards)
+        whose = "its" if solo else f"seat {p}'s"
+        pile = "the discard pile" if solo else f"seat {p}'s pile"
+        out: list[str] = []
+        for i, c in enumerate(cards[:m]):
+            t = int(K.CARD_TYPE[c])
+            tot = sticks[t] + int(ST[c])
+            name = K.card_name(c)
+            head = name
+            if goes_on and i == (1 if harmony >= 0 else 0):
+                head = "the build goes on: " + name
+            if grew[t] and grew[t][0] == c:
+                grew[t].pop(0)
+                sticks[t] = tot
+                text = f"{head} onto {whose} {K.TYPE_NAMES[t]} fan: {tot} stick{'s' if tot != 1 else ''}"
+                trig = False
+                if self.rules.powers and PW[c]:
+                    power[t] += 1
+                    trig = power[t] == 2
+                if tot == 10:
+                    closed[t] = True
+                    text += " and closes it"
+                    if sum(closed) >= (3 if solo else 2):
+                        out.append(text)
+                        rest = cards[i + 1:]
+                        end = ("all three fans are closed: the game ends" if solo
+                               else f"seat {p} has closed two fans and wins at once")
+                        if rest:
+                            end += (": " + ", ".join(K.card_name(x) for x in rest)
+                                    + f" stay{'s' if len(rest) == 1 else ''} unplaced")
+                        out.append(end)
+                        return out
+                    if self.rules.chosen_fan and t == chosen:
+                        new = int(after.chosen[0, p])
+                        chosen = new if new >= 0 and not closed[new] else -1
+                        text += (f"; seat {p} draws a new chosen fan: {K.TYPE_NAMES[chosen]}" if chosen >= 0
+                                 else "; no chosen fan is left to draw")
+                if trig:
+                    did, idle = self._POWERS[t]
+                    if stops and i == m - 1:
+                        text += f"; the fan's second power-symbol card: a power fires ({did})"
+                    else:
+                        text += (f"; the fan's second power-symbol card: {did.split(':')[0]} fires with nothing "
+                                 f"to act on ({idle}) and is used up")
+                out.append(text)
+            else:
+                if closed[t]:
+                    why = f"{whose} {K.TYPE_NAMES[t]} fan is closed"
+                elif tot > 10:
+                    why = f"{whose} {K.TYPE_NAMES[t]} fan would reach {tot} sticks, over 10"
+                else:
+                    why = (f"it would close {whose} {K.TYPE_NAMES[t]} fan before "
+                           + (f"the chosen {K.TYPE_NAMES[chosen]} fan" if chosen >= 0 else "the chosen fan")
+                           + " is closed")
+                out.append(f"{head} fits no fan ({why}): onto {pile}")
+        if stops and m < len(cards):
+            out.append("still to place after the power: " + ", ".join(K.card_name(c) for c in cards[m:]))
         return out
 
     def effect(self, before: Any, after: Any, opt: int, seat: int):
         D = K.Decision
         kind = int(before.kind[0])
         f: dict[str, Any] = {}
+        build: list[str] | None = None   # the build's lines, when the step placed redeemed cards
         words = self.option(before, opt)
         if kind in (D.TURN, D.SOLO_TURN) and opt >= K.PLAY:
             cards = self._mask_cards(before, seat, opt - K.PLAY)
@@ -198,29 +292,33 @@ class Narrator(Base):
             effect = "discards" + effect[len("discard"):] if effect.startswith("discard ") else effect
             f["effect"] = effect.replace("; discard ", "; discards ")
             cards = self._slots(before, seat)
-            placed = {int(c) for p in range(self.players) for t in range(3) for c in after.fan[0, p, t, :after.fan_n[0, p, t]]}
-            placed |= {int(c) for c in after.limbo[0] if c >= 0} | {int(c) for c in after.red[0] if c >= 0}
-            lost = [cards[s] for s in self._order(opt)[:int(before.red_k[0])] if cards[s] not in placed]
-            if lost:
-                f["effect"] += "; " + ", ".join(K.card_name(c) for c in lost) + " fits no fan: onto the pile"
-        elif kind == D.WISDOM:
-            f["effect"] = "Wisdom: " + ("draws the deck's top" if opt == 0 else f"takes seat {opt - 1}'s pile top, "
-                                        f"{self.card(before, self._pile_top(before, opt - 1))}")
-            if opt == 0:
-                f["private"] = {seat: f"drew {self.card(before, before.deck[0, before.deck_n[0] - 1])}"}
-        elif kind == D.HARMONY:
-            f["effect"] = f"Harmony: puts seat {opt}'s pile top, {self.card(before, self._pile_top(before, opt))}, onto a fan"
-        elif kind == D.COURAGE:
-            f["effect"] = "Courage: removes" + words[len("remove"):]
+            build = self._build(before, after, seat, [cards[s] for s in self._order(opt)[:int(before.red_k[0])]], 0)
+        elif kind in (D.WISDOM, D.HARMONY, D.COURAGE):
+            rest = [int(c) for c in before.red[0, int(before.red_j[0]):int(before.red_k[0])]]
+            if kind == D.WISDOM:
+                f["effect"] = "Wisdom: " + ("draws the deck's top" if opt == 0 else f"takes seat {opt - 1}'s pile top, "
+                                            f"{self.card(before, self._pile_top(before, opt - 1))}")
+                if opt == 0:
+                    f["private"] = {seat: f"drew {self.card(before, before.deck[0, before.deck_n[0] - 1])}"}
+                # Wisdom draws again (no build yet) while it has cards left to draw and a source
+                again = int(after.kind[0]) == D.WISDOM and int(after.wisdom_left[0]) == int(before.wisdom_left[0]) - 1
+                if not again:
+                    build = self._build(before, after, seat, rest, int(before.red_j[0]), goes_on=True)
+            elif kind == D.HARMONY:
+                top = self._pile_top(before, opt)
+                f["effect"] = f"Harmony: puts seat {opt}'s pile top, {self.card(before, top)}, onto a fan"
+                build = self._build(before, after, seat, rest, int(before.red_j[0]), harmony=top, goes_on=True)
+            else:
+                f["effect"] = "Courage: removes" + words[len("remove"):]
+                build = self._build(before, after, seat, rest, int(before.red_j[0]), goes_on=True)
         else:
             f["effect"] = words
-        changes = self._changes(before, after)
-        if changes:
-            f["effect"] = (f.get("effect") or "") + "; " + "; ".join(changes)
-        if int(after.kind[0]) in (D.WISDOM, D.HARMONY, D.COURAGE) and int(after.kind[0]) != kind and not after.done[0]:
-            power = {D.WISDOM: "Hi-ogi's Wisdom: draw 3 cards", D.HARMONY: "Mai-ougi's Harmony: a pile top onto a fan",
-                     D.COURAGE: "Gun-sen's Courage: remove an opponent's last fan card"}[int(after.kind[0])]
-            f["effect"] += f"; a power fires ({power})"
+        changes = self._changes(before, after, seat if build is not None else -1)
+        reshuffle = [x for x in changes if x.startswith("the deck was empty")]
+        changes = [x for x in changes if x not in reshuffle]
+        parts = changes + (build or []) + reshuffle
+        if parts:
+            f["effect"] = (f.get("effect") or "") + "; " + "; ".join(parts)
         return f, []
 
     def ending(self, st: Any, out: dict[str, np.ndarray]) -> list[str]:
