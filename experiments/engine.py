@@ -222,9 +222,10 @@ def check_memory(cfg: Config) -> None:
 
 
 def chunk_size(cfg: Config) -> int:
-    """Deals per task: the config's chunk_size, else a size from the deals per round only."""
+    """Deals per task: the config's chunk_size, else a size from the deals per round (and, for a config
+    with a slow strategy in some cell, the cap its class sets: :func:`simcore.runner.default_chunk`)."""
     per_round = min(cfg.games, cfg.sprt.max_games) if cfg.sprt else cfg.games
-    return cfg.chunk_size or default_chunk(per_round)
+    return cfg.chunk_size or default_chunk(per_round, [a for c in cfg.cells for a in c.agents])
 
 
 class ChunkStore:

@@ -377,11 +377,14 @@ def check_memory(need: float, what: str, fix: str) -> None:
                           f"{human_bytes(budget)}); {fix}")
 
 
-def default_chunk(n_games: int) -> int:
-    """Chunk size from the number of games only (never from the number of workers): large batches
-    amortise the per-step cost of the vectorized engines; at least 4 chunks when there are many games,
-    so that workers share the load."""
-    return int(min(16384, max(1024, math.ceil(n_games / 4))))
+def default_chunk(n_games: int, agents: Sequence[Any] = ()) -> int:
+    """Chunk size from the number of games (never from the number of workers): large batches amortise the
+    per-step cost of the vectorized engines; at least 4 chunks when there are many games, so that workers
+    share the load. A strategy among ``agents`` whose class sets ``chunk_games`` (a slow one, such as the
+    search: some games a second) caps it, so that its chunks take seconds, not minutes."""
+    size = int(min(16384, max(1024, math.ceil(n_games / 4))))
+    caps = [int(c) for c in (getattr(a, "chunk_games", None) for a in agents) if c]
+    return min([size] + caps)
 
 
 @dataclasses.dataclass
@@ -1160,7 +1163,7 @@ def simulate(game: str | Game, agents: Sequence[Any], players: int | None = None
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise SenseiError(f"seed must be a non-negative integer, got {seed!r}")
     jobs = check_jobs(jobs, backend)
-    size = default_chunk(n_games) if chunk_size is None else check_chunk_size(chunk_size)
+    size = default_chunk(n_games, agents) if chunk_size is None else check_chunk_size(chunk_size)
     per_game = tuple(per_game)
     if keep_games:
         cols = len(eng.columns) + len(STANDARD_ROW_COLUMNS)

@@ -76,6 +76,11 @@ class Strategy:
     #: set for the strategies of a file registered by name (``--strategies FILE``): (path, class name),
     #: which worker processes load them from
     _origin: ClassVar[tuple[str, str] | None] = None
+    #: at most this many games (deals) per chunk, where no chunk size is given, for a run with this strategy
+    #: in a seat: a slow strategy (a search) plays in small chunks, so that workers share even a single
+    #: cell and an interruption loses little (None: the size from the number of games alone). Results
+    #: never depend on the chunk size.
+    chunk_games: ClassVar[int | None] = None
 
     def params(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.init}

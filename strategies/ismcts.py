@@ -85,6 +85,9 @@ def _ismcts_for(game_name: str, module: str, rollouts: tuple[str, ...], default_
         "__doc__": doc,
         "__module__": __name__,
         "name": "ismcts",
+        # a search plays some games a second at most (some tenths of a second a game in Senshi and Sensu):
+        # small chunks let workers share a cell and keep an interrupted run's finished games
+        "chunk_games": 32,
         "game": game_name,
         "iterations": param(default_iterations, "search iterations per decision (each: one determinization, "
                                                 "one walk down the tree, one rollout)",

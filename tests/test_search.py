@@ -616,3 +616,25 @@ def test_sensu_search_decisions_never_read_the_hidden_truth_with_the_variants():
     eng = Sensu()
     agents = lineup("sensu", ["ismcts:iterations=8"], 2)
     assert _probe_decisions(eng, agents, 2, eng.make_rules({"chosen_fan": True, "powers": True}), n=6, every=5) > 0
+
+
+def test_a_lineup_with_the_search_plays_in_small_chunks_with_the_same_results(tmp_path):
+    """Without a chunk size, a run with ``ismcts`` in a seat plays chunks of at most 32 games (deals), so
+    that workers share even one cell; its results are those of any other chunking."""
+    from experiments.config import load
+    from experiments.engine import chunk_size
+    from simcore.runner import default_chunk, simulate
+
+    agents = lineup("fan-and-mallet", ["ismcts:iterations=4", "counter"], 2)
+    assert default_chunk(400, agents) == 32 and default_chunk(10, agents) == 32
+    assert default_chunk(400, lineup("fan-and-mallet", ["counter"], 2)) == 1024
+    run = simulate("fan-and-mallet", agents, n_games=70, seed=3, jobs=1)  # chunks of 32, 32 and 6 games
+    assert run.summary() == simulate("fan-and-mallet", agents, n_games=70, seed=3, jobs=1, chunk_size=70).summary()
+    base = {"title": "t", "question": "q", "game": "fan-and-mallet", "players": 2, "games": 400, "seed": 1,
+            "lineup": {"seats": ["counter", "counter"]},
+            "sweep": {"play": {"h": {"seat0": "counter"}, "s": {"seat0": "closer"}}},
+            "report": {"answer": "turn_order", "over": "play", "baseline": "h", "per_game": True}}
+    assert chunk_size(load(base)) == 1024
+    search = dict(base, sweep={"play": {"h": {"seat0": "counter"}, "s": {"seat0": "ismcts:iterations=4"}}})
+    assert chunk_size(load(search)) == 32
+    assert chunk_size(load(dict(search, chunk_size=100))) == 100
