@@ -252,3 +252,93 @@ def test_values_in_errors_are_spelled_as_toml_spells_them():
     refused({**SEN, "rules": {"penalty": True}}, "penalty: expected an integer, got true")
     refused({**SEN, "sweep": {"rules.penalty": [5, False]}}, "got false")
     refused({**SEN, "games": [True, 3]}, "games: expected an integer", "got [true, 3]")
+
+
+BASE = {**SEN, "games": 20, "seed": 1, "sweep": {"focus.wake": [8, 10]},
+        "report": {"answer": "best", "over": "focus.wake"}}
+
+
+@pytest.mark.parametrize("rules,sweep,words", [
+    ({"penalty": "15"}, None, ["rules: sen.penalty: expected an integer, got '15'", "TOML integer"]),
+    ({"penalty": 15.0}, None, ["rules: sen.penalty: expected an integer, got 15.0"]),
+    ({"ravens_not_scary": "yes"}, None, ["rules: sen.ravens_not_scary: expected true or false, got 'yes'"]),
+    ({}, {"focus.wake": ["8", "10"]}, ["sweep.focus.wake: strategy threshold.wake: expected an integer, got '8'"]),
+    ({}, {"focus.wake": [8, 10], "rules.penalty": [5, "15"]}, ["sweep.rules.penalty", "expected an integer, got '15'"]),
+    ({}, {"focus.wake": [8, 10], "rules.ravens_not_scary": [False, "true"]}, ["expected true or false, got 'true'"]),
+])
+def test_a_config_value_has_its_toml_type(rules, sweep, words):
+    refused({**BASE, "rules": rules, "sweep": sweep or BASE["sweep"]}, *words)
+
+
+def test_values_of_their_toml_type_and_command_line_strings_are_taken():
+    from simcore.registry import get_game
+    from strategies.registry import resolve
+    cfg = load_config({**BASE, "rules": {"penalty": 15, "ravens_not_scary": True, "rounds": "none"}})
+    assert cfg.cells[0].rules.penalty == 15
+    load_config({**BASE, "lineup": {"focus": "counter", "field": "threshold"}, "sweep": {"focus.wake": [8, 9.5]}})
+    # the command line's KEY=VALUE strings and spec strings are parsed as before
+    assert get_game("sen").make_rules({"penalty": "15", "ravens_not_scary": "yes"}).penalty == 15
+    assert resolve("sen", "threshold:wake=8").wake == 8
+
+
+@pytest.mark.parametrize("patch,where,pair", [
+    ({"game": "sen", "lineup": {"focus": "counter", "field": "threshold"}, "sweep": {"focus.wake": [8, 8.0]}},
+     "sweep.focus.wake", "8 and 8.0"),
+    ({"sweep": {"focus.wake": [8, 10], "rules.rounds": ["none", "None"]}}, "sweep.rules.rounds", '"none" and "None"'),
+    ({"game": "sensu", "lineup": {"focus": "planner", "field": "random"}, "sweep": {"rules.power_copies": ["AB", "BA"]},
+      "report": {"answer": "best", "over": "rules.power_copies"}}, "sweep.rules.power_copies", '"AB" and "BA"'),
+    ({"game": "fan-and-mallet", "lineup": {"focus": "closer", "field": "random"},
+      "sweep": {"rules.start_positions": ["0,6", "0, 6"]}, "report": {"answer": "best", "over": "rules.start_positions"}},
+     "sweep.rules.start_positions", '"0,6" and "0, 6"'),
+    ({"sweep": {"focus": ["threshold:wake=10", "threshold"]}, "report": {"answer": "best", "over": "focus"}},
+     "sweep.focus", '"threshold:wake=10" and "threshold"'),
+    ({"sweep": {}, "lineup": {"tournament": ["threshold", "threshold:wake=10"]}, "report": {"answer": "ratings"}},
+     "lineup.tournament", '"threshold" and "threshold:wake=10"'),
+    ({"sweep": {}, "lineup": {"population": ["threshold", "threshold:wake=10", "counter"]},
+      "report": {"answer": "equilibrium"}}, "lineup.population", '"threshold" and "threshold:wake=10"'),
+])
+def test_values_that_mean_one_setting_are_not_distinct(patch, where, pair):
+    refused({**BASE, **patch}, f"{where}: expected distinct", f"{pair} are the same setting")
+
+
+@pytest.mark.parametrize("lineup,sweep,words", [
+    ({"focus": "threshold:wake=8", "field": "threshold"}, {"focus.wake": [8, 10]},
+     ["sweep.focus.wake: expected no setting of focus.wake, which lineup.focus ('threshold:wake=8') sets already"]),
+    ({"focus": "threshold", "field": "threshold:wake=8"}, {"field.wake": [8, 10], "focus.wake": [8, 10]},
+     ["sweep.field.wake: expected no setting of field.wake, which lineup.field"]),
+    ({"focus": "threshold", "field": "threshold"}, {"focus.wake": [8, 10], "strategy.wake": [6, 12]},
+     ["sweep.strategy.wake: expected no setting of strategy.wake (every seat), which sweep.focus.wake sets already"]),
+    ({"focus": "threshold", "field": "threshold:wake=8"}, {"focus.wake": [8, 10], "strategy.wake": [6, 12]},
+     ["sweep.strategy.wake", "which sweep.focus.wake sets already"]),
+    ({"focus": "threshold", "field": "threshold:wake=8"}, {"strategy.wake": [6, 12]},
+     ["sweep.strategy.wake", "which lineup.field ('threshold:wake=8') sets already"]),
+    ({"focus": "threshold", "field": "threshold"}, {"focus.wake": [8, 10], "focus": ["threshold", "counter"]},
+     ["sweep.focus: expected no sweep of the whole focus spec with report.over = 'focus.wake'", "compare nothing"]),
+])
+def test_a_setting_comes_from_one_place(lineup, sweep, words):
+    over = "focus.wake" if "focus.wake" in sweep else next(iter(sweep))
+    refused({**BASE, "lineup": lineup, "sweep": sweep, "report": {"answer": "best", "over": over}}, *words)
+
+
+def test_one_place_still_allows_what_sets_each_parameter_once():
+    load_config({**BASE, "lineup": {"focus": "threshold", "field": "threshold:wake=8"}})
+    load_config({**BASE, "sweep": {"strategy.wake": [6, 12]}, "report": {"answer": "best", "over": "strategy.wake"}})
+    cfg = load_config({**BASE, "sweep": {"focus.wake": [8, 10], "focus": ["threshold", "counter"]},
+                       "report": {"answer": "best", "over": "focus"}})
+    assert len(cfg.cells) == 4
+
+
+def test_a_sequential_test_of_the_focus_against_itself_is_refused():
+    raw = {**BASE, "sweep": {}, "report": {"answer": "sprt"}, "sprt": {"h0": 0.0, "h1": 0.05}}
+    refused(raw, "sprt: expected a focus that differs from the field", "fair share by symmetry")
+    refused({**raw, "sweep": {"focus.wake": [8, 10]}}, "in the cell focus.wake = 10, the focus is the field")
+    load_config({**raw, "lineup": {"focus": "threshold:wake=8", "field": "threshold"}})
+    # unrotated, the test asks about the first seat's advantage
+    load_config({**raw, "lineup": {"focus": "threshold", "field": "threshold", "rotate": False}})
+
+
+def test_a_case_name_holds_no_control_character():
+    raw = {**BASE, "sweep": {"variant": {"x\ny": {"rules.penalty": 5}, "b": {}}},
+           "report": {"answer": "best", "over": "variant"}}
+    refused(raw, "sweep.variant: expected case names without control characters", "'x\\ny'")
+    load_config({**raw, "sweep": {"variant": {"x y": {"rules.penalty": 5}, "b": {}}}})
