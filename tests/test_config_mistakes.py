@@ -342,3 +342,56 @@ def test_a_case_name_holds_no_control_character():
            "report": {"answer": "best", "over": "variant"}}
     refused(raw, "sweep.variant: expected case names without control characters", "'x\\ny'")
     load_config({**raw, "sweep": {"variant": {"x y": {"rules.penalty": 5}, "b": {}}}})
+
+
+EQ = {**SEN, "games": 20, "seed": 1, "search": {"focus.wake": {"min": 4, "max": 16, "step": 4}},
+      "report": {"answer": "equilibrium"}}
+
+
+def test_an_equilibrium_without_a_start_says_the_field_is_not_on_the_grid_after_the_other_mistakes():
+    refused(EQ, "search.start: expected a start value on the family's grid (the field threshold:wake=10 is not a "
+            "setting of it), got 'nothing'")
+    refused({**EQ, "search": {**EQ["search"], "start": []}}, "got []")
+    for extra, words in (({"steps": 0}, "search.steps: expected an integer >= 1"),
+                         ({"meta": [7]}, "search.meta: expected player counts of the grid"),
+                         ({"solvers": ["nope"]}, "search.solvers: expected a non-empty list")):
+        refused({**EQ, "search": {**EQ["search"], **extra}}, words)
+    load_config({**EQ, "search": {**EQ["search"], "start": [4, 8]}})
+
+
+@pytest.mark.parametrize("search,report,words", [
+    ({"focus.wake": {"min": 4, "max": 16, "step": 4}, "start": [4, 4]}, {"answer": "equilibrium"},
+     ["search.start: expected distinct start values (4 and 4 are the same setting)"]),
+    ({"focus.wake": [8, 8.0]}, {"answer": "best_response"},
+     ["search.focus.wake: expected distinct values (8 and 8.0 are the same setting)"]),
+    ({"focus.take_margin": ["0.5", 1]}, {"answer": "best_response"},
+     ["search.focus.take_margin: strategy counter.take_margin: expected a number, got '0.5'"]),
+])
+def test_search_values_that_mean_one_setting_are_refused(search, report, words):
+    raw = {**SEN, "lineup": {"focus": "counter", "field": "threshold"}, "search": search, "report": report}
+    if report["answer"] == "equilibrium":
+        raw["lineup"] = SEN["lineup"]
+    refused(raw, *words)
+
+
+def test_a_design_over_start_positions_compares_them_after_parsing():
+    raw = {"title": "t", "question": "q", "game": "fan-and-mallet", "players": 2, "games": 20,
+           "lineup": {"seats": ["closer"]}, "search": {"rules.start_positions": ["0,6", "0,3", "0, 6"]},
+           "report": {"answer": "design", "objective": "seat0_win_share", "target": 0.5}}
+    refused(raw, "search.rules.start_positions: expected distinct values (\"0,6\" and \"0, 6\" are the same setting)")
+    load_config({**raw, "search": {"rules.start_positions": ["0,6", "0,3"]}})
+
+
+@pytest.mark.parametrize("objective,target,ok", [("seat0_win_share", 5, False), ("seat0_win_share", 0.5, True),
+                                                 ("seat_advantage", -0.1, True), ("seat_advantage", 2, False),
+                                                 ("mean_turns", 40, True)])
+def test_a_design_target_of_a_share_lies_in_its_range(objective, target, ok):
+    raw = {**SEN, "lineup": {"seats": ["threshold"]}, "search": {"rules.penalty": [5, 15]},
+           "report": {"answer": "design", "objective": objective, "target": target}}
+    if ok:
+        load_config(raw)
+    else:
+        refused(raw, f"report.target: expected a number from", f"({objective} is a share")
+    if objective == "seat0_win_share":
+        raw["report"] = {"answer": "design", "objective": objective, "band": [0.4, 1.5]}
+        refused(raw, "report.band[1]: expected a number from 0 to 1", "got 1.5")
