@@ -442,6 +442,19 @@ def parse(raw: dict[str, Any], path: str = DICT_CONFIG, games_override: int | No
             ck.fail(axis_key(axis), f"no setting of {k!r}, which {fixed[k]} sets already "
                     "(the two would contradict each other)", k)
 
+    # ... and so would a parameter that a spec of the lineup sets itself and every value of an axis sets again
+    lineup_specs = {**{r: (v, "lineup.seats" if r.startswith("seat") and len(roles) == 1 else
+                           f"lineup.seats[{r[4:]}]" if r.startswith("seat") else f"lineup.{r}") for r, v in roles.items()},
+                    **{f"{kind}[{i}]": (v, f"lineup.{kind}[{i}]") for i, v in enumerate(entrants)}}
+    for axis, cases in axes:
+        for k in sorted(set.intersection(*[set(settings) for _, settings in cases])):
+            head, _, p = k.partition(".")
+            if not p or head == "rules":
+                continue
+            for r, (spec, at) in lineup_specs.items():
+                if (head == "strategy" or head == r) and p in _spec_params(spec):
+                    ck.fail(axis_key(axis), f"no setting of {k}, which {at} ({spec!r}) sets already (a setting "
+                            "comes from one place)", k)
     _, _, _, head_over = _report_head(raw.get("report", {}), ck, kind, names, raw.get("sprt") is not None)
     # an answer about ROLE.P with the whole spec of ROLE swept too: the groups are the ROLE's specs, which
     # hold the swept parameter, so every group would be one cell that compares nothing
@@ -691,31 +704,21 @@ def _make_cells(eng, kind, roles, entrants, fixed_rules, base_players, settings,
             role_spec[head] = value
             where_of[head] = where
             spec_where[head] = where
-    # a parameter comes from one place: a spec that sets it itself, ROLE.P and strategy.P (every seat) may
-    # not set it twice (the one would silently override the other)
-    def spec_at(role: str) -> str:
-        if role in spec_where:
-            return spec_where[role]
-        if role.startswith("seat"):
-            return f"lineup.seats[{role[4:]}]" if len(roles) > 1 else "lineup.seats"
-        return f"lineup.{role}"
-
+    # a parameter comes from one place: a swept spec that sets it itself, ROLE.P and strategy.P (every seat)
+    # may not set it twice in one cell (the one would silently override the other); a spec of the lineup
+    # that sets it is a default for the named cases that set it in some cases only (checked in parse)
     for role in roles:
-        own = _spec_params(role_spec[role])
+        own = _spec_params(role_spec[role]) if role in spec_where else set()
         for p in sorted(role_params[role]):
             if p in own:
-                ck.fail(param_where[(role, p)], f"no setting of {role}.{p}, which {spec_at(role)} "
+                ck.fail(param_where[(role, p)], f"no setting of {role}.{p}, which {spec_where[role]} "
                         f"({role_spec[role]!r}) sets already (a setting comes from one place)", p)
             if p in all_params:
                 ck.fail(where_of["strategy"], f"no setting of strategy.{p} (every seat), which "
                         f"{param_where[(role, p)]} sets already for the {role} (a setting comes from one place)", p)
         for p in sorted(set(all_params) & own):
-            ck.fail(where_of["strategy"], f"no setting of strategy.{p} (every seat), which {spec_at(role)} "
+            ck.fail(where_of["strategy"], f"no setting of strategy.{p} (every seat), which {spec_where[role]} "
                     f"({role_spec[role]!r}) sets already (a setting comes from one place)", p)
-    for i, spec in enumerate(entrants):
-        for p in sorted(set(all_params) & _spec_params(spec)):
-            ck.fail(where_of["strategy"], f"no setting of strategy.{p} (every entrant), which lineup.{kind}[{i}] "
-                    f"({spec!r}) sets already (a setting comes from one place)", p)
     if players is None:
         ck.fail("players", "a player count", None)
     rules = _rules(eng, rules_vals, ck, where_of.get("rules", "rules"))

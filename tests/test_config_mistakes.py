@@ -309,20 +309,29 @@ def test_values_that_mean_one_setting_are_not_distinct(patch, where, pair):
     ({"focus": "threshold", "field": "threshold"}, {"focus.wake": [8, 10], "strategy.wake": [6, 12]},
      ["sweep.strategy.wake: expected no setting of strategy.wake (every seat), which sweep.focus.wake sets already"]),
     ({"focus": "threshold", "field": "threshold:wake=8"}, {"focus.wake": [8, 10], "strategy.wake": [6, 12]},
-     ["sweep.strategy.wake", "which sweep.focus.wake sets already"]),
+     ["sweep.strategy.wake: expected no setting of strategy.wake"]),
     ({"focus": "threshold", "field": "threshold:wake=8"}, {"strategy.wake": [6, 12]},
      ["sweep.strategy.wake", "which lineup.field ('threshold:wake=8') sets already"]),
+    ({"focus": "threshold", "field": "threshold"}, {"focus.wake": [8, 10], "focus": ["threshold:wake=8", "counter"], "_over": "focus"},
+     ["sweep.focus.wake: expected no setting of focus.wake, which sweep.focus ('threshold:wake=8') sets already"]),
+    ({"focus": "threshold:wake=8", "field": "threshold"}, {"v": {"a": {"focus.wake": 6}, "b": {"focus.wake": 9}}},
+     ["sweep.v: expected no setting of focus.wake, which lineup.focus ('threshold:wake=8') sets already"]),
     ({"focus": "threshold", "field": "threshold"}, {"focus.wake": [8, 10], "focus": ["threshold", "counter"]},
      ["sweep.focus: expected no sweep of the whole focus spec with report.over = 'focus.wake'", "compare nothing"]),
 ])
 def test_a_setting_comes_from_one_place(lineup, sweep, words):
-    over = "focus.wake" if "focus.wake" in sweep else next(iter(sweep))
+    sweep = dict(sweep)
+    over = sweep.pop("_over", "focus.wake" if "focus.wake" in sweep else next(iter(sweep)))
     refused({**BASE, "lineup": lineup, "sweep": sweep, "report": {"answer": "best", "over": over}}, *words)
 
 
 def test_one_place_still_allows_what_sets_each_parameter_once():
     load_config({**BASE, "lineup": {"focus": "threshold", "field": "threshold:wake=8"}})
     load_config({**BASE, "sweep": {"strategy.wake": [6, 12]}, "report": {"answer": "best", "over": "strategy.wake"}})
+    # a spec's value is the default of the named cases that set it in some cases only
+    cfg = load_config({**BASE, "lineup": {"focus": "threshold:wake=8", "field": "threshold"},
+                       "sweep": {"v": {"a": {"focus.wake": 6}, "b": {}}}, "report": {"answer": "best", "over": "v"}})
+    assert [c.agents[0].wake for c in cfg.cells] == [6, 8]
     cfg = load_config({**BASE, "sweep": {"focus.wake": [8, 10], "focus": ["threshold", "counter"]},
                        "report": {"answer": "best", "over": "focus"}})
     assert len(cfg.cells) == 4
