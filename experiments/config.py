@@ -443,8 +443,12 @@ def parse(raw: dict[str, Any], path: str = DICT_CONFIG, games_override: int | No
                     "(the two would contradict each other)", k)
 
     # ... and so would a parameter that a spec of the lineup sets itself and every value of an axis sets again
-    lineup_specs = {**{r: (v, "lineup.seats" if r.startswith("seat") and len(roles) == 1 else
-                           f"lineup.seats[{r[4:]}]" if r.startswith("seat") else f"lineup.{r}") for r, v in roles.items()},
+    def lineup_at(r: str) -> str:
+        if not r.startswith("seat"):
+            return f"lineup.{r}"
+        return "lineup.seats" if len(roles) == 1 else f"lineup.seats[{r[4:]}]"
+
+    lineup_specs = {**{r: (v, lineup_at(r)) for r, v in roles.items()},
                     **{f"{kind}[{i}]": (v, f"lineup.{kind}[{i}]") for i, v in enumerate(entrants)}}
     for axis, cases in axes:
         for k in sorted(set.intersection(*[set(settings) for _, settings in cases])):
@@ -505,8 +509,9 @@ def parse(raw: dict[str, Any], path: str = DICT_CONFIG, games_override: int | No
     if sprt is not None and rotate:
         for c in cells:
             if len({a.spec() for a in c.agents}) == 1:
+                at = ", ".join(f"{k} = {_toml_value(v)}" for k, v in c.axes.items())
                 ck.fail("sprt", "a focus that differs from the field (in "
-                        + (f"the cell {', '.join(f'{k} = {_toml_value(v)}' for k, v in c.axes.items())}, " if c.axes else "")
+                        + (f"the cell {at}, " if c.axes else "")
                         + f"the focus is the field, {c.agents[0].spec()}: with the seats rotated its share is the fair "
                         "share by symmetry, so the test could never decide)", "self-play")
     report = _report(raw.get("report", {}), ck, kind, names, sprt, axes, eng, cells, raw)
@@ -712,13 +717,14 @@ def _make_cells(eng, kind, roles, entrants, fixed_rules, base_players, settings,
         for p in sorted(role_params[role]):
             if p in own:
                 ck.fail(param_where[(role, p)], f"no setting of {role}.{p}, which {spec_where[role]} "
-                        f"({role_spec[role]!r}) sets already (a setting comes from one place)", p)
+                        f"({role_spec[role]!r}) sets already (a setting comes from one place)", f"{role}.{p}")
             if p in all_params:
                 ck.fail(where_of["strategy"], f"no setting of strategy.{p} (every seat), which "
-                        f"{param_where[(role, p)]} sets already for the {role} (a setting comes from one place)", p)
+                        f"{param_where[(role, p)]} sets already for the {role} (a setting comes from one place)",
+                        f"strategy.{p}")
         for p in sorted(set(all_params) & own):
             ck.fail(where_of["strategy"], f"no setting of strategy.{p} (every seat), which {spec_where[role]} "
-                    f"({role_spec[role]!r}) sets already (a setting comes from one place)", p)
+                    f"({role_spec[role]!r}) sets already (a setting comes from one place)", f"strategy.{p}")
     if players is None:
         ck.fail("players", "a player count", None)
     rules = _rules(eng, rules_vals, ck, where_of.get("rules", "rules"))

@@ -112,7 +112,8 @@ def check_native(cls: type, values: dict[str, Any], owner: str) -> None:
         if tp is bool and not isinstance(value, bool):
             expected, how = "true or false", "a TOML boolean, not text"
         elif tp is int and (not isinstance(value, int) or isinstance(value, bool)):
-            expected, how = "an integer", "a TOML integer, not text or a float" + (' (or the text "none")' if nullable else "")
+            expected, how = "an integer", "a TOML integer, not text or a float"
+            how += ' (or the text "none")' if nullable else ""
         elif tp is float and (not isinstance(value, (int, float)) or isinstance(value, bool)):
             expected, how = "a number", "a TOML integer or float, not text"
         elif tp is str and not isinstance(value, str):

@@ -98,10 +98,11 @@ def check(ctx: CheckContext) -> dict[str, Any]:
     span = SPANS.get(objective)
     if span is not None:
         lo, hi, what = span
-        for key, v in (("report.target", target), ("report.band[0]", band and band[0]), ("report.band[1]", band and band[1])):
+        given = [("report.target", target, t.get("target"))] + ([] if band is None else [
+            (f"report.band[{i}]", band[i], t["band"][i]) for i in range(2)])
+        for key, v, written in given:
             if v is not None and not lo <= v <= hi:
-                ck.fail(key, f"a number from {lo:g} to {hi:g} ({objective} is {what})", t["target"] if key == "report.target"
-                        else t["band"][int(key[-2])])
+                ck.fail(key, f"a number from {lo:g} to {hi:g} ({objective} is {what})", written)
     goal = ctx.table.get("goal")
     if goal is not None and (target is not None or band is not None):
         ck.fail("report.goal", "nothing with a target or a band", goal)
