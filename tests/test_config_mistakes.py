@@ -366,6 +366,8 @@ def test_an_equilibrium_without_a_start_says_the_field_is_not_on_the_grid_after_
                          ({"solvers": ["nope"]}, "search.solvers: expected a non-empty list")):
         refused({**EQ, "search": {**EQ["search"], **extra}}, words)
     load_config({**EQ, "search": {**EQ["search"], "start": [4, 8]}})
+    refused({**EQ, "search": {**EQ["search"], "start": [4.0]}},
+            "search.start[0]: strategy threshold.wake: expected an integer, got 4.0")
 
 
 @pytest.mark.parametrize("search,report,words", [

@@ -37,7 +37,8 @@ import numpy as np
 import polars as pl
 
 from simcore import gametheory as gt
-from simcore.options import shown
+from simcore.errors import SenseiError
+from simcore.options import check_native, shown
 from simcore.stats import values_ci
 
 from ..search import Param, seat_values, setting_label
@@ -163,6 +164,10 @@ def _starts(ck, value, params: list[Param], settings, ctx) -> list[dict[str, Any
             s = {f"focus.{k}" if not k.startswith("focus.") else k: x for k, x in s.items()}
         if s is None or s not in settings:
             ck.fail(f"search.start[{i}]", "a setting of the grid", v)
+        try:
+            check_native(type(focus), {k.partition(".")[2]: x for k, x in s.items()}, f"strategy {focus.name}")
+        except SenseiError as exc:
+            raise SenseiError(f"{ck.path}: search.start[{i}]: {exc}") from None
         if s in given:
             ck.fail("search.start", f"distinct start values ({shown(value[given.index(s)])} and {shown(v)} are the "
                     "same setting)", value)
