@@ -586,8 +586,10 @@ def _meaning(eng, key: str, value: Any, roles: dict[str, Any], entrants: list[st
         if head == "rules" and tail:
             check_native(eng.Rules, {tail: value}, eng.name)
             return repr(field_value(eng.Rules, tail, value, eng.name))
-        if not tail:
-            return resolve(eng.name, value).spec() if isinstance(value, str) else raw
+        if not tail:  # a whole spec (never a file's: a config loads no code; its cell says so)
+            if not isinstance(value, str) or _FILE_SPEC.search(value.strip().partition(":")[0]):
+                return raw
+            return resolve(eng.name, value).spec()
         specs = list(roles.values()) + list(entrants) if head == "strategy" else [roles.get(head, "")]
         for spec in specs:
             cls = _param_class(eng, spec)

@@ -406,3 +406,12 @@ def test_a_design_target_of_a_share_lies_in_its_range(objective, target, ok):
     if objective == "seat0_win_share":
         raw["report"] = {"answer": "design", "objective": objective, "band": [0.4, 1.5]}
         refused(raw, "report.band[1]: expected a number from 0 to 1", "got 1.5")
+
+
+def test_comparing_swept_specs_loads_no_file(tmp_path):
+    code = tmp_path / "mine.py"
+    ran = tmp_path / "ran"
+    code.write_text(f"open({str(ran)!r}, 'w').write('x')\n")
+    raw = {**BASE, "sweep": {"focus": [f"{code}:X", "threshold"]}, "report": {"answer": "best", "over": "focus"}}
+    refused(raw, "sweep.focus: expected a registered strategy", "never load a Python file")
+    assert not ran.exists()
