@@ -18,7 +18,7 @@ from typing import Any
 
 from simcore.errors import SenseiError
 from simcore.files import not_a_file
-from simcore.options import shown
+from simcore.options import NATIVE, check_native, field_value, shown
 from simcore.registry import get_game
 from simcore.runner import MAX_CHUNK, MAX_GAMES
 from strategies.registry import lookup, make_strategy, resolve
@@ -388,8 +388,8 @@ def parse(raw: dict[str, Any], path: str = DICT_CONFIG, games_override: int | No
         entrants = [ck.text(s, f"lineup.{kind}[{i}]") for i, s in enumerate(entrants)]
         if len(set(entrants)) != len(entrants):
             ck.fail(f"lineup.{kind}", "distinct strategy specs", entrants)
-        for i, s in enumerate(entrants):
-            _strategy(eng, s, {}, ck, f"lineup.{kind}[{i}]")
+        canon = [_strategy(eng, s, {}, ck, f"lineup.{kind}[{i}]").spec() for i, s in enumerate(entrants)]
+        _distinct(f"lineup.{kind}", entrants, canon, ck, "strategy specs")
         if not rotate:
             ck.fail("lineup.rotate", f"true for a {kind} (seats are always rotated)", rotate)
 
@@ -407,6 +407,9 @@ def parse(raw: dict[str, Any], path: str = DICT_CONFIG, games_override: int | No
             for name, settings in value.items():
                 if not name.strip():
                     ck.fail(where, "non-empty case names (a name labels its case in the answer)", name)
+                if not name.isprintable():
+                    ck.fail(where, "case names without control characters such as a newline or a tab (a name "
+                            "labels its case in the answer's sentences and the report's figures)", name)
                 ck.table(settings, f"{where}.{name}")
                 for sk in settings:
                     if isinstance(settings[sk], (list, dict)):
@@ -439,7 +442,38 @@ def parse(raw: dict[str, Any], path: str = DICT_CONFIG, games_override: int | No
             ck.fail(axis_key(axis), f"no setting of {k!r}, which {fixed[k]} sets already "
                     "(the two would contradict each other)", k)
 
-    _report_head(raw.get("report", {}), ck, kind, names, raw.get("sprt") is not None)
+    # ... and so would a parameter that a spec of the lineup sets itself and every value of an axis sets again
+    def lineup_at(r: str) -> str:
+        if not r.startswith("seat"):
+            return f"lineup.{r}"
+        return "lineup.seats" if len(roles) == 1 else f"lineup.seats[{r[4:]}]"
+
+    lineup_specs = {**{r: (v, lineup_at(r)) for r, v in roles.items()},
+                    **{f"{kind}[{i}]": (v, f"lineup.{kind}[{i}]") for i, v in enumerate(entrants)}}
+    for axis, cases in axes:
+        for k in sorted(set.intersection(*[set(settings) for _, settings in cases])):
+            head, _, p = k.partition(".")
+            if not p or head == "rules":
+                continue
+            for r, (spec, at) in lineup_specs.items():
+                if (head == "strategy" or head == r) and p in _spec_params(spec):
+                    ck.fail(axis_key(axis), f"no setting of {k}, which {at} ({spec!r}) sets already (a setting "
+                            "comes from one place)", k)
+    _, _, _, head_over = _report_head(raw.get("report", {}), ck, kind, names, raw.get("sprt") is not None)
+    # an answer about ROLE.P with the whole spec of ROLE swept too: the groups are the ROLE's specs, which
+    # hold the swept parameter, so every group would be one cell that compares nothing
+    role_of_over, _, param_of_over = (head_over or "").partition(".")
+    if param_of_over and role_of_over in roles and role_of_over in names:
+        ck.fail(axis_key(role_of_over), f"no sweep of the whole {role_of_over} spec with report.over = {head_over!r} "
+                f"(the answer's groups are the {role_of_over}'s specs, which hold {param_of_over}, so each group would "
+                f"be one cell and compare nothing; give report.over = {role_of_over!r} to compare the specs)", names)
+
+    # values that mean one setting (8 and 8.0 of a float parameter, "AB" and "BA") would make duplicate cells
+    for axis, cases in axes:
+        if axis in sweep and not isinstance(sweep[axis], dict):
+            values = [v for v, _ in cases]
+            _distinct(f"sweep.{axis}", values, [_meaning(eng, axis, v, roles, entrants, ck, f"sweep.{axis}")
+                                               for v in values], ck)
 
     # expand the grid into cells, checking each one completely before anything runs (a grid too large to
     # hold is refused before it is made)
@@ -472,6 +506,14 @@ def parse(raw: dict[str, Any], path: str = DICT_CONFIG, games_override: int | No
     if not cells:
         ck.fail("sweep", "at least one cell", "none")
     sprt = _sprt(raw.get("sprt"), ck, kind)
+    if sprt is not None and rotate:
+        for c in cells:
+            if len({a.spec() for a in c.agents}) == 1:
+                at = ", ".join(f"{k} = {_toml_value(v)}" for k, v in c.axes.items())
+                ck.fail("sprt", "a focus that differs from the field (in "
+                        + (f"the cell {at}, " if c.axes else "")
+                        + f"the focus is the field, {c.agents[0].spec()}: with the seats rotated its share is the fair "
+                        "share by symmetry, so the test could never decide)", "self-play")
     report = _report(raw.get("report", {}), ck, kind, names, sprt, axes, eng, cells, raw)
     report = _report_extra(raw.get("report", {}), ck, kind, report, eng, cells, sprt, raw)
     rep_over = report.over
@@ -514,6 +556,61 @@ def _grid_values(value: Any, where: str, ck: _Checker) -> list[Any]:
     return list(value)
 
 
+def _distinct(where: str, values: list[Any], meanings: list[Any], ck: _Checker, what: str = "values") -> None:
+    """Values that mean the same setting once parsed (8 and 8.0 of a float parameter, "AB" and "BA" of a set of
+    cards, "threshold" and "threshold:wake=10") would make two cells of one setting: refused."""
+    seen: dict[Any, Any] = {}
+    for v, m in zip(values, meanings):
+        if m in seen:
+            ck.fail(where, f"distinct {what} ({_toml_value(seen[m])} and {_toml_value(v)} are the same setting)",
+                    values)
+        seen[m] = v
+
+
+def _param_class(eng, spec: str):
+    try:
+        return type(resolve(eng.name, spec))
+    except SenseiError:
+        return None
+
+
+def _meaning(eng, key: str, value: Any, roles: dict[str, Any], entrants: list[str], ck: _Checker, where: str) -> Any:
+    """What a sweep value means, to compare values: a rule option's value parsed by the game's rules, a
+    parameter's by its strategy, a whole spec's canonical spec. A value of the wrong TOML type is refused
+    here; any other mistake is told when its cell is made (then the value stands for itself)."""
+    head, _, tail = key.partition(".")
+    raw = ("as written", repr(value))
+    try:
+        if key == "players":
+            return raw
+        if head == "rules" and tail:
+            check_native(eng.Rules, {tail: value}, eng.name)
+            return repr(field_value(eng.Rules, tail, value, eng.name))
+        if not tail:  # a whole spec (never a file's: a config loads no code; its cell says so)
+            if not isinstance(value, str) or _FILE_SPEC.search(value.strip().partition(":")[0]):
+                return raw
+            return resolve(eng.name, value).spec()
+        specs = list(roles.values()) + list(entrants) if head == "strategy" else [roles.get(head, "")]
+        for spec in specs:
+            cls = _param_class(eng, spec)
+            if cls is not None and tail in {f.name for f in dataclasses.fields(cls)}:
+                check_native(cls, {tail: value}, f"strategy {cls.name}")
+                return repr(field_value(cls, tail, value, f"strategy {cls.name}"))
+        return raw
+    except SenseiError as exc:
+        if NATIVE in str(exc):
+            raise SenseiError(f"{ck.path}: {where}: {exc}") from None
+        return raw
+
+
+def _spec_params(spec: Any) -> set[str]:
+    """The parameters a spec string sets itself (``threshold:wake=8`` sets wake)."""
+    if not isinstance(spec, str):
+        return set()
+    _, _, rest = spec.strip().partition(":")
+    return {item.split("=", 1)[0].strip() for item in rest.split(",") if "=" in item}
+
+
 def _check_setting_key(key: str, where: str, kind: str, roles: dict[str, Any], ck: _Checker) -> None:
     """A sweep key: players, rules.OPTION, ROLE (a whole spec), ROLE.PARAM, or strategy.PARAM (every seat)."""
     if key == "players":
@@ -538,6 +635,7 @@ def _rules(eng, values: dict[str, Any], ck: _Checker, where: str):
         if isinstance(v, (list, dict)):
             ck.fail(f"{where}.{k}", "a single value (use [sweep] for several)", v)
     try:
+        check_native(eng.Rules, values, eng.name)
         return eng.make_rules(values)
     except SenseiError as exc:
         raise SenseiError(f"{ck.path}: {where}: {exc}") from None
@@ -572,6 +670,7 @@ def _strategy(eng, spec: str, params: dict[str, Any], ck: _Checker, where: str):
             cls = type(s)
             if lookup(eng.name, s.name) is not cls:
                 ck.fail(where, "a registered strategy to sweep parameters of", spec)
+            check_native(cls, params, f"strategy {s.name}")
             s = make_strategy(cls, {**s.params(), **params}, s.name)
         return s
     except SenseiError as exc:
@@ -589,6 +688,8 @@ def _make_cells(eng, kind, roles, entrants, fixed_rules, base_players, settings,
     role_params: dict[str, dict[str, Any]] = {r: {} for r in roles}
     all_params: dict[str, Any] = {}
     where_of: dict[str, str] = {}
+    spec_where: dict[str, str] = {}
+    param_where: dict[tuple[str, str], str] = {}
     for key, (value, where) in settings.items():
         head, _, tail = key.partition(".")
         if key == "players":
@@ -603,11 +704,29 @@ def _make_cells(eng, kind, roles, entrants, fixed_rules, base_players, settings,
         elif tail:
             role_params[head][tail] = value
             where_of[head] = where
+            param_where[(head, tail)] = where
         else:
             if not isinstance(value, str):
                 ck.fail(where, "a strategy spec", value)
             role_spec[head] = value
             where_of[head] = where
+            spec_where[head] = where
+    # a parameter comes from one place: a swept spec that sets it itself, ROLE.P and strategy.P (every seat)
+    # may not set it twice in one cell (the one would silently override the other); a spec of the lineup
+    # that sets it is a default for the named cases that set it in some cases only (checked in parse)
+    for role in roles:
+        own = _spec_params(role_spec[role]) if role in spec_where else set()
+        for p in sorted(role_params[role]):
+            if p in own:
+                ck.fail(param_where[(role, p)], f"no setting of {role}.{p}, which {spec_where[role]} "
+                        f"({role_spec[role]!r}) sets already (a setting comes from one place)", f"{role}.{p}")
+            if p in all_params:
+                ck.fail(where_of["strategy"], f"no setting of strategy.{p} (every seat), which "
+                        f"{param_where[(role, p)]} sets already for the {role} (a setting comes from one place)",
+                        f"strategy.{p}")
+        for p in sorted(set(all_params) & own):
+            ck.fail(where_of["strategy"], f"no setting of strategy.{p} (every seat), which {spec_where[role]} "
+                    f"({role_spec[role]!r}) sets already (a setting comes from one place)", f"strategy.{p}")
     if players is None:
         ck.fail("players", "a player count", None)
     rules = _rules(eng, rules_vals, ck, where_of.get("rules", "rules"))

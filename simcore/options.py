@@ -90,6 +90,48 @@ def parse_scalar(name: str, tp: type, value: Any) -> Any:
     raise SenseiError(f"{name}: unsupported option type {tp!r}")
 
 
+#: the words of :func:`check_native`'s errors (a config's value of the wrong TOML type)
+NATIVE = "in a config, a value of its TOML type"
+
+
+def check_native(cls: type, values: dict[str, Any], owner: str) -> None:
+    """Values a TOML config gives as native values have their TOML type: an integer option takes an
+    integer (not text, not a float), a float option an integer or a float, a bool option true or false,
+    a text option text; an option that may be none also takes the text "none". Options with a parser of
+    their own (lists written as text) and unknown keys are left to :func:`build`. The command line's
+    ``KEY=VALUE`` strings do not pass here: they are parsed by :func:`parse_scalar` as before."""
+    fields, hints = _fields_and_hints(cls)
+    for key, value in values.items():
+        f = fields.get(key)
+        if f is None or f.metadata.get("parse") is not None:
+            continue
+        tp, nullable = _base_type(hints[f.name])
+        if nullable and (value is None or (isinstance(value, str) and value.strip().lower() in ("none", ""))):
+            continue
+        name = f"{owner}.{key}" if owner else key
+        if tp is bool and not isinstance(value, bool):
+            expected, how = "true or false", "a TOML boolean, not text"
+        elif tp is int and (not isinstance(value, int) or isinstance(value, bool)):
+            expected, how = "an integer", "a TOML integer, not text or a float"
+            how += ' (or the text "none")' if nullable else ""
+        elif tp is float and (not isinstance(value, (int, float)) or isinstance(value, bool)):
+            expected, how = "a number", "a TOML integer or float, not text"
+        elif tp is str and not isinstance(value, str):
+            expected, how = "text", "a TOML string"
+        else:
+            continue
+        raise SenseiError(f"{name}: expected {expected}, got {shown(value)} ({NATIVE}: {how})")
+
+
+def field_value(cls: type, key: str, value: Any, owner: str = "") -> Any:
+    """What ``value`` of field ``key`` of ``cls`` means once parsed (raises SenseiError for an unknown key or
+    a value the field refuses): two values that parse alike are one setting."""
+    fields, hints = _fields_and_hints(cls)
+    if key not in fields:
+        raise SenseiError(f"unknown field {key!r} of {owner or cls.__name__}")
+    return convert_field(owner, fields[key], hints, value)
+
+
 def convert_field(owner: str, f: dataclasses.Field, hints: dict, value: Any) -> Any:
     """Parse and check one value for field ``f`` (of a Rules or Strategy dataclass)."""
     name = f"{owner}.{f.name}" if owner else f.name

@@ -252,3 +252,166 @@ def test_values_in_errors_are_spelled_as_toml_spells_them():
     refused({**SEN, "rules": {"penalty": True}}, "penalty: expected an integer, got true")
     refused({**SEN, "sweep": {"rules.penalty": [5, False]}}, "got false")
     refused({**SEN, "games": [True, 3]}, "games: expected an integer", "got [true, 3]")
+
+
+BASE = {**SEN, "games": 20, "seed": 1, "sweep": {"focus.wake": [8, 10]},
+        "report": {"answer": "best", "over": "focus.wake"}}
+
+
+@pytest.mark.parametrize("rules,sweep,words", [
+    ({"penalty": "15"}, None, ["rules: sen.penalty: expected an integer, got '15'", "TOML integer"]),
+    ({"penalty": 15.0}, None, ["rules: sen.penalty: expected an integer, got 15.0"]),
+    ({"ravens_not_scary": "yes"}, None, ["rules: sen.ravens_not_scary: expected true or false, got 'yes'"]),
+    ({}, {"focus.wake": ["8", "10"]}, ["sweep.focus.wake: strategy threshold.wake: expected an integer, got '8'"]),
+    ({}, {"focus.wake": [8, 10], "rules.penalty": [5, "15"]}, ["sweep.rules.penalty", "expected an integer, got '15'"]),
+    ({}, {"focus.wake": [8, 10], "rules.ravens_not_scary": [False, "true"]}, ["expected true or false, got 'true'"]),
+])
+def test_a_config_value_has_its_toml_type(rules, sweep, words):
+    refused({**BASE, "rules": rules, "sweep": sweep or BASE["sweep"]}, *words)
+
+
+def test_values_of_their_toml_type_and_command_line_strings_are_taken():
+    from simcore.registry import get_game
+    from strategies.registry import resolve
+    cfg = load_config({**BASE, "rules": {"penalty": 15, "ravens_not_scary": True, "rounds": "none"}})
+    assert cfg.cells[0].rules.penalty == 15
+    load_config({**BASE, "lineup": {"focus": "counter", "field": "threshold"}, "sweep": {"focus.wake": [8, 9.5]}})
+    # the command line's KEY=VALUE strings and spec strings are parsed as before
+    assert get_game("sen").make_rules({"penalty": "15", "ravens_not_scary": "yes"}).penalty == 15
+    assert resolve("sen", "threshold:wake=8").wake == 8
+
+
+@pytest.mark.parametrize("patch,where,pair", [
+    ({"game": "sen", "lineup": {"focus": "counter", "field": "threshold"}, "sweep": {"focus.wake": [8, 8.0]}},
+     "sweep.focus.wake", "8 and 8.0"),
+    ({"sweep": {"focus.wake": [8, 10], "rules.rounds": ["none", "None"]}}, "sweep.rules.rounds", '"none" and "None"'),
+    ({"game": "sensu", "lineup": {"focus": "planner", "field": "random"}, "sweep": {"rules.power_copies": ["AB", "BA"]},
+      "report": {"answer": "best", "over": "rules.power_copies"}}, "sweep.rules.power_copies", '"AB" and "BA"'),
+    ({"game": "fan-and-mallet", "lineup": {"focus": "closer", "field": "random"},
+      "sweep": {"rules.start_positions": ["0,6", "0, 6"]}, "report": {"answer": "best", "over": "rules.start_positions"}},
+     "sweep.rules.start_positions", '"0,6" and "0, 6"'),
+    ({"sweep": {"focus": ["threshold:wake=10", "threshold"]}, "report": {"answer": "best", "over": "focus"}},
+     "sweep.focus", '"threshold:wake=10" and "threshold"'),
+    ({"sweep": {}, "lineup": {"tournament": ["threshold", "threshold:wake=10"]}, "report": {"answer": "ratings"}},
+     "lineup.tournament", '"threshold" and "threshold:wake=10"'),
+    ({"sweep": {}, "lineup": {"population": ["threshold", "threshold:wake=10", "counter"]},
+      "report": {"answer": "equilibrium"}}, "lineup.population", '"threshold" and "threshold:wake=10"'),
+])
+def test_values_that_mean_one_setting_are_not_distinct(patch, where, pair):
+    refused({**BASE, **patch}, f"{where}: expected distinct", f"{pair} are the same setting")
+
+
+@pytest.mark.parametrize("lineup,sweep,words", [
+    ({"focus": "threshold:wake=8", "field": "threshold"}, {"focus.wake": [8, 10]},
+     ["sweep.focus.wake: expected no setting of focus.wake, which lineup.focus ('threshold:wake=8') sets already"]),
+    ({"focus": "threshold", "field": "threshold:wake=8"}, {"field.wake": [8, 10], "focus.wake": [8, 10]},
+     ["sweep.field.wake: expected no setting of field.wake, which lineup.field"]),
+    ({"focus": "threshold", "field": "threshold"}, {"focus.wake": [8, 10], "strategy.wake": [6, 12]},
+     ["sweep.strategy.wake: expected no setting of strategy.wake (every seat), which sweep.focus.wake sets already"]),
+    ({"focus": "threshold", "field": "threshold:wake=8"}, {"focus.wake": [8, 10], "strategy.wake": [6, 12]},
+     ["sweep.strategy.wake: expected no setting of strategy.wake"]),
+    ({"focus": "threshold", "field": "threshold:wake=8"}, {"strategy.wake": [6, 12]},
+     ["sweep.strategy.wake", "which lineup.field ('threshold:wake=8') sets already"]),
+    ({"focus": "threshold", "field": "threshold"}, {"focus.wake": [8, 10], "focus": ["threshold:wake=8", "counter"], "_over": "focus"},
+     ["sweep.focus.wake: expected no setting of focus.wake, which sweep.focus ('threshold:wake=8') sets already"]),
+    ({"focus": "threshold:wake=8", "field": "threshold"}, {"v": {"a": {"focus.wake": 6}, "b": {"focus.wake": 9}}},
+     ["sweep.v: expected no setting of focus.wake, which lineup.focus ('threshold:wake=8') sets already"]),
+    ({"focus": "threshold", "field": "threshold"}, {"focus.wake": [8, 10], "focus": ["threshold", "counter"]},
+     ["sweep.focus: expected no sweep of the whole focus spec with report.over = 'focus.wake'", "compare nothing"]),
+])
+def test_a_setting_comes_from_one_place(lineup, sweep, words):
+    sweep = dict(sweep)
+    over = sweep.pop("_over", "focus.wake" if "focus.wake" in sweep else next(iter(sweep)))
+    refused({**BASE, "lineup": lineup, "sweep": sweep, "report": {"answer": "best", "over": over}}, *words)
+
+
+def test_one_place_still_allows_what_sets_each_parameter_once():
+    load_config({**BASE, "lineup": {"focus": "threshold", "field": "threshold:wake=8"}})
+    load_config({**BASE, "sweep": {"strategy.wake": [6, 12]}, "report": {"answer": "best", "over": "strategy.wake"}})
+    # a spec's value is the default of the named cases that set it in some cases only
+    cfg = load_config({**BASE, "lineup": {"focus": "threshold:wake=8", "field": "threshold"},
+                       "sweep": {"v": {"a": {"focus.wake": 6}, "b": {}}}, "report": {"answer": "best", "over": "v"}})
+    assert [c.agents[0].wake for c in cfg.cells] == [6, 8]
+    cfg = load_config({**BASE, "sweep": {"focus.wake": [8, 10], "focus": ["threshold", "counter"]},
+                       "report": {"answer": "best", "over": "focus"}})
+    assert len(cfg.cells) == 4
+
+
+def test_a_sequential_test_of_the_focus_against_itself_is_refused():
+    raw = {**BASE, "sweep": {}, "report": {"answer": "sprt"}, "sprt": {"h0": 0.0, "h1": 0.05}}
+    refused(raw, "sprt: expected a focus that differs from the field", "fair share by symmetry")
+    refused({**raw, "sweep": {"focus.wake": [8, 10]}}, "in the cell focus.wake = 10, the focus is the field")
+    load_config({**raw, "lineup": {"focus": "threshold:wake=8", "field": "threshold"}})
+    # unrotated, the test asks about the first seat's advantage
+    load_config({**raw, "lineup": {"focus": "threshold", "field": "threshold", "rotate": False}})
+
+
+def test_a_case_name_holds_no_control_character():
+    raw = {**BASE, "sweep": {"variant": {"x\ny": {"rules.penalty": 5}, "b": {}}},
+           "report": {"answer": "best", "over": "variant"}}
+    refused(raw, "sweep.variant: expected case names without control characters", "'x\\ny'")
+    load_config({**raw, "sweep": {"variant": {"x y": {"rules.penalty": 5}, "b": {}}}})
+
+
+EQ = {**SEN, "games": 20, "seed": 1, "search": {"focus.wake": {"min": 4, "max": 16, "step": 4}},
+      "report": {"answer": "equilibrium"}}
+
+
+def test_an_equilibrium_without_a_start_says_the_field_is_not_on_the_grid_after_the_other_mistakes():
+    refused(EQ, "search.start: expected a start value on the family's grid (the field threshold:wake=10 is not a "
+            "setting of it), got 'nothing'")
+    refused({**EQ, "search": {**EQ["search"], "start": []}}, "got []")
+    for extra, words in (({"steps": 0}, "search.steps: expected an integer >= 1"),
+                         ({"meta": [7]}, "search.meta: expected player counts of the grid"),
+                         ({"solvers": ["nope"]}, "search.solvers: expected a non-empty list")):
+        refused({**EQ, "search": {**EQ["search"], **extra}}, words)
+    load_config({**EQ, "search": {**EQ["search"], "start": [4, 8]}})
+    refused({**EQ, "search": {**EQ["search"], "start": [4.0]}},
+            "search.start[0]: strategy threshold.wake: expected an integer, got 4.0")
+
+
+@pytest.mark.parametrize("search,report,words", [
+    ({"focus.wake": {"min": 4, "max": 16, "step": 4}, "start": [4, 4]}, {"answer": "equilibrium"},
+     ["search.start: expected distinct start values (4 and 4 are the same setting)"]),
+    ({"focus.wake": [8, 8.0]}, {"answer": "best_response"},
+     ["search.focus.wake: expected distinct values (8 and 8.0 are the same setting)"]),
+    ({"focus.take_margin": ["0.5", 1]}, {"answer": "best_response"},
+     ["search.focus.take_margin: strategy counter.take_margin: expected a number, got '0.5'"]),
+])
+def test_search_values_that_mean_one_setting_are_refused(search, report, words):
+    raw = {**SEN, "lineup": {"focus": "counter", "field": "threshold"}, "search": search, "report": report}
+    if report["answer"] == "equilibrium":
+        raw["lineup"] = SEN["lineup"]
+    refused(raw, *words)
+
+
+def test_a_design_over_start_positions_compares_them_after_parsing():
+    raw = {"title": "t", "question": "q", "game": "fan-and-mallet", "players": 2, "games": 20,
+           "lineup": {"seats": ["closer"]}, "search": {"rules.start_positions": ["0,6", "0,3", "0, 6"]},
+           "report": {"answer": "design", "objective": "seat0_win_share", "target": 0.5}}
+    refused(raw, "search.rules.start_positions: expected distinct values (\"0,6\" and \"0, 6\" are the same setting)")
+    load_config({**raw, "search": {"rules.start_positions": ["0,6", "0,3"]}})
+
+
+@pytest.mark.parametrize("objective,target,ok", [("seat0_win_share", 5, False), ("seat0_win_share", 0.5, True),
+                                                 ("seat_advantage", -0.1, True), ("seat_advantage", 2, False),
+                                                 ("mean_turns", 40, True)])
+def test_a_design_target_of_a_share_lies_in_its_range(objective, target, ok):
+    raw = {**SEN, "lineup": {"seats": ["threshold"]}, "search": {"rules.penalty": [5, 15]},
+           "report": {"answer": "design", "objective": objective, "target": target}}
+    if ok:
+        load_config(raw)
+    else:
+        refused(raw, f"report.target: expected a number from", f"({objective} is a share")
+    if objective == "seat0_win_share":
+        raw["report"] = {"answer": "design", "objective": objective, "band": [0.4, 1.5]}
+        refused(raw, "report.band[1]: expected a number from 0 to 1", "got 1.5")
+
+
+def test_comparing_swept_specs_loads_no_file(tmp_path):
+    code = tmp_path / "mine.py"
+    ran = tmp_path / "ran"
+    code.write_text(f"open({str(ran)!r}, 'w').write('x')\n")
+    raw = {**BASE, "sweep": {"focus": [f"{code}:X", "threshold"]}, "report": {"answer": "best", "over": "focus"}}
+    refused(raw, "sweep.focus: expected a registered strategy", "never load a Python file")
+    assert not ran.exists()

@@ -54,6 +54,10 @@ OBJECTIVES = {
     "mean_turns": "game length",
     "equilibrium_stakes": "equilibrium stakes",
 }
+#: objectives that are shares or differences of shares: the values a target or band may take, and what they are
+SPANS = {"seat0_win_share": (0.0, 1.0, "a share"), "focus_win_share": (0.0, 1.0, "a share"),
+         "seat_advantage": (-1.0, 1.0, "a share minus the fair share"),
+         "equilibrium_stakes": (-1.0, 1.0, "a difference of shares")}
 #: objectives computed from a symmetric equilibrium of the focus's family (a grid of focus.P in [search])
 EQUILIBRIUM = ("equilibrium_stakes",)
 
@@ -91,6 +95,14 @@ def check(ctx: CheckContext) -> dict[str, Any]:
         if lo >= hi:
             ck.fail("report.band", "two numbers [low, high] with low < high", band)
         band = (lo, hi)
+    span = SPANS.get(objective)
+    if span is not None:
+        lo, hi, what = span
+        given = [("report.target", target, t.get("target"))] + ([] if band is None else [
+            (f"report.band[{i}]", band[i], t["band"][i]) for i in range(2)])
+        for key, v, written in given:
+            if v is not None and not lo <= v <= hi:
+                ck.fail(key, f"a number from {lo:g} to {hi:g} ({objective} is {what})", written)
     goal = ctx.table.get("goal")
     if goal is not None and (target is not None or band is not None):
         ck.fail("report.goal", "nothing with a target or a band", goal)

@@ -37,6 +37,8 @@ import numpy as np
 import polars as pl
 
 from simcore import gametheory as gt
+from simcore.errors import SenseiError
+from simcore.options import check_native, shown
 from simcore.stats import values_ci
 
 from ..search import Param, seat_values, setting_label
@@ -133,6 +135,8 @@ def check(ctx: CheckContext) -> dict[str, Any]:
             ck.fail("search.solvers", "nash only with 2 players in every group (use alpharank or replicator)",
                     solvers)
     spec.options["solvers"] = solvers
+    if ctx.lineup != "population" and not spec.options["start"]:  # told after the mistakes of the keys given
+        _no_start(ck, opts.get("start"), ctx)
     spec.options["event"] = event
     spec.estimate = lambda cfg: _estimate(cfg, spec)
     return {"search": spec, "event": event}
@@ -153,17 +157,32 @@ def _starts(ck, value, params: list[Param], settings, ctx) -> list[dict[str, Any
         value = []
     if not isinstance(value, list):
         ck.fail("search.start", "a list of start values (tables {P = value} for several parameters)", value)
+    given: list[dict[str, Any]] = []
     for i, v in enumerate(value):
         s = dict(v) if isinstance(v, dict) else ({keys[0]: v} if len(keys) == 1 else None)
         if s is not None and isinstance(v, dict):
             s = {f"focus.{k}" if not k.startswith("focus.") else k: x for k, x in s.items()}
         if s is None or s not in settings:
             ck.fail(f"search.start[{i}]", "a setting of the grid", v)
+        try:
+            check_native(type(focus), {k.partition(".")[2]: x for k, x in s.items()}, f"strategy {focus.name}")
+        except SenseiError as exc:
+            raise SenseiError(f"{ck.path}: search.start[{i}]: {exc}") from None
+        if s in given:
+            ck.fail("search.start", f"distinct start values ({shown(value[given.index(s)])} and {shown(v)} are the "
+                    "same setting)", value)
+        given.append(s)
         if s not in out:
             out.append(s)
-    if not out:
-        ck.fail("search.start", "at least one start value (the field is not a member of the family)", value)
     return out
+
+
+def _no_start(ck, value, ctx) -> None:
+    """No start value: the field is not a setting of the family's grid, and search.start gives none."""
+    field = ctx.cells[0].agents[1] if len(ctx.cells[0].agents) > 1 else ctx.cells[0].agents[0]
+    why = "is not a setting of it" if type(field) is type(ctx.cells[0].agents[0]) else "is not of the focus's family"
+    ck.fail("search.start", f"a start value on the family's grid (the field {field.spec()} {why})",
+            "nothing" if value is None else value)
 
 
 def _estimate(cfg, spec: SearchSpec) -> int:

@@ -94,6 +94,9 @@ def parse_search(ctx, extra: set[str], what: str, required: bool = True) -> tupl
         if p.key in setters:
             ck.fail(f"search.{p.key}", f"no search of {p.key!r}, which {setters[p.key]} sets already (the two would "
                     "contradict each other)", p.key)
+    for p in params:
+        if p.discrete and isinstance(t[p.key], list):
+            _distinct_values(ctx, p, ck)
     spec = SearchSpec(params)
     method = opts.get("method", "race" if spec.discrete else "optuna")
     if method not in ("race", "optuna"):
@@ -117,6 +120,38 @@ def parse_search(ctx, extra: set[str], what: str, required: bool = True) -> tupl
         if size > 2000:
             ck.fail("search", "a grid of at most 2,000 settings to race (use method = 'optuna')", f"{size:,} settings")
     return spec, {k: v for k, v in opts.items() if k in extra}
+
+
+def _distinct_values(ctx, p: Param, ck) -> None:
+    """A list of values in [search] has TOML-typed values that mean distinct settings once parsed (8 and 8.0
+    of a float parameter, "0,6" and "0, 6" of Fan & Mallet's start positions are one setting)."""
+    from ..config import _distinct
+    from simcore.options import NATIVE, check_native, field_value
+
+    cls, owner = None, ""
+    if p.role == "rules":
+        cls, owner = ctx.eng.Rules, ctx.eng.name
+    elif ctx.cells:
+        cell = ctx.cells[0]
+        seat = {"focus": 0, "field": 1}.get(p.role)
+        if seat is None and p.role.startswith("seat") and p.role[4:].isdigit():
+            seat = int(p.role[4:])
+        agents = cell.agents if seat is None else cell.agents[seat:seat + 1]
+        found = [a for a in agents if seat is not None or a.name == p.role]
+        if found:
+            cls, owner = type(found[0]), f"strategy {found[0].name}"
+    meanings = []
+    for v in p.values:
+        try:
+            if cls is None:
+                raise SenseiError("")
+            check_native(cls, {p.name: v}, owner)
+            meanings.append(repr(field_value(cls, p.name, v, owner)))
+        except SenseiError as exc:
+            if NATIVE in str(exc):
+                raise SenseiError(f"{ck.path}: search.{p.key}: {exc}") from None
+            meanings.append(("as written", repr(v)))
+    _distinct(f"search.{p.key}", list(p.values), meanings, ck)
 
 
 def probe_settings(spec: SearchSpec) -> list[tuple[dict[str, Any], str]]:
