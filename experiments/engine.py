@@ -406,7 +406,7 @@ def play_cells(cfg: Config, jobs: int = 1, progress: bool = False, backend: str 
     per-deal values a paired comparison keeps), never on the number of chunks; :func:`check_memory`
     refuses a config whose cells and vectors would not fit before anything runs.
     """
-    jobs = check_jobs(jobs, backend)
+    jobs = check_jobs(jobs, backend, scheduler)
     check_memory(cfg)
     keep_vec = needs_vectors(cfg)
     runs = [CellRun(c, c.rotations(cfg.rotate)) for c in cfg.cells]

@@ -41,6 +41,7 @@ from typing import Any, Callable, Sequence
 import polars as pl
 
 from simcore.errors import SenseiError, WorkerDied
+from simcore.runner import check_jobs
 from strategies.registry import origin, register_files, registered_files
 
 from .analysis import analyse
@@ -255,6 +256,7 @@ def run_experiment(source: str | os.PathLike | dict[str, Any], games: int | None
     if backend is None and scheduler is None:
         backend, scheduler = cfg.backend, cfg.scheduler
     backend, scheduler = check_backend(backend, scheduler)
+    check_jobs(jobs, backend, scheduler)
     text = _config_text(source, cfg, games)
     fingerprint = run_fingerprint(cfg)
     run_dir = store = None

@@ -1065,15 +1065,20 @@ def max_local_jobs() -> int:
     return max(8, 4 * (os.cpu_count() or 1))
 
 
-def check_jobs(jobs: int, backend: str | None = None) -> int:
+def check_jobs(jobs: int, backend: str | None = None, scheduler: str | None = None) -> int:
+    """``jobs`` checked: at most :data:`MAX_DASK_JOBS` on a dask cluster given by its scheduler address,
+    else at most :func:`max_local_jobs` (the local backends, and a local dask cluster, which starts
+    ``jobs`` worker processes on this machine)."""
     if not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 1:
         raise SenseiError(f"jobs must be a positive integer, got {jobs!r}")
-    if (backend or "").lower() == "dask":
+    if scheduler and (backend or "dask").lower() == "dask":
         if jobs > MAX_DASK_JOBS:
-            raise SenseiError(f"jobs must be at most {MAX_DASK_JOBS:,} with the dask backend, got {jobs:,}")
+            raise SenseiError(f"jobs must be at most {MAX_DASK_JOBS:,} with a dask scheduler, got {jobs:,}")
     elif jobs > max_local_jobs():
+        why = ("--backend dask without --scheduler starts a local cluster of --jobs processes"
+               if (backend or "").lower() == "dask" else "a cluster takes more through --scheduler")
         raise SenseiError(f"jobs must be at most {max_local_jobs()} on this machine (4 per core, "
-                          f"{os.cpu_count() or 1} cores; a cluster takes more through --backend dask), got {jobs:,}")
+                          f"{os.cpu_count() or 1} cores; {why}), got {jobs:,}")
     return jobs
 
 
@@ -1162,7 +1167,7 @@ def simulate(game: str | Game, agents: Sequence[Any], players: int | None = None
     check_games(n_games, first_game)
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise SenseiError(f"seed must be a non-negative integer, got {seed!r}")
-    jobs = check_jobs(jobs, backend)
+    jobs = check_jobs(jobs, backend, scheduler)
     size = default_chunk(n_games, agents) if chunk_size is None else check_chunk_size(chunk_size)
     per_game = tuple(per_game)
     if keep_games:

@@ -95,7 +95,8 @@ def test_user_strategy_file(tmp_path):
     (["play", "sen", "--jobs", "100000"], "jobs must be at most"),
     (["play", "sensu", "--rule", "max_turns=999999999999"], "sensu.max_turns: must be at most 100000"),  # never thousands of worker processes
     (["run", "experiments/sen_variants.toml", "--jobs", "100000"], "jobs must be at most"),
-    (["play", "sen", "--jobs", "100000", "--backend", "dask"], "jobs must be at most 4,096 with the dask backend"),
+    (["play", "sen", "--jobs", "100000", "--scheduler", "tcp://127.0.0.1:1"], "jobs must be at most 4,096 with a dask scheduler"),
+    (["play", "sen", "--jobs", "4096", "--backend", "multiprocessing"], "jobs must be at most"),
     (["play", "sen", "-p", "3", "-s", "random", "-s", "threshold"], "2 strategies given for 3 seats"),
     (["play", "sen", "-s", "./nope.py:X"], "not found"),
     (["play", "sen", "-s", "/dev/null:X"], "strategy file '/dev/null': is not a regular file"),
