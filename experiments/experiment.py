@@ -41,7 +41,7 @@ from typing import Any, Callable, Sequence
 import polars as pl
 
 from simcore.errors import SenseiError, WorkerDied
-from simcore.runner import check_jobs
+from simcore.runner import check_jobs, check_scheduler
 from strategies.registry import origin, register_files, registered_files
 
 from .analysis import analyse
@@ -257,6 +257,8 @@ def run_experiment(source: str | os.PathLike | dict[str, Any], games: int | None
         backend, scheduler = cfg.backend, cfg.scheduler
     backend, scheduler = check_backend(backend, scheduler)
     check_jobs(jobs, backend, scheduler)
+    if out is not None or resume is not None:
+        check_scheduler(scheduler)  # before the run folder is made or changed
     text = _config_text(source, cfg, games)
     fingerprint = run_fingerprint(cfg)
     run_dir = store = None

@@ -1097,6 +1097,15 @@ class _dask_client:
         return False
 
 
+def check_scheduler(scheduler: str | None) -> None:
+    """Connect to the dask scheduler at ``scheduler`` (when one is given) and check its workers' sensei, as a
+    run does: a one-line SenseiError for an address that is malformed or not reached, before anything is
+    made (``sensei run`` checks it before it makes its run folder)."""
+    if scheduler:
+        with _dask_client(scheduler, 1):
+            pass
+
+
 #: the most workers a dask run asks for (its workers are the cluster's; this bounds the tasks in flight)
 MAX_DASK_JOBS = 4096
 

@@ -71,3 +71,16 @@ def test_a_local_dask_cluster_takes_the_local_limit_on_jobs(monkeypatch):
     assert check_jobs(MAX_DASK_JOBS, None, "tcp://10.0.0.5:8786") == MAX_DASK_JOBS
     with pytest.raises(SenseiError, match="at most 4,096 with a dask scheduler"):
         check_jobs(MAX_DASK_JOBS + 1, "dask", "tcp://10.0.0.5:8786")
+
+
+def test_run_checks_the_scheduler_before_it_makes_its_run_folder(tmp_path):
+    """A scheduler address that is malformed or not reached is refused in one line before the run folder
+    (or --out) is made: nothing is left behind, as sensei play leaves nothing."""
+    from experiments import run_experiment
+    raw = {"title": "t", "question": "q", "game": "sen", "players": 2, "games": 20,
+           "lineup": {"focus": "threshold", "field": "threshold"}}
+    out = tmp_path / "runs"
+    for address in ("x", "tcp://127.0.0.1:9"):
+        with pytest.raises(SenseiError, match="cannot reach dask scheduler"):
+            run_experiment(raw, scheduler=address, out=str(out))
+        assert not out.exists()
