@@ -455,7 +455,8 @@ def open_unfinished(run_dir: str, fingerprint: dict[str, Any]) -> dict[str, Any]
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise SenseiError(f"{path}: unreadable ({type(exc).__name__})") from None
     old.setdefault("strategies", {})  # a run folder made before strategies were recorded used none
-    for key in ("seed", "games", "chunk_size", "config_sha256", "sensei_version", "strategies"):
+    # the config first: a run folder of another config differs in its games too, but the config is the news
+    for key in ("config_sha256", "seed", "games", "chunk_size", "sensei_version", "strategies"):
         if old.get(key) != fingerprint[key]:
             if key == "config_sha256":
                 detail = f"compare with {os.path.join(run_dir, 'config.toml')}"

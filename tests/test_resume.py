@@ -376,3 +376,20 @@ def test_a_chunk_without_the_per_deal_values_the_run_keeps_is_refused(tmp_path, 
     with pytest.raises(Exception) as info:
         play_cells(cfg, store=ChunkStore(folder))
     assert type(info.value).__name__ == "SenseiError" and "holds no per-deal values" in str(info.value)
+
+
+def test_a_resume_with_another_config_says_the_config_differs(tmp_path):
+    """A run folder of another config differs in its games per cell too: the config is what to name."""
+    from experiments.experiment import STATE, open_unfinished, run_fingerprint
+    from simcore.errors import SenseiError
+    a = {"title": "t", "question": "q", "game": "sen", "players": 2, "games": 20, "seed": 1,
+         "lineup": {"focus": "threshold", "field": "random"}}
+    b = {"title": "other", "question": "q", "game": "sen", "players": 3, "games": 50, "seed": 2,
+         "lineup": {"focus": "counter", "field": "threshold"}}
+    folder = tmp_path / "run"
+    folder.mkdir()
+    (folder / STATE).write_text(json.dumps({"fingerprint": run_fingerprint(load(a))}))
+    with pytest.raises(SenseiError, match="cannot resume: the config differs"):
+        open_unfinished(str(folder), run_fingerprint(load(b)))
+    with pytest.raises(SenseiError, match="cannot resume: games per cell differs"):  # the same config, other games
+        open_unfinished(str(folder), run_fingerprint(load({**a, "games": 30})))
