@@ -191,3 +191,25 @@ def test_a_full_standard_output_is_one_line():
                            stdout=full, stderr=subprocess.PIPE, text=True, timeout=300, cwd=ROOT)
     lines = [ln for ln in r.stderr.splitlines() if ln.strip() and not ln.startswith("compiling ")]
     assert r.returncode == 1 and lines == ["error: could not write the output: No space left on device"], r.stderr
+
+
+SENSHI_FILE = '''
+import dataclasses
+from typing import ClassVar
+from strategies.base import Strategy
+
+@dataclasses.dataclass(frozen=True)
+class Cautious(Strategy):
+    name: ClassVar[str] = "cautious"
+    game: ClassVar[str] = "senshi"
+'''
+
+
+def test_a_strategies_file_of_another_game_is_named_in_the_error(tmp_path):
+    path = tmp_path / "mine.py"
+    path.write_text(SENSHI_FILE)
+    r = run("play", "sen", "-s", "cautious", "--strategies", str(path), "--games", "10")
+    assert r.exit_code == 2, r.output
+    lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and "unknown strategy 'cautious' for sen" in lines[0], lines
+    assert f"--strategies {path}" in lines[0] and "is a senshi strategy" in lines[0], lines
