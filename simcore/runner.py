@@ -25,7 +25,7 @@ import numba
 import numpy as np
 
 from .compiled import NO_REFCOUNT
-from .errors import SenseiError, WorkerDied, caused_by_interrupt
+from .errors import NOT_CTRL_C, SenseiError, StrategyError, WorkerDied, caused_by_interrupt, interrupt_possible
 from .game import Game
 from .registry import get_game
 from .rng import root_key
@@ -308,7 +308,15 @@ def play_chunk(game: str, players: int, rules: Any, agents: Sequence[Any], seed:
     eng = get_game(game)
     t0 = time.perf_counter()
     ids = np.arange(start, stop, dtype=np.int64)
-    out = eng.play(ids, players, rules, agents, root_key(seed), width=eng.batch_width, compiled=compiled)
+    try:
+        out = eng.play(ids, players, rules, agents, root_key(seed), width=eng.batch_width, compiled=compiled)
+    except KeyboardInterrupt:
+        if interrupt_possible():
+            raise
+        # raised by a strategy in a lane that does not name it (a decision names it: StrategyError)
+        names = ", ".join(dict.fromkeys(a.spec() if hasattr(a, "spec") else repr(a) for a in agents))
+        raise StrategyError(f"a strategy ({names}) raised KeyboardInterrupt in games {start:,} to {stop - 1:,} "
+                            f"({NOT_CTRL_C})") from None
     tot = Totals.of(out, ratio_pairs(eng))
     if keep_games:
         tot.games = tidy_games(out, ids, [a.spec() if hasattr(a, "spec") else repr(a) for a in agents])

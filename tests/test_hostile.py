@@ -406,3 +406,28 @@ def test_the_memory_advice_names_search_confirm_when_it_is_the_value_to_lower(mo
            "report": {"answer": "best_response", "per_game": True}}
     key, fit = _advice(raw)
     assert key == "lower search.confirm" and int(fit.replace(",", "")) > 1000
+
+
+RAISES_INTERRUPT = """
+import dataclasses
+from typing import ClassVar
+from strategies.base import Strategy
+
+@dataclasses.dataclass(frozen=True)
+class Stops(Strategy):
+    game: ClassVar[str] = "sen"
+    def start(self, obs, rng):
+        raise KeyboardInterrupt
+"""
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_strategy_raising_keyboard_interrupt_is_its_error_not_a_ctrl_c(tmp_path, jobs):
+    """Chunks play in the runner's threads or in worker processes, where no Ctrl-C is ever raised: a
+    KeyboardInterrupt there is the strategy's own (exit 2, one line naming it), not 'interrupted' (130)."""
+    path = tmp_path / "stops.py"
+    path.write_text(RAISES_INTERRUPT)
+    args = ["play", "sen", "-s", f"{path}:Stops", "--games", "20", "--chunk-size", "5", "--jobs", jobs]
+    r = runner.invoke(app, args)
+    assert check(r, args) == 2
+    assert "Stops" in r.stderr and "raised KeyboardInterrupt in its decision 'start'" in r.stderr, r.stderr
