@@ -208,7 +208,11 @@ class Cautious(Strategy):
 def test_a_strategies_file_of_another_game_is_named_in_the_error(tmp_path):
     path = tmp_path / "mine.py"
     path.write_text(SENSHI_FILE)
-    r = run("play", "sen", "-s", "cautious", "--strategies", str(path), "--games", "10")
+    from strategies.registry import register_files
+    try:
+        r = run("play", "sen", "-s", "cautious", "--strategies", str(path), "--games", "10")
+    finally:
+        register_files([])  # (the file's strategies stay registered in this process otherwise)
     assert r.exit_code == 2, r.output
     lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
     assert len(lines) == 1 and "unknown strategy 'cautious' for sen" in lines[0], lines
