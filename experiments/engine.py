@@ -19,6 +19,7 @@ whether they were played or read back, so a resumed run's tables are identical t
 from __future__ import annotations
 
 import collections
+import copy
 import dataclasses
 import io
 import os
@@ -212,13 +213,61 @@ def check_memory(cfg: Config) -> None:
     else:
         from simcore.runner import memory_budget
 
-        max_deals = cfg.sprt.max_games if cfg.sprt else cfg.games
-        per_deal = needs[what] / max_deals
-        fit = int((memory_budget() - (sum(needs.values()) - needs[what])) // per_deal)
-        fix = f"lower {'sprt.max_games' if cfg.sprt else 'games'} (at most about {max(fit, 0):,} deals per cell fit)"
+        budget = memory_budget()
+        keys = ["sprt.max_games" if cfg.sprt else "games"]
+        search = cfg.report.search
+        if search is not None and getattr(search, "confirm", 0):
+            keys.append("search.confirm")
+        # the key whose lowering frees the most, and the largest value of it that fits (the rest as it is)
+        key = min(keys, key=lambda k: _need_with(cfg, k, _LOWEST[k]))
+        fit = _largest_fitting(cfg, key, budget)
+        per = "deals per cell" if key != "search.confirm" else "deals"
+        fix = f"lower {key}" + (f" (at most about {fit:,} {per} fit)" if fit >= _LOWEST[key] else "")
         if "per_game" in what and cfg.report.answer not in ("calibration", "balance", "risk", "turn_order"):
             fix += " or set report.per_game = false"
     _check_bytes(sum(needs.values()), f"{cfg.path}: {what}", fix)
+
+
+#: the lowest value of each key that check_memory may advise to lower
+_LOWEST = {"games": 1, "sprt.max_games": 1, "search.confirm": 0}
+
+
+def _value(cfg: Config, key: str) -> int:
+    return {"games": lambda: cfg.games, "sprt.max_games": lambda: cfg.sprt.max_games,
+            "search.confirm": lambda: cfg.report.search.confirm}[key]()
+
+
+def _need_with(cfg: Config, key: str, value: int) -> float:
+    """The bytes a run of ``cfg`` would keep with ``key`` set to ``value`` (the config itself unchanged)."""
+    other = copy.copy(cfg)
+    if key == "games":
+        other.games = value
+        return sum(memory_needs(other).values())
+    if key == "sprt.max_games":
+        other.sprt = dataclasses.replace(cfg.sprt, max_games=value)
+        return sum(memory_needs(other).values())
+    search = cfg.report.search   # (its estimate reads the spec itself: set, then put back)
+    saved = search.confirm
+    try:
+        search.confirm = value
+        return sum(memory_needs(cfg).values())
+    finally:
+        search.confirm = saved
+
+
+def _largest_fitting(cfg: Config, key: str, budget: float) -> int:
+    """The largest value of ``key`` (below its value in ``cfg``) with which the run fits in ``budget``
+    (below the key's lowest value when none does)."""
+    lo, hi = _LOWEST[key], _value(cfg, key)
+    if _need_with(cfg, key, lo) > budget:
+        return lo - 1
+    while lo < hi:  # _need_with(lo) fits; the answer is in [lo, hi]
+        mid = (lo + hi + 1) // 2
+        if _need_with(cfg, key, mid) <= budget:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
 
 
 def chunk_size(cfg: Config) -> int:
@@ -406,7 +455,7 @@ def play_cells(cfg: Config, jobs: int = 1, progress: bool = False, backend: str 
     per-deal values a paired comparison keeps), never on the number of chunks; :func:`check_memory`
     refuses a config whose cells and vectors would not fit before anything runs.
     """
-    jobs = check_jobs(jobs, backend)
+    jobs = check_jobs(jobs, backend, scheduler)
     check_memory(cfg)
     keep_vec = needs_vectors(cfg)
     runs = [CellRun(c, c.rotations(cfg.rotate)) for c in cfg.cells]

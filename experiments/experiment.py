@@ -41,6 +41,7 @@ from typing import Any, Callable, Sequence
 import polars as pl
 
 from simcore.errors import SenseiError, WorkerDied
+from simcore.runner import check_jobs, check_scheduler
 from strategies.registry import origin, register_files, registered_files
 
 from .analysis import analyse
@@ -255,6 +256,9 @@ def run_experiment(source: str | os.PathLike | dict[str, Any], games: int | None
     if backend is None and scheduler is None:
         backend, scheduler = cfg.backend, cfg.scheduler
     backend, scheduler = check_backend(backend, scheduler)
+    check_jobs(jobs, backend, scheduler)
+    if out is not None or resume is not None:
+        check_scheduler(scheduler)  # before the run folder is made or changed
     text = _config_text(source, cfg, games)
     fingerprint = run_fingerprint(cfg)
     run_dir = store = None
@@ -263,7 +267,7 @@ def run_experiment(source: str | os.PathLike | dict[str, Any], games: int | None
         raise SenseiError("give out (a folder for a new run) or resume (an unfinished run folder), not both")
     if resume is not None:
         run_dir = os.fspath(resume)
-        state = open_unfinished(run_dir, fingerprint)
+        state = open_unfinished(run_dir, fingerprint, cfg.raw)
         state.setdefault("resumed", []).append(_now())
     elif out is not None:
         stem = os.path.splitext(os.path.basename(cfg.path))[0] if not isinstance(source, dict) else "experiment"
@@ -429,8 +433,28 @@ _WHAT = {"seed": "the seed", "games": "games per cell", "chunk_size": "the chunk
          "strategies": "where its strategies come from"}
 
 
-def open_unfinished(run_dir: str, fingerprint: dict[str, Any]) -> dict[str, Any]:
-    """Check that ``run_dir`` is an unfinished run of the same config, seed and games; return its state."""
+def _other_config(run_dir: str, raw: dict[str, Any] | None) -> bool:
+    """Whether the config ``raw`` is another config than the run folder's copy, beyond its games, seed,
+    chunk size and [run] table (which a resume names on their own); False when it cannot be told."""
+    import tomllib
+
+    if raw is None:
+        return False
+    try:
+        with open(os.path.join(run_dir, "config.toml"), "rb") as fh:
+            old = tomllib.load(fh)
+    except (OSError, ValueError):
+        return False
+
+    def rest(r: dict[str, Any]) -> str:
+        return json.dumps({k: v for k, v in r.items() if k not in ("games", "seed", "run", "chunk_size")},
+                          sort_keys=True, default=str)
+    return rest(old) != rest(raw)
+
+
+def open_unfinished(run_dir: str, fingerprint: dict[str, Any], raw: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Check that ``run_dir`` is an unfinished run of the same config, seed and games; return its state.
+    ``raw``: the config as parsed, to say that it is another config (rather than that its games differ)."""
     if not os.path.isdir(run_dir):
         raise SenseiError(f"{run_dir}: no such run folder to resume")
     if os.path.isfile(os.path.join(run_dir, "manifest.json")):
@@ -451,7 +475,10 @@ def open_unfinished(run_dir: str, fingerprint: dict[str, Any]) -> dict[str, Any]
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise SenseiError(f"{path}: unreadable ({type(exc).__name__})") from None
     old.setdefault("strategies", {})  # a run folder made before strategies were recorded used none
-    for key in ("seed", "games", "chunk_size", "config_sha256", "sensei_version", "strategies"):
+    keys = ["seed", "games", "chunk_size", "config_sha256", "sensei_version", "strategies"]
+    if old.get("config_sha256") != fingerprint["config_sha256"] and _other_config(run_dir, raw):
+        keys.insert(0, keys.pop(3))  # another config: its games and chunk size differ too, but the config is the news
+    for key in keys:
         if old.get(key) != fingerprint[key]:
             if key == "config_sha256":
                 detail = f"compare with {os.path.join(run_dir, 'config.toml')}"

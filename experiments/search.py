@@ -164,7 +164,7 @@ class Evaluator:
     def __init__(self, cfg: Config, jobs: int = 1, progress: bool = False, backend: str | None = None,
                  scheduler: str | None = None, store: ChunkStore | None = None, event: str | None = None,
                  groups: int = 1, estimate: int = 0):
-        self.cfg, self.jobs, self.backend, self.scheduler, self.store = cfg, check_jobs(jobs, backend), backend, scheduler, store
+        self.cfg, self.jobs, self.backend, self.scheduler, self.store = cfg, check_jobs(jobs, backend, scheduler), backend, scheduler, store
         self.event = event
         #: one row per game and seat of every lineup played (games.parquet), with report.per_game
         self.keep_games = bool(cfg.report.per_game)

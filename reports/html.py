@@ -29,6 +29,8 @@ _TEMPLATES = os.path.join(_HERE, "templates")
 TABLES = ("cells", "seats", "turns", "scores", "paired", "ratings", "sprt", "estimates", "race", "confirm",
           "equilibrium", "regrets", "path", "metagame", "examples")
 
+#: tables every finished run writes (empty when the run has none of their rows): one missing is a damaged folder
+REQUIRED_TABLES = ("cells", "seats", "turns", "scores", "paired", "ratings", "sprt")
 
 #: tables of the searching answers: (name, title, caption), shown when the run has them
 EXTRA_TABLES = (
@@ -100,12 +102,15 @@ def read_run(run_dir: str) -> dict[str, Any]:
             raise ReportError(f"{p}: damaged: a JSON object is expected, not {type(out[name]).__name__}")
     for name in TABLES:
         p = os.path.join(run_dir, f"{name}.parquet")
+        if name in REQUIRED_TABLES and not os.path.isfile(p):
+            what = "not a run folder" if name == "cells" else "every finished run writes it; run the config again"
+            raise ReportError(f"{run_dir}: {name}.parquet is missing ({what})")
         try:
             out["tables"][name] = pl.read_parquet(p) if os.path.isfile(p) else pl.DataFrame()
         except Exception as exc:  # a damaged parquet file may fail in many ways; report it on one line
             raise ReportError(f"{p}: unreadable: {exc}") from None
     if out["tables"]["cells"].height == 0:
-        raise ReportError(f"{run_dir}: cells.parquet is missing or empty")
+        raise ReportError(f"{run_dir}: cells.parquet is empty")
     try:
         with open(os.path.join(run_dir, "config.toml"), encoding="utf-8") as fh:
             out["config_text"] = fh.read()

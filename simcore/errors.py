@@ -29,12 +29,14 @@ def strategy_error(agent: object, decision: str, exc: BaseException) -> BaseExce
     """What to raise for ``exc`` raised by ``agent``'s decision method ``decision``: a one-line
     :class:`StrategyError`, or the error itself when it already is one (or a KeyboardInterrupt). A
     ``sys.exit()`` in a strategy is an error of the strategy too, never the end of the program."""
-    if caused_by_interrupt(exc):
-        return KeyboardInterrupt()
-    if isinstance(exc, (StrategyError, IllegalAction)):
-        return exc
     spec = getattr(agent, "spec", None)
     name = spec() if callable(spec) else repr(agent)
+    if caused_by_interrupt(exc):
+        if interrupt_possible():
+            return KeyboardInterrupt()
+        return StrategyError(f"strategy {name} raised KeyboardInterrupt in its decision {decision!r} ({NOT_CTRL_C})")
+    if isinstance(exc, (StrategyError, IllegalAction)):
+        return exc
     text = " ".join(str(exc).split())
     if isinstance(exc, SystemExit):
         return StrategyError(f"strategy {name} tried to end the program in its decision {decision!r} "
@@ -64,6 +66,23 @@ def during_compile(exc: BaseException) -> bool:
             return True
         tb = tb.tb_next
     return False
+
+
+#: why a KeyboardInterrupt raised by a strategy is an error of the strategy
+NOT_CTRL_C = "no Ctrl-C reached this thread: a strategy cannot stop a run"
+
+
+def interrupt_possible() -> bool:
+    """Whether a KeyboardInterrupt raised here can be a real Ctrl-C (or the SIGTERM a command turns into
+    one): Python raises it for a signal only in the main thread of the main process, and worker processes
+    ignore Ctrl-C. Anywhere else (the runner's threads, which play every chunk of a command, a worker
+    process, a dask worker's thread) it was raised by the code being run: a strategy."""
+    import sys
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return False
+    return not getattr(sys.modules.get("simcore.runner"), "_IN_WORKER", False)
 
 
 def caused_by_interrupt(exc: BaseException | None) -> bool:

@@ -520,7 +520,7 @@ class Game(abc.ABC):
         obs = self.observe(state, idx, actor)
         try:
             res = getattr(agent, name)(obs, rng)
-        except (Exception, SystemExit) as exc:  # a strategy may fail in any way: name it, the decision, the error
+        except (Exception, SystemExit, KeyboardInterrupt) as exc:  # a strategy may fail in any way: name it, the decision, the error
             err = strategy_error(agent, name, exc)
             if err is exc:
                 raise

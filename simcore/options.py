@@ -205,10 +205,11 @@ def _check_defaults(cls: type, fields: dict[str, dataclasses.Field], hints: dict
             continue
         try:
             out = convert_field("", f, hints, f.default)
-        except SenseiError as exc:
-            raise SenseiError(f"strategy {owner}: the default of parameter {key!r} does not fit it: {exc}") from None
+        except SenseiError as exc:  # (``owner`` says "strategy NAME"; the message starts with the key)
+            text = str(exc).removeprefix(f"{key}: ")
+            raise SenseiError(f"{owner}: the default of parameter {key!r} does not fit it: {text}") from None
         if out != f.default:
-            raise SenseiError(f"strategy {owner}: the default of parameter {key!r} does not fit it: "
+            raise SenseiError(f"{owner}: the default of parameter {key!r} does not fit it: "
                               f"{f.default!r} is read as {out!r}")
     _DEFAULTS_CHECKED.add(cls)
 

@@ -25,7 +25,7 @@ import numba
 import numpy as np
 
 from .compiled import NO_REFCOUNT
-from .errors import SenseiError, WorkerDied, caused_by_interrupt
+from .errors import NOT_CTRL_C, SenseiError, StrategyError, WorkerDied, caused_by_interrupt, interrupt_possible
 from .game import Game
 from .registry import get_game
 from .rng import root_key
@@ -308,7 +308,15 @@ def play_chunk(game: str, players: int, rules: Any, agents: Sequence[Any], seed:
     eng = get_game(game)
     t0 = time.perf_counter()
     ids = np.arange(start, stop, dtype=np.int64)
-    out = eng.play(ids, players, rules, agents, root_key(seed), width=eng.batch_width, compiled=compiled)
+    try:
+        out = eng.play(ids, players, rules, agents, root_key(seed), width=eng.batch_width, compiled=compiled)
+    except KeyboardInterrupt:
+        if interrupt_possible():
+            raise
+        # raised by a strategy in a lane that does not name it (a decision names it: StrategyError)
+        names = ", ".join(dict.fromkeys(a.spec() if hasattr(a, "spec") else repr(a) for a in agents))
+        raise StrategyError(f"a strategy ({names}) raised KeyboardInterrupt in games {start:,} to {stop - 1:,} "
+                            f"({NOT_CTRL_C})") from None
     tot = Totals.of(out, ratio_pairs(eng))
     if keep_games:
         tot.games = tidy_games(out, ids, [a.spec() if hasattr(a, "spec") else repr(a) for a in agents])
@@ -678,27 +686,15 @@ def _run_chunks(it: Iterator, jobs: int, on_result: Callable[[int, Any], None], 
     if backend == "threading":
         _run_threads(it, jobs, take)
         return
-    if backend == "loky":
-        _run_processes(it, jobs, take)
+    if backend in ("loky", "multiprocessing"):
+        _run_processes(it, jobs, take, forked=backend == "multiprocessing")
         return
     from joblib import Parallel, delayed, parallel_config
-    if backend == "dask":
-        with _dask_client(scheduler, jobs) as client:
-            workers = max(1, len(client.scheduler_info().get("workers", {})))
-            with parallel_config(backend="dask"):
-                with Parallel(n_jobs=-1, return_as="generator") as par:
-                    _windows(par, delayed, it, WINDOW * workers, take)
-        return
-    extra = {"initializer": _worker_ignores_ctrl_c} if backend == "multiprocessing" else {}
-    # joblib's multiprocessing backend returns no generator (a window's results then come all at once)
-    as_ = "list" if backend == "multiprocessing" else "generator"
-    with parallel_config(backend=backend, n_jobs=jobs, **extra):
-        with _ctrl_c_deferred():
-            par = Parallel(return_as=as_).__enter__()
-        try:
-            _windows(par, delayed, it, WINDOW * jobs, take)
-        finally:
-            par.__exit__(None, None, None)
+    with _dask_client(scheduler, jobs) as client:
+        workers = max(1, len(client.scheduler_info().get("workers", {})))
+        with parallel_config(backend="dask"):
+            with Parallel(n_jobs=-1, return_as="generator") as par:
+                _windows(par, delayed, it, WINDOW * workers, take)
 
 
 #: tasks per worker handed to joblib at a time (results wait for ``on_result`` within a window only)
@@ -823,16 +819,50 @@ def _process_pool(jobs: int) -> Any:
                                  env=env)
 
 
-def _run_processes(tasks: Iterator, jobs: int, on_result: Callable[[int, Any], None]) -> None:
+def _forked_pool(jobs: int) -> concurrent.futures.ProcessPoolExecutor:
+    """A pool of ``jobs`` forked worker processes for one run (the "multiprocessing" backend).
+
+    Python's executor, not joblib's multiprocessing pool: the executor watches its workers and fails every
+    waiting task with BrokenProcessPool when one dies, where the pool waited for ever on the dead
+    worker's task."""
+    import multiprocessing
+    return concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork"),
+                                                  initializer=_worker_ignores_ctrl_c)
+
+
+def _exit_codes(procs: Sequence[Any]) -> str:
+    """The exit codes of the stopped workers among ``procs``, as loky words them (``EXIT(3)``,
+    ``SIGKILL(-9)``): those the pool did not end itself (SIGTERM) when there are any."""
+    codes: list[int] = []
+    for _ in range(5):  # the system may take a moment to report a dead worker's exit code
+        codes = [p.exitcode for p in procs if p.exitcode is not None]
+        if codes:
+            break
+        time.sleep(0.05)
+    own = [c for c in codes if c != -signal.SIGTERM]
+    words = []
+    for c in sorted(set(own or codes)):
+        if c < 0:
+            try:
+                words.append(f"{signal.Signals(-c).name}({c})")
+            except ValueError:
+                words.append(f"UNKNOWN({c})")
+        else:
+            words.append(f"EXIT({c})")
+    return ", ".join(words)
+
+
+def _run_processes(tasks: Iterator, jobs: int, on_result: Callable[[int, Any], None], forked: bool = False) -> None:
     """Run ``tasks`` on ``jobs`` worker processes (loky's executor, kept between runs) and hand each result
     to ``on_result`` in task order as soon as it is there (joblib's ``Parallel`` looks for finished tasks
     every 10 ms: a third of a run of 20,000 Fan & Mallet games on two workers). At most two tasks per
     worker are being played or waiting for a worker, and at most a window (:data:`WINDOW` per worker)
     waits for ``on_result``. When this stops early (an error, Ctrl-C), the workers are stopped and the
-    tasks not played are dropped, as joblib does."""
+    tasks not played are dropped, as joblib does. ``forked``: a pool of forked workers made for this run
+    (:func:`_forked_pool`), shut down at its end."""
     from concurrent.futures.process import BrokenProcessPool  # (loky's errors for a dead worker derive from it)
     with _ctrl_c_deferred():
-        pool = _process_pool(jobs)
+        pool = _forked_pool(jobs) if forked else _process_pool(jobs)
     pending: collections.deque = collections.deque()  # submitted, in task order, not handed on yet
     running: set = set()  # submitted and not finished
     done = 0
@@ -853,12 +883,17 @@ def _run_processes(tasks: Iterator, jobs: int, on_result: Callable[[int, Any], N
                 on_result(done, pending.popleft().result())
                 done += 1
             if not pending and not more:
+                if forked:
+                    pool.shutdown(wait=True)
                 return
             if pending and not pending[0].done():
                 concurrent.futures.wait(running, return_when=concurrent.futures.FIRST_COMPLETED)
     except BrokenProcessPool as exc:  # a worker died: its chunk cannot be played again here
+        if forked:
+            codes = _exit_codes(list((pool._processes or {}).values()))
+        else:
+            codes = str(exc).partition("exit codes of the workers are")[2].split("\n")[0].strip(" .{}")
         _stop_pool(pool, running)
-        codes = str(exc).partition("exit codes of the workers are")[2].split("\n")[0].strip(" .{}")
         raise WorkerDied("a worker process stopped while playing" + (f" (exit codes: {codes})" if codes else "")
                          + ": killed, out of memory, a crash in compiled code or a strategy that ended its process "
                            "(--jobs 1 plays in this process)") from None
@@ -874,7 +909,22 @@ def _stop_pool(pool: Any, running: set) -> None:
     it and the shutdown wait for ever, so none is; and a task submitted just before the shutdown but
     not yet handed to the workers' queue would make the manager thread fail with a traceback, so the
     shutdown waits (briefly: two tasks per worker always fit in that queue) until every unfinished task
-    has been handed on."""
+    has been handed on.
+
+    Python's executor (the "multiprocessing" backend) has no way to stop its workers: they are ended
+    here with SIGTERM (a worker ends at once: it keeps no handler for it) and the queued tasks dropped."""
+    if isinstance(pool, concurrent.futures.ProcessPoolExecutor):
+        with _ctrl_c_deferred():
+            procs = list((pool._processes or {}).values())
+            pool.shutdown(wait=False, cancel_futures=True)
+            for p in procs:
+                if p.exitcode is None:
+                    p.terminate()
+            for p in procs:
+                p.join(timeout=5)
+                if p.exitcode is None:
+                    p.kill()
+        return
     with _ctrl_c_deferred():
         deadline = time.monotonic() + 2.0
         while any(not (f.running() or f.done()) for f in running) and time.monotonic() < deadline:
@@ -1055,6 +1105,15 @@ class _dask_client:
         return False
 
 
+def check_scheduler(scheduler: str | None) -> None:
+    """Connect to the dask scheduler at ``scheduler`` (when one is given) and check its workers' sensei, as a
+    run does: a one-line SenseiError for an address that is malformed or not reached, before anything is
+    made (``sensei run`` checks it before it makes its run folder)."""
+    if scheduler:
+        with _dask_client(scheduler, 1):
+            pass
+
+
 #: the most workers a dask run asks for (its workers are the cluster's; this bounds the tasks in flight)
 MAX_DASK_JOBS = 4096
 
@@ -1065,15 +1124,20 @@ def max_local_jobs() -> int:
     return max(8, 4 * (os.cpu_count() or 1))
 
 
-def check_jobs(jobs: int, backend: str | None = None) -> int:
+def check_jobs(jobs: int, backend: str | None = None, scheduler: str | None = None) -> int:
+    """``jobs`` checked: at most :data:`MAX_DASK_JOBS` on a dask cluster given by its scheduler address,
+    else at most :func:`max_local_jobs` (the local backends, and a local dask cluster, which starts
+    ``jobs`` worker processes on this machine)."""
     if not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 1:
         raise SenseiError(f"jobs must be a positive integer, got {jobs!r}")
-    if (backend or "").lower() == "dask":
+    if scheduler and (backend or "dask").lower() == "dask":
         if jobs > MAX_DASK_JOBS:
-            raise SenseiError(f"jobs must be at most {MAX_DASK_JOBS:,} with the dask backend, got {jobs:,}")
+            raise SenseiError(f"jobs must be at most {MAX_DASK_JOBS:,} with a dask scheduler, got {jobs:,}")
     elif jobs > max_local_jobs():
+        why = ("--backend dask without --scheduler starts a local cluster of --jobs processes"
+               if (backend or "").lower() == "dask" else "a cluster takes more through --scheduler")
         raise SenseiError(f"jobs must be at most {max_local_jobs()} on this machine (4 per core, "
-                          f"{os.cpu_count() or 1} cores; a cluster takes more through --backend dask), got {jobs:,}")
+                          f"{os.cpu_count() or 1} cores; {why}), got {jobs:,}")
     return jobs
 
 
@@ -1162,7 +1226,7 @@ def simulate(game: str | Game, agents: Sequence[Any], players: int | None = None
     check_games(n_games, first_game)
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise SenseiError(f"seed must be a non-negative integer, got {seed!r}")
-    jobs = check_jobs(jobs, backend)
+    jobs = check_jobs(jobs, backend, scheduler)
     size = default_chunk(n_games, agents) if chunk_size is None else check_chunk_size(chunk_size)
     per_game = tuple(per_game)
     if keep_games:

@@ -292,8 +292,15 @@ def resolve(game: str, spec: Any) -> Strategy:
     name = head.strip().lower()
     cls = lookup(game, name)
     if cls is None:
+        g = get_game(game).name
+        other = [c for game_, files in sorted(_FILE_STRATEGIES.items()) if game_ != g for n, c in files.items()
+                 if n == name]
+        if other:  # a --strategies file has it, for another game
+            c = other[0]
+            raise SenseiError(f"unknown strategy {head!r} for {g}: {name!r} of --strategies {_file_of(c)} (class "
+                              f"{c.__name__}) is a {get_game(c.game).name} strategy")
         known = strategy_names(game)
-        raise SenseiError(f"unknown strategy {head!r} for {get_game(game).name} (known: {', '.join(known) or 'none'})")
+        raise SenseiError(f"unknown strategy {head!r} for {g} (known: {', '.join(known) or 'none'})")
     return make_strategy(cls, _split_params(rest, name), name)
 
 

@@ -157,14 +157,17 @@ def _ends_its_process(i):
     return i
 
 
-def test_a_worker_process_that_dies_is_a_one_line_error_and_the_next_run_gets_new_workers():
+@pytest.mark.parametrize("backend", ["loky", "multiprocessing"])
+def test_a_worker_process_that_dies_is_a_one_line_error_and_the_next_run_gets_new_workers(backend):
+    """(joblib's multiprocessing pool waited for ever on a dead worker's task; the backend now drives
+    Python's executor, which fails the run at once.)"""
     from simcore.errors import WorkerDied
     got = []
-    with pytest.raises(WorkerDied, match=r"a worker process stopped while playing \(exit codes: EXIT\(3\)"):
-        R.run_chunks(((_ends_its_process, (i,)) for i in range(40)), 2, lambda i, res: got.append(res), "loky")
+    with pytest.raises(WorkerDied, match=r"a worker process stopped while playing \(exit codes: EXIT\(3\)\)"):
+        R.run_chunks(((_ends_its_process, (i,)) for i in range(40)), 2, lambda i, res: got.append(res), backend)
     assert got == list(range(len(got))) and len(got) <= 3
     out = []
-    R.run_chunks(((_task, (i,)) for i in range(20)), 2, lambda i, res: out.append(res), "loky")
+    R.run_chunks(((_task, (i,)) for i in range(20)), 2, lambda i, res: out.append(res), backend)
     assert out == [2 * i for i in range(20)]
 
 
@@ -212,7 +215,8 @@ class DiesLater(Strategy):
 """
 
 
-def test_a_run_whose_worker_dies_keeps_its_finished_chunks_and_says_how_to_resume(tmp_path):
+@pytest.mark.parametrize("backend", ["loky", "multiprocessing"])
+def test_a_run_whose_worker_dies_keeps_its_finished_chunks_and_says_how_to_resume(tmp_path, backend):
     files = tmp_path / "dies.py"
     files.write_text(DYING_LATER)
     cfg = tmp_path / "c.toml"
@@ -220,7 +224,7 @@ def test_a_run_whose_worker_dies_keeps_its_finished_chunks_and_says_how_to_resum
                    '[lineup]\nfocus = "dies-later"\nfield = "threshold"\n[report]\nanswer = "summary"\n')
     flag, out = tmp_path / "flag", tmp_path / "runs"
     proc = subprocess.Popen([SENSEI, "run", str(cfg), "--strategies", str(files), "--no-progress", "--no-report",
-                             "--out", str(out), "--jobs", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             "--out", str(out), "--jobs", "2", "--backend", backend], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, env={**os.environ, "SENSEI_TEST_FLAG": str(flag)})
     t0 = time.monotonic()
     while len(glob.glob(str(out / "*" / "parts" / "*.npz"))) < 3:

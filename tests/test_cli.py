@@ -95,7 +95,8 @@ def test_user_strategy_file(tmp_path):
     (["play", "sen", "--jobs", "100000"], "jobs must be at most"),
     (["play", "sensu", "--rule", "max_turns=999999999999"], "sensu.max_turns: must be at most 100000"),  # never thousands of worker processes
     (["run", "experiments/sen_variants.toml", "--jobs", "100000"], "jobs must be at most"),
-    (["play", "sen", "--jobs", "100000", "--backend", "dask"], "jobs must be at most 4,096 with the dask backend"),
+    (["play", "sen", "--jobs", "100000", "--scheduler", "tcp://127.0.0.1:1"], "jobs must be at most 4,096 with a dask scheduler"),
+    (["play", "sen", "--jobs", "4096", "--backend", "multiprocessing"], "jobs must be at most"),
     (["play", "sen", "-p", "3", "-s", "random", "-s", "threshold"], "2 strategies given for 3 seats"),
     (["play", "sen", "-s", "./nope.py:X"], "not found"),
     (["play", "sen", "-s", "/dev/null:X"], "strategy file '/dev/null': is not a regular file"),
@@ -190,3 +191,29 @@ def test_a_full_standard_output_is_one_line():
                            stdout=full, stderr=subprocess.PIPE, text=True, timeout=300, cwd=ROOT)
     lines = [ln for ln in r.stderr.splitlines() if ln.strip() and not ln.startswith("compiling ")]
     assert r.returncode == 1 and lines == ["error: could not write the output: No space left on device"], r.stderr
+
+
+SENSHI_FILE = '''
+import dataclasses
+from typing import ClassVar
+from strategies.base import Strategy
+
+@dataclasses.dataclass(frozen=True)
+class Cautious(Strategy):
+    name: ClassVar[str] = "cautious"
+    game: ClassVar[str] = "senshi"
+'''
+
+
+def test_a_strategies_file_of_another_game_is_named_in_the_error(tmp_path):
+    path = tmp_path / "mine.py"
+    path.write_text(SENSHI_FILE)
+    from strategies.registry import register_files
+    try:
+        r = run("play", "sen", "-s", "cautious", "--strategies", str(path), "--games", "10")
+    finally:
+        register_files([])  # (the file's strategies stay registered in this process otherwise)
+    assert r.exit_code == 2, r.output
+    lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and "unknown strategy 'cautious' for sen" in lines[0], lines
+    assert f"--strategies {path}" in lines[0] and "is a senshi strategy" in lines[0], lines

@@ -44,3 +44,43 @@ def test_dask_cluster_gives_the_same_best_response_as_a_local_run(cluster, monke
     monkeypatch.setattr(search_mod.Evaluator, "parallel_seconds", 0.0)   # every batch after the first to dask
     remote = run_experiment(raw, backend="dask", scheduler=cluster.scheduler_address)
     assert remote.answer == local.answer and remote.tables["race"].equals(local.tables["race"])
+
+
+def test_a_local_dask_cluster_takes_the_local_limit_on_jobs(monkeypatch):
+    """Without a scheduler, --backend dask starts --jobs worker processes here: more than the local limit
+    are refused in one line before anything starts (never thousands of processes); with a scheduler the
+    cluster's workers do the work and the cap is MAX_DASK_JOBS."""
+    import simcore.runner as runner
+    from experiments import run_experiment
+    from simcore.runner import MAX_DASK_JOBS, check_jobs, max_local_jobs
+
+    def never(*a, **k):
+        raise AssertionError("a dask client was made")
+    monkeypatch.setattr(runner, "_dask_client", never)
+    too_many = max_local_jobs() + 1
+    for jobs in (too_many, MAX_DASK_JOBS):
+        with pytest.raises(SenseiError, match="starts a local cluster of --jobs processes"):
+            check_jobs(jobs, "dask")
+        with pytest.raises(SenseiError, match="jobs must be at most"):
+            simulate("sen", lineup("sen", ["threshold"], 2), n_games=50, jobs=jobs, backend="dask")
+    raw = {"title": "t", "question": "q", "game": "sen", "players": 2, "games": 20,
+           "lineup": {"focus": "threshold", "field": "threshold"}}
+    with pytest.raises(SenseiError, match="jobs must be at most"):
+        run_experiment(raw, jobs=too_many, backend="dask")
+    assert check_jobs(MAX_DASK_JOBS, "dask", "tcp://10.0.0.5:8786") == MAX_DASK_JOBS
+    assert check_jobs(MAX_DASK_JOBS, None, "tcp://10.0.0.5:8786") == MAX_DASK_JOBS
+    with pytest.raises(SenseiError, match="at most 4,096 with a dask scheduler"):
+        check_jobs(MAX_DASK_JOBS + 1, "dask", "tcp://10.0.0.5:8786")
+
+
+def test_run_checks_the_scheduler_before_it_makes_its_run_folder(tmp_path):
+    """A scheduler address that is malformed or not reached is refused in one line before the run folder
+    (or --out) is made: nothing is left behind, as sensei play leaves nothing."""
+    from experiments import run_experiment
+    raw = {"title": "t", "question": "q", "game": "sen", "players": 2, "games": 20,
+           "lineup": {"focus": "threshold", "field": "threshold"}}
+    out = tmp_path / "runs"
+    for address in ("x", "tcp://127.0.0.1:9"):
+        with pytest.raises(SenseiError, match="cannot reach dask scheduler"):
+            run_experiment(raw, scheduler=address, out=str(out))
+        assert not out.exists()

@@ -359,3 +359,75 @@ def test_configs_never_load_python_files(tmp_path, monkeypatch, where, spec):
     assert r.exit_code == 2
     assert not (tmp_path / "pwned").exists()
     assert not (tmp_path / "runs").exists()
+
+
+# ---------------------------------------------------------------------------------------- memory advice
+def _advice(raw: dict) -> str:
+    import re as _re
+
+    from experiments.config import load
+    from experiments.engine import check_memory
+    from simcore.errors import SenseiError
+    with pytest.raises(SenseiError) as err:
+        check_memory(load(raw))
+    return _re.search(r"; (lower \S+)(?: \(at most about ([\d,]+) )?", str(err.value)).groups()
+
+
+PER_GAME = {"title": "t", "question": "q", "game": "sen", "players": 2, "seed": 1,
+            "lineup": {"focus": "threshold", "field": "threshold"}, "sweep": {"focus.wake": [8, 10]},
+            "report": {"answer": "best", "over": "focus.wake", "per_game": True}}
+
+
+def test_the_memory_advice_gives_the_largest_run_that_fits_whatever_was_asked(monkeypatch):
+    """'at most about N deals per cell fit' is the largest N that fits (N passes, N + 1 does not), the same
+    whether 2,000,000 or 100,000,000 games were asked for (it used to move with the request, down to 0)."""
+    import simcore.runner as runner_mod
+    from experiments.config import load
+    from experiments.engine import check_memory
+    from simcore.errors import SenseiError
+    monkeypatch.setattr(runner_mod, "memory_budget", lambda: 1 << 30)
+    figures = set()
+    for games in (2_000_000, 20_000_000, 100_000_000):
+        key, fit = _advice({**PER_GAME, "games": games})
+        assert key == "lower games"
+        figures.add(int(fit.replace(",", "")))
+    (fit,) = figures
+    check_memory(load({**PER_GAME, "games": fit}))
+    with pytest.raises(SenseiError):
+        check_memory(load({**PER_GAME, "games": fit + 1}))
+
+
+def test_the_memory_advice_names_search_confirm_when_it_is_the_value_to_lower(monkeypatch):
+    import simcore.runner as runner_mod
+    monkeypatch.setattr(runner_mod, "memory_budget", lambda: 1 << 30)
+    raw = {"title": "t", "question": "q", "game": "sen", "players": 2, "games": 20, "seed": 1,
+           "lineup": {"focus": "threshold", "field": "threshold"},
+           "search": {"focus.wake": [8, 10], "confirm": 1_000_000_000},
+           "report": {"answer": "best_response", "per_game": True}}
+    key, fit = _advice(raw)
+    assert key == "lower search.confirm" and int(fit.replace(",", "")) > 1000
+
+
+RAISES_INTERRUPT = """
+import dataclasses
+from typing import ClassVar
+from strategies.base import Strategy
+
+@dataclasses.dataclass(frozen=True)
+class Stops(Strategy):
+    game: ClassVar[str] = "sen"
+    def start(self, obs, rng):
+        raise KeyboardInterrupt
+"""
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_strategy_raising_keyboard_interrupt_is_its_error_not_a_ctrl_c(tmp_path, jobs):
+    """Chunks play in the runner's threads or in worker processes, where no Ctrl-C is ever raised: a
+    KeyboardInterrupt there is the strategy's own (exit 2, one line naming it), not 'interrupted' (130)."""
+    path = tmp_path / "stops.py"
+    path.write_text(RAISES_INTERRUPT)
+    args = ["play", "sen", "-s", f"{path}:Stops", "--games", "20", "--chunk-size", "5", "--jobs", jobs]
+    r = runner.invoke(app, args)
+    assert check(r, args) == 2
+    assert "Stops" in r.stderr and "raised KeyboardInterrupt in its decision 'start'" in r.stderr, r.stderr

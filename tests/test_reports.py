@@ -122,3 +122,22 @@ def test_ratings_cells_show_whole_elo_points_alike():
     assert [_cell(v, c, units[c]) for c, v in (("elo", -937.053), ("elo_lo", -1077.2), ("elo_hi", 12.5))] == \
         ["-937", "-1,077", "12"]
     assert _cell(0.25, "win_share", units["win_share"]) == "25.00%"
+
+
+@pytest.mark.parametrize("table", ["turns", "seats", "cells"])
+def test_report_on_a_run_folder_missing_a_table_names_it(run_dir, tmp_path, table):
+    """A finished run writes every table: one deleted is named in one line (exit 2), never a polars error
+    about a column, nor a report that silently leaves out its figures."""
+    import shutil
+    path, _ = run_dir
+    copy = tmp_path / "run"
+    shutil.copytree(path, copy)
+    for name in ("report.html",):
+        if (copy / name).exists():
+            (copy / name).unlink()
+    (copy / f"{table}.parquet").unlink()
+    r = CliRunner().invoke(app, ["report", str(copy)])
+    lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+    assert r.exit_code == 2 and len(lines) == 1, r.output
+    assert lines[0].startswith("error: ") and f"{table}.parquet is missing" in lines[0], lines
+    assert "ColumnNotFound" not in lines[0] and not (copy / "report.html").exists()

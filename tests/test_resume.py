@@ -19,6 +19,7 @@ from experiments.cli import app
 from experiments.config import load
 from experiments.engine import ChunkStore, play_cells
 from experiments.experiment import chunks_kept, run_experiment
+from experiments.tomlwrite import dumps as toml_dumps
 from experiments.analysis import analyse
 from reports import build_index
 
@@ -376,3 +377,39 @@ def test_a_chunk_without_the_per_deal_values_the_run_keeps_is_refused(tmp_path, 
     with pytest.raises(Exception) as info:
         play_cells(cfg, store=ChunkStore(folder))
     assert type(info.value).__name__ == "SenseiError" and "holds no per-deal values" in str(info.value)
+
+
+def test_a_resume_with_another_config_says_the_config_differs(tmp_path):
+    """A run folder of another config differs in its games per cell too: the config is what to name."""
+    from experiments.experiment import STATE, open_unfinished, run_fingerprint
+    from simcore.errors import SenseiError
+    a = {"title": "t", "question": "q", "game": "sen", "players": 2, "games": 20, "seed": 1,
+         "lineup": {"focus": "threshold", "field": "random"}}
+    b = {"title": "other", "question": "q", "game": "sen", "players": 3, "games": 50, "seed": 2,
+         "lineup": {"focus": "counter", "field": "threshold"}}
+    folder = tmp_path / "run"
+    folder.mkdir()
+    (folder / STATE).write_text(json.dumps({"fingerprint": run_fingerprint(load(a))}))
+    (folder / "config.toml").write_text(toml_dumps(a))
+    with pytest.raises(SenseiError, match="cannot resume: the config differs"):
+        open_unfinished(str(folder), run_fingerprint(load(b)), load(b).raw)
+    # the same config with other games or another chunk size: named as such
+    with pytest.raises(SenseiError, match="cannot resume: games per cell differs"):
+        open_unfinished(str(folder), run_fingerprint(load({**a, "games": 30})), load({**a, "games": 30}).raw)
+    with pytest.raises(SenseiError, match="cannot resume: the chunk size differs"):
+        c = load({**a, "chunk_size": 7})
+        open_unfinished(str(folder), run_fingerprint(c), c.raw)
+
+
+def test_the_command_line_says_the_config_differs_on_a_resume_with_another_config(config, tmp_path):
+    out = tmp_path / "runs"
+    res = run_experiment(config, out=str(out))
+    from experiments.experiment import STATE, run_fingerprint
+    os.unlink(os.path.join(res.run_dir, "manifest.json"))   # as if interrupted
+    with open(os.path.join(res.run_dir, STATE), "w") as fh:
+        json.dump({"fingerprint": run_fingerprint(load(config))}, fh)
+    other = tmp_path / "other.toml"
+    other.write_text('title = "o"\nquestion = "q"\ngame = "sen"\nplayers = 2\ngames = 30\n'
+                     '[lineup]\nfocus = "counter"\nfield = "threshold"\n')
+    r = runner.invoke(app, ["run", str(other), "--resume", res.run_dir, "--no-progress", "--no-report"])
+    one_error_line(r, "cannot resume: the config differs")

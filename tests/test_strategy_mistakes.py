@@ -358,6 +358,27 @@ def test_a_parameter_whose_default_does_not_fit_it_is_one_line(tmp_path):
     r = cli.invoke(app, ["play", "sen", "-s", f"{path}:Wordy", "-n", "10", "--no-progress"])
     line = one_error_line(r, "the default of parameter 'wake' does not fit it", "'ten'")
     assert "sen.py" not in line
+    assert "error: strategy Wordy: the default" in line and "strategy strategy" not in line, line
+
+
+def test_a_parameter_default_out_of_its_range_is_one_line_in_plain_words(tmp_path):
+    path = tmp_path / "defaults.py"
+    path.write_text(textwrap.dedent("""\
+        import dataclasses
+        from typing import ClassVar
+        from strategies.base import param
+        from strategies.sen import Threshold
+
+
+        @dataclasses.dataclass(frozen=True)
+        class Far(Threshold):
+            name: ClassVar[str] = "far"
+            wake: int = param(80, min=0, max=20, help="the wake value")
+        """))
+    r = cli.invoke(app, ["play", "sen", "-s", f"{path}:Far", "-n", "10", "--no-progress"])
+    line = one_error_line(r)
+    assert line == ("error: strategy Far: the default of parameter 'wake' does not fit it: must be at most 20, "
+                    "got 80"), line
 
 
 def test_a_helper_method_with_a_name_of_its_own_is_no_mistake(tmp_path):
