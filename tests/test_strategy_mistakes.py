@@ -341,9 +341,15 @@ def test_numpy_answers_of_the_wrong_shape_or_range_say_what_came(tmp_path, game,
     assert "option -1" not in line
 
 
-def test_a_parameter_whose_default_does_not_fit_it_is_one_line(tmp_path):
+@pytest.mark.parametrize("cls,field,expected", [
+    ("Wordy", 'param("ten", "the wake value")',
+     "error: strategy Wordy: the default of parameter 'wake' does not fit it: expected an integer, got 'ten'"),
+    ("Far", 'param(80, min=0, max=20, help="the wake value")',
+     "error: strategy Far: the default of parameter 'wake' does not fit it: must be at most 20, got 80"),
+])
+def test_a_parameter_whose_default_does_not_fit_it_is_one_line_in_plain_words(tmp_path, cls, field, expected):
     path = tmp_path / "defaults.py"
-    path.write_text(textwrap.dedent("""\
+    path.write_text(textwrap.dedent(f"""\
         import dataclasses
         from typing import ClassVar
         from strategies.base import param
@@ -351,34 +357,14 @@ def test_a_parameter_whose_default_does_not_fit_it_is_one_line(tmp_path):
 
 
         @dataclasses.dataclass(frozen=True)
-        class Wordy(Threshold):
-            name: ClassVar[str] = "wordy"
-            wake: int = param("ten", "the wake value")
+        class {cls}(Threshold):
+            name: ClassVar[str] = "{cls.lower()}"
+            wake: int = {field}
         """))
-    r = cli.invoke(app, ["play", "sen", "-s", f"{path}:Wordy", "-n", "10", "--no-progress"])
-    line = one_error_line(r, "the default of parameter 'wake' does not fit it", "'ten'")
-    assert "sen.py" not in line
-    assert "error: strategy Wordy: the default" in line and "strategy strategy" not in line, line
-
-
-def test_a_parameter_default_out_of_its_range_is_one_line_in_plain_words(tmp_path):
-    path = tmp_path / "defaults.py"
-    path.write_text(textwrap.dedent("""\
-        import dataclasses
-        from typing import ClassVar
-        from strategies.base import param
-        from strategies.sen import Threshold
-
-
-        @dataclasses.dataclass(frozen=True)
-        class Far(Threshold):
-            name: ClassVar[str] = "far"
-            wake: int = param(80, min=0, max=20, help="the wake value")
-        """))
-    r = cli.invoke(app, ["play", "sen", "-s", f"{path}:Far", "-n", "10", "--no-progress"])
+    r = cli.invoke(app, ["play", "sen", "-s", f"{path}:{cls}", "-n", "10", "--no-progress"])
     line = one_error_line(r)
-    assert line == ("error: strategy Far: the default of parameter 'wake' does not fit it: must be at most 20, "
-                    "got 80"), line
+    assert "sen.py" not in line and "strategy strategy" not in line
+    assert line == expected, line
 
 
 def test_a_helper_method_with_a_name_of_its_own_is_no_mistake(tmp_path):
