@@ -474,6 +474,10 @@ def parse(raw: dict[str, Any], path: str = DICT_CONFIG, games_override: int | No
             values = [v for v, _ in cases]
             _distinct(f"sweep.{axis}", values, [_meaning(eng, axis, v, roles, entrants, ck, f"sweep.{axis}")
                                                for v in values], ck)
+        elif axis in sweep and len(cases) > 1:  # named cases: two with the same settings are one case twice
+            _distinct(f"sweep.{axis}", [name for name, _ in cases],
+                      [tuple(sorted((k, _meaning(eng, k, v, roles, entrants, ck, f"sweep.{axis}.{name}.{k}"))
+                                    for k, v in settings.items())) for name, settings in cases], ck, "cases")
 
     # expand the grid into cells, checking each one completely before anything runs (a grid too large to
     # hold is refused before it is made)

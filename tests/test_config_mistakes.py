@@ -296,6 +296,10 @@ def test_values_of_their_toml_type_and_command_line_strings_are_taken():
      "lineup.tournament", '"threshold" and "threshold:wake=10"'),
     ({"sweep": {}, "lineup": {"population": ["threshold", "threshold:wake=10", "counter"]},
       "report": {"answer": "equilibrium"}}, "lineup.population", '"threshold" and "threshold:wake=10"'),
+    ({"sweep": {"focus.wake": [8, 10], "v": {"a": {"rules.penalty": 15, "rules.rounds": 3},
+                                             "b": {"rules.rounds": 3, "rules.penalty": 15}}}},
+     "sweep.v", '"a" and "b"'),
+    ({"sweep": {"focus.wake": [8, 10], "v": {"plain": {}, "also_plain": {}}}}, "sweep.v", '"plain" and "also_plain"'),
 ])
 def test_values_that_mean_one_setting_are_not_distinct(patch, where, pair):
     refused({**BASE, **patch}, f"{where}: expected distinct", f"{pair} are the same setting")
