@@ -584,27 +584,36 @@ def _meaning(eng, key: str, value: Any, roles: dict[str, Any], entrants: list[st
     here; any other mistake is told when its cell is made (then the value stands for itself)."""
     head, _, tail = key.partition(".")
     raw = ("as written", repr(value))
-    try:
-        if key == "players":
-            return raw
-        if head == "rules" and tail:
-            check_native(eng.Rules, {tail: value}, eng.name)
-            return repr(field_value(eng.Rules, tail, value, eng.name))
-        if not tail:  # a whole spec (never a file's: a config loads no code; its cell says so)
-            if not isinstance(value, str) or _FILE_SPEC.search(value.strip().partition(":")[0]):
-                return raw
-            return resolve(eng.name, value).spec()
-        specs = list(roles.values()) + list(entrants) if head == "strategy" else [roles.get(head, "")]
-        for spec in specs:
-            cls = _param_class(eng, spec)
-            if cls is not None and tail in {f.name for f in dataclasses.fields(cls)}:
-                check_native(cls, {tail: value}, f"strategy {cls.name}")
-                return repr(field_value(cls, tail, value, f"strategy {cls.name}"))
+    if key == "players":
         return raw
+    if head == "rules" and tail:
+        return field_meaning(eng.Rules, tail, value, eng.name, ck, where)
+    if not tail:  # a whole spec (never a file's: a config loads no code; its cell says so)
+        if not isinstance(value, str) or _FILE_SPEC.search(value.strip().partition(":")[0]):
+            return raw
+        try:
+            return resolve(eng.name, value).spec()
+        except SenseiError:
+            return raw
+    specs = list(roles.values()) + list(entrants) if head == "strategy" else [roles.get(head, "")]
+    for spec in specs:
+        cls = _param_class(eng, spec)
+        if cls is not None and tail in {f.name for f in dataclasses.fields(cls)}:
+            return field_meaning(cls, tail, value, f"strategy {cls.name}", ck, where)
+    return raw
+
+
+def field_meaning(cls: type, name: str, value: Any, owner: str, ck: _Checker, where: str) -> Any:
+    """What ``value`` of field ``name`` of ``cls`` (a game's Rules, a strategy) means once parsed, to compare
+    values. A value of the wrong TOML type is refused here (one line naming ``where``); any other mistake is
+    told where the value is used, and the value then stands for itself."""
+    try:
+        check_native(cls, {name: value}, owner)
+        return repr(field_value(cls, name, value, owner))
     except SenseiError as exc:
         if NATIVE in str(exc):
             raise SenseiError(f"{ck.path}: {where}: {exc}") from None
-        return raw
+        return ("as written", repr(value))
 
 
 def _spec_params(spec: Any) -> set[str]:

@@ -477,7 +477,8 @@ def open_unfinished(run_dir: str, fingerprint: dict[str, Any], raw: dict[str, An
     old.setdefault("strategies", {})  # a run folder made before strategies were recorded used none
     keys = ["seed", "games", "chunk_size", "config_sha256", "sensei_version", "strategies"]
     if old.get("config_sha256") != fingerprint["config_sha256"] and _other_config(run_dir, raw):
-        keys.insert(0, keys.pop(3))  # another config: its games and chunk size differ too, but the config is the news
+        keys.remove("config_sha256")  # another config: its games and chunk size differ too, but the config is the news
+        keys.insert(0, "config_sha256")
     for key in keys:
         if old.get(key) != fingerprint[key]:
             if key == "config_sha256":

@@ -125,8 +125,7 @@ def parse_search(ctx, extra: set[str], what: str, required: bool = True) -> tupl
 def _distinct_values(ctx, p: Param, ck) -> None:
     """A list of values in [search] has TOML-typed values that mean distinct settings once parsed (8 and 8.0
     of a float parameter, "0,6" and "0, 6" of Fan & Mallet's start positions are one setting)."""
-    from ..config import _distinct
-    from simcore.options import NATIVE, check_native, field_value
+    from ..config import _distinct, field_meaning
 
     cls, owner = None, ""
     if p.role == "rules":
@@ -140,17 +139,8 @@ def _distinct_values(ctx, p: Param, ck) -> None:
         found = [a for a in agents if seat is not None or a.name == p.role]
         if found:
             cls, owner = type(found[0]), f"strategy {found[0].name}"
-    meanings = []
-    for v in p.values:
-        try:
-            if cls is None:
-                raise SenseiError("")
-            check_native(cls, {p.name: v}, owner)
-            meanings.append(repr(field_value(cls, p.name, v, owner)))
-        except SenseiError as exc:
-            if NATIVE in str(exc):
-                raise SenseiError(f"{ck.path}: search.{p.key}: {exc}") from None
-            meanings.append(("as written", repr(v)))
+    meanings = [field_meaning(cls, p.name, v, owner, ck, f"search.{p.key}") if cls is not None
+                else ("as written", repr(v)) for v in p.values]
     _distinct(f"search.{p.key}", list(p.values), meanings, ck)
 
 
