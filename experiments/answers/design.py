@@ -40,7 +40,8 @@ from ..search import focus_values, setting_label
 from .base import AnswerKind, CheckContext, ReportContext, Result
 from .common import clip_interval, describe_group, frame, join_values, lineup_label, metric_range, short_spec
 from .searching import (SearchSpec, confirm_row, confirmation, confirmed_text, group_axes, parse_confirm,
-                        parse_search, probe_settings, race_rows, search_space, split, value_text, with_params)
+                        parse_search, probe_settings, race_rows, search_space, split, start_setting, value_text,
+                        with_params)
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -150,12 +151,7 @@ def _family_spec(ctx: CheckContext, spec: SearchSpec, opts: dict[str, Any]) -> t
             with_params(cell.agents[0], split(st)["focus"], ck, "search")
     keys = [p.key for p in fam]
     if "start" in opts:
-        v = opts["start"]
-        start = ({(k if k.startswith("focus.") else f"focus.{k}"): x for k, x in v.items()} if isinstance(v, dict)
-                 else {keys[0]: v} if len(keys) == 1 else None)
-        if start is None or start not in settings:
-            ck.fail("search.start", "one setting of the family's grid (the start of every rule setting's "
-                    "iterations)", v)
+        start = start_setting(ck, "search.start", ctx.cells[0].agents[0], opts["start"], keys, settings)
     else:
         focus, field = ctx.cells[0].agents[0], ctx.cells[0].agents[1]
         start = ({k: field.params().get(k.partition(".")[2]) for k in keys} if type(field) is type(focus) else None)

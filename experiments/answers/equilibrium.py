@@ -45,7 +45,8 @@ from ..search import Param, seat_values, setting_label
 from .base import AnswerKind, CheckContext, ReportContext, Result
 from .common import check_event, clip_interval, describe_group, frame, join_values, metric_range, short_spec
 from .searching import (SearchSpec, closest_rival, confirm_fits, deviator_values, group_axes, mean_values,
-                        parse_confirm, parse_search, pct, race_rows, search_space, split, with_params)
+                        parse_confirm, parse_search, pct, race_rows, search_space, split, start_setting,
+                        with_params)
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -159,15 +160,7 @@ def _starts(ck, value, params: list[Param], settings, ctx) -> list[dict[str, Any
         ck.fail("search.start", "a list of start values (tables {P = value} for several parameters)", value)
     given: list[dict[str, Any]] = []
     for i, v in enumerate(value):
-        s = dict(v) if isinstance(v, dict) else ({keys[0]: v} if len(keys) == 1 else None)
-        if s is not None and isinstance(v, dict):
-            s = {f"focus.{k}" if not k.startswith("focus.") else k: x for k, x in s.items()}
-        if s is None or s not in settings:
-            ck.fail(f"search.start[{i}]", "a setting of the grid", v)
-        try:
-            check_native(type(focus), {k.partition(".")[2]: x for k, x in s.items()}, f"strategy {focus.name}")
-        except SenseiError as exc:
-            raise SenseiError(f"{ck.path}: search.start[{i}]: {exc}") from None
+        s = start_setting(ck, f"search.start[{i}]", focus, v, keys, settings)
         if s in given:
             ck.fail("search.start", f"distinct start values ({shown(value[given.index(s)])} and {shown(v)} are the "
                     "same setting)", value)

@@ -183,6 +183,23 @@ def with_params(agent, params: dict[str, Any], ck=None, where: str = "search"):
         raise SenseiError(f"{ck.path}: {where}: {exc}") from None
 
 
+def start_setting(ck, where: str, focus, value: Any, keys: list[str], settings) -> dict[str, Any]:
+    """One start value of a family's grid (``search.start``): a value of the one parameter, or a table of
+    several ({P = value} or {focus.P = value}), which must be a setting of the grid and have the
+    parameters' TOML types (10.0 or true are not the integer 10 or 1)."""
+    s = (({k if k.startswith("focus.") else f"focus.{k}": x for k, x in value.items()} if isinstance(value, dict)
+          else {keys[0]: value} if len(keys) == 1 else None))
+    if s is None or s not in settings:
+        ck.fail(where, "a setting of the family's grid", value)
+    from simcore.errors import SenseiError
+    from simcore.options import check_native
+    try:
+        check_native(type(focus), {k.partition(".")[2]: x for k, x in s.items()}, f"strategy {focus.name}")
+    except SenseiError as exc:
+        raise SenseiError(f"{ck.path}: {where}: {exc}") from None
+    return s
+
+
 def split(setting: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """{role: {name: value}} of a setting whose keys are ROLE.NAME."""
     out: dict[str, dict[str, Any]] = {}
