@@ -382,13 +382,18 @@ def _config_text(source: Any, cfg: Config, games: int | None = None) -> str:
     return text
 
 
+def config_digest(raw: dict[str, Any]) -> str:
+    """The sha256 of a config as parsed, without its games, seed and [run] table (a run folder's
+    ``config.toml`` parsed again gives the digest its manifest's fingerprint holds)."""
+    rest = {k: v for k, v in raw.items() if k not in ("games", "seed", "run")}
+    return hashlib.sha256(json.dumps(rest, sort_keys=True, default=str).encode()).hexdigest()
+
+
 def run_fingerprint(cfg: Config) -> dict[str, Any]:
     """What a resumed run must share with the interrupted one for its saved tasks to be valid: the
     config (as parsed, without its games, seed and [run] table, which are compared on their own or do
     not change results), the seed, the games per cell, the chunk size and the sensei version."""
-    rest = {k: v for k, v in cfg.raw.items() if k not in ("games", "seed", "run")}
-    digest = hashlib.sha256(json.dumps(rest, sort_keys=True, default=str).encode()).hexdigest()
-    return {"config_sha256": digest, "seed": cfg.seed, "games": cfg.games, "chunk_size": chunk_size(cfg),
+    return {"config_sha256": config_digest(cfg.raw), "seed": cfg.seed, "games": cfg.games, "chunk_size": chunk_size(cfg),
             "sensei_version": sensei_version(), "strategies": strategy_sources(cfg)}
 
 

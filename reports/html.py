@@ -116,7 +116,29 @@ def read_run(run_dir: str) -> dict[str, Any]:
             out["config_text"] = fh.read()
     except OSError:
         out["config_text"] = "(config.toml missing)"
+    else:
+        _check_config_copy(run_dir, out["config_text"], out["manifest"])
     return out
+
+
+def _check_config_copy(run_dir: str, text: str, manifest: dict[str, Any]) -> None:
+    """The report shows ``config.toml`` as the exact configuration: refuse a copy that is not the config
+    the tables were made with (its digest and seed against the manifest's fingerprint)."""
+    import tomllib
+
+    from experiments.experiment import config_digest
+
+    fp = manifest.get("fingerprint")
+    if not isinstance(fp, dict) or "config_sha256" not in fp:
+        return  # a run folder made before manifests kept the fingerprint: nothing to compare with
+    p = os.path.join(run_dir, "config.toml")
+    try:
+        raw = tomllib.loads(text)
+    except ValueError as exc:
+        raise ReportError(f"{p}: unreadable TOML ({exc}); it is not the config this run was made with") from None
+    if config_digest(raw) != fp["config_sha256"] or raw.get("seed", fp.get("seed")) != fp.get("seed"):
+        raise ReportError(f"{p}: not the config this run was made with (it changed since the run; the report "
+                          "shows it as the exact configuration): restore it or run the config again")
 
 
 # ------------------------------------------------------------------------------------ tables as HTML

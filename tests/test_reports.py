@@ -141,3 +141,33 @@ def test_report_on_a_run_folder_missing_a_table_names_it(run_dir, tmp_path, tabl
     assert r.exit_code == 2 and len(lines) == 1, r.output
     assert lines[0].startswith("error: ") and f"{table}.parquet is missing" in lines[0], lines
     assert "ColumnNotFound" not in lines[0] and not (copy / "report.html").exists()
+
+
+@pytest.mark.parametrize("edit", ["value", "seed", "toml"])
+def test_report_refuses_a_config_copy_that_is_not_the_runs(run_dir, tmp_path, edit):
+    """The report shows config.toml as the exact configuration: a copy edited after the run (another value,
+    another seed, or no longer TOML) is refused in one line (exit 2), not shown beside the other run's
+    tables. A comment added changes nothing."""
+    import shutil
+    import tomllib
+    path, _ = run_dir
+    copy = tmp_path / "run"
+    shutil.copytree(path, copy)
+    cfg = copy / "config.toml"
+    text = cfg.read_text(encoding="utf-8")
+    cfg.write_text("# a note of the designer's\n" + text, encoding="utf-8")
+    assert CliRunner().invoke(app, ["report", str(copy)]).exit_code == 0
+    raw = tomllib.loads(text)
+    if edit == "value":
+        changed = text.replace(raw["title"], raw["title"] + " (edited)")
+    elif edit == "seed":
+        changed = f"seed = {raw.get('seed', 0) + 1}\n" + "\n".join(ln for ln in text.splitlines()
+                                                                  if not ln.startswith("seed"))
+    else:
+        changed = text + "\n[[[\n"
+    assert changed != text
+    cfg.write_text(changed, encoding="utf-8")
+    r = CliRunner().invoke(app, ["report", str(copy)])
+    lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+    assert r.exit_code == 2 and len(lines) == 1, r.output
+    assert lines[0].startswith("error: ") and "config.toml" in lines[0] and "not the config this run" in lines[0], lines
