@@ -120,37 +120,61 @@ def _tablemate_weights(m: int, P: int) -> tuple[np.ndarray, np.ndarray]:
     return np.nan_to_num(Wr), np.nan_to_num(Ws)
 
 
-def fixation(table, P: int, m: int, alpha: float, r: int, s: int, weights=None) -> float:
-    """Probability that one mutant r takes over a population of m - 1 agents playing s (a Moran process
-    with Fermi selection of intensity alpha): 1 / (1 + sum_l prod_{k<=l} exp(-alpha (f_r(k) - f_s(k)))),
-    the fitnesses f being expected payoffs against P-1 tablemates drawn from the rest of the population."""
+def log_fixation(table, P: int, m: int, alpha: float, r: int, s: int, weights=None) -> float:
+    """The logarithm of :func:`fixation` (finite however small the probability is)."""
     Wr, Ws = weights if weights is not None else _tablemate_weights(m, P)
     # payoff of r (of s) at a table where it has j mutant tablemates
     pr = np.array([table[tuple(sorted((r,) * (j + 1) + (s,) * (P - 1 - j)))][r] for j in range(P)])
     ps = np.array([table[tuple(sorted((r,) * j + (s,) * (P - j)))][s] for j in range(P)])
     fr, fs = Wr @ pr, Ws @ ps
     logs = np.cumsum(-alpha * (fr - fs))
-    return float(np.exp(-np.logaddexp(0.0, logsumexp(logs))))
+    return float(-np.logaddexp(0.0, logsumexp(logs)))
+
+
+def fixation(table, P: int, m: int, alpha: float, r: int, s: int, weights=None) -> float:
+    """Probability that one mutant r takes over a population of m - 1 agents playing s (a Moran process
+    with Fermi selection of intensity alpha): 1 / (1 + sum_l prod_{k<=l} exp(-alpha (f_r(k) - f_s(k)))),
+    the fitnesses f being expected payoffs against P-1 tablemates drawn from the rest of the population."""
+    return float(np.exp(log_fixation(table, P, m, alpha, r, s, weights)))
 
 
 def alpharank(table, K: int, P: int, alpha: float = 50.0, m: int = 50) -> np.ndarray:
-    """The alpha-rank stationary distribution over the K strategies (see the module docstring)."""
+    """The alpha-rank stationary distribution over the K strategies (see the module docstring).
+
+    The chain moves from s to r with probability ``fixation(r, s) / (K - 1)``. At high intensity these
+    are often far below 1e-16 (1e-59 is common), so 1 minus their sum, the chance of staying, rounds to 1
+    and a linear solve of ``pi C = pi`` cannot tell the states apart. The distribution is taken instead
+    from the moves alone, in logarithms, by the Grassmann-Taksar-Heyman elimination (which needs neither
+    the chance of staying nor a subtraction): exact to rounding however small the moves are."""
     if K == 1:
         return np.ones(1)
-    eta = 1.0 / (K - 1)
-    C = np.zeros((K, K))
     weights = _tablemate_weights(m, P)
+    L = np.full((K, K), -np.inf)  # log of the move s -> r (the common factor 1 / (K - 1) drops out)
     for s in range(K):
         for r in range(K):
             if r != s:
-                C[s, r] = eta * fixation(table, P, m, alpha, r, s, weights)
-        C[s, s] = 1.0 - C[s].sum()
-    # the stationary distribution: pi C = pi, sum(pi) = 1 (least squares on the stacked system)
-    M = np.vstack([C.T - np.eye(K), np.ones((1, K))])
-    b = np.zeros(K + 1)
-    b[-1] = 1.0
-    pi, *_ = np.linalg.lstsq(M, b, rcond=None)
-    pi = np.clip(pi, 0.0, None)
+                L[s, r] = log_fixation(table, P, m, alpha, r, s, weights)
+    return gth_stationary(L)
+
+
+def gth_stationary(L: np.ndarray) -> np.ndarray:
+    """The stationary distribution of an irreducible Markov chain given by the logarithms ``L[s, r]`` of
+    its moves s -> r (s != r; the diagonal is ignored), by the Grassmann-Taksar-Heyman elimination in
+    logarithms (W. K. Grassmann, M. I. Taksar and D. P. Heyman, "Regenerative analysis and steady state
+    distributions for Markov chains", Operations Research 1985)."""
+    L = np.array(L, dtype=np.float64)
+    K = L.shape[0]
+    for n in range(K - 1, 0, -1):
+        out = logsumexp(L[n, :n])  # state n's moves to the states not yet eliminated
+        if not np.isfinite(out):
+            raise ValueError("the chain is not irreducible: a state has no move to the others")
+        L[:n, n] -= out
+        with np.errstate(invalid="ignore"):  # the diagonal (-inf + -inf, never read) may be touched
+            L[:n, :n] = np.logaddexp(L[:n, :n], L[:n, n, None] + L[None, n, :n])
+    logpi = np.zeros(K)
+    for n in range(1, K):
+        logpi[n] = logsumexp(logpi[:n] + L[:n, n])
+    pi = np.exp(logpi - logpi.max())
     return pi / pi.sum()
 
 

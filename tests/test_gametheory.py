@@ -59,6 +59,35 @@ def test_alpharank_puts_all_mass_on_a_dominant_strategy_for_several_players():
     assert reg[0] == pytest.approx(0) and (reg[1:] < 0).all()
 
 
+def test_alpharank_tells_two_stable_states_apart_when_every_move_is_tiny():
+    """3 players, 2 strategies, each better off in the majority: both monomorphic states resist invasion,
+    with fixation probabilities of about 1e-59 and 1e-26. The chance of staying rounds to 1 in floats,
+    and a linear solve of pi C = pi gave 50%/50%; the stationary distribution is pi_0 rho(1 into 0) =
+    pi_1 rho(0 into 1), so all but 1e-33 of its mass is on strategy 0."""
+    t = {(0, 0, 0): {0: 1 / 3}, (0, 0, 1): {0: 0.42, 1: 0.16}, (0, 1, 1): {0: 0.22, 1: 0.39}, (1, 1, 1): {1: 1 / 3}}
+    into0, into1 = gt.log_fixation(t, 3, 50, 50.0, 1, 0), gt.log_fixation(t, 3, 50, 50.0, 0, 1)
+    assert into0 < -100 and -70 < into1 < -50
+    pi = gt.alpharank(t, 2, 3)
+    assert pi[0] == pytest.approx(1.0) and pi[1] == pytest.approx(np.exp(into0 - into1), rel=1e-9)
+
+
+def test_gth_stationary_solves_pi_P_equals_pi():
+    """The elimination in logarithms agrees with a direct solve on chains where that solve is well posed."""
+    rng = np.random.default_rng(5)
+    for K in (2, 3, 5, 8):
+        Q = rng.uniform(0.01, 1.0, (K, K)) / K
+        np.fill_diagonal(Q, 0.0)
+        T = Q + np.diag(1.0 - Q.sum(axis=1))
+        M = np.vstack([T.T - np.eye(K), np.ones((1, K))])
+        b = np.zeros(K + 1)
+        b[-1] = 1.0
+        direct = np.linalg.lstsq(M, b, rcond=None)[0]
+        with np.errstate(divide="ignore"):
+            assert np.allclose(gt.gth_stationary(np.log(Q)), direct, atol=1e-12)
+    with pytest.raises(ValueError, match="irreducible"):
+        gt.gth_stationary(np.array([[0.0, -np.inf], [-np.inf, 0.0]]))
+
+
 def test_fixation_is_neutral_without_selection():
     t = gt.matrix_table(np.full((2, 2), 0.5))
     assert gt.fixation(t, 2, 20, 50.0, 0, 1) == pytest.approx(1 / 20)
