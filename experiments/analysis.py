@@ -67,8 +67,12 @@ def _over_deals(row: dict[str, Any], run: CellRun, has_win: bool) -> None:
     clipped to what the figure can be; a self-play focus's exact fair share keeps no interval at all, and a
     figure alike on every deal keeps its interval over games."""
     vec = run.vectors()
-    if vec is None or run.deals < 2 or row["games"] == run.deals:
-        return  # (one game a deal: the games are the deals, and a share keeps its Wilson interval)
+    if vec is None or run.deals < 2:
+        return
+    # one game a deal (a lineup played unrotated, self-play among them): the games are the deals, so the
+    # figures of the games keep their intervals over games (seat 0's share its Wilson interval); the
+    # focus's figures do not where it holds several seats of each game (self-play: P seats a deal)
+    per_game = row["games"] == run.deals
 
     def put(name: str, x: float | None, values: np.ndarray, *bounds) -> None:
         # every deal alike (a strategy that won no game, say): the spread over deals says nothing of the
@@ -81,10 +85,12 @@ def _over_deals(row: dict[str, Any], run: CellRun, has_win: bool) -> None:
             row["focus_win_lo"] = row["focus_win_hi"] = row["focus_win_share"]
         elif row["focus_games"] > run.deals:  # the focus in more than one seat of a deal
             put("focus_win", row["focus_win_share"], vec[0], 0.0, 1.0)
-        put("seat0_win", row["seat0_win_share"], vec[3], 0.0, 1.0)
+        if not per_game:
+            put("seat0_win", row["seat0_win_share"], vec[3], 0.0, 1.0)
     if row["focus_games"] > run.deals:
         put("focus_score", row["focus_mean_score"], vec[1])
-    put("turns", row["mean_turns"], vec[2])
+    if not per_game:
+        put("turns", row["mean_turns"], vec[2])
 
 
 def cells_table(cfg: Config, runs: list[CellRun]) -> pl.DataFrame:

@@ -107,6 +107,32 @@ def test_cell_intervals_are_over_deals_where_the_games_of_a_deal_are_several():
     assert not needs_vectors(load_config({**raw, "games": SMALL_VECTORS + 1, "report": {"answer": "summary"}}))
 
 
+def test_self_play_focus_intervals_are_over_deals_not_over_its_seats():
+    """A self-play cell plays each deal once, but its focus holds every seat of it: its score's interval is
+    the t interval of the per-deal means of its seats (not a t interval over P x deals seat-games), and
+    its win share is the fair share by symmetry (no interval); with games cut at the turn limit, the share
+    is an estimate whose interval is over deals too (its Wilson interval over seat-games was wider)."""
+    from experiments import run_experiment
+    from simcore.stats import values_ci
+
+    for game, players, strategy, rules in (("sen", 4, "threshold", {}), ("sensu", 4, "random", {"max_turns": 200})):
+        res = run_experiment({"title": "t", "question": "q", "game": game, "players": players, "games": 120,
+                              "seed": 9, "rules": rules, "lineup": {"focus": strategy, "field": strategy},
+                              "report": {"answer": "summary", "per_game": True}})
+        row = res.cells.row(0, named=True)
+        assert row["games"] == row["deals"] == 120 and row["focus_games"] == players * 120
+        per_deal = res.tables["games"].group_by("game").agg(pl.col("score").mean(), pl.col("win").mean(),
+                                                              pl.col("timeout").max()).sort("game")
+        _, lo, hi = values_ci(per_deal["score"].to_numpy())
+        assert (row["focus_score_hi"] - row["focus_score_lo"]) / 2 == pytest.approx((hi - lo) / 2, rel=1e-4), game
+        if game == "sen":
+            assert row["focus_win_lo"] == row["focus_win_hi"] == row["focus_win_share"] == 0.25
+        else:
+            assert per_deal["timeout"].sum() > 0
+            _, lo, hi = values_ci(per_deal["win"].to_numpy())
+            assert (row["focus_win_hi"] - row["focus_win_lo"]) / 2 == pytest.approx((hi - lo) / 2, rel=1e-4)
+
+
 def _match_ups(rng, deals, copies, luck_sd, t=None, k=3, shared=True):
     """Synthetic one-against-a-field match-ups of three strategies: per match-up and deal, the lone
     strategy's wins in ``copies`` games of the deal (each copy a rotation), with a deal's luck shared by its
