@@ -185,7 +185,7 @@ def _units(cols: list[str]) -> dict[str, str]:
     row_key = next((c for c in ("metric", "figure") if c in cols), None)
     out: dict[str, str] = {}
     for i, c in enumerate(cols):
-        if c in ("p_value", "seat_balance_p", "min_seat_balance_p", "rival_p_value"):
+        if c in ("p_value", "seat_balance_p", "rival_p_value"):
             out[c] = "p"
         elif c in ("elo", "elo_lo", "elo_hi"):  # Elo points, whole, as the answer gives them
             out[c] = "elo"
@@ -296,7 +296,11 @@ def _balance(cells: pl.DataFrame, axes: list[str]) -> tuple[str, bool]:
             pl.col("timeouts").sum().alias("timeouts"),
             (1 - pl.col("timeouts").sum() / w.sum()).alias("completion")]
     if "seat_balance_p" in df.columns:
-        aggs.append(pl.col("seat_balance_p").min().alias("min_seat_balance_p"))
+        # the group's cells tested together: the smallest p-value times the number of cells tested
+        # (Bonferroni, at most 1), a test at its level that every cell's seats win equally often
+        p = pl.col("seat_balance_p")
+        aggs.append(pl.when(p.count() > 0).then(pl.min_horizontal(p.min() * p.count(), pl.lit(1.0)))
+                    .otherwise(None).alias("seat_balance_p"))
     has_lead = "mean.lead_changes" in df.columns
     if has_lead:
         aggs.append(((pl.col("mean.lead_changes") * w).sum() / w.sum()).alias("lead_changes"))

@@ -171,3 +171,20 @@ def test_report_refuses_a_config_copy_that_is_not_the_runs(run_dir, tmp_path, ed
     lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
     assert r.exit_code == 2 and len(lines) == 1, r.output
     assert lines[0].startswith("error: ") and "config.toml" in lines[0] and "not the config this run" in lines[0], lines
+
+
+def test_balance_tests_a_groups_cells_together():
+    """A group's seat balance p is its cells' chi-square tests taken together (the smallest p times the
+    number tested, at most 1), not the smallest p alone, which rejects far more often than 5% among many
+    balanced cells; a group with no cell tested shows none."""
+    import polars as pl
+
+    from reports.html import _balance
+    cells = pl.DataFrame({"games": [100] * 5, "seat0_win_share": [.5, .4, .6, .5, .5],
+                          "seat_advantage": [0., -.1, .1, 0., 0.], "seat_spread": [.1, .2, .2, .1, .1],
+                          "mean_turns": [10., 11., 12., 12., 12.], "timeouts": [0] * 5,
+                          "seat_balance_p": [0.02, 0.5, None, 0.3, 0.4], "players": [2, 2, 3, 4, 4]})
+    page = _balance(cells, ["players"])[0]
+    rows = re.findall(r"<tr><td>(\dp)</td>(.*?)</tr>", page)
+    last = {g: re.findall(r"<td>(.*?)</td>", r)[-1] for g, r in rows}
+    assert last == {"2p": "0.04", "3p": "", "4p": "0.6"}, last
