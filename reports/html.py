@@ -48,7 +48,8 @@ EXTRA_TABLES = (
     ("confirm", "Confirmation", "the race's best setting per group on fresh deals that none of the choices saw "
      "(search.confirm): mean with its 95% interval beside its mean in the race (race_value), and the closest "
      "rival's there with its paired difference from the best (rival - best)"),
-    ("metagame", "Meta-game", "the payoff table: each strategy's win share per lineup, seats rotated"),
+    ("metagame", "Meta-game", "the payoff table: each strategy's win share per lineup, seats rotated, with its 95% t interval over "
+                              "deals (each deal's seats averaged first)"),
 )
 
 

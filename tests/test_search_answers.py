@@ -392,6 +392,9 @@ def test_population_meta_game_with_tuning_and_event_rates():
     assert any("guard tuned first" in s for s in res.answer)
     meta = res.tables["metagame"]
     assert meta.filter(pl.col("players") == 3)["lineup"].n_unique() == 10     # multisets of 3 out of 3
+    # each payoff's interval: the t interval over its deals, within [0, 1] (it was 1.96 standard errors,
+    # and past 1 for shares near 1)
+    assert (meta["lo"].drop_nulls() >= 0).all() and (meta["hi"].drop_nulls() <= 1).all()
 
 
 def test_population_smaller_than_the_table_with_options_only():

@@ -39,7 +39,7 @@ import polars as pl
 from simcore import gametheory as gt
 from simcore.errors import SenseiError
 from simcore.options import check_native, shown
-from simcore.stats import values_ci
+from simcore.stats import deal_interval, values_ci
 
 from ..search import Param, seat_values, setting_label
 from .base import AnswerKind, CheckContext, ReportContext, Result
@@ -512,11 +512,10 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
             for L in meta.lineups:
                 for i, v in meta.pay[L].items():
                     mean = float(v.mean())
-                    half = 1.96 * float(v.std(ddof=1)) / math.sqrt(v.size) if v.size > 1 else None
+                    lo, hi = deal_interval(mean, v, 0.0, 1.0)  # the t interval over deals, within [0, 1]
                     meta_rows.append({**base, "players": cell.players, "lineup": " / ".join(meta.labels[j] for j in L),
                                       "strategy": meta.labels[i], "against": _against(meta, L, i),
-                                      "win_share": mean, "lo": None if half is None else mean - half,
-                                      "hi": None if half is None else mean + half, "deals": int(v.size)})
+                                      "win_share": mean, "lo": lo, "hi": hi, "deals": int(v.size)})
     return Result(sentences, None, None, {"equilibrium": frame(eq_rows), "race": frame(race_table),
                                           "path": frame(path_rows), "metagame": frame(meta_rows),
                                           "regrets": frame(reg_rows)},
