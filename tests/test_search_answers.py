@@ -535,11 +535,18 @@ def test_design_over_the_equilibrium_of_each_rule_setting(de_run):
             said = f"penalty={p}: fixed point wake={e}, path "
             assert said in res.answer[1]
             part = res.answer[1].split(said)[1].split(";")[0]
-            if others:  # the other survivors of its last race, in words
-                assert f"({', '.join(others)} {'replies' if len(others) == 1 else 'reply'} to it as well: " \
-                       "not clearly worse on the same deals)" in part, part
+            if others:  # the other survivors of its last race, in words, and the best one's paired gain
+                assert f"({', '.join(others)} {'is' if len(others) == 1 else 'are'} not ruled out against a table " \
+                       "of it either" in part, part
+                best = race.filter((pl.col("rules.penalty") == p) & (pl.col("step") == steps["step"][-1])
+                                   & pl.col("best"))
+                assert best.height == 1
+                if not best["setting"][0].endswith(f"wake={e}"):
+                    assert re.search(r": the best measured, wake=\d+, gains [+-]\d+\.\d% \[[+-]\d+\.\d%, "
+                                     r"[+-]\d+\.\d%\] on the same [\d,]+ deals, a difference that the race's test, "
+                                     r"corrected for picking among \d+ settings, does not call clear\)", part), part
             else:
-                assert "as well" not in part
+                assert "not ruled out" not in part
         # the stakes, recomputed from the games: at a table of e, e's own share minus the grid's mean share
         d = design.filter(pl.col("rules.penalty") == p).row(0, named=True)
         at_e = cells.filter((pl.col("rules.penalty") == p) & (pl.col("field") == f"threshold:wake={e}"))

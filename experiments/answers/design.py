@@ -40,7 +40,7 @@ from ..search import focus_values, setting_label
 from .base import AnswerKind, CheckContext, ReportContext, Result
 from .common import clip_interval, describe_group, frame, join_values, lineup_label, metric_range, short_spec
 from .searching import (SearchSpec, confirm_row, confirmation, confirmed_text, group_axes, parse_confirm,
-                        parse_search, probe_settings, race_rows, search_space, split, start_setting, value_text,
+                        parse_search, pct, probe_settings, race_rows, search_space, split, start_setting, value_text,
                         with_params)
 
 if TYPE_CHECKING:
@@ -355,15 +355,34 @@ def _equilibrium_sentence(desc: str, cell, found, figs, obj: str) -> str:
                 f"no fixed point ({'a cycle' if path.end == 'cycle' else f'{len(path.found)} steps'}; the last table "
                 f"{setting_label(eq['point'])} is used)")
         parts.append(f"{setting_label(s)}: {what}, path " + " -> ".join(setting_label(f) for f in path.fields)
-                     + (f" ({join_values(others)} {'replies' if len(others) == 1 else 'reply'} to it as well: not "
-                        "clearly worse on the same deals)" if len(tied) > 1 and (others := [t for t in tied if t != setting_label(eq['point'])])
-                        else "")
+                     + (_tied_text(path, others) if path.fixed is not None and
+                        (others := [t for t in tied if t != setting_label(eq['point'])]) else "")
                      + f"; best response to the field {cell.agents[1].spec()}: {setting_label(first.best)}; "
                      f"stakes {value_text(obj, m)} [{value_text(obj, lo)}, {value_text(obj, hi)}] over "
                      f"{figs[k][0].size:,} deals")
     return (f"{desc}: " if desc else "") + "equilibrium of " + short_spec(cell.agents[0]) + " under each rule " \
         "setting (iterated best response; stakes: the win share a seat gains at a table of the fixed point by " \
         "playing it rather than a value drawn uniformly from the grid): " + "; ".join(parts)
+
+
+def _tied_text(path, others: list[str]) -> str:
+    """The settings that the race against a table of the fixed point kept beside it, and the best measured
+    one's paired gain over it: the race's test, corrected for the number of settings, does not call it
+    clear, though its own 95% interval may lie above 0."""
+    found = path.found[-1]
+    r = found.race
+    own = next(i for i, j in enumerate(found.raced) if found.settings[j] == path.fixed)
+    text = (f" ({join_values(others)} {'is' if len(others) == 1 else 'are'} not ruled out against a table of it "
+            "either")
+    if r.best != own:
+        vs = r.versus_best[own]  # the fixed point less the best; shown as the best's gain
+
+        def gain(key):
+            return None if vs[key] is None else -vs[key]
+        text += (f": the best measured, {setting_label(found.best)}, gains {pct(gain('diff'), True)} "
+                 f"[{pct(gain('hi'), True)}, {pct(gain('lo'), True)}] on the same {vs['n']:,} deals, a difference "
+                 f"that the race's test, corrected for picking among {len(found.raced)} settings, does not call clear")
+    return text + ")"
 
 
 def _equilibrium_rows(cfg, cell, base, found, eq_rows, path_rows, race_table) -> None:
