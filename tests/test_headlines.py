@@ -147,6 +147,18 @@ def test_a_share_and_its_advantage_round_alike():
     assert fmt_metric("win_share", -1e-12, True) == "+0.0%"
 
 
+def test_an_interval_bound_below_zero_keeps_its_sign():
+    """An estimate that rounds to zero reads +0.0, but an interval's bound just below zero reads -0.0: a
+    first-seat advantage of +0.04% [-0.04%, +0.12%] read "+0.0% [+0.0%, +0.1%]", as if above 0."""
+    from experiments.answers.common import dci_text, fmt_metric, pm_metric, span
+    assert fmt_metric("seat_advantage", -0.0004, True) == "+0.0%"
+    assert span("seat_advantage", -0.0004, 0.0012, True) == "[-0.0%, +0.1%]"
+    assert span("mean_turns", -0.3, -0.01, True) == "[-0.3, -0.0]"
+    assert span("win_share", -1e-12, 0.3) == "[0.0%, 30.0%]"  # a float's last bits are no sign
+    assert pm_metric("seat_advantage", 0.001, -0.0004, 0.008, True, bounds=(-0.5, 0.5)) == "+0.1% [-0.0%, +0.8%]"
+    assert dci_text({"diff": 0.0004, "lo": -0.0004, "hi": 0.0012}) == "+0.0% [-0.0%, +0.1%]"
+
+
 def test_effect_reads_a_self_play_focus_as_its_fair_share_by_symmetry():
     # with 3 or 5 players a deal's focus value is float32(1/P), never exactly 1/P: it must not read as off it
     from experiments import run_experiment

@@ -12,7 +12,7 @@ from ..config import METRICS
 from ..engine import VEC_ROWS
 from .base import AnswerKind, ReportContext, Result
 from .common import (by_symmetry, ci_cell, clip_interval, describe_group, experiment_labels, fmt_metric, frame, group_rows, join_values, metric_range,
-                     pm_metric, short)
+                     pm_metric, short, span)
 from .common import label as label_of
 from .common import show as show_value
 
@@ -72,7 +72,7 @@ def answer_best(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
             picks.append((desc, show(best[rep.over]), clear))
             lo, hi = clip_interval(d["lo"], d["hi"], metric_range(rep.metric, diff=True))
             notes.append(f"next {show(nxt[rep.over])}: {fmt_metric(rep.metric, d['diff'], True)}, paired 95% CI "
-                         f"[{fmt_metric(rep.metric, lo, True)}, {fmt_metric(rep.metric, hi, True)}]"
+                         f"{span(rep.metric, lo, hi, True)}"
                          + ("" if clear else ", not clearly different"))
         else:
             picks.append((desc, show(best[rep.over]), False))
@@ -145,7 +145,7 @@ def _score_sentence(rep, metric_label: str, best: str, lows: list[dict], low_is_
         if x["next"] is not None:
             d = x["d"]
             text += (f" (next {x['next']}: {fmt_metric('mean_score', d['diff'], True)}, paired 95% CI "
-                     f"[{fmt_metric('mean_score', d['lo'], True)}, {fmt_metric('mean_score', d['hi'], True)}]"
+                     f"{span('mean_score', d['lo'], d['hi'], True)}"
                      + ("" if x["clear"] else ", not clearly different") + ")")
         return text + (f"; it is also the {over} with the {best} {metric_label}" if x["best"] else "") + "."
     values = [x["value"] for x in lows]

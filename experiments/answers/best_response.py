@@ -23,8 +23,8 @@ from ..search import setting_label
 from .base import AnswerKind, CheckContext, ReportContext, Result
 from .common import clip_interval, describe_group, frame, metric_range, short_spec
 from .searching import (confirm_row, confirmation, confirmed_text, deviator_values, group_axes, mean_values, parse_confirm,
-                        parse_search, pct, probe_settings, race_rows, runners_up, search_space, split, value_text,
-                        with_params)
+                        parse_search, pct, probe_settings, race_rows, runners_up, search_space, split, value_span,
+                        value_text, with_params)
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -156,7 +156,7 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
                 f"{_field_text(cfg, cell, seat)}): {setting_label(best)}, {_label(metric)} "
                 + (f"{pct(fair)} on every one of {r.deals[k]:,} deals (the field's own setting: a table of one "
                    "strategy wins the fair share by symmetry, and every other setting measured below it)" if alike else
-                   f"{value_text(metric, r.means[k])} [{value_text(metric, lo)}, {value_text(metric, hi)}] "
+                   f"{value_text(metric, r.means[k])} {value_span(metric, lo, hi)} "
                    f"over {r.deals[k]:,} deals" + (f" (fair {pct(fair)})" if fair else "")))
         if cfg.kind == "tournament" and cell.agents and len(cell.agents) > 2:
             text += "; against each table: " + _per_table(cell, seat, found, metric, r.deals[k])
@@ -201,7 +201,7 @@ def _per_table(cell, seat: int, found, metric: str, deals: int) -> str:
     for o, run in zip(others, found.runs[found.raced[found.race.best]]):
         m, lo, hi = values_ci(fn(run)[:deals])
         lo, hi = clip_interval(lo, hi, metric_range(metric))
-        parts.append(f"{short_spec(o)} {value_text(metric, m)} [{value_text(metric, lo)}, {value_text(metric, hi)}]")
+        parts.append(f"{short_spec(o)} {value_text(metric, m)} {value_span(metric, lo, hi)}")
     return ", ".join(parts)
 
 

@@ -72,17 +72,27 @@ def show(v: Any) -> str:
     return str(v)
 
 
-def fmt_metric(metric: str, x: float, signed: bool = False) -> str:
+def fmt_metric(metric: str, x: float, signed: bool = False, bound: bool = False) -> str:
+    """A figure as the sentences show it: a share in % with one decimal, a game length with one, anything
+    else with two. An estimate that rounds to zero reads 0.0, never -0.0; an interval's ``bound`` below
+    zero that rounds to zero reads -0.0 (so that [-0.0%, +0.1%] does not pass for an interval above 0)."""
     if x is None or not math.isfinite(x):
         return "n/a"
     sign = "+" if signed else ""
-    # (a value that rounds to zero is 0.0, never -0.0; a value a float's last bits put next to a half is
-    # rounded as the half it stands for, so that 59.25% and its advantage of 9.25% round alike)
-    if metric in ("win_share", "seat_advantage"):
-        return f"{round(round(x * 100, 9), 1) + 0.0:{sign}.1f}%"
-    if metric == "mean_turns":
-        return f"{round(round(x, 9), 1) + 0.0:{sign}.1f}"
-    return f"{round(round(x, 9), 2) + 0.0:{sign}.2f}"
+    # (a value a float's last bits put next to a half is rounded as the half it stands for, so that 59.25%
+    # and its advantage of 9.25% round alike)
+    scale, d, unit = (100, 1, "%") if metric in ("win_share", "seat_advantage") else \
+        (1, 1, "") if metric == "mean_turns" else (1, 2, "")
+    v = round(x * scale, 9)
+    r = round(v, d) + 0.0
+    if bound and r == 0.0 and v < 0:
+        return f"-{0.0:.{d}f}{unit}"
+    return f"{r:{sign}.{d}f}{unit}"
+
+
+def span(metric: str, lo: float | None, hi: float | None, signed: bool = False) -> str:
+    """An interval's bounds as the sentences show them, ``[-0.0%, +0.1%]`` (see :func:`fmt_metric`)."""
+    return f"[{fmt_metric(metric, lo, signed, True)}, {fmt_metric(metric, hi, signed, True)}]"
 
 
 def group_rows(cells: pl.DataFrame, axes: list[str]):
@@ -215,7 +225,7 @@ def pm_metric(metric: str, x: float | None, lo: float | None, hi: float | None, 
     if lo is None or hi is None or not (math.isfinite(lo) and math.isfinite(hi)):
         return fmt_metric(metric, x, signed)
     if lopsided(x, lo, hi):
-        return f"{fmt_metric(metric, x, signed)} [{fmt_metric(metric, lo, signed)}, {fmt_metric(metric, hi, signed)}]"
+        return f"{fmt_metric(metric, x, signed)} {span(metric, lo, hi, signed)}"
     return f"{fmt_metric(metric, x, signed)} ± {fmt_metric(metric, half_width(lo, hi))}"
 
 
@@ -268,7 +278,7 @@ def ci_text(x: float | None, lo: float | None, hi: float | None) -> str:
         return "n/a"
     if lo is None or hi is None:
         return fmt_metric("win_share", x)
-    return f"{fmt_metric('win_share', x)} [{fmt_metric('win_share', lo)}, {fmt_metric('win_share', hi)}]"
+    return f"{fmt_metric('win_share', x)} {span('win_share', lo, hi)}"
 
 
 def dci_text(d: dict[str, Any], bounds: tuple[float, float] | None = SHARE_DIFF_RANGE) -> str:
@@ -277,8 +287,7 @@ def dci_text(d: dict[str, Any], bounds: tuple[float, float] | None = SHARE_DIFF_
     if d["lo"] is None or not math.isfinite(d["lo"]):
         return fmt_metric("win_share", d["diff"], True)
     lo, hi = clip_interval(d["lo"], d["hi"], bounds)
-    return (f"{fmt_metric('win_share', d['diff'], True)} [{fmt_metric('win_share', lo, True)}, "
-            f"{fmt_metric('win_share', hi, True)}]")
+    return f"{fmt_metric('win_share', d['diff'], True)} {span('win_share', lo, hi, True)}"
 
 
 def direction(d: dict[str, Any]) -> int:

@@ -40,8 +40,8 @@ from ..search import focus_values, setting_label
 from .base import AnswerKind, CheckContext, ReportContext, Result
 from .common import clip_interval, describe_group, frame, join_values, lineup_label, metric_range, short_spec
 from .searching import (SearchSpec, confirm_row, confirmation, confirmed_text, group_axes, parse_confirm,
-                        parse_search, pct, probe_settings, race_rows, search_space, split, start_setting, value_text,
-                        with_params)
+                        parse_search, pct, pct_span, probe_settings, race_rows, search_space, split, start_setting,
+                        value_span, value_text, with_params)
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -287,8 +287,8 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
         bx, (bm, blo, bhi) = figs[r.best]
         blo, bhi = clip_interval(blo, bhi, metric_range(obj))  # a share's interval shown within [0%, 100%]
         text = (f"best {keys}" + (f" for {desc}" if desc else "") + f" ({_aim_text(o)}; {lineup_label(cell)}): "
-                f"{setting_label(found.best)}, {OBJECTIVES[obj]} {value_text(obj, bm)} [{value_text(obj, blo)}, "
-                f"{value_text(obj, bhi)}] over {r.deals[r.best]:,} deals")
+                f"{setting_label(found.best)}, {OBJECTIVES[obj]} {value_text(obj, bm)} {value_span(obj, blo, bhi)} "
+                f"over {r.deals[r.best]:,} deals")
         if aim:
             text += f", distance {value_text(obj, -r.means[r.best])}"
         rivals = sorted((k for k in range(len(found.raced)) if k != r.best), key=lambda k: abs(r.versus_best[k]["diff"]))
@@ -296,9 +296,9 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
         for k in rivals[:3]:
             d = r.versus_best[k]
             x, (m, lo, hi) = figs[k]
-            what = (f"{value_text(obj, -d['diff'], True)} farther [{value_text(obj, -d['hi'], True)}, "
-                    f"{value_text(obj, -d['lo'], True)}]") if aim else (
-                f"{value_text(obj, d['diff'], True)} [{value_text(obj, d['lo'], True)}, {value_text(obj, d['hi'], True)}]")
+            what = (f"{value_text(obj, -d['diff'], True)} farther "
+                    f"{value_span(obj, -d['hi'], -d['lo'], True)}") if aim else (
+                f"{value_text(obj, d['diff'], True)} {value_span(obj, d['lo'], d['hi'], True)}")
             parts.append(f"{setting_label(found.settings[found.raced[k]])} {value_text(obj, m)} ({what} on "
                          f"{d['n']:,} deals)")
         if parts:
@@ -358,7 +358,7 @@ def _equilibrium_sentence(desc: str, cell, found, figs, obj: str) -> str:
                      + (_tied_text(path, others) if path.fixed is not None and
                         (others := [t for t in tied if t != setting_label(eq['point'])]) else "")
                      + f"; best response to the field {cell.agents[1].spec()}: {setting_label(first.best)}; "
-                     f"stakes {value_text(obj, m)} [{value_text(obj, lo)}, {value_text(obj, hi)}] over "
+                     f"stakes {value_text(obj, m)} {value_span(obj, lo, hi)} over "
                      f"{figs[k][0].size:,} deals")
     return (f"{desc}: " if desc else "") + "equilibrium of " + short_spec(cell.agents[0]) + " under each rule " \
         "setting (iterated best response; stakes: the win share a seat gains at a table of the fixed point by " \
@@ -380,7 +380,7 @@ def _tied_text(path, others: list[str]) -> str:
         def gain(key):
             return None if vs[key] is None else -vs[key]
         text += (f": the best measured, {setting_label(found.best)}, gains {pct(gain('diff'), True)} "
-                 f"[{pct(gain('hi'), True)}, {pct(gain('lo'), True)}] on the same {vs['n']:,} deals, a difference "
+                 f"{pct_span(gain('hi'), gain('lo'), True)} on the same {vs['n']:,} deals, a difference "
                  f"that the race's test, corrected for picking among {len(found.raced)} settings, does not call clear")
     return text + ")"
 

@@ -9,7 +9,7 @@ import polars as pl
 from simcore.stats import half_width, paired_diff, values_ci, wilson
 
 from .base import AnswerKind, Result
-from .common import SHARE_DIFF_RANGE, by_symmetry, clip_interval, describe_group, metric_range, experiment_labels, fmt_metric, frame, pm_metric, group_rows, label, short, wide_table
+from .common import SHARE_DIFF_RANGE, by_symmetry, clip_interval, describe_group, metric_range, experiment_labels, fmt_metric, frame, pm_metric, group_rows, label, short, span, wide_table
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -63,7 +63,7 @@ def answer_effect(cfg: Config, cells: pl.DataFrame, runs: list[CellRun], ratings
             if stopped:  # games stopped at the turn limit: nobody's win, and their turns count in the length
                 clo, chi = wilson(n - stopped, n)
                 part.append(f"completion {fmt_metric('win_share', 1 - stopped / n)} "
-                            f"[{fmt_metric('win_share', float(clo))}, {fmt_metric('win_share', float(chi))}] "
+                            f"{span('win_share', float(clo), float(chi))} "
                             f"({stopped:,} of {n:,} games stopped at the turn limit)")
             if exact:
                 part.append(f"focus win share {fmt_metric('win_share', 1.0 / P)} (the fair share by symmetry: the "
@@ -83,8 +83,8 @@ def answer_effect(cfg: Config, cells: pl.DataFrame, runs: list[CellRun], ratings
                         "game length" if metric == "mean_turns" else "first-seat advantage")
                     # a difference of shares (or of seat 0's advantages) lies in [-100%, +100%]
                     lo, hi = clip_interval(d["lo"], d["hi"], None if metric == "mean_turns" else SHARE_DIFF_RANGE)
-                    part.append(f"{shown} {fmt_metric(metric, d['diff'], True)} [{fmt_metric(metric, lo, True)}, "
-                                f"{fmt_metric(metric, hi, True)}] vs {show(rep.baseline)}")
+                    part.append(f"{shown} {fmt_metric(metric, d['diff'], True)} {span(metric, lo, hi, True)} "
+                                f"vs {show(rep.baseline)}")
             if ratings.height:
                 mask = pl.lit(True)
                 for a, v in zip(gaxes, key):

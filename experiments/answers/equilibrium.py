@@ -45,8 +45,8 @@ from ..search import Param, seat_values, setting_label
 from .base import AnswerKind, CheckContext, ReportContext, Result
 from .common import check_event, clip_interval, describe_group, frame, join_values, metric_range, short_spec
 from .searching import (SearchSpec, closest_rival, confirm_fits, deviator_values, group_axes, mean_values,
-                        parse_confirm, parse_search, pct, race_rows, search_space, split, start_setting,
-                        with_params)
+                        parse_confirm, parse_search, pct, pct_span, race_rows, search_space, split,
+                        start_setting, with_params)
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -434,7 +434,7 @@ def _ival(sol, key, i):
     x = sol[key][i]
     if lo is None:
         return pct(x)
-    return f"{pct(x)} [{pct(lo[i])}, {pct(hi[i])}]"
+    return f"{pct(x)} {pct_span(lo[i], hi[i])}"
 
 
 def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], state) -> Result:
@@ -452,7 +452,7 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
             r = found.race
             sentences.append((f"{desc}: " if desc else "") + f"{role} tuned first: {setting_label(found.best)} (best "
                              f"response to tables of each other member, win share {pct(r.means[r.best])} "
-                             f"[{pct(r.lo[r.best])}, {pct(r.hi[r.best])}] over {r.deals[r.best]:,} deals; "
+                             f"{pct_span(r.lo[r.best], r.hi[r.best])} over {r.deals[r.best]:,} deals; "
                              f"{len(found.raced)} settings raced, {found.games:,} games)")
             race_table += [{**row, "step": "tune", "field": "other members"} for row in
                            race_rows(base, found, "win_share", fair)]
@@ -568,7 +568,7 @@ def _family_sentences(cfg, cell, desc, paths, fixed, fair, confirmed=None) -> li
                     return None if vs[key] is None else -vs[key]
                 text += (f": the best measured, {setting_label(found.best)}, wins {pct(r.means[k])} against "
                          f"{pct(r.means[own])} for it (fair {pct(fair)}), a paired difference of "
-                         f"{pct(gain('diff'), True)} [{pct(gain('hi'), True)}, {pct(gain('lo'), True)}] over "
+                         f"{pct(gain('diff'), True)} {pct_span(gain('hi'), gain('lo'), True)} over "
                          f"{vs['n']:,} deals "
                          f"that the race's test, corrected for picking among {len(found.raced)} settings, "
                          "does not call clear)")
@@ -576,7 +576,7 @@ def _family_sentences(cfg, cell, desc, paths, fixed, fair, confirmed=None) -> li
             if c is not None:
                 m, lo, hi = c["ci"]
                 lo, hi = clip_interval(lo, hi, metric_range("win_share"))
-                figure = f"{pct(m)} on every one of them" if c["alike"] else f"{pct(m)} [{pct(lo)}, {pct(hi)}]"
+                figure = f"{pct(m)} on every one of them" if c["alike"] else f"{pct(m)} {pct_span(lo, hi)}"
                 gains = not c["alike"] and lo is not None and lo > fair + GAIN
                 text = text[:-1] + (f"; on {c['deals']:,} fresh deals, numbered from {c['first']:,} (none of them "
                                     f"helped find it), the best measured deviation, {setting_label(c['setting'])}, "
@@ -612,7 +612,7 @@ def _family_sentences(cfg, cell, desc, paths, fixed, fair, confirmed=None) -> li
                f"{setting_label(found.best)}"
                + (" (the field's own value: every other setting measured below it, and against itself it wins "
                   f"the fair share {pct(fair)} by symmetry)" if itself else
-                  f", win share {pct(r.means[k])} [{pct(r.lo[k])}, {pct(r.hi[k])}] over {r.deals[k]:,} deals "
+                  f", win share {pct(r.means[k])} {pct_span(r.lo[k], r.hi[k])} over {r.deals[k]:,} deals "
                   f"(fair {pct(fair)})")
                + "; paths: "
                + "; ".join(" -> ".join(setting_label(f) for f in p.fields) for p in paths)
@@ -641,7 +641,7 @@ def _meta_sentences(desc, meta: MetaGame, event, fair) -> list[str]:
         if outside:
             text += "; regret against it (what a member outside it gains, the closest first) " + ", ".join(
                 f"{meta.labels[i]} {pct(sol['regret'][i], True)}"
-                + (f" [{pct(sol['regret_lo'][i], True)}, {pct(sol['regret_hi'][i], True)}]" if "regret_lo" in sol
+                + (f" {pct_span(sol['regret_lo'][i], sol['regret_hi'][i], True)}" if "regret_lo" in sol
                    else "") for i in outside[:SHOWN]) + (f" and {len(outside) - SHOWN} more" if len(outside) > SHOWN
                                                          else "")
         best_dev = int(np.argmax(sol["regret"]))
@@ -663,7 +663,7 @@ def _fresh_text(meta: MetaGame, sol: dict[str, Any]) -> str:
     reg = sol["fresh_regret"]
     order = [int(i) for i in np.argsort(-reg, kind="stable")]
     parts = [f"{meta.labels[i]} {pct(reg[i], True)}" + (
-        f" [{pct(sol['fresh_regret_lo'][i], True)}, {pct(sol['fresh_regret_hi'][i], True)}]"
+        f" {pct_span(sol['fresh_regret_lo'][i], sol['fresh_regret_hi'][i], True)}"
         if "fresh_regret_lo" in sol else "") for i in order[:SHOWN]]
     text = (f"on {meta.fresh_deals:,} fresh deals (numbered from {meta.fresh_first:,}: none of them helped find it; "
             f"{meta.fresh_games:,} games), each member's regret against it, the largest first: " + ", ".join(parts)

@@ -23,7 +23,7 @@ from simcore.stats import paired_diff, values_ci
 from strategies.registry import make_strategy
 
 from ..search import Evaluator, Param, focus_values, grid, parse_param, seat_values, setting_label
-from .common import clip_interval, fmt_metric, metric_range
+from .common import clip_interval, fmt_metric, metric_range, span
 
 #: [search] keys that are options, not parameters (every parameter key holds a dot)
 RACE_KEYS = {"method", "alpha", "first", "trials", "top"}
@@ -333,7 +333,7 @@ def _figure(metric: str, ci: tuple, alike: bool) -> str:
     if alike:
         return f"{value_text(metric, m)} on every one of them"
     lo, hi = clip_interval(lo, hi, metric_range(metric))
-    return f"{value_text(metric, m)} [{value_text(metric, lo)}, {value_text(metric, hi)}]"
+    return f"{value_text(metric, m)} {value_span(metric, lo, hi)}"
 
 
 def confirmed_text(conf: dict[str, Any], metric: str, target: float | None = None,
@@ -347,8 +347,8 @@ def confirmed_text(conf: dict[str, Any], metric: str, target: float | None = Non
         dlo, dhi = clip_interval(d["lo"], d["hi"], metric_range(metric, diff=True))
         text += (f"; the closest rival, {setting_label(conf['rival'])}, there: "
                  + _figure(metric, conf["rival_ci"], conf["rival_alike"])
-                 + f", a paired difference of {value_text(metric, d['diff'], True)} [{value_text(metric, dlo, True)}, "
-                 f"{value_text(metric, dhi, True)}] from the best")
+                 + f", a paired difference of {value_text(metric, d['diff'], True)} {value_span(metric, dlo, dhi, True)} "
+                 "from the best")
         if target is not None or band is not None:
             def distance(x: float) -> float:
                 if target is not None:
@@ -466,10 +466,22 @@ def pct(x: float | None, signed: bool = False) -> str:
     return fmt_metric("win_share", x, signed)
 
 
-def value_text(metric: str, x: float | None, signed: bool = False) -> str:
+def pct_span(lo: float | None, hi: float | None, signed: bool = False) -> str:
+    return span("win_share", lo, hi, signed)
+
+
+def _shown_as(metric: str) -> str:
     if metric in ("win_share", "seat0_win_share", "focus_win_share", "seat_advantage", "equilibrium_stakes"):
-        return pct(x, signed)
-    return fmt_metric("mean_score", x, signed)  # two decimals, as for every figure that is not a share
+        return "win_share"
+    return "mean_score"  # two decimals, as for every figure that is not a share
+
+
+def value_text(metric: str, x: float | None, signed: bool = False) -> str:
+    return fmt_metric(_shown_as(metric), x, signed)
+
+
+def value_span(metric: str, lo: float | None, hi: float | None, signed: bool = False) -> str:
+    return span(_shown_as(metric), lo, hi, signed)
 
 
 def runners_up(found: Searched, metric: str, count: int = 3) -> str:
@@ -482,6 +494,6 @@ def runners_up(found: Searched, metric: str, count: int = 3) -> str:
         d = r.versus_best[k]
         s = found.settings[found.raced[k]]
         lo, hi = clip_interval(d["lo"], d["hi"], metric_range(metric, diff=True))
-        parts.append(f"{setting_label(s)} {value_text(metric, d['diff'], True)} [{value_text(metric, lo, True)}, "
-                     f"{value_text(metric, hi, True)}] over {d['n']:,} deals")
+        parts.append(f"{setting_label(s)} {value_text(metric, d['diff'], True)} {value_span(metric, lo, hi, True)} "
+                     f"over {d['n']:,} deals")
     return "; ".join(parts)
