@@ -37,7 +37,8 @@ EXTRA_TABLES = (
     ("equilibrium", "Equilibria", "one row per group, solution and strategy in its support: probability with its "
      "bootstrap 95% interval over deals, the strategy's regret against the equilibrium (its win share against a "
      "field drawn from it minus the equilibrium's own) and, with an event, its event rate against that field; a "
-     "symmetric fixed point is one pure strategy (tied: the settings no better and not clearly worse)"),
+     "symmetric fixed point is one pure strategy (tied: the settings that its last best-response race did not rule "
+     "out)"),
     ("regrets", "Regrets", "every member's regret against every solution of a meta-game (its win share against a "
      "field drawn from the solution minus the solution's own), in the solution's support or not, with its bootstrap "
      "95% interval, and with search.confirm its regret on the fresh deals (fresh_regret)"),

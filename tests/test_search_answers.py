@@ -390,6 +390,13 @@ def test_population_meta_game_with_tuning_and_event_rates():
     for _, sub in e.group_by(["players", "solution"]):
         assert sub["probability"].sum() == pytest.approx(1.0)
     assert any("guard tuned first" in s for s in res.answer)
+    # no share past 100% (the tuning race's interval of 98.4% read [95.1%, 101.8%])
+    assert not re.search(r"\b(10[0-9]\.[0-9]*[1-9]|1[1-9][0-9]\.[0-9]|[2-9][0-9]{2}\.[0-9])%", " ".join(res.answer))
+    # the table's support is the sentence's: a probability above 1e-6
+    assert (e["probability"] > 1e-6).all()
+    reg = res.tables["regrets"]
+    assert reg.filter(pl.col("in_support")).height == e.height
+    assert (reg.filter(~pl.col("in_support"))["probability"] <= 1e-6).all()
     meta = res.tables["metagame"]
     assert meta.filter(pl.col("players") == 3)["lineup"].n_unique() == 10     # multisets of 3 out of 3
     # each payoff's interval: the t interval over its deals, within [0, 1] (it was 1.96 standard errors,

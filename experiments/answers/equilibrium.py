@@ -485,7 +485,7 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
             sentences += _meta_sentences(desc, meta, event, fair)
             for sol in meta.solutions:
                 for i, label in enumerate(meta.labels):
-                    support = sol["probs"][i] > SUPPORT or (sol.get("hi") is not None and sol["hi"][i] > SUPPORT)
+                    support = sol["probs"][i] > SUPPORT  # as the sentence names it (the bootstrap's interval aside)
                     row = {**group, "solution": sol["name"], "kind": sol["kind"], "strategy": meta.agents[i].spec()}
                     if meta.settings is not None:
                         row.update({k: meta.settings[i][k] for k in keys})

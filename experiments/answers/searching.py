@@ -467,6 +467,8 @@ def pct(x: float | None, signed: bool = False) -> str:
 
 
 def pct_span(lo: float | None, hi: float | None, signed: bool = False) -> str:
+    """A share's interval within [0%, 100%] (a difference of shares, ``signed``: within [-100%, +100%])."""
+    lo, hi = clip_interval(lo, hi, metric_range("win_share", diff=signed))
     return span("win_share", lo, hi, signed)
 
 
