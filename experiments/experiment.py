@@ -174,6 +174,8 @@ class Experiment:
         atomic_write(os.path.join(path, "summary.json"), lambda fh: json.dump(summary, fh, indent=2, default=str),
                      binary=False)
         man = {k: v for k, v in self.manifest.items() if k != "config_text"}
+        # the tables written, so that a report can tell one deleted since from one the answer never makes
+        man["tables"] = sorted(list(self.tables) + (["examples"] if self.examples is not None else []))
         if self.config.path == DICT_CONFIG:  # a config given as a dict: its copy in the folder reruns it
             man["command"] = _command(self.config, man.get("games_override"), files=man.get("strategy_files"),
                                       run_dir=path)

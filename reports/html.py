@@ -102,10 +102,14 @@ def read_run(run_dir: str) -> dict[str, Any]:
             raise ReportError(f"{p}: unreadable: {exc}") from None
         if not isinstance(out[name], dict):
             raise ReportError(f"{p}: damaged: a JSON object is expected, not {type(out[name]).__name__}")
+    written = out["manifest"].get("tables")  # what the run wrote (a run folder made before it was kept: None)
+    required = set(REQUIRED_TABLES) | (set(written) & set(TABLES) if isinstance(written, list) else set())
     for name in TABLES:
         p = os.path.join(run_dir, f"{name}.parquet")
-        if name in REQUIRED_TABLES and not os.path.isfile(p):
-            what = "not a run folder" if name == "cells" else "every finished run writes it; run the config again"
+        if name in required and not os.path.isfile(p):
+            what = ("not a run folder" if name == "cells" else
+                    "every finished run writes it; run the config again" if name in REQUIRED_TABLES else
+                    "the run wrote it, manifest.json says; run the config again")
             raise ReportError(f"{run_dir}: {name}.parquet is missing ({what})")
         try:
             out["tables"][name] = pl.read_parquet(p) if os.path.isfile(p) else pl.DataFrame()

@@ -124,7 +124,7 @@ def test_ratings_cells_show_whole_elo_points_alike():
     assert _cell(0.25, "win_share", units["win_share"]) == "25.00%"
 
 
-@pytest.mark.parametrize("table", ["turns", "seats", "cells"])
+@pytest.mark.parametrize("table", ["turns", "seats", "cells", "examples"])
 def test_report_on_a_run_folder_missing_a_table_names_it(run_dir, tmp_path, table):
     """A finished run writes every table: one deleted is named in one line (exit 2), never a polars error
     about a column, nor a report that silently leaves out its figures."""
@@ -188,3 +188,21 @@ def test_balance_tests_a_groups_cells_together():
     rows = re.findall(r"<tr><td>(\dp)</td>(.*?)</tr>", page)
     last = {g: re.findall(r"<td>(.*?)</td>", r)[-1] for g, r in rows}
     assert last == {"2p": "0.04", "3p": "", "4p": "0.6"}, last
+
+
+def test_report_requires_the_tables_its_manifest_lists(run_dir, tmp_path):
+    """manifest.json lists the tables the run wrote (the answer's own among them): one deleted is named in
+    one line; a run folder made before the list was kept is read as before (its optional tables may lack)."""
+    import json
+    import shutil
+    path, res = run_dir
+    man = json.load(open(os.path.join(path, "manifest.json"), encoding="utf-8"))
+    assert set(man["tables"]) == set(res.tables) | {"examples"}
+    copy = tmp_path / "run"
+    shutil.copytree(path, copy)
+    (copy / "examples.parquet").unlink()
+    r = CliRunner().invoke(app, ["report", str(copy)])
+    assert r.exit_code == 2 and "examples.parquet is missing (the run wrote it, manifest.json says" in r.stderr
+    del man["tables"]
+    (copy / "manifest.json").write_text(json.dumps(man), encoding="utf-8")
+    assert CliRunner().invoke(app, ["report", str(copy)]).exit_code == 0
