@@ -104,7 +104,8 @@ def answer_calibration(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
             paired_rows.append({**{ax: best[ax] for ax in gaxes}, "metric": "mean_score", "over": over, "value": v,
                                 "versus": v0, "diff": d["diff"], "lo": d["lo"], "hi": d["hi"],
                                 "p_value": d["p_value"], "rho": d["rho"], "deals": d["n"]})
-            text += f"; vs {show(v0)}: {d['diff']:+.2f} [{d['lo']:+.2f}, {d['hi']:+.2f}] points (same deals)"
+            text += (f"; vs {strategy_label(runs, best, labels)} under {short(over)} {show(v0)}: {d['diff']:+.2f} "
+                     f"[{d['lo']:+.2f}, {d['hi']:+.2f}] points (same deals)")
         verdicts[v] = (verdict, best)
         sentences.append(text)
 
