@@ -36,6 +36,17 @@ def test_effect_headline_gives_the_baseline_the_strongest_and_shares_in_percent(
     assert not any("points" in h or "-0.0" in h for h in head)
 
 
+def test_effect_headline_counts_the_games_stopped_at_the_turn_limit():
+    """A few games cut at the turn limit can make a change of game length: the headline says how many, for
+    each value that has some (Sensu's chosen_fan: 2 of 80 games stopped, +47.7 turns in that group)."""
+    rep = SimpleNamespace(over="variant", baseline="base")
+    rows = [_paired("v1", "mean_turns", 25.0, 15.0, 80.0, 2), _paired("v2", "mean_turns", 1.0, -1.0, 3.0, 2)]
+    head = effect.headline(rep, rows, str, [], {}, {"base": [0, 320], "v1": [2, 320], "v2": [0, 320]})
+    assert head[0].startswith("variant v1 against base, on the same deals (2 of 320 games stopped at the turn "
+                              "limit: their turns count up to it in the game length): game length +25.0")
+    assert "stopped" not in head[1]
+
+
 def test_effect_strongest_cannot_tell_an_overlap_with_the_reference():
     import polars as pl
 

@@ -35,6 +35,7 @@ def answer_effect(cfg: Config, cells: pl.DataFrame, runs: list[CellRun], ratings
         by_group[key] = {k[0]: s for k, s in sub.group_by([rep.over], maintain_order=True)}
     levels: list[dict[str, Any]] = []  # the baseline's own figures in each group, for the headline
     strongest: dict[Any, list[tuple]] = {}  # value -> (group, strongest, runner-up, overlapping) per group
+    stopped_by: dict[Any, list[int]] = {}  # value -> [games stopped at the turn limit, games], over every group
     for key, values in by_group.items():
         desc = describe_group(gaxes, key)
         base = values.get(rep.baseline)
@@ -60,6 +61,9 @@ def answer_effect(cfg: Config, cells: pl.DataFrame, runs: list[CellRun], ratings
             part = [f"game length {turns[0]:.1f} turns ± {half_width(turns[1], turns[2]):.1f}",
                     "first-seat advantage " + pm_metric("seat_advantage", adv, adv_lo, adv_hi, True)]
             stopped = int(sub["timeouts"].sum())
+            tally = stopped_by.setdefault(value, [0, 0])
+            tally[0] += stopped
+            tally[1] += n
             if stopped:  # games stopped at the turn limit: nobody's win, and their turns count in the length
                 clo, chi = wilson(n - stopped, n)
                 part.append(f"completion {fmt_metric('win_share', 1 - stopped / n)} "
@@ -105,7 +109,7 @@ def answer_effect(cfg: Config, cells: pl.DataFrame, runs: list[CellRun], ratings
                                 + ")")
             sentences.append(f"{short(rep.over)} {show(value)}" + (f" ({desc})" if desc else "") + ": "
                              + "; ".join(part))
-    return sentences, frame(paired_rows), headline(rep, paired_rows, show, levels, strongest)
+    return sentences, frame(paired_rows), headline(rep, paired_rows, show, levels, strongest, stopped_by)
 
 
 def strongest_of(r: pl.DataFrame) -> tuple[dict[str, Any], dict[str, Any] | None, bool | None]:
@@ -161,14 +165,23 @@ def _strongest_text(picks: list[tuple]) -> str:
 
 
 def headline(rep, paired_rows: list[dict[str, Any]], show, levels: list[dict[str, Any]] = (),
-             strongest: dict[Any, list[tuple]] | None = None) -> list[str] | None:
+             strongest: dict[Any, list[tuple]] | None = None,
+             stopped_by: dict[Any, list[int]] | None = None) -> list[str] | None:
     """The baseline's own figures over every group (the range of its game length and first-seat advantage,
     with in how many groups that advantage is clearly off 0), then per value against the baseline, over
     every group: the range of each paired change and in how many groups its interval excludes 0; with
-    ratings, each value's strongest strategy per group and whether the runner-up's interval reaches it."""
+    ratings, each value's strongest strategy per group and whether the runner-up's interval reaches it;
+    and, for a value some of whose games stopped at the turn limit, how many (a game cut there counts its
+    turns up to the limit in the game length, so that a few of them can make a change of length)."""
     if not paired_rows:
         return None
     strongest = strongest or {}
+    stopped_by = stopped_by or {}
+
+    def stopped(v) -> str:
+        k, n = stopped_by.get(v, (0, 0))
+        return (f" ({k:,} of {n:,} games stopped at the turn limit: their turns count up to it in the game "
+                "length)") if k else ""
     words = {"mean_turns": ("game length", " turns"), "seat_advantage": ("first-seat advantage", ""),
              "win_share": ("focus win share", "")}
     out = []
@@ -182,7 +195,7 @@ def headline(rep, paired_rows: list[dict[str, Any]], show, levels: list[dict[str
             fair_off = sum(1 for x in levels if x["focus"][1] > x["fair"] or x["focus"][2] < x["fair"])
             parts.append(f"focus win share {_level_span('win_share', [x['focus'][0] for x in levels])} "
                          f"({_how_often('clearly off its fair share', fair_off, n)})")
-        out.append(f"{short(rep.over)} {show(rep.baseline)} (the baseline): " + ", ".join(parts)
+        out.append(f"{short(rep.over)} {show(rep.baseline)} (the baseline){stopped(rep.baseline)}: " + ", ".join(parts)
                    + (f"; {_strongest_text(strongest[rep.baseline])}" if rep.baseline in strongest else "") + ".")
     values = list(dict.fromkeys(r["value"] for r in paired_rows))
     for v in values:
@@ -194,7 +207,8 @@ def headline(rep, paired_rows: list[dict[str, Any]], show, levels: list[dict[str
             clear = sum(1 for r in rows if r["lo"] is not None and r["hi"] is not None and (r["lo"] > 0 or r["hi"] < 0))
             parts.append(f"{word} {_span(metric, [r['diff'] for r in rows], unit)} "
                          f"({_how_often('clear', clear, len(rows))})")
-        out.append(f"{short(rep.over)} {show(v)} against {show(rep.baseline)}, on the same deals: " + ", ".join(parts)
+        out.append(f"{short(rep.over)} {show(v)} against {show(rep.baseline)}, on the same deals{stopped(v)}: "
+                   + ", ".join(parts)
                    + (f"; {_strongest_text(strongest[v])}" if v in strongest else "") + ".")
     return out
 
