@@ -169,7 +169,8 @@ _SPECS: dict[str, tuple[str, int]] = {}
 
 
 #: words that make a column (or a row's metric) a share, shown in %
-_PCT_WORDS = ("share", "completion", "advantage", "spread", "_rate", "probability", "regret")
+_PCT_WORDS = ("share", "completion", "advantage", "spread", "_rate", "probability", "regret", "success",
+              "first_possession", "winner_won")
 #: columns whose unit is the row's metric (``metric`` or ``figure`` column) where the table names one
 _BY_ROW = {"value", "diff", "lo", "hi", "band_lo", "band_hi", "distance", "diff_vs_best", "diff_lo", "diff_hi",
            "objective_diff_vs_best", "objective_diff_lo", "objective_diff_hi", "race_value", "rival_value",
@@ -377,10 +378,12 @@ def _build_report(run_dir: str, run: dict[str, Any], index: bool, spec_table: pl
     lead_df = kind.lead_table(ctx) if kind is not None and kind.lead_table is not None else None
     lead_table = html_table(lead_df) if lead_df is not None and lead_df.height else None
 
-    balance, has_lead = _balance(cells, gaxes if kind is not None and kind.balance_by_group else axes)
+    # a rule option that differs between cells without being a sweep axis (a search's settings) is shown too,
+    # and the Balance table keeps its settings apart (a pooled figure of several rule settings means nothing)
+    searched = [c for c in cells.columns if c.startswith("rules.") and c not in axes and cells[c].n_unique() > 1]
+    balance, has_lead = _balance(cells, (gaxes if kind is not None and kind.balance_by_group else axes) + searched)
     key = _present(cells, ["cell", "players"]) + [a for a in axes if a != "players" and a in cells.columns]
-    # a rule option that differs between cells without being a sweep axis (a search's settings) is shown too
-    key += [c for c in cells.columns if c.startswith("rules.") and c not in key and cells[c].n_unique() > 1]
+    key += [c for c in searched if c not in key]
     lineup = [c for c in _lineup_cols(cells) if c not in key]
     figs = ["deals", "rotations", "games", "focus_win_share", "focus_win_lo", "focus_win_hi", "focus_mean_score",
             "focus_score_lo", "focus_score_hi", "mean_turns", "seat_advantage", "completion", "mean.lead_changes",
@@ -399,6 +402,9 @@ def _build_report(run_dir: str, run: dict[str, Any], index: bool, spec_table: pl
             "win share with its Wilson 95% interval over games, mean score with its t interval over games (the "
             "answer's sentences give intervals over deals, each deal's games averaged first, so theirs may "
             "differ)"))
+    if t["confirm"].height or ("fresh_regret" in t["regrets"].columns):
+        caption += ("; a lineup that search.confirm played again on fresh deals pools them here with the deals of "
+                    "its race, so its figures are neither the race's nor the confirmation's (the answer gives both)")
     tables = [{"title": "Cells", "caption": caption, "html": html_table(cells.select(key + lineup + shown))}]
     if t["paired"].height:
         tables.append({"title": "Paired differences", "caption": "value minus versus, on the same deals: mean, "

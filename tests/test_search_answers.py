@@ -283,6 +283,11 @@ def test_a_family_confirms_each_fixed_point_against_its_best_measured_deviation(
                         + [with_params(cell.agents[0], {"wake": int(f)})] * (P - 1), {})
         ev.extend([run], int(first) + 100)
         assert float(share) == pytest.approx(100 * focus_values(run)[int(first):].mean(), abs=0.051)
+        # the equilibrium table keeps the same figure in the fixed point's row
+        row = res.tables["equilibrium"].filter(pl.col("focus.wake") == int(f)).row(0, named=True)
+        assert row["fresh_deviation"] == f"wake={dev}" and row["fresh_deals"] == 100
+        assert row["fresh_lo"] <= row["fresh_win_share"] <= row["fresh_hi"]
+        assert 100 * row["fresh_win_share"] == pytest.approx(float(share), abs=0.051)
 
 
 def test_a_fresh_regret_of_rounding_size_is_no_gain():
@@ -517,6 +522,9 @@ def test_design_over_equilibria_does_not_depend_on_jobs_and_draws_its_figures(de
     page = open(build_report(de_run.write(str(tmp_path)), index=False), encoding="utf-8").read()
     for title in ("Design search", "Best-response curves", "Iteration paths"):
         assert f"<b>{title}.</b>" in page, title
+    # the Balance table keeps the searched rule settings apart (pooled, its figures meant no setting)
+    balance = page.split('<section id="balance">')[1].split("</section>")[0]
+    assert re.findall(r"<tr><td>(penalty \d+)</td>", balance) == ["penalty 0", "penalty 15"], balance[:2000]
 
 
 def test_design_over_the_equilibrium_of_each_rule_setting(de_run):

@@ -479,7 +479,8 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
                                 "strategy": with_params(cell.agents[0], split(f)["focus"]).spec(),
                                 **{k: f[k] for k in keys}, "probability": 1.0, "ci_low": 1.0, "ci_high": 1.0,
                                 "tied": ", ".join(alive), "starts": ", ".join(setting_label(p.start) for p in
-                                                                             st["paths"] if p.fixed == f)})
+                                                                             st["paths"] if p.fixed == f),
+                                **_fresh_columns(st.get("confirmed", {}).get(setting_label(f)))})
         meta = st["meta"]
         if meta is not None:
             sentences += _meta_sentences(desc, meta, event, fair)
@@ -520,6 +521,18 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
                                           "path": frame(path_rows), "metagame": frame(meta_rows),
                                           "regrets": frame(reg_rows)},
                   headline=_headline(sentences))
+
+
+def _fresh_columns(c: dict[str, Any] | None) -> dict[str, Any]:
+    """A fixed point's confirmation (search.confirm) as columns of its row: the best measured deviation and
+    its win share against a table of the fixed point on the fresh deals, with its 95% interval."""
+    if c is None:
+        return {}
+    m, lo, hi = c["ci"]
+    lo, hi = clip_interval(lo, hi, metric_range("win_share"))
+    return {"fresh_deviation": setting_label(c["setting"]), "fresh_win_share": float(m),
+            "fresh_lo": None if lo is None else float(lo), "fresh_hi": None if hi is None else float(hi),
+            "fresh_deals": int(c["deals"])}
 
 
 def _headline(sentences: list[str]) -> list[str] | None:
