@@ -448,16 +448,22 @@ def _build_report(run_dir: str, run: dict[str, Any], index: bool, spec_table: pl
 def example_games(examples: pl.DataFrame, cells: pl.DataFrame, axes: list[str]) -> list[dict[str, Any]]:
     """The "example games" section: one traced game per cell the answer is about (``examples.parquet``,
     written by the run; a run folder without it has no such section), each labelled by its cell's values
-    of the sweep ``axes``, with the ``sensei trace`` command that prints it again."""
+    of the sweep ``axes`` and of a search's rule settings, and its lineup by short labels, with the
+    ``sensei trace`` command that prints it again."""
     if not examples.height:
         return []
+    searched = [c for c in cells.columns if c.startswith("rules.") and c not in axes and cells[c].n_unique() > 1]
+    lineup = _lineup_cols(cells)
     out = []
     for row in examples.iter_rows(named=True):
         label = f"cell {row['cell']}"
         match = cells.filter(pl.col("cell") == row["cell"]) if "cell" in cells.columns else cells.head(0)
         if match.height:
             rec = match.row(0, named=True)
-            bits = [f"{a}={rec[a]}" for a in axes if a in rec and rec[a] is not None]
+            bits = [f"{a}={rec[a]}" for a in axes + searched if a in rec and rec[a] is not None and a not in lineup]
+            who = [_SPECS.get(str(rec[c]), (str(rec[c]), 0))[0] for c in lineup if rec.get(c) is not None]
+            if who:
+                bits.append(" / ".join(who))
             if bits:
                 label += " (" + ", ".join(bits) + ")"
         out.append({**row, "label": label})

@@ -186,6 +186,7 @@ def test_docs_show_the_worked_examples_as_printed():
 # ----- reports: example games -----------------------------------------------------------------------------
 def test_report_example_games_are_traces_their_command_reprints(tmp_path):
     import html
+    import re
     import shlex
 
     from experiments import run_experiment
@@ -200,6 +201,10 @@ def test_report_example_games_are_traces_their_command_reprints(tmp_path):
     assert ex.height == 2 and ex["cell"].to_list() == [0, 1]
     page = open(build_report(res.write(str(tmp_path)), index=False)).read()
     assert page.count('<details class="example-game">') == 2 and "Example games" in page
+    # each headed by its cell's sweep values and its lineup by short labels
+    assert re.findall(r"<summary>(cell \d+ \([^<]*\)): deal", page) == [
+        "cell 0 (focus.wake=8, threshold wake=8 / threshold wake=10)",
+        "cell 1 (focus.wake=12, threshold wake=12 / threshold wake=10)"]
     for row in ex.iter_rows(named=True):
         assert html.escape(row["command"]) in page and html.escape(row["text"]) in page
         argv = shlex.split(row["command"])
