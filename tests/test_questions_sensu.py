@@ -70,8 +70,9 @@ def test_calibration_answer_states_the_verdict_and_every_table(calibration, tmp_
         (sentence,) = [s for s in ans if s.startswith(f"sticks {table}: ")]
         assert re.search(r": (plausible|implausible|borderline)", sentence)
         assert "Grandmaster in" in sentence and INTERVAL.search(sentence)
-        if table != "A":
-            assert "vs A:" in sentence
+        if table != "A":  # the same strategy under the first table, named
+            best = re.search(r": (\w+) \(best of", sentence).group(1)
+            assert f"; vs {best} under sticks A: " in sentence, sentence
     multi = [s for s in ans if re.match(r"\d players, ", s)]
     assert [s.split(" ", 1)[0] for s in multi] == ["2", "3", "4", "5"]
     assert all("first-seat advantage A " in s and "game length" in s for s in multi)
