@@ -553,7 +553,13 @@ def paired_plot(paired: pl.DataFrame, group_axes: list[str]) -> Figure | None:
             rotate_labels(ax)
         ax.set_title(metric.replace("_", " ") + (" (%)" if scale == 100 else ""))
         vs = sub["versus"].cast(pl.String).unique().to_list()
-        ax.set_xlabel(short(sub["over"][0]) + (f" (each minus {lab(vs[0])})" if len(vs) == 1 else ""))
+        if len(vs) == 1:
+            ref = f" (each minus {lab(vs[0])})"
+        else:  # each group against its own reference (the best answer: the group's best value)
+            pairs = sub.select("group", pl.col("versus").cast(pl.String)).unique(maintain_order=True).rows()
+            ref = "\n(each minus its group's reference: " + "; ".join(f"{g} {lab(v)}" for g, v in pairs[:4]) + (
+                "; ..." if len(pairs) > 4 else "") + ")"
+        ax.set_xlabel(short(sub["over"][0]) + ref)
     legend_outside(axes[0][-1])
     fig.tight_layout()
     return Figure("Paired differences", "difference from the reference cell on the same deals (common random "
