@@ -303,6 +303,7 @@ def sweep_heatmap(cells: pl.DataFrame, over: str, group_axes: list[str], y: str,
     fig, ax = plt.subplots(figsize=(min(2 + 1.1 * len(cols), 14), 0.45 * piv.height + 2))
     sns.heatmap(data, annot=True, fmt=".1f", cmap="viridis", ax=ax, xticklabels=cols,
                 yticklabels=[lab(v) for v in piv[over].to_list()], cbar_kws={"label": label + (" (%)" if percent else "")})
+    ax.grid(False)  # no style grid over the cells
     ax.set_ylabel(short(over))
     ax.set_xlabel(", ".join(short(a) for a in group_axes))
     rotate_labels(ax, 30)
@@ -492,6 +493,7 @@ def win_matrices(cells: pl.DataFrame, axes: list[str], strategies: list[str]) ->
         names = [lab(x) for x in strategies]
         sns.heatmap(m * 100, annot=True, fmt=".1f", cmap="RdBu_r", center=100 / P, ax=ax, xticklabels=names,
                     yticklabels=names, cbar_kws={"label": "row's win share (%)"})
+        ax.grid(False)  # no style grid over the cells
         ax.set_xlabel("against (field)")
         ax.set_ylabel("strategy (alone)" if P > 2 else "strategy")
         out.append(Figure(f"Win matrix: {gname}",
@@ -741,6 +743,7 @@ def seat0_matrices(seats: pl.DataFrame, cells: pl.DataFrame, axes: list[str], ov
         fig, ax = plt.subplots(figsize=(1.3 * len(names) + 2.5, 1.0 * len(names) + 1.5))
         sns.heatmap(grid, annot=True, fmt=".1f", cmap="RdBu_r", center=50, ax=ax, xticklabels=labels,
                     yticklabels=labels, cbar_kws={"label": "seat 0's win share (%)"})
+        ax.grid(False)  # no style grid over the cells
         ax.set_xlabel("seat 1 plays")
         ax.set_ylabel("seat 0 (first player) plays")
         out.append(Figure(f"Seat 0 by orientation: {gname}", f"{gname}: seat 0's win share (%) with the row "
