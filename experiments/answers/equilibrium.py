@@ -37,8 +37,7 @@ import numpy as np
 import polars as pl
 
 from simcore import gametheory as gt
-from simcore.errors import SenseiError
-from simcore.options import check_native, shown
+from simcore.options import shown
 from simcore.stats import deal_interval, values_ci
 
 from ..search import Param, seat_values, setting_label
