@@ -182,6 +182,26 @@ def test_effect_reads_a_self_play_focus_as_its_fair_share_by_symmetry():
                                   "seat)")
 
 
+def test_effect_over_the_focus_names_its_baseline_as_written():
+    """A strategy axis is a column of the tables by the strategies' full specs: a baseline written as the
+    config writes it ("threshold") is that spec, not a value that matches nothing (the answer was empty,
+    exit status 0); so for risk's baseline over the focus."""
+    from experiments import run_experiment
+    res = run_experiment({"title": "t", "question": "q", "game": "sen", "players": 3, "games": 20, "seed": 3,
+                          "lineup": {"focus": "counter", "field": "threshold"},
+                          "sweep": {"focus": ["threshold", "counter", "gambler"]},
+                          "report": {"answer": "effect", "over": "focus", "baseline": "threshold"}})
+    assert [s.split(":")[0] for s in res.answer] == ["focus threshold", "focus counter", "focus gambler"]
+    assert all(s.count(" vs threshold") == 3 for s in res.answer[1:]), res.answer
+    assert res.headline[1].startswith("focus counter against threshold, on the same deals")
+    risk = run_experiment({"title": "t", "question": "q", "game": "senshi", "players": 3, "games": 20, "seed": 2,
+                           "lineup": {"focus": "greedy", "field": "greedy"}, "sweep": {"focus": ["greedy", "random"]},
+                           "report": {"answer": "risk", "event": "eliminated", "over": "focus", "per_game": True,
+                                      "baseline": "random"}})
+    line = next(s for s in risk.answer if s.startswith("greedy: "))
+    assert "; vs random on the same deals: eliminated " in line, risk.answer
+
+
 def test_risk_reads_a_self_play_focus_win_share_as_its_fair_share():
     from experiments import run_experiment
     res = run_experiment({"title": "t", "question": "q", "game": "senshi", "players": 3, "games": 20, "seed": 2,

@@ -72,10 +72,12 @@ def test_elimination_answers_with_intervals_and_paired_differences(elimination, 
     assert len(values) == len(cfg.cells)
     for s in values:
         # (counter against counter wins its fair share by symmetry, stated without an interval)
-        wins = r"\d+\.\d% \(the fair share by symmetry: the same strategy in every seat\)" \
-            if s.startswith("counter (") else CI
-        assert re.search(f"eliminated in {CI} of its \\d+ games, wins {wins}, and wins {CI} of the \\d+ games it was "
-                         "not eliminated in", s), s
+        own = s.startswith("counter (")  # counter against counter holds every seat: counts of seats
+        wins = r"\d+\.\d% \(the fair share by symmetry: the same strategy in every seat\)" if own else CI
+        played = r"\d+ seats \(\d+ games, every seat its own\)" if own else r"\d+ games"
+        unit = "seats" if own else "games"
+        assert re.search(f"eliminated in {CI} of its {played}, wins {wins}, and wins {CI} of the \\d+ {unit} it "
+                         "was not eliminated in", s), s
         # strategies by short label: the baseline guard is "guard margin=0 late=4", its variants name theirs
         if s.startswith("guard margin=0 late=4 ("):
             assert "vs guard" not in s

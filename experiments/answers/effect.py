@@ -31,8 +31,13 @@ def answer_effect(cfg: Config, cells: pl.DataFrame, runs: list[CellRun], ratings
         return np.mean([runs[i].vectors() for i in sub["cell"].to_list()], axis=0)
 
     by_group: dict[tuple, dict[Any, pl.DataFrame]] = {}
+    # each cell by its value of `over` as the config writes it (a strategy axis's column in the tables holds
+    # the full spec, "threshold:wake=10" for "threshold"), as report.baseline names it
     for key, sub in group_rows(cells, gaxes):
-        by_group[key] = {k[0]: s for k, s in sub.group_by([rep.over], maintain_order=True)}
+        rows: dict[Any, list[int]] = {}
+        for k, i in enumerate(sub["cell"].to_list()):
+            rows.setdefault(runs[i].cell.axes[rep.over], []).append(k)
+        by_group[key] = {v: sub[ks] for v, ks in rows.items()}
     levels: list[dict[str, Any]] = []  # the baseline's own figures in each group, for the headline
     strongest: dict[Any, list[tuple]] = {}  # value -> (group, strongest, runner-up, overlapping) per group
     stopped_by: dict[Any, list[int]] = {}  # value -> [games stopped at the turn limit, games], over every group

@@ -83,11 +83,15 @@ def answer_risk(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
             f"{show(cv)}{itself(cf)}, {ci_text(*cf[f_cond])}")
         bf = figs.get(base)
         for value, f in figs.items():
+            # a self-play focus holds every seat of its games: its counts are of seats, not games
+            own = f["focus"] == f["field"] and P > 1
+            played = (f"{f['games']:,.0f} seats ({f['games'] / P:,.0f} games, every seat its own)" if own else
+                      f"{f['games']:,.0f} games")
             text = (f"{show(value)}" + (f" ({desc})" if desc else "") + f": {ev} in {ci_text(*f[f_ev])} of its "
-                    f"{f['games']:,.0f} games, wins {ci_text(*f[f_win])}"
+                    f"{played}, wins {ci_text(*f[f_win])}"
                     + (" (the fair share by symmetry: the same strategy in every seat)" if f[f_win][1] is None
                        and f["focus"] == f["field"] else "") + f", and wins {ci_text(*f[f_cond])} of the "
-                    f"{f['clear']:,.0f} games it was not {ev} in")
+                    f"{f['clear']:,.0f} {'seats' if own else 'games'} it was not {ev} in")
             if bf is not None and value != base:
                 j = f["deals"].join(bf["deals"], on="game", suffix="_ref")
                 d_ev = paired_diff((j["event"] / j["plays"]).to_numpy(), (j["event_ref"] / j["plays_ref"]).to_numpy())
