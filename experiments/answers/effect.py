@@ -44,7 +44,9 @@ def answer_effect(cfg: Config, cells: pl.DataFrame, runs: list[CellRun], ratings
     for key, values in by_group.items():
         desc = describe_group(gaxes, key)
         base = values.get(rep.baseline)
-        if base is None:
+        if base is None:  # (the config's checks make every group hold it; never an answer left silently empty)
+            sentences.append((f"{desc}: " if desc else "") + f"no cell of the baseline {show(rep.baseline)}: "
+                             "nothing to compare with")
             continue
         bvec = pooled(base)
         for value, sub in values.items():
