@@ -32,10 +32,10 @@ def cfg(**changes):
 
 def test_shipped_configs_expand_to_cells():
     wake = load(os.path.join(ROOT, SHIPPED[0]))
-    assert wake.kind == "focus" and len(wake.cells) == 4 * 2 * 12
+    assert wake.kind == "focus" and len(wake.cells) == 4 * 2 * 13
     assert wake.report.answer == "best" and wake.group_axes == ["players", "rules.penalty"]
     c = wake.cells[0]
-    assert c.players == 2 and c.rules.penalty == 5 and c.agents[0].wake == 2 and c.agents[1].wake == 10
+    assert c.players == 2 and c.rules.penalty == 5 and c.agents[0].wake == -1 and c.agents[1].wake == 10
     var = load(os.path.join(ROOT, SHIPPED[1]))
     assert var.kind == "tournament" and var.report.answer == "effect"
     # 4 variants x (6 unordered pairs at 2 players + 12 ordered pairs at 4 players)
