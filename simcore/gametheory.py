@@ -179,11 +179,13 @@ def gth_stationary(L: np.ndarray) -> np.ndarray:
 
 
 def replicator(table, K: int, P: int, steps: int = 20000, dt: float = 2.0, tol: float = 1e-10,
-               floor: float = 1e-6, start=None) -> np.ndarray:
+               floor: float = 1e-6, start=None, settled: list | None = None) -> np.ndarray:
     """Discrete-time replicator dynamics x_i <- x_i + dt x_i (u_i(x) - u(x)) from ``start`` (default: the
     uniform mixture), until the mixture moves less than ``tol`` per step (at most ``steps`` steps); shares
     below ``floor`` are set to 0 at the end (a strategy on its way out). Shares never fall below 1e-12 on
-    the way, so a strategy pushed out early comes back if it pays against the later mixture."""
+    the way, so a strategy pushed out early comes back if it pays against the later mixture. ``settled``,
+    a list, receives whether the dynamics came to rest within the steps (else the mixture is only where
+    they stood: a cycle, or a slow approach)."""
     u_of = FieldPayoffs(table, K, P)
     x = np.full(K, 1.0 / K) if start is None else np.asarray(start, dtype=np.float64) / np.sum(start)
     for _ in range(steps):
@@ -197,6 +199,10 @@ def replicator(table, K: int, P: int, steps: int = 20000, dt: float = 2.0, tol: 
         if moved < tol:
             break
     x = np.where(x < floor, 0.0, x)
+    if settled is not None:  # at rest: not moving, and every strategy kept earns the mixture's payoff
+        u = u_of(x / x.sum())
+        kept = x > 0
+        settled.append(bool(moved < tol and np.abs(u[kept] - float(np.dot(x / x.sum(), u))).max() < 1e-6))
     return x / x.sum()
 
 

@@ -88,6 +88,19 @@ def test_gth_stationary_solves_pi_P_equals_pi():
         gt.gth_stationary(np.array([[0.0, -np.inf], [-np.inf, 0.0]]))
 
 
+def test_replicator_says_whether_it_came_to_rest():
+    """Off its centre, rock-paper-scissors' discrete dynamics circle out towards the corners: stopped after
+    5 steps, the mixture is only where they stood, and the caller is told; a dominant strategy's game
+    comes to rest (as does a corner: a pure strategy is a rest point, if no equilibrium)."""
+    t = gt.matrix_table(0.5 + RPS / 2)
+    settled: list = []
+    gt.replicator(t, 3, 2, start=[0.5, 0.3, 0.2], steps=5, settled=settled)
+    assert settled == [False]
+    A = np.array([[0.5, 0.8], [0.2, 0.5]])
+    gt.replicator(gt.matrix_table(A), 2, 2, settled=settled)
+    assert settled == [False, True]
+
+
 def test_fixation_is_neutral_without_selection():
     t = gt.matrix_table(np.full((2, 2), 0.5))
     assert gt.fixation(t, 2, 20, 50.0, 0, 1) == pytest.approx(1 / 20)

@@ -377,6 +377,8 @@ def _solve(cfg, spec: SearchSpec, meta: MetaGame, g: int) -> None:
         return {L: {i: float(v.mean() if idx is None else v[idx].mean()) for i, v in d.items()}
                 for L, d in meta.pay.items()}
 
+    settled: list[bool] = []  # whether the point estimate's replicator dynamics came to rest
+
     def run(name, tab, near=None):
         if name == "nash":
             A = np.array([[tab[tuple(sorted((i, j)))][i] for j in range(K)] for i in range(K)])
@@ -384,7 +386,7 @@ def _solve(cfg, spec: SearchSpec, meta: MetaGame, g: int) -> None:
         if name == "alpharank":
             return gt.alpharank(tab, K, P, alpha, m)
         if near is None:
-            return gt.replicator(tab, K, P)
+            return gt.replicator(tab, K, P, settled=settled)
         # a resample starts near the point estimate (with every strategy present): fewer steps to its rest point
         return gt.replicator(tab, K, P, steps=1500, tol=1e-8, start=0.8 * near + 0.2 / K)
 
@@ -407,6 +409,8 @@ def _solve(cfg, spec: SearchSpec, meta: MetaGame, g: int) -> None:
         x = run(name, point_tab)
         reg, value = gt.regrets(point_tab, K, P, x)
         sol = {"name": name, "kind": SOLVERS[name], "probs": x, "regret": reg, "value": value}
+        if name == "replicator":
+            sol["settled"] = settled[-1]
         if B:
             bx = np.array([run(name, t, x) for t in boot_tabs])
             br = np.array([gt.regrets(t, K, P, x)[0] for t in boot_tabs])
@@ -647,7 +651,9 @@ def _meta_sentences(desc, meta: MetaGame, event, fair) -> list[str]:
         support = [i for i in order if sol["probs"][i] > SUPPORT]
         text = ((f"{desc}: " if desc else "") + f"{sol['kind']} of the meta-game of {len(meta.labels)} strategies "
                 f"({len(meta.lineups)} lineups, {meta.deals:,} deals each, {meta.games:,} games): "
-                + ", ".join(f"{meta.labels[i]} {_ival(sol, 'probs', i)}" for i in support))
+                + ", ".join(f"{meta.labels[i]} {_ival(sol, 'probs', i)}" for i in support)
+                + ("" if sol.get("settled", True) else " (the dynamics did not come to rest within their 20,000 "
+                   "steps: this is where they stood, not a rest point)"))
         # the members outside the support, the closest to gaining against it first (at most SHOWN of them)
         outside = [int(i) for i in np.argsort(-sol["regret"], kind="stable") if i not in support]
         if outside:
