@@ -640,3 +640,19 @@ def test_equilibrium_support_panels_keep_groups_apart():
                        "solution": ["nash"] * 3, "probability": [1.0, 0.6, 0.4]})
     panels = _with_panels(eq)["panel"].to_list()
     assert panels == ["2p penalty=5 nash", "2p penalty=15 nash", "2p penalty=15 nash"]
+
+
+def test_a_best_setting_at_the_edge_of_its_range_is_said_so():
+    from experiments.answers.searching import edge_text
+    from experiments.search import Param
+    grid = Param("focus.wake", "focus", "wake", (4, 8, 12, 16, 20))
+    assert edge_text([grid], {"focus.wake": np.int64(20)}) == (
+        "; wake=20 is at the edge of the searched range (4 to 20): a value beyond it may do better")
+    assert edge_text([grid], {"focus.wake": 12}) == ""
+    cont = Param("focus.edge", "focus", "edge", None, 0.0, 8.0)
+    assert "edge=7.851 is at the edge of the searched range (0.0 to 8.0)" in edge_text([cont], {"focus.edge": 7.851})
+    assert edge_text([cont], {"focus.edge": 7.5}) == ""
+    # text values and two-value choices are not ranges
+    assert edge_text([Param("rules.start_positions", "rules", "start_positions", ("0,6", "0,3", "0,1"))],
+                     {"rules.start_positions": "0,6"}) == ""
+    assert edge_text([Param("rules.penalty", "rules", "penalty", (5, 15))], {"rules.penalty": 15}) == ""

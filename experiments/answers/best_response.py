@@ -23,8 +23,8 @@ from ..search import setting_label
 from .base import AnswerKind, CheckContext, ReportContext, Result
 from .common import clip_interval, describe_group, frame, metric_range, short_spec
 from .searching import (confirm_row, confirmation, confirmed_text, deviator_values, group_axes, mean_values, parse_confirm,
-                        parse_search, pct, probe_settings, race_rows, runners_up, search_space, split, value_span,
-                        value_text, with_params)
+                        edge_text, parse_search, pct, probe_settings, race_rows, runners_up, search_space, split,
+                        value_span, value_text, with_params)
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -157,7 +157,8 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
                 + (f"{pct(fair)} on every one of {r.deals[k]:,} deals (the field's own setting: a table of one "
                    "strategy wins the fair share by symmetry, and every other setting measured below it)" if alike else
                    f"{value_text(metric, r.means[k])} {value_span(metric, lo, hi)} "
-                   f"over {r.deals[k]:,} deals" + (f" (fair {pct(fair)})" if fair else "")))
+                   f"over {r.deals[k]:,} deals" + (f" (fair {pct(fair)})" if fair else ""))
+                + edge_text(spec.params, best))
         if cfg.kind == "tournament" and cell.agents and len(cell.agents) > 2:
             text += "; against each table: " + _per_table(cell, seat, found, metric, r.deals[k])
         if len(found.raced) > 1:

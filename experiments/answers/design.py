@@ -39,7 +39,7 @@ from simcore.stats import paired_diff, values_ci
 from ..search import focus_values, setting_label
 from .base import AnswerKind, CheckContext, ReportContext, Result
 from .common import clip_interval, describe_group, frame, join_values, lineup_label, metric_range, short_spec
-from .searching import (SearchSpec, confirm_row, confirmation, confirmed_text, group_axes, parse_confirm,
+from .searching import (SearchSpec, confirm_row, confirmation, confirmed_text, edge_text, group_axes, parse_confirm,
                         parse_search, pct, pct_span, probe_settings, race_rows, search_space, split, start_setting,
                         value_span, value_text, with_params)
 
@@ -291,6 +291,7 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
                 f"over {r.deals[r.best]:,} deals")
         if aim:
             text += f", distance {value_text(obj, -r.means[r.best])}"
+        text += edge_text(spec.params, found.best)
         rivals = sorted((k for k in range(len(found.raced)) if k != r.best), key=lambda k: abs(r.versus_best[k]["diff"]))
         parts = []
         for k in rivals[:3]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import numbers
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -198,6 +199,33 @@ def start_setting(ck, where: str, focus, value: Any, keys: list[str], settings) 
     except SenseiError as exc:
         raise SenseiError(f"{ck.path}: {where}: {exc}") from None
     return s
+
+
+def _number(x: Any) -> bool:
+    return isinstance(x, numbers.Real) and not isinstance(x, (bool, np.bool_))
+
+
+def edge_text(params: Sequence[Param], setting: dict[str, Any]) -> str:
+    """``"; wake=20 is at the edge of the searched range (4 to 20): a value beyond it may do better"`` for
+    each numeric parameter whose best value is the range's least or greatest (a continuous range's: within
+    2% of its width of a bound), else ""."""
+    out = []
+    for p in params:
+        v = setting.get(p.key)
+        if not _number(v):
+            continue
+        if p.discrete:
+            nums = [x for x in p.values if _number(x)]
+            if len(nums) < 3 or len(nums) != len(p.values):
+                continue
+            lo, hi, at = min(nums), max(nums), v in (min(nums), max(nums))
+        else:
+            lo, hi = p.low, p.high
+            at = min(v - lo, hi - v) <= 0.02 * (hi - lo)
+        if at:
+            out.append(f"; {p.name}={clean(v)} is at the edge of the searched range ({clean(lo)} to {clean(hi)}): "
+                       "a value beyond it may do better")
+    return "".join(out)
 
 
 def split(setting: dict[str, Any]) -> dict[str, dict[str, Any]]:
