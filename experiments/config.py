@@ -899,8 +899,10 @@ def _report_extra(t: dict, ck: _Checker, kind: str, report: ReportSpec, eng, cel
     kinds = _kinds()
     spec = kinds[answer]
     if spec.per_game and not report.per_game:
-        ck.fail("report.per_game", f"true for answer = {answer!r} (its intervals are computed deal by deal "
-                "from one row per game)", report.per_game)
+        if "per_game" in t:
+            ck.fail("report.per_game", f"true for answer = {answer!r} (its intervals are computed deal by deal "
+                    "from one row per game)", report.per_game)
+        report = dataclasses.replace(report, per_game=True)  # not given: what the answer needs
     ctx = CheckContext(t, ck, kind, report, eng, cells, sprt, raw or {})
     for name in sorted(answer_tables() - set(spec.tables)):
         if name in (raw or {}):

@@ -202,6 +202,11 @@ BASE = {"title": "t", "question": "q", "game": "senshi", "players": 2, "games": 
         "report": {"answer": "risk", "per_game": True, "event": "eliminated"}}
 
 
+def test_per_game_left_out_is_what_the_answer_needs():
+    raw = {**BASE, "report": {"answer": "risk", "event": "eliminated"}}
+    assert load_config(raw).report.per_game is True
+
+
 @pytest.mark.parametrize("report, lineup, message", [
     ({"event": None}, None, "report.event: expected this key"),
     ({"event": "winning_pile"}, None, r"report.event: expected a per-seat 0/1 outcome column of senshi \(one of "

@@ -116,8 +116,8 @@ def test_inside_band():
 
 
 @pytest.mark.parametrize("report, match", [
-    ({"answer": "calibration", "over": "rules.sticks", "score_band": [25, 35], "top_share": [0.01, 0.1]},
-     "report.per_game: expected true"),
+    ({"answer": "calibration", "over": "rules.sticks", "score_band": [25, 35], "top_share": [0.01, 0.1],
+      "per_game": False}, "report.per_game: expected true"),
     ({"answer": "calibration", "over": "rules.sticks", "top_share": [0.01, 0.1], "per_game": True},
      "report.score_band: expected this key"),
     ({"answer": "calibration", "over": "rules.sticks", "score_band": [35, 25], "top_share": [0.01, 0.1],
