@@ -193,7 +193,11 @@ def register_files(paths: Iterable[str]) -> dict[str, str]:
         seen.add(full)
         why = not_a_file(full)
         if why is not None:
-            raise SenseiError(f"--strategies {path!r}: {why}" + (", not a Python file" if why == "is a folder" else ""))
+            head, colon, _ = os.fspath(path).partition(".py:")
+            hint = (f" (--strategies takes the file alone, {head}.py; a spec names its class: -s {path})"
+                    if colon and not_a_file(os.path.abspath(head + ".py")) is None else "")
+            raise SenseiError(f"--strategies {path!r}: {why}" + (", not a Python file" if why == "is a folder" else "")
+                              + hint)
         if not full.endswith(".py"):
             raise SenseiError(f"--strategies {path!r}: expected a Python file (.py)")
         module = _load_module(path)
@@ -202,7 +206,8 @@ def register_files(paths: Iterable[str]) -> dict[str, str]:
                    and c.__dict__.get("name")]
         if not classes:
             raise SenseiError(f"--strategies {path!r}: defines no Strategy class with a name (a class variable "
-                              "name: ClassVar[str] = ...)")
+                              "name: ClassVar[str] = ...; a class without one is named by its file: "
+                              f"-s {path}:CLASS)")
         for cls in classes:
             if not cls.game:
                 raise SenseiError(f"--strategies {path!r}: strategy class {cls.__name__} has no game "
@@ -300,7 +305,8 @@ def resolve(game: str, spec: Any) -> Strategy:
             raise SenseiError(f"unknown strategy {head!r} for {g}: {name!r} of --strategies {_file_of(c)} (class "
                               f"{c.__name__}) is a {get_game(c.game).name} strategy")
         known = strategy_names(game)
-        raise SenseiError(f"unknown strategy {head!r} for {g} (known: {', '.join(known) or 'none'})")
+        raise SenseiError(f"unknown strategy {head!r} for {g} (known: {', '.join(known) or 'none'}; a strategy of "
+                          "your own: FILE.py:CLASS, or --strategies FILE.py to name it)")
     return make_strategy(cls, _split_params(rest, name), name)
 
 

@@ -162,9 +162,9 @@ def test_a_config_names_a_strategy_of_a_file_given_on_the_command_line(mine, tmp
     for col in ("focus_win_share", "focus_mean_score", "mean_turns"):
         assert own[col].to_list() == ref.cells[col].to_list(), col
 
-    # without the file the name is unknown: one line
+    # without the file the name is unknown: one line, which says how to give one's own
     r = cli.invoke(app, ["run", str(cfg), "--no-progress", "--out", str(out)])
-    one_error_line(r, "unknown strategy 'cautious'")
+    one_error_line(r, "unknown strategy 'cautious'", "--strategies FILE.py")
 
 
 def test_strategies_files_mistakes_are_one_line(mine, tmp_path):
@@ -177,6 +177,7 @@ def test_strategies_files_mistakes_are_one_line(mine, tmp_path):
     broken = tmp_path / "broken.py"
     broken.write_text("import no_such_module_here\n")
     for path, words in [(tmp_path / "missing.py", ["not found"]), (empty, ["no Strategy class"]),
+                        (f"{mine}:Cautious", ["not found", f"--strategies takes the file alone, {mine}"]),
                         (clash, ["'threshold'", "already taken"]), (broken, ["failed to load", "ModuleNotFoundError"])]:
         r = cli.invoke(app, ["run", str(cfg), "--strategies", str(path), "--no-progress", "--out", str(tmp_path / "r")])
         one_error_line(r, "--strategies" if "failed" not in words[0] else "strategy file", *words)
