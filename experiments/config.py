@@ -833,8 +833,9 @@ def _report_head(value: Any, ck: _Checker, kind: str, axes: list[str], has_sprt:
             cands = [a for a in axes if a != "players"]
             if len(cands) != 1:
                 ck.fail("report.over", "the sweep axis the answer is about (one of " + ", ".join(axes) + ")"
-                        if axes else f"a sweep axis for answer = {answer!r} to be about (this config sweeps nothing)",
-                        "nothing")
+                        if axes else f"a sweep axis for answer = {answer!r} to compare (this config sweeps nothing: "
+                        "add a [sweep] of what to compare, or for one setting ask answer = \"summary\", whose "
+                        "sentence gives seat 0's advantage)", "nothing")
             over = cands[0]
         if over not in axes:
             ck.fail("report.over", "one of the sweep axes " + (", ".join(axes) or "(there are none)"), over)

@@ -60,6 +60,8 @@ def de(**extra):
     (br(search={"focus.wake": {"min": 4, "max": 2, "step": 1}}), "search.focus.wake.max", "greater than min"),
     (br(search={"focus.wake": {"min": 0, "max": 100000, "step": 1}}), "search.focus.wake.step", "at most 2,000"),
     (br(search={"focus.nope": [1, 2]}), "search", "nope"),
+    (br(search={"focus.wake": {"min": 4, "max": 12, "step": 2.5}}), "search.focus.wake",
+     "holds values that are not whole numbers: an integer parameter or option takes integer min, max and step"),
     (br(search={"field.wake": [1, 2]}), "search.field.wake", "a parameter of the focus"),
     (br(search={"focus.wake": [4, 8], "method": "optuna", "trials": 0}), "search.trials", "an integer >= 1"),
     (br(search={"focus.wake": [4, 8], "trials": 5}), "search.trials", "nothing unless method = 'optuna'"),

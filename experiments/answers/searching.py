@@ -151,7 +151,11 @@ def probe_settings(spec: SearchSpec) -> list[tuple[dict[str, Any], str]]:
     endpoints and a point inside with values that are not whole numbers (what optuna will try), so that
     float bounds on an integer parameter are refused before anything runs."""
     if spec.discrete:
-        return [(s, "search." + ",".join(s)) for s in spec.settings()]
+        floats = [p.key for p in spec.params if any(isinstance(v, float) and not float(v).is_integer()
+                                                    for v in p.values)]
+        hint = (f" (the grid of {', '.join(floats)} holds values that are not whole numbers: an integer parameter "
+                "or option takes integer min, max and step)") if floats else ""
+        return [(s, "search." + ",".join(s) + hint) for s in spec.settings()]
     inside = {p.key: (p.values[0] if p.discrete else p.low + (p.high - p.low) * 0.3819660112501051)
               for p in spec.params}
     cont = ",".join(p.key for p in spec.params if not p.discrete)
