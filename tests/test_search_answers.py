@@ -658,3 +658,17 @@ def test_a_best_setting_at_the_edge_of_its_range_is_said_so():
     assert edge_text([Param("rules.start_positions", "rules", "start_positions", ("0,6", "0,3", "0,1"))],
                      {"rules.start_positions": "0,6"}) == ""
     assert edge_text([Param("rules.penalty", "rules", "penalty", (5, 15))], {"rules.penalty": 15}) == ""
+
+
+def test_a_fixed_point_whose_deviation_is_clear_on_its_own_is_called_weak():
+    """The race keeps a fixed point unless a deviation is clear after its correction for picking among the
+    settings; where the deviation's own paired interval lies above 0, the answer says it is weak."""
+    res = run_experiment(eq(seed=3, search={"focus.wake": {"min": 4, "max": 24, "step": 2}, "confirm": 100}))
+    head = res.answer[0]
+    found = re.findall(r"a paired difference of [+-][\d.]+% \[([+-][\d.]+)%, [+-][\d.]+%\] over [\d,]+ deals that the "
+                       r"race's test, corrected for picking among \d+ settings, does not call clear(; a weak fixed "
+                       r"point: that interval alone lies above 0)?", head)
+    assert found, head
+    assert any(weak for _, weak in found), head  # this seed's fixed point is a weak one
+    for lo, weak in found:
+        assert bool(weak) == (float(lo) > 0), (lo, weak)

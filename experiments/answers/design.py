@@ -382,7 +382,9 @@ def _tied_text(path, others: list[str]) -> str:
             return None if vs[key] is None else -vs[key]
         text += (f": the best measured, {setting_label(found.best)}, gains {pct(gain('diff'), True)} "
                  f"{pct_span(gain('hi'), gain('lo'), True)} on the same {vs['n']:,} deals, a difference "
-                 f"that the race's test, corrected for picking among {len(found.raced)} settings, does not call clear")
+                 f"that the race's test, corrected for picking among {len(found.raced)} settings, does not call clear"
+                 + ("; a weak fixed point: that interval alone lies above 0" if vs["hi"] is not None and vs["hi"] < 0
+                    else ""))
     return text + ")"
 
 
