@@ -369,7 +369,7 @@ def check(
     """Check the strategies of a table against the decision protocol, as the test suite checks the built-in
     ones: the game's invariants after every decision (in both lanes, with the same games), the same games
     for a game alone or in a batch and when played again, and that no decision reads what its seat may not
-    see (the leak probe). A decision that raises or makes an illegal option fails the check that met it.
+    see (the leak probe) or writes into the game's state or another seat's random stream. A decision that raises or makes an illegal option fails the check that met it.
     One line per check; exit status 0 when all pass, 1 when one fails.
 
     Example: sensei check sen --players 2 --strategy examples/strategies/sen_threshold.py:Threshold --strategy threshold
@@ -408,7 +408,8 @@ def check(
         (f"a game alone, in batches of 3 and in one batch plays the same ({both})",
          lambda: C.batch_of_one(eng, rules, p, agents, np.arange(games), seed)),
         ("the same seed plays the same games again", lambda: C.replayed(eng, rules, p, agents, games, seed)),
-        ("no decision reads what its seat may not see (its decisions on states with that scrambled)",
+        ("no decision reads what its seat may not see (its decisions on states with that scrambled), nor writes "
+         "into the game or another seat's random stream",
          lambda: C.leak_probe(eng, agents, p, rules, n=games, seed=seed, hidden=None)),
     ]
     failed = 0

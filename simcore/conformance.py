@@ -101,6 +101,29 @@ def replayed(eng: Any, rules: Any, players: int, agents: Sequence[Any], n: int, 
         same_outcomes(b, a, f"{'compiled' if compiled else 'batch'} lane, played again with the same seed")
 
 
+def untouched(eng: Any, seats: Seats, seat: int, mine: np.ndarray, before: Any, after: Any, keys: np.ndarray,
+              counters: np.ndarray) -> None:
+    """A decision reads its observation and draws from its own stream: it writes nothing into the game's
+    state (a public array such as the scores included, which the invariants alone would not notice), no
+    random stream's key, and no counter but those of the deciding seat's streams in its games."""
+    for f, v in vars(before).items():
+        if isinstance(v, np.ndarray):
+            w = getattr(after, f)
+            if not np.array_equal(v, w, equal_nan=v.dtype.kind in "fc"):
+                diff = np.flatnonzero(np.asarray(v != w).reshape(len(v), -1).any(axis=1)) if v.ndim else []
+                where = f" (game {int(diff[0])})" if len(diff) else ""
+                raise ConformanceError(f"seat {seat} ({seats.name(seat)}) writes into the game's state when it "
+                                       f"decides: {f}{where}; a decision only reads its observation")
+    if not np.array_equal(keys, seats.draws.keys):
+        raise ConformanceError(f"seat {seat} ({seats.name(seat)}) changes the random streams' keys when it decides")
+    own = np.zeros(len(counters), dtype=bool)
+    own[np.asarray(mine) * seats.players + seat] = True
+    moved = seats.draws.counter != counters
+    if np.any(moved & ~own):
+        raise ConformanceError(f"seat {seat} ({seats.name(seat)}) moves another seat's random stream when it "
+                               "decides; a decision draws from its own stream only")
+
+
 def leak_probe(eng: Any, agents: Sequence[Any], players: int, rules: Any, n: int = 10, every: int = 3,
                max_steps: int = 400, seed: int = 3, hidden: bool | None = True) -> int:
     """Walk the batch lane; at every ``every``-th step, ask each deciding seat's decisions on the real state
@@ -134,8 +157,12 @@ def leak_probe(eng: Any, agents: Sequence[Any], players: int, rules: Any, n: int
                                            f"invariant: {exc}") from None
                 counters = seats.draws.counter.copy()
 
-                def ask(st):
+                def ask(st, watch=False):
+                    before = copy.deepcopy(st) if watch else None
+                    keys = seats.draws.keys.copy() if watch else None
                     out = eng.decide(st, mine, seats, lu)
+                    if watch:
+                        untouched(eng, seats, seat, mine, before, st, keys, counters)
                     seats.draws.counter[:] = counters
                     return out
 
@@ -147,7 +174,7 @@ def leak_probe(eng: Any, agents: Sequence[Any], players: int, rules: Any, n: int
                         f"state (game {g}, decision {eng.decisions[int(kind[g])]!r}): it draws from a random "
                         "source other than the rng it is given, or keeps something between calls")
 
-                a = ask(copy.deepcopy(state))
+                a = ask(copy.deepcopy(state), watch=True)
                 again = ask(copy.deepcopy(state))
                 if not np.array_equal(a, again):
                     raise unsteady(a, again)

@@ -1,14 +1,16 @@
 """Strategies for the tests: ``Illegal<Game>`` answers its game's first decision kind with an option no
 rule allows (a compiled decision), for every game that follows the decision protocol; ``PeekingSen``
 reads another player's memory and ``PeekingSensu`` another player's hand (the leak probe must catch
-both)."""
+both); ``WipingSen`` writes its own score back to 0 and ``JinxingSen`` sets the other seats' random streams
+back (the leak probe must catch the writes)."""
 from __future__ import annotations
 
 import dataclasses
 
 from simcore.registry import game_names, get_game
 from strategies.base import Strategy, decision
-from strategies.sen import Threshold
+from simcore.games.sen import own_lands, top_value
+from strategies.sen import Threshold, threshold_start
 from strategies.sensu import Random as RandomSensu
 
 
@@ -50,3 +52,30 @@ def _discard_by_neighbours_hand(obs, prm, rng):
 class PeekingSensu(RandomSensu):
     """Sensu's ``random``, but its discard reads another player's hand (the leak probe must catch it)."""
     discard = _discard_by_neighbours_hand
+
+
+@decision
+def _wiping_start(obs, prm, rng):
+    """Sen's start of ``threshold``, cheating: its own game score back to 0 (a public array of the state)."""
+    obs.score[obs.g, obs.me] = 0
+    return threshold_start(obs.mem[obs.g, obs.me, obs.me], own_lands(obs), top_value(obs), prm.wake * 6)
+
+
+@decision
+def _jinxing_start(obs, prm, rng):
+    """Sen's start of ``threshold``, cheating: every other seat's random stream of the game back to its start."""
+    base = rng.f - obs.me
+    for p in range(obs.players):
+        if p != obs.me:
+            rng.counter[base + p] = 0
+    return threshold_start(obs.mem[obs.g, obs.me, obs.me], own_lands(obs), top_value(obs), prm.wake * 6)
+
+
+@dataclasses.dataclass(frozen=True)
+class WipingSen(Threshold):
+    start = _wiping_start
+
+
+@dataclasses.dataclass(frozen=True)
+class JinxingSen(Threshold):
+    start = _jinxing_start

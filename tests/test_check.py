@@ -44,6 +44,20 @@ def test_a_decision_that_reads_another_players_memory_fails_the_leak_probe():
     assert r.stdout.splitlines()[-1] == "3 of 4 checks passed"
 
 
+@pytest.mark.parametrize("cheat, words", [
+    ("WipingSen", "writes into the game's state when it decides: score"),
+    ("JinxingSen", "moves another seat's random stream when it decides"),
+])
+def test_a_decision_that_writes_into_the_game_fails_the_leak_probe(cheat, words):
+    """A compiled view is the state itself: a decision that sets its score back, or another seat's random
+    stream, keeps every invariant (cards and memories stay true) and must still fail."""
+    path = os.path.join(HERE, "strategies_for_tests.py") + ":" + cheat
+    r = _check("sen", "-p", "2", "-s", path, "-s", "random", "-n", "8")
+    assert r.exit_code == 1, r.output
+    fail = [ln for ln in _verdicts(r) if ln.startswith("FAIL ")]
+    assert len(fail) == 1 and words in fail[0] and f"seat 0 ({path}" in fail[0], r.output
+
+
 def test_a_strategy_with_a_random_source_of_its_own_fails_replay_and_batches(tmp_path):
     path = tmp_path / "noisy.py"
     path.write_text(textwrap.dedent(f"""\
