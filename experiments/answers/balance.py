@@ -58,7 +58,7 @@ def answer_balance(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
             est.append(est_row(scope, cell, group, case, strat, P, m.name, v, lo, hi, deals))
 
     for key, sub in group_rows(cells, gaxes):
-        desc = describe_group(gaxes, key)
+        desc = describe_group(gaxes, key, labels)
         P = int(sub["players"][0])
         above, below, best, tests = [], [], None, []
         for row in sub.iter_rows(named=True):

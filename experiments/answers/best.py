@@ -47,7 +47,7 @@ def answer_best(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
     for key, sub in group_rows(cells, gaxes):
         sub = sub.sort(col, descending=rep.goal == "max", nulls_last=True)
         best = sub.row(0, named=True)
-        desc = describe_group(gaxes, key)
+        desc = describe_group(gaxes, key, labels)
         best_vec = runs[best["cell"]].vectors()
         fair = best.get("fair_share") if rep.metric == "win_share" else None  # what an equal seat would win
         text = (f"best {short(rep.over)}" + (f" for {desc}" if desc else "") + f": {show(best[rep.over])}, "

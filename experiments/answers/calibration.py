@@ -55,7 +55,7 @@ def answer_calibration(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
         lo, hi = wilson(counts, n)
         levels_of[row["cell"]] = (names, counts / n, lo, hi, n)
         strat = strategy_label(runs, row, labels)
-        desc = describe_group(gaxes, key_of(row))
+        desc = describe_group(gaxes, key_of(row), labels)
         est.append(est_row("cell", row["cell"], desc, row[over], strat, 1, "mean_score", row["focus_mean_score"],
                         row["focus_score_lo"], row["focus_score_hi"], run.deals, band))
         est.append(est_row("cell", row["cell"], desc, row[over], strat, 1, "median_score", row["focus_score_median"],
@@ -129,7 +129,7 @@ def answer_calibration(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
             f = frames[r["cell"]]
             w, wlo, whi = mean_interval(f["seat0_win"].to_numpy())
             t, tlo, thi = mean_interval(f["turns"].to_numpy())
-            dgroup = describe_group(gaxes, key)
+            dgroup = describe_group(gaxes, key, labels)
             est.append(est_row("cell", r["cell"], dgroup, v, desc, P, "seat_advantage", w - 1 / P,
                             None if wlo is None else wlo - 1 / P, None if whi is None else whi - 1 / P, r["deals"]))
             est.append(est_row("cell", r["cell"], dgroup, v, desc, P, "mean_turns", t, tlo, thi, r["deals"]))

@@ -48,12 +48,14 @@ def short(axis: str) -> str:
     return axis.split(".", 1)[1] if "." in axis else axis
 
 
-def describe_group(axes: list[str], values: tuple) -> str:
+def describe_group(axes: list[str], values: tuple, labels: dict[str, str] | None = None) -> str:
     """``2 players, variant base``; a value with a comma of its own (``start_positions 0,6``) is set off by
-    semicolons (see :func:`join_values`)."""
+    semicolons (see :func:`join_values`); a strategy by its short label where ``labels`` (see
+    :func:`experiment_labels`) are given (``seat0 keeper``, not its full spec)."""
     parts = []
     for a, v in zip(axes, values):
-        parts.append(f"{v} player{'' if v == 1 else 's'}" if a == "players" else f"{short(a)} {show(v)}")
+        parts.append(f"{v} player{'' if v == 1 else 's'}" if a == "players" else
+                     f"{short(a)} {label(labels, v) if labels else show(v)}")
     return join_values(parts)
 
 

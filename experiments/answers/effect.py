@@ -42,7 +42,7 @@ def answer_effect(cfg: Config, cells: pl.DataFrame, runs: list[CellRun], ratings
     strongest: dict[Any, list[tuple]] = {}  # value -> (group, strongest, runner-up, overlapping) per group
     stopped_by: dict[Any, list[int]] = {}  # value -> [games stopped at the turn limit, games], over every group
     for key, values in by_group.items():
-        desc = describe_group(gaxes, key)
+        desc = describe_group(gaxes, key, labels)
         base = values.get(rep.baseline)
         if base is None:  # (the config's checks make every group hold it; never an answer left silently empty)
             sentences.append((f"{desc}: " if desc else "") + f"no cell of the baseline {show(rep.baseline)}: "

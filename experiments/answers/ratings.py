@@ -21,7 +21,7 @@ def answer_ratings(cfg: Config, ratings: pl.DataFrame) -> list[str]:
     for key, sub in group_rows(ratings, cfg.axes):
         sub = sub.sort("elo", descending=True)
         top = sub.row(0, named=True)
-        desc = describe_group(cfg.axes, key)
+        desc = describe_group(cfg.axes, key, labels)
         rows = list(sub.iter_rows(named=True))
         order = label(labels, rows[0]["strategy"])
         close = False

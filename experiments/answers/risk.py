@@ -33,7 +33,7 @@ def answer_risk(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
         return label(labels, v)
 
     for key, sub in group_rows(cells, gaxes):
-        desc = describe_group(gaxes, key)
+        desc = describe_group(gaxes, key, labels)
         P = int(sub["players"][0])
         figs: dict[Any, dict[str, Any]] = {}
         for i in sub["cell"].to_list():

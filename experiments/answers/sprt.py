@@ -18,7 +18,7 @@ def answer_sprt(cfg: Config, sprt: pl.DataFrame, cells: pl.DataFrame) -> list[st
     s = cfg.sprt
     labels = experiment_labels(cfg)
     for row, c in zip(sprt.iter_rows(named=True), cells.iter_rows(named=True)):
-        desc = describe_group(cfg.axes, tuple(c[a] for a in cfg.axes))
+        desc = describe_group(cfg.axes, tuple(c[a] for a in cfg.axes), labels)
         # the test chooses between two hypotheses at the error rates asked for; it does not bound the advantage
         h0, h1 = f"{s.h0 * 100:+.1f}%", f"{s.h1 * 100:+.1f}%"
         verdict = {"H1": f"better: the test prefers an advantage of {h1} over the fair share to one of {h0} "

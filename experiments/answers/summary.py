@@ -20,7 +20,7 @@ def answer_summary(cfg: Config, cells: pl.DataFrame) -> list[str]:
     out = []
     labels = experiment_labels(cfg)
     for c in cells.iter_rows(named=True):
-        desc = describe_group(cfg.axes, tuple(c[a] for a in cfg.axes)) or \
+        desc = describe_group(cfg.axes, tuple(c[a] for a in cfg.axes), labels) or \
             f"{c['players']} player{'' if c['players'] == 1 else 's'}"
         adv = fmt_metric('seat_advantage', c['seat_advantage'], True)
         if c.get("seat0_win_lo") is not None and c.get("seat_advantage") is not None:

@@ -60,7 +60,7 @@ def answer_turn_order(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
     sentences, paired_rows, est, heads = [], [], [], []
     labels = experiment_labels(cfg)
     for key, sub in group_rows(cells, gaxes):
-        desc = describe_group(gaxes, key)
+        desc = describe_group(gaxes, key, labels)
         P = int(sub["players"][0])
         figs: dict[Any, dict[str, Any]] = {}
         for i in sub["cell"].to_list():
