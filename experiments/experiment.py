@@ -395,8 +395,8 @@ def run_fingerprint(cfg: Config) -> dict[str, Any]:
     """What a resumed run must share with the interrupted one for its saved tasks to be valid: the
     config (as parsed, without its games, seed and [run] table, which are compared on their own or do
     not change results), the seed, the games per cell, the chunk size and the sensei version."""
-    return {"config_sha256": config_digest(cfg.raw), "seed": cfg.seed, "games": cfg.games, "chunk_size": chunk_size(cfg),
-            "sensei_version": sensei_version(), "strategies": strategy_sources(cfg)}
+    return {"config_sha256": config_digest(cfg.raw), "seed": cfg.seed, "games": cfg.games,
+            "chunk_size": chunk_size(cfg), "sensei_version": sensei_version(), "strategies": strategy_sources(cfg)}
 
 
 def strategy_sources(cfg: Config, hashes: bool = True) -> dict[str, str]:

@@ -101,7 +101,7 @@ def replayed(eng: Any, rules: Any, players: int, agents: Sequence[Any], n: int, 
         same_outcomes(b, a, f"{'compiled' if compiled else 'batch'} lane, played again with the same seed")
 
 
-def untouched(eng: Any, seats: Seats, seat: int, mine: np.ndarray, before: Any, after: Any, keys: np.ndarray,
+def untouched(seats: Seats, seat: int, mine: np.ndarray, before: Any, after: Any, keys: np.ndarray,
               counters: np.ndarray) -> None:
     """A decision reads its observation and draws from its own stream: it writes nothing into the game's
     state (a public array such as the scores included, which the invariants alone would not notice), no
@@ -162,7 +162,7 @@ def leak_probe(eng: Any, agents: Sequence[Any], players: int, rules: Any, n: int
                     keys = seats.draws.keys.copy() if watch else None
                     out = eng.decide(st, mine, seats, lu)
                     if watch:
-                        untouched(eng, seats, seat, mine, before, st, keys, counters)
+                        untouched(seats, seat, mine, before, st, keys, counters)
                     seats.draws.counter[:] = counters
                     return out
 
