@@ -403,6 +403,11 @@ class Game(abc.ABC):
         numpy strategy gets)."""
         raise TypeError(f"{type(self).__name__} does not follow the decision protocol")
 
+    def option_text(self, kind: int, opt: int) -> str:
+        """An option code of decision ``kind`` in words for an error message (``option 15``; a game may say
+        what the code stands for, as Sen's ``option 15 (player 1, slot 7)``)."""
+        return f"option {opt}"
+
     def encode(self, kind: int, result: Any, state: Any, idx: np.ndarray) -> np.ndarray:
         """A numpy strategy's answers to decision ``kind`` as option codes (int64, one per game); the
         default takes one integer per game."""

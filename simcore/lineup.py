@@ -758,7 +758,8 @@ class Lineup:
             self.forms[seat].get(self.game.decisions[kind]) is not None
         if opt == MISSING and not has:
             return IllegalAction(f"strategy {name_of_seat(seat)} (seat {seat}) has no decision {what!r}")
-        return IllegalAction(f"strategy {name_of_seat(seat)} (seat {seat}) made an illegal {what}: option {opt}")
+        words = self.game.option_text(kind, opt) if 0 <= kind < len(self.game.decisions) else f"option {opt}"
+        return IllegalAction(f"strategy {name_of_seat(seat)} (seat {seat}) made an illegal {what}: {words}")
 
 
 def _class_spec(cls: type) -> str:

@@ -72,6 +72,7 @@ def test_numpy_answers_that_are_not_integers_are_one_line(tmp_path, game, answer
     ("None", ["2 arrays (player, slot) are expected", "not None"]),
     ("(obs.me, obs.me, obs.me)", ["not a tuple of 3"]),
     ("(obs.me, obs.me + 0.5)", ["of type float64"]),
+    ("((obs.me + 1) % 2, obs.me * 0 + 7)", ["(player ", ", slot 7)"]),  # no slot 7: named, not only coded
 ])
 def test_answers_of_several_arrays_must_be_that_many_integer_arrays(tmp_path, answer, words):
     path = tmp_path / "peeker.py"

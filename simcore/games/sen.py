@@ -1244,6 +1244,20 @@ class Sen(Game):
         obs._own_slots = own_slots
         return obs
 
+    def option_text(self, kind: int, opt: int) -> str:
+        """A PEEK, SWAP or CLAIM code as what the strategy named (``option 15 (player 1, slot 7)``)."""
+        if opt < 0 or opt >= 1 << 20:
+            return f"option {opt}"
+        if kind == Decision.PEEK:
+            return f"option {opt} (player {opt // POSITION_STRIDE}, slot {opt % POSITION_STRIDE})"
+        if kind == Decision.SWAP:
+            (pa, sa), (pb, sb) = (divmod(x, POSITION_STRIDE) for x in divmod(opt, SWAP_STRIDE))
+            return f"option {opt} (player {pa}'s slot {sa} with player {pb}'s slot {sb})"
+        if kind == Decision.CLAIM:
+            (a, b), v = divmod(opt // 10, SLOTS), opt % 10
+            return f"option {opt} (slots {a} and {b} as {v})"
+        return f"option {opt}"
+
     def encode(self, kind: int, result: Any, st: SenState, idx: np.ndarray) -> np.ndarray:
         """Option codes from a numpy strategy's answers: (player, slot) for PEEK, (player_a, slot_a,
         player_b, slot_b) for SWAP, (slot_a, slot_b, value) for CLAIM, one integer otherwise."""
