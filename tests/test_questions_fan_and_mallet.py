@@ -27,8 +27,8 @@ def test_config_pairs_every_strategy_both_ways_for_each_start():
     assert cfg.rotate  # each pairing is played with each strategy as White (seat 0)
     pairs = {frozenset(a.name for a in c.agents) for c in cfg.cells}
     assert len(pairs) == 15 and set().union(*pairs) == STRATEGIES
-    assert {c.rules.start_positions for c in cfg.cells} == {(0, 6), (0, 3), (0, 1), (0, 0)}
-    assert len(cfg.cells) == 60
+    assert {c.rules.start_positions for c in cfg.cells} == {(0, 6), (0, 3), (0, 9), (0, 1), (0, 11), (0, 0)}
+    assert len(cfg.cells) == 90
     # an asymmetric pairing is played in two orientations, self-play in one
     assert sorted({len(c.rotations(cfg.rotate)) for c in cfg.cells}) == [1, 2]
 
@@ -41,7 +41,8 @@ def tiny():
 def test_answer_has_an_interval_for_every_start_and_metric(tiny, tmp_path):
     ans = tiny.answer
     starts = [s for s in ans if s.startswith("start_positions ")]
-    assert [s.split(":")[0] for s in starts] == [f"start_positions {p}" for p in ("0,6", "0,3", "0,1", "0,0")]
+    assert [s.split(":")[0] for s in starts] == [f"start_positions {p}" for p in ("0,6", "0,3", "0,9", "0,1", "0,11",
+                                                                                     "0,0")]
     for s in starts:
         assert re.search(r"seat 0 \(the first player\) wins \d+\.\d% ± \d+\.\d% of games over the 15 pairings", s)
     rest = ans[len(starts):]
@@ -68,7 +69,7 @@ def test_deal_by_deal_figures_agree_with_totals_and_games(tiny):
     cells = tiny.cells
     per_cell = est.filter((pl.col("scope") == "cell") & (pl.col("figure") == "seat0_win_share"))
     joined = per_cell.join(cells.select(["cell", "seat0_win_share", "metric.first_winner_won"]), on="cell")
-    assert joined.height == 60
+    assert joined.height == 90
     assert np.allclose(joined["value"].to_numpy(), joined["seat0_win_share"].to_numpy())
     fww = est.filter((pl.col("scope") == "cell") & (pl.col("figure") == "first_winner_won")).join(
         cells.select(["cell", "metric.first_winner_won"]), on="cell")
