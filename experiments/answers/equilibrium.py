@@ -582,17 +582,17 @@ def _family_sentences(cfg, cell, desc, paths, fixed, fair, confirmed=None) -> li
 
                 def gain(key):
                     return None if vs[key] is None else -vs[key]
-                weak = vs["hi"] is not None and vs["hi"] < 0  # the deviation's own interval lies above 0
+                weak = ""
+                if vs["hi"] is not None and vs["hi"] < 0:  # the deviation's own interval lies above 0
+                    weak = "; a weak fixed point: that interval alone lies above 0" + (
+                        "" if (confirmed or {}).get(setting_label(f)) else
+                        ", and search.confirm would play the deviation again on fresh deals")
                 text += (f": the best measured, {setting_label(found.best)}, wins {pct(r.means[k])} against "
                          f"{pct(r.means[own])} for it (fair {pct(fair)}), a paired difference of "
                          f"{pct(gain('diff'), True)} {pct_span(gain('hi'), gain('lo'), True)} over "
                          f"{vs['n']:,} deals "
                          f"that the race's test, corrected for picking among {len(found.raced)} settings, "
-                         "does not call clear" + ("; a weak fixed point: that interval alone lies above 0, and "
-                                                  "search.confirm would play the deviation again on fresh deals"
-                                                  if weak and not (confirmed or {}).get(setting_label(f)) else
-                                                  "; a weak fixed point: that interval alone lies above 0"
-                                                  if weak else "") + ")")
+                         f"does not call clear{weak})")
             c = (confirmed or {}).get(setting_label(f))
             if c is not None:
                 m, lo, hi = c["ci"]

@@ -18,6 +18,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from simcore.errors import SenseiError
+from simcore.options import check_native
 from simcore.racing import RaceResult, race, schedule
 from simcore.runner import MAX_GAMES
 from simcore.stats import paired_diff, values_ci
@@ -173,7 +174,6 @@ def with_params(agent, params: dict[str, Any], ck=None, where: str = "search"):
     """A copy of strategy ``agent`` with some parameters changed (checked by the strategy's own fields)."""
     if not params:
         return agent
-    from simcore.errors import SenseiError
     key = (agent.spec(), tuple(sorted(params.items())))
     if key in _MADE:
         return _MADE[key]
@@ -196,8 +196,6 @@ def start_setting(ck, where: str, focus, value: Any, keys: list[str], settings) 
           else {keys[0]: value} if len(keys) == 1 else None))
     if s is None or s not in settings:
         ck.fail(where, "a setting of the family's grid", value)
-    from simcore.errors import SenseiError
-    from simcore.options import check_native
     try:
         check_native(type(focus), {k.partition(".")[2]: x for k, x in s.items()}, f"strategy {focus.name}")
     except SenseiError as exc:
