@@ -24,11 +24,12 @@ QUESTIONS: list[tuple[str, float]] = [
     ("experiments/senshi_elimination.toml", 2.0),
     ("experiments/senshi_seats.toml", 5.0),
     # best responses and equilibria: the Sen iterations and the 2-player meta-game are cheap (2000 deals per
-    # setting at the default); the Fan & Mallet design races 7 start positions in 3 self-play groups (4000);
+    # setting at the default: some 40 s on 2 cores for 22 wake values); the Fan & Mallet design races 12
+    # start positions in 3 self-play groups (4000);
     # the Senshi meta-game plays every lineup of six strategies for 2-4 players with the slow heuristics
     # (counter, guard): 40 deals per lineup at the default, so its intervals are wide (GAMES=... for more)
     ("experiments/sen_wake_equilibrium.toml", 2.5),
-    # the penalty design over equilibria: 5 penalties x 8 wake values of compiled Sen games (2000 deals)
+    # the penalty design over equilibria: 5 penalties x 9 wake values of compiled Sen games (2000 deals)
     ("experiments/sen_penalty_design.toml", 2.5),
     ("experiments/fan_and_mallet_design.toml", 5.0),
     ("experiments/senshi_meta.toml", 0.05),
