@@ -222,3 +222,16 @@ def test_turn_order_of_a_rotated_lineup_takes_its_intervals_and_test_over_deals(
     once = run_experiment({**raw, "lineup": {**raw["lineup"], "rotate": False}}).answer
     assert any("chi-square test of equal seats p = " in s for s in once)
     assert not any("Hotelling" in s for s in once)
+
+
+def test_turn_order_names_the_lineup_of_a_value_that_changes_it():
+    """A named case that puts another strategy in every seat says so where the headline reports its change
+    ("with guard (guard in every seat)"); the baseline's lineup leads the sentence."""
+    from experiments import run_experiment
+    res = run_experiment({"title": "t", "question": "q", "game": "senshi", "players": 3, "games": 20, "seed": 9,
+                          "lineup": {"seats": ["counter"]},
+                          "sweep": {"play": {"counter": {"seat0": "counter"}, "guard": {"seat0": "guard"}}},
+                          "report": {"answer": "turn_order", "over": "play", "baseline": "counter"}})
+    head = res.answer[0]
+    assert head.startswith("counter in every seat, play counter: seat 0"), head
+    assert "changes on the same deals with guard (guard in every seat) " in head, head

@@ -116,7 +116,9 @@ def answer_turn_order(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
             e = head_f[names[1]]
             text += f"; {ev}: seat 0 {ci_text(*e[0])}, seat {P - 1} {ci_text(*e[P - 1])}"
         # each value's change and the share it leads to (seat 0's own figure, not only the difference)
-        moves = [f"{show(v)} {dci_text(d['win_share'][0])} (to {ci_text(*figs[v]['win_share'][0])})"
+        # a value that changes the lineup says whose lineup it is ("guard (guard in every seat)")
+        moves = [f"{show(v)}" + (f" ({figs[v]['lineup']})" if figs[v]["lineup"] != head_f["lineup"] else "")
+                 + f" {dci_text(d['win_share'][0])} (to {ci_text(*figs[v]['win_share'][0])})"
                  for v, d in diffs.items()]
         if moves:
             text += "; seat 0's win share changes on the same deals with " + ", ".join(moves)
