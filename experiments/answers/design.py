@@ -41,7 +41,7 @@ from .base import AnswerKind, CheckContext, ReportContext, Result
 from .common import clip_interval, describe_group, frame, join_values, lineup_label, metric_range, short_spec
 from .searching import (SearchSpec, confirm_row, confirmation, confirmed_text, edge_text, group_axes, parse_confirm,
                         parse_search, pct, pct_span, probe_settings, race_rows, search_space, split, start_setting,
-                        value_span, value_text, with_params)
+                        value_span, value_text, weak_text, with_params)
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -383,8 +383,7 @@ def _tied_text(path, others: list[str]) -> str:
         text += (f": the best measured, {setting_label(found.best)}, gains {pct(gain('diff'), True)} "
                  f"{pct_span(gain('hi'), gain('lo'), True)} on the same {vs['n']:,} deals, a difference "
                  f"that the race's test, corrected for picking among {len(found.raced)} settings, does not call clear"
-                 + ("; a weak fixed point: that interval alone lies above 0" if vs["hi"] is not None and vs["hi"] < 0
-                    else ""))
+                 + weak_text(vs))
     return text + ")"
 
 

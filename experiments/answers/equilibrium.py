@@ -45,7 +45,7 @@ from .base import AnswerKind, CheckContext, ReportContext, Result
 from .common import check_event, clip_interval, describe_group, frame, join_values, metric_range, short_spec
 from .searching import (SearchSpec, closest_rival, confirm_fits, deviator_values, group_axes, mean_values,
                         parse_confirm, parse_search, pct, pct_span, race_rows, search_space, split,
-                        start_setting, with_params)
+                        start_setting, weak_text, with_params)
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -582,11 +582,9 @@ def _family_sentences(cfg, cell, desc, paths, fixed, fair, confirmed=None) -> li
 
                 def gain(key):
                     return None if vs[key] is None else -vs[key]
-                weak = ""
-                if vs["hi"] is not None and vs["hi"] < 0:  # the deviation's own interval lies above 0
-                    weak = "; a weak fixed point: that interval alone lies above 0" + (
-                        "" if (confirmed or {}).get(setting_label(f)) else
-                        ", and search.confirm would play the deviation again on fresh deals")
+                weak = weak_text(vs)
+                if weak and not (confirmed or {}).get(setting_label(f)):
+                    weak += ", and search.confirm would play the deviation again on fresh deals"
                 text += (f": the best measured, {setting_label(found.best)}, wins {pct(r.means[k])} against "
                          f"{pct(r.means[own])} for it (fair {pct(fair)}), a paired difference of "
                          f"{pct(gain('diff'), True)} {pct_span(gain('hi'), gain('lo'), True)} over "

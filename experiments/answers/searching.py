@@ -203,6 +203,12 @@ def start_setting(ck, where: str, focus, value: Any, keys: list[str], settings) 
     return s
 
 
+def weak_text(vs: dict[str, Any]) -> str:
+    """``"; a weak fixed point: ..."`` where the fixed point's paired difference from the best measured
+    deviation (``vs``: fixed point less the best) has its own 95% interval wholly below 0, else ""."""
+    return "; a weak fixed point: that interval alone lies above 0" if vs["hi"] is not None and vs["hi"] < 0 else ""
+
+
 def _number(x: Any) -> bool:
     return isinstance(x, numbers.Real) and not isinstance(x, (bool, np.bool_))
 
