@@ -265,6 +265,17 @@ def test_sticks_tables_and_custom_table():
         ENG.make_rules({"power_copies": "X"})
 
 
+def test_powers_refuse_copies_that_are_not_in_the_deck():
+    """With 2-3 players copy B is removed: power symbols on copy B alone would make the variant do nothing."""
+    for players in (2, 3):
+        with pytest.raises(SenseiError, match="copy B is not in the deck"):
+            ENG.validate(players, ENG.make_rules({"powers": True, "power_copies": "B"}))
+        ENG.validate(players, ENG.make_rules({"powers": True, "power_copies": "AB"}))
+        ENG.validate(players, ENG.make_rules({"powers": False, "power_copies": "B"}))
+    for players in (4, 5):
+        ENG.validate(players, ENG.make_rules({"powers": True, "power_copies": "B"}))
+
+
 @pytest.mark.parametrize("name, want", [("A", [4, 4, 4, 3, 3, 3, 2, 2, 1]), ("A2", [4, 4, 4, 3, 3, 3, 2, 1, 1]),
                                         ("B", [4, 3, 3, 2, 2, 2, 1, 1, 1]), ("C", [4, 4, 4, 3, 3, 2, 1, 1, 1])])
 def test_sticks_tables_are_the_rulings(name, want):

@@ -2248,6 +2248,9 @@ class Sensu(Game):
         super().validate(players, rules)
         if players == 1 and (rules.powers or rules.chosen_fan):
             raise SenseiError("sensu solo plays without the powers and chosen_fan variants")
+        if rules.powers and players in (2, 3) and rules.power_copies == "B":
+            raise SenseiError(f"power_copies=B: with {players} players copy B is not in the deck, so the powers "
+                              "variant would have no power symbols; use A or C (or a set with them)")
 
     # ----- set-up --------------------------------------------------------------------------------
     def new_state(self, keys: np.ndarray, players: int, rules: Any, deck: np.ndarray | None = None,
