@@ -222,7 +222,7 @@ def shown(df: pl.DataFrame, col: str) -> pl.Expr:
     """Column ``col`` as text, as the sentences show its values: a rule option's true/false as on/off."""
     if col in df.columns and df.schema[col] == pl.Boolean:
         return pl.when(pl.col(col)).then(pl.lit("on")).otherwise(pl.lit("off"))
-    return pl.col(col).cast(pl.String)
+    return pl.col(col).cast(pl.String).fill_null("none")   # a rule option's none (e.g. match_points)
 
 
 def group_labels(cells: pl.DataFrame, axes: list[str]) -> pl.DataFrame:

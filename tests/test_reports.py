@@ -206,3 +206,19 @@ def test_report_requires_the_tables_its_manifest_lists(run_dir, tmp_path):
     del man["tables"]
     (copy / "manifest.json").write_text(json.dumps(man), encoding="utf-8")
     assert CliRunner().invoke(app, ["report", str(copy)]).exit_code == 0
+
+
+@pytest.mark.parametrize("answer", ["effect", "balance", "summary"])
+def test_a_rule_value_of_none_is_shown_as_none_and_reported(tmp_path, answer):
+    """A sweep over a rule option with the value none (Fan & Mallet's match_points) names it "none" in the
+    sentences and builds its report; the plots' group labels used to be null, which failed the report."""
+    cfg = {"title": "none", "question": "Does a match change the start?", "game": "fan-and-mallet", "games": 12,
+           "seed": 5, "lineup": {"seats": ["counter", "counter"]},
+           "sweep": {"rules.match_points": ["none", 3]}, "report": {"answer": answer}}
+    if answer == "effect":
+        cfg["report"].update(over="rules.match_points", baseline="none")
+    res = run_experiment(cfg)
+    text = " ".join(res.answer)
+    assert "match_points none" in text and "None" not in text, text
+    page = open(build_report(res.write(str(tmp_path)), index=False), encoding="utf-8").read()
+    assert "match_points none" in page

@@ -86,14 +86,16 @@ def answer_balance(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
         text = ((f"{desc}: " if desc else "") + f"seat 0 (the first player) wins {pm_metric('win_share', w, lo, hi)} "
                 f"of games over the {sub.height} {_plural(short(over))} ({rotated}), "
                 f"advantage {fmt_metric('seat_advantage', w - 1 / P, True)} over the fair {100 / P:.1f}%"
-                + ("" if clear else ", not clearly different from it")
+                + ((", clearly above it" if lo > 1 / P else ", clearly below it") if clear
+                   else ", not clearly different from it")
                 + f"; clearly above {100 / P:.0f}% in {len(above)} of {sub.height} {_plural(short(over))}"
                 + (f" ({join_values(map(show, above))})" if 0 < len(above) <= 6 else "")
                 + f", clearly below in {len(below)}"
                 + (f" ({join_values(map(show, below))})" if 0 < len(below) <= 6 else "")
                 + f" (t tests over deals, Holm's correction over the {sub.height})")
         if best is not None:
-            text += (f"; furthest from it: {show(best[0])} {pm_metric('win_share', best[1], best[2], best[3])}")
+            text += (f"; furthest from it: {short(over)} {show(best[0])} "
+                     f"{pm_metric('win_share', best[1], best[2], best[3])}")
         heads.append((desc, w, lo, hi, P, clear, len(above), len(below), sub.height))
         sentences.append(text)
     if defs:

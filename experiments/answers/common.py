@@ -69,9 +69,11 @@ def join_values(items) -> str:
 
 
 def show(v: Any) -> str:
+    """A value as the sentences show it: a rule option's true/false as on/off, its None as none (as a config
+    writes it)."""
     if isinstance(v, bool):
         return "on" if v else "off"
-    return str(v)
+    return "none" if v is None else str(v)
 
 
 def fmt_metric(metric: str, x: float, signed: bool = False, bound: bool = False) -> str:
