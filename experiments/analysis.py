@@ -87,10 +87,20 @@ def _over_deals(row: dict[str, Any], run: CellRun, has_win: bool) -> None:
             put("focus_win", row["focus_win_share"], vec[0], 0.0, 1.0)
         if not per_game:
             put("seat0_win", row["seat0_win_share"], vec[3], 0.0, 1.0)
+        if row.get("seat_advantage") is not None and (not per_game or row["timeouts"]):
+            # seat 0's share less the average seat's, per deal (the latter is not fixed where games stopped)
+            put("seat_advantage", row["seat_advantage"], vec[3] - vec[4] / run.cell.players, -1.0, 1.0)
     if row["focus_games"] > run.deals:
         put("focus_score", row["focus_mean_score"], vec[1])
     if not per_game:
         put("turns", row["mean_turns"], vec[2])
+
+
+def fair_share(seat_wins, games: int, players: int) -> float:
+    """The average seat's win share: 1/P of the games that have a winner (``seat_wins`` summed over every
+    seat; each game that has one has exactly one). Exactly 1/P where no game stopped at the turn limit."""
+    decided = float(np.sum(seat_wins))
+    return 1.0 / players if decided == games else decided / (players * games)
 
 
 def cells_table(cfg: Config, runs: list[CellRun]) -> pl.DataFrame:
@@ -110,8 +120,10 @@ def cells_table(cfg: Config, runs: list[CellRun]) -> pl.DataFrame:
         if has_win:
             fw = sum(float(run.totals[r].sums["win"][list(seats)].sum()) for r, seats in run.rotations)
             lo, hi = wilson(fw, nf)
+            # the fair share is the average seat's: 1/P of the games that have a winner (1/P where none stopped
+            # at the turn limit, as a game that did has no winner)
             row.update({"focus_games": nf, "focus_win_share": fw / nf, "focus_win_lo": float(lo),
-                        "focus_win_hi": float(hi), "fair_share": 1.0 / P})
+                        "focus_win_hi": float(hi), "fair_share": fair_share(sums["win"], n, P)})
         else:
             row.update({"focus_games": nf, "focus_win_share": None, "focus_win_lo": None, "focus_win_hi": None,
                         "fair_share": None})
@@ -128,11 +140,13 @@ def cells_table(cfg: Config, runs: list[CellRun]) -> pl.DataFrame:
         seat = np.asarray(sums["win"], dtype=float)
         if has_win:
             s0lo, s0hi = wilson(seat[0], n)
+            fair = fair_share(seat, n, P)
             row.update({"seat0_win_share": seat[0] / n, "seat0_win_lo": float(s0lo), "seat0_win_hi": float(s0hi),
-                        "seat_advantage": seat[0] / n - 1.0 / P, "seat_spread": float((seat.max() - seat.min()) / n)})
+                        "seat_advantage": seat[0] / n - fair, "seat_advantage_lo": float(s0lo) - fair,
+                        "seat_advantage_hi": float(s0hi) - fair, "seat_spread": float((seat.max() - seat.min()) / n)})
         else:
             row.update({"seat0_win_share": None, "seat0_win_lo": None, "seat0_win_hi": None, "seat_advantage": None,
-                        "seat_spread": None})
+                        "seat_advantage_lo": None, "seat_advantage_hi": None, "seat_spread": None})
         if has_win and seat.sum() > 0 and P > 1 and n == run.deals:
             # a chi-square over games holds where each deal is played once; a deal's rotations are not
             # independent games, so a rotated lineup's cell gets no such test here (turn_order tests over deals)
@@ -293,8 +307,10 @@ def timeout_sentence(cells: pl.DataFrame) -> str | None:
     if stopped < 0.01 * total and float((cells["timeouts"] / cells["games"]).max()) < 0.1:
         return None
     return (f"{stopped:,} of {total:,} games ({100 * stopped / total:.1f}%) stopped at the turn limit: they have "
-            "no winner (every seat's win share counts them as losses), so the figures above describe games cut "
-            "short" + (" (see the cells table for which)" if cells["timeouts"].min() == 0 else "") + ".")
+            "no winner (every seat's win share counts them as losses, and a fair share or seat 0's advantage is "
+            "taken against the average seat's share, 1/P of the games that have a winner), so the figures above "
+            "describe games cut short" + (" (see the cells table for which)" if cells["timeouts"].min() == 0 else "")
+            + ".")
 
 
 def headline(res) -> list[str]:

@@ -95,7 +95,7 @@ RESULT_COLUMNS = frozenset("""
     p_value path players probability race_value reference regret regret_hi regret_lo rho rival rival_diff
     rival_hi rival_lo rival_p_value rival_value rival_value_hi rival_value_lo role rotation rotations rules
     scope score score_hi score_lo seat seat0_win_hi seat0_win_lo seat0_win_share seat_advantage
-    seat_balance_p seat_spread seconds setting solution sprt start starts step strategy survived tied
+    seat_advantage_hi seat_advantage_lo seat_balance_p seat_spread seconds setting solution sprt start starts step strategy survived tied
     timeouts trial trial_value turns turns_hi turns_lo upper value versus who win win_hi win_lo win_share
 """.split())
 #: the most cells a grid may have (each cell is checked and held in memory)

@@ -41,8 +41,10 @@ from simcore.stats import sprt_decide, sprt_llr
 
 from .config import Cell, Config
 
-#: rows of the per-deal vector block kept for paired comparisons and the SPRT
-VEC_ROWS = ("focus_win", "focus_score", "turns", "seat0_win")
+#: rows of the per-deal vector block kept for paired comparisons and the SPRT; ``decided`` is the share of
+#: the deal's games that have a winner (not stopped at the turn limit), so that seat 0's advantage is taken
+#: over the average seat's share (``decided / P``), which is the fair 1/P where no game stops
+VEC_ROWS = ("focus_win", "focus_score", "turns", "seat0_win", "decided")
 
 
 def cell_chunk(game: str, players: int, rules: Any, agents: list[Any], seed: int, start: int, stop: int,
@@ -51,7 +53,7 @@ def cell_chunk(game: str, players: int, rules: Any, agents: list[Any], seed: int
 
     ``focus_seats`` are the seats the focus strategy holds in this rotation and the rotations equal to
     it (see :meth:`Cell.rotations`). Returns the runner's Totals, score counts (focus seats and all
-    seats) and, when asked, a (4, n) float32 block of per-deal sums over ``focus_seats`` (see
+    seats) and, when asked, a (5, n) float32 block of per-deal sums over ``focus_seats`` (see
     :data:`VEC_ROWS`).
     """
     tot = play_chunk(game, players, rules, agents, seed, start, stop, keep_games, per_game=("win", "score", "turns"))
@@ -68,7 +70,7 @@ def cell_chunk(game: str, players: int, rules: Any, agents: list[Any], seed: int
         win = v["win"]
         if win.shape[1] == 0:  # a solo game has no winner: no seat wins
             win = np.zeros(score.shape, np.float32)
-        block = np.stack([win[:, fs].sum(1), score[:, fs].sum(1), v["turns"] * k, win[:, 0] * k])
+        block = np.stack([win[:, fs].sum(1), score[:, fs].sum(1), v["turns"] * k, win[:, 0] * k, win.sum(1) * k])
         block = block.astype(np.float32)
     return tot, hist, block
 
@@ -80,7 +82,7 @@ class CellRun:
     rotations: list[tuple[int, tuple[int, ...]]]
     totals: dict[int, Totals] = dataclasses.field(default_factory=dict)
     hist: dict[str, dict[float, int]] = dataclasses.field(default_factory=lambda: {"focus": {}, "all": {}})
-    #: (4, deals) sums over rotations and focus seats of the per-deal values (divide by :attr:`weight`)
+    #: (5, deals) sums over rotations and focus seats of the per-deal values (divide by :attr:`weight`)
     vec_sum: np.ndarray | None = None
     deals: int = 0
     seconds: float = 0.0
@@ -96,7 +98,7 @@ class CellRun:
         return sum(len(seats) for _, seats in self.rotations)
 
     def vectors(self) -> np.ndarray | None:
-        """(4, deals) per-deal values averaged over the rotations, float32."""
+        """(5, deals) per-deal values averaged over the rotations, float32 (rows: :data:`VEC_ROWS`)."""
         if self.vec_sum is None:
             return None
         return (self.vec_sum[:, :self.deals] / np.float32(self.weight)).astype(np.float32)
@@ -488,9 +490,11 @@ def play_cells(cfg: Config, jobs: int = 1, progress: bool = False, backend: str 
             def take(i: int, r: int, a: int, b: int, res, restored: bool) -> None:
                 tot, hist, block = res
                 run = runs[i]
-                if keep_vec and block is None:  # (a chunk saved by a version that kept no per-deal values here)
+                if keep_vec and (block is None or block.shape[0] != len(VEC_ROWS)):
+                    # (a chunk saved by a version that kept no per-deal values here, or other rows of them)
                     raise SenseiError(f"{store.folder}: the finished chunk {ChunkStore.key(i, r, a, b)} holds no "
-                                      "per-deal values, which this run keeps; delete it and resume again to replay it")
+                                      "per-deal values of this version, which this run keeps; delete it and resume "
+                                      "again to replay it")
                 if tot.games is not None:
                     run.games_rows.append(tot.games.with_columns(pl.lit(i).alias("cell"), pl.lit(r).alias("rotation")))
                     tot.games = None
@@ -643,9 +647,11 @@ def human_seconds(t: float) -> str:
 
 
 def _sprt_update(run: CellRun, cfg: Config) -> str:
-    """Update the cell's sequential test on per-deal focus win share minus the fair share."""
+    """Update the cell's sequential test on per-deal focus win share minus the fair share (the average seat's:
+    1/P of the deal's games that have a winner)."""
     s = cfg.sprt
-    x = run.vectors()[0].astype(np.float64) - 1.0 / run.cell.players
+    v = run.vectors().astype(np.float64)
+    x = v[VEC_ROWS.index("focus_win")] - v[VEC_ROWS.index("decided")] / run.cell.players
     llr = sprt_llr(float(x.sum()), float((x * x).sum()), len(x), s.h0, s.h1)
     decision = sprt_decide(llr, s.alpha, s.beta)
     run.sprt = {"llr": llr, "decision": decision, "deals": len(x)}

@@ -30,6 +30,7 @@ from typing import Any, Sequence
 import numpy as np
 import polars as pl
 
+from simcore.errors import SenseiError
 from simcore.runner import check_jobs, chunks, play_chunk, run_chunks
 
 from .config import Cell, Config
@@ -144,7 +145,7 @@ def lineup_chunk(game: str, players: int, rules: Any, agents: list[Any], seed: i
     focus_vals, focus_counts = np.unique(score[:, fs], return_counts=True)
     all_vals, all_counts = np.unique(score, return_counts=True)
     hist = {"focus": (focus_vals, focus_counts), "all": (all_vals, all_counts)}
-    rows = [win[:, fs].sum(1), score[:, fs].sum(1), v["turns"] * k, win[:, 0] * k]
+    rows = [win[:, fs].sum(1), score[:, fs].sum(1), v["turns"] * k, win[:, 0] * k, win.sum(1) * k]
     sources = [win, score]
     if event:
         sources.append(v[event].astype(np.float32))
@@ -244,6 +245,9 @@ class Evaluator:
                 h = run.hist[key]
                 for v, n in zip(vals.tolist(), counts.tolist()):
                     h[v] = h.get(v, 0) + n
+            if store is not None and block.shape[0] != run.vec_sum.shape[0]:  # (saved by a version that kept other per-deal rows)
+                raise SenseiError(f"{store.folder}: the finished chunk {keys[k]} holds no per-deal values of this "
+                                  "version; delete it and resume again to replay it")
             run.vec_sum[:, a:b] += block
             self.games += b - a
             if k in played:
@@ -313,6 +317,9 @@ def seat_values(run: CellRun, what: str, seat: int, event: bool) -> np.ndarray:
 
 def focus_values(run: CellRun, what: str = "win") -> np.ndarray:
     """Per-deal win share (or score) of base seat 0, the focus, averaged over the rotations (and seats)."""
+    if what == "seat_advantage":  # seat 0's share less the average seat's (the fair 1/P where no game stops)
+        return focus_values(run, "seat0_win") - focus_values(run, "decided") / run.cell.players
     row = {"win": VEC_ROWS.index("focus_win"), "score": VEC_ROWS.index("focus_score"),
-           "turns": VEC_ROWS.index("turns"), "seat0_win": VEC_ROWS.index("seat0_win")}[what]
+           "turns": VEC_ROWS.index("turns"), "seat0_win": VEC_ROWS.index("seat0_win"),
+           "decided": VEC_ROWS.index("decided")}[what]
     return run.vectors()[row].astype(np.float64)

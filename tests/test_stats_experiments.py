@@ -284,3 +284,32 @@ def test_a_share_alike_on_every_deal_keeps_its_interval_over_games():
     assert (never["focus_win_lo"] == 0).all() and (never["focus_win_hi"] > 0.02).all()
     other = res.cells.filter(pl.col("a") == "threshold")
     assert 0 < other["focus_win_lo"][0] < other["focus_win_share"][0] < other["focus_win_hi"][0]
+
+
+def test_seat_advantage_is_over_the_average_seat_where_games_stop_at_the_turn_limit():
+    """A game stopped at the turn limit has no winner, so every seat's share counts it as a loss: seat 0's
+    advantage (and a fair share) is taken against the average seat's share, 1/P of the games that have a
+    winner, per deal. Against 1/P a seat that wins more than the others read as a disadvantage."""
+    from experiments import run_experiment
+    from simcore.stats import values_ci
+    base = {"title": "t", "question": "q", "game": "sensu", "players": 3, "games": 40, "seed": 13,
+            "rules": {"max_turns": 160}, "lineup": {"seats": ["random", "random", "random"]},
+            "report": {"answer": "summary", "per_game": True}}
+    res = run_experiment(base)
+    c = res.cells.row(0, named=True)
+    P, n = 3, c["games"]
+    assert 0 < c["timeouts"] < n
+    decided = (n - c["timeouts"]) / n
+    assert c["seat_advantage"] == pytest.approx(c["seat0_win_share"] - decided / P)
+    assert c["seat_advantage"] > c["seat0_win_share"] - 1 / P + 0.05
+    # its interval is over deals of seat 0's win less the deal's decided share / P
+    g = res.tables["games"]
+    per = g.group_by("game").agg((pl.col("win").filter(pl.col("seat") == 0).sum() - pl.col("win").sum() / P)
+                                 .alias("adv")).sort("game")
+    _, lo, hi = values_ci(per["adv"].to_numpy())
+    assert c["seat_advantage_hi"] - c["seat_advantage_lo"] == pytest.approx(hi - lo, rel=1e-4)
+    assert f"first-seat advantage {100 * c['seat_advantage']:+.1f}%" in res.answer[0]
+    # where every game has a winner it is seat 0's share less 1/P, as before
+    full = run_experiment({**base, "rules": {"max_turns": 1000}})
+    c = full.cells.row(0, named=True)
+    assert c["timeouts"] == 0 and c["seat_advantage"] == pytest.approx(c["seat0_win_share"] - 1 / P)

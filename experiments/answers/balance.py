@@ -15,7 +15,8 @@ from simcore.registry import get_game
 from simcore.stats import holm, mean_interval, ratio_ci
 
 from .base import AnswerKind, CheckContext, ReportContext, Result
-from .common import describe_group, est_row, experiment_labels, fmt_metric, frame, group_rows, lineup_label, pm_metric, pm_text, pool_deals, short, show
+from .common import (describe_group, est_row, experiment_labels, fmt_metric, frame, group_rows, lineup_label, pm_metric,
+                     pm_text, pool_deals, seat0_advantage, short, show)
 from .common import SHARE_RANGE, ci_cell, deal_frame, join_values
 
 if TYPE_CHECKING:
@@ -67,28 +68,35 @@ def answer_balance(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
             w, lo, hi = mean_interval(f["seat0_win"].to_numpy())
             est.append(est_row("cell", row["cell"], desc, row[over], strat, P, "seat0_win_share", w, lo, hi, f.height))
             metric_rows("cell", row["cell"], desc, row[over], strat, P, f, f.height)
-            x = f["seat0_win"].to_numpy()
-            # every deal alike: no t test; the sign test's p (all n deals on one side of 1/P: 2 / 2^n)
-            p = float(_st.ttest_1samp(x, 1 / P).pvalue) if np.ptp(x) > 0 else \
-                (1.0 if x[0] == 1 / P else min(1.0, 2.0 * 0.5 ** len(x)))
-            tests.append((row[over], w, p))
-            if best is None or abs(w - 1 / P) > abs(best[1] - 1 / P):
-                best = (row[over], w, lo, hi)
-        for (case, share, _), rejected in zip(tests, holm([t[2] for t in tests])):
+            # seat 0's share less the average seat's, per deal (the fair 1/P where every game has a winner)
+            x = seat0_advantage(f, P)
+            # every deal alike: no t test; the sign test's p (all n deals on one side of it: 2 / 2^n)
+            p = float(_st.ttest_1samp(x, 0.0).pvalue) if np.ptp(x) > 0 else \
+                (1.0 if x[0] == 0 else min(1.0, 2.0 * 0.5 ** len(x)))
+            tests.append((row[over], float(x.mean()), p))
+            if best is None or abs(x.mean()) > abs(best[4]):
+                best = (row[over], w, lo, hi, float(x.mean()))
+        for (case, adv, _), rejected in zip(tests, holm([t[2] for t in tests])):
             if rejected:
-                (above if share > 1 / P else below).append(case)
+                (above if adv > 0 else below).append(case)
         pooled = pool_deals([frames[i] for i in sub["cell"].to_list()], defs)
         w, lo, hi = mean_interval(pooled["seat0_win"].to_numpy())
         est.append(est_row("group", None, desc, None, None, P, "seat0_win_share", w, lo, hi, pooled.height))
         metric_rows("group", None, desc, None, None, P, pooled, pooled.height)
-        clear = lo is not None and (lo > 1 / P or hi < 1 / P)
+        adv, alo, ahi = mean_interval(seat0_advantage(pooled, P))
+        fair = float(pooled["decided"].mean()) / P
+        est.append(est_row("group", None, desc, None, None, P, "seat_advantage", adv, alo, ahi, pooled.height))
+        clear = alo is not None and (alo > 0 or ahi < 0)
         rotated = "each lineup played in every seat order" if cfg.rotate else "lineups as listed (not rotated)"
+        fair_text = (f"the fair {100 / P:.1f}%" if fair == 1 / P else
+                     f"the average seat's {100 * fair:.1f}% (1/{P} of the games that have a winner)")
         text = ((f"{desc}: " if desc else "") + f"seat 0 (the first player) wins {pm_metric('win_share', w, lo, hi)} "
                 f"of games over the {sub.height} {_plural(short(over))} ({rotated}), "
-                f"advantage {fmt_metric('seat_advantage', w - 1 / P, True)} over the fair {100 / P:.1f}%"
-                + ((", clearly above it" if lo > 1 / P else ", clearly below it") if clear
+                f"advantage {fmt_metric('seat_advantage', adv, True)} over {fair_text}"
+                + ((", clearly above it" if alo > 0 else ", clearly below it") if clear
                    else ", not clearly different from it")
-                + f"; clearly above {100 / P:.0f}% in {len(above)} of {sub.height} {_plural(short(over))}"
+                + f"; clearly above {'it' if fair != 1 / P else f'{100 / P:.0f}%'} in {len(above)} of {sub.height} "
+                  f"{_plural(short(over))}"
                 + (f" ({join_values(map(show, above))})" if 0 < len(above) <= 6 else "")
                 + f", clearly below in {len(below)}"
                 + (f" ({join_values(map(show, below))})" if 0 < len(below) <= 6 else "")
@@ -96,7 +104,7 @@ def answer_balance(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
         if best is not None:
             text += (f"; furthest from it: {short(over)} {show(best[0])} "
                      f"{pm_metric('win_share', best[1], best[2], best[3])}")
-        heads.append((desc, w, lo, hi, P, clear, len(above), len(below), sub.height))
+        heads.append((desc, w, lo, hi, fair, clear, len(above), len(below), sub.height))
         sentences.append(text)
     if defs:
         pooled = pool_deals(list(frames.values()), defs)
@@ -143,11 +151,11 @@ def _headline(heads: list[tuple], what: str, metric_text: str | None = None, ran
         return None
     one_p = len({h[4] for h in heads}) == 1  # one fair share for all, else each group says its own
     parts = [pm_metric("win_share", w, lo, hi)
-             + (f" ({d})" if d and one_p else f" ({d + '; ' if d else ''}fair {100 / P:.1f}%)" if not one_p else "")
-             for d, w, lo, hi, P, *_ in heads]
+             + (f" ({d})" if d and one_p else f" ({d + '; ' if d else ''}fair {100 * fair:.1f}%)" if not one_p else "")
+             for d, w, lo, hi, fair, *_ in heads]
     clear = [d or "all" for d, _, _, _, _, c, *_ in heads if c]
     first = (f"Seat 0 (the first player) wins " + ", ".join(parts) + " of games"
-             + (f" (fair share {100 / heads[0][4]:.1f}%)" if one_p else "") + ", "
+             + (f" (fair share {100 * heads[0][4]:.1f}%)" if one_p else "") + ", "
              + ("clearly off it" if one_p else "clearly off its fair share")
              + (f" with {join_values(clear)}" if clear else " in no group") + ".")
     n_above = sum(h[6] for h in heads)
@@ -193,15 +201,23 @@ def lead_table(ctx: ReportContext):
     if est.height == 0 or "figure" not in est.columns:
         return None
     g = est.filter((pl.col("scope") == "group") & (pl.col("figure") == "seat0_win_share"))
+    # seat 0's share less the average seat's (1/P of the games that have a winner), with its own interval over
+    # deals; a run folder written before it was kept takes the fair 1/P
+    advs = {r["group"]: r for r in est.filter((pl.col("scope") == "group")
+                                              & (pl.col("figure") == "seat_advantage")).iter_rows(named=True)}
     rows = []
     for r in g.iter_rows(named=True):
         P = r["players"]
+        a = advs.get(r["group"])
+        if a is None and P and r["value"] is not None:
+            a = {"value": r["value"] - 1 / P, "lo": r["lo"] - 1 / P if r["lo"] is not None else None,
+                 "hi": r["hi"] - 1 / P if r["hi"] is not None else None}
+        fair = r["value"] - a["value"] if a is not None and r["value"] is not None else None
         rows.append({"group": r["group"] or "all", "seat 0 wins %": ci_cell(r["value"], r["lo"], r["hi"], unit=False,
                                                                           bounds=SHARE_RANGE),
-                     "fair %": f"{100 / P:.1f}" if P else "",
-                     "advantage %": ci_cell(r["value"] - 1 / P, r["lo"] - 1 / P if r["lo"] is not None else None,
-                                                   r["hi"] - 1 / P if r["hi"] is not None else None, signed=True,
-                                                   unit=False, bounds=(-1 / P, 1 - 1 / P)) if P and r["value"] is not None else ""})
+                     "fair %": f"{100 * fair:.1f}" if fair is not None else "",
+                     "advantage %": ci_cell(a["value"], a["lo"], a["hi"], signed=True, unit=False,
+                                            bounds=(-1 / P, 1 - 1 / P)) if a is not None else ""})
     return pl.DataFrame(rows, schema={k: pl.String for k in rows[0]}) if rows else None
 
 

@@ -15,7 +15,7 @@ from simcore.stats import half_width, holm, inside_band, mean_interval, paired_d
 
 from .base import AnswerKind, CheckContext, ReportContext, Result
 from .common import ci_cell, label
-from .common import (dci_text, describe_group, join_values, deal_frame, est_row, experiment_labels, frame, lineup_label, pm_metric, pm_text, pooled_totals, short, show,
+from .common import (dci_text, describe_group, join_values, deal_frame, est_row, experiment_labels, frame, lineup_label, pm_metric, pm_text, pooled_totals, seat0_advantage, short, show,
                      strategy_label)
 
 if TYPE_CHECKING:
@@ -127,20 +127,19 @@ def answer_calibration(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
                 continue
             r = rows[v]
             f = frames[r["cell"]]
-            w, wlo, whi = mean_interval(f["seat0_win"].to_numpy())
+            # seat 0's share less the average seat's (the fair 1/P where every game has a winner), per deal
+            a, alo, ahi = mean_interval(seat0_advantage(f, P))
             t, tlo, thi = mean_interval(f["turns"].to_numpy())
             dgroup = describe_group(gaxes, key, labels)
-            est.append(est_row("cell", r["cell"], dgroup, v, desc, P, "seat_advantage", w - 1 / P,
-                            None if wlo is None else wlo - 1 / P, None if whi is None else whi - 1 / P, r["deals"]))
+            est.append(est_row("cell", r["cell"], dgroup, v, desc, P, "seat_advantage", a, alo, ahi, r["deals"]))
             est.append(est_row("cell", r["cell"], dgroup, v, desc, P, "mean_turns", t, tlo, thi, r["deals"]))
-            adv_parts.append(f"{show(v)} " + pm_metric("seat_advantage", w - 1 / P, None if wlo is None else wlo - 1 / P,
-                                                       None if whi is None else whi - 1 / P, True,
-                                                       bounds=(-1 / P, 1 - 1 / P)))
+            adv_parts.append(f"{show(v)} " + pm_metric("seat_advantage", a, alo, ahi, True, bounds=(-1 / P, 1 - 1 / P)))
             len_parts.append(f"{show(v)} {t:.1f} ± {half_width(tlo, thi):.1f}")
             if v != v0 and v0 in rows:
                 g0 = frames[rows[v0]["cell"]]
-                j = f.join(g0, on="game", suffix="_ref")
-                for metric, col in (("seat_advantage", "seat0_win"), ("mean_turns", "turns")):
+                j = f.with_columns(adv=pl.Series(seat0_advantage(f, P))).join(
+                    g0.with_columns(adv=pl.Series(seat0_advantage(g0, P))), on="game", suffix="_ref")
+                for metric, col in (("seat_advantage", "adv"), ("mean_turns", "turns")):
                     d = paired_diff(j[col].to_numpy(), j[f"{col}_ref"].to_numpy())
                     paired_rows.append({**{ax: k for ax, k in zip(gaxes, key)}, "metric": metric, "over": over,
                                         "value": v, "versus": v0, "diff": d["diff"], "lo": d["lo"], "hi": d["hi"],

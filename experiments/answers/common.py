@@ -150,16 +150,26 @@ def deal_frame(cfg: Config, run: CellRun, metric_defs: list[Any] = ()) -> pl.Dat
         aggs.append(pl.col(m.num).sum().alias(f"num.{m.name}"))
         aggs.append((pl.col(m.den).sum() if m.den else pl.len()).cast(pl.Float64).alias(f"den.{m.name}"))
     first = g.filter(pl.col("seat") == 0).group_by("game").agg(aggs)
+    if "win" in g.columns:  # the share of the deal's games that have a winner (a game stopped at the turn limit has none)
+        decided = (g.group_by(["game", "rotation"]).agg(pl.col("win").sum().alias("decided"))
+                   .group_by("game").agg(pl.col("decided").mean()))
+        first = first.join(decided, on="game")
     return first.join(focus, on="game").sort("game")
 
 
 def pool_deals(frames: list[pl.DataFrame], metric_defs: list[Any]) -> pl.DataFrame:
     """Deals pooled over cells: means of the per-deal values, sums of the metrics' parts."""
     df = pl.concat(frames, how="diagonal_relaxed")
-    aggs = [pl.col(c).mean() for c in ("turns", "seat0_win", "focus_score") if c in df.columns]
+    aggs = [pl.col(c).mean() for c in ("turns", "seat0_win", "decided", "focus_score") if c in df.columns]
     for m in metric_defs:
         aggs += [pl.col(f"num.{m.name}").sum(), pl.col(f"den.{m.name}").sum()]
     return df.group_by("game").agg(aggs).sort("game")
+
+
+def seat0_advantage(f: pl.DataFrame, players: int) -> np.ndarray:
+    """Per deal of a :func:`deal_frame`, seat 0's win share less the average seat's (``decided / P``: the fair
+    1/P where every game has a winner)."""
+    return f["seat0_win"].to_numpy() - f["decided"].to_numpy() / players
 
 
 def by_symmetry(c: dict) -> bool:

@@ -4,7 +4,7 @@
 any focus or seats lineup. The objective is one figure of a cell (``report.objective``):
 
 * ``seat0_win_share``: seat 0's (the first player's) win share, averaged over the lineup's rotations;
-* ``seat_advantage``: the same minus the fair share 1/P;
+* ``seat_advantage``: the same minus the average seat's share (the fair 1/P where every game has a winner);
 * ``focus_win_share``, ``focus_mean_score``: the focus's (a focus lineup);
 * ``mean_turns``: the game length;
 
@@ -181,9 +181,10 @@ def raw_values(objective: str, runs) -> np.ndarray:
         n = min(r.deals for r in runs)
         return focus_values(runs[0], "win")[:n] - np.mean([focus_values(r, "win")[:n] for r in runs[1:]], axis=0)
     run = runs[0]
-    if objective in ("seat0_win_share", "seat_advantage"):
-        x = focus_values(run, "seat0_win")
-        return x - 1.0 / run.cell.players if objective == "seat_advantage" else x
+    if objective == "seat0_win_share":
+        return focus_values(run, "seat0_win")
+    if objective == "seat_advantage":  # seat 0's share less the average seat's
+        return focus_values(run, "seat_advantage")
     if objective == "focus_win_share":
         return focus_values(run, "win")
     if objective == "focus_mean_score":

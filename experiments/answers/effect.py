@@ -8,8 +8,12 @@ import polars as pl
 
 from simcore.stats import half_width, paired_diff, values_ci, wilson
 
+from ..engine import VEC_ROWS
 from .base import AnswerKind, Result
 from .common import SHARE_DIFF_RANGE, by_symmetry, clip_interval, describe_group, metric_range, experiment_labels, fmt_metric, frame, pm_metric, group_rows, label, short, span, wide_table
+
+#: the row of :func:`answer_effect`'s pooled per-deal values that holds seat 0's advantage over the average seat
+ADV = len(VEC_ROWS)
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -28,7 +32,11 @@ def answer_effect(cfg: Config, cells: pl.DataFrame, runs: list[CellRun], ratings
         return label(labels, v)
 
     def pooled(sub: pl.DataFrame) -> np.ndarray:
-        return np.mean([runs[i].vectors() for i in sub["cell"].to_list()], axis=0)
+        """The cells' per-deal rows (VEC_ROWS) averaged, and a last row: seat 0's share less the average
+        seat's (1/P of the games that have a winner: the fair 1/P where none stopped at the turn limit)."""
+        vec = np.mean([runs[i].vectors() for i in sub["cell"].to_list()], axis=0).astype(np.float64)
+        P = runs[sub["cell"][0]].cell.players
+        return np.vstack([vec, vec[VEC_ROWS.index("seat0_win")] - vec[VEC_ROWS.index("decided")] / P])
 
     by_group: dict[tuple, dict[Any, pl.DataFrame]] = {}
     # each cell by its value of `over` as the config writes it (a strategy axis's column in the tables holds
@@ -56,14 +64,14 @@ def answer_effect(cfg: Config, cells: pl.DataFrame, runs: list[CellRun], ratings
             P = int(sub["players"][0])
             # seat 0's share over deals (each deal's rotations and match-ups averaged first), as the paired
             # differences take it: the games of one deal are not independent of each other
-            s0, s0lo, s0hi = values_ci(vec[3])
-            adv = s0 - 1.0 / P
-            adv_lo, adv_hi = clip_interval(s0lo - 1.0 / P, s0hi - 1.0 / P, (-1.0 / P, 1.0 - 1.0 / P))
+            adv, adv_lo, adv_hi = values_ci(vec[ADV])
+            adv_lo, adv_hi = clip_interval(adv_lo, adv_hi, (-1.0 / P, 1.0 - 1.0 / P))
+            fair = float(vec[VEC_ROWS.index("decided")].mean()) / P  # the average seat's share
             # a self-play focus wins its fair share by symmetry (no timeout): exact, whatever float32's 1/3 says
             exact = cfg.kind == "focus" and all(by_symmetry(r) for r in sub.iter_rows(named=True))
             fw = (1.0 / P, 1.0 / P, 1.0 / P) if exact else (values_ci(vec[0]) if cfg.kind == "focus" else None)
             if value == rep.baseline:
-                levels.append({"turns": turns[0], "adv": adv, "adv_lo": adv_lo, "adv_hi": adv_hi, "fair": 1.0 / P,
+                levels.append({"turns": turns[0], "adv": adv, "adv_lo": adv_lo, "adv_hi": adv_hi, "fair": fair,
                                **({"focus": fw} if cfg.kind == "focus" else {})})
             part = [f"game length {turns[0]:.1f} turns ± {half_width(turns[1], turns[2]):.1f}",
                     "first-seat advantage " + pm_metric("seat_advantage", adv, adv_lo, adv_hi, True)]
@@ -81,9 +89,9 @@ def answer_effect(cfg: Config, cells: pl.DataFrame, runs: list[CellRun], ratings
                             "same strategy in every seat)")
             elif cfg.kind == "focus":  # the level itself, against its fair share, before any difference
                 part.append(f"focus win share {pm_metric('win_share', fw[0], fw[1], fw[2])} (fair "
-                            f"{fmt_metric('win_share', 1.0 / P)})")
+                            f"{fmt_metric('win_share', fair)})")
             if value != rep.baseline:
-                for metric, row in (("mean_turns", 2), ("seat_advantage", 3), ("win_share", 0)):
+                for metric, row in (("mean_turns", 2), ("seat_advantage", ADV), ("win_share", 0)):
                     if metric == "win_share" and cfg.kind != "focus":
                         continue
                     d = paired_diff(vec[row], bvec[row])

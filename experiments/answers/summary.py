@@ -15,30 +15,62 @@ if TYPE_CHECKING:
     from ..engine import CellRun
 
 
-def answer_summary(cfg: Config, cells: pl.DataFrame) -> list[str]:
-    """One sentence per cell: the focus's win share (or the seats' balance) and the game length."""
+def answer_summary(cfg: Config, cells: pl.DataFrame, seats: pl.DataFrame | None = None,
+                   runs: list[CellRun] | None = None) -> list[str]:
+    """One sentence per cell: the focus's win share (or each seat's), the game length and, where seat 0 is
+    not also a strategy of its own, the first-seat advantage (seat 0's share less the average seat's)."""
     out = []
     labels = experiment_labels(cfg)
     for c in cells.iter_rows(named=True):
         desc = describe_group(cfg.axes, tuple(c[a] for a in cfg.axes), labels) or \
             f"{c['players']} player{'' if c['players'] == 1 else 's'}"
-        adv = fmt_metric('seat_advantage', c['seat_advantage'], True)
-        if c.get("seat0_win_lo") is not None and c.get("seat_advantage") is not None:
-            fair = c["seat0_win_share"] - c["seat_advantage"]
-            adv = pm_metric("seat_advantage", c["seat_advantage"], c["seat0_win_lo"] - fair, c["seat0_win_hi"] - fair,
-                            True)
-        length = (f"game length {c['mean_turns']:.1f} turns ± {half_width(c['turns_lo'], c['turns_hi']):.1f}, "
-                  f"first-seat advantage {adv}")
+        agents = runs[c["cell"]].cell.agents if runs is not None else None
+        mixed = agents is not None and len({a.spec() for a in agents}) > 1
+        length = f"game length {c['mean_turns']:.1f} turns ± {half_width(c['turns_lo'], c['turns_hi']):.1f}"
+        if c["players"] == 1:  # solo: no seat to compare, a score
+            length += f", mean score {pm_text('mean_score', c['focus_mean_score'], c.get('focus_score_lo'), c.get('focus_score_hi'))}"
+        elif cfg.rotate or not mixed:
+            adv = fmt_metric('seat_advantage', c['seat_advantage'], True)
+            if c.get("seat_advantage_lo") is not None and c.get("seat_advantage") is not None:
+                adv = pm_metric("seat_advantage", c["seat_advantage"], c["seat_advantage_lo"], c["seat_advantage_hi"],
+                                True)
+            length += f", first-seat advantage {adv}"
         if cfg.kind == "seats":
-            out.append(f"{desc}: {length}")
+            shares = _seat_shares(cfg, c, seats, agents, labels) if c["players"] > 1 and mixed else ""
+            out.append(f"{desc}: {length}" + (f"; {shares}" if shares else ""))
         else:
             share = (f"{fmt_metric('win_share', c['focus_win_share'])} (the fair share by symmetry: the same "
                      "strategy in every seat)" if by_symmetry(c) else
                      f"{pm_metric('win_share', c['focus_win_share'], c['focus_win_lo'], c['focus_win_hi'])} (fair "
                      f"{fmt_metric('win_share', c['fair_share'])})")
             out.append(f"{label(labels, c['focus'])} against {label(labels, c['field'])} ({desc}): win share "
-                       f"{share}, mean score {_score(c)}; {length}")
+                       f"{share}, mean score {_score(c)}; {length}"
+                       + ("" if cfg.rotate or not mixed else " (not rotated: the focus holds seat 0 in every game)"))
     return out
+
+
+def _seat_shares(cfg: Config, c: dict, seats: pl.DataFrame | None, agents, labels) -> str:
+    """A mixed seats lineup's win share of each of its members: by seat where the lineup is not rotated (each
+    share is then its seat's and its strategy's together), else over every seat."""
+    if seats is None or seats.is_empty() or "win_share" not in seats.columns:
+        return ""
+    sub = seats.filter(pl.col("cell") == c["cell"])
+    if sub.is_empty() or sub["win_share"].null_count():
+        return ""
+    parts = []
+    if cfg.rotate:  # each strategy over every seat it held (a member repeated in the lineup counts once)
+        for spec in dict.fromkeys(a.spec() for a in agents):
+            rows = sub.filter(pl.col("strategy") == spec)
+            wins, games = float((rows["win_share"] * rows["games"]).sum()), float(rows["games"].sum())
+            parts.append(f"{label(labels, spec)} {fmt_metric('win_share', wins / games)}")
+    else:
+        for b in range(c["players"]):
+            row = sub.filter(pl.col("seat") == b).row(0, named=True)
+            parts.append(f"seat {b} {label(labels, agents[b])} "
+                         + pm_metric("win_share", row["win_share"], row["win_lo"], row["win_hi"]))
+    if cfg.rotate:
+        return "win shares over every seat: " + ", ".join(parts)
+    return ("win shares by seat (not rotated: each is its seat's and its strategy's together): " + ", ".join(parts))
 
 
 def _score(c: dict) -> str:
@@ -47,7 +79,7 @@ def _score(c: dict) -> str:
 
 
 def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun]) -> Result:
-    return Result(answer_summary(cfg, tables["cells"]))
+    return Result(answer_summary(cfg, tables["cells"], tables.get("seats"), runs))
 
 
 KIND = AnswerKind("summary", "the focus's (or every seat's) figures for each cell", analyse, vectors="small")

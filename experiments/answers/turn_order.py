@@ -8,7 +8,7 @@ import numpy as np
 import polars as pl
 from scipy import stats as _st
 
-from simcore.stats import deal_interval, paired_diff, share_ci
+from simcore.stats import deal_interval, paired_diff, share_ci, values_ci
 
 from .base import AnswerKind, CheckContext, ReportContext, Result
 from .common import wide_table
@@ -50,6 +50,13 @@ def _equal_seats_p(per: pl.DataFrame, col: str, P: int) -> float | None:
     return float(_st.f.sf(f, p, n - p))
 
 
+def _fair_text(fair: float, players: int) -> str:
+    """The share an average seat wins: the fair 1/P, or where games stopped at the turn limit (no winner) 1/P
+    of those that have one."""
+    return (f"the fair {100 / players:.1f}%" if fair == 1 / players else
+            f"the average seat's {100 * fair:.1f}% (1/{players} of the games that have a winner)")
+
+
 def answer_turn_order(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
     """Each table seat's win share (and, with report.event, its event rate, e.g. elimination) for every value
     of ``over`` and group, with a test of equal seats; each value paired deal by deal against the
@@ -71,7 +78,12 @@ def answer_turn_order(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
             n = float(g.filter(pl.col("seat") == 0).height)                          # games per seat
             wins = np.array([float(g.filter(pl.col("seat") == s)["win"].sum()) for s in range(P)])
             several = n > per["game"].n_unique()  # a deal played more than once (rotations): not independent
+            # seat 0's share less the average seat's, deal by deal: 1/P of the games that have a winner (the fair
+            # 1/P where no game stopped at the turn limit)
+            dec = per.group_by("game").agg(pl.col("win").sum().alias("decided")).sort("game")["decided"].to_numpy()
+            adv = per.filter(pl.col("seat") == 0)["win"].to_numpy() - dec / P
             fig = {"cell": i, "per": per, "games": n, "lineup": lineup_label(run.cell, labels),
+                   "fair": float(dec.mean()) / P, "adv": values_ci(adv) if np.ptp(adv) > 0 else (float(adv[0]),) * 3,
                    "p": (_equal_seats_p(per, "win", P) if several else float(_st.chisquare(wins).pvalue))
                    if wins.sum() > 0 and P > 1 else None,
                    "test": "Hotelling's T² test over deals" if several else "chi-square test",
@@ -106,9 +118,13 @@ def answer_turn_order(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
         head_f = bf if bf is not None else figs[values[0]]
         x0, lo0, hi0 = head_f["win_share"][0]
         shares = [w[0] or 0.0 for w in head_f["win_share"]]
+        a, alo, ahi = head_f["adv"]
+        if head_f["fair"] == 1 / P:  # every game has a winner: seat 0's own interval against 1/P
+            alo, ahi = (None, None) if lo0 is None else (lo0 - 1 / P, hi0 - 1 / P)
         text = ((f"{desc}, " if desc else "") + f"{head_f['lineup']}, {short(over)} {show(base)}: seat 0 (the first "
-                f"player) wins {ci_text(x0, lo0, hi0)} against the fair {100 / P:.1f}% (advantage {fmt_metric('seat_advantage', x0 - 1 / P, True)}"
-                + (", clearly" if lo0 is not None and (lo0 > 1 / P or hi0 < 1 / P) else ", not clearly")
+                f"player) wins {ci_text(x0, lo0, hi0)} against {_fair_text(head_f['fair'], P)} (advantage "
+                f"{fmt_metric('seat_advantage', a, True)}"
+                + (", clearly" if alo is not None and (alo > 0 or ahi < 0) else ", not clearly")
                 + " different from it); "
                 + (f"best seat {int(np.argmax(shares))}, worst seat {int(np.argmin(shares))}" if max(shares) > min(shares)
                    else "every seat wins as often"))
@@ -127,7 +143,7 @@ def answer_turn_order(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
         for value, f in figs.items():
             text = ((f"{desc}, " if desc else "") + f"{short(over)} {show(value)}: win share "
                     + ", ".join(f"seat {s} {ci_text(*x)}" for s, x in enumerate(f["win_share"]))
-                    + f" (fair {100 / P:.1f}%" + (f"; {f['test']} of equal seats p = {f['p']:.2g}" if f["p"] is not None
+                    + f" (fair {100 * f['fair']:.1f}%" + (f"; {f['test']} of equal seats p = {f['p']:.2g}" if f["p"] is not None
                                                  else "") + ")")
             if ev:
                 text += f"; {ev} " + ", ".join(f"seat {s} {ci_text(*x)}" for s, x in enumerate(f[names[1]]))
