@@ -415,7 +415,8 @@ class Threshold(Strategy):
     with a lower card; use Peek 1 on an unknown own slot (docs/games/sen.md)."""
     name: ClassVar[str] = "threshold"
     game: ClassVar[str] = "sen"
-    wake: int = param(10, "say WAKE UP! when the estimated own total (unknown = 279/54) is at most this")
+    wake: int = param(10, "say WAKE UP! when the estimated own total (unknown = 279/54) is at most this "
+                          "(-1: never, as no estimate is below 0)", min=-1)
 
     start = _threshold_start_d
     face_up_slot = _threshold_face_up

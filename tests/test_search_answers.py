@@ -298,10 +298,14 @@ def test_a_fresh_regret_of_rounding_size_is_no_gain():
     meta = MetaGame(["a", "b"], [None, None], 2, [], {}, None, 10, 10, fresh={}, fresh_first=10, fresh_deals=30,
                     fresh_games=60)
     sol = {"fresh_regret": np.array([1.3e-13, -0.05]), "fresh_regret_lo": np.array([1.3e-13, -0.08]),
-           "fresh_regret_hi": np.array([1.3e-13, -0.02])}
+           "fresh_regret_hi": np.array([1.3e-13, -0.02]), "fresh_regret_lo_k": np.array([1.3e-13, -0.09])}
     assert "gains against it" not in _fresh_text(meta, sol)
-    sol["fresh_regret_lo"][0], sol["fresh_regret"][0] = 0.01, 0.03
-    assert _fresh_text(meta, sol).endswith("(a gains against it on deals it was not found on)")
+    sol["fresh_regret_lo_k"][0], sol["fresh_regret_lo"][0], sol["fresh_regret"][0] = 0.005, 0.01, 0.03
+    assert _fresh_text(meta, sol).endswith("(a gains against it on deals it was not found on: its regret stays "
+                                           "above 0 with Bonferroni's correction for picking it among the 2 members)")
+    # the member that gains most is picked among them: its plain 95% interval above 0 is no claim
+    sol["fresh_regret_lo_k"][0] = -0.004
+    assert "gains against it" not in _fresh_text(meta, sol)
 
 
 def test_design_confirmation_reports_the_objective_not_the_distance():

@@ -10,11 +10,13 @@ from simcore.stats import paired_diff
 
 from ..config import METRICS
 from ..engine import VEC_ROWS
+from ..search import Param
 from .base import AnswerKind, ReportContext, Result
 from .common import (by_symmetry, ci_cell, clip_interval, describe_group, experiment_labels, fmt_metric, frame, group_rows, join_values, metric_range,
                      pm_metric, short, span)
 from .common import label as label_of
 from .common import show as show_value
+from .searching import edge_text
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -76,6 +78,12 @@ def answer_best(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
                          + ("" if clear else ", not clearly different"))
         else:
             picks.append((desc, show(best[rep.over]), False))
+        role, _, name = rep.over.partition(".")
+        if name and "." not in name:  # a swept parameter or rule option whose best value ends the list tried
+            edge = edge_text([Param(rep.over, role, name, tuple(sub[rep.over].to_list()))], {rep.over: best[rep.over]},
+                             runs[best["cell"]].cell)
+            if edge:
+                notes.append(edge[2:])
         sentences.append(text + (f" ({'; '.join(notes)})" if notes else ""))
         if scored:
             lows.append(best_score(sub.sort(scol, descending=not low_is_good, nulls_last=True), runs, rep.over, srow,

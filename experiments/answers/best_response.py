@@ -158,7 +158,7 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
                    "strategy wins the fair share by symmetry, and every other setting measured below it)" if alike else
                    f"{value_text(metric, r.means[k])} {value_span(metric, lo, hi)} "
                    f"over {r.deals[k]:,} deals" + (f" (fair {pct(fair)})" if fair else ""))
-                + edge_text(spec.params, best))
+                + edge_text(spec.params, best, cell))
         if cfg.kind == "tournament" and cell.agents and len(cell.agents) > 2:
             text += "; against each table: " + _per_table(cell, seat, found, metric, r.deals[k])
         if len(found.raced) > 1:

@@ -292,7 +292,7 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
                 f"over {r.deals[r.best]:,} deals")
         if aim:
             text += f", distance {value_text(obj, -r.means[r.best])}"
-        text += edge_text(spec.params, found.best)
+        text += edge_text(spec.params, found.best, cell)
         rivals = sorted((k for k in range(len(found.raced)) if k != r.best), key=lambda k: abs(r.versus_best[k]["diff"]))
         parts = []
         for k in rivals[:3]:

@@ -43,7 +43,7 @@ from simcore.stats import deal_interval, values_ci
 from ..search import Param, seat_values, setting_label
 from .base import AnswerKind, CheckContext, ReportContext, Result
 from .common import check_event, clip_interval, describe_group, frame, join_values, metric_range, short_spec
-from .searching import (SearchSpec, closest_rival, confirm_fits, deviator_values, group_axes, mean_values,
+from .searching import (SearchSpec, closest_rival, confirm_fits, deviator_values, edge_text, group_axes, mean_values,
                         parse_confirm, parse_search, pct, pct_span, race_rows, search_space, split,
                         start_setting, weak_text, with_params)
 
@@ -423,6 +423,9 @@ def _solve(cfg, spec: SearchSpec, meta: MetaGame, g: int) -> None:
                 fr = np.array([gt.regrets(t, K, P, x)[0] for t in fresh_boot])
                 sol["fresh_regret_lo"], sol["fresh_regret_hi"] = np.percentile(fr, 2.5, axis=0), np.percentile(
                     fr, 97.5, axis=0)
+                # the member that gains most is picked among K: its claim to gain holds only where the lower
+                # bound corrected for that pick (Bonferroni over the K members) stays above 0
+                sol["fresh_regret_lo_k"] = np.percentile(fr, 2.5 / K, axis=0)
         if ev_tab is not None:
             sol["event"] = gt.field_payoffs(ev_tab, K, P, x)
             if B:
@@ -487,6 +490,16 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
         meta = st["meta"]
         if meta is not None:
             sentences += _meta_sentences(desc, meta, event, fair)
+            if meta.settings is not None:  # a solution's weight on a setting at the edge of the grid
+                edges = {}
+                for sol in meta.solutions:
+                    for i in range(len(meta.labels)):
+                        e = edge_text(spec.params, meta.settings[i], cell) if sol["probs"][i] > SUPPORT else ""
+                        if e:
+                            edges[meta.labels[i]] = e[2:]
+                if edges:
+                    sentences.append((f"{desc}: " if desc else "") + "in the meta-game's solutions, "
+                                     + "; ".join(edges.values()))
             for sol in meta.solutions:
                 for i, label in enumerate(meta.labels):
                     support = sol["probs"][i] > SUPPORT  # as the sentence names it (the bootstrap's interval aside)
@@ -602,7 +615,7 @@ def _family_sentences(cfg, cell, desc, paths, fixed, fair, confirmed=None) -> li
                                     f"wins {figure} against a table of it (fair {pct(fair)})"
                                     + (": it gains there, its interval above the fair share, so the fixed point "
                                        "does not hold up on these deals)" if gains else ")"))
-            parts.append(text)
+            parts.append(text + edge_text(cfg.report.search.params, f, cell))
         head += ": " + "; ".join(parts)
     else:
         head += ": no fixed point within the steps"
@@ -690,8 +703,9 @@ def _fresh_text(meta: MetaGame, sol: dict[str, Any]) -> str:
             f"{meta.fresh_games:,} games), each member's regret against it, the largest first: " + ", ".join(parts)
             + (f" and {len(order) - SHOWN} more" if len(order) > SHOWN else ""))
     top = order[0]
-    if "fresh_regret_lo" in sol and sol["fresh_regret_lo"][top] > GAIN:
-        text += f" ({meta.labels[top]} gains against it on deals it was not found on)"
+    if "fresh_regret_lo_k" in sol and sol["fresh_regret_lo_k"][top] > GAIN:
+        text += (f" ({meta.labels[top]} gains against it on deals it was not found on: its regret stays above 0 "
+                 f"with Bonferroni's correction for picking it among the {len(order)} members)")
     return text
 
 

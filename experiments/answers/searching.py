@@ -213,10 +213,32 @@ def _number(x: Any) -> bool:
     return isinstance(x, numbers.Real) and not isinstance(x, (bool, np.bool_))
 
 
-def edge_text(params: Sequence[Param], setting: dict[str, Any]) -> str:
+def declared_bounds(cell, p: Param) -> tuple[float | None, float | None]:
+    """The least and greatest value a searched parameter may take at all (its strategy's or rule option's
+    declared ``min``/``max``; None where it declares none or the class is not found)."""
+    if cell is None:
+        return None, None
+    if p.role == "rules":
+        cls = type(cell.rules)
+    elif p.role == "focus":
+        cls = type(cell.agents[0])
+    elif p.role == "field":
+        cls = type(cell.agents[-1])
+    elif p.role.startswith("seat") and p.role[4:].isdigit() and int(p.role[4:]) < len(cell.agents):
+        cls = type(cell.agents[int(p.role[4:])])
+    else:
+        cls = next((type(a) for a in cell.agents if getattr(a, "name", None) == p.role), None)
+    field = next((f for f in dataclasses.fields(cls) if f.name == p.name), None) if cls is not None and \
+        dataclasses.is_dataclass(cls) else None
+    return (field.metadata.get("min"), field.metadata.get("max")) if field is not None else (None, None)
+
+
+def edge_text(params: Sequence[Param], setting: dict[str, Any], cell=None) -> str:
     """``"; wake=20 is at the edge of the searched range (4 to 20): a value beyond it may do better"`` for
     each numeric parameter whose best value is the range's least or greatest (a continuous range's: within
-    2% of its width of a bound), else ""."""
+    2% of its width of a bound), else "". A bound that is also the least or greatest value the parameter
+    may take (its declared ``min``/``max``, with ``cell`` given: ``threshold``'s wake -1, never) has no
+    value beyond it and is not an edge."""
     out = []
     for p in params:
         v = setting.get(p.key)
@@ -226,11 +248,15 @@ def edge_text(params: Sequence[Param], setting: dict[str, Any]) -> str:
             nums = [x for x in p.values if _number(x)]
             if len(nums) < 3 or len(nums) != len(p.values):
                 continue
-            lo, hi, at = min(nums), max(nums), v in (min(nums), max(nums))
+            lo, hi = min(nums), max(nums)
+            at_lo, at_hi = v == lo, v == hi
         else:
             lo, hi = p.low, p.high
-            at = min(v - lo, hi - v) <= 0.02 * (hi - lo)
-        if at:
+            at_lo, at_hi = v - lo <= 0.02 * (hi - lo), hi - v <= 0.02 * (hi - lo)
+        dmin, dmax = declared_bounds(cell, p)
+        at_lo = at_lo and (dmin is None or lo > dmin)
+        at_hi = at_hi and (dmax is None or hi < dmax)
+        if at_lo or at_hi:
             out.append(f"; {p.name}={clean(v)} is at the edge of the searched range ({clean(lo)} to {clean(hi)}): "
                        "a value beyond it may do better")
     return "".join(out)
