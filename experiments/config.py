@@ -509,6 +509,7 @@ def parse(raw: dict[str, Any], path: str = DICT_CONFIG, games_override: int | No
                                  ck, len(cells), grouped, "players" in raw))
     if not cells:
         ck.fail("sweep", "at least one cell", "none")
+    _different_games(cells, ck)
     sprt = _sprt(raw.get("sprt"), ck, kind)
     if sprt is not None and rotate:
         for c in cells:
@@ -529,6 +530,25 @@ def parse(raw: dict[str, Any], path: str = DICT_CONFIG, games_override: int | No
     return Config(path=path, raw=raw, title=title, question=question, game=eng.name, games=games, seed=seed,
                   chunk_size=chunk_size, rotate=rotate, kind=kind, axes=names, cells=cells, sprt=sprt,
                   report=report, strategies=entrants, **_run_table(raw.get("run"), ck))
+
+
+def _different_games(cells: list[Cell], ck: _Checker) -> None:
+    """Two cells of the grid that play the same games (the same players and strategies, rules that differ
+    only in options that change nothing there, such as Sen's target with rounds set, or Sensu's power
+    copies without the powers variant, or a named case that sets a default) would compare a setting with
+    itself: refused, naming both."""
+    seen: dict[tuple, Cell] = {}
+    for c in cells:
+        key = (c.players, c.rules.played(c.players), tuple(a.spec() for a in c.agents), c.pair)
+        other = seen.setdefault(key, c)
+        if other is c:
+            continue
+        a, b, inert = other.rules.as_dict(), c.rules.as_dict(), c.rules.inert(c.players)
+        why = [inert[k] if k in inert else f"{k} {_toml_value(a[k])} and {_toml_value(b[k])} are the same setting "
+               f"with {c.players} player{'' if c.players == 1 else 's'}" for k in a if a[k] != b[k]]
+        at = [", ".join(f"{k} = {_toml_value(v)}" for k, v in x.axes.items()) for x in (other, c)]
+        raise SenseiError(f"{ck.path}: sweep: the cells " + " and ".join(at) + " play the same games"
+                          + (f" ({'; '.join(why)})" if why else "") + ": give each cell a setting of its own")
 
 
 def _axis_name(name: str, where: str, ck: _Checker) -> None:

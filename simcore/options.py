@@ -278,3 +278,14 @@ class Rules:
     def as_dict(self) -> dict[str, Any]:
         """Every option with its value, defaults included, JSON-friendly."""
         return {f.name: show_value(f, getattr(self, f.name)) for f in dataclasses.fields(self) if f.init}
+
+    def inert(self, players: int) -> dict[str, str]:
+        """The options that change nothing with these settings and that player count, each with why
+        (Sen's ``target`` where ``rounds`` is set): ``{name: reason}``."""
+        return {}
+
+    def played(self, players: int) -> tuple:
+        """What these rules play with ``players``, to tell two settings apart: every option's value, those
+        that change nothing (:meth:`inert`) left out. Two settings with the same value play the same games."""
+        skip = self.inert(players)
+        return tuple((k, repr(v)) for k, v in sorted(self.as_dict().items()) if k not in skip)

@@ -354,7 +354,7 @@ def test_a_case_name_holds_no_control_character():
     raw = {**BASE, "sweep": {"variant": {"x\ny": {"rules.penalty": 5}, "b": {}}},
            "report": {"answer": "best", "over": "variant"}}
     refused(raw, "sweep.variant: expected case names without control characters", "'x\\ny'")
-    load_config({**raw, "sweep": {"variant": {"x y": {"rules.penalty": 5}, "b": {}}}})
+    load_config({**raw, "sweep": {"variant": {"x y": {"rules.penalty": 15}, "b": {}}}})
 
 
 EQ = {**SEN, "games": 20, "seed": 1, "search": {"focus.wake": {"min": 4, "max": 16, "step": 4}},
@@ -419,3 +419,31 @@ def test_comparing_swept_specs_loads_no_file(tmp_path):
     raw = {**BASE, "sweep": {"focus": [f"{code}:X", "threshold"]}, "report": {"answer": "best", "over": "focus"}}
     refused(raw, "sweep.focus: expected a registered strategy", "never load a Python file")
     assert not ran.exists()
+
+
+@pytest.mark.parametrize("raw,words", [
+    ({**SEN, "rules": {"rounds": 2}, "sweep": {"rules.target": [50, 100]}},
+     ["rules.target = 50 and rules.target = 100 play the same games", "target has no effect with rounds set"]),
+    ({**SEN, "sweep": {"v": {"explicit": {"rules.penalty": 5}, "base": {}}}, "report": {"over": "v"}},
+     ['v = "explicit" and v = "base" play the same games']),
+    ({**SEN, "game": "sensu", "lineup": {"seats": ["random"]}, "sweep": {"rules.power_copies": ["C", "AB"]},
+      "report": {"answer": "summary"}},
+     ["power_copies has no effect without powers = true"]),
+    ({**SEN, "game": "sensu", "players": 3, "rules": {"powers": True}, "lineup": {"seats": ["random"]},
+      "sweep": {"rules.power_copies": ["A", "AB"]}, "report": {"answer": "summary"}},
+     ['power_copies "A" and "AB" are the same setting with 3 players']),
+    ({**SEN, "game": "sensu", "lineup": {"seats": ["random"]}, "sweep": {"rules.sticks": ["A", "4,4,4,3,3,3,2,2,1"]},
+      "report": {"answer": "summary"}},
+     ['rules.sticks = "A" and rules.sticks = "4,4,4,3,3,3,2,2,1" play the same games']),
+])
+def test_cells_that_play_the_same_games_are_refused(raw, words):
+    """Settings that differ only where nothing changes (Sen's target with rounds set, Sensu's power copies
+    without the powers variant or copy B with 2-3 players, a named case that sets a default, a sticks table
+    by name and by its values) would compare a setting with itself, reading as "no effect"."""
+    refused(raw, *words)
+
+
+def test_settings_that_play_different_games_stay_allowed():
+    load_config({**SEN, "game": "sensu", "players": 4, "rules": {"powers": True}, "lineup": {"seats": ["random"]},
+                 "sweep": {"rules.power_copies": ["A", "AB"]}, "report": {"answer": "summary"}})
+    load_config({**SEN, "sweep": {"rules.target": [50, 100]}})

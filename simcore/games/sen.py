@@ -114,6 +114,9 @@ class SenRules(Rules):
     go_all_in: bool = option(False, "variant: a dream of only 9s scores 0 and everybody else 50")
     know_what_i_have: bool = option(False, "variant: a third action, naming two own lands of equal value")
 
+    def inert(self, players: int) -> dict[str, str]:
+        return {"target": "target has no effect with rounds set"} if self.rounds is not None else {}
+
 
 @dataclasses.dataclass
 class SenState:

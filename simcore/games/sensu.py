@@ -189,6 +189,20 @@ class SensuRules(Rules):
         if not isinstance(self.max_turns, int) or self.max_turns < 1:
             raise SenseiError(f"max_turns: must be a positive integer, got {self.max_turns!r}")
 
+    def inert(self, players: int) -> dict[str, str]:
+        if not self.powers:
+            return {"power_copies": "power_copies has no effect without powers = true"}
+        return {}
+
+    def played(self, players: int) -> tuple:
+        """As :meth:`Rules.played`, with the sticks as their table (``A`` is ``4,4,4,3,3,3,2,2,1``) and the
+        power copies as those in the deck (2-3 players have no copy B)."""
+        out = dict(super().played(players))
+        out["sticks"] = repr(tuple(int(x) for x in self.sticks_table()))
+        if "power_copies" in out and players <= 3:
+            out["power_copies"] = repr(self.power_copies.replace("B", ""))
+        return tuple(sorted(out.items()))
+
     def sticks_table(self) -> np.ndarray:
         vals = TABLES.get(self.sticks) or tuple(int(v) for v in self.sticks.split(","))
         return np.asarray(vals, dtype=np.int64)
