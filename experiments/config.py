@@ -692,7 +692,9 @@ def _run_table(value: Any, ck: _Checker) -> dict[str, Any]:
     return {"backend": backend, "scheduler": scheduler}
 
 
-def _strategy(eng, spec: str, params: dict[str, Any], ck: _Checker, where: str):
+def _strategy(eng, spec: str, params: dict[str, Any], ck: _Checker, where: str, param_where: dict[str, str] | None = None):
+    """The strategy ``spec`` with ``params`` set; a mistake names ``where`` (or the key that set the parameter
+    it is about, from ``param_where``: ``sweep.focus.min_bonus``, not the role's last key)."""
     if isinstance(spec, str) and _FILE_SPEC.search(spec.strip().partition(":")[0]):
         ck.fail(where, "a registered strategy NAME[:k=v,...] (configs are data and never load a Python file; "
                 "give the file on the command line, sensei run CONFIG --strategies FILE.py, and name its "
@@ -709,6 +711,9 @@ def _strategy(eng, spec: str, params: dict[str, Any], ck: _Checker, where: str):
     except SenseiError as exc:
         if str(exc).startswith(ck.path):
             raise
+        about = re.match(r"strategy [^ .:]+\.(\w+):", str(exc))
+        if about and param_where and about.group(1) in param_where:
+            where = param_where[about.group(1)]
         raise SenseiError(f"{ck.path}: {where}: {exc}") from None
 
 
@@ -768,11 +773,12 @@ def _make_cells(eng, kind, roles, entrants, fixed_rules, base_players, settings,
     except SenseiError as exc:
         raise SenseiError(f"{ck.path}: {players_where}: {exc}") from None
 
-    def strat(spec, params, where):
+    def strat(spec, params, where, role=None):
         merged = dict(params)
         if all_params:
             merged = {**all_params, **merged}
-        return _strategy(eng, spec, merged, ck, where)
+        keys = {p: w for (r, p), w in param_where.items() if r == role}
+        return _strategy(eng, spec, merged, ck, where, keys)
 
     out = []
     if kind in ("focus", "tournament") and players < 2:
@@ -781,21 +787,22 @@ def _make_cells(eng, kind, roles, entrants, fixed_rules, base_players, settings,
         ck.fail(players_where, f"at least 2 players for a {kind} lineup ({what}; a solo game takes lineup.seats)",
                 players)
     if kind == "focus":
-        focus = strat(role_spec["focus"], role_params["focus"], where_of.get("focus", "lineup.focus"))
-        field = strat(role_spec["field"], role_params["field"], where_of.get("field", "lineup.field"))
+        focus = strat(role_spec["focus"], role_params["focus"], where_of.get("focus", "lineup.focus"), "focus")
+        field = strat(role_spec["field"], role_params["field"], where_of.get("field", "lineup.field"), "field")
         out.append(Cell(start, players, rules, [focus] + [field] * (players - 1),
                         ["focus"] + ["field"] * (players - 1), dict(axis_values)))
     elif kind == "seats":
         seat_roles = list(roles)
         if len(seat_roles) == 1:
-            agents = [strat(role_spec["seat0"], role_params["seat0"], where_of.get("seat0", "lineup.seats"))] * players
+            agents = [strat(role_spec["seat0"], role_params["seat0"], where_of.get("seat0", "lineup.seats"),
+                            "seat0")] * players
         else:
             if len(seat_roles) != players:
                 how = "" if players_where != "players" or players_given else " (the game's default)"
                 raise SenseiError(f"{ck.path}: {players_where if players_where != 'players' else 'lineup.seats'}: "
                                   f"{len(seat_roles)} seats for {players} players{how}; give one seat per "
                                   f"player, one seat for all, or players = {len(seat_roles)}")
-            agents = [strat(role_spec[r], role_params[r], where_of.get(r, f"lineup.seats[{i}]"))
+            agents = [strat(role_spec[r], role_params[r], where_of.get(r, f"lineup.seats[{i}]"), r)
                       for i, r in enumerate(seat_roles)]
         out.append(Cell(start, players, rules, agents, ["seat"] * players, dict(axis_values)))
     elif kind == "population" or grouped:  # one cell per group: the members (the answer plays their lineups)

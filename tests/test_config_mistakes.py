@@ -447,3 +447,9 @@ def test_settings_that_play_different_games_stay_allowed():
     load_config({**SEN, "game": "sensu", "players": 4, "rules": {"powers": True}, "lineup": {"seats": ["random"]},
                  "sweep": {"rules.power_copies": ["A", "AB"]}, "report": {"answer": "summary"}})
     load_config({**SEN, "sweep": {"rules.target": [50, 100]}})
+
+
+def test_a_parameter_out_of_range_names_its_own_sweep_key():
+    raw = {**SEN, "game": "fan-and-mallet", "lineup": {"focus": "keeper", "field": "counter"},
+           "sweep": {"focus.min_bonus": [1, 8], "focus.hold": [0.5, 1.0]}, "report": {"over": "focus.min_bonus"}}
+    refused(raw, "sweep.focus.min_bonus: strategy keeper.min_bonus: must be at most 5, got 8")
