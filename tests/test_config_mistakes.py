@@ -453,3 +453,12 @@ def test_a_parameter_out_of_range_names_its_own_sweep_key():
     raw = {**SEN, "game": "fan-and-mallet", "lineup": {"focus": "keeper", "field": "counter"},
            "sweep": {"focus.min_bonus": [1, 8], "focus.hold": [0.5, 1.0]}, "report": {"over": "focus.min_bonus"}}
     refused(raw, "sweep.focus.min_bonus: strategy keeper.min_bonus: must be at most 5, got 8")
+
+
+def test_a_seats_lineup_with_a_sweep_answers_summary_by_default():
+    """A seats lineup's best could only compare game length: over a sweep it gives every cell's figures
+    unless asked; asked for best without a metric, the line says which metric it took."""
+    raw = {**SEN, "lineup": {"seats": ["threshold", "gambler"]}, "sweep": {"rules.penalty": [5, 15]}}
+    assert load_config(raw).report.answer == "summary"
+    refused({**raw, "report": {"answer": "best"}}, "report.metric: expected mean_turns for a seats lineup",
+            "got nothing, which means win_share")
