@@ -461,4 +461,4 @@ def test_a_seats_lineup_with_a_sweep_answers_summary_by_default():
     raw = {**SEN, "lineup": {"seats": ["threshold", "gambler"]}, "sweep": {"rules.penalty": [5, 15]}}
     assert load_config(raw).report.answer == "summary"
     refused({**raw, "report": {"answer": "best"}}, "report.metric: expected mean_turns for a seats lineup",
-            "got nothing, which means win_share")
+            "as none is given here (the default, win_share, is a focus's)")

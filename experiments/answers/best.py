@@ -174,10 +174,11 @@ def _num(v: str):
 
 def check_metric(ctx, metric: str) -> None:
     if metric in ("win_share", "mean_score") and ctx.lineup == "seats":
-        given = "metric" in ctx.table
-        ctx.ck.fail("report.metric", "mean_turns for a seats lineup (win share and score belong to a focus; for "
-                    "one seat's, a focus lineup with lineup.rotate = false, or answer = \"summary\" for every "
-                    "seat's)", metric if given else f"nothing, which means {metric}")
+        what = ("mean_turns for a seats lineup (win share and score belong to a focus; for one seat's, a focus "
+                "lineup with lineup.rotate = false, or answer = \"summary\" for every seat's)")
+        if "metric" in ctx.table:
+            ctx.ck.fail("report.metric", what, metric)
+        ctx.ck.fail("report.metric", what + f", as none is given here (the default, {metric}, is a focus's)")
 
 
 def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun]) -> Result:
