@@ -844,10 +844,11 @@ def _report_head(value: Any, ck: _Checker, kind: str, axes: list[str], has_sprt:
     ck.keys(t, report_keys(), "report.")
     kinds = _kinds()
     swept = [a for a in axes if a != "players"]
-    # (a seats lineup's best could compare game length only: its default over a sweep is every cell's figures)
+    # (a seats lineup's best compares game length only: without a metric its default over a sweep is every
+    # cell's figures)
+    best = swept and (kind != "seats" or "metric" in t)
     default = "sprt" if has_sprt else ("ratings" if kind == "tournament" else ("equilibrium" if kind == "population"
-                                                                              else ("best" if swept and kind != "seats"
-                                                                                    else "summary")))
+                                                                              else ("best" if best else "summary")))
     answer = t.get("answer", default)
     if answer not in kinds:
         ck.fail("report.answer", "one of " + ", ".join(kinds), answer)

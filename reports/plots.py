@@ -215,7 +215,9 @@ def _encode(fig) -> str:
 
 
 def short(axis: str) -> str:
-    return axis.split(".", 1)[1] if "." in axis else axis
+    """An axis as the sentences name it (:func:`experiments.answers.common.short`)."""
+    from experiments.answers.common import short as said
+    return said(axis)
 
 
 def shown(df: pl.DataFrame, col: str) -> pl.Expr:

@@ -44,8 +44,13 @@ def pooled_totals(run) -> tuple[int, dict[str, np.ndarray], dict[str, np.ndarray
 
 
 def short(axis: str) -> str:
-    """``focus.wake`` -> ``wake``, ``rules.penalty`` -> ``penalty``."""
-    return axis.split(".", 1)[1] if "." in axis else axis
+    """``focus.wake`` -> ``wake``, ``rules.penalty`` -> ``penalty``, ``strategy.wake`` (every seat's) -> ``wake``;
+    another role keeps its name, so that a setting of the table is not read as the player's own choice:
+    ``field.wake`` -> ``field wake``, ``seat1.margin`` -> ``seat1 margin``."""
+    if "." not in axis:
+        return axis
+    role, name = axis.split(".", 1)
+    return name if role in ("focus", "rules", "strategy") else f"{role} {name}"
 
 
 def describe_group(axes: list[str], values: tuple, labels: dict[str, str] | None = None) -> str:
