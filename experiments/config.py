@@ -539,13 +539,16 @@ def _different_games(cells: list[Cell], ck: _Checker) -> None:
     itself: refused, naming both."""
     seen: dict[tuple, Cell] = {}
     for c in cells:
-        key = (c.players, c.rules.played(c.players), tuple(a.spec() for a in c.agents), c.pair)
+        key = (c.players, c.rules.played(c.players), tuple(a.played(c.players) for a in c.agents), c.pair)
         other = seen.setdefault(key, c)
         if other is c:
             continue
         a, b, inert = other.rules.as_dict(), c.rules.as_dict(), c.rules.inert(c.players)
         why = [inert[k] if k in inert else f"{k} {_toml_value(a[k])} and {_toml_value(b[k])} are the same setting "
                f"with {c.players} player{'' if c.players == 1 else 's'}" for k in a if a[k] != b[k]]
+        for x, y in zip(other.agents, c.agents):  # parameters that change nothing there (Sensu's play_min in solo)
+            px, py, skip = x.params(), y.params(), y.inert(c.players)
+            why += [skip[k] for k in py if k in skip and px.get(k) != py[k] and skip[k] not in why]
         at = [", ".join(f"{k} = {_toml_value(v)}" for k, v in x.axes.items()) for x in (other, c)]
         raise SenseiError(f"{ck.path}: sweep: the cells " + " and ".join(at) + " play the same games"
                           + (f" ({'; '.join(why)})" if why else "") + ": give each cell a setting of its own")

@@ -683,7 +683,8 @@ class _Heuristic(Strategy):
     """Shared play: combination values over every legal redeemed set and build order, smart arranging,
     powers, and a solo planner of where to put drawn cards."""
     close_bonus: float = param(6.0, "value of closing a fan, in sticks", min=0.0)
-    play_min: float = param(0.0, "play the best combination only when its value is at least this", min=-1.0)
+    play_min: float = param(0.0, "play the best combination only when its value is at least this (not in solo, "
+                                 "which plays one worth at least 0)", min=-1.0)
     #: which heuristic (``prm.code``)
     code: ClassVar[int] = 0
 
@@ -697,6 +698,15 @@ class _Heuristic(Strategy):
                 "keep": float(getattr(self, "keep", 0.3)), "feed_penalty": float(getattr(self, "feed_penalty", 0.0)),
                 "impatience": float(getattr(self, "impatience", 0.0)),
                 "off_weight": float(getattr(self, "off_weight", 1.0)), "off": off}
+
+    def inert(self, players: int) -> dict[str, str]:
+        """In solo the turn plays the best combination worth at least 0 (or any, once the deck is empty), and
+        there is no discard and no next player: ``play_min``, ``keep``, ``feed_penalty`` and ``impatience``
+        change nothing."""
+        if players != 1:
+            return {}
+        return {k: f"{k} has no effect in solo" for k in ("play_min", "keep", "feed_penalty", "impatience")
+                if k in self.params()}
 
     turn = _heuristic_turn
     discard = _heuristic_discard
@@ -716,7 +726,8 @@ class Redeemer(_Heuristic):
     game: ClassVar[str] = "sensu"
     code: ClassVar[int] = REDEEMER
     close_bonus: float = param(6.0, "value of closing a fan, in sticks", min=0.0)
-    play_min: float = param(0.0, "play the best combination only when its value is at least this", min=-1.0)
+    play_min: float = param(0.0, "play the best combination only when its value is at least this (not in solo, "
+                                 "which plays one worth at least 0)", min=-1.0)
 
 
 @dataclass(frozen=True)
@@ -727,10 +738,12 @@ class Planner(_Heuristic):
     game: ClassVar[str] = "sensu"
     code: ClassVar[int] = PLANNER
     close_bonus: float = param(6.0, "value of closing a fan, in sticks", min=0.0)
-    play_min: float = param(3.0, "play the best combination only when its value is at least this", min=-1.0)
-    keep: float = param(0.5, "weight of near-combinations kept in hand when discarding", min=0.0)
-    feed_penalty: float = param(1.0, "penalty per stick of a discard that fits the next player's fans", min=0.0)
-    impatience: float = param(0.1, "chance per turn of playing a combination worth less than play_min",
+    play_min: float = param(3.0, "play the best combination only when its value is at least this (not in solo, "
+                                 "which plays one worth at least 0)", min=-1.0)
+    keep: float = param(0.5, "weight of near-combinations kept in hand when discarding (not in solo)", min=0.0)
+    feed_penalty: float = param(1.0, "penalty per stick of a discard that fits the next player's fans (not in solo)",
+                                min=0.0)
+    impatience: float = param(0.1, "chance per turn of playing a combination worth less than play_min (not in solo)",
                               min=0.0, max=1.0)
 
 
@@ -742,7 +755,8 @@ class Focus(_Heuristic):
     game: ClassVar[str] = "sensu"
     code: ClassVar[int] = FOCUS
     close_bonus: float = param(8.0, "value of closing a fan, in sticks", min=0.0)
-    play_min: float = param(0.0, "play the best combination only when its value is at least this", min=-1.0)
+    play_min: float = param(0.0, "play the best combination only when its value is at least this (not in solo, "
+                                 "which plays one worth at least 0)", min=-1.0)
     off_weight: float = param(0.3, "value of a stick on the fan type outside the focus", min=0.0, max=1.0)
     pair: str = param("auto", "the two focus types: auto, 01, 02 or 12", choices=("auto", "01", "02", "12"))
 

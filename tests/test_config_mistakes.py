@@ -462,3 +462,12 @@ def test_a_seats_lineup_with_a_sweep_answers_summary_by_default():
     assert load_config(raw).report.answer == "summary"
     refused({**raw, "report": {"answer": "best"}}, "report.metric: expected mean_turns for a seats lineup",
             "as none is given here (the default, win_share, is a focus's)")
+
+
+def test_a_solo_sweep_of_a_parameter_solo_play_ignores_is_refused():
+    raw = {**SEN, "game": "sensu", "players": 1, "lineup": {"seats": ["planner"]},
+           "sweep": {"seat0.play_min": [0.0, 8.0]}, "report": {"answer": "summary"}}
+    refused(raw, "play the same games (play_min has no effect in solo)")
+    load_config({**raw, "sweep": {"seat0.close_bonus": [4.0, 8.0]}})
+    load_config({**raw, "players": 2, "lineup": {"seats": ["planner", "planner"]},
+                 "sweep": {"seat0.play_min": [0.0, 8.0]}})

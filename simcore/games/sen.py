@@ -1137,7 +1137,7 @@ class Sen(Game):
         "rounds": "rounds played",
         "called": "rounds ended by WAKE UP!",
         "caller_ok": "called rounds whose caller had the fewest ravens (ties included)",
-        "penalties": "penalties given",
+        "penalties": "called rounds whose caller did not hold the fewest (the penalty applies, even at 0)",
         "dream_sum": "sum over rounds and seats of the raw dream total at round end",
         "dream_n": "number of (round, seat) dream totals",
         "lead_changes": "times the single leader (lowest score) changed between rounds",
