@@ -480,7 +480,8 @@ def test_sensu_power_with_nothing_to_act_on_and_the_chosen_fan_reason():
     assert ("redeems Mai-ougi 2A, Hi-ogi 8C (in this order); discards Gun-sen 5C, Hi-ogi 5C (the last on top); "
             "Mai-ougi 2A onto seat 0's Mai-ougi fan: 8 sticks; the fan's second power-symbol card: Mai-ougi's "
             "Harmony fires with nothing to act on (no pile top fits a fan) and is used up; Hi-ogi 8C onto seat 0's "
-            "Hi-ogi fan: 10 sticks and closes it; seat 0 draws a new chosen fan: Gun-sen") in text
+            "Hi-ogi fan: 10 sticks and closes it; seat 0 draws and discards Hi-ogi, Hi-ogi (closed already), then "
+            "draws a new chosen fan: Gun-sen") in text
     events = trace_game(eng, lineup("sensu", ["redeemer", "planner"], 2), 2,
                         {"powers": True, "chosen_fan": True, "sticks": "C"}, seed=1, game=4)
     text = render(events)
@@ -521,3 +522,14 @@ def test_senshi_end_line_names_the_smallest_piles_and_the_set_up_its_stacks():
     assert "    stack 3 (top " in text and "stack 19 (top " in text and "stack 20 " not in text
     text = render(trace_game(eng, lineup("senshi", ["random"], 4), 4, {"secret_hand": True}, seed=2, game=5))
     assert "20 stacks of 3 in the middle, numbered 4 to 23; stacks 0 to 3" in text and "(0 tiles" not in text
+
+
+def test_trace_names_the_closed_fan_cards_discarded_and_a_round_without_9s():
+    """A new chosen fan comes after the closed-fan cards of types closed already are drawn and discarded (the
+    trace names them); with ravens_not_scary a round in which nobody holds a 9 says so."""
+    text = render(trace_game(get_game("sensu"), lineup("sensu", ["redeemer"], 4), 4, {"chosen_fan": True},
+                             seed=12, game=0))
+    assert "seat 3 draws and discards Hi-ogi (closed already), then draws a new chosen fan: Mai-ougi" in text
+    text = render(trace_game(get_game("sen"), lineup("sen", ["threshold"], 2), 2, {"ravens_not_scary": True},
+                             seed=3, game=0))
+    assert "ravens are not scary: nobody holds a 9, nobody is rewarded" in text

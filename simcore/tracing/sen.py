@@ -179,7 +179,9 @@ class Narrator(Base):
                 lines.append(f"ravens are not scary: seat {w} alone has the most 9s ({most}) and does not count "
                              f"them: {totals[w]} - {9 * most} = {points[w]}")
             else:
-                lines.append("ravens are not scary: no single seat has the most 9s, nobody is rewarded")
+                lines.append("ravens are not scary: " + ("nobody holds a 9" if most == 0 else
+                                                         f"{nines.count(most)} seats share the most 9s ({most})")
+                             + ", nobody is rewarded")
         if all_in:
             w = only.index(True)
             rest = ("every other count and the caller's check" if wake

@@ -147,6 +147,16 @@ class Narrator(Base):
             why.append(f"a bonus card for {types[three[0]]} {K.TYPE_NAMES[three[0]]} cards")
         return " + ".join(why)
 
+    @staticmethod
+    def _discarded_draws(before: Any, after: Any) -> str:
+        """The closed-fan cards drawn and discarded before a new chosen fan (their type closed already), as
+        the words before "draws a new chosen fan"; where the closed-fan deck ran out, that it was made again
+        from its discards."""
+        if int(after.cf_shuffles[0]) != int(before.cf_shuffles[0]):
+            return "finds the closed-fan deck empty, shuffles its discards into a new one, and "
+        gone = [K.TYPE_NAMES[t] for t in range(3) for _ in range(int(after.cf_disc[0, t] - before.cf_disc[0, t]))]
+        return ("draws and discards " + ", ".join(gone) + " (closed already), then ") if gone else ""
+
     def _changes(self, before: Any, after: Any, builder: int = -1) -> list[str]:
         """Public changes of the fans and piles between two states (``builder``: the seat whose build the
         step's build lines already tell, card by card: its fans' gains and new chosen fan are left out)."""
@@ -167,7 +177,8 @@ class Narrator(Base):
                     out.append(f"seat {p}'s {K.TYPE_NAMES[t]} fan loses {K.card_name(before.fan[0, p, t, b - 1])}: "
                                f"{n} stick{'s' if n != 1 else ''}")
             if after.chosen[0, p] != before.chosen[0, p] and after.chosen[0, p] >= 0 and p != builder:
-                out.append(f"seat {p} draws a new chosen fan: {K.TYPE_NAMES[int(after.chosen[0, p])]}")
+                out.append(f"seat {p} {self._discarded_draws(before, after)}draws a new chosen fan: "
+                           f"{K.TYPE_NAMES[int(after.chosen[0, p])]}")
         if after.reshuffles[0] > before.reshuffles[0]:
             out.append(f"the deck was empty: the discard piles are shuffled into a new deck of {int(after.deck_n[0])}")
         return out
@@ -236,8 +247,8 @@ class Narrator(Base):
                     if self.rules.chosen_fan and t == chosen:
                         new = int(after.chosen[0, p])
                         chosen = new if new >= 0 and not closed[new] else -1
-                        text += (f"; seat {p} draws a new chosen fan: {K.TYPE_NAMES[chosen]}" if chosen >= 0
-                                 else "; no chosen fan is left to draw")
+                        text += (f"; seat {p} {self._discarded_draws(before, after)}draws a new chosen fan: "
+                                 f"{K.TYPE_NAMES[chosen]}" if chosen >= 0 else "; no chosen fan is left to draw")
                 if trig:
                     did, idle = self._POWERS[t]
                     if stops and i == m - 1:
