@@ -676,3 +676,15 @@ def test_a_fixed_point_whose_deviation_is_clear_on_its_own_is_called_weak():
     assert any(weak for _, weak in found), head  # this seed's fixed point is a weak one
     for lo, weak in found:
         assert bool(weak) == (float(lo) > 0), (lo, weak)
+
+
+def test_a_rival_alike_on_every_fresh_deal_has_no_interval():
+    from experiments.answers.searching import confirmed_text
+
+    conf = {"deals": 400, "first": 100, "ci": (0.6, 0.55, 0.65), "alike": False, "rival": {"focus.wake": 0},
+            "rival_ci": (0.6, 0.55, 0.65), "rival_alike": False,
+            "versus": {"diff": 0.0, "lo": 0.0, "hi": 0.0, "p_value": None, "n": 400, "rho": None}}
+    text = confirmed_text(conf, "win_share")
+    assert text.endswith("the same as the best's on every one of them") and "[+0.0%" not in text
+    conf["versus"] = {"diff": -0.02, "lo": -0.03, "hi": -0.01, "p_value": 0.01, "n": 400, "rho": 0.5}
+    assert "a paired difference of -2.0% [-3.0%, -1.0%] from the best" in confirmed_text(conf, "win_share")

@@ -407,10 +407,14 @@ def confirmed_text(conf: dict[str, Any], metric: str, target: float | None = Non
     d = conf["versus"]
     if d is not None:
         dlo, dhi = clip_interval(d["lo"], d["hi"], metric_range(metric, diff=True))
+        if d["lo"] is not None and d["lo"] == d["hi"]:  # alike on every deal: no interval to give
+            same = ("the same as the best's on every one of them" if d["diff"] == 0 else
+                    f"a paired difference of {value_text(metric, d['diff'], True)} from the best on every one of them")
+        else:
+            same = (f"a paired difference of {value_text(metric, d['diff'], True)} "
+                    f"{value_span(metric, dlo, dhi, True)} from the best")
         text += (f"; the closest rival, {setting_label(conf['rival'])}, there: "
-                 + _figure(metric, conf["rival_ci"], conf["rival_alike"])
-                 + f", a paired difference of {value_text(metric, d['diff'], True)} {value_span(metric, dlo, dhi, True)} "
-                 "from the best")
+                 + _figure(metric, conf["rival_ci"], conf["rival_alike"]) + ", " + same)
         if target is not None or band is not None:
             def distance(x: float) -> float:
                 if target is not None:
