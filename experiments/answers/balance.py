@@ -119,7 +119,15 @@ def answer_balance(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
 
         def said(n: str) -> str:  # a metric with its interval, in the game's words where it has them
             text = pm_text(n, allrows[n]["value"], allrows[n]["lo"], allrows[n]["hi"])
-            return words[n].format(text) if n in words else f"{n} {text}"
+            text = words[n].format(text) if n in words else f"{n} {text}"
+            # pooled over groups that may differ: the range from the group with the least to the most
+            rows = sorted((r for r in est if r["scope"] == "group" and r["figure"] == n and r["value"] is not None),
+                          key=lambda r: r["value"])
+            if len(rows) > 1:
+                lo_r, hi_r = rows[0], rows[-1]
+                text += (f" (by group from {pm_text(n, lo_r['value'], lo_r['lo'], lo_r['hi'])} ({lo_r['group']}) "
+                         f"to {pm_text(n, hi_r['value'], hi_r['lo'], hi_r['hi'])} ({hi_r['group']}))")
+            return text
 
         if plain:
             metric_text = f"{scope}: " + ("; " if any(n in words for n in plain) else ", ").join(map(said, plain))
