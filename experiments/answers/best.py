@@ -162,7 +162,8 @@ def _score_sentence(rep, metric_label: str, best: str, lows: list[dict], low_is_
     return (f"The {over} with the {most} mean score " + (f"ranges from {min(values, key=_num)} to {max(values, key=_num)} "
             f"over the {n} groups: " if n > 3 else "is ") + where
             + f". It is clearly {side} the next value on the same deals in {sum(x['clear'] for x in lows)} of the {n} "
-            f"groups, and is the {over} with the {best} {metric_label} in {sum(x['best'] for x in lows)} of them.")
+            f"groups, and is also the {over} with the {best} {metric_label} in {sum(x['best'] for x in lows)} of the "
+            f"{n} groups.")
 
 
 def _num(v: str):

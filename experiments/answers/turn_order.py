@@ -133,7 +133,9 @@ def answer_turn_order(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
             text += f"; {ev}: seat 0 {ci_text(*e[0])}, seat {P - 1} {ci_text(*e[P - 1])}"
         # each value's change and the share it leads to (seat 0's own figure, not only the difference)
         # a value that changes the lineup says whose lineup it is ("guard (guard in every seat)")
-        moves = [f"{show(v)}" + (f" ({figs[v]['lineup']})" if figs[v]["lineup"] != head_f["lineup"] else "")
+        # a bare number or on/off names its axis ("with chosen_fan on", not "with on")
+        moves = [(f"{short(over)} {show(v)}" if isinstance(v, (bool, int, float)) or v is None else f"{show(v)}")
+                 + (f" ({figs[v]['lineup']})" if figs[v]["lineup"] != head_f["lineup"] else "")
                  + f" {dci_text(d['win_share'][0])} (to {ci_text(*figs[v]['win_share'][0])})"
                  for v, d in diffs.items()]
         if moves:
