@@ -84,7 +84,7 @@ def test_best_headline_adds_the_lowest_mean_score():
     assert len(head) == 3 and head[0].startswith("The wake with the highest win share ranges from 11 to 18")
     assert head[2] == ("The wake with the lowest mean score ranges from 2 to 14 over the 4 groups: 14 (2 players), "
                        "2 (3 players), 12 (4 players), 7 (5 players). It is clearly below the next value on the same "
-                       "deals in 2 of the 4 groups, and is the wake with the highest win share in 2 of them.")
+                       "deals in 2 of the 4 groups, and is also the wake with the highest win share in 2 of the 4 groups.")
     # few groups: the answer's own sentences, then the mean score
     one = best.headline(rep, "win share", picks[:1], lows[:1], ["best wake: 14, ..."])
     assert one == ["best wake: 14, ...", "The wake with the lowest mean score is 14, mean score 80.00 ± 2.00 "
