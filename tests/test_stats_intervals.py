@@ -128,3 +128,14 @@ def test_a_table_of_paired_differences_clips_them_to_the_range_of_a_difference()
     est = est.with_columns(pl.Series("value", [0.2, 0.9]), pl.Series("lo", [0.1, 0.7]), pl.Series("hi", [0.3, 1.1]))
     shares = wide_table(est, ["win_share"], {"win_share": "wins"}, {}, "focus")
     assert shares["wins %"].to_list() == ["20.0 [10.0, 30.0]", "90.0 [70.0, 100.0]"]
+
+
+def test_tables_round_figures_as_the_sentences_do():
+    """A share of 0.2015 (x 100 is 20.150000000000002 in binary) read 20.1% in a sentence and 20.2 in the
+    report's table; both now round it alike, and a bound just below 0 still reads -0.0 in both."""
+    from experiments.answers.common import ci_cell, fmt_metric, span
+
+    assert fmt_metric("win_share", 0.2015) == "20.1%" and ci_cell(0.2015, 0.187, 0.216).startswith("20.1%")
+    assert fmt_metric("win_share", 0.5925) == "59.2%" and ci_cell(0.5925, 0.5, 0.6).startswith("59.2%")
+    assert ci_cell(0.0, -0.0004, 0.001, signed=True) == "+0.0% [-0.0, +0.1]"
+    assert span("win_share", -0.0004, 0.001, True) == "[-0.0%, +0.1%]"

@@ -88,15 +88,20 @@ def fmt_metric(metric: str, x: float, signed: bool = False, bound: bool = False)
     if x is None or not math.isfinite(x):
         return "n/a"
     sign = "+" if signed else ""
-    # (a value a float's last bits put next to a half is rounded as the half it stands for, so that 59.25%
-    # and its advantage of 9.25% round alike)
     scale, d, unit = (100, 1, "%") if metric in ("win_share", "seat_advantage") else \
         (1, 1, "") if metric == "mean_turns" else (1, 2, "")
     v = round(x * scale, 9)
-    r = round(v, d) + 0.0
+    r = rounded(x * scale, d)
     if bound and r == 0.0 and v < 0:
         return f"-{0.0:.{d}f}{unit}"
     return f"{r:{sign}.{d}f}{unit}"
+
+
+def rounded(v: float, d: int) -> float:
+    """``v`` to ``d`` decimals as the sentences and the tables both show it: a value a float's last bits put
+    next to a half is rounded as the half it stands for (so that 59.25% and its advantage of 9.25% round
+    alike, and a share of 0.2015 reads 20.1% in a sentence and in a table); never -0.0."""
+    return round(round(v, 9), d) + 0.0
 
 
 def span(metric: str, lo: float | None, hi: float | None, signed: bool = False) -> str:
@@ -419,10 +424,14 @@ def ci_cell(x: float | None, lo: float | None, hi: float | None, percent: bool =
     lo, hi = clip_interval(lo, hi, bounds)
     k, unit, d = (100.0, "%" if unit else "", 1) if percent else (1.0, "", 2 if abs(x) < 10 else 1)
     sign = "+" if signed else ""
-    text = f"{x * k:{sign}.{d}f}{unit}"
+    text = f"{rounded(x * k, d):{sign}.{d}f}{unit}"
     if lo is None or hi is None or not (math.isfinite(lo) and math.isfinite(hi)):
         return text
-    return text + f" [{lo * k:{sign}.{d}f}, {hi * k:{sign}.{d}f}]"
+
+    def bound(b: float) -> str:  # a bound below 0 that rounds to 0 reads -0.0, as in the sentences (span)
+        r = rounded(b * k, d)
+        return f"-{0.0:.{d}f}" if r == 0.0 and round(b * k, 9) < 0 else f"{r:{sign}.{d}f}"
+    return text + f" [{bound(lo)}, {bound(hi)}]"
 
 
 def wide_table(cell_est: pl.DataFrame, names: list[str], words: dict[str, str], labels: dict[str, str],
