@@ -87,6 +87,11 @@ def test_sprt_stops_when_the_answer_is_clear():
     assert s["decision"] == "H1" and s["deals"] < 2000 and s["deals"] % 50 == 0
     assert s["llr"] >= s["upper"]
     assert "better" in res.answer[0]
+    # unrotated, the test is of seat 0 and its strategy together, and the sentence says so
+    res = run_experiment(focus_cfg(players=2, games=50, lineup={"focus": "threshold", "field": "threshold",
+                                                                 "rotate": False},
+                                   sweep={}, sprt={"h0": 0.0, "h1": 0.1, "max_games": 200}))
+    assert "threshold in seat 0 (the first player, every game) against threshold" in res.answer[0], res.answer[0]
 
 
 def test_tournament_ratings_and_win_matrix():

@@ -26,7 +26,11 @@ def answer_sprt(cfg: Config, sprt: pl.DataFrame, cells: pl.DataFrame) -> list[st
                    "H0": f"not better: the test prefers an advantage of {h0} over the fair share to one of "
                          f"{h1} (error rates {s.alpha:g} and {s.beta:g})",
                    "continue": f"undecided between an advantage of {h0} and of {h1}"}[row["decision"]]
-        out.append(f"{label(labels, c['focus'])} against {label(labels, c['field'])}" + (f" ({desc})" if desc else "")
+        # unrotated, the focus holds seat 0 in every game: the test is of that seat and strategy together
+        who = (f"{label(labels, c['focus'])} against {label(labels, c['field'])}" if cfg.rotate else
+               f"{label(labels, c['focus'])} in seat 0 (the first player, every game) against "
+               f"{label(labels, c['field'])}")
+        out.append(who + (f" ({desc})" if desc else "")
                    + f": {verdict} after {row['deals']:,} deals (LLR {row['llr']:.2f}, bounds "
                    f"[{row['lower']:.2f}, {row['upper']:.2f}]); win share "
                    f"{pm_metric('win_share', c['focus_win_share'], c['focus_win_lo'], c['focus_win_hi'])} (fair "
