@@ -279,6 +279,11 @@ class Rules:
         """Every option with its value, defaults included, JSON-friendly."""
         return {f.name: show_value(f, getattr(self, f.name)) for f in dataclasses.fields(self) if f.init}
 
+    def unit(self) -> str:
+        """What one simulated game is under these rules, as the answers name it: ``game``, or ``match`` where
+        a game of the batch plays several in a row (Fan & Mallet's ``match_points``)."""
+        return "game"
+
     def inert(self, players: int) -> dict[str, str]:
         """The options that change nothing with these settings and that player count, each with why
         (Sen's ``target`` where ``rounds`` is set): ``{name: reason}``."""

@@ -222,3 +222,16 @@ def test_a_rule_value_of_none_is_shown_as_none_and_reported(tmp_path, answer):
     assert "match_points none" in text and "None" not in text, text
     page = open(build_report(res.write(str(tmp_path)), index=False), encoding="utf-8").read()
     assert "match_points none" in page
+
+
+def test_a_match_is_named_a_match():
+    """With match_points one simulated game is a match: its length and shares say so."""
+    cfg = {"title": "m", "question": "q", "game": "fan-and-mallet", "games": 12, "seed": 5,
+           "lineup": {"seats": ["counter", "counter"]}, "sweep": {"rules.match_points": ["none", 3]},
+           "report": {"answer": "effect", "over": "rules.match_points", "baseline": "none"}}
+    text = " ".join(run_experiment(cfg).answer)
+    assert "match_points none: game length" in text and "match_points 3: match length" in text
+    assert "length (a match against a game)" in text
+    cfg["report"] = {"answer": "balance", "over": "rules.match_points", "per_game": True}
+    cfg["sweep"] = {"rules.match_points": [3, 5]}
+    assert "% of matches over the 2 match_points" in " ".join(run_experiment(cfg).answer)

@@ -16,7 +16,7 @@ from simcore.stats import holm, mean_interval, ratio_ci
 
 from .base import AnswerKind, CheckContext, ReportContext, Result
 from .common import (describe_group, est_row, experiment_labels, fmt_metric, frame, group_rows, lineup_label, pm_metric,
-                     pm_text, pool_deals, seat0_advantage, short, show)
+                     pm_text, pool_deals, seat0_advantage, short, show, units)
 from .common import SHARE_RANGE, ci_cell, deal_frame, join_values
 
 if TYPE_CHECKING:
@@ -91,7 +91,8 @@ def answer_balance(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
         fair_text = (f"the fair {100 / P:.1f}%" if fair == 1 / P else
                      f"the average seat's {100 * fair:.1f}% (1/{P} of the games that have a winner)")
         text = ((f"{desc}: " if desc else "") + f"seat 0 (the first player) wins {pm_metric('win_share', w, lo, hi)} "
-                f"of games over the {sub.height} {_plural(short(over))} ({rotated}), "
+                f"of {' and '.join(sorted({units(runs[i].cell.rules) for i in sub['cell'].to_list()}))} over the "
+                f"{sub.height} {_plural(short(over))} ({rotated}), "
                 f"advantage {fmt_metric('seat_advantage', adv, True)} over {fair_text}"
                 + ((", clearly above it" if alo > 0 else ", clearly below it") if clear
                    else ", not clearly different from it")

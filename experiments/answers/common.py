@@ -176,6 +176,16 @@ def pool_deals(frames: list[pl.DataFrame], metric_defs: list[Any]) -> pl.DataFra
     return df.group_by("game").agg(aggs).sort("game")
 
 
+def unit(rules: Any) -> str:
+    """One simulated game of a cell as the sentences name it: ``game``, or ``match`` (Fan & Mallet's
+    ``match_points``: one game of the batch is a match of several)."""
+    return rules.unit() if hasattr(rules, "unit") else "game"
+
+
+def units(rules: Any) -> str:
+    return "matches" if unit(rules) == "match" else "games"
+
+
 def seat0_advantage(f: pl.DataFrame, players: int) -> np.ndarray:
     """Per deal of a :func:`deal_frame`, seat 0's win share less the average seat's (``decided / P``: the fair
     1/P where every game has a winner)."""

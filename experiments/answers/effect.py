@@ -10,7 +10,7 @@ from simcore.stats import half_width, paired_diff, values_ci, wilson
 
 from ..engine import VEC_ROWS
 from .base import AnswerKind, Result
-from .common import SHARE_DIFF_RANGE, by_symmetry, clip_interval, describe_group, metric_range, experiment_labels, fmt_metric, frame, pm_metric, group_rows, label, short, span, wide_table
+from .common import SHARE_DIFF_RANGE, unit, by_symmetry, clip_interval, describe_group, metric_range, experiment_labels, fmt_metric, frame, pm_metric, group_rows, label, short, span, wide_table
 
 #: the row of :func:`answer_effect`'s pooled per-deal values that holds seat 0's advantage over the average seat
 ADV = len(VEC_ROWS)
@@ -73,7 +73,8 @@ def answer_effect(cfg: Config, cells: pl.DataFrame, runs: list[CellRun], ratings
             if value == rep.baseline:
                 levels.append({"turns": turns[0], "adv": adv, "adv_lo": adv_lo, "adv_hi": adv_hi, "fair": fair,
                                **({"focus": fw} if cfg.kind == "focus" else {})})
-            part = [f"game length {turns[0]:.1f} turns ± {half_width(turns[1], turns[2]):.1f}",
+            what = unit(runs[sub["cell"][0]].cell.rules)  # a game, or a match of several (match_points)
+            part = [f"{what} length {turns[0]:.1f} turns ± {half_width(turns[1], turns[2]):.1f}",
                     "first-seat advantage " + pm_metric("seat_advantage", adv, adv_lo, adv_hi, True)]
             stopped = int(sub["timeouts"].sum())
             tally = stopped_by.setdefault(value, [0, 0])
@@ -98,8 +99,10 @@ def answer_effect(cfg: Config, cells: pl.DataFrame, runs: list[CellRun], ratings
                     paired_rows.append({**{a: v for a, v in zip(gaxes, key)}, "metric": metric, "over": rep.over,
                                         "value": value, "versus": rep.baseline, "diff": d["diff"], "lo": d["lo"],
                                         "hi": d["hi"], "p_value": d["p_value"], "rho": d["rho"], "deals": d["n"]})
+                    length = (f"{what} length" if what == unit(runs[base["cell"][0]].cell.rules) else
+                              f"length (a {what} against a {unit(runs[base['cell'][0]].cell.rules)})")
                     shown = "focus win share" if metric == "win_share" else (
-                        "game length" if metric == "mean_turns" else "first-seat advantage")
+                        length if metric == "mean_turns" else "first-seat advantage")
                     # a difference of shares (or of seat 0's advantages) lies in [-100%, +100%]
                     lo, hi = clip_interval(d["lo"], d["hi"], None if metric == "mean_turns" else SHARE_DIFF_RANGE)
                     part.append(f"{shown} {fmt_metric(metric, d['diff'], True)} {span(metric, lo, hi, True)} "

@@ -8,7 +8,7 @@ import polars as pl
 from simcore.stats import half_width
 
 from .base import AnswerKind, Result
-from .common import by_symmetry, describe_group, experiment_labels, fmt_metric, label, pm_metric, pm_text
+from .common import by_symmetry, describe_group, experiment_labels, fmt_metric, label, pm_metric, pm_text, unit
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -26,7 +26,8 @@ def answer_summary(cfg: Config, cells: pl.DataFrame, seats: pl.DataFrame | None 
             f"{c['players']} player{'' if c['players'] == 1 else 's'}"
         agents = runs[c["cell"]].cell.agents if runs is not None else None
         mixed = agents is not None and len({a.spec() for a in agents}) > 1
-        length = f"game length {c['mean_turns']:.1f} turns ± {half_width(c['turns_lo'], c['turns_hi']):.1f}"
+        what = unit(runs[c["cell"]].cell.rules) if runs is not None else "game"
+        length = f"{what} length {c['mean_turns']:.1f} turns ± {half_width(c['turns_lo'], c['turns_hi']):.1f}"
         if c["players"] == 1:  # solo: no seat to compare, a score
             length += f", mean score {pm_text('mean_score', c['focus_mean_score'], c.get('focus_score_lo'), c.get('focus_score_hi'))}"
         elif cfg.rotate or not mixed:

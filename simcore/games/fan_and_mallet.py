@@ -130,6 +130,9 @@ class FanAndMalletRules(Rules):
                                             "(the loser's unused markers); none: a single game", min=1,
                                       max=1_000_000)
 
+    def unit(self) -> str:
+        return "game" if self.match_points is None else "match"
+
     def __post_init__(self) -> None:
         object.__setattr__(self, "start_positions", _parse_positions(self.start_positions))
         mp = self.match_points
