@@ -109,10 +109,12 @@ def setting_label(setting: dict[str, Any]) -> str:
 
 
 def _fmt(v: Any) -> str:
+    """A value as a setting's label shows it: a whole float as a spec writes it (``2.0``, so that one
+    sentence never says feed=2 and feed=2.0), any other float to 6 significant digits (a grid's steps)."""
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, float):
-        return f"{v:g}"
+        return repr(v) if v.is_integer() else f"{v:g}"
     return str(v)
 
 

@@ -688,3 +688,12 @@ def test_a_rival_alike_on_every_fresh_deal_has_no_interval():
     assert text.endswith("the same as the best's on every one of them") and "[+0.0%" not in text
     conf["versus"] = {"diff": -0.02, "lo": -0.03, "hi": -0.01, "p_value": 0.01, "n": 400, "rho": 0.5}
     assert "a paired difference of -2.0% [-3.0%, -1.0%] from the best" in confirmed_text(conf, "win_share")
+
+
+def test_a_setting_label_writes_a_whole_float_as_a_spec_does():
+    from experiments.search import setting_label
+    from strategies.registry import lineup
+
+    assert setting_label({"focus.feed": 2.0, "focus.thrift": 0.1 + 0.2, "focus.wake": 8}) == \
+        "feed=2.0, thrift=0.3, wake=8"
+    assert "feed=2.0" in lineup("fan-and-mallet", ["closer:feed=2"], 2)[0].spec()
