@@ -37,7 +37,8 @@ def answer_ratings(cfg: Config, ratings: pl.DataFrame) -> list[str]:
                     f"{-nxt['elo']:.0f} ± {half_width(nxt['elo_lo'], nxt['elo_hi']):.0f} Elo above {label(labels, nxt['strategy'])}")
         else:
             text = (f"strongest strategy{' for ' + desc if desc else ''}: {label(labels, top['strategy'])}, Elo {top['elo']:+.0f} ± "
-                    f"{half_width(top['elo_lo'], top['elo_hi']):.0f} relative to {label(labels, top['reference'])}")
+                    f"{half_width(top['elo_lo'], top['elo_hi']):.0f} relative to {label(labels, top['reference'])}, "
+                    "the tournament's first strategy, rated 0")
         out.append(text + f" (order {order})")
     return out
 
