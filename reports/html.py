@@ -335,7 +335,8 @@ def build_report(run_dir: str, index: bool = True) -> str:
             raise
         text = " ".join(str(exc).split())[:200]
         raise ReportError(f"{run_dir}: damaged run folder: summary.json, manifest.json or a table lacks what a "
-                          f"finished run writes ({type(exc).__name__}: {text})") from None
+                          f"finished run writes ({type(exc).__name__}: {text}); if its files are as the run wrote "
+                          "them, this is a fault in sensei: SENSEI_DEBUG=1 shows where") from None
     finally:
         _SPECS = {}
 
