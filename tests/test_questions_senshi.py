@@ -14,7 +14,7 @@ from simcore.stats import linearised as _linearised
 from reports import build_report
 from simcore.errors import SenseiError
 from simcore.runner import simulate
-from simcore.stats import wilson
+from simcore.stats import deal_interval, wilson
 from strategies.registry import resolve
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -93,17 +93,22 @@ def test_elimination_figures_equal_a_direct_simulation_of_the_same_deals(elimina
     cell = _cell(cfg, players=3, focus="racer")
     P = 3
     wins = elim = 0.0
+    per_deal = np.zeros(GAMES)
     for r in range(P):   # rotation r: racer in seat r, counter elsewhere, the same deals
         agents = [resolve("senshi", "counter")] * P
         agents[r] = resolve("senshi", "racer")
-        sim = simulate("senshi", agents, rules={}, n_games=GAMES, seed=cfg.seed)
+        sim = simulate("senshi", agents, rules={}, n_games=GAMES, seed=cfg.seed, per_game=("eliminated",))
         wins += sim.totals.sums["win"][r]
         elim += sim.totals.sums["eliminated"][r]
+        per_deal += sim.per_game()["eliminated"][:, r] / P
         # the engine's own metric, seat by seat
         assert sim.summary()["metrics"]["elimination_rate"][r] == pytest.approx(sim.totals.sums["eliminated"][r] / GAMES)
     n = GAMES * P
     e = _est(elimination, cell.index, "eliminated_share")
-    assert e["value"] == pytest.approx(elim / n) and (e["lo"], e["hi"]) == pytest.approx(tuple(map(float, wilson(elim, n))))
+    # the rotations of a deal share its cards: the interval is over deals, not over the P x deals games
+    assert e["value"] == pytest.approx(elim / n) and (e["lo"], e["hi"]) == pytest.approx(
+        deal_interval(elim / n, per_deal, 0.0, 1.0))
+    assert (e["lo"], e["hi"]) != pytest.approx(tuple(map(float, wilson(elim, n))))
     assert _est(elimination, cell.index, "win_share")["value"] == pytest.approx(wins / n)
     # a winner is never eliminated: the wins among the games it survived are all its wins
     assert _est(elimination, cell.index, "win_share_if_not_eliminated")["value"] == pytest.approx(wins / (n - elim))

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import polars as pl
 
-from simcore.stats import linearised, paired_diff, share_ci
+from simcore.stats import deal_interval, linearised, paired_diff, share_ci
 
 from .base import AnswerKind, CheckContext, ReportContext, Result
 from .common import wide_table
@@ -50,9 +51,18 @@ def answer_risk(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
             n = float(deals["plays"].sum())
             e, w, wc, c = (float(deals[k].sum()) for k in ("event", "win", "win_clear", "clear"))
             value = run.cell.axes[over]
+
+            def over_deals(total: float, col: str) -> tuple:
+                """A share with its interval over deals where a deal is played several times (rotations, or a
+                self-play focus in every seat: those plays share the deal's cards), else Wilson's over games."""
+                v = (deals[col] / deals["plays"]).to_numpy()
+                if n <= deals.height or np.ptp(v) == 0:  # one play a deal, or every deal alike
+                    return share_ci(total, n)
+                return (total / n, *deal_interval(total / n, v, 0.0, 1.0))
+
             fig = {"cell": i, "deals": deals, "games": n, "clear": c, "focus": show(run.cell.agents[0]),
                    "field": show(run.cell.agents[1]) if P > 1 else None,
-                   f_ev: share_ci(e, n), f_win: share_ci(w, n), f_cond: share_ci(wc, c)}
+                   f_ev: over_deals(e, "event"), f_win: over_deals(w, "win"), f_cond: share_ci(wc, c)}
             if P > 1 and fig["focus"] == fig["field"] and abs(w / n - 1.0 / P) < 1e-12:
                 fig[f_win] = (w / n, None, None)  # one strategy in every seat: the fair share by symmetry
             figs[value] = fig
