@@ -306,11 +306,14 @@ def timeout_sentence(cells: pl.DataFrame) -> str | None:
     stopped, total = int(cells["timeouts"].sum()), int(cells["games"].sum())
     if stopped < 0.01 * total and float((cells["timeouts"] / cells["games"]).max()) < 0.1:
         return None
+    which = " (see the cells table for which)" if cells["timeouts"].min() == 0 else ""
+    if "players" in cells.columns and (cells["players"] == 1).all():  # solo: no win share to speak of
+        return (f"{stopped:,} of {total:,} games ({100 * stopped / total:.1f}%) stopped at the turn limit, so the "
+                f"figures above describe games cut short{which}.")
     return (f"{stopped:,} of {total:,} games ({100 * stopped / total:.1f}%) stopped at the turn limit: they have "
             "no winner (every seat's win share counts them as losses, and a fair share or seat 0's advantage is "
             "taken against the average seat's share, 1/P of the games that have a winner), so the figures above "
-            "describe games cut short" + (" (see the cells table for which)" if cells["timeouts"].min() == 0 else "")
-            + ".")
+            f"describe games cut short{which}.")
 
 
 def headline(res) -> list[str]:

@@ -313,3 +313,11 @@ def test_seat_advantage_is_over_the_average_seat_where_games_stop_at_the_turn_li
     full = run_experiment({**base, "rules": {"max_turns": 1000}})
     c = full.cells.row(0, named=True)
     assert c["timeouts"] == 0 and c["seat_advantage"] == pytest.approx(c["seat0_win_share"] - 1 / P)
+
+
+def test_a_solo_timeout_sentence_speaks_of_no_win_share():
+    from experiments import run_experiment
+    res = run_experiment({"title": "t", "question": "q", "game": "sensu", "players": 1, "games": 30,
+                          "rules": {"max_turns": 20}, "lineup": {"seats": ["random"]}, "report": {"answer": "summary"}})
+    assert res.answer[-1] == ("30 of 30 games (100.0%) stopped at the turn limit, so the figures above describe "
+                              "games cut short.")
