@@ -524,6 +524,12 @@ def parse(raw: dict[str, Any], path: str = DICT_CONFIG, games_override: int | No
     rep_over = report.over
     if _kinds()[report.answer].baseline and rep_over is not None and report.baseline is not None:
         labels = [lab for a, vals in axes if a == rep_over for lab, _ in vals]
+        if report.baseline not in labels and rep_over in sweep and not isinstance(sweep[rep_over], dict):
+            # the same setting written otherwise ("0, 6" for 0,6; 8.0 for 8 of a float parameter) is that value
+            want = _meaning(eng, rep_over, report.baseline, roles, entrants, ck, "report.baseline")
+            same = [lab for lab in labels if _meaning(eng, rep_over, lab, roles, entrants, ck, "report.baseline") == want]
+            if len(same) == 1 and not (isinstance(want, tuple) and want[:1] == ("as written",)):
+                report = dataclasses.replace(report, baseline=same[0])
         if report.baseline not in labels:
             ck.fail("report.baseline", f"one of the values of {rep_over}: {', '.join(map(_toml_value, labels))}",
                     report.baseline)

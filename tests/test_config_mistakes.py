@@ -471,3 +471,11 @@ def test_a_solo_sweep_of_a_parameter_solo_play_ignores_is_refused():
     load_config({**raw, "sweep": {"seat0.close_bonus": [4.0, 8.0]}})
     load_config({**raw, "players": 2, "lineup": {"seats": ["planner", "planner"]},
                  "sweep": {"seat0.play_min": [0.0, 8.0]}})
+
+
+def test_a_baseline_written_otherwise_is_the_same_setting():
+    raw = {**SEN, "game": "fan-and-mallet", "lineup": {"seats": ["counter", "counter"]},
+           "sweep": {"rules.start_positions": ["0,6", "0,3"]},
+           "report": {"answer": "effect", "over": "rules.start_positions", "baseline": "0, 6"}}
+    assert load_config(raw).report.baseline == "0,6"
+    refused({**raw, "report": {**raw["report"], "baseline": "0,5"}}, "report.baseline: expected one of the values")
