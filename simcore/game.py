@@ -241,6 +241,8 @@ class Game(abc.ABC):
     safety_turns: ClassVar[int] = 100_000
     #: which way a player's score is better: "max" (points, sticks, markers, a pile) or "min" (Sen's ravens)
     score_better: ClassVar[str] = "max"
+    #: what a seat's score is, where the answers' "mean score" alone would not say (Senshi: its smallest pile)
+    score_words: ClassVar[str] = ""
     #: the decision protocol: decision kind code -> name (the numpy method and the compiled decision of
     #: that name answer it); empty for an engine that still plays turn by turn (``turn``)
     decisions: ClassVar[tuple[str, ...]] = ()

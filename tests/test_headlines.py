@@ -235,3 +235,13 @@ def test_turn_order_names_the_lineup_of_a_value_that_changes_it():
     head = res.answer[0]
     assert head.startswith("counter in every seat, play counter: seat 0"), head
     assert "changes on the same deals with guard (guard in every seat) " in head, head
+
+
+def test_senshi_names_its_score_the_smallest_pile():
+    from experiments import run_experiment
+    res = run_experiment({"title": "t", "question": "q", "game": "senshi", "players": 3, "games": 12,
+                          "lineup": {"focus": "guard", "field": "greedy"}, "report": {"answer": "summary"}})
+    assert ", mean score (smallest pile) " in res.answer[0], res.answer[0]
+    res = run_experiment({"title": "t", "question": "q", "game": "sen", "players": 2, "games": 12,
+                          "lineup": {"focus": "threshold", "field": "threshold"}, "report": {"answer": "summary"}})
+    assert ", mean score " in res.answer[0] and "(smallest pile)" not in res.answer[0]

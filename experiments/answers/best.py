@@ -13,7 +13,7 @@ from ..engine import VEC_ROWS
 from ..search import Param
 from .base import AnswerKind, ReportContext, Result
 from .common import (by_symmetry, ci_cell, clip_interval, describe_group, experiment_labels, fmt_metric, frame, group_rows, join_values, metric_range,
-                     pm_metric, short, span)
+                     pm_metric, score_name, short, span)
 from .common import label as label_of
 from .common import show as show_value
 from .searching import edge_text
@@ -33,7 +33,7 @@ METRIC_COLUMNS = {
 def answer_best(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
     rep = cfg.report
     col, lo_col, hi_col, vrow = METRIC_COLUMNS[rep.metric]
-    label = METRICS[rep.metric][0]
+    label = METRICS[rep.metric][0] if rep.metric != "mean_score" else score_name(cfg.game)
     sentences, paired_rows, picks, lows = [], [], [], []
     gaxes = cfg.group_axes
     # the focus's mean score beside another metric: which value gives the best (Sen's lowest, the other
@@ -96,10 +96,11 @@ def answer_best(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
                                     "hi": d["hi"], "p_value": d["p_value"], "rho": d["rho"], "deals": d["n"]})
     # the value with the best mean score of each group, in full (the headline sums them up)
     per_group = list(sentences)
-    sentences += [_score_sentence(rep, label, "lowest" if rep.goal == "min" else "highest", [x], low_is_good, x["desc"])
-                  for x in lows if x is not None]
+    sname = score_name(cfg.game)
+    sentences += [_score_sentence(rep, label, "lowest" if rep.goal == "min" else "highest", [x], low_is_good, x["desc"],
+                                  sname) for x in lows if x is not None]
     return sentences, frame(paired_rows), headline(rep, label, picks, [x for x in lows if x is not None], per_group,
-                                                   low_is_good)
+                                                   low_is_good, sname)
 
 
 def best_score(sub: pl.DataFrame, runs: list[CellRun], over: str, vrow: int, desc: str, show, best) -> dict | None:
@@ -120,12 +121,12 @@ def best_score(sub: pl.DataFrame, runs: list[CellRun], over: str, vrow: int, des
 
 
 def headline(rep, metric_label: str, picks: list[tuple[str, str, bool]], lows: list[dict] = (),
-             sentences: list[str] = (), low_is_good: bool = True) -> list[str] | None:
+             sentences: list[str] = (), low_is_good: bool = True, score_words: str = "mean score") -> list[str] | None:
     """The best value of each group and in how many it is clearly ahead (one sentence for many groups, else
     the answer's own sentences); then, for a focus and another metric than the mean score, the value with
     the best mean score in each group (the lowest where a lower score is better, as in Sen; one sentence)."""
     best = "lowest" if rep.goal == "min" else "highest"
-    score = _score_sentence(rep, metric_label, best, lows, low_is_good) if lows else None
+    score = _score_sentence(rep, metric_label, best, lows, low_is_good, score=score_words) if lows else None
     if score is not None and len(sentences) + 1 <= 3:
         return [*sentences, score]
     if len(picks) <= 3 and score is None:
@@ -140,7 +141,7 @@ def headline(rep, metric_label: str, picks: list[tuple[str, str, bool]], lows: l
 
 
 def _score_sentence(rep, metric_label: str, best: str, lows: list[dict], low_is_good: bool = True,
-                    desc: str = "") -> str:
+                    desc: str = "", score: str = "mean score") -> str:
     """``The wake with the lowest mean score ...`` (``highest`` in a game whose higher scores are better): per
     group the value, in how many groups it is clearly below (above) the next value on the same deals, and
     in how many it is also the best by the answer's metric."""
@@ -148,8 +149,8 @@ def _score_sentence(rep, metric_label: str, best: str, lows: list[dict], low_is_
     most, side = ("lowest", "below") if low_is_good else ("highest", "above")
     if len(lows) == 1:
         x = lows[0]
-        text = (f"The {over} with the {most} mean score" + (f" for {desc}" if desc else "") + f" is {x['value']}, "
-                f"mean score {pm_metric('mean_score', x['x'], x['lo'], x['hi'])}")
+        text = (f"The {over} with the {most} {score}" + (f" for {desc}" if desc else "") + f" is {x['value']}, "
+                f"{score} {pm_metric('mean_score', x['x'], x['lo'], x['hi'])}")
         if x["next"] is not None:
             d = x["d"]
             text += (f" (next {x['next']}: {fmt_metric('mean_score', d['diff'], True)}, paired 95% CI "
@@ -159,7 +160,7 @@ def _score_sentence(rep, metric_label: str, best: str, lows: list[dict], low_is_
     values = [x["value"] for x in lows]
     n = len(lows)
     where = join_values(f"{x['value']} ({x['desc']})" for x in lows)
-    return (f"The {over} with the {most} mean score " + (f"ranges from {min(values, key=_num)} to {max(values, key=_num)} "
+    return (f"The {over} with the {most} {score} " + (f"ranges from {min(values, key=_num)} to {max(values, key=_num)} "
             f"over the {n} groups: " if n > 3 else "is ") + where
             + f". It is clearly {side} the next value on the same deals in {sum(x['clear'] for x in lows)} of the {n} "
             f"groups, and is also the {over} with the {best} {metric_label} in {sum(x['best'] for x in lows)} of the "

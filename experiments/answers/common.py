@@ -20,6 +20,7 @@ import numpy as np
 import polars as pl
 
 from simcore.errors import SenseiError
+from simcore.registry import get_game
 from simcore.stats import finite_or_none, half_width
 
 if TYPE_CHECKING:
@@ -174,6 +175,12 @@ def pool_deals(frames: list[pl.DataFrame], metric_defs: list[Any]) -> pl.DataFra
     for m in metric_defs:
         aggs += [pl.col(f"num.{m.name}").sum(), pl.col(f"den.{m.name}").sum()]
     return df.group_by("game").agg(aggs).sort("game")
+
+
+def score_name(game: str) -> str:
+    """``mean score``, with what a score is where the game says (Senshi: ``mean score (smallest pile)``)."""
+    words = get_game(game).score_words
+    return f"mean score ({words})" if words else "mean score"
 
 
 def unit(rules: Any) -> str:

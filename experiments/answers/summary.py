@@ -8,7 +8,7 @@ import polars as pl
 from simcore.stats import half_width
 
 from .base import AnswerKind, Result
-from .common import by_symmetry, describe_group, experiment_labels, fmt_metric, label, pm_metric, pm_text, unit
+from .common import by_symmetry, describe_group, experiment_labels, fmt_metric, label, pm_metric, pm_text, score_name, unit
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -29,7 +29,8 @@ def answer_summary(cfg: Config, cells: pl.DataFrame, seats: pl.DataFrame | None 
         what = unit(runs[c["cell"]].cell.rules) if runs is not None else "game"
         length = f"{what} length {c['mean_turns']:.1f} turns ± {half_width(c['turns_lo'], c['turns_hi']):.1f}"
         if c["players"] == 1:  # solo: no seat to compare, a score
-            length += f", mean score {pm_text('mean_score', c['focus_mean_score'], c.get('focus_score_lo'), c.get('focus_score_hi'))}"
+            length += (f", {score_name(cfg.game)} "
+                       f"{pm_text('mean_score', c['focus_mean_score'], c.get('focus_score_lo'), c.get('focus_score_hi'))}")
         elif cfg.rotate or not mixed:
             adv = fmt_metric('seat_advantage', c['seat_advantage'], True)
             if c.get("seat_advantage_lo") is not None and c.get("seat_advantage") is not None:
@@ -45,7 +46,7 @@ def answer_summary(cfg: Config, cells: pl.DataFrame, seats: pl.DataFrame | None 
                      f"{pm_metric('win_share', c['focus_win_share'], c['focus_win_lo'], c['focus_win_hi'])} (fair "
                      f"{fmt_metric('win_share', c['fair_share'])})")
             out.append(f"{label(labels, c['focus'])} against {label(labels, c['field'])} ({desc}): win share "
-                       f"{share}, mean score {_score(c)}; {length}"
+                       f"{share}, {score_name(cfg.game)} {_score(c)}; {length}"
                        + ("" if cfg.rotate or not mixed else " (not rotated: the focus holds seat 0 in every game)"))
     return out
 

@@ -1097,6 +1097,7 @@ class Senshi(Game):
     decisions: ClassVar[tuple[str, ...]] = DECISIONS
     kernels: ClassVar[str] = "simcore.games.senshi"
     step_inline: ClassVar[bool] = True
+    score_words: ClassVar[str] = "smallest pile"
     columns: ClassVar[dict[str, str]] = {
         "eliminated": "seat was eliminated (1/0), float (n,P)",
         "nobody_eliminated": "every player tied for the smallest pile (1/0), (n,)",
