@@ -355,6 +355,10 @@ def parse(raw: dict[str, Any], path: str = DICT_CONFIG, games_override: int | No
 
     lineup = ck.table(raw["lineup"], "lineup")
     ck.keys(lineup, LINEUP_KEYS, "lineup.")
+    swept_focus = sweep.get("focus")
+    if "focus" not in lineup and "field" in lineup and isinstance(swept_focus, list) and swept_focus:
+        # a sweep of the whole focus spec sets the focus of every cell: the lineup needs none of its own
+        lineup = {**lineup, "focus": swept_focus[0]}
     kinds = [k for k in ("focus", "seats", "tournament", "population") if k in lineup]
     if len(kinds) != 1:
         ck.fail("lineup", "exactly one of focus (with field), seats, tournament or population", sorted(lineup))

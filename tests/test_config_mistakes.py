@@ -479,3 +479,9 @@ def test_a_baseline_written_otherwise_is_the_same_setting():
            "report": {"answer": "effect", "over": "rules.start_positions", "baseline": "0, 6"}}
     assert load_config(raw).report.baseline == "0,6"
     refused({**raw, "report": {**raw["report"], "baseline": "0,5"}}, "report.baseline: expected one of the values")
+
+
+def test_a_sweep_of_the_whole_focus_needs_no_lineup_focus():
+    cfg = load_config({**SEN, "lineup": {"field": "threshold"}, "sweep": {"focus": ["gambler", "counter"]}})
+    assert [c.agents[0].name for c in cfg.cells] == ["gambler", "counter"] and cfg.kind == "focus"
+    refused({**SEN, "lineup": {"field": "threshold"}}, "lineup: expected exactly one of focus (with field)")
