@@ -875,8 +875,10 @@ def _report_head(value: Any, ck: _Checker, kind: str, axes: list[str], has_sprt:
         if over is None:
             cands = [a for a in axes if a != "players"]
             if len(cands) != 1:
-                ck.fail("report.over", "the sweep axis the answer is about (one of " + ", ".join(axes) + ")"
-                        if axes else f"a sweep axis for answer = {answer!r} to compare (this config sweeps nothing: "
+                if axes:  # several axes: which one the answer compares is the config's to say
+                    ck.fail("report.over", "the sweep axis the answer is about, one of " + ", ".join(axes)
+                            + f" (none is given, and the config sweeps {len(axes)}; the others become groups)")
+                ck.fail("report.over", f"a sweep axis for answer = {answer!r} to compare (this config sweeps nothing: "
                         "add a [sweep] of what to compare, or for one setting ask answer = \"summary\", whose "
                         "sentence gives seat 0's advantage)", "nothing")
             over = cands[0]

@@ -197,6 +197,7 @@ def test_report_over_is_checked_before_the_grid_is_expanded():
     """A mistake of the [report] table is told before any cell is made (a large grid's cells take a while)."""
     raw = {**SEN, "sweep": {"rules.penalty": [5, "many"], "focus.wake": [8, 12]}, "report": {"answer": "best"}}
     refused(raw, "report.over: expected the sweep axis the answer is about")
+    refused(raw, "one of rules.penalty, focus.wake (none is given, and the config sweeps 2; the others become groups)")
 
 
 @pytest.mark.parametrize("extra,where", [
