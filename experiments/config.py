@@ -513,7 +513,7 @@ def parse(raw: dict[str, Any], path: str = DICT_CONFIG, games_override: int | No
                                  ck, len(cells), grouped, "players" in raw))
     if not cells:
         ck.fail("sweep", "at least one cell", "none")
-    _different_games(cells, ck)
+    _different_games(cells, ck, rotate)
     sprt = _sprt(raw.get("sprt"), ck, kind)
     if sprt is not None and rotate:
         for c in cells:
@@ -542,22 +542,29 @@ def parse(raw: dict[str, Any], path: str = DICT_CONFIG, games_override: int | No
                   report=report, strategies=entrants, **_run_table(raw.get("run"), ck))
 
 
-def _different_games(cells: list[Cell], ck: _Checker) -> None:
+def _different_games(cells: list[Cell], ck: _Checker, rotate: bool = False) -> None:
     """Two cells of the grid that play the same games (the same players and strategies, rules that differ
     only in options that change nothing there, such as Sen's target with rounds set, or Sensu's power
-    copies without the powers variant, or a named case that sets a default) would compare a setting with
-    itself: refused, naming both."""
+    copies without the powers variant, or a named case that sets a default; strategies that differ only in
+    parameters that change nothing there; a rotated seats lineup and its cyclic shift) would compare a
+    setting with itself: refused, naming both."""
     seen: dict[tuple, Cell] = {}
     for c in cells:
-        key = (c.players, c.rules.played(c.players), tuple(a.played(c.players) for a in c.agents), c.pair)
+        agents = tuple(a.played(c.players, c.rules) for a in c.agents)
+        if rotate and set(c.roles) == {"seat"}:  # rotated, a seats lineup and its cyclic shifts play the same games
+            agents = min(agents[k:] + agents[:k] for k in range(len(agents)))
+        key = (c.players, c.rules.played(c.players), agents, c.pair)
         other = seen.setdefault(key, c)
         if other is c:
             continue
         a, b, inert = other.rules.as_dict(), c.rules.as_dict(), c.rules.inert(c.players)
         why = [inert[k] if k in inert else f"{k} {_toml_value(a[k])} and {_toml_value(b[k])} are the same setting "
                f"with {c.players} player{'' if c.players == 1 else 's'}" for k in a if a[k] != b[k]]
+        if [x.spec() for x in other.agents] != [y.spec() for y in c.agents] and \
+                sorted(x.spec() for x in other.agents) == sorted(y.spec() for y in c.agents) and rotate:
+            why.append("rotated, a seats lineup and its cyclic shifts play the same games")
         for x, y in zip(other.agents, c.agents):  # parameters that change nothing there (Sensu's play_min in solo)
-            px, py, skip = x.params(), y.params(), y.inert(c.players)
+            px, py, skip = x.params(), y.params(), y.inert(c.players, c.rules)
             why += [skip[k] for k in py if k in skip and px.get(k) != py[k] and skip[k] not in why]
         at = [", ".join(f"{k} = {_toml_value(v)}" for k, v in x.axes.items()) for x in (other, c)]
         raise SenseiError(f"{ck.path}: sweep: the cells " + " and ".join(at) + " play the same games"

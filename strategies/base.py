@@ -85,15 +85,16 @@ class Strategy:
     def params(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.init}
 
-    def inert(self, players: int) -> dict[str, str]:
-        """The parameters that change nothing with ``players`` (Sensu's ``play_min`` in solo), each with why:
-        ``{name: reason}``. A config refuses cells that differ only in them."""
+    def inert(self, players: int, rules: Any = None) -> dict[str, str]:
+        """The parameters that change nothing with ``players`` and ``rules`` (Sensu's ``play_min`` in solo,
+        Sen's ``claim_gain`` without the variant that uses it), each with why: ``{name: reason}``. A config
+        refuses cells that differ only in them."""
         return {}
 
-    def played(self, players: int) -> tuple:
-        """What this strategy plays with ``players``, to tell two settings apart: its spec's head and every
-        parameter but those that change nothing there (:meth:`inert`)."""
-        skip = self.inert(players)
+    def played(self, players: int, rules: Any = None) -> tuple:
+        """What this strategy plays with ``players`` and ``rules``, to tell two settings apart: its spec's
+        head and every parameter but those that change nothing there (:meth:`inert`)."""
+        skip = self.inert(players, rules)
         head = self.spec().partition(":")[0]
         return (head,) + tuple((k, repr(v)) for k, v in sorted(self.params().items()) if k not in skip)
 

@@ -105,6 +105,10 @@ def _ismcts_for(game_name: str, module: str, rollouts: tuple[str, ...], default_
                                                           "plays the decisions not searched",
                         choices=rollouts),
     }
+    def inert(self, players: int, rules=None) -> dict[str, str]:
+        return {"others": "others has no effect with searched = all"} if self.searched == "all" else {}
+
+    ns["inert"] = inert
     for d in get_game(game_name).decisions:
         ns[d] = play
     qual = _qualname(game_name)

@@ -497,6 +497,11 @@ class _Counting(Strategy):
     #: which wake rule and uses of Swap 2
     kind: ClassVar[int] = 0
 
+    def inert(self, players: int, rules=None) -> dict[str, str]:
+        if rules is not None and not getattr(rules, "know_what_i_have", False):
+            return {"claim_gain": "claim_gain has no effect without know_what_i_have = true"}
+        return {}
+
     def compiled_values(self) -> dict:
         """(code, take_margin, claim_gain, wake or margin, sure, cap, kept_value, swap_min, edge)."""
         g = lambda name, default=0.0: float(getattr(self, name, default))  # noqa: E731

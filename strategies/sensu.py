@@ -699,7 +699,7 @@ class _Heuristic(Strategy):
                 "impatience": float(getattr(self, "impatience", 0.0)),
                 "off_weight": float(getattr(self, "off_weight", 1.0)), "off": off}
 
-    def inert(self, players: int) -> dict[str, str]:
+    def inert(self, players: int, rules=None) -> dict[str, str]:
         """In solo the turn plays the best combination worth at least 0 (or any, once the deck is empty), and
         there is no discard and no next player: ``play_min``, ``keep``, ``feed_penalty`` and ``impatience``
         change nothing."""

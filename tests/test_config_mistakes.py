@@ -486,3 +486,26 @@ def test_a_sweep_of_the_whole_focus_needs_no_lineup_focus():
     cfg = load_config({**SEN, "lineup": {"field": "threshold"}, "sweep": {"focus": ["gambler", "counter"]}})
     assert [c.agents[0].name for c in cfg.cells] == ["gambler", "counter"] and cfg.kind == "focus"
     refused({**SEN, "lineup": {"field": "threshold"}}, "lineup: expected exactly one of focus (with field)")
+
+
+@pytest.mark.parametrize("raw,words", [
+    ({**SEN, "players": 3, "lineup": {"focus": "counter", "field": "threshold"}, "sweep": {"focus.claim_gain": [1.0, 3.0]}},
+     ["claim_gain has no effect without know_what_i_have = true"]),
+    ({**SEN, "lineup": {"seats": ["counter", "watcher"]},
+      "sweep": {"p": {"a": {"seat0": "counter", "seat1": "watcher"}, "b": {"seat0": "watcher", "seat1": "counter"}}},
+      "report": {"answer": "summary"}},
+     ["rotated, a seats lineup and its cyclic shifts play the same games"]),
+    ({**SEN, "lineup": {"focus": "ismcts:iterations=2,searched=all", "field": "threshold"},
+      "sweep": {"focus.others": ["random", "threshold"]}},
+     ["others has no effect with searched = all"]),
+])
+def test_strategies_that_play_alike_there_are_refused(raw, words):
+    refused(raw, "play the same games", *words)
+
+
+def test_strategies_that_play_differently_there_stay_allowed():
+    load_config({**SEN, "players": 3, "rules": {"know_what_i_have": True},
+                 "lineup": {"focus": "counter", "field": "threshold"}, "sweep": {"focus.claim_gain": [1.0, 3.0]}})
+    load_config({**SEN, "lineup": {"seats": ["counter", "watcher"], "rotate": False},
+                 "sweep": {"p": {"a": {"seat0": "counter", "seat1": "watcher"},
+                                 "b": {"seat0": "watcher", "seat1": "counter"}}}, "report": {"answer": "summary"}})

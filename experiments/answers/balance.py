@@ -104,7 +104,8 @@ def answer_balance(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
                 + f" (t tests over deals, Holm's correction over the {sub.height})")
         if best is not None:
             text += (f"; furthest from it: {short(over)} {show(best[0])} "
-                     f"{pm_metric('win_share', best[1], best[2], best[3])}")
+                     f"{pm_metric('win_share', best[1], best[2], best[3])}"
+                     + ("" if fair == 1 / P else f" (advantage {fmt_metric('seat_advantage', best[4], True)})"))
         heads.append((desc, w, lo, hi, fair, clear, len(above), len(below), sub.height))
         sentences.append(text)
     if defs:

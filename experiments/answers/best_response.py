@@ -23,7 +23,7 @@ from ..search import setting_label
 from .base import AnswerKind, CheckContext, ReportContext, Result
 from .common import clip_interval, describe_group, frame, metric_range, short_spec
 from .searching import (confirm_row, confirmation, confirmed_text, deviator_values, group_axes, mean_values, parse_confirm,
-                        edge_text, parse_search, pct, probe_settings, race_rows, runners_up, search_space, split,
+                        edge_text, fair_of, parse_search, pct, probe_settings, race_rows, runners_up, search_space, split,
                         value_span, value_text, with_params)
 
 if TYPE_CHECKING:
@@ -144,9 +144,10 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
     for cell, found in state:
         base = {a: cell.axes[a] for a in cfg.axes}
         desc = describe_group(cfg.axes, tuple(base.values()))
-        fair = 1.0 / cell.players if metric == "win_share" else None
         r = found.race
         k = r.best
+        # the average seat's share of the best setting's lineups (1/P where every game has a winner)
+        fair = fair_of(found, k, cell.players) if metric == "win_share" else None
         best = found.best
         deviator = short_spec(cell.agents[seat])
         # a table of one strategy wins the fair share on every deal, by symmetry: no interval to give

@@ -201,11 +201,12 @@ def seat0_advantage(f: pl.DataFrame, players: int) -> np.ndarray:
 
 def by_symmetry(c: dict) -> bool:
     """Whether a cell's focus win share is its fair share by symmetry, not an estimate: the same strategy in
-    every seat, the focus read from each of them, and no game stopped at the turn limit (which nobody wins)."""
+    every seat and the focus read from each of them (the fair share is the average seat's, so games stopped
+    at the turn limit, which nobody wins, change it alike)."""
     share, fair = c.get("focus_win_share"), c.get("fair_share")
     every_seat = c.get("focus_games") is None or c.get("focus_games") == c.get("players", 0) * c.get("deals", 0)
     return (c.get("focus") is not None and c.get("focus") == c.get("field") and share is not None
-            and fair is not None and abs(share - fair) < 1e-12 and not c.get("timeouts") and every_seat)
+            and fair is not None and abs(share - fair) < 1e-12 and every_seat)
 
 
 def is_share(name: str) -> bool:

@@ -273,6 +273,7 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
     spec = cfg.report.search
     o = spec.options
     obj = o["objective"]
+    signed = obj in ("seat_advantage", "equilibrium_stakes")  # differences: +2.5% [-1.0%, +6.0%]
     aim = o["target"] is not None or o["band"] is not None
     keys = ", ".join(p.key.partition(".")[2] for p in spec.params)
     sentences, rows, paired, confirm_rows = [], [], [], []
@@ -288,7 +289,8 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
         bx, (bm, blo, bhi) = figs[r.best]
         blo, bhi = clip_interval(blo, bhi, metric_range(obj))  # a share's interval shown within [0%, 100%]
         text = (f"best {keys}" + (f" for {desc}" if desc else "") + f" ({_aim_text(o)}; {lineup_label(cell)}): "
-                f"{setting_label(found.best)}, {OBJECTIVES[obj]} {value_text(obj, bm)} {value_span(obj, blo, bhi)} "
+                f"{setting_label(found.best)}, {OBJECTIVES[obj]} {value_text(obj, bm, signed)} "
+                f"{value_span(obj, blo, bhi, signed)} "
                 f"over {r.deals[r.best]:,} deals")
         if aim:
             text += f", distance {value_text(obj, -r.means[r.best])}"
@@ -301,7 +303,7 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
             what = (f"{value_text(obj, -d['diff'], True)} farther "
                     f"{value_span(obj, -d['hi'], -d['lo'], True)}") if aim else (
                 f"{value_text(obj, d['diff'], True)} {value_span(obj, d['lo'], d['hi'], True)}")
-            parts.append(f"{setting_label(found.settings[found.raced[k]])} {value_text(obj, m)} ({what} on "
+            parts.append(f"{setting_label(found.settings[found.raced[k]])} {value_text(obj, m, signed)} ({what} on "
                          f"{d['n']:,} deals)")
         if parts:
             text += "; closest rivals on the same deals: " + "; ".join(parts)

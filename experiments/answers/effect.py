@@ -69,13 +69,18 @@ def answer_effect(cfg: Config, cells: pl.DataFrame, runs: list[CellRun], ratings
             fair = float(vec[VEC_ROWS.index("decided")].mean()) / P  # the average seat's share
             # a self-play focus wins its fair share by symmetry (no timeout): exact, whatever float32's 1/3 says
             exact = cfg.kind == "focus" and all(by_symmetry(r) for r in sub.iter_rows(named=True))
-            fw = (1.0 / P, 1.0 / P, 1.0 / P) if exact else (values_ci(vec[0]) if cfg.kind == "focus" else None)
+            fw = (fair, fair, fair) if exact else (values_ci(vec[0]) if cfg.kind == "focus" else None)
             if value == rep.baseline:
                 levels.append({"turns": turns[0], "adv": adv, "adv_lo": adv_lo, "adv_hi": adv_hi, "fair": fair,
                                **({"focus": fw} if cfg.kind == "focus" else {})})
             what = unit(runs[sub["cell"][0]].cell.rules)  # a game, or a match of several (match_points)
-            part = [f"{what} length {turns[0]:.1f} turns ± {half_width(turns[1], turns[2]):.1f}",
-                    "first-seat advantage " + pm_metric("seat_advantage", adv, adv_lo, adv_hi, True)]
+            # unrotated, seat 0 of a lineup of different strategies is also its own strategy: no seat advantage
+            seated = cfg.rotate or all(len({a.spec() for a in runs[i].cell.agents}) == 1 for i in sub["cell"].to_list())
+            part = [f"{what} length {turns[0]:.1f} turns ± {half_width(turns[1], turns[2]):.1f}"]
+            if seated:
+                part.append("first-seat advantage " + pm_metric("seat_advantage", adv, adv_lo, adv_hi, True))
+            if value == rep.baseline:
+                levels[-1]["seated"] = seated
             stopped = int(sub["timeouts"].sum())
             tally = stopped_by.setdefault(value, [0, 0])
             tally[0] += stopped
@@ -86,14 +91,14 @@ def answer_effect(cfg: Config, cells: pl.DataFrame, runs: list[CellRun], ratings
                             f"{span('win_share', float(clo), float(chi))} "
                             f"({stopped:,} of {n:,} games stopped at the turn limit)")
             if exact:
-                part.append(f"focus win share {fmt_metric('win_share', 1.0 / P)} (the fair share by symmetry: the "
+                part.append(f"focus win share {fmt_metric('win_share', fair)} (the fair share by symmetry: the "
                             "same strategy in every seat)")
             elif cfg.kind == "focus":  # the level itself, against its fair share, before any difference
                 part.append(f"focus win share {pm_metric('win_share', fw[0], fw[1], fw[2])} (fair "
                             f"{fmt_metric('win_share', fair)})")
             if value != rep.baseline:
                 for metric, row in (("mean_turns", 2), ("seat_advantage", ADV), ("win_share", 0)):
-                    if metric == "win_share" and cfg.kind != "focus":
+                    if (metric == "win_share" and cfg.kind != "focus") or (metric == "seat_advantage" and not seated):
                         continue
                     d = paired_diff(vec[row], bvec[row])
                     paired_rows.append({**{a: v for a, v in zip(gaxes, key)}, "metric": metric, "over": rep.over,
@@ -206,9 +211,10 @@ def headline(rep, paired_rows: list[dict[str, Any]], show, levels: list[dict[str
     if levels:
         n = len(levels)
         off = sum(1 for x in levels if x["adv_lo"] > 0 or x["adv_hi"] < 0)
-        parts = [f"game length {_level_span('mean_turns', [x['turns'] for x in levels], ' turns')}",
-                 f"first-seat advantage {_level_span('seat_advantage', [x['adv'] for x in levels])} "
-                 f"({_how_often('clearly off 0', off, n)})"]
+        parts = [f"game length {_level_span('mean_turns', [x['turns'] for x in levels], ' turns')}"]
+        if all(x.get("seated", True) for x in levels):
+            parts.append(f"first-seat advantage {_level_span('seat_advantage', [x['adv'] for x in levels])} "
+                         f"({_how_often('clearly off 0', off, n)})")
         if "focus" in levels[0]:
             fair_off = sum(1 for x in levels if x["focus"][1] > x["fair"] or x["focus"][2] < x["fair"])
             parts.append(f"focus win share {_level_span('win_share', [x['focus'][0] for x in levels])} "

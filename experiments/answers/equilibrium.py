@@ -43,7 +43,8 @@ from simcore.stats import deal_interval, values_ci
 from ..search import Param, seat_values, setting_label
 from .base import AnswerKind, CheckContext, ReportContext, Result
 from .common import check_event, clip_interval, describe_group, frame, join_values, metric_range, short_spec
-from .searching import (SearchSpec, closest_rival, confirm_fits, deviator_values, edge_text, group_axes, mean_values,
+from .searching import (SearchSpec, closest_rival, confirm_fits, deviator_values, edge_text, fair_of, group_axes,
+                        mean_values,
                         parse_confirm, parse_search, pct, pct_span, race_rows, search_space, split,
                         start_setting, weak_text, with_params)
 
@@ -583,6 +584,7 @@ def _family_sentences(cfg, cell, desc, paths, fixed, fair, confirmed=None) -> li
             r = found.race
             k = r.best
             own = next(i for i, j in enumerate(found.raced) if found.settings[j] == f)
+            fair = fair_of(found, own, cell.players)  # a table of the fixed point: the average seat's share
             text = (f"{setting_label(f)} (reached from {join_values(starts)}; against a table of it no setting does "
                     "clearly better")
             if own == k:  # against a table of itself it wins the fair share by symmetry, every other setting less
@@ -630,6 +632,7 @@ def _family_sentences(cfg, cell, desc, paths, fixed, fair, confirmed=None) -> li
     r = found.race
     k = r.best
     games = sum(f.games for p in paths for f in p.found)
+    fair = fair_of(found, k, cell.players)  # the best response's lineups: the average seat's share
     # the field's own value against the field is a table of one strategy: the fair share by symmetry
     itself = found.best == ref.fields[0]
     # the first path starts from the config's field only when that field is a setting of the grid
@@ -646,6 +649,7 @@ def _family_sentences(cfg, cell, desc, paths, fixed, fair, confirmed=None) -> li
                   f"the fair share {pct(fair)} by symmetry)" if itself else
                   f", win share {pct(r.means[k])} {pct_span(r.lo[k], r.hi[k])} over {r.deals[k]:,} deals "
                   f"(fair {pct(fair)})")
+               + edge_text(cfg.report.search.params, found.best, cell)
                + "; paths: "
                + "; ".join(" -> ".join(setting_label(f) for f in p.fields) for p in paths)
                + f"; {games:,} games")
@@ -728,7 +732,7 @@ def _with_panels(eq: pl.DataFrame) -> pl.DataFrame:
     between rows) and solution, e.g. ``2p penalty=15 nash``."""
     varying = [c for c in eq.columns if c.startswith("rules.") and eq[c].n_unique() > 1]
     return eq.with_columns(pl.concat_str([pl.col("players").cast(pl.String) + pl.lit("p")]
-                                         + [pl.lit(c.split(".", 1)[1] + "=") + pl.col(c).cast(pl.String)
+                                         + [pl.lit(c.split(".", 1)[1] + "=") + pl.col(c).cast(pl.String).fill_null("none")
                                             for c in varying]
                                          + [pl.col("solution")], separator=" ").alias("panel"))
 

@@ -63,8 +63,9 @@ def answer_risk(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
             fig = {"cell": i, "deals": deals, "games": n, "clear": c, "focus": show(run.cell.agents[0]),
                    "field": show(run.cell.agents[1]) if P > 1 else None,
                    f_ev: over_deals(e, "event"), f_win: over_deals(w, "win"), f_cond: share_ci(wc, c)}
-            if P > 1 and fig["focus"] == fig["field"] and abs(w / n - 1.0 / P) < 1e-12:
-                fig[f_win] = (w / n, None, None)  # one strategy in every seat: the fair share by symmetry
+            if P > 1 and fig["focus"] == fig["field"] and n == P * deals.height:
+                # one strategy in every seat, read from each: the fair share (the average seat's) by symmetry
+                fig[f_win] = (w / n, None, None)
             figs[value] = fig
             for name in (f_ev, f_win, f_cond):
                 est.append(est_row("cell", i, desc, value, fig["focus"], P, name, *fig[name], deals.height))
@@ -94,7 +95,7 @@ def answer_risk(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
         bf = figs.get(base)
         for value, f in figs.items():
             # a self-play focus holds every seat of its games: its counts are of seats, not games
-            own = f["focus"] == f["field"] and P > 1
+            own = f["focus"] == f["field"] and P > 1 and f["games"] > f["deals"].height
             played = (f"{f['games']:,.0f} seats ({f['games'] / P:,.0f} games, every seat its own)" if own else
                       f"{f['games']:,.0f} games")
             text = (f"{show(value)}" + (f" ({desc})" if desc else "") + f": {ev} in {ci_text(*f[f_ev])} of its "

@@ -226,6 +226,9 @@ def declared_bounds(cell, p: Param) -> tuple[float | None, float | None]:
         cls = type(cell.agents[-1])
     elif p.role.startswith("seat") and p.role[4:].isdigit() and int(p.role[4:]) < len(cell.agents):
         cls = type(cell.agents[int(p.role[4:])])
+    elif p.role == "strategy":  # every seat's: the first strategy that has the parameter
+        cls = next((type(a) for a in cell.agents if dataclasses.is_dataclass(a)
+                    and p.name in {f.name for f in dataclasses.fields(a)}), None)
     else:
         cls = next((type(a) for a in cell.agents if getattr(a, "name", None) == p.role), None)
     field = next((f for f in dataclasses.fields(cls) if f.name == p.name), None) if cls is not None and \
@@ -307,6 +310,17 @@ class Searched:
     def of(self, i: int) -> int:
         """The race index of setting ``i`` (None when it was not raced)."""
         return self.raced.index(i) if i in self.raced else None
+
+
+def fair_of(found: Searched, k: int, players: int) -> float:
+    """The fair win share of the lineups of race index ``k``: the average seat's, 1/P of their games that
+    have a winner (the fair 1/P where none stopped at the turn limit)."""
+    runs = found.runs.get(found.raced[k]) or []
+    decided = [focus_values(r, "decided") for r in runs if r.vec_sum is not None and r.deals > 0]
+    if not decided:
+        return 1.0 / players
+    d = float(np.mean(np.concatenate(decided)))
+    return 1.0 / players if d == 1.0 else d / players
 
 
 def search_space(ev: Evaluator, cfg, spec: SearchSpec, runs_of: Callable[[dict[str, Any]], list[Any]],

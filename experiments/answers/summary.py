@@ -71,7 +71,8 @@ def _seat_shares(cfg: Config, c: dict, seats: pl.DataFrame | None, agents, label
             parts.append(f"seat {b} {label(labels, agents[b])} "
                          + pm_metric("win_share", row["win_share"], row["win_lo"], row["win_hi"]))
     if cfg.rotate:
-        return "win shares over every seat: " + ", ".join(parts)
+        return ("win shares over every seat: " + ", ".join(parts) + " (without intervals: the seats of a deal "
+                "share its cards; the seats table has each rotation's with its own)")
     return ("win shares by seat (not rotated: each is its seat's and its strategy's together): " + ", ".join(parts))
 
 
