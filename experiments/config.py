@@ -564,6 +564,8 @@ def _different_games(cells: list[Cell], ck: _Checker, rotate: bool = False) -> N
                 sorted(x.spec() for x in other.agents) == sorted(y.spec() for y in c.agents) and rotate:
             why.append("rotated, a seats lineup and its cyclic shifts play the same games")
         for x, y in zip(other.agents, c.agents):  # parameters that change nothing there (Sensu's play_min in solo)
+            if x.name != y.name and x.played(c.players, c.rules) == y.played(c.players, c.rules):
+                why.append(f"{x.name} and {y.name} play alike with {c.players} player{'' if c.players == 1 else 's'}")
             px, py, skip = x.params(), y.params(), y.inert(c.players, c.rules)
             why += [skip[k] for k in py if k in skip and px.get(k) != py[k] and skip[k] not in why]
         at = [", ".join(f"{k} = {_toml_value(v)}" for k, v in x.axes.items()) for x in (other, c)]

@@ -708,6 +708,12 @@ class _Heuristic(Strategy):
         return {k: f"{k} has no effect in solo" for k in ("play_min", "keep", "feed_penalty", "impatience")
                 if k in self.params()}
 
+    def played(self, players: int, rules=None) -> tuple:
+        """In solo every heuristic but ``focus`` (whose fan weights differ) plays by the same valuation, so
+        ``planner`` and ``redeemer`` play alike there (given the same ``close_bonus``)."""
+        out = super().played(players, rules)
+        return ("sensu heuristic (solo)",) + out[1:] if players == 1 and self.code != FOCUS else out
+
     turn = _heuristic_turn
     discard = _heuristic_discard
     arrange = _heuristic_arrange

@@ -509,3 +509,11 @@ def test_strategies_that_play_differently_there_stay_allowed():
     load_config({**SEN, "lineup": {"seats": ["counter", "watcher"], "rotate": False},
                  "sweep": {"p": {"a": {"seat0": "counter", "seat1": "watcher"},
                                  "b": {"seat0": "watcher", "seat1": "counter"}}}, "report": {"answer": "summary"}})
+
+
+def test_solo_planner_and_redeemer_play_alike():
+    raw = {**SEN, "game": "sensu", "players": 1, "lineup": {"seats": ["planner"]},
+           "sweep": {"seat0": ["planner", "redeemer"]}, "report": {"answer": "summary"}}
+    refused(raw, "planner and redeemer play alike with 1 player")
+    load_config({**raw, "sweep": {"seat0": ["planner", "focus"]}})
+    load_config({**raw, "sweep": {"seat0": ["planner", "redeemer:close_bonus=4.0"]}})
