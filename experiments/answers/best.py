@@ -117,6 +117,10 @@ def best_score(sub: pl.DataFrame, runs: list[CellRun], over: str, vrow: int, des
         nxt = sub.row(1, named=True)
         d = paired_diff(runs[nxt["cell"]].vectors()[vrow], runs[low["cell"]].vectors()[vrow])
         out.update(next=show(nxt[over]), next_raw=nxt[over], d=d, clear=bool(d["lo"] > 0 or d["hi"] < 0))
+    role, _, name = over.partition(".")
+    if name and "." not in name:  # the best score at the end of the values tried
+        out["edge"] = edge_text([Param(over, role, name, tuple(sub[over].to_list()))], {over: low[over]},
+                                runs[low["cell"]].cell)[2:]
     return out
 
 
@@ -156,7 +160,8 @@ def _score_sentence(rep, metric_label: str, best: str, lows: list[dict], low_is_
             text += (f" (next {x['next']}: {fmt_metric('mean_score', d['diff'], True)}, paired 95% CI "
                      f"{span('mean_score', d['lo'], d['hi'], True)}"
                      + ("" if x["clear"] else ", not clearly different") + ")")
-        return text + (f"; it is also the {over} with the {best} {metric_label}" if x["best"] else "") + "."
+        return (text + (f"; it is also the {over} with the {best} {metric_label}" if x["best"] else "")
+                + (f"; {x['edge']}" if x.get("edge") else "") + ".")
     values = [x["value"] for x in lows]
     n = len(lows)
     where = join_values(f"{x['value']} ({x['desc']})" for x in lows)
