@@ -15,7 +15,7 @@ from simcore.registry import get_game
 from simcore.stats import holm, mean_interval, ratio_ci
 
 from .base import AnswerKind, CheckContext, ReportContext, Result
-from .common import (describe_group, est_row, experiment_labels, fmt_metric, frame, group_rows, lineup_label, pm_metric,
+from .common import (average_seat, describe_group, fair_text, est_row, experiment_labels, fmt_metric, frame, group_rows, lineup_label, pm_metric,
                      pm_text, pool_deals, seat0_advantage, short, show, units)
 from .common import SHARE_RANGE, ci_cell, deal_frame, join_values
 
@@ -84,16 +84,14 @@ def answer_balance(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
         est.append(est_row("group", None, desc, None, None, P, "seat0_win_share", w, lo, hi, pooled.height))
         metric_rows("group", None, desc, None, None, P, pooled, pooled.height)
         adv, alo, ahi = mean_interval(seat0_advantage(pooled, P))
-        fair = float(pooled["decided"].mean()) / P
+        fair = average_seat(float(pooled["decided"].mean()), P)
         est.append(est_row("group", None, desc, None, None, P, "seat_advantage", adv, alo, ahi, pooled.height))
         clear = alo is not None and (alo > 0 or ahi < 0)
         rotated = "each lineup played in every seat order" if cfg.rotate else "lineups as listed (not rotated)"
-        fair_text = (f"the fair {100 / P:.1f}%" if fair == 1 / P else
-                     f"the average seat's {100 * fair:.1f}% (1/{P} of the games that have a winner)")
         text = ((f"{desc}: " if desc else "") + f"seat 0 (the first player) wins {pm_metric('win_share', w, lo, hi)} "
                 f"of {' and '.join(sorted({units(runs[i].cell.rules) for i in sub['cell'].to_list()}))} over the "
                 f"{sub.height} {_plural(short(over))} ({rotated}), "
-                f"advantage {fmt_metric('seat_advantage', adv, True)} over {fair_text}"
+                f"advantage {fmt_metric('seat_advantage', adv, True)} over {fair_text(fair, P)}"
                 + ((", clearly above it" if alo > 0 else ", clearly below it") if clear
                    else ", not clearly different from it")
                 + f"; clearly above {'it' if fair != 1 / P else f'{100 / P:.0f}%'} in {len(above)} of {sub.height} "

@@ -186,11 +186,24 @@ def score_name(game: str) -> str:
 def unit(rules: Any) -> str:
     """One simulated game of a cell as the sentences name it: ``game``, or ``match`` (Fan & Mallet's
     ``match_points``: one game of the batch is a match of several)."""
-    return rules.unit() if hasattr(rules, "unit") else "game"
+    return rules.unit()
 
 
 def units(rules: Any) -> str:
     return "matches" if unit(rules) == "match" else "games"
+
+
+def average_seat(decided: float, players: int) -> float:
+    """The fair win share: the average seat's, 1/P of the games that have a winner (``decided``: the share of
+    games with one; a game stopped at the turn limit has none); exactly 1/P where every game has one."""
+    return 1.0 / players if decided == 1.0 else decided / players
+
+
+def fair_text(fair: float, players: int) -> str:
+    """The share an average seat wins, in words: the fair 1/P, or where games stopped at the turn limit (no
+    winner) 1/P of those that have one."""
+    return (f"the fair {100 / players:.1f}%" if fair == 1 / players else
+            f"the average seat's {100 * fair:.1f}% (1/{players} of the games that have a winner)")
 
 
 def seat0_advantage(f: pl.DataFrame, players: int) -> np.ndarray:

@@ -10,7 +10,7 @@ from simcore.stats import half_width, paired_diff, values_ci, wilson
 
 from ..engine import VEC_ROWS
 from .base import AnswerKind, Result
-from .common import SHARE_DIFF_RANGE, unit, by_symmetry, clip_interval, describe_group, metric_range, experiment_labels, fmt_metric, frame, pm_metric, group_rows, label, short, span, wide_table
+from .common import SHARE_DIFF_RANGE, average_seat, unit, by_symmetry, clip_interval, describe_group, metric_range, experiment_labels, fmt_metric, frame, pm_metric, group_rows, label, short, span, wide_table
 
 #: the row of :func:`answer_effect`'s pooled per-deal values that holds seat 0's advantage over the average seat
 ADV = len(VEC_ROWS)
@@ -66,7 +66,7 @@ def answer_effect(cfg: Config, cells: pl.DataFrame, runs: list[CellRun], ratings
             # differences take it: the games of one deal are not independent of each other
             adv, adv_lo, adv_hi = values_ci(vec[ADV])
             adv_lo, adv_hi = clip_interval(adv_lo, adv_hi, (-1.0 / P, 1.0 - 1.0 / P))
-            fair = float(vec[VEC_ROWS.index("decided")].mean()) / P  # the average seat's share
+            fair = average_seat(float(vec[VEC_ROWS.index("decided")].mean()), P)
             # a self-play focus wins its fair share by symmetry (no timeout): exact, whatever float32's 1/3 says
             exact = cfg.kind == "focus" and all(by_symmetry(r) for r in sub.iter_rows(named=True))
             fw = (fair, fair, fair) if exact else (values_ci(vec[0]) if cfg.kind == "focus" else None)

@@ -25,7 +25,7 @@ from simcore.stats import paired_diff, values_ci
 from strategies.registry import make_strategy
 
 from ..search import Evaluator, Param, focus_values, grid, parse_param, seat_values, setting_label
-from .common import clip_interval, fmt_metric, metric_range, span
+from .common import average_seat, clip_interval, fmt_metric, metric_range, span
 
 #: [search] keys that are options, not parameters (every parameter key holds a dot)
 RACE_KEYS = {"method", "alpha", "first", "trials", "top"}
@@ -319,8 +319,7 @@ def fair_of(found: Searched, k: int, players: int) -> float:
     decided = [focus_values(r, "decided") for r in runs if r.vec_sum is not None and r.deals > 0]
     if not decided:
         return 1.0 / players
-    d = float(np.mean(np.concatenate(decided)))
-    return 1.0 / players if d == 1.0 else d / players
+    return average_seat(float(np.mean(np.concatenate(decided))), players)
 
 
 def search_space(ev: Evaluator, cfg, spec: SearchSpec, runs_of: Callable[[dict[str, Any]], list[Any]],

@@ -12,7 +12,7 @@ from simcore.stats import deal_interval, paired_diff, share_ci, values_ci
 
 from .base import AnswerKind, CheckContext, ReportContext, Result
 from .common import wide_table
-from .common import (EVENT_ONLY, baseline_of, check_event, ci_text, dci_text, describe_group, est_row, event_rows,
+from .common import (EVENT_ONLY, average_seat, fair_text, baseline_of, check_event, ci_text, dci_text, describe_group, est_row, event_rows,
                      experiment_labels, fmt_metric, frame, group_rows, lineup_label, paired_row, short, show)
 
 if TYPE_CHECKING:
@@ -50,13 +50,6 @@ def _equal_seats_p(per: pl.DataFrame, col: str, P: int) -> float | None:
     return float(_st.f.sf(f, p, n - p))
 
 
-def _fair_text(fair: float, players: int) -> str:
-    """The share an average seat wins: the fair 1/P, or where games stopped at the turn limit (no winner) 1/P
-    of those that have one."""
-    return (f"the fair {100 / players:.1f}%" if fair == 1 / players else
-            f"the average seat's {100 * fair:.1f}% (1/{players} of the games that have a winner)")
-
-
 def answer_turn_order(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
     """Each table seat's win share (and, with report.event, its event rate, e.g. elimination) for every value
     of ``over`` and group, with a test of equal seats; each value paired deal by deal against the
@@ -83,7 +76,7 @@ def answer_turn_order(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
             dec = per.group_by("game").agg(pl.col("win").sum().alias("decided")).sort("game")["decided"].to_numpy()
             adv = per.filter(pl.col("seat") == 0)["win"].to_numpy() - dec / P
             fig = {"cell": i, "per": per, "games": n, "lineup": lineup_label(run.cell, labels),
-                   "fair": float(dec.mean()) / P, "adv": values_ci(adv) if np.ptp(adv) > 0 else (float(adv[0]),) * 3,
+                   "fair": average_seat(float(dec.mean()), P), "adv": values_ci(adv) if np.ptp(adv) > 0 else (float(adv[0]),) * 3,
                    "p": (_equal_seats_p(per, "win", P) if several else float(_st.chisquare(wins).pvalue))
                    if wins.sum() > 0 and P > 1 else None,
                    "test": "Hotelling's T² test over deals" if several else "chi-square test",
@@ -122,7 +115,7 @@ def answer_turn_order(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
         if head_f["fair"] == 1 / P:  # every game has a winner: seat 0's own interval against 1/P
             alo, ahi = (None, None) if lo0 is None else (lo0 - 1 / P, hi0 - 1 / P)
         text = ((f"{desc}, " if desc else "") + f"{head_f['lineup']}, {short(over)} {show(base)}: seat 0 (the first "
-                f"player) wins {ci_text(x0, lo0, hi0)} against {_fair_text(head_f['fair'], P)} (advantage "
+                f"player) wins {ci_text(x0, lo0, hi0)} against {fair_text(head_f['fair'], P)} (advantage "
                 f"{fmt_metric('seat_advantage', a, True)}"
                 + (", clearly" if alo is not None and (alo > 0 or ahi < 0) else ", not clearly")
                 + " different from it); "
