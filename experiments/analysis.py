@@ -25,7 +25,7 @@ import polars as pl
 from scipy import stats as _st
 
 from simcore.registry import get_game
-from simcore.stats import bradley_terry, deal_interval, finite_or_none, hist_median, mean_ci, sprt_bounds, wilson
+from simcore.stats import bradley_terry, deal_interval, deal_share_interval, finite_or_none, hist_median, mean_ci, sprt_bounds, wilson
 
 from .answers import REGISTRY
 from .answers.common import by_symmetry, frame, group_rows, pooled_totals
@@ -62,9 +62,10 @@ def cell_params(cfg: Config, run: CellRun) -> dict[str, Any]:
 def _over_deals(row: dict[str, Any], run: CellRun, has_win: bool) -> None:
     """Where the cell's per-deal values are kept, its intervals over deals (each deal's rotations averaged
     first): the games of one deal share its cards, so counting them as independent games makes the
-    intervals of game length and of seat 0's share too narrow (and the focus's often too wide). Each
-    interval keeps the exact estimate as its centre and takes the t half-width of the per-deal values,
-    clipped to what the figure can be; a self-play focus's exact fair share keeps no interval at all, and a
+    intervals of game length and of seat 0's share too narrow (and the focus's often too wide). A share's
+    interval is Wilson's with the deals' effective number of games (:func:`deal_share_interval`); any other
+    figure's keeps the exact estimate as its centre and takes the t half-width of the per-deal values,
+    clipped to what the figure can be. A self-play focus's exact fair share keeps no interval at all, and a
     figure alike on every deal keeps its interval over games."""
     vec = run.vectors()
     if vec is None or run.deals < 2:
@@ -78,7 +79,8 @@ def _over_deals(row: dict[str, Any], run: CellRun, has_win: bool) -> None:
         # every deal alike (a strategy that won no game, say): the spread over deals says nothing of the
         # chance of the other outcome, so the interval over games (Wilson for a share) stands
         if x is not None and np.ptp(values[:run.deals]) > 0:
-            row[f"{name}_lo"], row[f"{name}_hi"] = deal_interval(x, values, *bounds)
+            row[f"{name}_lo"], row[f"{name}_hi"] = (deal_share_interval(x, values) if bounds == (0.0, 1.0)
+                                                    else deal_interval(x, values, *bounds))
 
     if has_win:
         if by_symmetry(row):

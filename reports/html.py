@@ -398,8 +398,9 @@ def _build_report(run_dir: str, run: dict[str, Any], index: bool, spec_table: pl
         who = {"focus": "the studied seat", "tournament": "the entrant alone against a field of another"}.get(
             s["lineup"], "the cell's first strategy")
         caption += (f"; focus = {who}, " + (
-            "its win share and mean score, the game length and seat 0's share with 95% t intervals over deals "
-            "(each deal's games averaged first: the games of one deal are not independent)" if over_deals else
+            "its win share and mean score, the game length and seat 0's share with 95% intervals over deals "
+            "(each deal's games averaged first: the games of one deal are not independent; a share's is Wilson's "
+            "with the deals' effective number of games)" if over_deals else
             "win share with its Wilson 95% interval over games, mean score with its t interval over games (the "
             "answer's sentences give intervals over deals, each deal's games averaged first, so theirs may "
             "differ)"))

@@ -24,7 +24,7 @@ from typing import Callable, Sequence
 import numpy as np
 from scipy import stats as _st
 
-from .stats import paired_diff, values_ci
+from .stats import deal_values_ci, paired_diff
 
 
 def schedule(first: int, budget: int, growth: float = 2.0) -> list[int]:
@@ -60,8 +60,11 @@ class RaceResult:
 
 
 def race(n: int, evaluate: Callable[[Sequence[int], int], dict[int, np.ndarray]], first: int, budget: int,
-         alpha: float = 0.05, goal: str = "max", growth: float = 2.0) -> RaceResult:
-    """Race candidates ``0 .. n-1`` (see the module docstring); ``goal`` "min" races for the lowest mean."""
+         alpha: float = 0.05, goal: str = "max", growth: float = 2.0, share: bool = False) -> RaceResult:
+    """Race candidates ``0 .. n-1`` (see the module docstring); ``goal`` "min" races for the lowest mean.
+    ``share``: the values are shares of games (in [0, 1]), whose reported intervals are Wilson's with the
+    deals' effective number of games (:func:`simcore.stats.deal_share_interval`); the race's own tests are
+    paired and do not change."""
     if n < 1:
         raise ValueError("a race needs at least one candidate")
     sign = 1.0 if goal == "max" else -1.0
@@ -94,7 +97,7 @@ def race(n: int, evaluate: Callable[[Sequence[int], int], dict[int, np.ndarray]]
     deals, means, lo, hi, vs = [], [], [], [], []
     for i in range(n):
         x = values[i]
-        m, a, b = values_ci(x)
+        m, a, b = deal_values_ci(x, share)
         deals.append(int(x.size))
         means.append(m)
         lo.append(a)

@@ -132,6 +132,43 @@ def deal_interval(x: float, values, lo_bound: float | None = None,
     return a, b
 
 
+def deal_share_interval(x: float, values, alpha: float = 0.05) -> tuple[float | None, float | None]:
+    """A share's interval over deals: Wilson's interval for the share ``x`` (from exact sums) with the
+    effective number of games ``x (1 - x) / se²``, ``se`` the standard error of the per-deal shares
+    ``values`` (each deal's games averaged first), and the t quantile of the deals in place of the normal
+    one (Korn and Graubard's design-effect adjustment). It stays within [0, 1] and is asymmetric near
+    either end, where a symmetric t interval clipped at 0 would claim a rare event could be absent;
+    (None, None) where the values give none."""
+    v = np.asarray(values, dtype=np.float64)
+    d = v.size
+    if d < 2 or not math.isfinite(x):
+        return None, None
+    se = float(v.std(ddof=1)) / math.sqrt(d)
+    var = x * (1.0 - x)
+    if se == 0.0 or var <= 0.0:  # every deal alike, or a share of 0 or 1: the t interval, clipped
+        return deal_interval(x, v, 0.0, 1.0)
+    n = var / (se * se)
+    crit = float(_t_ppf(1 - alpha / 2, d - 1))
+    c2n = crit * crit / n
+    centre = (x + c2n / 2.0) / (1.0 + c2n)
+    half = crit / (1.0 + c2n) * math.sqrt(var / n + c2n / (4.0 * n))
+    return max(centre - half, 0.0), min(centre + half, 1.0)
+
+
+def deal_values_ci(values, share: bool = False, alpha: float = 0.05):
+    """Mean of per-deal values and its interval ``(mean, lo, hi)`` as :func:`values_ci` gives it (NaN where
+    there is none): the t interval, or for a share of games (``share``, values in [0, 1])
+    :func:`deal_share_interval`."""
+    if not share:
+        return values_ci(values, alpha)
+    x = np.asarray(values, dtype=np.float64)
+    if x.size == 0:
+        return math.nan, math.nan, math.nan
+    mean = float(x.mean())
+    lo, hi = deal_share_interval(mean, x, alpha)
+    return mean, (math.nan if lo is None else lo), (math.nan if hi is None else hi)
+
+
 def paired_diff(a, b, alpha: float = 0.05) -> dict:
     """Paired difference ``a - b`` of per-game values measured on the same games (common random numbers).
 

@@ -14,7 +14,7 @@ from simcore.stats import linearised as _linearised
 from reports import build_report
 from simcore.errors import SenseiError
 from simcore.runner import simulate
-from simcore.stats import deal_interval, wilson
+from simcore.stats import deal_share_interval, wilson
 from strategies.registry import resolve
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -107,7 +107,7 @@ def test_elimination_figures_equal_a_direct_simulation_of_the_same_deals(elimina
     e = _est(elimination, cell.index, "eliminated_share")
     # the rotations of a deal share its cards: the interval is over deals, not over the P x deals games
     assert e["value"] == pytest.approx(elim / n) and (e["lo"], e["hi"]) == pytest.approx(
-        deal_interval(elim / n, per_deal, 0.0, 1.0))
+        deal_share_interval(elim / n, per_deal))
     assert (e["lo"], e["hi"]) != pytest.approx(tuple(map(float, wilson(elim, n))))
     assert _est(elimination, cell.index, "win_share")["value"] == pytest.approx(wins / n)
     # a winner is never eliminated: the wins among the games it survived are all its wins

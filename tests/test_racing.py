@@ -81,3 +81,22 @@ def test_the_sequential_test_waits_for_enough_deals_and_some_spread():
     values = np.array([0.0, 1.0] * (n // 2) + [1.0] * (n % 2))
     llr = sprt_llr(values.sum(), (values ** 2).sum(), values.size, 0.5, 0.6)
     assert llr != 0.0 and abs(llr) < 100
+
+
+def test_a_race_of_shares_reports_a_shares_intervals_and_races_alike():
+    from simcore.stats import deal_share_interval, values_ci
+
+    rng = np.random.default_rng(11)
+    X = (rng.random((3, 400, 4)) < np.array([0.05, 0.1, 0.3])[:, None, None]).mean(2)  # 4 plays a deal
+
+    def evaluate(idx, stop):
+        return {i: X[i, :stop] for i in idx}
+    plain, share = race(3, evaluate, 50, 400), race(3, evaluate, 50, 400, share=True)
+    # the same race (its tests are paired), only the reported intervals differ
+    assert (plain.best, plain.survivors, plain.deals, plain.dropped_in) == (
+        share.best, share.survivors, share.deals, share.dropped_in)
+    for k in range(3):
+        x = X[k, :share.deals[k]]
+        assert (plain.lo[k], plain.hi[k]) == pytest.approx(values_ci(x)[1:])
+        assert (share.lo[k], share.hi[k]) == pytest.approx(deal_share_interval(float(x.mean()), x))
+        assert 0.0 < share.lo[k] < share.means[k] < share.hi[k] < 1.0

@@ -172,7 +172,7 @@ def test_confirmation_plays_the_best_and_its_closest_rival_on_fresh_deals(br_run
     """search.confirm: the race is the same as without it; the best and the closest rival are then played on
     deals games .. games+N-1, and the figures given are theirs there (checked by playing those lineups again)."""
     from experiments.search import Evaluator, focus_values
-    from simcore.stats import paired_diff, values_ci
+    from simcore.stats import deal_values_ci, paired_diff
 
     res = run_experiment(br(search={"focus.wake": {"min": 4, "max": 20, "step": 4}, "confirm": 64}))
     assert res.tables["race"].equals(br_run.tables["race"])
@@ -195,9 +195,10 @@ def test_confirmation_plays_the_best_and_its_closest_rival_on_fresh_deals(br_run
             return focus_values(run)
 
         x, y = fresh(row["setting"]), fresh(row["rival"])
-        assert (row["value"], row["lo"], row["hi"]) == pytest.approx(values_ci(x[120:]))
+        # a win share: Wilson's interval with the fresh deals' effective number of games
+        assert (row["value"], row["lo"], row["hi"]) == pytest.approx(deal_values_ci(x[120:], share=True))
         assert row["rival_diff"] == pytest.approx(paired_diff(y[120:], x[120:])["diff"])
-        assert (row["rival_value"], row["rival_value_lo"], row["rival_value_hi"]) == pytest.approx(values_ci(y[120:]))
+        assert (row["rival_value"], row["rival_value_lo"], row["rival_value_hi"]) == pytest.approx(deal_values_ci(y[120:], share=True))
         assert not np.array_equal(x[120:], x[:64])
     assert all("on 64 fresh deals (numbered from 120: none of them helped choose it): " in a for a in res.answer)
     assert res.manifest["games_played"] == int(res.cells["games"].sum()) > br_run.manifest["games_played"]

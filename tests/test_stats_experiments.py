@@ -83,12 +83,13 @@ def test_bradley_terry_stays_finite_when_one_side_wins_everything():
 
 def test_cell_intervals_are_over_deals_where_the_games_of_a_deal_are_several():
     # a rotated focus plays each deal once per seat: its games are not independent, so the game length's
-    # and seat 0's intervals are the t intervals of the per-deal means (the estimate itself stays exact)
+    # and seat 0's intervals come from the per-deal means (the estimate itself stays exact): the t interval
+    # for the game length, Wilson's with the deals' effective number of games for seat 0's share
     import polars as pl
 
     from experiments import load_config, run_experiment
     from experiments.engine import SMALL_VECTORS, needs_vectors
-    from simcore.stats import values_ci
+    from simcore.stats import deal_share_interval, values_ci
     raw = {"title": "t", "question": "q", "game": "sen", "players": 4, "games": 60, "seed": 5,
            "lineup": {"focus": "threshold:wake=8", "field": "threshold"},
            "report": {"answer": "summary", "per_game": True}}
@@ -97,11 +98,13 @@ def test_cell_intervals_are_over_deals_where_the_games_of_a_deal_are_several():
     assert row["games"] == 4 * 60
     games = res.tables["games"].filter(pl.col("seat") == 0)
     per_deal = games.group_by("game").agg(pl.col("turns").mean(), pl.col("win").mean()).sort("game")
-    for name, col in (("turns", "turns"), ("seat0_win", "win")):
-        _, lo, hi = values_ci(per_deal[col].to_numpy())
-        got = (row[f"{name}_hi"] - row[f"{name}_lo"]) / 2
-        assert got == pytest.approx((hi - lo) / 2, rel=1e-4), name
+    _, lo, hi = values_ci(per_deal["turns"].to_numpy())
+    assert (row["turns_hi"] - row["turns_lo"]) / 2 == pytest.approx((hi - lo) / 2, rel=1e-4)
     assert row["turns_lo"] < row["mean_turns"] < row["turns_hi"]
+    share = row["seat0_win_share"]
+    assert share == pytest.approx(per_deal["win"].mean())
+    assert (row["seat0_win_lo"], row["seat0_win_hi"]) == pytest.approx(deal_share_interval(share, per_deal["win"].to_numpy()))
+    assert row["seat0_win_lo"] < share < row["seat0_win_hi"]
     # a summary of more deals than SMALL_VECTORS keeps flat memory: its intervals are over games
     assert needs_vectors(load_config(raw))
     assert not needs_vectors(load_config({**raw, "games": SMALL_VECTORS + 1, "report": {"answer": "summary"}}))

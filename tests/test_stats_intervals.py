@@ -92,6 +92,9 @@ def test_intervals_of_shares_and_their_differences_are_shown_within_their_range(
     assert pm_text("win_share", 0.05, -0.03, 0.13) == "5.0% [0.0%, 13.0%]"
     assert pm_metric("seat_advantage", 0.45, 0.2, 0.7, True, bounds=(-0.5, 0.5)) == "+45.0% [+20.0%, +50.0%]"
     assert pm_text("mean_score", 5.0, -1.0, 11.0) == "5.00 ± 6.00"  # a score has no bound
+    # a figure alike in every game (a metric that is always 0) prints alone, not as 0.0000 ± 0.0000
+    assert pm_text("ties", 0.0, 0.0, 0.0) == "0.00" and pm_text("win_share", 1.0, 1.0, 1.0) == "100.0%"
+    assert pm_text("ties", 0.0, -0.00001, 0.00001) == "0.0000 ± 0.0000"
     assert ci_cell(0.9, 0.71, 1.09, unit=False, bounds=(0.0, 1.0)) == "90.0 [71.0, 100.0]"
     assert clip_interval(-1.2, float("nan"), (-1.0, 1.0))[0] == -1.0
     assert clip_interval(None, 2.0, (-1.0, 1.0)) == (None, 1.0)
@@ -139,3 +142,29 @@ def test_tables_round_figures_as_the_sentences_do():
     assert fmt_metric("win_share", 0.5925) == "59.2%" and ci_cell(0.5925, 0.5, 0.6).startswith("59.2%")
     assert ci_cell(0.0, -0.0004, 0.001, signed=True) == "+0.0% [-0.0, +0.1]"
     assert span("win_share", -0.0004, 0.001, True) == "[-0.0%, +0.1%]"
+
+
+def test_a_share_over_deals_is_wilsons_interval_with_the_deals_effective_games():
+    # 1 play in 16 over 8 deals: a symmetric t interval clipped at 0 would read [0, 21.0%], as if the
+    # event might never happen; Wilson's with the effective games stays above 0 and is asymmetric
+    v = np.array([0.0] * 7 + [0.5])
+    lo, hi = S.deal_share_interval(1 / 16, v)
+    assert 0.0 < lo < 1 / 16 < hi and (round(lo, 4), round(hi, 4)) == (0.008, 0.3546)
+    assert S.deal_interval(1 / 16, v, 0.0, 1.0)[0] == 0.0
+    # the same numbers as statsmodels' Wilson interval of x n' successes in n' = n_eff (z / t)² games
+    rng = np.random.default_rng(7)
+    for deals, plays, p in ((40, 3, 0.1), (500, 4, 0.3), (12, 5, 0.8)):
+        v = (rng.random((deals, plays)) < p).mean(1)
+        x = float(v.mean())
+        se = v.std(ddof=1) / np.sqrt(deals)
+        n_eff = x * (1 - x) / se ** 2 * (stats.norm.ppf(0.975) / stats.t.ppf(0.975, deals - 1)) ** 2
+        expect = proportion_confint(x * n_eff, n_eff, method="wilson")
+        assert np.allclose(S.deal_share_interval(x, v), expect, rtol=0, atol=1e-12)
+    # deals that spread as independent games would: about Wilson's over the games
+    g = rng.random((2000, 4)) < 0.3
+    lo, hi = S.deal_share_interval(float(g.mean()), g.mean(1))
+    wlo, whi = S.wilson(g.sum(), g.size)
+    assert abs(lo - wlo) < 0.003 and abs(hi - whi) < 0.003
+    # no interval from one deal; every deal alike keeps the estimate
+    assert S.deal_share_interval(0.5, np.array([0.5])) == (None, None)
+    assert S.deal_share_interval(0.25, np.full(5, 0.25)) == (0.25, 0.25)

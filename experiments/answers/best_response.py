@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import polars as pl
 
-from simcore.stats import values_ci
+from simcore.stats import deal_values_ci
 
 from ..search import setting_label
 from .base import AnswerKind, CheckContext, ReportContext, Result
-from .common import clip_interval, describe_group, frame, metric_range, short_spec
+from .common import SHARE_RANGE, clip_interval, describe_group, frame, metric_range, short_spec
 from .searching import (confirm_row, confirmation, confirmed_text, deviator_values, group_axes, mean_values, parse_confirm,
                         edge_text, fair_of, parse_search, pct, probe_settings, race_rows, runners_up, search_space, split,
                         value_span, value_text, with_params)
@@ -120,7 +120,7 @@ def search(cfg: Config, ev) -> list:
             return [ev.lineup(cell, agents, axes, roles) for agents in _agents(cell, cfg.kind, seat, setting)]
 
         found = search_space(ev, cfg, spec, runs_of, lambda runs, stop: mean_values(runs, fn, stop), goal,
-                             seed_key=g, confirm=spec.confirm)
+                             seed_key=g, confirm=spec.confirm, share=metric_range(metric) == SHARE_RANGE)
         ev.bar.update(cells=1)
         out.append((cell, found))
     return out
@@ -201,7 +201,7 @@ def _per_table(cell, seat: int, found, metric: str, deals: int) -> str:
     fn = deviator_values(0, metric)
     parts = []
     for o, run in zip(others, found.runs[found.raced[found.race.best]]):
-        m, lo, hi = values_ci(fn(run)[:deals])
+        m, lo, hi = deal_values_ci(fn(run)[:deals], metric_range(metric) == SHARE_RANGE)
         lo, hi = clip_interval(lo, hi, metric_range(metric))
         parts.append(f"{short_spec(o)} {value_text(metric, m)} {value_span(metric, lo, hi)}")
     return ", ".join(parts)

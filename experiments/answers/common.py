@@ -286,14 +286,15 @@ def pm_metric(metric: str, x: float | None, lo: float | None, hi: float | None, 
 
 def pm_text(name: str, x: float | None, lo: float | None, hi: float | None) -> str:
     """``value ± half`` with enough decimals that a small half-width does not print as 0 (``value [lo, hi]``
-    where the interval is lopsided, see :func:`lopsided`); a share's bounds clipped to [0%, 100%]."""
+    where the interval is lopsided, see :func:`lopsided`); a share's bounds clipped to [0%, 100%]. A
+    half-width of exactly 0 (the figure alike in every game) prints the value alone."""
     lo, hi = clip_interval(lo, hi, share_range(name))
     half = half_width(lo, hi)
     if x is None or not math.isfinite(x):
         return "n/a"
     scale, unit, d = (100.0, "%", 1) if is_share(name) or name in ("seat_advantage", "seat0_win_share") else \
         (1.0, "", 2)
-    if not math.isfinite(half):
+    if not math.isfinite(half) or half == 0:  # no interval, or none to show (the figure alike everywhere)
         return f"{x * scale:.{d}f}{unit}"
     while d < 4 and round(half * scale, d) == 0:
         d += 1

@@ -34,11 +34,11 @@ import numpy as np
 import polars as pl
 
 from simcore.errors import SenseiError
-from simcore.stats import paired_diff, values_ci
+from simcore.stats import deal_values_ci, paired_diff
 
 from ..search import focus_values, setting_label
 from .base import AnswerKind, CheckContext, ReportContext, Result
-from .common import clip_interval, describe_group, frame, join_values, lineup_label, metric_range, short_spec
+from .common import SHARE_RANGE, clip_interval, describe_group, frame, join_values, lineup_label, metric_range, short_spec
 from .searching import (SearchSpec, confirm_row, confirmation, confirmed_text, edge_text, group_axes, parse_confirm,
                         parse_search, pct, pct_span, probe_settings, race_rows, search_space, split, start_setting,
                         value_span, value_text, weak_text, with_params)
@@ -231,7 +231,7 @@ def search(cfg: Config, ev) -> list:
             return distance_values(x, o["target"], o["band"]) if aim else x
 
         found = search_space(ev, cfg, spec, runs_of, values_of, "max" if aim else o["goal"], seed_key=g,
-                             confirm=spec.confirm)
+                             confirm=spec.confirm, share=not aim and metric_range(o["objective"]) == SHARE_RANGE)
         found.extra = equilibria
         ev.bar.update(cells=1)
         out.append((cell, found))
@@ -285,7 +285,7 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
         figs = {}
         for k, i in enumerate(found.raced):
             x = raw_values(obj, found.runs[i])[:r.deals[k]]
-            figs[k] = (x, values_ci(x))
+            figs[k] = (x, deal_values_ci(x, metric_range(obj) == SHARE_RANGE))
         bx, (bm, blo, bhi) = figs[r.best]
         blo, bhi = clip_interval(blo, bhi, metric_range(obj))  # a share's interval shown within [0%, 100%]
         text = (f"best {keys}" + (f" for {desc}" if desc else "") + f" ({_aim_text(o)}; {lineup_label(cell)}): "

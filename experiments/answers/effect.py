@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import polars as pl
 
-from simcore.stats import half_width, paired_diff, values_ci, wilson
+from simcore.stats import deal_values_ci, half_width, paired_diff, values_ci, wilson
 
 from ..engine import VEC_ROWS
 from .base import AnswerKind, Result
@@ -69,7 +69,7 @@ def answer_effect(cfg: Config, cells: pl.DataFrame, runs: list[CellRun], ratings
             fair = average_seat(float(vec[VEC_ROWS.index("decided")].mean()), P)
             # a self-play focus wins its fair share by symmetry (no timeout): exact, whatever float32's 1/3 says
             exact = cfg.kind == "focus" and all(by_symmetry(r) for r in sub.iter_rows(named=True))
-            fw = (fair, fair, fair) if exact else (values_ci(vec[0]) if cfg.kind == "focus" else None)
+            fw = (fair, fair, fair) if exact else (deal_values_ci(vec[0], True) if cfg.kind == "focus" else None)
             if value == rep.baseline:
                 levels.append({"turns": turns[0], "adv": adv, "adv_lo": adv_lo, "adv_hi": adv_hi, "fair": fair,
                                **({"focus": fw} if cfg.kind == "focus" else {})})

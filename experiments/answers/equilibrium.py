@@ -38,7 +38,7 @@ import polars as pl
 
 from simcore import gametheory as gt
 from simcore.options import shown
-from simcore.stats import deal_interval, values_ci
+from simcore.stats import deal_share_interval, deal_values_ci
 
 from ..search import Param, seat_values, setting_label
 from .base import AnswerKind, CheckContext, ReportContext, Result
@@ -254,7 +254,7 @@ def _family(cfg, ev, spec: SearchSpec, g: int, cell, axes: dict[str, Any] | None
                                   ["focus"] + ["field"] * (cell.players - 1))]
 
             found = search_space(ev, cfg, spec, runs_of, lambda runs, stop: mean_values(runs, fn, stop), "max",
-                                 seed_key=g)
+                                 seed_key=g, share=True)
             path.fields.append(field)
             path.found.append(found)
             alive = [found.settings[found.raced[i]] for i in found.race.survivors]
@@ -304,7 +304,7 @@ def _confirm_fixed_points(cfg, ev, spec: SearchSpec, paths: list[Path], fn) -> d
         ev.extend(runs, first + spec.confirm)
         x = mean_values(runs, fn, first + spec.confirm)[first:]
         out[setting_label(f)] = {"setting": found.settings[found.raced[dev]], "first": first, "deals": spec.confirm,
-                                 "ci": values_ci(x), "alike": bool(np.ptp(x) == 0)}
+                                 "ci": deal_values_ci(x, True), "alike": bool(np.ptp(x) == 0)}
     return out
 
 
@@ -330,7 +330,7 @@ def _population(cfg, ev, spec: SearchSpec, g: int, cell) -> dict[str, Any]:
 
         fn = deviator_values(0, "win_share")
         found = search_space(ev, cfg, sub, runs_of, lambda runs, stop: mean_values(runs, fn, stop), "max",
-                             seed_key=g)
+                             seed_key=g, share=True)
         agents[j] = with_params(agents[j], split(found.best)[role])
         tuned.append((role, found))
     meta = _metagame(cfg, ev, cell, axes, agents, [short_spec(a) for a in agents], cfg.report.event, spec.confirm)
@@ -530,7 +530,7 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
             for L in meta.lineups:
                 for i, v in meta.pay[L].items():
                     mean = float(v.mean())
-                    lo, hi = deal_interval(mean, v, 0.0, 1.0)  # the t interval over deals, within [0, 1]
+                    lo, hi = deal_share_interval(mean, v)  # Wilson's with the deals' effective games
                     meta_rows.append({**base, "players": cell.players, "lineup": " / ".join(meta.labels[j] for j in L),
                                       "strategy": meta.labels[i], "against": _against(meta, L, i),
                                       "win_share": mean, "lo": lo, "hi": hi, "deals": int(v.size)})

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import polars as pl
 
-from simcore.stats import deal_interval, linearised, paired_diff, share_ci
+from simcore.stats import deal_share_interval, linearised, paired_diff, share_ci
 
 from .base import AnswerKind, CheckContext, ReportContext, Result
 from .common import wide_table
@@ -58,7 +58,7 @@ def answer_risk(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
                 v = (deals[col] / deals["plays"]).to_numpy()
                 if n <= deals.height or np.ptp(v) == 0:  # one play a deal, or every deal alike
                     return share_ci(total, n)
-                return (total / n, *deal_interval(total / n, v, 0.0, 1.0))
+                return (total / n, *deal_share_interval(total / n, v))
 
             fig = {"cell": i, "deals": deals, "games": n, "clear": c, "focus": show(run.cell.agents[0]),
                    "field": show(run.cell.agents[1]) if P > 1 else None,

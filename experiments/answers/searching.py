@@ -21,7 +21,7 @@ from simcore.errors import SenseiError
 from simcore.options import check_native
 from simcore.racing import RaceResult, race, schedule
 from simcore.runner import MAX_GAMES
-from simcore.stats import paired_diff, values_ci
+from simcore.stats import deal_values_ci, paired_diff
 from strategies.registry import make_strategy
 
 from ..search import Evaluator, Param, focus_values, grid, parse_param, seat_values, setting_label
@@ -302,6 +302,8 @@ class Searched:
     #: the confirmation (``[search] confirm``): the fresh deals ``first .. stop-1`` (none of them played in the
     #: race or by optuna) and the race index of the closest rival played on them with the best (None: no rival)
     confirmed: tuple[int, int, int | None] | None = None
+    #: the raced values are shares of games: their intervals are a share's (see ``deal_values_ci``)
+    share: bool = False
 
     @property
     def best(self) -> dict[str, Any]:
@@ -324,11 +326,13 @@ def fair_of(found: Searched, k: int, players: int) -> float:
 
 def search_space(ev: Evaluator, cfg, spec: SearchSpec, runs_of: Callable[[dict[str, Any]], list[Any]],
                  values_of: Callable[[list[Any], int], np.ndarray], goal: str = "max",
-                 settings: Sequence[dict[str, Any]] | None = None, seed_key: int = 0, confirm: int = 0) -> Searched:
+                 settings: Sequence[dict[str, Any]] | None = None, seed_key: int = 0, confirm: int = 0,
+                 share: bool = False) -> Searched:
     """Race the settings of a discrete space (or ``settings``), or let optuna propose settings and race the
     best ``top``. ``runs_of(setting)`` gives the lineups a setting plays (their per-deal values are
     averaged: several fields), ``values_of(runs, stop)`` the per-deal objective over deals 0..stop-1.
-    ``confirm``: fresh deals on which the race's best and its closest rival are then played (0: none)."""
+    ``confirm``: fresh deals on which the race's best and its closest rival are then played (0: none).
+    ``share``: the objective is a share of games (its intervals a share's, see ``deal_values_ci``)."""
     games0 = ev.games
     budget = cfg.games
     first = spec.first_deals(budget)
@@ -352,8 +356,8 @@ def search_space(ev: Evaluator, cfg, spec: SearchSpec, runs_of: Callable[[dict[s
         return {k: values_of(runs[raced[k]], stop) for k in idx}
 
     confirm_fits(budget, confirm, cfg.path)
-    res = race(len(raced), evaluate, first, budget, spec.alpha, goal)
-    found = Searched(list(settings), res, raced, trials, ev.games - games0, runs)
+    res = race(len(raced), evaluate, first, budget, spec.alpha, goal, share=share)
+    found = Searched(list(settings), res, raced, trials, ev.games - games0, runs, share=share)
     if confirm:
         # the best of many settings is also the luckiest on the deals that chose it: its figure on deals no
         # choice has seen is not. They start after the race's last round (the budget, when the race ran to its
@@ -385,19 +389,20 @@ def closest_rival(r: RaceResult) -> int | None:
 
 def confirmation(found: Searched, per_deal: Callable[[list[Any], int], np.ndarray]) -> dict[str, Any] | None:
     """The best setting on the confirmation's fresh deals (``per_deal(runs, stop)``: its per-deal values over
-    deals 0..stop-1): its mean with a t interval and, with a rival, the rival's and the paired difference
+    deals 0..stop-1): its mean with its interval (a share's where the objective is one) and, with a rival, the rival's and the paired difference
     rival - best; ``alike``/``rival_alike``: the same value on every fresh deal (no spread to make an
     interval of)."""
     if found.confirmed is None:
         return None
     first, stop, rival = found.confirmed
     x = per_deal(found.runs[found.raced[found.race.best]], stop)[first:stop]
-    out: dict[str, Any] = {"first": first, "deals": stop - first, "ci": values_ci(x), "rival": None, "versus": None,
+    out: dict[str, Any] = {"first": first, "deals": stop - first, "ci": deal_values_ci(x, found.share),
+                           "rival": None, "versus": None,
                            "rival_ci": None, "alike": bool(np.ptp(x) == 0), "rival_alike": False}
     if rival is not None:
         y = per_deal(found.runs[found.raced[rival]], stop)[first:stop]
         out["rival"] = found.settings[found.raced[rival]]
-        out["rival_ci"] = values_ci(y)
+        out["rival_ci"] = deal_values_ci(y, found.share)
         out["rival_alike"] = bool(np.ptp(y) == 0)
         out["versus"] = paired_diff(y, x)
     return out

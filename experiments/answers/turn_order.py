@@ -8,7 +8,7 @@ import numpy as np
 import polars as pl
 from scipy import stats as _st
 
-from simcore.stats import deal_interval, paired_diff, share_ci, values_ci
+from simcore.stats import deal_share_interval, paired_diff, share_ci, values_ci
 
 from .base import AnswerKind, CheckContext, ReportContext, Result
 from .common import wide_table
@@ -22,13 +22,14 @@ if TYPE_CHECKING:
 
 def _seat_ci(per: pl.DataFrame, col: str, seat: int, count: float, n: float, several: bool):
     """A seat's share with its 95% interval: Wilson over its games, or, where a deal was played more than
-    once, the t interval of the per-deal shares (each deal's games averaged first) around the same share."""
+    once, Wilson's interval with the deals' effective number of games (:func:`simcore.stats.deal_share_interval`:
+    the spread of the per-deal shares, each deal's games averaged first, and the t quantile of the deals)."""
     if not several:
         return share_ci(count, n)
     x = count / n if n else None
     if x is None:
         return None, None, None
-    return (x, *deal_interval(x, per.filter(pl.col("seat") == seat)[col].to_numpy(), 0.0, 1.0))
+    return (x, *deal_share_interval(x, per.filter(pl.col("seat") == seat)[col].to_numpy()))
 
 
 def _equal_seats_p(per: pl.DataFrame, col: str, P: int) -> float | None:
