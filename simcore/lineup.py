@@ -32,6 +32,7 @@ import importlib
 import os
 import sys
 import threading
+import time
 from typing import Any, Sequence
 
 import numba
@@ -474,6 +475,29 @@ _LOCK = threading.Lock()
 _LOADED: dict[str, Any] = {}
 #: guards the compile notice, printed once per lineup module and process
 _NOTICE_LOCK = threading.Lock()
+#: seconds during which a notice of one process stands for the others (worker processes of one run
+#: compiling the same lineup say it once); an older notice file is of an earlier run that did not finish
+NOTICE_FRESH = 600.0
+#: the function of the generated module whose first compilation compiles each lane's own code
+_LANE_OF = {"play": "compiled", "decide": "batch"}
+
+
+def _claim_notice(path: str) -> bool:
+    """Whether this process is the one to say that ``path``'s lineup is compiling: the first to create the
+    notice file, or to find it stale; True where the cache folder cannot be written."""
+    try:
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        return True
+    except FileExistsError:
+        try:
+            if time.time() - os.path.getmtime(path) <= NOTICE_FRESH:
+                return False
+            os.utime(path)
+        except OSError:
+            pass
+        return True
+    except OSError:
+        return True
 
 
 def _load(game: Any, plans: Sequence[_ClassPlan]):
@@ -577,15 +601,22 @@ def _compiler_message(exc: BaseException) -> str:
     import re
 
     text = str(exc).splitlines()
-    skip = ("Failed in ", "During:", "File ", "^", "<source elided>", "- Of which", "There are ", "Overload")
+    skip = ("Failed in ", "During:", "File ", "^", "<source elided>", "- Of which", "There are ", "Overload",
+            "- Resolution failure", "None")
     lines = [t.strip() for t in text if t.strip() and not t.startswith(" ") and not t.strip().startswith(skip)]
     message = _shorten_groups(lines[0]) if lines else type(exc).__name__
     if message.endswith("found for signature:"):  # the signature is on a line of its own: ">>> f(types)"
         sig = next((t.strip()[4:] for t in text if t.strip().startswith(">>> ")), None)
         if sig:
             message += " " + _shorten_groups(sig)
+    if any("NRT required but not enabled" in t for t in text):
+        # what numba's chain of failed overloads comes down to: the decision makes a new object
+        message = ("it makes a new array, list or dict, which a compiled decision may do only when marked "
+                   "@decision(refcount=True)")
     for t in text:
-        m = re.search(r'File "([^"]+)", line (\d+)', t)
+        # the first place in the user's or the project's code: a traceback's 'File "F", line N' or numba's
+        # 'During: lowering ... at F (N)'
+        m = re.search(r'File "([^"]+)", line (\d+)', t) or re.search(r'^During: lowering .* at (\S+\.py) \((\d+)\)$', t)
         if m and "site-packages" not in m.group(1) and "sensei_lineup_" not in m.group(1):
             return f"{message} ({os.path.basename(m.group(1))}, line {m.group(2)})"
     return message
@@ -670,6 +701,8 @@ class Lineup:
                 if lane in noticed:
                     return None
                 noticed.add(lane)
+                if not _claim_notice(marker + ".notice"):  # and once per run (its worker processes)
+                    return None
             names = ", ".join(_class_spec(p.cls) for p in self.plans) or "the rules"
             what = "" if lane == "compiled" else " for traces and the batch lane"
             return f"compiling {self.game.name} ({names}){what}; later runs load it from the cache"
@@ -692,6 +725,9 @@ class Lineup:
             if fn_name not in ready:  # the first call in this process: compiled one process at a time
                 compile_once(fn, args)
                 ready.add(fn_name)
+                if fn_name in _LANE_OF and getattr(fn, "overloads", None):
+                    # compiled and cached: later runs need not say so, however this one ends
+                    self.mark_compiled(_LANE_OF[fn_name])
             return fn(*args)
         except (numba.core.errors.TypingError, numba.core.errors.LoweringError,
                 numba.core.errors.UnsupportedError) as exc:
@@ -703,7 +739,9 @@ class Lineup:
                 said = text[text.index(_NOT_AN_OPTION):].splitlines()[0].strip()
                 who = self._decision_at(text)
                 raise SenseiError(f"{who or 'compiled strategies (' + names + ')'}: {said}") from None
-            raise SenseiError(f"compiled strategies ({names}) failed to compile: {_compiler_message(exc)}") from None
+            who = self._decision_at(text)
+            raise SenseiError(f"{who or 'compiled strategies (' + names + ')'} failed to compile: "
+                              f"{_compiler_message(exc)}") from None
         except (SenseiError, IllegalAction, KeyboardInterrupt):
             raise
         except Exception as exc:  # raised by compiled code: a strategy's decision (raise, or a division by 0)

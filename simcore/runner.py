@@ -12,6 +12,7 @@ import collections
 import concurrent.futures
 import dataclasses
 import itertools
+import logging
 import math
 import os
 import signal
@@ -635,6 +636,8 @@ class _Progress:
         if self.bar is not None:
             if interrupted:  # the bar goes: the one line that follows says how far the run got
                 self.bar.live.transient = True
+                if not self.bar.console.is_terminal:  # where it was never drawn, it leaves no empty line either
+                    self.bar.console.quiet = True
             self.bar.stop()
 
 
@@ -1072,11 +1075,16 @@ def _sensei_version() -> str:
     return f"{v}+{source_fingerprint()}"
 
 
+def _main_thread() -> bool:
+    return threading.current_thread() is threading.main_thread()
+
+
 class _dask_client:
     """Connect to a dask scheduler (or start a local cluster) for the duration of a run."""
 
     def __init__(self, scheduler: str | None, jobs: int):
         self.scheduler, self.jobs, self.client = scheduler, jobs, None
+        self.log_level: int | None = None
 
     def __enter__(self):
         try:
@@ -1087,8 +1095,23 @@ class _dask_client:
             if self.scheduler:
                 self.client = Client(self.scheduler, timeout=5)
             else:
-                self.client = Client(n_workers=self.jobs, threads_per_worker=1, processes=True,
-                                     dashboard_address=None)
+                # a local cluster's worker processes ignore Ctrl-C, which reaches the whole process group (see
+                # simcore.dask_worker): this process stops the run and closes the cluster. While the cluster
+                # starts (a second or two) this process ignores it too, so that the workers it starts inherit
+                # that from their first instruction; a Ctrl-C then is lost (press it again), where it used to
+                # leave a half-made cluster and tracebacks. The scheduler (in this process) and the workers
+                # show errors only, not the warnings of a cluster closed in the middle of a run.
+                log = logging.getLogger("distributed")
+                self.log_level = log.level
+                log.setLevel(logging.ERROR)
+                handler = signal.signal(signal.SIGINT, signal.SIG_IGN) if _main_thread() else None
+                try:
+                    self.client = Client(n_workers=self.jobs, threads_per_worker=1, processes=True,
+                                         dashboard_address=None, preload=["simcore.dask_worker"],
+                                         silence_logs=logging.ERROR)
+                finally:
+                    if handler is not None:
+                        signal.signal(signal.SIGINT, handler)
         except (OSError, TimeoutError, ValueError) as exc:
             raise SenseiError(f"cannot reach dask scheduler {self.scheduler!r}: {exc}") from None
         mine = _sensei_version()
@@ -1102,6 +1125,8 @@ class _dask_client:
     def __exit__(self, *exc):
         if self.client is not None:
             self.client.close()
+        if self.log_level is not None:
+            logging.getLogger("distributed").setLevel(self.log_level)
         return False
 
 

@@ -410,6 +410,28 @@ def test_a_huge_play_starts_with_flat_memory_and_stops_at_ctrl_c():
     assert len(lines) == 1 and lines[0].startswith("interrupted: ") and "of 10,000,000,000,000 games" in lines[0]
 
 
+def test_ctrl_c_with_a_local_dask_cluster_is_one_line_without_the_workers_tracebacks():
+    """--backend dask without a scheduler starts worker processes in the command's process group: Ctrl-C
+    reaches them too, and each used to print a traceback (and the scheduler its warnings) before the one
+    line. A Ctrl-C while the cluster starts is ignored, so it is sent again until the command stops."""
+    proc = subprocess.Popen([SENSEI, "play", "senshi", "--games", str(10 ** 8), "--jobs", "2", "--backend", "dask",
+                             "--no-progress"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    time.sleep(8)  # let the cluster start and play (a wait, not a timed assertion)
+    for _ in range(12):
+        os.killpg(proc.pid, signal.SIGINT)  # as Ctrl-C in a terminal: the command and its workers
+        try:
+            proc.wait(timeout=10)
+            break
+        except subprocess.TimeoutExpired:
+            continue
+    out, err = proc.communicate(timeout=60)
+    lines = [ln for ln in err.splitlines() if ln.strip() and not ln.startswith("compiling ")]
+    assert proc.returncode == 130, (proc.returncode, err)
+    assert "Traceback" not in err and "WARNING" not in err, err
+    assert len(lines) == 1 and lines[0].startswith("interrupted: ") and "of 100,000,000 games" in lines[0], err
+
+
 def test_a_huge_run_starts_saves_chunks_and_stops_at_ctrl_c(tmp_path):
     """games = 2**63 - 1 per cell (answer summary keeps no per-deal values): the run prints the size of its
     grid, saves finished chunks with flat memory, and Ctrl-C says how to resume."""

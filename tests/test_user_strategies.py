@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 
 import pytest
 from typer.testing import CliRunner
@@ -417,6 +418,66 @@ def test_a_decision_numba_cannot_compile_is_said_to_fail_to_compile(tmp_path):
                        "a loop it cannot leave")
     finally:
         registry.register_files([])
+
+
+def test_a_decision_that_makes_a_new_object_is_named_with_its_line(tmp_path):
+    path = tmp_path / "allocates.py"
+    path.write_text(textwrap.dedent('''
+        import dataclasses
+        from typing import ClassVar
+        from simcore.games.sen import DRAW
+        from strategies.base import decision
+        from strategies.sen import Threshold
+
+        @decision
+        def start_dict(obs, prm, rng):
+            d = {"a": obs.me}
+            return DRAW + d["a"] - obs.me
+
+        @dataclasses.dataclass(frozen=True)
+        class Dicty(Threshold):
+            """keeps a dict"""
+            name: ClassVar[str] = "dicty"
+            start = start_dict
+    '''))
+    try:
+        r = cli.invoke(app, ["play", "sen", "-p", "2", "-s", f"{path}:Dicty", "-s", "threshold", "-n", "10"])
+        one_error_line(r, "strategy allocates.py:Dicty, decision 'start' failed to compile",
+                       "makes a new array, list or dict", "@decision(refcount=True)", "(allocates.py, line 11)")
+    finally:
+        registry.register_files([])
+
+
+def test_a_lineup_compiled_once_is_not_announced_again_after_a_run_that_failed(tmp_path):
+    """The compiling notice is for a lineup's first compilation: a run whose strategy then raised (or that was
+    interrupted) has compiled and cached it all the same, and the next run loads it without a notice."""
+    path = tmp_path / f"raiser_{os.getpid()}_{time.time_ns()}.py"  # a module never compiled before
+    path.write_text(textwrap.dedent('''
+        import dataclasses
+        from typing import ClassVar
+        from simcore.games.sen import DRAW, top_value
+        from strategies.base import decision
+        from strategies.sen import Threshold
+
+        @decision
+        def start_raise(obs, prm, rng):
+            if top_value(obs) >= 0:
+                raise ValueError("compiled boom")
+            return DRAW
+
+        @dataclasses.dataclass(frozen=True)
+        class Raiser(Threshold):
+            """raises at its first decision"""
+            name: ClassVar[str] = "raiser"
+            start = start_raise
+    '''))
+    args = [SENSEI, "play", "sen", "-p", "2", "-s", f"{path}:Raiser", "-s", "threshold", "-n", "10"]
+    first = subprocess.run(args, capture_output=True, text=True, timeout=600)
+    again = subprocess.run(args, capture_output=True, text=True, timeout=600)
+    for r in (first, again):
+        assert r.returncode == 2 and "compiled boom" in r.stderr and "Traceback" not in r.stderr, r.stderr
+    assert first.stderr.startswith("compiling sen ("), first.stderr
+    assert "compiling" not in again.stderr and len(again.stderr.splitlines()) == 1, again.stderr
 
 
 def test_trace_refuses_a_decision_that_cannot_compile_before_printing_the_game(tmp_path):
