@@ -35,7 +35,7 @@ import polars as pl
 
 from simcore.errors import SenseiError
 from simcore.files import atomic_write
-from simcore.runner import (Totals, check_jobs, chunks, default_chunk, n_chunks, play_chunk, run_chunks,
+from simcore.runner import (TURN_HIST, Totals, check_jobs, chunks, default_chunk, n_chunks, play_chunk, run_chunks,
                             check_memory as _check_bytes)
 from simcore.stats import sprt_decide, sprt_llr
 
@@ -384,8 +384,13 @@ class ChunkStore:
             exact_sq = {k[4:]: _scalar(v) for k, v in data.items() if k.startswith("ex2.")}
             extra = {name: {k[len(tag):]: _scalar(v) for k, v in data.items() if k.startswith(tag)}
                      for name, tag in _EXTRA.items()}
-            hist = np.trim_zeros(np.asarray(data["turns_hist"], dtype=np.int64), "b")
-            tot = Totals(n, sums, sumsq, hist, None, float(data["seconds"]), exact=exact, exact_sq=exact_sq, **extra)
+            # (files written before the histogram kept its first bin start it at 0 turns)
+            lo = int(data["turns_hist_lo"]) if "turns_hist_lo" in data else 0
+            hist = np.asarray(data["turns_hist"], dtype=np.int64)
+            if lo < 0 or lo + len(hist) > TURN_HIST:
+                raise ValueError("turn histogram out of range")
+            tot = Totals(n, sums, sumsq, hist, None, float(data["seconds"]), exact=exact, exact_sq=exact_sq, **extra,
+                         hist_lo=lo)
             if bool(data["has_games"]):
                 tot.games = pl.read_parquet(io.BytesIO(data["games"].tobytes()))
         except Exception as exc:  # a damaged or foreign file may fail in many ways; say which file
@@ -414,6 +419,7 @@ def _chunk_arrays(result: tuple) -> dict[str, np.ndarray]:
     arrays: dict[str, np.ndarray] = {"n": np.asarray(tot.n, dtype=np.int64),
                                      "seconds": np.asarray(tot.seconds, dtype=np.float64),
                                      "turns_hist": np.asarray(tot.hist),
+                                     "turns_hist_lo": np.asarray(tot.hist_lo, dtype=np.int64),
                                      "has_games": np.asarray(tot.games is not None)}
     for k, v in tot.sums.items():
         arrays["sum." + k] = np.asarray(v)

@@ -173,7 +173,8 @@ class Totals:
     n: int
     sums: dict[str, np.ndarray]
     sumsq: dict[str, np.ndarray]
-    #: games per number of turns, as long as the longest game (the last bin of TURN_HIST collects longer ones)
+    #: games per number of turns from ``hist_lo`` (the shortest game) to the longest (the last bin of TURN_HIST
+    #: collects longer ones): a cell of a few games keeps a few bins, however long its games
     hist: np.ndarray
     games: Any = None  # polars.DataFrame of per-game rows, when asked
     seconds: float = 0.0
@@ -188,12 +189,14 @@ class Totals:
     #: sums of ``num * den`` per game, keyed ``"num*den"`` (exact in 3600ths in ``exact_cross`` when possible)
     cross: dict[str, np.ndarray] = dataclasses.field(default_factory=dict)
     exact_cross: dict[str, np.ndarray] = dataclasses.field(default_factory=dict)
+    #: the number of turns of ``hist``'s first bin
+    hist_lo: int = 0
 
     @property
     def turns_hist(self) -> np.ndarray:
         """The turn-count histogram with TURN_HIST bins."""
         out = np.zeros(TURN_HIST, dtype=np.int64)
-        out[:len(self.hist)] = self.hist
+        out[self.hist_lo:self.hist_lo + len(self.hist)] = self.hist
         return out
 
     @staticmethod
@@ -224,9 +227,11 @@ class Totals:
             cross[key], e = _column_sums(a * b, _SCALE_SQ)
             if e is not None:
                 exact_cross[key] = e
-        hist = np.bincount(np.minimum(outcome["turns"], TURN_HIST - 1).astype(np.int64))
+        turns = np.minimum(outcome["turns"], TURN_HIST - 1).astype(np.int64)
+        lo = int(turns.min()) if n else 0
+        hist = np.bincount(turns - lo) if n else np.zeros(0, dtype=np.int64)
         return Totals(n, sums, sumsq, hist, exact=exact, exact_sq=exact_sq, mins=mins, maxs=maxs, cross=cross,
-                      exact_cross=exact_cross)
+                      exact_cross=exact_cross, hist_lo=lo)
 
     def merge(self, other: "Totals") -> "Totals":
         games = self.games
@@ -252,13 +257,13 @@ class Totals:
         maxs = {k: np.maximum(self.maxs[k], other.maxs[k]) for k in self.maxs if k in other.maxs}
         if self.n == 0:
             mins, maxs = dict(other.mins), dict(other.maxs)
-        h1, h2 = self.hist, other.hist
-        if len(h1) < len(h2):
-            h1, h2 = h2, h1
-        hist = h1.astype(np.int64, copy=True)
-        hist[:len(h2)] += h2
+        parts = [(t.hist_lo, np.asarray(t.hist, dtype=np.int64)) for t in (self, other) if len(t.hist)]
+        lo = min((a for a, _ in parts), default=0)
+        hist = np.zeros(max((a + len(h) for a, h in parts), default=lo) - lo, dtype=np.int64)
+        for a, h in parts:
+            hist[a - lo:a - lo + len(h)] += h
         return Totals(self.n + other.n, sums, sumsq, hist, games, self.seconds + other.seconds, vectors, exact,
-                      exact_sq, mins, maxs, cross, exact_cross)
+                      exact_sq, mins, maxs, cross, exact_cross, lo)
 
 
 def _fits(a: np.ndarray, b: np.ndarray) -> bool:

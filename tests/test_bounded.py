@@ -312,7 +312,7 @@ def test_a_grid_too_large_to_hold_is_refused_before_it_is_made(tmp_path):
             + '[report]\nover = "focus.wake"\n')
     path = tmp_path / "huge.toml"
     path.write_text(text)
-    one_error_line(cli.invoke(app, ["run", str(path), "--out", str(tmp_path / "runs")]), "sweep", "1,000,000 cells")
+    one_error_line(cli.invoke(app, ["run", str(path), "--out", str(tmp_path / "runs")]), "sweep", "10,000 cells")
 
 
 def test_paired_vectors_that_would_not_fit_are_refused_before_anything_runs(tmp_path):

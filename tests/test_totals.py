@@ -70,3 +70,26 @@ def test_totals_of_no_games_and_of_chunks():
         if k in whole.exact:  # exact sums do not depend on the chunks
             assert _same(merged.sums[k], whole.sums[k])
         assert _same(merged.mins[k], whole.mins[k]) and _same(merged.maxs[k], whole.maxs[k])
+
+
+def test_the_turn_histogram_keeps_only_the_range_its_games_span():
+    """A cell of long games kept a bin for every turn count from 0 (32 KB a rotation at most): a sweep of many
+    small cells of long games grew by that much a cell. The histogram starts at the shortest game."""
+    rng = np.random.default_rng(5)
+    chunks = []
+    for lo, hi in ((3000, 3010), (2990, 2995), (5000, 5000), (4200, 4300)):
+        turns = rng.integers(lo, hi + 1, 40)
+        chunks.append((turns, Totals.of({"turns": turns.astype(float), "win": np.zeros(40)})))
+    for turns, t in chunks:  # (the last bin, TURN_HIST - 1 turns, collects longer games)
+        capped = np.minimum(turns, runner.TURN_HIST - 1)
+        assert len(t.hist) == capped.max() - capped.min() + 1 and t.hist_lo == capped.min()
+    merged = chunks[0][1]
+    for _, t in chunks[1:]:
+        merged = merged.merge(t)
+    every = np.minimum(np.concatenate([c[0] for c in chunks]), runner.TURN_HIST - 1)
+    assert np.array_equal(merged.turns_hist, np.bincount(every, minlength=runner.TURN_HIST))
+    assert merged.hist_lo == every.min() and len(merged.hist) == every.max() - every.min() + 1
+    # merging with a cell of no games keeps the histogram as it is
+    empty = Totals.of({"turns": np.zeros(0), "win": np.zeros(0)})
+    assert np.array_equal(empty.merge(merged).turns_hist, merged.turns_hist)
+    assert np.array_equal(merged.merge(empty).turns_hist, merged.turns_hist)
