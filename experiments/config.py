@@ -218,6 +218,8 @@ class _Checker:
     def text(self, value: Any, key: str) -> str:
         if not isinstance(value, str) or not value.strip():
             self.fail(key, "non-empty text", value)
+        if any(not c.isprintable() and c not in "\n\t" for c in value):  # a NUL, an escape sequence, ...
+            self.fail(key, "text without control characters (other than a newline or a tab)", value)
         return value.strip()
 
     def integer(self, value: Any, key: str, low: int = 1, high: int | None = None) -> int:

@@ -7,6 +7,7 @@ class serves the command line (``--rule KEY=VALUE`` strings), configs (TOML valu
 from __future__ import annotations
 
 import dataclasses
+import re
 import types
 import typing
 import weakref
@@ -51,8 +52,14 @@ def shown(value: Any, longest: int = 80) -> str:
     return out if len(out) <= longest else out[:longest - 3] + "..."
 
 
+_INTEGER_TEXT = re.compile(r"[+-]?[0-9]+")
+_NUMBER_TEXT = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?|[+-]?(inf|infinity|nan)", re.IGNORECASE)
+
+
 def parse_scalar(name: str, tp: type, value: Any) -> Any:
-    """Convert a string or TOML value to ``tp`` (int, float, bool, str), or raise SenseiError."""
+    """Convert a string or TOML value to ``tp`` (int, float, bool, str), or raise SenseiError. A number
+    written as text takes ASCII digits only, as a config's TOML does (Python's own conversion would also
+    take other scripts' digits, full-width digits and underscores)."""
     if tp is bool:
         if isinstance(value, bool):
             return value
@@ -67,6 +74,8 @@ def parse_scalar(name: str, tp: type, value: Any) -> Any:
         if isinstance(value, float) and value.is_integer() and abs(value) <= 2 ** 53:
             return int(value)
         try:
+            if isinstance(value, str) and not _INTEGER_TEXT.fullmatch(value.strip()):
+                raise ValueError(value)
             out = int(str(value).strip())
         except ValueError:
             raise SenseiError(f"{name}: expected an integer, got {shown(value)}") from None
@@ -77,6 +86,8 @@ def parse_scalar(name: str, tp: type, value: Any) -> Any:
         if isinstance(value, bool):
             raise SenseiError(f"{name}: expected a number, got {shown(value)}")
         try:
+            if isinstance(value, str) and not _NUMBER_TEXT.fullmatch(value.strip()):
+                raise ValueError(value)
             out = float(value)
         except (TypeError, ValueError):
             raise SenseiError(f"{name}: expected a number, got {shown(value)}") from None

@@ -517,3 +517,21 @@ def test_solo_planner_and_redeemer_play_alike():
     refused(raw, "planner and redeemer play alike with 1 player")
     load_config({**raw, "sweep": {"seat0": ["planner", "focus"]}})
     load_config({**raw, "sweep": {"seat0": ["planner", "redeemer:close_bonus=4.0"]}})
+
+
+@pytest.mark.parametrize("key,value", [("title", "a\x00t"), ("question", "why\x1b[31m?"), ("title", "a\x7fb")])
+def test_text_with_control_characters_is_refused(key, value):
+    # written raw into the answer, the report's page and the terminal
+    refused({**SEN, key: value}, f"{key}: expected text without control characters", repr(value))
+    load_config({**SEN, "question": "a question\n\tover two lines"})  # a newline or a tab is text
+
+
+@pytest.mark.parametrize("text", ["٥", "５", "1_0", "1 0", "0x10", ""])
+def test_a_number_written_as_text_takes_ascii_digits_only(text):
+    from simcore.options import parse_scalar
+    with pytest.raises(SenseiError, match="penalty: expected an integer"):
+        parse_scalar("penalty", int, text)
+    with pytest.raises(SenseiError, match="p: expected a number"):
+        parse_scalar("p", float, text.replace("0x10", "1e5x"))
+    assert parse_scalar("penalty", int, " +15 ") == 15 and parse_scalar("p", float, ".5e-1") == 0.05
+    assert parse_scalar("p", float, "-2.") == -2.0 and parse_scalar("p", float, "3") == 3.0
