@@ -14,6 +14,7 @@ import math
 import os
 import re
 import tomllib
+import unicodedata
 from typing import Any
 
 from simcore.errors import SenseiError
@@ -218,7 +219,7 @@ class _Checker:
     def text(self, value: Any, key: str) -> str:
         if not isinstance(value, str) or not value.strip():
             self.fail(key, "non-empty text", value)
-        if any(not c.isprintable() and c not in "\n\t" for c in value):  # a NUL, an escape sequence, ...
+        if any(unicodedata.category(c) == "Cc" and c not in "\n\t" for c in value):  # a NUL, an escape, ...
             self.fail(key, "text without control characters (other than a newline or a tab)", value)
         return value.strip()
 

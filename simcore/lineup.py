@@ -602,8 +602,9 @@ def _compiler_message(exc: BaseException) -> str:
 
     text = str(exc).splitlines()
     skip = ("Failed in ", "During:", "File ", "^", "<source elided>", "- Of which", "There are ", "Overload",
-            "- Resolution failure", "None")
-    lines = [t.strip() for t in text if t.strip() and not t.startswith(" ") and not t.strip().startswith(skip)]
+            "- Resolution failure")
+    lines = [t.strip() for t in text if t.strip() and not t.startswith(" ") and not t.strip().startswith(skip)
+             and t.strip() != "None"]
     message = _shorten_groups(lines[0]) if lines else type(exc).__name__
     if message.endswith("found for signature:"):  # the signature is on a line of its own: ">>> f(types)"
         sig = next((t.strip()[4:] for t in text if t.strip().startswith(">>> ")), None)
@@ -708,6 +709,15 @@ class Lineup:
             return f"compiling {self.game.name} ({names}){what}; later runs load it from the cache"
         return None
 
+    def drop_notice(self, lane: str = "compiled") -> None:
+        """Forget a notice of ``lane``'s compilation that did not finish, so that the next run says it again."""
+        marker = self._marker(lane)
+        if marker and not os.path.exists(marker):
+            try:
+                os.unlink(marker + ".notice")
+            except OSError:
+                pass
+
     def mark_compiled(self, lane: str = "compiled") -> None:
         marker = self._marker(lane)
         if marker and not os.path.exists(marker):
@@ -723,7 +733,12 @@ class Lineup:
         try:
             ready = self.module.__dict__.setdefault("__sensei_ready__", set())
             if fn_name not in ready:  # the first call in this process: compiled one process at a time
-                compile_once(fn, args)
+                try:
+                    compile_once(fn, args)
+                except BaseException:  # not compiled (an interrupt, a compiler error): the next run says so again
+                    if fn_name in _LANE_OF:
+                        self.drop_notice(_LANE_OF[fn_name])
+                    raise
                 ready.add(fn_name)
                 if fn_name in _LANE_OF and getattr(fn, "overloads", None):
                     # compiled and cached: later runs need not say so, however this one ends

@@ -1109,14 +1109,17 @@ class _dask_client:
                 log = logging.getLogger("distributed")
                 self.log_level = log.level
                 log.setLevel(logging.ERROR)
-                handler = signal.signal(signal.SIGINT, signal.SIG_IGN) if _main_thread() else None
+                main = _main_thread()
+                handler = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
                 try:
                     self.client = Client(n_workers=self.jobs, threads_per_worker=1, processes=True,
                                          dashboard_address=None, preload=["simcore.dask_worker"],
                                          silence_logs=logging.ERROR)
                 finally:
-                    if handler is not None:
-                        signal.signal(signal.SIGINT, handler)
+                    if main:  # (a handler installed from C reads as None: the default then)
+                        signal.signal(signal.SIGINT, signal.SIG_DFL if handler is None else handler)
+                    if self.client is None:
+                        log.setLevel(self.log_level)
         except (OSError, TimeoutError, ValueError) as exc:
             raise SenseiError(f"cannot reach dask scheduler {self.scheduler!r}: {exc}") from None
         mine = _sensei_version()

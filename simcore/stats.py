@@ -144,6 +144,8 @@ def deal_share_interval(x: float, values, alpha: float = 0.05) -> tuple[float | 
     if d < 2 or not math.isfinite(x):
         return None, None
     se = float(v.std(ddof=1)) / math.sqrt(d)
+    if not math.isfinite(se):
+        return None, None
     var = x * (1.0 - x)
     if se == 0.0 or var <= 0.0:  # every deal alike, or a share of 0 or 1: the t interval, clipped
         return deal_interval(x, v, 0.0, 1.0)
@@ -365,9 +367,10 @@ def share_ci(k: float, n: float) -> tuple[float | None, float | None, float | No
     return k / n, float(lo), float(hi)
 
 
-def mean_interval(values: np.ndarray) -> tuple[float, float | None, float | None]:
-    """Mean of per-deal values with its t interval, missing bounds as None."""
-    m, lo, hi = values_ci(values)
+def mean_interval(values: np.ndarray, share: bool = False) -> tuple[float, float | None, float | None]:
+    """Mean of per-deal values with its interval (:func:`deal_values_ci`: a share's with ``share``), missing
+    bounds as None."""
+    m, lo, hi = deal_values_ci(values, share)
     return m, finite_or_none(lo), finite_or_none(hi)
 
 

@@ -524,6 +524,8 @@ def test_text_with_control_characters_is_refused(key, value):
     # written raw into the answer, the report's page and the terminal
     refused({**SEN, key: value}, f"{key}: expected text without control characters", repr(value))
     load_config({**SEN, "question": "a question\n\tover two lines"})  # a newline or a tab is text
+    # as are the spaces, joiners and marks of ordinary text in other languages and emoji
+    load_config({**SEN, "title": "Sen\u202f: quelle stratégie\u202f?", "question": "a\u00a0b 👨\u200d👩\u200d👧 r\u200fl"})
 
 
 @pytest.mark.parametrize("text", ["٥", "５", "1_0", "1 0", "0x10", ""])

@@ -309,9 +309,17 @@ def test_a_fresh_regret_of_rounding_size_is_no_gain():
     assert "gains against it" not in _fresh_text(meta, sol)
 
 
-def test_design_confirmation_reports_the_objective_not_the_distance():
+def test_design_confirmation_reports_the_objective_not_the_distance(monkeypatch):
     """A design with a target races distances; its confirmation gives the objective itself, in the race and
-    on the fresh deals, with the row's unit in the report."""
+    on the fresh deals, with the row's unit in the report, and a share's interval for a share."""
+    from experiments.answers import searching
+    asked = []
+
+    def spy(values, share=False, alpha=0.05):
+        asked.append((len(values), share))
+        return searching_ci(values, share, alpha)
+    searching_ci = searching.deal_values_ci
+    monkeypatch.setattr(searching, "deal_values_ci", spy)
     res = run_experiment({"title": "t", "question": "q", "game": "sen", "players": 2, "games": 60, "seed": 5,
                           "lineup": {"seats": ["threshold"]}, "search": {"rules.penalty": [0, 5, 15], "confirm": 50},
                           "report": {"answer": "design", "objective": "seat0_win_share", "target": 0.5}})
@@ -324,6 +332,7 @@ def test_design_confirmation_reports_the_objective_not_the_distance():
     units = _units(conf.columns)
     assert all(units[c] == "row" for c in ("value", "race_value", "rival_value", "rival_diff", "rival_lo"))
     assert units["rival_p_value"] == "p"
+    assert asked and all(share for n, share in asked if n == 50)  # the fresh deals' seat 0 shares
     # the answer says which of the two came closer to the target on the fresh deals
     assert re.search(r"\(from the target: [\d.]+% for the best, [\d.]+% for the rival(: the rival comes closer on "
                      r"these deals)?\)", res.answer[0]), res.answer[0]

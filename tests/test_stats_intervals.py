@@ -168,3 +168,16 @@ def test_a_share_over_deals_is_wilsons_interval_with_the_deals_effective_games()
     # no interval from one deal; every deal alike keeps the estimate
     assert S.deal_share_interval(0.5, np.array([0.5])) == (None, None)
     assert S.deal_share_interval(0.25, np.full(5, 0.25)) == (0.25, 0.25)
+
+
+def test_a_seat_alike_on_every_deal_keeps_its_interval_over_games():
+    # turn_order: a seat never eliminated over rotated deals has no spread over deals to make an interval of;
+    # it keeps Wilson's over its games (a zero-width interval would claim certainty)
+    import polars as pl
+
+    from experiments.answers.turn_order import _seat_ci
+    from simcore.stats import share_ci
+    per = pl.DataFrame({"seat": [0] * 8 + [1] * 8, "event": [0.0] * 8 + [0.0] * 7 + [0.5]})
+    assert _seat_ci(per, "event", 0, 0.0, 16.0, True) == share_ci(0.0, 16.0)
+    x, lo, hi = _seat_ci(per, "event", 1, 1.0, 16.0, True)
+    assert x == 1 / 16 and (lo, hi) == S.deal_share_interval(1 / 16, per.filter(pl.col("seat") == 1)["event"].to_numpy())

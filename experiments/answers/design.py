@@ -307,7 +307,8 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
                          f"{d['n']:,} deals)")
         if parts:
             text += "; closest rivals on the same deals: " + "; ".join(parts)
-        conf = confirmation(found, lambda rs, stop: raw_values(obj, rs)[:stop])
+        # the raw objective (the race's values are distances where the design has a target or a band)
+        conf = confirmation(found, lambda rs, stop: raw_values(obj, rs)[:stop], metric_range(obj) == SHARE_RANGE)
         if conf is not None:
             text += "; " + confirmed_text(conf, obj, o["target"], o["band"])
             confirm_rows.append(confirm_row(base, found, conf, obj, bm))

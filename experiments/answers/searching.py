@@ -387,22 +387,24 @@ def closest_rival(r: RaceResult) -> int | None:
     return min(rivals, key=lambda k: (abs(r.versus_best[k]["diff"]), k)) if rivals else None
 
 
-def confirmation(found: Searched, per_deal: Callable[[list[Any], int], np.ndarray]) -> dict[str, Any] | None:
+def confirmation(found: Searched, per_deal: Callable[[list[Any], int], np.ndarray],
+                 share: bool | None = None) -> dict[str, Any] | None:
     """The best setting on the confirmation's fresh deals (``per_deal(runs, stop)``: its per-deal values over
     deals 0..stop-1): its mean with its interval (a share's where the objective is one) and, with a rival, the rival's and the paired difference
     rival - best; ``alike``/``rival_alike``: the same value on every fresh deal (no spread to make an
-    interval of)."""
+    interval of). ``share``: whether ``per_deal`` gives a share of games (default: as the race's values do)."""
     if found.confirmed is None:
         return None
+    share = found.share if share is None else share
     first, stop, rival = found.confirmed
     x = per_deal(found.runs[found.raced[found.race.best]], stop)[first:stop]
-    out: dict[str, Any] = {"first": first, "deals": stop - first, "ci": deal_values_ci(x, found.share),
+    out: dict[str, Any] = {"first": first, "deals": stop - first, "ci": deal_values_ci(x, share),
                            "rival": None, "versus": None,
                            "rival_ci": None, "alike": bool(np.ptp(x) == 0), "rival_alike": False}
     if rival is not None:
         y = per_deal(found.runs[found.raced[rival]], stop)[first:stop]
         out["rival"] = found.settings[found.raced[rival]]
-        out["rival_ci"] = deal_values_ci(y, found.share)
+        out["rival_ci"] = deal_values_ci(y, share)
         out["rival_alike"] = bool(np.ptp(y) == 0)
         out["versus"] = paired_diff(y, x)
     return out

@@ -29,7 +29,10 @@ def _seat_ci(per: pl.DataFrame, col: str, seat: int, count: float, n: float, sev
     x = count / n if n else None
     if x is None:
         return None, None, None
-    return (x, *deal_share_interval(x, per.filter(pl.col("seat") == seat)[col].to_numpy()))
+    values = per.filter(pl.col("seat") == seat)[col].to_numpy()
+    if np.ptp(values) == 0:  # every deal alike (a seat never eliminated): the spread says nothing; over games
+        return share_ci(count, n)
+    return (x, *deal_share_interval(x, values))
 
 
 def _equal_seats_p(per: pl.DataFrame, col: str, P: int) -> float | None:
