@@ -117,7 +117,7 @@ def check_native(cls: type, values: dict[str, Any], owner: str) -> None:
         if f is None or f.metadata.get("parse") is not None:
             continue
         tp, nullable = _base_type(hints[f.name])
-        if nullable and (value is None or (isinstance(value, str) and value.strip().lower() in ("none", ""))):
+        if nullable and (value is None or (isinstance(value, str) and value.strip().lower() == "none")):
             continue
         name = f"{owner}.{key}" if owner else key
         if tp is bool and not isinstance(value, bool):
@@ -156,9 +156,14 @@ def convert_field(owner: str, f: dataclasses.Field, hints: dict, value: Any) -> 
             raise SenseiError(f"{name}: {exc}") from None
     else:
         tp, nullable = _base_type(hints[f.name])
-        if nullable and (value is None or (isinstance(value, str) and value.strip().lower() in ("none", ""))):
+        if nullable and (value is None or (isinstance(value, str) and value.strip().lower() == "none")):
             return None
-        out = parse_scalar(name, tp, value)
+        try:
+            out = parse_scalar(name, tp, value)
+        except SenseiError as exc:  # (an empty value is no longer taken for none: say that none is one)
+            if not nullable:
+                raise
+            raise SenseiError(str(exc).replace(f"{name}: expected ", f"{name}: expected none or ", 1)) from None
     choices = meta.get("choices")
     if choices is not None and out not in choices:
         raise SenseiError(f"{name}: expected one of {', '.join(map(str, choices))}, got {shown(value)}")

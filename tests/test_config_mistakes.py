@@ -537,3 +537,13 @@ def test_a_number_written_as_text_takes_ascii_digits_only(text):
         parse_scalar("p", float, text.replace("0x10", "1e5x"))
     assert parse_scalar("penalty", int, " +15 ") == 15 and parse_scalar("p", float, ".5e-1") == 0.05
     assert parse_scalar("p", float, "-2.") == -2.0 and parse_scalar("p", float, "3") == 3.0
+
+
+def test_an_empty_value_is_not_taken_for_none():
+    # `--rule rounds=` read as rounds=none; none is written out
+    from simcore.options import field_value
+    from simcore.registry import get_game
+    rules = get_game("sen").Rules
+    with pytest.raises(SenseiError, match="rounds: expected none or an integer, got ''"):
+        field_value(rules, "rounds", "", "sen")
+    assert field_value(rules, "rounds", "none", "sen") is None and field_value(rules, "rounds", "3", "sen") == 3
