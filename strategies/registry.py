@@ -316,7 +316,10 @@ def _load_module(path: str):
     if why is not None:
         raise SenseiError(f"strategy file {path!r}: {why}" + (", not a Python file" if why == "is a folder" else ""))
     modname = "sensei_user_" + hashlib.sha1(full.encode()).hexdigest()[:12]
-    digest = file_sha256(full)
+    try:
+        digest = file_sha256(full)
+    except OSError as exc:  # bad input, as an unreadable config is (status 2)
+        raise SenseiError(f"strategy file {path!r} cannot be read: {exc.strerror or exc}") from None
     module = sys.modules.get(modname)
     if module is not None and getattr(module, "__sensei_sha256__", None) != digest:  # the file changed
         del sys.modules[modname]

@@ -506,3 +506,16 @@ def test_trace_refuses_a_decision_that_cannot_compile_before_printing_the_game(t
         assert r.stdout == "", r.stdout
     finally:
         registry.register_files([])
+
+
+def test_a_strategy_file_that_cannot_be_read_is_bad_input(tmp_path, monkeypatch):
+    # as an unreadable config: one line, status 2 (it was status 1, as a failed write is). Root reads any
+    # file whatever its mode, so the refusal is the system's answer made up here
+    path = tmp_path / "locked.py"
+    path.write_text("x = 1\n")
+
+    def refused(p):
+        raise PermissionError(13, "Permission denied", p)
+    monkeypatch.setattr(registry, "file_sha256", refused)
+    r = cli.invoke(app, ["play", "sen", "-p", "2", "-s", f"{path}:Locked", "-s", "threshold", "-n", "5"])
+    one_error_line(r, "strategy file", "locked.py", "cannot be read: Permission denied")
