@@ -75,20 +75,20 @@ def _over_deals(row: dict[str, Any], run: CellRun, has_win: bool) -> None:
     # focus's figures do not where it holds several seats of each game (self-play: P seats a deal)
     per_game = row["games"] == run.deals
 
-    def put(name: str, x: float | None, values: np.ndarray, *bounds) -> None:
+    def put(name: str, x: float | None, values: np.ndarray, *bounds: float, share: bool = False) -> None:
         # every deal alike (a strategy that won no game, say): the spread over deals says nothing of the
         # chance of the other outcome, so the interval over games (Wilson for a share) stands
         if x is not None and np.ptp(values[:run.deals]) > 0:
-            row[f"{name}_lo"], row[f"{name}_hi"] = (deal_share_interval(x, values) if bounds == (0.0, 1.0)
+            row[f"{name}_lo"], row[f"{name}_hi"] = (deal_share_interval(x, values) if share
                                                     else deal_interval(x, values, *bounds))
 
     if has_win:
         if by_symmetry(row):
             row["focus_win_lo"] = row["focus_win_hi"] = row["focus_win_share"]
         elif row["focus_games"] > run.deals:  # the focus in more than one seat of a deal
-            put("focus_win", row["focus_win_share"], vec[0], 0.0, 1.0)
+            put("focus_win", row["focus_win_share"], vec[0], share=True)
         if not per_game:
-            put("seat0_win", row["seat0_win_share"], vec[3], 0.0, 1.0)
+            put("seat0_win", row["seat0_win_share"], vec[3], share=True)
         if row.get("seat_advantage") is not None and (not per_game or row["timeouts"]):
             # seat 0's share less the average seat's, per deal (the latter is not fixed where games stopped)
             put("seat_advantage", row["seat_advantage"], vec[3] - vec[4] / run.cell.players, -1.0, 1.0)
