@@ -1121,7 +1121,10 @@ class _dask_client:
                     if self.client is None:
                         log.setLevel(self.log_level)
         except (OSError, TimeoutError, ValueError) as exc:
-            raise SenseiError(f"cannot reach dask scheduler {self.scheduler!r}: {exc}") from None
+            if self.scheduler:
+                raise SenseiError(f"cannot reach dask scheduler {self.scheduler!r}: {exc}") from None
+            raise SenseiError(f"cannot start a local dask cluster of {self.jobs} workers: "
+                              f"{type(exc).__name__}: {exc}") from None
         mine = _sensei_version()
         theirs = set(self.client.run(_sensei_version).values())
         if theirs and theirs != {mine}:

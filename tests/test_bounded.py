@@ -410,6 +410,21 @@ def test_a_huge_play_starts_with_flat_memory_and_stops_at_ctrl_c():
     assert len(lines) == 1 and lines[0].startswith("interrupted: ") and "of 10,000,000,000,000 games" in lines[0]
 
 
+def test_an_interrupted_progress_bar_on_a_pipe_leaves_only_the_one_line():
+    """The progress bar is on by default; on a pipe (a log file, CI) it is never drawn, and Ctrl-C used to
+    leave an empty line before the one line that says how far the run got."""
+    proc = subprocess.Popen([SENSEI, "play", "sen", "--games", str(10 ** 10)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    time.sleep(5)  # let it play a while (a wait, not a timed assertion)
+    assert proc.poll() is None, proc.communicate()
+    os.killpg(proc.pid, signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, (proc.returncode, err)
+    lines = [ln for ln in err.splitlines() if not ln.startswith("compiling ")]
+    assert len(lines) == 1 and lines[0].startswith("interrupted: "), repr(err)
+    assert out == ""
+
+
 def test_ctrl_c_with_a_local_dask_cluster_is_one_line_without_the_workers_tracebacks():
     """--backend dask without a scheduler starts worker processes in the command's process group: Ctrl-C
     reaches them too, and each used to print a traceback (and the scheduler its warnings) before the one

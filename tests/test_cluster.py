@@ -84,3 +84,28 @@ def test_run_checks_the_scheduler_before_it_makes_its_run_folder(tmp_path):
         with pytest.raises(SenseiError, match="cannot reach dask scheduler"):
             run_experiment(raw, scheduler=address, out=str(out))
         assert not out.exists()
+
+
+def test_a_local_cluster_that_fails_to_start_is_one_line_and_leaves_logging_and_ctrl_c_as_they_were(monkeypatch):
+    """While a local cluster starts, Ctrl-C is ignored and the distributed logger shows errors only; a start
+    that fails gives both back as they were and says so in one line (it named a scheduler 'None')."""
+    import logging
+    import signal
+
+    def refused(*a, **k):
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN  # the workers would inherit it
+        assert logging.getLogger("distributed").level == logging.ERROR
+        raise OSError(98, "Address already in use")
+    monkeypatch.setattr(distributed, "Client", refused)
+    log = logging.getLogger("distributed")
+    before_level, before_handler = log.level, signal.getsignal(signal.SIGINT)
+    log.setLevel(logging.INFO)
+    try:
+        with pytest.raises(SenseiError) as err:
+            simulate("sen", lineup("sen", ["threshold"], 2), n_games=50, jobs=2, backend="dask")
+        text = str(err.value)
+        assert text.startswith("cannot start a local dask cluster of 2 workers: OSError:") and "None" not in text
+        assert "\n" not in text
+        assert log.level == logging.INFO and signal.getsignal(signal.SIGINT) is before_handler
+    finally:
+        log.setLevel(before_level)

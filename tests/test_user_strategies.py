@@ -519,3 +519,60 @@ def test_a_strategy_file_that_cannot_be_read_is_bad_input(tmp_path, monkeypatch)
     monkeypatch.setattr(registry, "file_sha256", refused)
     r = cli.invoke(app, ["play", "sen", "-p", "2", "-s", f"{path}:Locked", "-s", "threshold", "-n", "5"])
     one_error_line(r, "strategy file", "locked.py", "cannot be read: Permission denied")
+
+
+def test_a_compile_that_did_not_finish_drops_its_notice_so_the_next_run_says_it_again(tmp_path, monkeypatch):
+    """The notice file stands for the run's other processes; a compile interrupted mid-way (Ctrl-C, a
+    killed worker) leaves nothing cached, so its notice goes and the next run says it is compiling again."""
+    from simcore import lineup as L
+    from strategies.registry import resolve
+
+    path = tmp_path / f"unfinished_{os.getpid()}_{time.time_ns()}.py"  # a module never compiled before
+    path.write_text(textwrap.dedent(f'''
+        import dataclasses
+        from typing import ClassVar
+        from simcore.games.sen import DRAW
+        from strategies.base import decision
+        from strategies.sen import Threshold
+
+        @decision
+        def start_draw(obs, prm, rng):
+            return DRAW  # {time.time_ns()}
+
+        @dataclasses.dataclass(frozen=True)
+        class Unfinished(Threshold):
+            """always draws"""
+            name: ClassVar[str] = "unfinished"
+            start = start_draw
+    '''))
+    try:
+        from simcore.registry import get_game
+
+        lu = L.Lineup(get_game("sen"), [resolve("sen", f"{path}:Unfinished"), resolve("sen", "threshold")])
+        marker = lu._marker("compiled")
+        assert marker and not os.path.exists(marker)
+        assert lu.compile_notice().startswith("compiling sen (")
+        assert os.path.exists(marker + ".notice")
+        assert lu.compile_notice() is None  # once per process
+
+        def interrupted(fn, args):
+            raise KeyboardInterrupt()
+        monkeypatch.setattr(L, "compile_once", interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            lu.call("play", None)
+        assert not os.path.exists(marker + ".notice") and not os.path.exists(marker)
+        # another process of a later run (its own set of notices said) is told again
+        lu.module.__dict__["__sensei_noticed__"].clear()
+        assert lu.compile_notice().startswith("compiling sen (")
+        # while a fresh notice of another process stands, this one keeps quiet
+        lu.module.__dict__["__sensei_noticed__"].clear()
+        assert lu.compile_notice() is None
+        # a notice older than a run can last is of a run that did not finish: said again
+        old = time.time() - L.NOTICE_FRESH - 60
+        os.utime(marker + ".notice", (old, old))
+        lu.module.__dict__["__sensei_noticed__"].clear()
+        assert lu.compile_notice().startswith("compiling sen (")
+        lu.drop_notice()
+        assert not os.path.exists(marker + ".notice")
+    finally:
+        registry.register_files([])
