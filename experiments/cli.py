@@ -24,6 +24,24 @@ _MAIN = threading.current_thread() is threading.main_thread() and \
 if _MAIN:
     signal.signal(signal.SIGINT, _interrupted_early)
 
+
+def _fit_address_limit() -> None:
+    """Under an address-space limit (``ulimit -v``, or a batch scheduler's memory limit such as SGE's
+    ``h_vmem``) the libraries' reservations of address space, not the memory sensei uses, run out first: a
+    run that keeps 430 MiB reserves 3 GiB, in OpenBLAS's buffers per thread, jemalloc's background threads
+    (polars) and glibc's arenas per thread. Under a limit, before those libraries load: OpenBLAS one
+    thread (sensei's own work does not use it) and jemalloc without background threads (glibc's arenas
+    are capped where the runner loads). Whatever the user set stays."""
+    import resource
+
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    if soft != resource.RLIM_INFINITY and soft > 0:
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+        os.environ.setdefault("_RJEM_MALLOC_CONF", "background_thread:false")
+
+
+_fit_address_limit()
+
 import json  # noqa: E402
 import math  # noqa: E402
 from typing import Any, List, Optional  # noqa: E402
@@ -113,12 +131,54 @@ class _OneLineErrors(TyperGroup):
                 traceback.print_exception(exc, file=sys.stderr)
             _err(_os_error_line(exc))
             code = 1
-        except Exception as exc:  # noqa: BLE001 - Ctrl-C that surfaced as another error (see runner)
-            if not caused_by_interrupt(exc):
+        except BaseException as exc:  # noqa: BLE001 - Ctrl-C that surfaced as another error (see runner)
+            if isinstance(exc, Exception) and caused_by_interrupt(exc):
+                _interrupted("interrupted")
+                code = 130
+            elif out_of_memory(exc) is not None:  # not a bug: one line, status 1 (see "Exit status")
+                if _DEBUG["on"]:
+                    import traceback
+
+                    traceback.print_exception(exc, file=sys.stderr)
+                _err(_memory_line(out_of_memory(exc)))
+                code = 1
+            else:
                 raise
-            _interrupted("interrupted")
-            code = 130
         return code
+
+
+#: what the system says when it refuses memory or a thread (Python, numba, polars' Rust runtime)
+_NO_MEMORY = ("can't start new thread", "could not spawn threads", "memory allocation of", "failed to map segment",
+              "cannot allocate memory", "out of memory")
+
+
+def out_of_memory(exc: BaseException) -> str | None:
+    """The system's words when ``exc`` (or an exception it was raised while handling) is a refusal of
+    memory or of a thread, as under a tight address-space limit (``ulimit -v``); else None."""
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        text = str(exc)
+        if isinstance(exc, MemoryError):
+            return text or "MemoryError"
+        if (isinstance(exc, (RuntimeError, OSError, ImportError)) or type(exc).__name__ == "PanicException") \
+                and any(w in text.lower() for w in _NO_MEMORY):
+            return " ".join(text.split())
+        exc = exc.__cause__ or exc.__context__
+    return None
+
+
+def _memory_line(said: str) -> str:
+    """``out of memory: can't start new thread (this process may use at most 1.0 GiB of address space, ulimit -v)``."""
+    import resource
+
+    from simcore.runner import human_bytes
+
+    line = f"out of memory: {said[:200]}"
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    if soft != resource.RLIM_INFINITY and soft > 0:
+        line += f" (this process may use at most {human_bytes(soft)} of address space, ulimit -v)"
+    return line
 
 
 def _os_error_line(exc: OSError) -> str:

@@ -28,10 +28,17 @@ import simcore.compiled  # noqa: F401 - the project's cache folder, before numba
 MESSAGE = (b"error: sensei crashed in compiled code (a segmentation fault, bus error or abort); the usual cause is a "
            b"compiled strategy that indexes an array outside its bounds: run the same command again with "
            b"NUMBA_BOUNDSCHECK=1 (or sensei check with --bounds) to have it named\n")
+#: the line under an address-space limit (``ulimit -v``), where the libraries' own allocations (polars' Rust
+#: runtime, OpenBLAS) abort the process when the system refuses them
+MESSAGE_LIMITED = (b"error: sensei crashed (a segmentation fault, bus error or abort) under an address-space limit "
+                   b"(ulimit -v): most likely out of memory, so raise the limit; else a compiled strategy that "
+                   b"indexes an array outside its bounds: run the same command again with NUMBA_BOUNDSCHECK=1 (or "
+                   b"sensei check with --bounds) to have it named\n")
 #: the exit status after a crash (as for a worker process that stopped; see docs/cli.md, "Exit status")
 STATUS = 1
 
 _LINE = np.frombuffer(MESSAGE, dtype=np.uint8).copy()   # a global array: compiled into the handler as data
+_LINE_LIMITED = np.frombuffer(MESSAGE_LIMITED, dtype=np.uint8).copy()
 _installed: dict = {"on": False}
 
 
@@ -60,6 +67,11 @@ def _on_crash(signum):
 
 
 @numba.cfunc(types.void(types.int32), cache=True)
+def _on_crash_limited(signum):
+    _say_and_exit(_LINE_LIMITED, STATUS)
+
+
+@numba.cfunc(types.void(types.int32), cache=True)
 def _on_interrupt(signum):
     _say_and_exit(_INTERRUPTED, INTERRUPTED_STATUS)
 
@@ -71,7 +83,10 @@ def install() -> bool:
         return True
     if os.name != "posix" or faulthandler.is_enabled():
         return False
-    if not _set_handler((signal.SIGSEGV, signal.SIGBUS, signal.SIGABRT), _on_crash):
+    from simcore.runner import address_space_limited
+
+    handler = _on_crash_limited if address_space_limited() else _on_crash
+    if not _set_handler((signal.SIGSEGV, signal.SIGBUS, signal.SIGABRT), handler):
         return False
     _installed["on"] = True
     return True

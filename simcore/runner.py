@@ -40,6 +40,15 @@ _MMAP_THRESHOLD = 32 << 20
 _TRIM_THRESHOLD = 64 << 20
 
 
+def address_space_limited() -> bool:
+    """Whether this process's address space is limited (``ulimit -v``; a batch scheduler's memory limit
+    such as SGE's ``h_vmem`` sets it too)."""
+    import resource
+
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    return soft != resource.RLIM_INFINITY and soft > 0
+
+
 def _reuse_freed_memory() -> None:
     """Let glibc's malloc reuse the memory of a finished block of games for the next one. By default a
     block's state arrays (about a megabyte each) are fresh mappings that the system must fault in and zero
@@ -54,6 +63,9 @@ def _reuse_freed_memory() -> None:
         m_trim_threshold, m_mmap_threshold = -1, -3
         libc.mallopt(m_mmap_threshold, _MMAP_THRESHOLD)
         libc.mallopt(m_trim_threshold, _TRIM_THRESHOLD)
+        if address_space_limited():  # each thread's arena reserves 64 MiB of address space: two will do
+            m_arena_max = -8
+            libc.mallopt(m_arena_max, 2)
     except (OSError, ValueError, AttributeError):  # pragma: no cover - not glibc: the library's defaults
         pass
 

@@ -138,6 +138,27 @@ def test_an_abort_in_compiled_code_is_one_line():
     assert "--bounds" in r.stderr and r.stderr.count("\n") == 1
 
 
+
+def test_an_abort_under_an_address_space_limit_says_it_is_most_likely_out_of_memory():
+    # polars' Rust runtime aborts the process when the system refuses it memory ("memory allocation of 256
+    # bytes failed"), as it does under a tight ulimit -v: the line says so before it speaks of strategies
+    import resource
+    import signal
+    import subprocess
+    import sys
+    code = ("import os, signal; from experiments import crash; assert crash.install(); "
+            "os.kill(os.getpid(), signal.SIGABRT)")
+
+    def limited():
+        resource.setrlimit(resource.RLIMIT_AS, (8 << 30, 8 << 30))
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=ROOT,
+                       preexec_fn=limited)
+    assert r.returncode == 1, (r.returncode, r.stderr)
+    assert r.stderr.startswith("error: sensei crashed (a segmentation fault, bus error or abort) under an "
+                               "address-space limit (ulimit -v): most likely out of memory"), r.stderr
+    assert "--bounds" in r.stderr and r.stderr.count("\n") == 1
+
+
 SPIN = """\
 import dataclasses
 from strategies.base import decision, param

@@ -217,3 +217,44 @@ def test_a_strategies_file_of_another_game_is_named_in_the_error(tmp_path):
     lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
     assert len(lines) == 1 and "unknown strategy 'cautious' for sen" in lines[0], lines
     assert f"--strategies {path}" in lines[0] and "is a senshi strategy" in lines[0], lines
+
+
+class PanicException(BaseException):
+    """As pyo3 (polars' runtime) raises it: a BaseException, not an Exception."""
+
+
+def _refused_thread():
+    try:
+        raise RuntimeError("can't start new thread")
+    except RuntimeError:
+        raise RuntimeError("cannot join thread before it is started")
+
+
+@pytest.mark.parametrize("refusal, said", [
+    (MemoryError(), "MemoryError"),
+    (PanicException("could not spawn threads: ThreadPoolBuildError { kind: IOError(Os { code: 11 }) }"),
+     "could not spawn threads"),
+    (None, "can't start new thread"),  # raised while handling the refusal: the refusal is named
+])
+def test_a_refusal_of_memory_or_threads_is_one_line_with_status_1(monkeypatch, refusal, said):
+    # under a tight address-space limit (ulimit -v) the system refuses memory or a thread here and there
+    import experiments.cli as cli_mod
+
+    def refused(*a, **k):
+        if refusal is None:
+            _refused_thread()
+        raise refusal
+    monkeypatch.setattr(cli_mod, "_play", refused)
+    r = runner.invoke(app, ["play", "sen", "-n", "10"])
+    assert r.exit_code == 1, (r.exit_code, r.output, r.exception)
+    lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: out of memory: ") and said in lines[0], r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_other_errors_are_not_taken_for_memory():
+    from experiments.cli import out_of_memory
+
+    assert out_of_memory(RuntimeError("cannot join thread before it is started")) is None
+    assert out_of_memory(ValueError("out of memory")) is None  # not a kind the system raises for it
+    assert out_of_memory(KeyError(None)) is None
