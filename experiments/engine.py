@@ -373,9 +373,14 @@ class ChunkStore:
     def load(self, key: str, games: int) -> tuple:
         """The result of a finished task, as :func:`cell_chunk` returned it."""
         path = self._path(key)
+        newer = False
         try:
             with np.load(path, allow_pickle=False) as z:
                 data = {k: z[k] for k in z.files}
+            layout = int(data["format"]) if "format" in data else 1
+            if layout > CHUNK_FORMAT:
+                newer = True
+                raise ValueError("a later layout")
             n = int(data["n"])
             sums = {k[4:]: _scalar(v) for k, v in data.items() if k.startswith("sum.")}
             sumsq = {k[3:]: _scalar(v) for k, v in data.items() if k.startswith("sq.")}
@@ -394,6 +399,10 @@ class ChunkStore:
             if bool(data["has_games"]):
                 tot.games = pl.read_parquet(io.BytesIO(data["games"].tobytes()))
         except Exception as exc:  # a damaged or foreign file may fail in many ways; say which file
+            if newer:
+                raise SenseiError(f"{path}: a finished chunk written by a newer sensei (layout {layout}, this one "
+                                  f"reads up to {CHUNK_FORMAT}); resume with that version, or delete the run's "
+                                  "parts/ folder to replay them") from None
             raise SenseiError(f"{path}: unreadable finished chunk ({type(exc).__name__}); delete it and resume "
                               "again to replay it") from None
         if "key" in data and str(data["key"]) != key:  # (files written before the key was kept lack it)
@@ -404,6 +413,11 @@ class ChunkStore:
         self.restored += 1
         return tot, counts, data.get("block")
 
+
+#: the layout of a chunk file: 2 since the histogram keeps its first bin (``turns_hist_lo``); files
+#: without the field are of layout 1 and read. A file of a later layout, written by a newer sensei
+#: resuming the same run folder, is refused rather than misread.
+CHUNK_FORMAT = 2
 
 #: a task's name: c{cell}-r{rotation}-{a}-{b}
 _KEY = re.compile(r"c(\d+)-r(\d+)-(\d+)-(\d+)")
@@ -416,7 +430,8 @@ _EXTRA = {"mins": "min.", "maxs": "max.", "cross": "x.", "exact_cross": "ex3."}
 def _chunk_arrays(result: tuple) -> dict[str, np.ndarray]:
     """A task's result (:func:`cell_chunk`) as named plain arrays for ``np.savez``."""
     tot, hist, block = result
-    arrays: dict[str, np.ndarray] = {"n": np.asarray(tot.n, dtype=np.int64),
+    arrays: dict[str, np.ndarray] = {"format": np.asarray(CHUNK_FORMAT, dtype=np.int64),
+                                     "n": np.asarray(tot.n, dtype=np.int64),
                                      "seconds": np.asarray(tot.seconds, dtype=np.float64),
                                      "turns_hist": np.asarray(tot.hist),
                                      "turns_hist_lo": np.asarray(tot.hist_lo, dtype=np.int64),

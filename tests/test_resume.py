@@ -263,6 +263,41 @@ def test_a_chunk_file_under_another_chunks_name_is_refused_and_strays_are_not_co
     assert "holds the finished chunk c0-r1-0-8, not c0-r0-0-8" in str(info.value)
 
 
+def test_chunk_files_of_the_first_layout_are_read_and_of_a_later_one_refused(tmp_path):
+    """A chunk file says its layout: one written before the histogram kept its first bin (no layout, no
+    first bin: it starts at 0 turns) is read back to the same tables; one of a layout this sensei does
+    not know (a newer sensei resumed the folder) is refused in one line rather than misread."""
+    import numpy as np
+
+    from experiments.engine import CHUNK_FORMAT
+
+    raw = {"title": "t", "question": "q", "game": "sen", "players": 2, "games": 16, "seed": 1, "chunk_size": 8,
+           "lineup": {"focus": "threshold", "field": "random"}}
+    cfg = load(raw)
+    plain = analyse(cfg, play_cells(cfg))
+    folder = str(tmp_path / "parts")
+    play_cells(cfg, store=ChunkStore(folder))
+    name = os.path.join(folder, "c0-r0-0-8.npz")
+    with np.load(name, allow_pickle=False) as z:
+        data = {k: z[k] for k in z.files}
+    assert int(data["format"]) == CHUNK_FORMAT == 2 and int(data["turns_hist_lo"]) > 0
+    old = {k: v for k, v in data.items() if k not in ("format", "turns_hist_lo")}
+    lo = int(data["turns_hist_lo"])
+    old["turns_hist"] = np.concatenate([np.zeros(lo, np.int64), data["turns_hist"]])  # the first layout: from 0
+    with open(name, "wb") as fh:
+        np.savez(fh, **old)
+    got = analyse(cfg, play_cells(cfg, store=ChunkStore(folder)))
+    assert got["answer"] == plain["answer"]
+    for table, df in plain["tables"].items():
+        a, b = (df.drop("seconds"), got["tables"][table].drop("seconds")) if table == "cells" else (df, got["tables"][table])
+        assert a.equals(b), table
+    with open(name, "wb") as fh:
+        np.savez(fh, **{**data, "format": np.asarray(CHUNK_FORMAT + 1)})
+    with pytest.raises(Exception) as info:
+        play_cells(cfg, store=ChunkStore(folder))
+    assert type(info.value).__name__ == "SenseiError" and "written by a newer sensei (layout 3" in str(info.value)
+
+
 def _runs_of(cfg):
     from experiments.engine import CellRun
     return [CellRun(c, c.rotations(cfg.rotate)) for c in cfg.cells]
