@@ -132,13 +132,19 @@ def deal_interval(x: float, values, lo_bound: float | None = None,
     return a, b
 
 
-def deal_share_interval(x: float, values, alpha: float = 0.05) -> tuple[float | None, float | None]:
+def deal_share_interval(x: float, values, alpha: float = 0.05,
+                        games: float | None = None) -> tuple[float | None, float | None]:
     """A share's interval over deals: Wilson's interval for the share ``x`` (from exact sums) with the
     effective number of games ``x (1 - x) / se²``, ``se`` the standard error of the per-deal shares
     ``values`` (each deal's games averaged first), and the t quantile of the deals in place of the normal
     one (Korn and Graubard's design-effect adjustment). It stays within [0, 1] and is asymmetric near
     either end, where a symmetric t interval clipped at 0 would claim a rare event could be absent;
-    (None, None) where the values give none."""
+    (None, None) where the values give none.
+
+    Where every deal is alike (a strategy that won no game, say) or the share is 0 or 1, the spread over
+    deals says nothing of the chance of the other outcome: Wilson's interval over the ``games`` the share
+    counts, or, where the caller does not give their number, over the deals (each holds one game at least,
+    so that interval is the wider)."""
     v = np.asarray(values, dtype=np.float64)
     d = v.size
     if d < 2 or not math.isfinite(x):
@@ -147,8 +153,10 @@ def deal_share_interval(x: float, values, alpha: float = 0.05) -> tuple[float | 
     if not math.isfinite(se):
         return None, None
     var = x * (1.0 - x)
-    if se == 0.0 or var <= 0.0:  # every deal alike, or a share of 0 or 1: the t interval, clipped
-        return deal_interval(x, v, 0.0, 1.0)
+    if se == 0.0 or var <= 0.0:
+        n = float(games) if games is not None and games >= d else float(d)
+        lo, hi = wilson(min(max(x, 0.0), 1.0) * n, n, alpha)
+        return float(lo), float(hi)
     n = var / (se * se)
     crit = float(_t_ppf(1 - alpha / 2, d - 1))
     c2n = crit * crit / n
@@ -157,17 +165,17 @@ def deal_share_interval(x: float, values, alpha: float = 0.05) -> tuple[float | 
     return max(centre - half, 0.0), min(centre + half, 1.0)
 
 
-def deal_values_ci(values, share: bool = False, alpha: float = 0.05):
+def deal_values_ci(values, share: bool = False, alpha: float = 0.05, games: float | None = None):
     """Mean of per-deal values and its interval ``(mean, lo, hi)`` as :func:`values_ci` gives it (NaN where
     there is none): the t interval, or for a share of games (``share``, values in [0, 1])
-    :func:`deal_share_interval`."""
+    :func:`deal_share_interval` (``games``: how many games the share counts, where known)."""
     if not share:
         return values_ci(values, alpha)
     x = np.asarray(values, dtype=np.float64)
     if x.size == 0:
         return math.nan, math.nan, math.nan
     mean = float(x.mean())
-    lo, hi = deal_share_interval(mean, x, alpha)
+    lo, hi = deal_share_interval(mean, x, alpha, games)
     return mean, (math.nan if lo is None else lo), (math.nan if hi is None else hi)
 
 
@@ -367,10 +375,11 @@ def share_ci(k: float, n: float) -> tuple[float | None, float | None, float | No
     return k / n, float(lo), float(hi)
 
 
-def mean_interval(values: np.ndarray, share: bool = False) -> tuple[float, float | None, float | None]:
-    """Mean of per-deal values with its interval (:func:`deal_values_ci`: a share's with ``share``), missing
-    bounds as None."""
-    m, lo, hi = deal_values_ci(values, share)
+def mean_interval(values: np.ndarray, share: bool = False,
+                  games: float | None = None) -> tuple[float, float | None, float | None]:
+    """Mean of per-deal values with its interval (:func:`deal_values_ci`: a share's with ``share``, over
+    ``games`` where every deal is alike), missing bounds as None."""
+    m, lo, hi = deal_values_ci(values, share, games=games)
     return m, finite_or_none(lo), finite_or_none(hi)
 
 

@@ -291,6 +291,31 @@ def test_a_share_alike_on_every_deal_keeps_its_interval_over_games():
     assert 0 < other["focus_win_lo"][0] < other["focus_win_share"][0] < other["focus_win_hi"][0]
 
 
+def test_effect_and_balance_give_a_share_alike_on_every_deal_its_interval_over_games_as_summary_does():
+    """A focus that won none of 40 deals read "0.0% ± 0.0%" in effect (and seat 0's advantage, alike on every
+    deal, "+0.0% ± 0.0%"), where summary gave Wilson's interval over the 80 games; balance's pairing whose
+    seat 0 won exactly half of every deal read "50.0% ± 0.0%"."""
+    from experiments import run_experiment
+
+    cfg = {"title": "t", "question": "q", "game": "sen", "players": 2, "games": 40, "seed": 2,
+           "lineup": {"focus": "random", "field": "counter"}}
+    summary = run_experiment({**cfg, "report": {"answer": "summary"}})
+    effect = run_experiment({**cfg, "sweep": {"variant": {"base": {}, "rns": {"rules.ravens_not_scary": True}}},
+                             "report": {"answer": "effect", "over": "variant", "baseline": "base"}})
+    assert "win share 0.0% [0.0%, 4.6%]" in summary.answer[0] and "advantage +0.0% ± 10.7%" in summary.answer[0]
+    base = next(t for t in effect.answer if t.startswith("variant base"))
+    assert "focus win share 0.0% [0.0%, 4.6%]" in base and "first-seat advantage +0.0% ± 10.7%" in base, base
+    bal = run_experiment({"title": "t", "question": "q", "game": "sen", "players": 2, "games": 40, "seed": 2,
+                          "lineup": {"seats": ["random", "counter"], "rotate": True},
+                          "sweep": {"pairing": {"rc": {"seat0": "random", "seat1": "counter"},
+                                                "rg": {"seat0": "random", "seat1": "gambler"}}},
+                          "report": {"answer": "balance", "over": "pairing", "per_game": True}})
+    est = bal.tables["estimates"].filter((pl.col("figure") == "seat0_win_share") & (pl.col("scope") == "cell"))
+    rc = est.row(0, named=True)
+    assert rc["value"] == 0.5 and 0.38 < rc["lo"] < 0.5 < rc["hi"] < 0.62, est  # Wilson's over the 80 games
+    assert "± 0.0%" not in " ".join(bal.answer)
+
+
 def test_seat_advantage_is_over_the_average_seat_where_games_stop_at_the_turn_limit():
     """A game stopped at the turn limit has no winner, so every seat's share counts it as a loss: seat 0's
     advantage (and a fair share) is taken against the average seat's share, 1/P of the games that have a

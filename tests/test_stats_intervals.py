@@ -165,9 +165,24 @@ def test_a_share_over_deals_is_wilsons_interval_with_the_deals_effective_games()
     lo, hi = S.deal_share_interval(float(g.mean()), g.mean(1))
     wlo, whi = S.wilson(g.sum(), g.size)
     assert abs(lo - wlo) < 0.003 and abs(hi - whi) < 0.003
-    # no interval from one deal; every deal alike keeps the estimate
+    # no interval from one deal
     assert S.deal_share_interval(0.5, np.array([0.5])) == (None, None)
-    assert S.deal_share_interval(0.25, np.full(5, 0.25)) == (0.25, 0.25)
+
+
+def test_a_share_alike_on_every_deal_keeps_wilsons_interval_over_its_games():
+    # every deal alike (a strategy that won none of 40 deals): the spread over deals says nothing of the
+    # chance of the other outcome. It read 0.0% ± 0.0% in effect, balance and the searches' tables, where
+    # the cells table, summary, risk and turn_order gave Wilson's interval over the games
+    zero = np.zeros(40)
+    assert S.deal_share_interval(0.0, zero, games=80) == tuple(float(b) for b in S.wilson(0.0, 80))
+    lo, hi = S.deal_share_interval(0.0, zero)  # the number of games not given: over the deals, the wider
+    assert (lo, hi) == tuple(float(b) for b in S.wilson(0.0, 40)) and hi > S.wilson(0.0, 80)[1] > 0.0
+    assert S.deal_share_interval(0.25, np.full(5, 0.25), games=20) == tuple(float(b) for b in S.wilson(5, 20))
+    assert S.deal_share_interval(1.0, np.ones(6), games=12)[0] < 1.0
+    assert S.deal_share_interval(0.5, np.array([0.0, 1.0]), games=2) != S.wilson(1, 2)  # a spread: over deals
+    m, lo, hi = S.deal_values_ci(zero, True, games=80)
+    assert m == 0.0 and lo == 0.0 and hi == float(S.wilson(0.0, 80)[1])
+    assert S.mean_interval(zero, share=True)[2] == float(S.wilson(0.0, 40)[1])
 
 
 def test_a_seat_alike_on_every_deal_keeps_its_interval_over_games():

@@ -65,7 +65,7 @@ def answer_balance(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
         for row in sub.iter_rows(named=True):
             f = frames[row["cell"]]
             strat = lineup_label(runs[row["cell"]].cell, labels)
-            w, lo, hi = mean_interval(f["seat0_win"].to_numpy(), share=True)
+            w, lo, hi = mean_interval(f["seat0_win"].to_numpy(), share=True, games=row["games"])
             est.append(est_row("cell", row["cell"], desc, row[over], strat, P, "seat0_win_share", w, lo, hi, f.height))
             metric_rows("cell", row["cell"], desc, row[over], strat, P, f, f.height)
             # seat 0's share less the average seat's, per deal (the fair 1/P where every game has a winner)
@@ -80,7 +80,7 @@ def answer_balance(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
             if rejected:
                 (above if adv > 0 else below).append(case)
         pooled = pool_deals([frames[i] for i in sub["cell"].to_list()], defs)
-        w, lo, hi = mean_interval(pooled["seat0_win"].to_numpy(), share=True)
+        w, lo, hi = mean_interval(pooled["seat0_win"].to_numpy(), share=True, games=int(sub["games"].sum()))
         est.append(est_row("group", None, desc, None, None, P, "seat0_win_share", w, lo, hi, pooled.height))
         metric_rows("group", None, desc, None, None, P, pooled, pooled.height)
         adv, alo, ahi = mean_interval(seat0_advantage(pooled, P))
