@@ -148,6 +148,8 @@ def alpharank(table, K: int, P: int, alpha: float = 50.0, m: int = 50) -> np.nda
     the chance of staying nor a subtraction): exact to rounding however small the moves are."""
     if K == 1:
         return np.ones(1)
+    if m < P:  # a table's other seats are drawn from the rest of the population: it must fill them
+        raise ValueError(f"a population of {m} agents cannot seat a table of {P} players")
     weights = _tablemate_weights(m, P)
     L = np.full((K, K), -np.inf)  # log of the move s -> r (the common factor 1 / (K - 1) drops out)
     for s in range(K):
@@ -199,10 +201,15 @@ def replicator(table, K: int, P: int, steps: int = 20000, dt: float = 2.0, tol: 
         if moved < tol:
             break
     x = np.where(x < floor, 0.0, x)
-    if settled is not None:  # at rest: not moving, and every strategy kept earns the mixture's payoff
+    if settled is not None:
+        # at rest: not moving, every strategy kept earns the mixture's payoff and none left out earns more. A
+        # mixture that spirals out to a corner slows down there (the others' shares sit at the 1e-12 floor,
+        # where even a strategy that gains grows by less than tol a step) without being at rest
         u = u_of(x / x.sum())
         kept = x > 0
-        settled.append(bool(moved < tol and np.abs(u[kept] - float(np.dot(x / x.sum(), u))).max() < 1e-6))
+        v = float(np.dot(x / x.sum(), u))
+        out_gain = float((u[~kept] - v).max()) if (~kept).any() else 0.0
+        settled.append(bool(moved < tol and np.abs(u[kept] - v).max() < 1e-6 and out_gain < 1e-6))
     return x / x.sum()
 
 

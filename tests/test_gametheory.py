@@ -91,7 +91,7 @@ def test_gth_stationary_solves_pi_P_equals_pi():
 def test_replicator_says_whether_it_came_to_rest():
     """Off its centre, rock-paper-scissors' discrete dynamics circle out towards the corners: stopped after
     5 steps, the mixture is only where they stood, and the caller is told; a dominant strategy's game
-    comes to rest (as does a corner: a pure strategy is a rest point, if no equilibrium)."""
+    comes to rest (as does a corner that no strategy left out gains against)."""
     t = gt.matrix_table(0.5 + RPS / 2)
     settled: list = []
     gt.replicator(t, 3, 2, start=[0.5, 0.3, 0.2], steps=5, settled=settled)
@@ -113,3 +113,29 @@ def test_field_payoffs_are_multinomial_expectations():
     u = gt.field_payoffs(table, 2, 3, [0.5, 0.5])
     assert u[0] == pytest.approx(0.25 * (1 / 3) + 0.5 * 0.4 + 0.25 * 0.6)
     assert u[1] == pytest.approx(0.25 * 0.2 + 0.5 * 0.2 + 0.25 * (1 / 3))
+
+
+def test_replicator_spiralling_into_a_corner_has_not_come_to_rest():
+    # a constant-sum game whose dynamics spiral out to b's corner: there the other shares sit at the 1e-12
+    # floor and even a strategy that gains grows by less than tol a step, so the loop stopped and called it
+    # a rest point, with a gaining +13.9% against it; its symmetric equilibrium is interior
+    A = np.array([[0.5, 0.639, 0.019], [0.361, 0.5, 0.92], [0.981, 0.08, 0.5]])
+    t = gt.matrix_table(A)
+    settled: list = []
+    x = gt.replicator(t, 3, 2, settled=settled)
+    reg, _ = gt.regrets(t, 3, 2, x)
+    assert reg.max() > 0.1 and settled == [False]
+    eq, _, _ = gt.zero_sum_nash(A - A.T)
+    assert np.allclose(eq, [0.404, 0.463, 0.134], atol=0.002) and gt.regrets(t, 3, 2, eq)[0].max() < 1e-9
+
+
+def test_alpharank_refuses_a_population_smaller_than_a_table():
+    # with fewer agents than seats the tablemates cannot be drawn: every fitness read 0 and the ranking was
+    # uniform whatever the payoffs
+    import pytest
+
+    t = {L: {i: (1.0 if i == 0 else 0.0) / L.count(i) if 0 in L else 1.0 / 3 for i in set(L)}
+         for L in gt.lineups(3, 3)}
+    assert gt.alpharank(t, 3, 3, m=3)[0] > 0.99
+    with pytest.raises(ValueError, match="cannot seat a table of 3 players"):
+        gt.alpharank(t, 3, 3, m=2)

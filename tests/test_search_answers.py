@@ -105,6 +105,8 @@ def de(**extra):
      "search.threshold.wake", "a grid"),
     (eq(lineup={"population": ["random", "threshold"]}, search={"gambler.edge": [1, 2]}), "search.gambler.edge",
      "a parameter of a member"),
+    (eq(lineup={"population": ["random", "threshold"]}, players=3, search={"population_size": 2}),
+     "search.population_size", "at least the largest player count of the grid (3"),
     ({"title": "t", "question": "q", "game": "sen", "lineup": {"seats": ["threshold"]},
       "search": {"rules.penalty": [5, 15]}, "report": {"answer": "design"}}, "report.objective", "the figure"),
     ({"title": "t", "question": "q", "game": "sen", "lineup": {"seats": ["threshold"]},

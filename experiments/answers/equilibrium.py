@@ -128,6 +128,10 @@ def check(ctx: CheckContext) -> dict[str, Any]:
     spec.options["population_size"] = ck.integer(opts.get("population_size", 50), "search.population_size", 2)
     if spec.options["population_size"] > 1000:
         ck.fail("search.population_size", "at most 1,000 agents", spec.options["population_size"])
+    most = max((c.players for c in ctx.cells), default=2)
+    if spec.options["population_size"] < most:  # alpha-rank seats a table's other players from the population
+        ck.fail("search.population_size", f"at least the largest player count of the grid ({most}: a table's "
+                "other seats are drawn from the rest of the population)", spec.options["population_size"])
     solvers = opts.get("solvers")
     if solvers is not None:
         if not isinstance(solvers, list) or not solvers or any(s not in SOLVERS for s in solvers):
