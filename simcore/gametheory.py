@@ -213,6 +213,99 @@ def replicator(table, K: int, P: int, steps: int = 20000, dt: float = 2.0, tol: 
     return x / x.sum()
 
 
+def _field_poly(fp: FieldPayoffs, x: np.ndarray) -> np.ndarray:
+    """:class:`FieldPayoffs` as the polynomial it is, for any real ``x`` (a root finder leaves the simplex)."""
+    mon = np.prod(np.power(x[None, :], fp.counts), axis=1)
+    return (np.exp(fp.logcoef) * mon) @ fp.U
+
+
+def _nash_on(fp: FieldPayoffs, x0: np.ndarray, support: np.ndarray, tol: float) -> np.ndarray | None:
+    """The symmetric equilibrium with the given support near ``x0``: every member of the support earns the
+    same payoff v against the mixture (a root of those K_S equations and sum = 1, scipy's ``root``), none
+    outside earns more than v + ``tol``; None where there is none near."""
+    from scipy.optimize import root
+
+    S = np.flatnonzero(support)
+    K = fp.K
+
+    def embed(y):
+        x = np.zeros(K)
+        x[S] = y
+        return x
+
+    def equations(z):
+        u = _field_poly(fp, embed(z[:-1]))
+        return np.append(u[S] - z[-1], z[:-1].sum() - 1.0)
+
+    y0 = np.maximum(x0[S], 1e-3)
+    y0 = y0 / y0.sum()
+    z0 = np.append(y0, float(y0 @ _field_poly(fp, embed(y0))[S]))
+    with np.errstate(all="ignore"):
+        res = root(equations, z0, method="hybr")
+    if not res.success or not np.all(np.isfinite(res.x)) or res.x[:-1].min() < -1e-9:
+        return None
+    x = np.clip(embed(res.x[:-1]), 0.0, None)
+    x /= x.sum()
+    u = fp(x)
+    if float((u - x @ u).max()) > tol:
+        return None
+    return x
+
+
+def symmetric_nash(table, K: int, P: int, starts: Sequence[np.ndarray] | None = None, seed: int = 0,
+                   random_starts: int = 24, tol: float = 1e-9, first: bool = False) -> list[np.ndarray]:
+    """Symmetric Nash equilibria of a symmetric P-player game (any P, any payoffs): mixtures against which
+    no strategy earns more than the mixture's own payoff (every regret at most ``tol``).
+
+    Each start (default: the uniform mixture, every pure strategy, then ``random_starts`` mixtures drawn
+    from a flat Dirichlet with ``seed``) is taken by SLSQP (scipy) to a minimum of the Nash gap, the sum of
+    squared positive regrets, which is 0 exactly at an equilibrium; the support it ends on (and the
+    strategies that gain against it) is then solved exactly for the mixture whose members all earn the
+    same (:func:`_nash_on`). Only verified equilibria are returned, distinct, in the order their starts
+    come (``first``: stop at the first). A game has at least one, but a search of finitely many starts may
+    miss some, or (rarely) every one: an empty list says none was found, never that none exists. For two
+    players and win shares that add up to 1, :func:`zero_sum_nash` is exact and complete."""
+    from scipy.optimize import minimize
+
+    fp = FieldPayoffs(table, K, P)
+    if starts is None:
+        rng = np.random.default_rng(seed)
+        starts = [np.full(K, 1.0 / K)] + list(np.eye(K)) + list(rng.dirichlet(np.ones(K), random_starts))
+
+    def gap(x):
+        x = np.clip(x, 0.0, None)
+        u = fp(x / max(x.sum(), 1e-300))
+        r = np.maximum(u - float(x @ u) / max(x.sum(), 1e-300), 0.0)
+        return float(r @ r)
+
+    found: list[np.ndarray] = []
+
+    def keep(x) -> bool:
+        if x is not None and not any(np.abs(x - y).max() < 1e-6 for y in found):
+            found.append(x)
+            return True
+        return False
+
+    cons = ({"type": "eq", "fun": lambda x: x.sum() - 1.0},)
+    for x0 in starts:
+        x0 = np.asarray(x0, dtype=np.float64)
+        with np.errstate(all="ignore"):
+            res = minimize(gap, x0, method="SLSQP", bounds=[(0.0, 1.0)] * K, constraints=cons,
+                           options={"ftol": 1e-16, "maxiter": 500})
+        x = np.clip(res.x, 0.0, None)
+        x = x / x.sum() if x.sum() > 0 else x0
+        u = fp(x)
+        reg = u - float(x @ u)
+        added = False
+        for cut in (1e-4, 1e-7):  # the support it ends on, then with the strategies that gain against it
+            for support in (x > cut, (x > cut) | (reg > -1e-6)):
+                if support.any() and not added:
+                    added = keep(_nash_on(fp, x, support, tol))
+        if first and found:
+            break
+    return found
+
+
 def matrix_table(A) -> dict[tuple[int, ...], dict[int, float]]:
     """The payoff table of a symmetric two-player game whose row player gets ``A[i, j]`` against j."""
     A = np.asarray(A, dtype=np.float64)

@@ -139,3 +139,45 @@ def test_alpharank_refuses_a_population_smaller_than_a_table():
     assert gt.alpharank(t, 3, 3, m=3)[0] > 0.99
     with pytest.raises(ValueError, match="cannot seat a table of 3 players"):
         gt.alpharank(t, 3, 3, m=2)
+
+
+def test_symmetric_nash_is_the_linear_programs_equilibrium_for_two_players():
+    # random constant-sum win-share matrices: a generic one has a single symmetric equilibrium, the maximin
+    # strategy of A - A.T, which the search of supports must find first (from the uniform mix)
+    rng = np.random.default_rng(3)
+    for _ in range(12):
+        K = int(rng.integers(2, 6))
+        U = np.triu(rng.random((K, K)), 1)
+        A = U + np.tril(1 - U.T, -1) + 0.5 * np.eye(K)
+        x, _, _ = gt.zero_sum_nash(A - A.T)
+        eqs = gt.symmetric_nash(gt.matrix_table(A), K, 2)
+        assert len(eqs) == 1 and np.abs(eqs[0] - x).max() < 1e-7, (A, x, eqs)
+
+
+def test_symmetric_nash_of_three_players_with_a_mixed_equilibrium():
+    # three players choose a or b; a player alone on its choice wins (1), else the two or three alike share
+    # what is left: a field of p a's makes a and b equal at p = 1/2, the one symmetric equilibrium
+    t = {(0, 0, 0): {0: 1 / 3}, (1, 1, 1): {1: 1 / 3}, (0, 0, 1): {0: 0.0, 1: 1.0}, (0, 1, 1): {0: 1.0, 1: 0.0}}
+    eqs = gt.symmetric_nash(t, 2, 3)
+    assert len(eqs) == 1 and np.allclose(eqs[0], [0.5, 0.5], atol=1e-9)
+    # and replicator dynamics, which come to rest there, agree
+    settled: list = []
+    assert np.allclose(gt.replicator(t, 2, 3, settled=settled), [0.5, 0.5], atol=1e-6) and settled == [True]
+
+
+def test_symmetric_nash_returns_only_equilibria():
+    # arbitrary (not constant-sum) payoffs of 3 and 4 players: every mixture returned is verified, none twice
+    rng = np.random.default_rng(5)
+    for K, P in ((3, 3), (4, 3), (3, 4)):
+        t = {L: {i: float(rng.random()) for i in set(L)} for L in gt.lineups(K, P)}
+        eqs = gt.symmetric_nash(t, K, P)
+        assert eqs
+        for x in eqs:
+            assert x.min() >= 0 and abs(x.sum() - 1) < 1e-12 and gt.regrets(t, K, P, x)[0].max() < 1e-9
+        for a in range(len(eqs)):
+            for b in range(a):
+                assert np.abs(eqs[a] - eqs[b]).max() > 1e-6
+    # every strategy alike: every mixture is an equilibrium, and the search returns one
+    alike = {L: {i: 1 / 3 for i in set(L)} for L in gt.lineups(3, 3)}
+    x = gt.symmetric_nash(alike, 3, 3, first=True)[0]
+    assert gt.regrets(alike, 3, 3, x)[0].max() < 1e-9

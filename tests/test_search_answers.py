@@ -408,7 +408,11 @@ def test_population_meta_game_with_tuning_and_event_rates():
     res = run_experiment(raw)
     e = res.tables["equilibrium"]
     assert set(e.filter(pl.col("players") == 2)["solution"]) <= {"nash", "alpharank"}
-    assert set(e.filter(pl.col("players") == 3)["solution"]) <= {"alpharank", "replicator"}
+    assert set(e.filter(pl.col("players") == 3)["solution"]) <= {"nash", "alpharank", "replicator"}
+    # with 3 players the Nash equilibrium is found by a search of supports: no member gains against it
+    nash3 = res.tables["regrets"].filter((pl.col("players") == 3) & (pl.col("solution") == "nash"))
+    assert nash3.height == 3 and nash3["regret"].max() < 1e-9, nash3
+    assert any(t.startswith("3 players: Nash (a search of supports) of the meta-game") for t in res.answer)
     assert "eliminated_share" in e.columns and e["regret"].null_count() == 0
     for _, sub in e.group_by(["players", "solution"]):
         assert sub["probability"].sum() == pytest.approx(1.0)

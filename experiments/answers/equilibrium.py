@@ -54,6 +54,8 @@ if TYPE_CHECKING:
 
 OPTIONS = {"start", "steps", "meta", "bootstrap", "solvers", "intensity", "population_size", "confirm"}
 SOLVERS = {"nash": "Nash (linear program)", "alpharank": "alpha-rank", "replicator": "replicator dynamics"}
+#: the nash solver's name for 3 to 5 players, where no linear program gives it (:func:`gt.symmetric_nash`)
+NASH_SEARCH = "Nash (a search of supports)"
 #: at most this many lineups in one group's meta-game
 MAX_LINEUPS = 3000
 
@@ -136,9 +138,6 @@ def check(ctx: CheckContext) -> dict[str, Any]:
     if solvers is not None:
         if not isinstance(solvers, list) or not solvers or any(s not in SOLVERS for s in solvers):
             ck.fail("search.solvers", "a non-empty list of " + ", ".join(SOLVERS), solvers)
-        if "nash" in solvers and any(c.players != 2 for c in ctx.cells):
-            ck.fail("search.solvers", "nash only with 2 players in every group (use alpharank or replicator)",
-                    solvers)
     spec.options["solvers"] = solvers
     if ctx.lineup != "population" and not spec.options["start"]:  # told after the mistakes of the keys given
         _no_start(ck, opts.get("start"), ctx)
@@ -215,6 +214,8 @@ class MetaGame:
     games: int
     settings: list[dict[str, Any]] | None = None
     solutions: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    #: solvers that found no solution (the search of supports, which may miss the equilibria it looks for)
+    unsolved: list[str] = dataclasses.field(default_factory=list)
     #: ``search.confirm``: the payoffs on the fresh deals ``fresh_first ..`` (none of them played to find the
     #: equilibria), ``fresh_deals`` of them, and the games they took
     fresh: dict[tuple[int, ...], dict[int, np.ndarray]] | None = None
@@ -374,7 +375,7 @@ def _metagame(cfg, ev, cell, axes, agents, labels, event, confirm: int = 0) -> M
 
 def _solve(cfg, spec: SearchSpec, meta: MetaGame, g: int) -> None:
     K, P = len(meta.agents), meta.P
-    solvers = spec.options["solvers"] or (["nash", "alpharank"] if P == 2 else ["alpharank", "replicator"])
+    solvers = spec.options["solvers"] or (["nash", "alpharank"] if P == 2 else ["nash", "alpharank", "replicator"])
     alpha, m = spec.options["intensity"], spec.options["population_size"]
     B = spec.options["bootstrap"]
 
@@ -384,10 +385,20 @@ def _solve(cfg, spec: SearchSpec, meta: MetaGame, g: int) -> None:
 
     settled: list[bool] = []  # whether the point estimate's replicator dynamics came to rest
 
+    found: list[np.ndarray] = []  # every symmetric equilibrium the point estimate's search found (3-5 players)
+
     def run(name, tab, near=None):
-        if name == "nash":
+        if name == "nash" and P == 2:
             A = np.array([[tab[tuple(sorted((i, j)))][i] for j in range(K)] for i in range(K)])
             return gt.zero_sum_nash(A - A.T)[0]
+        if name == "nash":
+            if near is None:
+                found[:] = gt.symmetric_nash(tab, K, P)
+                return found[0] if found else None
+            # a resample: the equilibrium its search reaches first from near the point estimate's
+            eqs = (gt.symmetric_nash(tab, K, P, starts=[0.8 * near + 0.2 / K], first=True)
+                   or gt.symmetric_nash(tab, K, P, random_starts=8, first=True))
+            return eqs[0] if eqs else np.full(K, np.nan)
         if name == "alpharank":
             return gt.alpharank(tab, K, P, alpha, m)
         if near is None:
@@ -412,14 +423,22 @@ def _solve(cfg, spec: SearchSpec, meta: MetaGame, g: int) -> None:
                if meta.events else [])
     for name in solvers:
         x = run(name, point_tab)
+        if x is None:  # the search of supports found none (it may miss one: every game has one)
+            meta.unsolved.append(name)
+            continue
         reg, value = gt.regrets(point_tab, K, P, x)
-        sol = {"name": name, "kind": SOLVERS[name], "probs": x, "regret": reg, "value": value}
+        sol = {"name": name, "kind": NASH_SEARCH if name == "nash" and P > 2 else SOLVERS[name], "probs": x,
+               "regret": reg, "value": value}
         if name == "replicator":
             sol["settled"] = settled[-1]
+        if name == "nash" and P > 2:
+            sol["others"] = [y for y in found[1:]]
         if B:
             bx = np.array([run(name, t, x) for t in boot_tabs])
             br = np.array([gt.regrets(t, K, P, x)[0] for t in boot_tabs])
-            sol["lo"], sol["hi"] = np.percentile(bx, 2.5, axis=0), np.percentile(bx, 97.5, axis=0)
+            if np.isnan(bx).any():  # resamples where the search found no equilibrium: left out, and counted
+                sol["boot_missed"] = int(np.isnan(bx).any(axis=1).sum())
+            sol["lo"], sol["hi"] = np.nanpercentile(bx, 2.5, axis=0), np.nanpercentile(bx, 97.5, axis=0)
             sol["regret_lo"], sol["regret_hi"] = np.percentile(br, 2.5, axis=0), np.percentile(br, 97.5, axis=0)
         if fresh_tab is not None:
             # the regrets of the equilibrium found, on deals that played no part in finding it
@@ -693,9 +712,22 @@ def _meta_sentences(desc, meta: MetaGame, event, fair) -> list[str]:
         if "event" in sol:
             text += f"; {event} against a field drawn from it: " + ", ".join(
                 f"{meta.labels[i]} {_ival(sol, 'event', i)}" for i in support)
+        if sol.get("others"):
+            others = sol["others"]
+            text += (f"; one of {len(others) + 1} symmetric equilibria its search found (the first, from the uniform "
+                     "mix); the others: " + "; ".join(
+                         ", ".join(f"{meta.labels[i]} {pct(y[i])}" for i in np.argsort(-y) if y[i] > SUPPORT)
+                         for y in others[:3]) + (f"; and {len(others) - 3} more" if len(others) > 3 else ""))
+        if sol.get("boot_missed"):
+            text += (f"; its intervals leave out the {sol['boot_missed']} resamples of the deals where the search "
+                     "found no equilibrium")
         if "fresh_regret" in sol:
             text += "; " + _fresh_text(meta, sol)
         out.append(text)
+    for name in meta.unsolved:
+        out.append((f"{desc}: " if desc else "") + f"{NASH_SEARCH} of the meta-game of {len(meta.labels)} strategies: "
+                   f"none found from its {len(meta.labels) + 25} starts (every such game has one: the search "
+                   "missed it; the other solutions stand)")
     return out
 
 
