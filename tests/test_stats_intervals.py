@@ -196,3 +196,13 @@ def test_a_seat_alike_on_every_deal_keeps_its_interval_over_games():
     assert _seat_ci(per, "event", 0, 0.0, 16.0, True) == share_ci(0.0, 16.0)
     x, lo, hi = _seat_ci(per, "event", 1, 1.0, 16.0, True)
     assert x == 1 / 16 and (lo, hi) == S.deal_share_interval(1 / 16, per.filter(pl.col("seat") == 1)["event"].to_numpy())
+
+
+def test_a_calibration_bound_never_rounds_onto_the_band_edge_it_is_judged_against():
+    # an upper end of 0.951% read "1.0%" in a sentence that judged it below a band from 1% to 10%
+    from experiments.answers.calibration import _bound
+
+    assert _bound(0.00951, (0.01, 0.10)) == "0.95"
+    assert _bound(0.0100, (0.01, 0.10)) == "1.0" and _bound(0.0123, (0.01, 0.10)) == "1.2"
+    assert _bound(0.09996, (0.01, 0.10)) == "9.996"
+    assert _bound(0.0999, (0.01, 0.10)) == "9.99"

@@ -89,7 +89,8 @@ def answer_calibration(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
                 f"{strategy_label(runs, best, labels)} (best of {sub.height} solo strategies) averages "
                 f"{best['focus_mean_score']:.1f} ± {half_width(best['focus_score_lo'], best['focus_score_hi']):.1f}"
                 + (f", median {med:g}" + (f" ({med_level})" if med_level else "") if med is not None else "")
-                + f"; {names[top]} in {shares[top] * 100:.1f}% [{lo[top] * 100:.1f}%, {hi[top] * 100:.1f}%] of games; "
+                + f"; {names[top]} in {shares[top] * 100:.1f}% [{_bound(lo[top], top_band)}%, "
+                  f"{_bound(hi[top], top_band)}%] of games; "
                 + "levels " + ", ".join(f"{nm} {x * 100:.1f}%" for nm, x in zip(names, shares)))
         if worst["cell"] != best["cell"]:
             text += (f"; {strategy_label(runs, worst, labels)} averages {worst['focus_mean_score']:.1f} ± "
@@ -295,3 +296,13 @@ _ONLY = "nothing unless answer = 'calibration'"
 KIND = AnswerKind("calibration", "which values of `over` make the game's solo level scale plausible", analyse,
                   needs_over=True, per_game=True, keys={"score_band": _ONLY, "top_share": _ONLY}, check=check,
                   figures=figures, lead_table=lead_table, dist=dist)
+
+
+def _bound(x: float, edges: tuple[float, float]) -> str:
+    """An interval's end in percent with one decimal, or more where one would round it onto an edge of the
+    band it is judged against (0.951% read "1.0%", judged below a band from 1%)."""
+    for digits in (1, 2, 3):
+        text = f"{x * 100:.{digits}f}"
+        if not any(x != e and text == f"{e * 100:.{digits}f}" for e in edges):
+            return text
+    return text
