@@ -713,3 +713,25 @@ def test_a_setting_label_writes_a_whole_float_as_a_spec_does():
     assert setting_label({"focus.feed": 2.0, "focus.thrift": 0.1 + 0.2, "focus.wake": 8}) == \
         "feed=2.0, thrift=0.3, wake=8"
     assert "feed=2.0" in lineup("fan-and-mallet", ["closer:feed=2"], 2)[0].spec()
+
+
+def test_two_players_whose_games_may_have_no_winner_take_the_search_of_supports():
+    """The linear program's equilibrium of A - A.T is a Nash equilibrium only where the two seats' win shares
+    add up to 1; Sensu's games stopped at the turn limit have no winner, and its answer was then no Nash
+    equilibrium (hawk and dove: pure hawk, with a regret of 0.2)."""
+    raw = {"title": "t", "question": "q", "game": "sensu", "players": 2, "games": 12, "seed": 4,
+           "rules": {"max_turns": 90}, "lineup": {"population": ["random", "planner", "focus"]},
+           "search": {"bootstrap": 5, "solvers": ["nash"]}, "report": {"answer": "equilibrium"}}
+    res = run_experiment(raw)
+    assert res.answer[0].startswith("Nash (a search of supports) of the meta-game of 3 strategies"), res.answer[0]
+    assert "stopped at the turn limit" in res.answer[-1]
+    assert res.tables["regrets"]["regret"].max() < 1e-9
+    # hawk and dove, as a table whose two shares do not add up to 1: the search's equilibrium, not the LP's
+    import simcore.gametheory as gt
+
+    A = np.array([[0.0, 1.0], [0.2, 0.6]])  # hawk against hawk: nobody wins
+    t = gt.matrix_table(A)
+    x = gt.symmetric_nash(t, 2, 2)[0]
+    assert np.allclose(x, [2 / 3, 1 / 3]) and gt.regrets(t, 2, 2, x)[0].max() < 1e-9
+    lp, _, _ = gt.zero_sum_nash(A - A.T)
+    assert gt.regrets(t, 2, 2, lp)[0].max() > 0.1

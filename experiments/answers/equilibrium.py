@@ -387,8 +387,18 @@ def _solve(cfg, spec: SearchSpec, meta: MetaGame, g: int) -> None:
 
     found: list[np.ndarray] = []  # every symmetric equilibrium the point estimate's search found (3-5 players)
 
+    def constant_sum(tab) -> bool:
+        # every game has a winner (or a shared win): the two seats' win shares add up to 1
+        A = np.array([[tab[tuple(sorted((i, j)))][i] for j in range(K)] for i in range(K)])
+        return bool(np.abs(A + A.T - 1.0).max() < 1e-9)
+
+    # two players whose win shares add up to 1: the linear program, exact; else (games stopped at a turn limit
+    # have no winner) the search of supports, as for more players
+    point_tab = table()
+    lp = P == 2 and constant_sum(point_tab)
+
     def run(name, tab, near=None):
-        if name == "nash" and P == 2:
+        if name == "nash" and lp:
             A = np.array([[tab[tuple(sorted((i, j)))][i] for j in range(K)] for i in range(K)])
             return gt.zero_sum_nash(A - A.T)[0]
         if name == "nash":
@@ -406,7 +416,6 @@ def _solve(cfg, spec: SearchSpec, meta: MetaGame, g: int) -> None:
         # a resample starts near the point estimate (with every strategy present): fewer steps to its rest point
         return gt.replicator(tab, K, P, steps=1500, tol=1e-8, start=0.8 * near + 0.2 / K)
 
-    point_tab = table()
     fresh_tab = ({L: {i: float(v.mean()) for i, v in d.items()} for L, d in meta.fresh.items()}
                  if meta.fresh else None)
     # the fresh deals' resamples (their own stream: the in-sample resamples stay as they are)
@@ -427,11 +436,11 @@ def _solve(cfg, spec: SearchSpec, meta: MetaGame, g: int) -> None:
             meta.unsolved.append(name)
             continue
         reg, value = gt.regrets(point_tab, K, P, x)
-        sol = {"name": name, "kind": NASH_SEARCH if name == "nash" and P > 2 else SOLVERS[name], "probs": x,
+        sol = {"name": name, "kind": NASH_SEARCH if name == "nash" and not lp else SOLVERS[name], "probs": x,
                "regret": reg, "value": value}
         if name == "replicator":
             sol["settled"] = settled[-1]
-        if name == "nash" and P > 2:
+        if name == "nash" and not lp:
             sol["others"] = [y for y in found[1:]]
         if B:
             bx = np.array([run(name, t, x) for t in boot_tabs])
