@@ -447,7 +447,8 @@ def _solve(cfg, spec: SearchSpec, meta: MetaGame, g: int) -> None:
             br = np.array([gt.regrets(t, K, P, x)[0] for t in boot_tabs])
             if np.isnan(bx).any():  # resamples where the search found no equilibrium: left out, and counted
                 sol["boot_missed"] = int(np.isnan(bx).any(axis=1).sum())
-            sol["lo"], sol["hi"] = np.nanpercentile(bx, 2.5, axis=0), np.nanpercentile(bx, 97.5, axis=0)
+            if sol.get("boot_missed", 0) < len(bx):
+                sol["lo"], sol["hi"] = np.nanpercentile(bx, 2.5, axis=0), np.nanpercentile(bx, 97.5, axis=0)
             sol["regret_lo"], sol["regret_hi"] = np.percentile(br, 2.5, axis=0), np.percentile(br, 97.5, axis=0)
         if fresh_tab is not None:
             # the regrets of the equilibrium found, on deals that played no part in finding it
