@@ -129,18 +129,21 @@ class _OneLineErrors(TyperGroup):
                 import traceback
 
                 traceback.print_exception(exc, file=sys.stderr)
-            _err(_os_error_line(exc))
+            said = out_of_memory(exc)
+            _err(_memory_line(said) if said is not None else _os_error_line(exc))
             code = 1
+        except (SystemExit, GeneratorExit):
+            raise
         except BaseException as exc:  # noqa: BLE001 - Ctrl-C that surfaced as another error (see runner)
             if isinstance(exc, Exception) and caused_by_interrupt(exc):
                 _interrupted("interrupted")
                 code = 130
-            elif out_of_memory(exc) is not None:  # not a bug: one line, status 1 (see "Exit status")
+            elif (said := out_of_memory(exc)) is not None:  # not a bug: one line, status 1 (see "Exit status")
                 if _DEBUG["on"]:
                     import traceback
 
                     traceback.print_exception(exc, file=sys.stderr)
-                _err(_memory_line(out_of_memory(exc)))
+                _err(_memory_line(said))
                 code = 1
             else:
                 raise
@@ -153,31 +156,41 @@ _NO_MEMORY = ("can't start new thread", "could not spawn threads", "memory alloc
 
 
 def out_of_memory(exc: BaseException) -> str | None:
-    """The system's words when ``exc`` (or an exception it was raised while handling) is a refusal of
-    memory or of a thread, as under a tight address-space limit (``ulimit -v``); else None."""
+    """The system's words when ``exc`` is a refusal of memory or of a thread, as under a tight address-space
+    limit (``ulimit -v``), or when it is an error of the same kind that a refusal caused (a thread that
+    could not start leaves a second error in its cleanup); else None. Only errors of the kinds the system
+    raises for it are read, and the chain is followed as Python shows it (not past ``from None``)."""
     seen: set[int] = set()
+    kinds = (RuntimeError, OSError, ImportError, KeyError, MemoryError)
     while exc is not None and id(exc) not in seen:
         seen.add(id(exc))
         text = str(exc)
         if isinstance(exc, MemoryError):
             return text or "MemoryError"
+        if isinstance(exc, OSError) and exc.errno == 12:  # ENOMEM
+            return exc.strerror or text
         if (isinstance(exc, (RuntimeError, OSError, ImportError)) or type(exc).__name__ == "PanicException") \
                 and any(w in text.lower() for w in _NO_MEMORY):
             return " ".join(text.split())
-        exc = exc.__cause__ or exc.__context__
+        if not (isinstance(exc, kinds) or type(exc).__name__ == "PanicException"):
+            return None  # a bug raised while handling a refusal is a bug: its traceback stands
+        exc = exc.__cause__ if exc.__cause__ is not None else (None if exc.__suppress_context__ else exc.__context__)
     return None
 
 
 def _memory_line(said: str) -> str:
-    """``out of memory: can't start new thread (this process may use at most 1.0 GiB of address space, ulimit -v)``."""
-    import resource
-
-    from simcore.runner import human_bytes
-
+    """``out of memory: can't start new thread (this process may use at most 1.0 GiB of address space, ulimit -v)``:
+    made with nothing to import (it is said where memory ran out)."""
     line = f"out of memory: {said[:200]}"
-    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
-    if soft != resource.RLIM_INFINITY and soft > 0:
-        line += f" (this process may use at most {human_bytes(soft)} of address space, ulimit -v)"
+    try:
+        import resource
+
+        soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+        if soft != resource.RLIM_INFINITY and soft > 0:
+            size = f"{soft / 2 ** 30:.1f} GiB" if soft >= 2 ** 30 else f"{soft / 2 ** 20:,.0f} MiB"
+            line += f" (this process may use at most {size} of address space, ulimit -v)"
+    except Exception:  # noqa: BLE001 - the line without the limit
+        pass
     return line
 
 
@@ -711,6 +724,7 @@ def run_cmd(
     """
     import warnings
 
+    _crash_line()  # before polars loads: under an address-space limit its runtime may abort as it starts
     from experiments.experiment import RunInterrupted, run_experiment
 
     _DEBUG["on"] = debug

@@ -258,3 +258,37 @@ def test_other_errors_are_not_taken_for_memory():
     assert out_of_memory(RuntimeError("cannot join thread before it is started")) is None
     assert out_of_memory(ValueError("out of memory")) is None  # not a kind the system raises for it
     assert out_of_memory(KeyError(None)) is None
+    assert out_of_memory(OSError(12, "Cannot allocate memory")) == "Cannot allocate memory"
+
+    def raised_while_handling(exc, cause=MemoryError(), hide=False):
+        try:
+            try:
+                raise cause
+            except BaseException:
+                if hide:
+                    raise exc from None
+                raise exc
+        except BaseException as got:
+            return got
+    # a bug (or a SystemExit) raised while handling a refusal is that, not a refusal; nor past "from None"
+    assert out_of_memory(raised_while_handling(TypeError("a bug"))) is None
+    assert out_of_memory(raised_while_handling(SystemExit(3))) is None
+    assert out_of_memory(raised_while_handling(RuntimeError("cleanup"), hide=True)) is None
+    assert out_of_memory(raised_while_handling(RuntimeError("cleanup"))) == "MemoryError"
+
+
+def test_a_system_exit_while_handling_a_refusal_of_memory_keeps_its_status(monkeypatch):
+    import experiments.cli as cli_mod
+
+    def refused(*a, **k):
+        try:
+            raise MemoryError()
+        except MemoryError:
+            raise SystemExit(3)
+    monkeypatch.setattr(cli_mod, "_play", refused)
+    r = runner.invoke(app, ["play", "sen", "-n", "10"])
+    assert r.exit_code == 3 and "out of memory" not in r.stderr, (r.exit_code, r.stderr)
+    # an allocation the system refused as an OSError (ENOMEM) is out of memory, not a failed write
+    monkeypatch.setattr(cli_mod, "_play", lambda *a, **k: (_ for _ in ()).throw(OSError(12, "Cannot allocate memory")))
+    r = runner.invoke(app, ["play", "sen", "-n", "10"])
+    assert r.exit_code == 1 and r.stderr.startswith("error: out of memory: Cannot allocate memory"), r.stderr
