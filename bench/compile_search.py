@@ -14,6 +14,7 @@ import time
 
 def main(game: str) -> dict:
     os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="sensei-compile-")  # before anything compiles
+    os.environ.pop("NUMBA_CACHE_DIR", None)  # (a folder of the user's own would not be empty)
     import simcore.compiled as C
 
     spent: dict[str, float] = {}

@@ -16,6 +16,9 @@ other seats are drawn from a mixture. Nothing here plays games or knows an exper
   of the population (for P = 2 this is the paper's single-population fitness).
 * :func:`replicator`: discrete-time replicator dynamics from the uniform mixture; a rest point it
   converges to from the interior is a symmetric Nash equilibrium (checked through :func:`regrets`).
+* :func:`symmetric_nash`: symmetric Nash equilibria of any number of players and any payoffs, by a search
+  of supports (SLSQP on the Nash gap from many starts, then each support solved exactly); only verified
+  equilibria are returned.
 """
 from __future__ import annotations
 
@@ -253,7 +256,8 @@ def _nash_on(fp: FieldPayoffs, x0: np.ndarray, support: np.ndarray, tol: float) 
 
 
 def symmetric_nash(table, K: int, P: int, starts: Sequence[np.ndarray] | None = None, seed: int = 0,
-                   random_starts: int = 24, tol: float = 1e-9, first: bool = False) -> list[np.ndarray]:
+                   random_starts: int = 24, tol: float = 1e-9, first: bool = False,
+                   sets: list | None = None) -> list[np.ndarray]:
     """Symmetric Nash equilibria of a symmetric P-player game (any P, any payoffs): mixtures against which
     no strategy earns more than the mixture's own payoff (every regret at most ``tol``).
 
@@ -261,13 +265,18 @@ def symmetric_nash(table, K: int, P: int, starts: Sequence[np.ndarray] | None = 
     from a flat Dirichlet with ``seed``) is taken by SLSQP (scipy) to a minimum of the Nash gap, the sum of
     squared positive regrets, which is 0 exactly at an equilibrium; the support it ends on (and the
     strategies that gain against it) is then solved exactly for the mixture whose members all earn the
-    same (:func:`_nash_on`). Only verified equilibria are returned, distinct, in the order their starts
-    come (``first``: stop at the first). A game has at least one, but a search of finitely many starts may
+    same (:func:`_nash_on`). Only verified equilibria are returned, in the order their starts come
+    (``first``: stop at the first), one for each set of them: two equilibria whose segment holds
+    equilibria all along (checked at a quarter, half and three quarters) are one set, as where members
+    play alike and every mix of them is one; ``sets``, a list, receives for each whether another point of
+    its set was found. Where the default starts find none, the replicator dynamics' end point and 100
+    more random mixtures are tried. A game has at least one, but a search of finitely many starts may
     miss some, or (rarely) every one: an empty list says none was found, never that none exists. For two
     players and win shares that add up to 1, :func:`zero_sum_nash` is exact and complete."""
     from scipy.optimize import minimize
 
     fp = FieldPayoffs(table, K, P)
+    default = starts is None
     if starts is None:
         rng = np.random.default_rng(seed)
         starts = [np.full(K, 1.0 / K)] + list(np.eye(K)) + list(rng.dirichlet(np.ones(K), random_starts))
@@ -279,30 +288,50 @@ def symmetric_nash(table, K: int, P: int, starts: Sequence[np.ndarray] | None = 
         return float(r @ r)
 
     found: list[np.ndarray] = []
+    in_set: list[bool] = []
+
+    def equilibrium(x) -> bool:
+        u = fp(x)
+        return float((u - x @ u).max()) <= tol
 
     def keep(x) -> bool:
-        if x is not None and not any(np.abs(x - y).max() < 1e-6 for y in found):
-            found.append(x)
-            return True
-        return False
+        if x is None:
+            return False
+        for k, y in enumerate(found):
+            if np.abs(x - y).max() < 1e-6:
+                return True
+            if all(equilibrium((1 - t) * y + t * x) for t in (0.25, 0.5, 0.75)):  # one set of equilibria
+                in_set[k] = True
+                return True
+        found.append(x)
+        in_set.append(False)
+        return True
 
     cons = ({"type": "eq", "fun": lambda x: x.sum() - 1.0},)
-    for x0 in starts:
-        x0 = np.asarray(x0, dtype=np.float64)
-        with np.errstate(all="ignore"):
-            res = minimize(gap, x0, method="SLSQP", bounds=[(0.0, 1.0)] * K, constraints=cons,
-                           options={"ftol": 1e-16, "maxiter": 500})
-        x = np.clip(res.x, 0.0, None)
-        x = x / x.sum() if x.sum() > 0 else x0
-        u = fp(x)
-        reg = u - float(x @ u)
-        added = False
-        for cut in (1e-4, 1e-7):  # the support it ends on, then with the strategies that gain against it
-            for support in (x > cut, (x > cut) | (reg > -1e-6)):
-                if support.any() and not added:
-                    added = keep(_nash_on(fp, x, support, tol))
-        if first and found:
-            break
+
+    def search(points) -> None:
+        for x0 in points:
+            x0 = np.asarray(x0, dtype=np.float64)
+            with np.errstate(all="ignore"):
+                res = minimize(gap, x0, method="SLSQP", bounds=[(0.0, 1.0)] * K, constraints=cons,
+                               options={"ftol": 1e-16, "maxiter": 500})
+            x = np.clip(res.x, 0.0, None)
+            x = x / x.sum() if x.sum() > 0 else x0
+            u = fp(x)
+            reg = u - float(x @ u)
+            added = False
+            for cut in (1e-4, 1e-7):  # the support it ends on, then with the strategies that gain against it
+                for support in (x > cut, (x > cut) | (reg > -1e-6)):
+                    if support.any() and not added:
+                        added = keep(_nash_on(fp, x, support, tol))
+            if first and found:
+                return
+
+    search(starts)
+    if default and not found:  # SLSQP may stall on a wrong support: the dynamics' end point, more mixtures
+        search([replicator(table, K, P)] + list(np.random.default_rng(seed + 1).dirichlet(np.ones(K), 100)))
+    if sets is not None:
+        sets.extend(in_set)
     return found
 
 

@@ -177,7 +177,33 @@ def test_symmetric_nash_returns_only_equilibria():
         for a in range(len(eqs)):
             for b in range(a):
                 assert np.abs(eqs[a] - eqs[b]).max() > 1e-6
-    # every strategy alike: every mixture is an equilibrium, and the search returns one
+    # every strategy alike: every mixture is an equilibrium, one set of them (it was counted as 28
+    # distinct equilibria, one per start)
     alike = {L: {i: 1 / 3 for i in set(L)} for L in gt.lineups(3, 3)}
-    x = gt.symmetric_nash(alike, 3, 3, first=True)[0]
-    assert gt.regrets(alike, 3, 3, x)[0].max() < 1e-9
+    sets: list = []
+    eqs = gt.symmetric_nash(alike, 3, 3, sets=sets)
+    assert len(eqs) == 1 and sets == [True] and gt.regrets(alike, 3, 3, eqs[0])[0].max() < 1e-9
+    # two members that play alike beside one that loses to both: every mix of the two, one set
+    A = np.array([[0.5, 0.5, 0.7], [0.5, 0.5, 0.7], [0.3, 0.3, 0.5]])
+    sets = []
+    eqs = gt.symmetric_nash(gt.matrix_table(A), 3, 2, sets=sets)
+    assert len(eqs) == 1 and sets == [True] and eqs[0][2] == 0.0
+    # a single strict equilibrium is no set
+    sets = []
+    eqs = gt.symmetric_nash(gt.matrix_table(np.array([[0.5, 0.3], [0.7, 0.5]])), 2, 2, sets=sets)
+    assert len(eqs) == 1 and sets == [False] and np.allclose(eqs[0], [0.0, 1.0])
+
+
+def test_symmetric_nash_tries_further_where_its_starts_stall():
+    # a random 4-player table of 6 strategies where SLSQP stalled on a wrong support from every default
+    # start (a Nash gap of 1e-6) and the search found none; the replicator dynamics' end point finds it
+    import json
+    import os
+
+    raw = json.load(open(os.path.join(os.path.dirname(__file__), "data", "nash_stalled_table.json")))
+    t = {tuple(L): {int(i): v for i, v in d.items()} for L, d in raw}
+    K, P = 6, 4
+    defaults = [np.full(K, 1.0 / K)] + list(np.eye(K)) + list(np.random.default_rng(0).dirichlet(np.ones(K), 24))
+    assert gt.symmetric_nash(t, K, P, starts=defaults) == []
+    eqs = gt.symmetric_nash(t, K, P)
+    assert eqs and all(gt.regrets(t, K, P, x)[0].max() < 1e-9 for x in eqs)

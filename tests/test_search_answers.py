@@ -726,6 +726,11 @@ def test_two_players_whose_games_may_have_no_winner_take_the_search_of_supports(
     assert res.answer[0].startswith("Nash (a search of supports) of the meta-game of 3 strategies"), res.answer[0]
     assert "stopped at the turn limit" in res.answer[-1]
     assert res.tables["regrets"]["regret"].max() < 1e-9
+    # every game stopped at the turn limit: every mix is an equilibrium, one set of them, shown without an
+    # interval (it read 28 distinct equilibria, each with an interval of no width)
+    every = run_experiment({**raw, "rules": {"max_turns": 5}})
+    assert "one point of a set of equilibria" in every.answer[0] and "[" not in every.answer[0].split(";")[0]
+    assert "symmetric equilibria its search found" not in every.answer[0]
     # hawk and dove, as a table whose two shares do not add up to 1: the search's equilibrium, not the LP's
     import simcore.gametheory as gt
 

@@ -308,12 +308,15 @@ def test_effect_and_balance_give_a_share_alike_on_every_deal_its_interval_over_g
     bal = run_experiment({"title": "t", "question": "q", "game": "sen", "players": 2, "games": 40, "seed": 2,
                           "lineup": {"seats": ["random", "counter"], "rotate": True},
                           "sweep": {"pairing": {"rc": {"seat0": "random", "seat1": "counter"},
-                                                "rg": {"seat0": "random", "seat1": "gambler"}}},
+                                                "rc8": {"seat0": "random", "seat1": "counter:wake=8"}}},
                           "report": {"answer": "balance", "over": "pairing", "per_game": True}})
     est = bal.tables["estimates"].filter((pl.col("figure") == "seat0_win_share") & (pl.col("scope") == "cell"))
     rc = est.row(0, named=True)
     assert rc["value"] == 0.5 and 0.38 < rc["lo"] < 0.5 < rc["hi"] < 0.62, est  # Wilson's over the 80 games
     assert "± 0.0%" not in " ".join(bal.answer)
+    adv = bal.tables["estimates"].filter((pl.col("figure") == "seat_advantage") & (pl.col("scope") == "group"))
+    # alike on every deal (it read +0.0 [+0.0, +0.0]): seat 0's interval over the games, less the fair share
+    assert adv["value"][0] == 0.0 and adv["lo"][0] < 0.0 < adv["hi"][0], adv
 
 
 def test_seat_advantage_is_over_the_average_seat_where_games_stop_at_the_turn_limit():

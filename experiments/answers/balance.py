@@ -83,8 +83,12 @@ def answer_balance(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
         w, lo, hi = mean_interval(pooled["seat0_win"].to_numpy(), share=True, games=int(sub["games"].sum()))
         est.append(est_row("group", None, desc, None, None, P, "seat0_win_share", w, lo, hi, pooled.height))
         metric_rows("group", None, desc, None, None, P, pooled, pooled.height)
-        adv, alo, ahi = mean_interval(seat0_advantage(pooled, P))
+        x = seat0_advantage(pooled, P)
+        adv, alo, ahi = mean_interval(x)
         fair = average_seat(float(pooled["decided"].mean()), P)
+        if len(x) > 1 and np.ptp(x) == 0 and lo is not None:
+            # alike on every deal: seat 0's Wilson interval over the games (as its share's), less the fair share
+            alo, ahi = lo - fair, hi - fair
         est.append(est_row("group", None, desc, None, None, P, "seat_advantage", adv, alo, ahi, pooled.height))
         clear = alo is not None and (alo > 0 or ahi < 0)
         rotated = "each lineup played in every seat order" if cfg.rotate else "lineups as listed (not rotated)"

@@ -131,7 +131,8 @@ def check(ctx: CheckContext) -> dict[str, Any]:
     if spec.options["population_size"] > 1000:
         ck.fail("search.population_size", "at most 1,000 agents", spec.options["population_size"])
     most = max((c.players for c in ctx.cells), default=2)
-    if spec.options["population_size"] < most:  # alpha-rank seats a table's other players from the population
+    ranks = opts.get("solvers") is None or (isinstance(opts.get("solvers"), list) and "alpharank" in opts["solvers"])
+    if ranks and spec.options["population_size"] < most:  # alpha-rank seats a table's others from the population
         ck.fail("search.population_size", f"at least the largest player count of the grid ({most}: a table's "
                 "other seats are drawn from the rest of the population)", spec.options["population_size"])
     solvers = opts.get("solvers")
@@ -386,6 +387,7 @@ def _solve(cfg, spec: SearchSpec, meta: MetaGame, g: int) -> None:
     settled: list[bool] = []  # whether the point estimate's replicator dynamics came to rest
 
     found: list[np.ndarray] = []  # every symmetric equilibrium the point estimate's search found (3-5 players)
+    in_set: list[bool] = []  # for each, whether it is one point of a set of equilibria
 
     def constant_sum(tab) -> bool:
         # every game has a winner (or a shared win): the two seats' win shares add up to 1
@@ -403,7 +405,8 @@ def _solve(cfg, spec: SearchSpec, meta: MetaGame, g: int) -> None:
             return gt.zero_sum_nash(A - A.T)[0]
         if name == "nash":
             if near is None:
-                found[:] = gt.symmetric_nash(tab, K, P)
+                in_set.clear()
+                found[:] = gt.symmetric_nash(tab, K, P, sets=in_set)
                 return found[0] if found else None
             # a resample: the equilibrium its search reaches first from near the point estimate's
             eqs = (gt.symmetric_nash(tab, K, P, starts=[0.8 * near + 0.2 / K], first=True)
@@ -442,12 +445,15 @@ def _solve(cfg, spec: SearchSpec, meta: MetaGame, g: int) -> None:
             sol["settled"] = settled[-1]
         if name == "nash" and not lp:
             sol["others"] = [y for y in found[1:]]
+            sol["set"] = bool(in_set[0])
         if B:
-            bx = np.array([run(name, t, x) for t in boot_tabs])
+            # a point of a set of equilibria: a resample's nearest equilibrium is that point again, an
+            # interval of no width that would say nothing of the set: none is given
+            bx = np.array([run(name, t, x) for t in boot_tabs]) if not sol.get("set") else np.full((B, K), np.nan)
             br = np.array([gt.regrets(t, K, P, x)[0] for t in boot_tabs])
-            if np.isnan(bx).any():  # resamples where the search found no equilibrium: left out, and counted
+            if np.isnan(bx).any() and not sol.get("set"):  # resamples where the search found none: left out
                 sol["boot_missed"] = int(np.isnan(bx).any(axis=1).sum())
-            if sol.get("boot_missed", 0) < len(bx):
+            if not sol.get("set") and sol.get("boot_missed", 0) < len(bx):
                 sol["lo"], sol["hi"] = np.nanpercentile(bx, 2.5, axis=0), np.nanpercentile(bx, 97.5, axis=0)
             sol["regret_lo"], sol["regret_hi"] = np.percentile(br, 2.5, axis=0), np.percentile(br, 97.5, axis=0)
         if fresh_tab is not None:
@@ -705,8 +711,9 @@ def _meta_sentences(desc, meta: MetaGame, event, fair) -> list[str]:
         text = ((f"{desc}: " if desc else "") + f"{sol['kind']} of the meta-game of {len(meta.labels)} strategies "
                 f"({len(meta.lineups)} lineups, {meta.deals:,} deals each, {meta.games:,} games): "
                 + ", ".join(f"{meta.labels[i]} {_ival(sol, 'probs', i)}" for i in support)
-                + ("" if sol.get("settled", True) else " (the dynamics did not come to rest within their 20,000 "
-                   "steps: this is where they stood, not a rest point)"))
+                + ("" if sol.get("settled", True) else " (the dynamics did not come to rest: this is where they "
+                   "stood, after their 20,000 steps or slowed down at a corner that a member left out gains against, "
+                   "not a rest point)"))
         # the members outside the support, the closest to gaining against it first (at most SHOWN of them)
         outside = [int(i) for i in np.argsort(-sol["regret"], kind="stable") if i not in support]
         if outside:
@@ -722,15 +729,19 @@ def _meta_sentences(desc, meta: MetaGame, event, fair) -> list[str]:
         if "event" in sol:
             text += f"; {event} against a field drawn from it: " + ", ".join(
                 f"{meta.labels[i]} {_ival(sol, 'event', i)}" for i in support)
+        if sol.get("set"):
+            text += ("; one point of a set of equilibria (mixes along which no member gains: members that play "
+                     "alike, or games without a winner), so its shares are one choice among many, with no interval")
         if sol.get("others"):
             others = sol["others"]
-            text += (f"; one of {len(others) + 1} symmetric equilibria its search found (the first, from the uniform "
-                     "mix); the others: " + "; ".join(
+            text += (f"; one of {len(others) + 1} symmetric equilibria its search found (the first it found); the "
+                     "others: " + "; ".join(
                          ", ".join(f"{meta.labels[i]} {pct(y[i])}" for i in np.argsort(-y) if y[i] > SUPPORT)
                          for y in others[:3]) + (f"; and {len(others) - 3} more" if len(others) > 3 else ""))
         if sol.get("boot_missed"):
             text += (f"; its intervals leave out the {sol['boot_missed']} resamples of the deals where the search "
-                     "found no equilibrium")
+                     "found no equilibrium" if "lo" in sol else
+                     "; no resample of the deals gave an equilibrium to the search, so it has no interval")
         if "fresh_regret" in sol:
             text += "; " + _fresh_text(meta, sol)
         out.append(text)
