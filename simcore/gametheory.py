@@ -335,6 +335,20 @@ def symmetric_nash(table, K: int, P: int, starts: Sequence[np.ndarray] | None = 
     return found
 
 
+def nash_near(table, K: int, P: int, x: np.ndarray, tol: float = 1e-9) -> np.ndarray | None:
+    """The symmetric equilibrium of ``table`` that continues ``x`` (an equilibrium of a nearby table, as a
+    bootstrap resample's): the same support solved exactly first, so that a resample follows the same
+    equilibrium rather than jump to another; else the first the search reaches from ``x``; else the first
+    it finds anywhere; None where it finds none."""
+    fp = FieldPayoffs(table, K, P)
+    same = _nash_on(fp, x, x > 1e-9, tol)
+    if same is not None:
+        return same
+    eqs = symmetric_nash(table, K, P, starts=[x], first=True) or symmetric_nash(table, K, P, random_starts=8,
+                                                                              first=True)
+    return eqs[0] if eqs else None
+
+
 def matrix_table(A) -> dict[tuple[int, ...], dict[int, float]]:
     """The payoff table of a symmetric two-player game whose row player gets ``A[i, j]`` against j."""
     A = np.asarray(A, dtype=np.float64)

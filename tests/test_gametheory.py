@@ -207,3 +207,14 @@ def test_symmetric_nash_tries_further_where_its_starts_stall():
     assert gt.symmetric_nash(t, K, P, starts=defaults) == []
     eqs = gt.symmetric_nash(t, K, P)
     assert eqs and all(gt.regrets(t, K, P, x)[0].max() < 1e-9 for x in eqs)
+
+
+def test_a_resample_follows_the_same_equilibrium():
+    # rock-paper-scissors with a small tilt has one interior equilibrium; a slightly different table (a
+    # bootstrap resample) moves it a little: nash_near solves the same support again and stays with it
+    A = 0.5 + RPS / 2 + np.array([[0.0, 0.02, 0.0], [-0.02, 0.0, 0.01], [0.0, -0.01, 0.0]])
+    x = gt.symmetric_nash(gt.matrix_table(A), 3, 2)[0]
+    B = A + np.array([[0.0, 0.01, -0.01], [-0.01, 0.0, 0.0], [0.01, 0.0, 0.0]])
+    y = gt.nash_near(gt.matrix_table(B), 3, 2, x)
+    lp, _, _ = gt.zero_sum_nash(B - B.T)
+    assert (y > 0).all() and np.abs(y - x).max() < 0.05 and np.allclose(y, lp, atol=1e-7)

@@ -408,10 +408,10 @@ def _solve(cfg, spec: SearchSpec, meta: MetaGame, g: int) -> None:
                 in_set.clear()
                 found[:] = gt.symmetric_nash(tab, K, P, sets=in_set)
                 return found[0] if found else None
-            # a resample: the equilibrium its search reaches first from near the point estimate's
-            eqs = (gt.symmetric_nash(tab, K, P, starts=[0.8 * near + 0.2 / K], first=True)
-                   or gt.symmetric_nash(tab, K, P, random_starts=8, first=True))
-            return eqs[0] if eqs else np.full(K, np.nan)
+            # a resample: the equilibrium that continues the point estimate's (its support solved again), else
+            # the first the search reaches from near it
+            y = gt.nash_near(tab, K, P, near)
+            return y if y is not None else np.full(K, np.nan)
         if name == "alpharank":
             return gt.alpharank(tab, K, P, alpha, m)
         if near is None:
