@@ -54,7 +54,8 @@ try:  # typer >= 0.20 vendors click
 except ImportError:  # pragma: no cover - older typer uses click itself
     from click import exceptions as _cx
 
-from simcore.errors import IllegalAction, SenseiError, StrategyError, WorkerDied, caused_by_interrupt  # noqa: E402
+from simcore.errors import (IllegalAction, SenseiError, StrategyError, SystemRefused, WorkerDied,  # noqa: E402
+                            caused_by_interrupt)
 
 
 #: --debug: print the traceback before the one-line error
@@ -119,7 +120,7 @@ class _OneLineErrors(TyperGroup):
             _err(str(exc) + (" (--debug shows the traceback)" if isinstance(exc, StrategyError) and not _DEBUG["on"]
                              else ""))
             code = 2
-        except WorkerDied as exc:  # not bad input: one line, status 1 (see "Exit status")
+        except (WorkerDied, SystemRefused) as exc:  # not bad input: one line, status 1 (see "Exit status")
             _err(str(exc))
             code = 1
         except OSError as exc:  # the system refused a write or a read (a full disk, a closed pipe, a folder

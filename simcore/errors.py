@@ -20,6 +20,12 @@ class WorkerDied(RuntimeError):
     command line prints the message in one line and exits with status 1."""
 
 
+class SystemRefused(RuntimeError):
+    """The machine refused what a run needs (a local dask cluster that could not start: no free port, no
+    memory for its processes): not bad input. The command line prints the message in one line and exits
+    with status 1."""
+
+
 class StrategyError(SenseiError):
     """A strategy's decision method raised an exception (a bug in the strategy): the message names the
     strategy, the decision and the exception; the original is its ``__cause__``."""

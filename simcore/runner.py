@@ -26,7 +26,8 @@ import numba
 import numpy as np
 
 from .compiled import NO_REFCOUNT
-from .errors import NOT_CTRL_C, SenseiError, StrategyError, WorkerDied, caused_by_interrupt, interrupt_possible
+from .errors import (NOT_CTRL_C, SenseiError, StrategyError, SystemRefused, WorkerDied, caused_by_interrupt,
+                     interrupt_possible)
 from .game import Game
 from .registry import get_game
 from .rng import root_key
@@ -1135,8 +1136,8 @@ class _dask_client:
         except (OSError, TimeoutError, ValueError) as exc:
             if self.scheduler:
                 raise SenseiError(f"cannot reach dask scheduler {self.scheduler!r}: {exc}") from None
-            raise SenseiError(f"cannot start a local dask cluster of {self.jobs} workers: "
-                              f"{type(exc).__name__}: {exc}") from None
+            raise SystemRefused(f"cannot start a local dask cluster of {self.jobs} workers: "
+                                f"{type(exc).__name__}: {exc}") from None
         mine = _sensei_version()
         theirs = set(self.client.run(_sensei_version).values())
         if theirs and theirs != {mine}:

@@ -2,7 +2,7 @@
 import distributed  # noqa: F401  (a dependency: make env installs it; a missing one fails, never skips)
 import pytest
 
-from simcore.errors import SenseiError
+from simcore.errors import SenseiError, SystemRefused
 from simcore.runner import simulate
 from strategies.registry import lineup
 
@@ -101,11 +101,17 @@ def test_a_local_cluster_that_fails_to_start_is_one_line_and_leaves_logging_and_
     before_level, before_handler = log.level, signal.getsignal(signal.SIGINT)
     log.setLevel(logging.INFO)
     try:
-        with pytest.raises(SenseiError) as err:
+        with pytest.raises(SystemRefused) as err:  # the machine's refusal, not bad input (status 1)
             simulate("sen", lineup("sen", ["threshold"], 2), n_games=50, jobs=2, backend="dask")
         text = str(err.value)
         assert text.startswith("cannot start a local dask cluster of 2 workers: OSError:") and "None" not in text
         assert "\n" not in text
         assert log.level == logging.INFO and signal.getsignal(signal.SIGINT) is before_handler
+        from typer.testing import CliRunner
+
+        from experiments.cli import app
+        r = CliRunner().invoke(app, ["play", "sen", "-n", "50", "-j", "2", "--backend", "dask", "--no-progress"])
+        assert r.exit_code == 1 and r.stderr.startswith("error: cannot start a local dask cluster of 2 workers"), \
+            (r.exit_code, r.stderr)
     finally:
         log.setLevel(before_level)
