@@ -100,7 +100,7 @@ def test_tournament_ratings_and_win_matrix():
     assert res.cells.height == 1 and set(res.cells["a"]) == {"random"}
     r = {row["strategy"]: row for row in res.ratings.iter_rows(named=True)}
     assert r["random"]["elo"] == 0 and r["threshold"]["elo_lo"] > 0
-    assert res.answer[0].startswith("strongest strategy: threshold")
+    assert res.answer[0].startswith("highest rated strategy: threshold")
     row = res.cells.row(0, named=True)
     assert row["focus_win_share"] + row["field_win_share"] == pytest.approx(1.0)
 

@@ -28,10 +28,10 @@ def test_effect_headline_gives_the_baseline_the_strongest_and_shares_in_percent(
     head = effect.headline(rep, rows, str, levels, strongest)
     assert head == [
         "variant base (the baseline): game length 48.1 to 56.9 turns, first-seat advantage -2.0% to +0.3% "
-        "(clearly off 0 in 1 of 2 groups); strongest swapper (2 players; gambler next, intervals overlapping), "
+        "(clearly off 0 in 1 of 2 groups); highest rated swapper (2 players; gambler next, intervals overlapping), "
         "gambler (4 players; swapper next, intervals not overlapping).",
         "variant v1 against base, on the same deals: game length +0.0 turns (clear in 0 of 2 groups), "
-        "first-seat advantage -2.0% to -1.8% (clear in 1 of 2 groups); strongest gambler (2 players and "
+        "first-seat advantage -2.0% to -1.8% (clear in 1 of 2 groups); highest rated gambler (2 players and "
         "4 players; swapper next, intervals overlapping)."]
     assert not any("points" in h or "-0.0" in h for h in head)
 
@@ -54,7 +54,7 @@ def test_effect_strongest_cannot_tell_an_overlap_with_the_reference():
                       "elo_lo": [10.0, None], "elo_hi": [70.0, None]})
     top, nxt, overlap = effect.strongest_of(r)
     assert (top["strategy"], nxt["strategy"], overlap) == ("b", "a", None)
-    assert effect._strongest_text([("", "b", "a", None)]) == "strongest b (a next)"
+    assert effect._strongest_text([("", "b", "a", None)]) == "highest rated b (a next)"
 
 
 def test_effect_answer_with_ratings_leads_with_the_baseline_and_the_strongest():
@@ -66,9 +66,9 @@ def test_effect_answer_with_ratings_leads_with_the_baseline_and_the_strongest():
     base, claims = res.headline
     top = res.ratings.filter(res.ratings["variant"] == "base").sort("elo", descending=True)["strategy"][0]
     assert re.match(r"variant base \(the baseline\): game length \d+\.\d turns, first-seat advantage [+-]\d+\.\d% "
-                    r"\((not )?clearly off 0\); strongest " + top + r" \(", base)
+                    r"\((not )?clearly off 0\); highest rated " + top + r" \(", base)
     assert claims.startswith("variant claims against base, on the same deals: game length ")
-    assert "; strongest " in claims and "points" not in claims
+    assert "; highest rated " in claims and "points" not in claims
     assert "of 1 group" not in base + claims  # one group: "(clear)" or "(not clear)", not "in 0 of 1 group"
     assert effect._how_often("clear", 0, 1) == "not clear" and effect._how_often("clear", 2, 4) == "clear in 2 of 4 groups"
 

@@ -63,7 +63,7 @@ def test_cli_run_writes_folder_report_and_index(tmp_path):
     out = tmp_path / "runs"
     r = CliRunner().invoke(app, ["run", str(cfg), "--games", "15", "--out", str(out), "--no-progress"])
     assert r.exit_code == 0, r.output
-    assert "strongest strategy: threshold" in r.output
+    assert "highest rated strategy: threshold" in r.output
     (run,) = [d for d in os.listdir(out) if d.startswith("q-")]
     assert os.path.isfile(out / run / "report.html") and os.path.isfile(out / "index.html")
     page = (out / run / "report.html").read_text()

@@ -128,7 +128,7 @@ def answer_effect(cfg: Config, cells: pl.DataFrame, runs: list[CellRun], ratings
                     close = overlap is True  # the runner-up's interval reaches the leader's: not clearly strongest
                     strongest.setdefault(value, []).append(
                         (desc, show(top["strategy"]), None if nxt is None else show(nxt["strategy"]), overlap))
-                    part.append(f"strongest {show(top['strategy'])} ("
+                    part.append(f"highest rated {show(top['strategy'])} ("
                                 + (f"Elo {top['elo']:+.0f} ± {half_width(top['elo_lo'], top['elo_hi']):.0f} vs "
                                    f"{show(top['reference'])}" if top["strategy"] != top["reference"] else
                                    f"{-r.row(1, named=True)['elo']:.0f} Elo above {show(r.row(1, named=True)['strategy'])}")
@@ -178,8 +178,9 @@ def _how_often(what: str, k: int, n: int) -> str:
 
 
 def _strongest_text(picks: list[tuple]) -> str:
-    """``strongest swapper (2 players; watcher next, intervals overlapping), gambler (4 players; ...)``: the
-    strongest of each group, groups with the same strongest, runner-up and overlap told together."""
+    """``highest rated swapper (2 players; watcher next, intervals overlapping), gambler (4 players; ...)``: the
+    highest rated of each group (Bradley-Terry over every pairing, not a head-to-head result), groups with the
+    same one, runner-up and overlap told together."""
     merged: dict[tuple, list[str]] = {}
     for desc, top, nxt, overlap in picks:
         merged.setdefault((top, nxt, overlap), []).append(desc)
@@ -190,7 +191,7 @@ def _strongest_text(picks: list[tuple]) -> str:
             "" if overlap is None else ", intervals overlapping" if overlap else ", intervals not overlapping")
         inside = "; ".join(x for x in (where, rival) if x)
         items.append(top + (f" ({inside})" if inside else ""))
-    return "strongest " + ", ".join(items)
+    return "highest rated " + ", ".join(items)
 
 
 def headline(rep, paired_rows: list[dict[str, Any]], show, levels: list[dict[str, Any]] = (),

@@ -33,10 +33,10 @@ def answer_ratings(cfg: Config, ratings: pl.DataFrame) -> list[str]:
             order += "; ~: not clearly apart, their 95% intervals overlapping"
         if top["strategy"] == top["reference"]:
             nxt = sub.row(1, named=True)
-            text = (f"strongest strategy{' for ' + desc if desc else ''}: {label(labels, top['strategy'])}, "
+            text = (f"highest rated strategy{' for ' + desc if desc else ''}: {label(labels, top['strategy'])}, "
                     f"{-nxt['elo']:.0f} ± {half_width(nxt['elo_lo'], nxt['elo_hi']):.0f} Elo above {label(labels, nxt['strategy'])}")
         else:
-            text = (f"strongest strategy{' for ' + desc if desc else ''}: {label(labels, top['strategy'])}, Elo {top['elo']:+.0f} ± "
+            text = (f"highest rated strategy{' for ' + desc if desc else ''}: {label(labels, top['strategy'])}, Elo {top['elo']:+.0f} ± "
                     f"{half_width(top['elo_lo'], top['elo_hi']):.0f} relative to {label(labels, top['reference'])}, "
                     "the tournament's first strategy, rated 0")
         out.append(text + f" (order {order})")
