@@ -740,3 +740,33 @@ def test_two_players_whose_games_may_have_no_winner_take_the_search_of_supports(
     assert np.allclose(x, [2 / 3, 1 / 3]) and gt.regrets(t, 2, 2, x)[0].max() < 1e-9
     lp, _, _ = gt.zero_sum_nash(A - A.T)
     assert gt.regrets(t, 2, 2, lp)[0].max() > 0.1
+
+
+def test_a_path_whose_steps_ran_out_on_a_fixed_point_says_so():
+    # sen_wake_equilibrium, 3 players, penalty 15: the paths from 20 and 32 ended their 8 steps with wake 8
+    # as best response, the fixed point the path from 4 found, and read "no fixed point in 8 steps"
+    from types import SimpleNamespace
+
+    from experiments.answers.equilibrium import Path, _unfinished_text
+
+    steps = [{"focus.wake": w} for w in (20, 14, -1, 3, 4, 5, 6, 7)]
+    p = Path(start=steps[0], fields=steps, found=[SimpleNamespace(best=b) for b in steps[1:] + [{"focus.wake": 8}]])
+    text = _unfinished_text(p, [({"focus.wake": 8}, None)])
+    assert text.startswith("no fixed point in its 8 steps, its last best response being the fixed point wake=8")
+    assert text.endswith("wake=6 -> wake=7 -> wake=8)")
+    assert _unfinished_text(p, [({"focus.wake": 4}, None)]).startswith("no fixed point in 8 steps (wake=20 -> ")
+
+
+def test_the_paths_figure_draws_the_last_best_response_of_a_path_that_ran_out():
+    import matplotlib
+
+    from experiments.answers.equilibrium import _label_value, _path_figure
+
+    matplotlib.use("Agg")
+    df = pl.DataFrame({"players": [3] * 4, "path": [0, 0, 1, 1], "start": ["wake=4", "wake=4", "wake=20", "wake=20"],
+                       "step": [0, 1, 0, 1], "field": ["wake=4", "wake=8", "wake=20", "wake=7"],
+                       "field.wake": [4, 8, 20, 7], "best_response": ["wake=8", "wake=8", "wake=7", "wake=8"],
+                       "fixed": [False, True, False, False]})
+    fig = _path_figure(df, ["players"])
+    assert fig is not None and "the last best response of a path whose steps ran out" in fig.caption
+    assert _label_value("wake=8") == 8.0 and _label_value("wake=-1") == -1.0 and _label_value("none") is None

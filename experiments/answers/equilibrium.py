@@ -612,6 +612,19 @@ def _against(meta: MetaGame, L: tuple[int, ...], i: int) -> str | None:
     return meta.labels[rest[0]] if len(set(rest)) == 1 else None
 
 
+def _unfinished_text(p: Path, fixed: list[tuple[dict[str, Any], Any]]) -> str:
+    """A path whose steps ran out: its fields and its last best response (the field it would take next),
+    which may be a fixed point another path found (it read "no fixed point in 8 steps" for a path whose
+    last step led to one)."""
+    last = p.found[-1].best if p.found else None
+    reached = next((f for f, _ in fixed if last is not None and f == last), None)
+    chain = " -> ".join(setting_label(f) for f in p.fields + ([last] if last is not None else []))
+    if reached is not None:
+        return (f"no fixed point in its {len(p.found)} steps, its last best response being the fixed point "
+                f"{setting_label(reached)} ({chain})")
+    return f"no fixed point in {len(p.found)} steps ({chain})"
+
+
 def _family_sentences(cfg, cell, desc, paths, fixed, fair, confirmed=None) -> list[str]:
     out = []
     head = "symmetric equilibrium" + (f" for {desc}" if desc else "")
@@ -662,9 +675,9 @@ def _family_sentences(cfg, cell, desc, paths, fixed, fair, confirmed=None) -> li
         head += ": no fixed point within the steps"
     others = [p for p in paths if p.end != "fixed"]
     if others:
-        head += "; " + "; ".join(f"from {setting_label(p.start)}: " + ("a cycle" if p.end == "cycle" else
-                                                                        f"no fixed point in {len(p.found)} steps")
-                                 + " (" + " -> ".join(setting_label(f) for f in p.fields) + ")" for p in others)
+        head += "; " + "; ".join(f"from {setting_label(p.start)}: " + (
+            "a cycle (" + " -> ".join(setting_label(f) for f in p.fields) + ")" if p.end == "cycle"
+            else _unfinished_text(p, fixed)) for p in others)
     out.append(head)
     ref = paths[0]
     found = ref.found[0]
@@ -900,7 +913,13 @@ def _path_figure(path: pl.DataFrame | None, gaxes: list[str]):
         sub = df.filter(pl.col("group") == g)
         for k in sub["path"].unique(maintain_order=True).to_list():
             s = sub.filter(pl.col("path") == k).sort("step")
-            ax.plot(s["step"].to_numpy(), s[fcols[0]].to_numpy(), "o-", label=f"from {s['start'][0]}")
+            line, = ax.plot(s["step"].to_numpy(), s[fcols[0]].to_numpy(), "o-", label=f"from {s['start'][0]}")
+            last = s.row(s.height - 1, named=True)
+            nxt = _label_value(last.get("best_response"))
+            if not last["fixed"] and nxt is not None and nxt != last[fcols[0]]:
+                # the steps ran out: the last best response, the field the path would take next
+                ax.plot([last["step"], last["step"] + 1], [last[fcols[0]], nxt], "--", color=line.get_color())
+                ax.plot([last["step"] + 1], [nxt], "o", mfc="none", color=line.get_color())
             fx = s.filter(pl.col("fixed"))
             if fx.height:
                 ax.plot(fx["step"].to_numpy(), fx[fcols[0]].to_numpy(), "*", ms=14, color="black")
@@ -917,8 +936,17 @@ def _path_figure(path: pl.DataFrame | None, gaxes: list[str]):
     fig.legend(list(seen.values()), list(seen), loc="upper center", bbox_to_anchor=(0.5, 0.0),
                ncols=min(6, max(len(seen), 1)), fontsize=8)
     return plots.Figure("Iteration paths", "the field's value at each step of iterated best response, from each "
-                        "start value; a star marks a fixed point (the field is its own best response)",
+                        "start value; a star marks a fixed point (the field is its own best response); a dashed end "
+                        "to a hollow point, the last best response of a path whose steps ran out",
                         plots._encode(fig))
+
+
+def _label_value(label: Any) -> float | None:
+    """The value of a one-parameter setting's label (``wake=8`` -> 8.0), else None."""
+    try:
+        return float(str(label).rsplit("=", 1)[1])
+    except (IndexError, ValueError):
+        return None
 
 
 def _heatmaps(meta: pl.DataFrame | None, gaxes: list[str]):
