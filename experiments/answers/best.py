@@ -139,9 +139,10 @@ def headline(rep, metric_label: str, picks: list[tuple[str, str, bool]], lows: l
     text = (f"The {short(rep.over)} with the {best} {metric_label} ranges from {min(values, key=_num)} to "
             f"{max(values, key=_num)} over the {len(picks)} groups: " + join_values(f"{v} ({d})" for d, v, _ in picks) + ".")
     clear = sum(c for _, _, c in picks)
-    return [text, f"It is clearly ahead of the next value on the same deals in {clear} of the {len(picks)} groups; "
-                  "elsewhere the next value is not clearly worse (the table and the full answer "
-                  "give each group's runner-up)."] + ([score] if score else [])
+    return [text, f"It is clearly ahead of the next value (the runner-up by that figure) on the same deals in "
+                  f"{clear} of the {len(picks)} groups, which does not make it clearly ahead of every other value "
+                  "(paired.parquet compares it with each); elsewhere the next value is not clearly worse (the table "
+                  "and the full answer give each group's runner-up)."] + ([score] if score else [])
 
 
 def _score_sentence(rep, metric_label: str, best: str, lows: list[dict], low_is_good: bool = True,
