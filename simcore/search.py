@@ -46,6 +46,7 @@ import numba
 import numpy as np
 
 from .compiled import NO_REFCOUNT, REFCOUNT
+from .lineup import MISSING as _NO_ANSWER  # what a rollout seat's dispatch returns for no answer
 from .rng import Stream, _mix_scalar, draw, draw_base, integer_below, uniform_at
 
 #: the most seats a game of the search may have (the per-seat reward sums of the edges)
@@ -128,7 +129,8 @@ def _run_search(ob, iterations, c, which, horizon, base, S, R, players, opts, la
         depth = 0
         in_tree = True   # selection and expansion, then the rollout
         steps = 0        # rollout decisions
-        forced = -1      # the first legal option, after a rollout option that failed
+        forced = 0       # the first legal option, after a rollout option that failed ...
+        forcing = 0      # ... 1 while it is to be played next, 2 once played (options may be negative: Sen's)
         e = -1
         while not _stop(S, R, g0, ob):
             if in_tree:
@@ -188,14 +190,14 @@ def _run_search(ob, iterations, c, which, horizon, base, S, R, players, opts, la
             else:
                 if (horizon > 0 and steps >= horizon) or steps >= ROLLOUT_CAP:
                     break
-                if forced >= 0:
+                if forcing == 1:
                     opt = forced
-                    forced = -2
+                    forcing = 2
                 else:
                     seat = S[3][0]
                     opt = _rollout_decide(S, R, g0, seat, cls[seat], prm, rkeys, rcount, rfw, riw)
             # the search's one rule step (the engine's cached step_inline, which LLVM inlines here, once)
-            if opt >= 0 and _step(S, R, g0, opt):
+            if opt != _NO_ANSWER and _step(S, R, g0, opt):
                 if in_tree:
                     path[depth] = e
                     depth += 1
@@ -212,17 +214,18 @@ def _run_search(ob, iterations, c, which, horizon, base, S, R, players, opts, la
                             in_tree = False
                 else:
                     steps += 1
-                    forced = -1
+                    forcing = 0
                 continue
             if in_tree:  # a tree edge that does not step: roll out from here
                 in_tree = False
                 continue
-            if forced == -2:  # even the first legal option failed
+            if forcing == 2:  # even the first legal option failed
                 break
             n = _legal(S, R, g0, opts)
             if n <= 0:
                 break
             forced = opts[0]
+            forcing = 1
         _value(S, R, g0, ob, reward)
         for d in range(depth):
             e = path[d]

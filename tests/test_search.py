@@ -638,3 +638,32 @@ def test_a_lineup_with_the_search_plays_in_small_chunks_with_the_same_results(tm
     search = dict(base, sweep={"play": {"h": {"seat0": "counter"}, "s": {"seat0": "ismcts:iterations=4"}}})
     assert chunk_size(load(search)) == 32
     assert chunk_size(load(dict(search, chunk_size=100))) == 100
+
+
+def test_sen_search_plays_the_negative_options_discard_and_use():
+    """Sen's drawn card is discarded (option -1) or used (-2): the search took every negative option for the
+    lineup's 'no answer' and never played them, in its tree or in its rollouts (where the card went into
+    slot 0 instead). Asked at drawn-card decisions where threshold discards about half the time, it now
+    discards too."""
+    from simcore.game import Seats
+    from simcore.registry import get_game
+    from simcore.rng import game_keys, root_key
+    from strategies.registry import lineup
+
+    eng = get_game("sen")
+    n = 40
+    keys = game_keys(root_key(17), np.arange(n))
+    s = eng.new_batch(keys, 2, eng.make_rules())
+    seats = Seats(lineup("sen", ["threshold"], 2), keys)
+    lu = seats.lineup_for(eng)
+    eng.play_state(s, seats, lu, compiled=False, max_steps=0)
+    search = Seats(lineup("sen", ["ismcts:iterations=60,searched=all"], 2), keys)
+    answers = []
+    for _ in range(12):
+        live = np.flatnonzero(~s.done)
+        drawn = live[s.kind[live] == 2]
+        if len(drawn):
+            answers += list(eng.decide(s, drawn, search, search.lineup_for(eng)))
+        eng.step_games(s, live, seats, lu)
+    answers = np.asarray(answers)
+    assert len(answers) >= 40 and (answers == -1).sum() >= 5, answers
