@@ -314,7 +314,9 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
             confirm_rows.append(confirm_row(base, found, conf, obj, bm))
         dropped = sum(1 for d in r.dropped_in if d is not None)
         text += (f"; {len(found.raced)} settings raced, {dropped} dropped as clearly worse, {len(r.survivors)} still "
-                 f"in the race; {found.games:,} games")
+                 f"in the race" + (f" (the race could not tell them apart: the best is best by its estimate only, "
+                                   f"and any of the {len(r.survivors)} is as good a choice on these deals)"
+                                   if len(r.survivors) > 1 else "") + f"; {found.games:,} games")
         sentences.append(text)
         if o["family"] is not None:
             sentences.append(_equilibrium_sentence(desc, cell, found, figs, obj))
