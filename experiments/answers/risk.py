@@ -82,6 +82,22 @@ def answer_risk(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
         hi_v, hi_f = top(f_win, "max")
         cv, cf = top(f_cond, "max")
 
+        def versus_next(name: str, col: str, best: str, v_top: Any) -> str:
+            # the leader by its estimate against the next one, on the same deals: leading is not being clearly apart
+            rest = sorted(((v, f) for v, f in figs.items() if v != v_top and f[name][0] is not None),
+                          key=lambda t: t[1][name][0], reverse=best == "max")
+            if not rest:
+                return ""
+            v2, f2 = rest[0]
+            j = figs[v_top]["deals"].join(f2["deals"], on="game", suffix="_ref")
+            if j.height < 2:
+                return ""
+            d = paired_diff((j[col] / j["plays"]).to_numpy(), (j[f"{col}_ref"] / j["plays_ref"]).to_numpy())
+            if d["lo"] == d["hi"] == d["diff"] == 0:
+                return f" (next {show(v2)}: the same on every deal)"
+            apart = d["lo"] > 0 or d["hi"] < 0
+            return f" (next {show(v2)}: {dci_text(d)} on the same deals{'' if apart else ', not clearly apart'})"
+
         def itself(f: dict) -> str:
             # a table of one strategy wins exactly the fair share by symmetry: say so where it leads
             return " (the field itself: every seat the same strategy)" if f["focus"] == f["field"] else ""
@@ -89,8 +105,10 @@ def answer_risk(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
         heads.append(len(sentences))
         sentences.append(
             (f"{desc}{against}: " if desc else (f"{against.strip()}: " if against else ""))
-            + f"least often {ev}: {show(lo_v)}{itself(lo_f)}, {ci_text(*lo_f[f_ev])}; most wins: {show(hi_v)}"
-            f"{itself(hi_f)}, {ci_text(*hi_f[f_win])} (fair share {100 / P:.1f}%); most wins when not {ev}: "
+            + f"least often {ev}: {show(lo_v)}{itself(lo_f)}, {ci_text(*lo_f[f_ev])}"
+            f"{versus_next(f_ev, 'event', 'min', lo_v)}; most wins: {show(hi_v)}"
+            f"{itself(hi_f)}, {ci_text(*hi_f[f_win])} (fair share {100 / P:.1f}%)"
+            f"{versus_next(f_win, 'win', 'max', hi_v)}; most wins when not {ev}: "
             f"{show(cv)}{itself(cf)}, {ci_text(*cf[f_cond])}")
         bf = figs.get(base)
         for value, f in figs.items():
