@@ -274,10 +274,29 @@ def strategy_index(labels: dict[str, str]) -> tuple[dict[str, tuple[str, int]], 
     return index, table
 
 
-def _spec_table(table: pl.DataFrame) -> str:
-    rows = "".join(f"<tr id='spec-{i}'><td>{html.escape(lab)}</td><td class='fullspec'>{html.escape(spec)}</td></tr>"
+def _spec_table(table: pl.DataFrame, game: str | None = None) -> str:
+    rows = "".join(f"<tr id='spec-{i}'><td>{html.escape(lab)}</td><td class='fullspec'>{html.escape(spec)}</td>"
+                   f"<td>{html.escape(_what_it_plays(game, spec))}</td></tr>"
                    for i, (lab, spec) in enumerate(table.iter_rows()))
-    return f"<table><thead><tr><th>label</th><th>full spec</th></tr></thead><tbody>{rows}</tbody></table>"
+    return ("<table><thead><tr><th>label</th><th>full spec</th><th>what it plays</th></tr></thead>"
+            f"<tbody>{rows}</tbody></table>")
+
+
+def _what_it_plays(game: str | None, spec: str) -> str:
+    """The first sentence of a strategy's description (its class's docstring), for a designer who does not
+    know the names (``strongest`` is a naive reference policy, not the strongest player); empty where the
+    strategy is not known here (a user's file that is not registered)."""
+    import re
+
+    from strategies.registry import lookup
+
+    try:
+        cls = lookup(game, str(spec).split(":", 1)[0]) if game else None
+    except Exception:  # noqa: BLE001 - a report never fails for a description
+        cls = None
+    doc = " ".join((getattr(cls, "__doc__", None) or "").replace("``", "").split())
+    first = re.split(r"(?<=[.!?])\s", doc, maxsplit=1)[0] if doc else ""
+    return first if len(first) <= 240 else first[:237].rstrip() + "..."
 
 
 def _present(df: pl.DataFrame, cols: list[str]) -> list[str]:
@@ -434,7 +453,8 @@ def _build_report(run_dir: str, run: dict[str, Any], index: bool, spec_table: pl
     if spec_table.height:
         tables.insert(0, {"title": "Strategies", "caption": "every strategy of the run: its short label (its name "
                           "and the parameters that differ among the strategies of that name) and its full spec; "
-                          "a label in any table links here", "html": _spec_table(spec_table)})
+                          "a label in any table links here; what each plays, from its description",
+                          "html": _spec_table(spec_table, s.get("game"))})
 
     page = _env().get_template("report.html.j2").render(
         s=s, m=m, css=_css(), lead_figure=figures[0] if figures else None, figures=figures[1:], tables=tables,

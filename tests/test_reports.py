@@ -2,6 +2,7 @@
 import os
 import re
 
+import polars as pl
 import pytest
 from typer.testing import CliRunner
 
@@ -235,3 +236,14 @@ def test_a_match_is_named_a_match():
     cfg["report"] = {"answer": "balance", "over": "rules.match_points", "per_game": True}
     cfg["sweep"] = {"rules.match_points": [3, 5]}
     assert "% of matches over the 2 match_points" in " ".join(run_experiment(cfg).answer)
+
+
+def test_the_strategies_table_says_what_each_strategy_plays():
+    # a designer read Fan & Mallet's `strongest` as the strongest player: it is a naive reference policy
+    from reports.html import _spec_table, _what_it_plays
+
+    assert _what_it_plays("fan-and-mallet", "strongest").startswith("Reference policy strongest (deterministic)")
+    assert _what_it_plays("sen", "threshold:wake=8").startswith("Reference policy: wake when the own estimate")
+    assert _what_it_plays("sen", "nosuch.py:Mine") == "" and _what_it_plays(None, "threshold") == ""
+    table = pl.DataFrame({"label": ["strongest"], "full spec": ["strongest"]})
+    assert "<th>what it plays</th>" in _spec_table(table, "fan-and-mallet")
