@@ -277,8 +277,17 @@ def test_a_family_confirms_each_fixed_point_against_its_best_measured_deviation(
     head = res.answer[0]
     found = re.findall(r"on 100 fresh deals, numbered from (\d+) \(none of them helped find it\), the best measured "
                        r"deviation, wake=(\d+), wins ([\d.]+)% \[", head)
-    fixed = re.findall(r"(?:^symmetric equilibrium: |; )wake=(\d+) \(reached from", head)
+    fixed = re.findall(r"(?:^symmetric equilibrium(?: \([^)]*\))?: |; )wake=(\d+) \(reached from", head)
     assert found and len(found) == len(fixed), head
+    # which fixed points hold up on the fresh deals is said first, as each one's own text says it
+    summary = re.match(r"symmetric equilibrium \(([^)]*)\): ", head).group(1)
+    parts = re.split(r"; (?=wake=\d+ \(reached from)", head.split(": ", 1)[1])
+    assert len(parts) == len(fixed)
+    for f, part in zip(fixed, parts):
+        if "so the fixed point does not hold up" in part:
+            assert re.search(rf"wake={f}\b[^,]* (do|does) not", summary), (f, summary)
+        else:
+            assert re.search(rf"wake={f}\b[^,]* holds? up", summary), (f, summary)
     cfg = load(eq())
     cell = cfg.cells[0]
     for (first, dev, share), f in zip(found, fixed):

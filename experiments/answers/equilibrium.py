@@ -630,6 +630,7 @@ def _family_sentences(cfg, cell, desc, paths, fixed, fair, confirmed=None) -> li
     head = "symmetric equilibrium" + (f" for {desc}" if desc else "")
     if fixed:
         parts = []
+        held, failed = [], []  # the fixed points the fresh deals bear out, and those they do not
         for f, path in fixed:
             starts = [setting_label(p.start) for p in paths if p.fixed == f]
             found = path.found[-1]
@@ -664,12 +665,18 @@ def _family_sentences(cfg, cell, desc, paths, fixed, fair, confirmed=None) -> li
                 lo, hi = clip_interval(lo, hi, metric_range("win_share"))
                 figure = f"{pct(m)} on every one of them" if c["alike"] else f"{pct(m)} {pct_span(lo, hi)}"
                 gains = not c["alike"] and lo is not None and lo > fair + GAIN
+                (failed if gains else held).append(setting_label(f))
                 text = text[:-1] + (f"; on {c['deals']:,} fresh deals, numbered from {c['first']:,} (none of them "
                                     f"helped find it), the best measured deviation, {setting_label(c['setting'])}, "
                                     f"wins {figure} against a table of it (fair {pct(fair)})"
                                     + (": it gains there, its interval above the fair share, so the fixed point "
                                        "does not hold up on these deals)" if gains else ")"))
             parts.append(text + edge_text(cfg.report.search.params, f, cell))
+        if held or failed:  # said first: which fixed points hold up on the fresh deals, before the detail
+            bits = ([f"{join_values(held)} hold{'s' if len(held) == 1 else ''} up on the fresh deals"] if held else []) \
+                + ([f"{join_values(failed)} do{'es' if len(failed) == 1 else ''} not"
+                    + ("" if held else " hold up on the fresh deals")] if failed else [])
+            head += " (" + ", ".join(bits) + ")"
         head += ": " + "; ".join(parts)
     else:
         head += ": no fixed point within the steps"
