@@ -285,9 +285,9 @@ def test_a_family_confirms_each_fixed_point_against_its_best_measured_deviation(
     assert len(parts) == len(fixed)
     for f, part in zip(fixed, parts):
         if "so the fixed point does not hold up" in part:
-            assert re.search(rf"wake={f}\b[^,]* (do|does) not", summary), (f, summary)
+            assert re.search(rf"wake={f}\b[^;]* (do|does) not", summary), (f, summary)
         else:
-            assert re.search(rf"wake={f}\b[^,]* holds? up", summary), (f, summary)
+            assert re.search(rf"wake={f}\b[^;]* holds? up", summary), (f, summary)
     cfg = load(eq())
     cell = cfg.cells[0]
     for (first, dev, share), f in zip(found, fixed):

@@ -676,7 +676,7 @@ def _family_sentences(cfg, cell, desc, paths, fixed, fair, confirmed=None) -> li
             bits = ([f"{join_values(held)} hold{'s' if len(held) == 1 else ''} up on the fresh deals"] if held else []) \
                 + ([f"{join_values(failed)} do{'es' if len(failed) == 1 else ''} not"
                     + ("" if held else " hold up on the fresh deals")] if failed else [])
-            head += " (" + ", ".join(bits) + ")"
+            head += " (" + "; ".join(bits) + ")"
         head += ": " + "; ".join(parts)
     else:
         head += ": no fixed point within the steps"
