@@ -41,13 +41,18 @@ _MMAP_THRESHOLD = 32 << 20
 _TRIM_THRESHOLD = 64 << 20
 
 
-def address_space_limited() -> bool:
-    """Whether this process's address space is limited (``ulimit -v``; a batch scheduler's memory limit
-    such as SGE's ``h_vmem`` sets it too)."""
+def address_space_limit() -> int | None:
+    """This process's address-space limit in bytes (``ulimit -v``; a batch scheduler's memory limit such as
+    SGE's ``h_vmem`` sets it too), None where there is none."""
     import resource
 
     soft, _ = resource.getrlimit(resource.RLIMIT_AS)
-    return soft != resource.RLIM_INFINITY and soft > 0
+    return soft if soft != resource.RLIM_INFINITY and soft > 0 else None
+
+
+def address_space_limited() -> bool:
+    """Whether this process's address space is limited (:func:`address_space_limit`)."""
+    return address_space_limit() is not None
 
 
 def _reuse_freed_memory() -> None:
@@ -376,15 +381,13 @@ def check_games(n_games: Any, first_game: int = 0, what: str = "games") -> int:
 def memory_budget() -> int:
     """Bytes a run may plan to keep: half of the machine's memory, or of the process's address-space
     limit when one is set (``ulimit -v``)."""
-    import resource
-
     try:
         total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (ValueError, OSError, AttributeError):  # pragma: no cover - not a POSIX system
         total = 8 << 30
-    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
-    if soft != resource.RLIM_INFINITY and soft > 0:
-        total = min(total, soft)
+    limit = address_space_limit()
+    if limit is not None:
+        total = min(total, limit)
     return total // 2
 
 

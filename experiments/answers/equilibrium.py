@@ -389,9 +389,12 @@ def _solve(cfg, spec: SearchSpec, meta: MetaGame, g: int) -> None:
     found: list[np.ndarray] = []  # every symmetric equilibrium the point estimate's search found (3-5 players)
     in_set: list[bool] = []  # for each, whether it is one point of a set of equilibria
 
+    def matrix(tab) -> np.ndarray:  # two players: the row strategy's win share against each column's
+        return np.array([[tab[tuple(sorted((i, j)))][i] for j in range(K)] for i in range(K)])
+
     def constant_sum(tab) -> bool:
         # every game has a winner (or a shared win): the two seats' win shares add up to 1
-        A = np.array([[tab[tuple(sorted((i, j)))][i] for j in range(K)] for i in range(K)])
+        A = matrix(tab)
         return bool(np.abs(A + A.T - 1.0).max() < 1e-9)
 
     # two players whose win shares add up to 1: the linear program, exact; else (games stopped at a turn limit
@@ -401,7 +404,7 @@ def _solve(cfg, spec: SearchSpec, meta: MetaGame, g: int) -> None:
 
     def run(name, tab, near=None):
         if name == "nash" and lp:
-            A = np.array([[tab[tuple(sorted((i, j)))][i] for j in range(K)] for i in range(K)])
+            A = matrix(tab)
             return gt.zero_sum_nash(A - A.T)[0]
         if name == "nash":
             if near is None:
