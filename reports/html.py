@@ -493,7 +493,8 @@ def example_games(examples: pl.DataFrame, cells: pl.DataFrame, axes: list[str]) 
 
 
 def build_index(out_dir: str) -> str:
-    """Write ``OUT_DIR/index.html`` listing every run folder in it (newest first)."""
+    """Write ``OUT_DIR/index.html`` listing every run folder in it: the newest run of each question first (newest
+    questions first), the earlier runs of the same question (the same game, title and question) folded under it."""
     runs = []
     for name in sorted(os.listdir(out_dir)):
         d = os.path.join(out_dir, name)
@@ -522,7 +523,16 @@ def build_index(out_dir: str) -> str:
         except TypeError:  # an answer that is not a list, say
             continue
     runs.sort(key=lambda r: r["started"], reverse=True)
-    page = _env().get_template("index.html.j2").render(runs=runs, css=_css(), where=os.path.abspath(out_dir))
+    # the runs of one question (the same game, title and question) under its newest run, the earlier ones folded
+    questions: dict[tuple[str, str, str], dict] = {}
+    for r in runs:
+        key = (r["game"], r["title"], r["question"])
+        if key in questions:
+            questions[key]["earlier"].append(r)
+        else:
+            questions[key] = {**r, "earlier": []}
+    page = _env().get_template("index.html.j2").render(runs=list(questions.values()), total=len(runs), css=_css(),
+                                                        where=os.path.abspath(out_dir))
     path = os.path.join(out_dir, "index.html")
     atomic_write(path, lambda fh: fh.write(page), binary=False)
     return path

@@ -247,3 +247,35 @@ def test_the_strategies_table_says_what_each_strategy_plays():
     assert _what_it_plays("sen", "nosuch.py:Mine") == "" and _what_it_plays(None, "threshold") == ""
     table = pl.DataFrame({"label": ["strongest"], "full spec": ["strongest"]})
     assert "<th>what it plays</th>" in _spec_table(table, "fan-and-mallet")
+
+
+def test_index_folds_the_earlier_runs_of_a_question_under_its_newest(run_dir, tmp_path):
+    """Repeated runs of one question (the same game, title and question) make one entry: the newest run with
+    its answer, the earlier ones folded under it with their links, and an earlier answer that differs shown."""
+    import json
+    import shutil
+
+    from reports import build_index
+
+    path, _ = run_dir
+    out = tmp_path / "runs"
+    for name, started, title, headline in [("old", "2026-01-01T00:00:00+00:00", None, ["an older answer"]),
+                                           ("new", "2026-03-01T00:00:00+00:00", None, None),
+                                           ("same", "2026-02-01T00:00:00+00:00", None, None),
+                                           ("other", "2026-02-15T00:00:00+00:00", "Another question", None)]:
+        shutil.copytree(path, out / name)
+        man = json.loads((out / name / "manifest.json").read_text())
+        (out / name / "manifest.json").write_text(json.dumps({**man, "started": started}))
+        summ = json.loads((out / name / "summary.json").read_text())
+        summ.update({k: v for k, v in (("title", title), ("headline", headline)) if v is not None})
+        (out / name / "summary.json").write_text(json.dumps(summ))
+    index = open(build_index(str(out)), encoding="utf-8").read()
+    assert "4 run(s) of 2 question(s)" in index
+    rows = re.findall(r'<tr class="run">\s*<td><a href="(\w+)/report.html">', index)
+    assert rows == ["new", "other"]  # the newest question first, each by its newest run
+    folded = index[index.index('<details class="earlier-runs">'):]
+    folded = folded[:folded.index("</details>")]
+    assert "2 earlier run(s) of this question" in folded
+    assert folded.index('href="same/report.html"') < folded.index('href="old/report.html"')
+    assert "an older answer" in folded and folded.count("the same answer") == 1
+    assert index.count('<details class="earlier-runs">') == 1  # the other question ran once
