@@ -10,6 +10,7 @@ import contextlib
 import contextvars
 import dataclasses
 import io
+import textwrap
 
 import matplotlib
 
@@ -205,9 +206,42 @@ class Figure:
     png: str  # base64
 
 
-def _encode(fig) -> str:
+def _axes_texts(ax) -> list:
+    """The visible texts an axes draws around itself: its title, axis labels and tick labels."""
+    texts = [ax.title, ax._left_title, ax._right_title, ax.xaxis.label, ax.yaxis.label]
+    for axis in (ax.xaxis, ax.yaxis):  # only the ticks drawn (within the view), on the sides drawn
+        for tick in axis._update_ticks():
+            texts += [lab for lab in (tick.label1, tick.label2) if lab.get_visible()]
+    return [t for t in texts if t.get_visible() and t.get_text().strip()]
+
+
+def overlapping_texts(fig) -> list[tuple[str, str]]:
+    """Pairs of texts of different axes of the figure (a colour bar is an axes of its own) that overprint
+    one another: a label running into the next panel, say. Empty when the figure reads cleanly."""
+    fig.draw_without_rendering()
+    renderer = fig.canvas.get_renderer()
+    boxes = [(i, t.get_text(), t.get_window_extent(renderer)) for i, ax in enumerate(fig.axes)
+             for t in _axes_texts(ax)]
+    out = []
+    for k, (i, text, box) in enumerate(boxes):
+        for j, other, obox in boxes[k + 1:]:
+            if i != j and box.overlaps(obox) and (min(box.x1, obox.x1) - max(box.x0, obox.x0)) > 1 and (
+                    min(box.y1, obox.y1) - max(box.y0, obox.y0)) > 1:
+                out.append((text, other))
+    return out
+
+
+def settle(fig) -> None:
+    """A figure's last touches before it is drawn: whole-number ticks, category labels that fit, and the
+    panels laid out again where their labels run into one another."""
     integer_ticks(fig)
     fit_tick_labels(fig)
+    if len(fig.axes) > 1 and overlapping_texts(fig):
+        fig.tight_layout()
+
+
+def _encode(fig) -> str:
+    settle(fig)
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=96, bbox_inches="tight")
     plt.close(fig)
@@ -530,13 +564,17 @@ def ratings_plot(ratings: pl.DataFrame, axes: list[str]) -> Figure | None:
                   _encode(fig))
 
 
+#: the width of one panel of the paired differences (inches)
+PANEL_WIDTH = 5.5
+
+
 def paired_plot(paired: pl.DataFrame, group_axes: list[str]) -> Figure | None:
     """Paired differences against the reference cell (best value or baseline), 95% intervals."""
     if paired.height == 0:
         return None
     df = group_labels(paired, group_axes)
     metrics = paired["metric"].unique(maintain_order=True).to_list()
-    fig, axes = plt.subplots(1, len(metrics), figsize=(5.5 * len(metrics), 4), squeeze=False)
+    fig, axes = plt.subplots(1, len(metrics), figsize=(PANEL_WIDTH * len(metrics), 4), squeeze=False)
     for ax, metric in zip(axes[0], metrics):
         sub = df.filter(pl.col("metric") == metric)
         scale = 100 if metric in ("win_share", "seat_advantage") or "share" in metric else 1
@@ -560,9 +598,12 @@ def paired_plot(paired: pl.DataFrame, group_axes: list[str]) -> Figure | None:
         if len(vs) == 1:
             ref = f" (each minus {lab(vs[0])})"
         else:  # each group against its own reference (the best answer: the group's best value)
-            pairs = sub.select("group", pl.col("versus").cast(pl.String)).unique(maintain_order=True).rows()
-            ref = "\n(each minus its group's reference: " + "; ".join(f"{g} {lab(v)}" for g, v in pairs[:4]) + (
-                "; ..." if len(pairs) > 4 else "") + ")"
+            pairs = sub.filter(pl.col("group").is_in(groups)).select(
+                "group", pl.col("versus").cast(pl.String)).unique(maintain_order=True).rows()
+            # wrapped to the panel's width, so that the panels' references do not run into one another
+            per_line = int(PANEL_WIDTH * 72 / (0.6 * ax.xaxis.label.get_fontsize()))
+            ref = "\n" + "\n".join(textwrap.wrap("(each minus its group's reference: " + "; ".join(
+                f"{g} {lab(v)}" for g, v in pairs) + ")", per_line))
         ax.set_xlabel(short(sub["over"][0]) + ref)
     legend_outside(axes[0][-1])
     fig.tight_layout()

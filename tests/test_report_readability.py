@@ -346,3 +346,45 @@ def test_share_bars_stay_within_0_and_100():
     assert lo[:2].tolist() == [0.0, 20.0] and hi[:2].tolist() == [30.0, 100.0] and np.isnan(lo[2])
     lo, hi = plots.share_bounds("mean_score", est, 1)  # not a share: as computed
     assert lo[0] == -0.05 and hi[1] == 1.08
+
+
+@pytest.fixture
+def settled(monkeypatch):
+    """The figures a plotting function draws, each after its last touches, as (figure, overlapping texts)."""
+    got = []
+
+    def keep(fig):
+        plots.settle(fig)
+        got.append((fig, plots.overlapping_texts(fig)))
+        return ""
+
+    monkeypatch.setattr(plots, "_encode", keep)
+    yield got
+    for fig, _ in got:
+        matplotlib.pyplot.close(fig)
+
+
+def test_panels_labels_do_not_run_into_one_another(settled):
+    """Paired differences where every group has a reference of its own (the best value of its group) say
+    each group's reference under the panel, wrapped to its width; a meta-game's payoff panels keep their
+    colour bars' labels clear of the next panel."""
+    from experiments.answers.equilibrium import _heatmaps
+
+    rows = []
+    for players in (2, 3, 4, 5):
+        for penalty in (5, 15):
+            for metric in ("win_share", "mean_score"):
+                best = 10 + players + penalty // 5 + (metric == "mean_score")
+                rows += [{"players": players, "rules.penalty": penalty, "metric": metric, "over": "focus.wake",
+                          "value": w, "versus": best, "diff": -0.01 * abs(w - best), "lo": -0.02, "hi": 0.0,
+                          "p_value": 0.5, "rho": 0.5, "deals": 800} for w in range(-1, 20, 2) if w != best]
+    plots.paired_plot(pl.DataFrame(rows), ["players", "rules.penalty"])
+    names = ["random", "greedy", "guard:late=8,margin=2", "racer", "denier", "counter"]
+    meta = [{"players": p, "lineup": f"{a} / {b}", "strategy": a, "against": b, "win_share": 1 / p,
+             "lo": 0.0, "hi": 1.0, "deals": 40} for p in (2, 3, 4) for a in names for b in names]
+    _heatmaps(pl.DataFrame(meta), ["players"])
+    assert len(settled) == 2
+    for fig, overlaps in settled:
+        assert len(fig.axes) >= 2 and overlaps == [], overlaps
+    paired = settled[0][0]
+    assert all("5p, penalty 15" in ax.get_xlabel() for ax in paired.axes if ax.get_xlabel())  # no group left out

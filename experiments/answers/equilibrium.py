@@ -967,8 +967,11 @@ def _heatmaps(meta: pl.DataFrame | None, gaxes: list[str]):
     df = meta.filter(pl.col("against").is_not_null() | (pl.col("lineup") == pl.col("strategy")))
     df = plots.group_labels(df, [a for a in gaxes if a in df.columns] or ["players"])
     groups, left_out = plots.first_groups(df["group"].unique(maintain_order=True).to_list(), plots.MAX_PANELS)
-    fig, axs = plots.plt.subplots(1, len(groups), figsize=(5.5 * len(groups), 4.6), squeeze=False)
-    for ax, g in zip(axs[0], groups):
+    most = max(df.filter(pl.col("group") == g)["strategy"].n_unique() for g in groups)
+    # a panel wide and tall enough for its cells and labels, the colour bar beside it
+    fig, axs = plots.plt.subplots(1, len(groups), figsize=(len(groups) * max(5.5, 0.6 * most + 3.0),
+                                                           max(4.6, 0.45 * most + 2.4)), squeeze=False)
+    for n, (ax, g) in enumerate(zip(axs[0], groups)):
         sub = df.filter(pl.col("group") == g)
         labels = sub["strategy"].unique(maintain_order=True).to_list()
         M = np.full((len(labels), len(labels)), np.nan)
@@ -979,9 +982,9 @@ def _heatmaps(meta: pl.DataFrame | None, gaxes: list[str]):
         plots.sns.heatmap(M, ax=ax, cmap="RdBu_r", center=100.0 / sub["players"][0], annot=len(labels) <= 8,
                           fmt=".0f", xticklabels=labels, yticklabels=labels, cbar_kws={"label": "win share (%)"})
         ax.set_xlabel("against a table of")
-        ax.set_ylabel("strategy")
+        ax.set_ylabel("strategy" if n == 0 else "")
         ax.set_title(g, fontsize=9)
-        ax.tick_params(labelsize=6)
+    fig.tight_layout()
     return plots.Figure("Meta-game payoffs", "win share of each strategy (row) alone against a table of another "
                         "(column), seats rotated; the diagonal is self-play (the fair share)" + left_out,
                         plots._encode(fig))
