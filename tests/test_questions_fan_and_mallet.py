@@ -111,3 +111,20 @@ def test_unknown_metric_is_a_config_mistake():
     raw["report"]["per_game"] = False
     with pytest.raises(SenseiError, match="report.per_game: expected true"):
         load_config(raw)
+
+
+def test_pooled_metrics_are_also_given_for_self_play_and_mixed_cells_apart(tiny):
+    """The winner of the first possession wins more often where a stronger strategy meets a weaker one: the
+    pooled figure is also given for the cells of one strategy in every seat (the rule alone) and the others."""
+    est = tiny.tables["estimates"]
+    cfg = load_config(PATH)
+    selfplay = {c.index for c in cfg.cells if len({a.name for a in c.agents}) == 1}
+    assert len(selfplay) == 30
+    games = tiny.games.filter(pl.col("seat") == 0)
+    for scope, cells in (("self-play", selfplay), ("mixed", set(range(90)) - selfplay)):
+        row = est.filter((pl.col("scope") == scope) & (pl.col("figure") == "tie_white_house_share")).row(0, named=True)
+        sub = games.filter(pl.col("cell").is_in(sorted(cells)))
+        assert row["value"] == pytest.approx(sub["ties_white_house"].sum() / sub["ties"].sum())
+    sentence = next(s for s in tiny.answer if s.startswith("over every cell"))
+    assert re.search(r"the winner of the first possession wins the game in [^;]*, \d+\.\d% ± \d+\.\d% in the 30 cells "
+                     r"of one strategy in every seat and \d+\.\d% ± \d+\.\d% in the 60 of different strategies;", sentence)

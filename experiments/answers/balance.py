@@ -114,6 +114,17 @@ def answer_balance(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
         pooled = pool_deals(list(frames.values()), defs)
         metric_rows("all", None, "all cells", None, None, None, pooled, pooled.height)
         allrows = {r["figure"]: r for r in est if r["scope"] == "all"}
+        # cells of one strategy in every seat and cells of a pairing of two: a pooled figure mixes the rule's
+        # effect with the stronger strategy's (who wins the first possession tends to win the game), so it is
+        # also given for each kind of cell apart
+        kinds: dict[str, list[int]] = {"self-play": [], "mixed": []}
+        for i in frames:
+            kinds["self-play" if len(set(runs[i].cell.agents)) == 1 else "mixed"].append(i)
+        apart = all(kinds.values())
+        if apart:
+            for kind, idx in kinds.items():
+                part = pool_deals([frames[i] for i in idx], defs)
+                metric_rows(kind, None, f"{kind} cells", None, None, None, part, part.height)
         families: dict[str, list[Any]] = {}
         for name in rep.metrics:
             families[name] = [m for m in defs if (m.name.startswith(name[:-1]) if name.endswith("*") else m.name == name)]
@@ -131,6 +142,12 @@ def answer_balance(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
                 lo_r, hi_r = rows[0], rows[-1]
                 text += (f" (by group from {pm_text(n, lo_r['value'], lo_r['lo'], lo_r['hi'])} ({lo_r['group']}) "
                          f"to {pm_text(n, hi_r['value'], hi_r['lo'], hi_r['hi'])} ({hi_r['group']}))")
+            if apart:
+                got = {r["scope"]: r for r in est if r["scope"] in kinds and r["figure"] == n}
+                text += (f", {pm_text(n, got['self-play']['value'], got['self-play']['lo'], got['self-play']['hi'])} "
+                         f"in the {len(kinds['self-play'])} cells of one strategy in every seat and "
+                         f"{pm_text(n, got['mixed']['value'], got['mixed']['lo'], got['mixed']['hi'])} in the "
+                         f"{len(kinds['mixed'])} of different strategies")
             return text
 
         if plain:
