@@ -783,3 +783,19 @@ def test_the_paths_figure_draws_the_last_best_response_of_a_path_that_ran_out():
     fig = _path_figure(df, ["players"])
     assert fig is not None and "the last best response of a path whose steps ran out" in fig.caption
     assert _label_value("wake=8") == 8.0 and _label_value("wake=-1") == -1.0 and _label_value("none") is None
+
+
+def test_an_equilibrium_whose_shares_span_0_to_100_on_resampled_deals_says_the_deals_are_too_few():
+    from experiments.answers.equilibrium import MetaGame, _meta_sentences
+
+    meta = MetaGame(["a", "b", "c"], [None] * 3, 2, [(0, 1)], {}, None, 40, 240)
+    sol = {"kind": "Nash (linear program)", "probs": np.array([0.6, 0.4, 0.0]), "lo": np.array([0.0, 0.0, 0.0]),
+           "hi": np.array([1.0, 0.7, 0.0]), "regret": np.array([0.0, 0.0, -0.1])}
+    meta.solutions.append(sol)
+    (text,) = _meta_sentences("2 players", meta, "eliminated", 0.5)
+    assert text.endswith("; 40 deals a lineup do not pin the mix down: on resampled deals a ranges from 0% to 100% "
+                         "of it (more deals a lineup, the config's games or --games, narrow the intervals)")
+    sol["hi"] = np.array([0.95, 0.7, 0.0])  # an interval short of 100%: pinned down enough to say nothing
+    assert "pin the mix" not in _meta_sentences("2 players", meta, "eliminated", 0.5)[0]
+    del sol["lo"], sol["hi"]  # no intervals at all (a set of equilibria): nothing to say of them
+    assert "pin the mix" not in _meta_sentences("2 players", meta, "eliminated", 0.5)[0]

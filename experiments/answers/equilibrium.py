@@ -724,6 +724,8 @@ SHOWN = 6
 SUPPORT = 1e-6
 #: a regret above this is a gain (a solution's own members have regrets of rounding size)
 GAIN = 1e-9
+#: a member's share whose interval reaches within this of 0 and of 1 is not pinned down by the deals
+LOOSE = 0.01
 
 
 def _meta_sentences(desc, meta: MetaGame, event, fair) -> list[str]:
@@ -761,6 +763,12 @@ def _meta_sentences(desc, meta: MetaGame, event, fair) -> list[str]:
                      "others: " + "; ".join(
                          ", ".join(f"{meta.labels[i]} {pct(y[i])}" for i in np.argsort(-y) if y[i] > SUPPORT)
                          for y in others[:3]) + (f"; and {len(others) - 3} more" if len(others) > 3 else ""))
+        loose = [i for i in support if "lo" in sol and sol["lo"][i] <= LOOSE and sol["hi"][i] >= 1 - LOOSE]
+        if loose:
+            text += (f"; {meta.deals:,} deals a lineup do not pin the mix down: on resampled deals "
+                     f"{join_values(meta.labels[i] for i in loose)} "
+                     f"{'ranges' if len(loose) == 1 else 'each range'} from 0% to 100% of it (more deals a "
+                     "lineup, the config's games or --games, narrow the intervals)")
         if sol.get("boot_missed"):
             text += (f"; its intervals leave out the {sol['boot_missed']} resamples of the deals where the search "
                      "found no equilibrium" if "lo" in sol else
