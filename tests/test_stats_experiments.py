@@ -1,4 +1,5 @@
 """Statistics added for experiments: intervals from per-game values, paired differences, SPRT, ratings."""
+import re
 import math
 
 import numpy as np
@@ -354,3 +355,23 @@ def test_a_solo_timeout_sentence_speaks_of_no_win_share():
                           "rules": {"max_turns": 20}, "lineup": {"seats": ["random"]}, "report": {"answer": "summary"}})
     assert res.answer[-1] == ("30 of 30 games (100.0%) stopped at the turn limit, so the figures above describe "
                               "games cut short.")
+
+
+def test_effect_says_a_variant_alike_with_its_baseline_on_every_deal():
+    """random and threshold never claim, so know_what_i_have changes none of their games: the answer says the figures are
+    the same as the baseline's on every deal instead of "+0.0 [+0.0, +0.0]"; a variant that changes the
+    games keeps its paired differences."""
+    from experiments import run_experiment
+
+    res = run_experiment({"title": "t", "question": "q", "game": "sen", "players": 2, "games": 30, "seed": 4,
+                          "lineup": {"focus": "random", "field": "threshold"},
+                          "sweep": {"variant": {"base": {}, "kwih": {"rules.know_what_i_have": True},
+                                                "rns": {"rules.ravens_not_scary": True}}},
+                          "report": {"answer": "effect", "over": "variant", "baseline": "base"}})
+    kwih = next(t for t in res.answer if t.startswith("variant kwih"))
+    assert "game length, first-seat advantage and focus win share the same as base on every deal" in kwih, kwih
+    assert "vs base" not in kwih
+    rns = next(t for t in res.answer if t.startswith("variant rns"))
+    assert re.search(r"game length [+-]\d+\.\d \[[^]]+\] vs base", rns) and "on every deal" not in rns, rns
+    paired = res.tables["paired"].filter(pl.col("value") == "kwih")
+    assert paired.height and (paired["diff"] == 0).all()  # the table keeps the rows, all zero

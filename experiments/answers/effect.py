@@ -103,6 +103,7 @@ def answer_effect(cfg: Config, cells: pl.DataFrame, runs: list[CellRun], ratings
                 part.append(f"focus win share {pm_metric('win_share', fw[0], fw[1], fw[2])} (fair "
                             f"{fmt_metric('win_share', fair)})")
             if value != rep.baseline:
+                alike = []  # figures equal to the baseline's on every deal (a variant these lineups never meet)
                 for metric, row in (("mean_turns", 2), ("seat_advantage", ADV), ("win_share", 0)):
                     if (metric == "win_share" and cfg.kind != "focus") or (metric == "seat_advantage" and not seated):
                         continue
@@ -116,8 +117,14 @@ def answer_effect(cfg: Config, cells: pl.DataFrame, runs: list[CellRun], ratings
                         length if metric == "mean_turns" else "first-seat advantage")
                     # a difference of shares (or of seat 0's advantages) lies in [-100%, +100%]
                     lo, hi = clip_interval(d["lo"], d["hi"], None if metric == "mean_turns" else SHARE_DIFF_RANGE)
+                    if np.array_equal(vec[row], bvec[row]):
+                        alike.append(shown)
+                        continue
                     part.append(f"{shown} {fmt_metric(metric, d['diff'], True)} {span(metric, lo, hi, True)} "
                                 f"vs {show(rep.baseline)}")
+                if alike:
+                    said = alike[0] if len(alike) == 1 else ", ".join(alike[:-1]) + " and " + alike[-1]
+                    part.append(f"{said} the same as {show(rep.baseline)} on every deal")
             if ratings.height:
                 mask = pl.lit(True)
                 for a, v in zip(gaxes, key):
