@@ -67,7 +67,7 @@ def test_paired_differences_are_exact_when_nothing_changes():
                                    report={"answer": "effect", "over": "rules.know_what_i_have", "baseline": False}))
     p = res.paired
     assert p.height == 3 and (p["diff"] == 0).all() and (p["lo"] == 0).all()
-    assert "+0.0" in res.answer[1]
+    assert "game length, first-seat advantage and focus win share the same as off on every deal" in res.answer[1]
 
 
 def test_results_do_not_depend_on_jobs():
