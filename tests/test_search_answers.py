@@ -762,11 +762,13 @@ def test_a_path_whose_steps_ran_out_on_a_fixed_point_says_so():
 
     from experiments.answers.equilibrium import Path, _unfinished_text
 
-    steps = [{"focus.wake": w} for w in (20, 14, -1, 3, 4, 5, 6, 7)]
-    p = Path(start=steps[0], fields=steps, found=[SimpleNamespace(best=b) for b in steps[1:] + [{"focus.wake": 8}]])
+    # as ``search`` builds it: the 8 fields raced, then the last best response appended (it printed "wake=7 ->
+    # wake=8 -> wake=8", the last one twice)
+    steps = [{"focus.wake": w} for w in (20, 14, -1, 3, 4, 5, 6, 7, 8)]
+    p = Path(start=steps[0], fields=steps, found=[SimpleNamespace(best=b) for b in steps[1:]])
     text = _unfinished_text(p, [({"focus.wake": 8}, None)])
     assert text.startswith("no fixed point in its 8 steps, its last best response being the fixed point wake=8")
-    assert text.endswith("wake=6 -> wake=7 -> wake=8)")
+    assert text.endswith("(wake=20 -> wake=14 -> wake=-1 -> wake=3 -> wake=4 -> wake=5 -> wake=6 -> wake=7 -> wake=8)")
     assert _unfinished_text(p, [({"focus.wake": 4}, None)]).startswith("no fixed point in 8 steps (wake=20 -> ")
 
 

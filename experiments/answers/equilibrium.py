@@ -621,7 +621,9 @@ def _unfinished_text(p: Path, fixed: list[tuple[dict[str, Any], Any]]) -> str:
     last step led to one)."""
     last = p.found[-1].best if p.found else None
     reached = next((f for f, _ in fixed if last is not None and f == last), None)
-    chain = " -> ".join(setting_label(f) for f in p.fields + ([last] if last is not None else []))
+    # a path that ran out of steps already ends with its last best response (``search`` appends it)
+    chain = " -> ".join(setting_label(f) for f in p.fields + (
+        [last] if last is not None and (not p.fields or p.fields[-1] != last) else []))
     if reached is not None:
         return (f"no fixed point in its {len(p.found)} steps, its last best response being the fixed point "
                 f"{setting_label(reached)} ({chain})")
