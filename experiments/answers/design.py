@@ -313,10 +313,35 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
             text += "; " + confirmed_text(conf, obj, o["target"], o["band"])
             confirm_rows.append(confirm_row(base, found, conf, obj, bm))
         dropped = sum(1 for d in r.dropped_in if d is not None)
+        # the race drops a setting only when it is clearly worse than the best, by a test corrected for picking
+        # among every setting; a setting it keeps may still miss the target or band by its own interval
+        off, best_off = [], False
+        goal = "target" if o["target"] is not None else "band"
+        for k in r.survivors:
+            x, (m, lo, hi) = figs[k]
+            if lo is None or not aim:
+                continue
+            lo, hi = clip_interval(lo, hi, metric_range(obj))
+            a, b = (o["target"], o["target"]) if o["target"] is not None else o["band"]
+            if hi < a or lo > b:
+                if k == r.best:
+                    best_off = True
+                else:
+                    off.append(f"{setting_label(found.settings[found.raced[k]])} {value_text(obj, m, signed)} "
+                               f"{value_span(obj, lo, hi, signed)}")
+        if len(r.survivors) > 1 and off:
+            apart = (f" (the race's test, corrected for picking among the {len(found.raced)} settings, could not tell "
+                     f"them from the best, which is best by its estimate only; but by its own 95% interval "
+                     + (f"{off[0]} misses" if len(off) == 1 else f"each of {join_values(off)} misses")
+                     + f" the {goal}" + (", and so does the best" if best_off else "") + ")")
+        elif len(r.survivors) > 1:
+            apart = (f" (the race could not tell them apart: the best is best by its estimate only, and any of the "
+                     f"{len(r.survivors)} is as good a choice on these deals"
+                     + (f"; by its own 95% interval the best misses the {goal}" if best_off else "") + ")")
+        else:
+            apart = f" (by its own 95% interval it misses the {goal})" if best_off else ""
         text += (f"; {len(found.raced)} settings raced, {dropped} dropped as clearly worse, {len(r.survivors)} still "
-                 f"in the race" + (f" (the race could not tell them apart: the best is best by its estimate only, "
-                                   f"and any of the {len(r.survivors)} is as good a choice on these deals)"
-                                   if len(r.survivors) > 1 else "") + f"; {found.games:,} games")
+                 f"in the race" + apart + f"; {found.games:,} games")
         sentences.append(text)
         if o["family"] is not None:
             sentences.append(_equilibrium_sentence(desc, cell, found, figs, obj))
