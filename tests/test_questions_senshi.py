@@ -67,9 +67,12 @@ def test_elimination_answers_with_intervals_and_paired_differences(elimination, 
     heads = [s for s in ans if re.match(r"\d players against counter in every other seat: ", s)]
     assert [h[0] for h in heads] == ["2", "3", "4"]
     for h in heads:
-        # each leader against the next by its estimate, on the same deals
-        assert re.search(f"least often eliminated: .+, {CI} \\(next .+: ([-+]\\d+\\.\\d% \\[.+\\] on the same deals"
+        # each leader against the next by its estimate, on the same deals: the next one minus the leader, as
+        # every answer's "next" (so the next is eliminated more often, +, and wins less, -)
+        assert re.search(f"least often eliminated: .+, {CI} \\(next .+: (\\+\\d+\\.\\d% \\[.+\\] on the same deals"
                          f"(, not clearly apart)?|the same on every deal)\\); most wins: .+, ", h), h
+        wins = h.split("; most wins: ")[1].split("; most wins when not")[0]
+        assert re.search(r"\(next .+: (-\d+\.\d%|\+0\.0%) \[|\(next .+: the same on every deal\)", wins), wins
     values = [s for s in ans if s not in heads]
     assert len(values) == len(cfg.cells)
     for s in values:

@@ -92,7 +92,8 @@ def answer_risk(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
             j = figs[v_top]["deals"].join(f2["deals"], on="game", suffix="_ref")
             if j.height < 2:
                 return ""
-            d = paired_diff((j[col] / j["plays"]).to_numpy(), (j[f"{col}_ref"] / j["plays_ref"]).to_numpy())
+            # the next one minus the leader, as in every answer's "next" (best: "next 16: -1.5%")
+            d = paired_diff((j[f"{col}_ref"] / j["plays_ref"]).to_numpy(), (j[col] / j["plays"]).to_numpy())
             if d["lo"] == d["hi"] == d["diff"] == 0:
                 return f" (next {show(v2)}: the same on every deal)"
             apart = d["lo"] > 0 or d["hi"] < 0
