@@ -373,5 +373,7 @@ def test_effect_says_a_variant_alike_with_its_baseline_on_every_deal():
     assert "vs base" not in kwih
     rns = next(t for t in res.answer if t.startswith("variant rns"))
     assert re.search(r"game length [+-]\d+\.\d \[[^]]+\] vs base", rns) and "on every deal" not in rns, rns
+    assert "variant kwih against base, on the same deals: game length, first-seat advantage and focus win share " \
+        "the same on every deal." in res.headline, res.headline
     paired = res.tables["paired"].filter(pl.col("value") == "kwih")
     assert paired.height and (paired["diff"] == 0).all()  # the table keeps the rows, all zero

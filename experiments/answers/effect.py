@@ -237,14 +237,20 @@ def headline(rep, paired_rows: list[dict[str, Any]], show, levels: list[dict[str
                    + (f"; {_strongest_text(strongest[rep.baseline])}" if rep.baseline in strongest else "") + ".")
     values = list(dict.fromkeys(r["value"] for r in paired_rows))
     for v in values:
-        parts = []
+        parts, alike = [], []
         for metric, (word, unit) in words.items():
             rows = [r for r in paired_rows if r["value"] == v and r["metric"] == metric]
             if not rows:
                 continue
+            if all(r["diff"] == 0 and r["lo"] == 0 and r["hi"] == 0 for r in rows):  # equal on every deal
+                alike.append(word)
+                continue
             clear = sum(1 for r in rows if r["lo"] is not None and r["hi"] is not None and (r["lo"] > 0 or r["hi"] < 0))
             parts.append(f"{word} {_span(metric, [r['diff'] for r in rows], unit)} "
                          f"({_how_often('clear', clear, len(rows))})")
+        if alike:
+            parts.append((alike[0] if len(alike) == 1 else ", ".join(alike[:-1]) + " and " + alike[-1])
+                         + " the same on every deal")
         out.append(f"{short(rep.over)} {show(v)} against {show(rep.baseline)}, on the same deals{stopped(v)}: "
                    + ", ".join(parts)
                    + (f"; {_strongest_text(strongest[v])}" if v in strongest else "") + ".")
