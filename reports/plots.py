@@ -10,7 +10,6 @@ import contextlib
 import contextvars
 import dataclasses
 import io
-import textwrap
 
 import matplotlib
 
@@ -575,6 +574,7 @@ def paired_plot(paired: pl.DataFrame, group_axes: list[str]) -> Figure | None:
     df = group_labels(paired, group_axes)
     metrics = paired["metric"].unique(maintain_order=True).to_list()
     fig, axes = plt.subplots(1, len(metrics), figsize=(PANEL_WIDTH * len(metrics), 4), squeeze=False)
+    refs = []  # each panel's references, where every group has its own
     for ax, metric in zip(axes[0], metrics):
         sub = df.filter(pl.col("metric") == metric)
         scale = 100 if metric in ("win_share", "seat_advantage") or "share" in metric else 1
@@ -593,22 +593,25 @@ def paired_plot(paired: pl.DataFrame, group_axes: list[str]) -> Figure | None:
         ax.set_xticks(range(len(values)), names)
         if len(values) > 6 or max(map(len, names)) > 8:  # long labels (e.g. strategies) slanted
             rotate_labels(ax)
-        ax.set_title(metric.replace("_", " ") + (" (%)" if scale == 100 else ""))
+        title = metric.replace("_", " ")
+        ax.set_title(f"{title} difference" + (" (%)" if scale == 100 else ""))
         vs = sub["versus"].cast(pl.String).unique().to_list()
         if len(vs) == 1:
             ref = f" (each minus {lab(vs[0])})"
-        else:  # each group against its own reference (the best answer: the group's best value)
+        else:  # each group against its own reference (the best answer: the group's best value), in the caption
             pairs = sub.filter(pl.col("group").is_in(groups)).select(
                 "group", pl.col("versus").cast(pl.String)).unique(maintain_order=True).rows()
-            # wrapped to the panel's width, so that the panels' references do not run into one another
-            per_line = int(PANEL_WIDTH * 72 / (0.6 * ax.xaxis.label.get_fontsize()))
-            ref = "\n" + "\n".join(textwrap.wrap("(each minus its group's reference: " + "; ".join(
-                f"{g} {lab(v)}" for g, v in pairs) + ")", per_line))
+            ref = " (each minus its group's reference)"
+            per_group = sub.filter(pl.col("group").is_in(groups)).group_by("group").len()["len"].max()
+            refs.append(f"Each group's reference for {title}"
+                        + (" (only each group's runner-up is drawn)" if per_group == 1 else "") + ": "
+                        + "; ".join(f"{g} {lab(v)}" for g, v in pairs) + ".")
         ax.set_xlabel(short(sub["over"][0]) + ref)
     legend_outside(axes[0][-1])
     fig.tight_layout()
     return Figure("Paired differences", "difference from the reference cell on the same deals (common random "
-                  "numbers), with paired 95% intervals" + left_out, _encode(fig))
+                  "numbers), with paired 95% intervals" + left_out + ("." + " ".join([""] + refs) if refs else ""),
+                  _encode(fig))
 
 
 def sprt_plot(sprt: pl.DataFrame) -> Figure | None:

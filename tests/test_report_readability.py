@@ -365,9 +365,9 @@ def settled(monkeypatch):
 
 
 def test_panels_labels_do_not_run_into_one_another(settled):
-    """Paired differences where every group has a reference of its own (the best value of its group) say
-    each group's reference under the panel, wrapped to its width; a meta-game's payoff panels keep their
-    colour bars' labels clear of the next panel."""
+    """Paired differences where every group has a reference of its own (the best value of its group) name
+    each group's reference in the caption, where it ran into the next panel under the axis; a meta-game's
+    payoff panels keep their colour bars' labels clear of the next panel."""
     from experiments.answers.equilibrium import _heatmaps
 
     rows = []
@@ -378,7 +378,10 @@ def test_panels_labels_do_not_run_into_one_another(settled):
                 rows += [{"players": players, "rules.penalty": penalty, "metric": metric, "over": "focus.wake",
                           "value": w, "versus": best, "diff": -0.01 * abs(w - best), "lo": -0.02, "hi": 0.0,
                           "p_value": 0.5, "rho": 0.5, "deals": 800} for w in range(-1, 20, 2) if w != best]
-    plots.paired_plot(pl.DataFrame(rows), ["players", "rules.penalty"])
+    fig = plots.paired_plot(pl.DataFrame(rows), ["players", "rules.penalty"])
+    # each group's reference is in the caption (under the panel it ran into the next one's)
+    assert "Each group's reference for win share: 2p, penalty 5 13; 2p, penalty 15 15; " in fig.caption
+    assert "5p, penalty 15 18." in fig.caption and fig.caption.count("Each group's reference for") == 2
     names = ["random", "greedy", "guard:late=8,margin=2", "racer", "denier", "counter"]
     meta = [{"players": p, "lineup": f"{a} / {b}", "strategy": a, "against": b, "win_share": 1 / p,
              "lo": 0.0, "hi": 1.0, "deals": 40} for p in (2, 3, 4) for a in names for b in names]
@@ -387,4 +390,4 @@ def test_panels_labels_do_not_run_into_one_another(settled):
     for fig, overlaps in settled:
         assert len(fig.axes) >= 2 and overlaps == [], overlaps
     paired = settled[0][0]
-    assert all("5p, penalty 15" in ax.get_xlabel() for ax in paired.axes if ax.get_xlabel())  # no group left out
+    assert [ax.get_xlabel() for ax in paired.axes] == ["wake (each minus its group's reference)"] * 2
