@@ -127,4 +127,4 @@ def test_pooled_metrics_are_also_given_for_self_play_and_mixed_cells_apart(tiny)
         assert row["value"] == pytest.approx(sub["ties_white_house"].sum() / sub["ties"].sum())
     sentence = next(s for s in tiny.answer if s.startswith("over every cell"))
     assert re.search(r"the winner of the first possession wins the game in [^;]*, \d+\.\d% ± \d+\.\d% in the 30 cells "
-                     r"of one strategy in every seat and \d+\.\d% ± \d+\.\d% in the 60 of different strategies;", sentence)
+                     r"of one strategy in every seat and \d+\.\d% ± \d+\.\d% in the 60 cells of different strategies;", sentence)

@@ -377,3 +377,20 @@ def test_effect_says_a_variant_alike_with_its_baseline_on_every_deal():
         "the same on every deal." in res.headline, res.headline
     paired = res.tables["paired"].filter(pl.col("value") == "kwih")
     assert paired.height and (paired["diff"] == 0).all()  # the table keeps the rows, all zero
+
+
+def test_balance_gives_pooled_metrics_over_self_play_and_mixed_cells_in_clear_words():
+    """One self-play cell and one of two strategies: "in the 1 cell of ...", and the metrics, each now with
+    a comma of its own, separated by semicolons."""
+    from experiments import run_experiment
+
+    res = run_experiment({"title": "t", "question": "q", "game": "sen", "players": 2, "games": 20, "seed": 2,
+                          "lineup": {"seats": ["random", "random"], "rotate": True},
+                          "sweep": {"pairing": {"rr": {"seat0": "random", "seat1": "random"},
+                                                "rt": {"seat0": "random", "seat1": "threshold"}}},
+                          "report": {"answer": "balance", "over": "pairing", "per_game": True,
+                                     "metrics": ["wake_rate", "caller_success"]}})
+    text = next(s for s in res.answer if s.startswith("over every cell"))
+    assert re.search(r"wake_rate [^;]*, [^;]* in the 1 cell of one strategy in every seat and [^;]* in the 1 cell of "
+                     r"different strategies; caller_success ", text), text
+    assert "1 cells" not in text

@@ -144,14 +144,16 @@ def answer_balance(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
                          f"to {pm_text(n, hi_r['value'], hi_r['lo'], hi_r['hi'])} ({hi_r['group']}))")
             if apart:
                 got = {r["scope"]: r for r in est if r["scope"] in kinds and r["figure"] == n}
+                cells = {k: f"{len(v)} cell" + ("" if len(v) == 1 else "s") for k, v in kinds.items()}
                 text += (f", {pm_text(n, got['self-play']['value'], got['self-play']['lo'], got['self-play']['hi'])} "
-                         f"in the {len(kinds['self-play'])} cells of one strategy in every seat and "
+                         f"in the {cells['self-play']} of one strategy in every seat and "
                          f"{pm_text(n, got['mixed']['value'], got['mixed']['lo'], got['mixed']['hi'])} in the "
-                         f"{len(kinds['mixed'])} of different strategies")
+                         f"{cells['mixed']} of different strategies")
             return text
 
         if plain:
-            metric_text = f"{scope}: " + ("; " if any(n in words for n in plain) else ", ").join(map(said, plain))
+            metric_text = f"{scope}: " + ("; " if apart or any(n in words for n in plain) else ", ").join(
+                map(said, plain))
             sentences.append(metric_text)
         for name in rep.metrics:
             if not name.endswith("*"):
