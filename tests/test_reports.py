@@ -258,6 +258,7 @@ def test_index_folds_the_earlier_runs_of_a_question_under_its_newest(run_dir, tm
     from reports import build_index
 
     path, _ = run_dir
+    build_report(path, index=False)  # the copies hold a report whatever ran before (the links go to reports)
     out = tmp_path / "runs"
     for name, started, title, headline in [("old", "2026-01-01T00:00:00+00:00", None, ["an older answer"]),
                                            ("new", "2026-03-01T00:00:00+00:00", None, None),
@@ -278,4 +279,9 @@ def test_index_folds_the_earlier_runs_of_a_question_under_its_newest(run_dir, tm
     assert "2 earlier run(s) of this question" in folded
     assert folded.index('href="same/report.html"') < folded.index('href="old/report.html"')
     assert "an older answer" in folded and folded.count("the same answer") == 1
+    # an earlier run whose headline is the same but whose answer in full differs says so
+    summ = json.loads((out / "same" / "summary.json").read_text())
+    (out / "same" / "summary.json").write_text(json.dumps({**summ, "answer": summ["answer"] + ["one more"]}))
+    index = open(build_index(str(out)), encoding="utf-8").read()
+    assert "the same answer" not in index and "the same headline; the answer in full differs" in index
     assert index.count('<details class="earlier-runs">') == 1  # the other question ran once
