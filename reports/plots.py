@@ -207,9 +207,14 @@ class Figure:
 
 def _axes_texts(ax) -> list:
     """The visible texts an axes draws around itself: its title, axis labels and tick labels."""
-    texts = [ax.title, ax._left_title, ax._right_title, ax.xaxis.label, ax.yaxis.label]
-    for axis in (ax.xaxis, ax.yaxis):  # only the ticks drawn (within the view), on the sides drawn
-        for tick in axis._update_ticks():
+    if not ax.get_visible():
+        return []
+    texts = [ax.title, ax._left_title, ax._right_title]
+    for axis in (ax.xaxis, ax.yaxis):
+        if not ax.axison or not axis.get_visible():  # a panel turned off, a twin's shared axis
+            continue
+        texts.append(axis.label)
+        for tick in axis._update_ticks():  # only the ticks drawn (within the view), on the sides drawn
             texts += [lab for lab in (tick.label1, tick.label2) if lab.get_visible()]
     return [t for t in texts if t.get_visible() and t.get_text().strip()]
 

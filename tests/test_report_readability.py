@@ -391,3 +391,20 @@ def test_panels_labels_do_not_run_into_one_another(settled):
         assert len(fig.axes) >= 2 and overlaps == [], overlaps
     paired = settled[0][0]
     assert [ax.get_xlabel() for ax in paired.axes] == ["wake (each minus its group's reference)"] * 2
+
+
+def test_overlapping_texts_counts_only_what_is_drawn():
+    """A twin's shared axis and panels turned off or hidden draw no labels: nothing of theirs overlaps."""
+    fig, ax = matplotlib.pyplot.subplots()
+    ax.twinx()
+    assert plots.overlapping_texts(fig) == []
+    fig2, axs = matplotlib.pyplot.subplots(1, 3, figsize=(3, 2))
+    axs[1].axis("off")
+    axs[2].set_visible(False)
+    assert plots.overlapping_texts(fig2) == []
+    fig3, axs = matplotlib.pyplot.subplots(1, 2, figsize=(4, 2))  # the right panel's labels run into the left's
+    axs[0].set_title("left panel's long title")
+    axs[1].set_yticks([0.0, 1.0], ["a very long category label", "another very long label"])
+    assert plots.overlapping_texts(fig3)
+    for f in (fig, fig2, fig3):
+        matplotlib.pyplot.close(f)
