@@ -391,6 +391,14 @@ def test_panels_labels_do_not_run_into_one_another(settled):
         assert len(fig.axes) >= 2 and overlaps == [], overlaps
     paired = settled[0][0]
     assert [ax.get_xlabel() for ax in paired.axes] == ["wake (each minus its group's reference)"] * 2
+    # many strategies and groups: panels at most 9 inches wide, three a row (a page shows them whole)
+    names = [f"wake={w}" for w in range(20)]
+    meta = [{"players": p, "lineup": f"{a} / {b}", "strategy": a, "against": b, "win_share": 1 / p,
+             "lo": 0.0, "hi": 1.0, "deals": 40} for p in range(2, 8) for a in names for b in names]
+    _heatmaps(pl.DataFrame(meta), ["players"])
+    fig, overlaps = settled[-1]
+    assert fig.get_size_inches()[0] <= 27 and len([ax for ax in fig.axes if ax.get_label() != "<colorbar>"]) == 6
+    assert overlaps == []
 
 
 def test_overlapping_texts_counts_only_what_is_drawn():

@@ -978,10 +978,16 @@ def _heatmaps(meta: pl.DataFrame | None, gaxes: list[str]):
     df = plots.group_labels(df, [a for a in gaxes if a in df.columns] or ["players"])
     groups, left_out = plots.first_groups(df["group"].unique(maintain_order=True).to_list(), plots.MAX_PANELS)
     most = max(df.filter(pl.col("group") == g)["strategy"].n_unique() for g in groups)
-    # a panel wide and tall enough for its cells and labels, the colour bar beside it
-    fig, axs = plots.plt.subplots(1, len(groups), figsize=(len(groups) * max(5.5, 0.6 * most + 3.0),
-                                                           max(4.6, 0.45 * most + 2.4)), squeeze=False)
-    for n, (ax, g) in enumerate(zip(axs[0], groups)):
+    # a panel wide and tall enough for its cells and labels (up to a width a page shows whole), the colour
+    # bar beside it; at most three panels a row
+    width, height = min(max(5.5, 0.6 * most + 3.0), 9.0), min(max(4.6, 0.45 * most + 2.4), 8.0)
+    cols = min(len(groups), 3)
+    rows = -(-len(groups) // cols)
+    fig, axs = plots.plt.subplots(rows, cols, figsize=(cols * width, rows * height), squeeze=False)
+    for ax in axs.flat[len(groups):]:
+        ax.set_visible(False)
+    panels = []
+    for g in groups:
         sub = df.filter(pl.col("group") == g)
         labels = sub["strategy"].unique(maintain_order=True).to_list()
         M = np.full((len(labels), len(labels)), np.nan)
@@ -989,14 +995,22 @@ def _heatmaps(meta: pl.DataFrame | None, gaxes: list[str]):
             i = labels.index(row["strategy"])
             j = labels.index(row["against"]) if row["against"] is not None else i
             M[i, j] = row["win_share"] * 100
-        plots.sns.heatmap(M, ax=ax, cmap="RdBu_r", center=100.0 / sub["players"][0], annot=len(labels) <= 8,
-                          fmt=".0f", xticklabels=labels, yticklabels=labels, cbar_kws={"label": "win share (%)"})
+        panels.append((g, labels, M, 100.0 / sub["players"][0]))
+    # one colour scale for every panel, as far from each panel's fair share on either side: a colour says the
+    # same distance from the fair share whatever the player count
+    spread = max((float(np.nanmax(np.abs(M - fair))) for _, _, M, fair in panels if np.isfinite(M).any()),
+                 default=0.0) or 1.0
+    for n, (ax, (g, labels, M, fair)) in enumerate(zip(axs.flat, panels)):
+        plots.sns.heatmap(M, ax=ax, cmap="RdBu_r", center=fair, vmin=max(0.0, fair - spread), vmax=min(100.0, fair + spread),
+                          annot=len(labels) <= 8, fmt=".0f", xticklabels=labels, yticklabels=labels,
+                          cbar_kws={"label": "win share (%)"})
         ax.set_xlabel("against a table of")
-        ax.set_ylabel("strategy" if n == 0 else "")
-        ax.set_title(g, fontsize=9)
+        ax.set_ylabel("strategy" if n % cols == 0 else "")
+        ax.set_title(g)
     fig.tight_layout()
     return plots.Figure("Meta-game payoffs", "win share of each strategy (row) alone against a table of another "
-                        "(column), seats rotated; the diagonal is self-play (the fair share)" + left_out,
+                        "(column), seats rotated; the diagonal is self-play (the fair share); white is each panel's fair "
+                        "share, and a colour is the same distance from it in every panel" + left_out,
                         plots._encode(fig))
 
 
