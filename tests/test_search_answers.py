@@ -807,7 +807,18 @@ def test_an_equilibrium_whose_shares_span_0_to_100_on_resampled_deals_says_the_d
     (text,) = _meta_sentences("2 players", meta, "eliminated", 0.5)
     assert text.endswith("; 40 deals a lineup do not pin the mix down: on resampled deals a ranges from 0% to 100% "
                          "of it (more deals a lineup, the config's games or --games, narrow the intervals)")
-    sol["hi"] = np.array([0.95, 0.7, 0.0])  # an interval short of 100%: pinned down enough to say nothing
+    sol["others"] = [np.array([0.0, 0.0, 1.0])]  # the resamples may land on the other equilibrium
+    assert _meta_sentences("2 players", meta, "eliminated", 0.5)[0].endswith(
+        "; on resampled deals a ranges from 0% to 100% of it: the resamples land on different equilibria of the 2 "
+        "found, or 40 deals a lineup are too few to pin the mix down (more deals a lineup, the config's games or "
+        "--games, tell the two apart)")
+    from experiments.answers.equilibrium import _headline
+    sentences = ["x"] * 3 + _meta_sentences("2 players", meta, "eliminated", 0.5)
+    assert _headline(sentences) == ["2 players: Nash (linear program) of the meta-game of 3 strategies (1 lineups, 40 "
+                                    "deals each, 240 games): a 60.0% [0.0%, 100.0%], b 40.0% [0.0%, 70.0%] (intervals "
+                                    "from 0% to 100%: the deals do not pin this mix down, see the answer in full)"]
+    del sol["others"]
+    sol["hi"] = np.array([0.991, 0.7, 0.0])  # printed 99.1%: short of 100%, nothing to say
     assert "pin the mix" not in _meta_sentences("2 players", meta, "eliminated", 0.5)[0]
     del sol["lo"], sol["hi"]  # no intervals at all (a set of equilibria): nothing to say of them
     assert "pin the mix" not in _meta_sentences("2 players", meta, "eliminated", 0.5)[0]

@@ -602,7 +602,10 @@ def _headline(sentences: list[str]) -> list[str] | None:
     out = []
     for text in sentences:
         if " of the meta-game of " in text:
-            out.append(text.split("; regret against it")[0].split("; the most")[0])
+            head = text.split("; regret against it")[0].split("; the most")[0]
+            if "pin the mix down" in text:  # its intervals run from 0% to 100%: say so where it leads
+                head += " (intervals from 0% to 100%: the deals do not pin this mix down, see the answer in full)"
+            out.append(head)
         elif "symmetric equilibrium" in text.split(":")[0] or text.startswith("symmetric equilibrium"):
             out.append(text)
     return out or None
@@ -726,8 +729,9 @@ SHOWN = 6
 SUPPORT = 1e-6
 #: a regret above this is a gain (a solution's own members have regrets of rounding size)
 GAIN = 1e-9
-#: a member's share whose interval reaches within this of 0 and of 1 is not pinned down by the deals
-LOOSE = 0.01
+#: a member's share whose interval reaches within this of 0 and of 1 (0.0% and 100.0% as printed) is not
+#: pinned down by the deals
+LOOSE = 0.0005
 
 
 def _meta_sentences(desc, meta: MetaGame, event, fair) -> list[str]:
@@ -766,7 +770,13 @@ def _meta_sentences(desc, meta: MetaGame, event, fair) -> list[str]:
                          ", ".join(f"{meta.labels[i]} {pct(y[i])}" for i in np.argsort(-y) if y[i] > SUPPORT)
                          for y in others[:3]) + (f"; and {len(others) - 3} more" if len(others) > 3 else ""))
         loose = [i for i in support if "lo" in sol and sol["lo"][i] <= LOOSE and sol["hi"][i] >= 1 - LOOSE]
-        if loose:
+        if loose and sol.get("others"):  # the resamples may land on the other equilibria
+            text += (f"; on resampled deals {join_values(meta.labels[i] for i in loose)} "
+                     f"{'ranges' if len(loose) == 1 else 'each range'} from 0% to 100% of it: the resamples land on "
+                     f"different equilibria of the {len(sol['others']) + 1} found, or {meta.deals:,} deals a lineup "
+                     "are too few to pin the mix down (more deals a lineup, the config's games or --games, tell the "
+                     "two apart)")
+        elif loose:
             text += (f"; {meta.deals:,} deals a lineup do not pin the mix down: on resampled deals "
                      f"{join_values(meta.labels[i] for i in loose)} "
                      f"{'ranges' if len(loose) == 1 else 'each range'} from 0% to 100% of it (more deals a "
