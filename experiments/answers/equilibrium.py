@@ -927,6 +927,8 @@ def _curves_figure(race: pl.DataFrame | None, gaxes: list[str]):
 
 
 def _path_figure(path: pl.DataFrame | None, gaxes: list[str]):
+    from matplotlib.ticker import MaxNLocator
+
     from reports import plots
 
     if path is None or path.height == 0:
@@ -955,7 +957,19 @@ def _path_figure(path: pl.DataFrame | None, gaxes: list[str]):
                 ax.plot(fx["step"].to_numpy(), fx[fcols[0]].to_numpy(), "*", ms=14, color="black")
         ax.set_title(g, fontsize=9)
         ax.set_xlabel("best-response step")
-        ax.set_ylabel(plots.short(fcols[0]) + " of the field")
+        ax.set_ylabel(fcols[0].partition(".")[2] + " of the field")
+        # steps are whole numbers, and so are the values of an integer parameter, even where a panel holds one
+        # point (the default ticks would go by fractions)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        lo, hi = ax.get_xlim()
+        if hi - lo < 2:  # one step (the start is a fixed point)
+            ax.set_xlim((hi + lo) / 2 - 0.5, (hi + lo) / 2 + 0.5)
+        if np.all(np.mod(sub[fcols[0]].drop_nulls().to_numpy(), 1) == 0):
+            ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+            lo, hi = ax.get_ylim()
+            if hi - lo < 2:
+                mid = (hi + lo) / 2
+                ax.set_ylim(mid - 1.5, mid + 1.5)
     for ax in list(axs.flat)[len(groups):]:
         ax.axis("off")
     fig.tight_layout()
