@@ -275,8 +275,10 @@ def strategy_index(labels: dict[str, str]) -> tuple[dict[str, tuple[str, int]], 
 
 
 def _spec_table(table: pl.DataFrame, game: str | None = None) -> str:
-    rows = "".join(f"<tr id='spec-{i}'><td>{html.escape(lab)}</td><td class='fullspec'>{html.escape(spec)}</td>"
-                   f"<td>{html.escape(_what_it_plays(game, spec))}</td></tr>"
+    # a full spec may break after each comma (between parameters) before it breaks anywhere else
+    rows = "".join(f"<tr id='spec-{i}'><td>{html.escape(lab)}</td>"
+                   f"<td class='fullspec'>{html.escape(spec).replace(',', ',<wbr>')}</td>"
+                   f"<td class='plays'>{html.escape(_what_it_plays(game, spec))}</td></tr>"
                    for i, (lab, spec) in enumerate(table.iter_rows()))
     return ("<table><thead><tr><th>label</th><th>full spec</th><th>what it plays</th></tr></thead>"
             f"<tbody>{rows}</tbody></table>")

@@ -247,6 +247,9 @@ def test_the_strategies_table_says_what_each_strategy_plays():
     assert _what_it_plays("sen", "nosuch.py:Mine") == "" and _what_it_plays(None, "threshold") == ""
     table = pl.DataFrame({"label": ["strongest"], "full spec": ["strongest"]})
     assert "<th>what it plays</th>" in _spec_table(table, "fan-and-mallet")
+    # the description wraps (left-aligned), and a long spec breaks between its parameters
+    page = _spec_table(pl.DataFrame({"label": ["guard"], "full spec": ["guard:margin=0,min_gain=2,late=8"]}), "senshi")
+    assert "<td class='plays'>" in page and "guard:margin=0,<wbr>min_gain=2,<wbr>late=8" in page
 
 
 def test_index_folds_the_earlier_runs_of_a_question_under_its_newest(run_dir, tmp_path):
