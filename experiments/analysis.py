@@ -296,7 +296,7 @@ def analyse(cfg: Config, runs: list[CellRun], state: Any = None) -> dict[str, An
     stopped = timeout_sentence(cells)
     if stopped:
         answer.append(stopped)
-    return {"tables": tables, "answer": answer, "headline": headline(res)}
+    return {"tables": tables, "answer": answer, "headline": headline(res), "labels": dict(res.labels)}
 
 
 def timeout_sentence(cells: pl.DataFrame) -> str | None:

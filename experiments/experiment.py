@@ -105,6 +105,8 @@ class Experiment:
     examples: pl.DataFrame | None = None
     #: the report's headline: two or three sentences of the answer's gist
     headline: list[str] = dataclasses.field(default_factory=list)
+    #: ``{full spec: label}`` of strategies the answer made (tuned members), beside the config's own
+    labels: dict[str, str] = dataclasses.field(default_factory=dict)
 
     @property
     def cells(self) -> pl.DataFrame:
@@ -147,7 +149,8 @@ class Experiment:
             "answer_kind": rep.answer, "over": rep.over, "metric": rep.metric,
             "metric_label": METRICS[rep.metric][0], "goal": rep.goal, "baseline": rep.baseline,
             "notes": rep.notes, "axes": cfg.axes, "group_axes": cfg.group_axes, "lineup": cfg.kind,
-            "strategies": cfg.strategies, "rotate": cfg.rotate, "labels": experiment_labels(cfg),
+            "strategies": cfg.strategies, "rotate": cfg.rotate,
+            "labels": {**self.labels, **experiment_labels(cfg)},
             "per_deal": needs_vectors(cfg),
         }
 
@@ -355,7 +358,7 @@ def _play(cfg: Config, games: int | None, jobs: int, progress: bool, backend: st
         manifest.update({"resumed": state.get("resumed", []), "chunks_restored": store.restored,
                          "chunks_played": store.saved})
     return Experiment(cfg, result["tables"], result["answer"], manifest, examples=examples,
-                      headline=result["headline"])
+                      headline=result["headline"], labels=result.get("labels", {}))
 
 
 def kind_estimate(cfg: Config) -> int:

@@ -822,3 +822,21 @@ def test_an_equilibrium_whose_shares_span_0_to_100_on_resampled_deals_says_the_d
     assert "pin the mix" not in _meta_sentences("2 players", meta, "eliminated", 0.5)[0]
     del sol["lo"], sol["hi"]  # no intervals at all (a set of equilibria): nothing to say of them
     assert "pin the mix" not in _meta_sentences("2 players", meta, "eliminated", 0.5)[0]
+
+
+def test_a_tuned_member_is_in_the_strategies_table_under_its_label(tmp_path):
+    """senshi_meta's tuned guard (guard:late=8) was missing from the report's Strategies table, which listed
+    only the config's guard (late=4)."""
+    from reports import build_report
+
+    raw = {"title": "t", "question": "q", "game": "senshi", "games": 6, "seed": 9, "players": 2,
+           "lineup": {"population": ["random", "guard"]}, "search": {"guard.margin": [2, 4], "bootstrap": 5},
+           "report": {"answer": "equilibrium"}}
+    res = run_experiment(raw)
+    (tuned,) = set(res.tables["metagame"]["strategy"].to_list()) - {"random"}
+    assert tuned.startswith("guard:margin=")
+    full = next(k for k, v in res.summary()["labels"].items() if v == tuned)
+    assert full == f"guard:margin={tuned.split('=')[1]},min_gain=2,late=4"
+    page = open(build_report(res.write(str(tmp_path)), index=False), encoding="utf-8").read()
+    table = page[page.index("<th>what it plays</th>"):]
+    assert f"<td>{tuned}</td><td class='fullspec'>{full.replace(',', ',<wbr>')}</td>" in table

@@ -41,6 +41,9 @@ class Result:
     tables: dict[str, pl.DataFrame] = dataclasses.field(default_factory=dict)
     #: the few sentences that lead the report (None: the answer's first sentences)
     headline: list[str] | None = None
+    #: ``{full spec: label}`` of strategies the answer made that the config does not name (the members a
+    #: population's search tuned), for the report's Strategies table
+    labels: dict[str, str] = dataclasses.field(default_factory=dict)
 
 
 @dataclasses.dataclass

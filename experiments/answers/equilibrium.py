@@ -576,10 +576,13 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
                     meta_rows.append({**base, "players": cell.players, "lineup": " / ".join(meta.labels[j] for j in L),
                                       "strategy": meta.labels[i], "against": _against(meta, L, i),
                                       "win_share": mean, "lo": lo, "hi": hi, "deals": int(v.size)})
+    # the meta-games' members by their labels (a tuned member, a setting of a family), for the Strategies table
+    made = {a.spec(): lab for st in state if st["meta"] is not None
+            for a, lab in zip(st["meta"].agents, st["meta"].labels) if a is not None}
     return Result(sentences, None, None, {"equilibrium": frame(eq_rows), "race": frame(race_table),
                                           "path": frame(path_rows), "metagame": frame(meta_rows),
                                           "regrets": frame(reg_rows)},
-                  headline=_headline(sentences))
+                  headline=_headline(sentences), labels=made)
 
 
 def _fresh_columns(c: dict[str, Any] | None) -> dict[str, Any]:
