@@ -256,3 +256,21 @@ def test_seat_answers_need_two_players_in_every_cell():
         load_config(raw)
     raw["players"] = [2, 3]
     assert load_config(raw).report.event is None   # the event is optional for turn_order
+
+
+def test_risk_says_which_values_play_alike_on_every_deal():
+    """guard's margins 3 and 4 give the same games (eliminated, wins) on every deal: the answer says so
+    rather than leave two identical lines for the reader to compare; a value that differs does not."""
+    res = run_experiment({"title": "t", "question": "q", "game": "senshi", "players": 2, "games": 30, "seed": 3,
+                          "lineup": {"focus": "guard", "field": "counter"},
+                          "sweep": {"focus": ["guard:margin=3", "guard:margin=4", "greedy"]},
+                          "report": {"answer": "risk", "event": "eliminated", "over": "focus"}})
+    by = {s.split(" (")[0]: s for s in res.answer if "of its" in s}
+    m4 = next(v for k, v in by.items() if "margin=4" in k)
+    m3 = next(v for k, v in by.items() if "margin=3" in k)
+    g = next(v for k, v in by.items() if k.startswith("greedy"))
+    assert "on every deal)" in m4 and "guard margin=3" in m4.split("the same as ")[1], m4
+    assert "the same as" not in m3 and "the same as" not in g
+    same = res.cells.sort("cell").filter(pl.col("focus").str.contains("margin=")).select(
+        ["mean.eliminated", "focus_win_share", "mean_turns"])
+    assert same.row(0) == same.row(1)

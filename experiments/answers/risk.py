@@ -112,6 +112,17 @@ def answer_risk(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
             f"{versus_next(f_win, 'win', 'max', hi_v)}; most wins when not {ev}: "
             f"{show(cv)}{itself(cf)}, {ci_text(*cf[f_cond])}")
         bf = figs.get(base)
+        seen: list[tuple[Any, pl.DataFrame]] = []  # each value's per-deal figures, to find values that play alike
+
+        def alike(f: dict) -> Any:
+            cols = [c for c in ("game", "event", "win", "win_clear", "clear", "plays") if c in f["deals"].columns]
+            mine = f["deals"].select(cols).sort("game")
+            for v, other in seen:
+                if other.equals(mine):
+                    return v
+            seen.append((value, mine))
+            return None
+
         for value, f in figs.items():
             # a self-play focus holds every seat of its games: its counts are of seats, not games
             own = f["focus"] == f["field"] and P > 1 and f["games"] > f["deals"].height
@@ -122,6 +133,9 @@ def answer_risk(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
                     + (" (the fair share by symmetry: the same strategy in every seat)" if f[f_win][1] is None
                        and f["focus"] == f["field"] else "") + f", and wins {ci_text(*f[f_cond])} of the "
                     f"{f['clear']:,.0f} {'seats' if own else 'games'} it was not {ev} in")
+            twin = alike(f)
+            if twin is not None:  # guard's margins 3 and 4 with 4 players: the same games
+                text += f" (the same as {show(twin)} on every deal)"
             if bf is not None and value != base:
                 j = f["deals"].join(bf["deals"], on="game", suffix="_ref")
                 d_ev = paired_diff((j["event"] / j["plays"]).to_numpy(), (j["event_ref"] / j["plays_ref"]).to_numpy())
