@@ -318,6 +318,10 @@ def test_a_fresh_regret_of_rounding_size_is_no_gain():
     # the member that gains most is picked among them: its plain 95% interval above 0 is no claim
     sol["fresh_regret_lo_k"][0] = -0.004
     assert "gains against it" not in _fresh_text(meta, sol)
+    # a pure equilibrium's own member (its regret 0 by definition) is not listed
+    sol["probs"] = np.array([0.0, 1.0])
+    text = _fresh_text(meta, sol)
+    assert "the largest first: a +3.0%" in text and " b " not in text and not text.endswith("b +0.0%")
 
 
 def test_design_confirmation_reports_the_objective_not_the_distance(monkeypatch):

@@ -802,7 +802,9 @@ def _fresh_text(meta: MetaGame, sol: dict[str, Any]) -> str:
     """The confirmation's words: every member's regret against the equilibrium on the fresh deals (the
     largest first, at most SHOWN), with bootstrap intervals over those deals."""
     reg = sol["fresh_regret"]
-    order = [int(i) for i in np.argsort(-reg, kind="stable")]
+    probs = sol.get("probs")
+    # a pure equilibrium's own member gains nothing against a table of itself, by definition: left out
+    order = [int(i) for i in np.argsort(-reg, kind="stable") if probs is None or probs[i] < 1 - 1e-9]
     parts = [f"{meta.labels[i]} {pct(reg[i], True)}" + (
         f" {pct_span(sol['fresh_regret_lo'][i], sol['fresh_regret_hi'][i], True)}"
         if "fresh_regret_lo" in sol else "") for i in order[:SHOWN]]
