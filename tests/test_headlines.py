@@ -245,3 +245,11 @@ def test_senshi_names_its_score_the_smallest_pile():
     res = run_experiment({"title": "t", "question": "q", "game": "sen", "players": 2, "games": 12,
                           "lineup": {"focus": "threshold", "field": "threshold"}, "report": {"answer": "summary"}})
     assert ", mean score " in res.answer[0] and "(smallest pile)" not in res.answer[0]
+
+
+def test_balance_headline_names_the_groups_off_the_fair_share_with_their_axis_once():
+    heads = [("start_positions 0,3", 0.55, 0.54, 0.56, 0.5, True, 2, 0, 15),
+             ("start_positions 0,6", 0.50, 0.49, 0.51, 0.5, False, 0, 0, 15),
+             ("start_positions 0,9", 0.46, 0.45, 0.47, 0.5, True, 0, 2, 15)]
+    out = balance._headline(heads, "pairing")
+    assert out[0].endswith("clearly off it with start_positions 0,3 and 0,9."), out[0]

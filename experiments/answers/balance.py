@@ -174,6 +174,19 @@ def answer_balance(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
     return sentences, frame(est), _headline(heads, short(over), metric_text, ranges)
 
 
+def _groups_text(groups: list[str]) -> str:
+    """Groups in a list of a sentence, their axis said once where they share it: ``start_positions 0,3 and
+    0,9`` (not ``start_positions 0,3; start_positions 0,9``)."""
+    heads = {g.split(" ", 1)[0] for g in groups}
+    if len(groups) > 1 and len(heads) == 1 and all(" " in g and ":" not in g for g in groups):
+        axis = heads.pop()
+        values = [g.split(" ", 1)[1] for g in groups]
+        if not any(" " in v for v in values):  # one axis (a group of several reads "2 players, variant x")
+            sep = "; " if any("," in v for v in values) else ", "
+            return f"{axis} " + sep.join(values[:-1]) + " and " + values[-1]
+    return join_values(groups)
+
+
 def _headline(heads: list[tuple], what: str, metric_text: str | None = None, ranges: list[str] = ()) -> list[str] | None:
     """Seat 0's share in every group in one sentence, and where it is clearly off the fair share; then the
     plain metrics of report.metrics over every cell, and each family's range from its smallest member to
@@ -188,7 +201,7 @@ def _headline(heads: list[tuple], what: str, metric_text: str | None = None, ran
     first = (f"Seat 0 (the first player) wins " + ", ".join(parts) + " of games"
              + (f" (fair share {100 * heads[0][4]:.1f}%)" if one_p else "") + ", "
              + ("clearly off it" if one_p else "clearly off its fair share")
-             + (f" with {join_values(clear)}" if clear else " in no group") + ".")
+             + (f" with {_groups_text(clear)}" if clear else " in no group") + ".")
     n_above = sum(h[6] for h in heads)
     n_below = sum(h[7] for h in heads)
     n = sum(h[8] for h in heads)
