@@ -253,3 +253,15 @@ def test_balance_headline_names_the_groups_off_the_fair_share_with_their_axis_on
              ("start_positions 0,9", 0.46, 0.45, 0.47, 0.5, True, 0, 2, 15)]
     out = balance._headline(heads, "pairing")
     assert out[0].endswith("clearly off it with start_positions 0,3 and 0,9."), out[0]
+
+
+def test_an_interval_whose_bounds_would_print_alike_gets_the_decimals_to_tell_them_apart():
+    # Sen's go_all_in with 4 players changed the game length by -0.02 [-0.04, +0.01]: it read +0.0 [-0.0, +0.0]
+    from experiments.answers.common import fine_decimals, fmt_metric, span
+    d = fine_decimals("mean_turns", -0.04, 0.01)
+    assert d == 2 and f"{fmt_metric('mean_turns', -0.02, True, decimals=d)} {span('mean_turns', -0.04, 0.01, True, d)}" \
+        == "-0.02 [-0.04, +0.01]"
+    assert span("seat_advantage", -0.0001, 0.0003, True, fine_decimals("seat_advantage", -0.0001, 0.0003)) == \
+        "[-0.01%, +0.03%]"
+    assert fine_decimals("seat_advantage", -0.0002, 0.0008) is None  # [-0.0%, +0.1%] tells them apart already
+    assert fine_decimals("mean_turns", 1.2, 2.5) is None and fine_decimals("mean_turns", 0.0, 0.0) is None

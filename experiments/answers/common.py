@@ -82,15 +82,17 @@ def show(v: Any) -> str:
     return "none" if v is None else str(v)
 
 
-def fmt_metric(metric: str, x: float, signed: bool = False, bound: bool = False) -> str:
+def fmt_metric(metric: str, x: float, signed: bool = False, bound: bool = False, decimals: int | None = None) -> str:
     """A figure as the sentences show it: a share in % with one decimal, a game length with one, anything
-    else with two. An estimate that rounds to zero reads 0.0, never -0.0; an interval's ``bound`` below
-    zero that rounds to zero reads -0.0 (so that [-0.0%, +0.1%] does not pass for an interval above 0)."""
+    else with two (or ``decimals``). An estimate that rounds to zero reads 0.0, never -0.0; an interval's
+    ``bound`` below zero that rounds to zero reads -0.0 (so that [-0.0%, +0.1%] does not pass for an
+    interval above 0)."""
     if x is None or not math.isfinite(x):
         return "n/a"
     sign = "+" if signed else ""
     scale, d, unit = (100, 1, "%") if metric in ("win_share", "seat_advantage") else \
         (1, 1, "") if metric == "mean_turns" else (1, 2, "")
+    d = d if decimals is None else decimals
     v = round(x * scale, 9)
     r = rounded(x * scale, d)
     if bound and r == 0.0 and v < 0:
@@ -105,9 +107,24 @@ def rounded(v: float, d: int) -> float:
     return round(round(v, 9), d) + 0.0
 
 
-def span(metric: str, lo: float | None, hi: float | None, signed: bool = False) -> str:
+def span(metric: str, lo: float | None, hi: float | None, signed: bool = False, decimals: int | None = None) -> str:
     """An interval's bounds as the sentences show them, ``[-0.0%, +0.1%]`` (see :func:`fmt_metric`)."""
-    return f"[{fmt_metric(metric, lo, signed, True)}, {fmt_metric(metric, hi, signed, True)}]"
+    return (f"[{fmt_metric(metric, lo, signed, True, decimals)}, "
+            f"{fmt_metric(metric, hi, signed, True, decimals)}]")
+
+
+def fine_decimals(metric: str, lo: float | None, hi: float | None) -> int | None:
+    """Decimals enough (up to 3) that an interval's bounds, where they differ, do not print alike
+    (``+0.0 [-0.0, +0.0]`` for a game length changed by -0.02 [-0.04, +0.01] reads ``-0.02 [-0.04, +0.01]``);
+    None for the usual ones."""
+    if lo is None or hi is None or not (math.isfinite(lo) and math.isfinite(hi)) or lo == hi:
+        return None
+    base = 1 if metric in ("win_share", "seat_advantage", "mean_turns") else 2
+    scale = 100 if metric in ("win_share", "seat_advantage") else 1
+    d = base
+    while d < 3 and rounded(lo * scale, d) == rounded(hi * scale, d):  # -0.0 and +0.0 are alike here
+        d += 1
+    return None if d == base else d
 
 
 def group_rows(cells: pl.DataFrame, axes: list[str]):

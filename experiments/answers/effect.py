@@ -10,7 +10,7 @@ from simcore.stats import deal_values_ci, half_width, paired_diff, values_ci, wi
 
 from ..engine import VEC_ROWS
 from .base import AnswerKind, Result
-from .common import SHARE_DIFF_RANGE, average_seat, unit, by_symmetry, clip_interval, describe_group, metric_range, experiment_labels, fmt_metric, frame, pm_metric, group_rows, label, short, span, wide_table
+from .common import SHARE_DIFF_RANGE, average_seat, unit, by_symmetry, clip_interval, describe_group, metric_range, experiment_labels, fmt_metric, frame, pm_metric, group_rows, label, short, span, wide_table, fine_decimals
 
 #: the row of :func:`answer_effect`'s pooled per-deal values that holds seat 0's advantage over the average seat
 ADV = len(VEC_ROWS)
@@ -120,8 +120,9 @@ def answer_effect(cfg: Config, cells: pl.DataFrame, runs: list[CellRun], ratings
                     if np.array_equal(vec[row], bvec[row]):
                         alike.append(shown)
                         continue
-                    part.append(f"{shown} {fmt_metric(metric, d['diff'], True)} {span(metric, lo, hi, True)} "
-                                f"vs {show(rep.baseline)}")
+                    dec = fine_decimals(metric, lo, hi)  # an interval whose bounds would print alike
+                    part.append(f"{shown} {fmt_metric(metric, d['diff'], True, decimals=dec)} "
+                                f"{span(metric, lo, hi, True, dec)} vs {show(rep.baseline)}")
                 if alike:
                     said = alike[0] if len(alike) == 1 else ", ".join(alike[:-1]) + " and " + alike[-1]
                     part.append(f"{said} the same as {show(rep.baseline)} on every deal")
