@@ -241,7 +241,7 @@ def test_a_list_of_values_that_hold_commas_reads_as_that_many_values():
     assert describe_group(["rules.start_positions", "seat0"], ("0,6", "closer")) == "start_positions 0,6; seat0 closer"
     # the balance headline lists the groups clearly off the fair share
     heads = [(f"start_positions {v}", 0.6, 0.55, 0.65, 2, True, 1, 0, 3) for v in ("0,2", "0,3")]
-    assert "clearly off it with start_positions 0,2; start_positions 0,3." in _headline(heads, "pairing", [])[0]
+    assert "clearly off it with start_positions 0,2 and 0,3." in _headline(heads, "pairing", [])[0]
 
 
 # ------------------------------------------------------------------------------------------ game length
