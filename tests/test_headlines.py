@@ -265,3 +265,15 @@ def test_an_interval_whose_bounds_would_print_alike_gets_the_decimals_to_tell_th
         "[-0.01%, +0.03%]"
     assert fine_decimals("seat_advantage", -0.0002, 0.0008) is None  # [-0.0%, +0.1%] tells them apart already
     assert fine_decimals("mean_turns", 1.2, 2.5) is None and fine_decimals("mean_turns", 0.0, 0.0) is None
+
+
+def test_effect_headline_shows_a_small_change_as_such():
+    from experiments.answers.effect import headline
+
+    class Rep:
+        over, baseline = "variant", "base"
+
+    row = {"value": "x", "metric": "mean_turns", "diff": -0.02, "lo": -0.04, "hi": -0.01}
+    assert headline(Rep, [row], str) == ["variant x against base, on the same deals: game length -0.02 turns (clear)."]
+    big = {**row, "diff": 1.22, "lo": 1.0, "hi": 1.5}
+    assert headline(Rep, [big], str)[0].endswith("game length +1.2 turns (clear).")

@@ -274,3 +274,17 @@ def test_risk_says_which_values_play_alike_on_every_deal():
     same = res.cells.sort("cell").filter(pl.col("focus").str.contains("margin=")).select(
         ["mean.eliminated", "focus_win_share", "mean_turns"])
     assert same.row(0) == same.row(1)
+
+
+def test_a_value_alike_with_the_baseline_says_so_and_gives_no_zero_differences():
+    res = run_experiment({"title": "t", "question": "q", "game": "senshi", "players": 2, "games": 30, "seed": 3,
+                          "lineup": {"focus": "guard", "field": "counter"},
+                          "sweep": {"focus": ["guard:margin=3", "guard:margin=4", "greedy"]},
+                          "report": {"answer": "risk", "event": "eliminated", "over": "focus",
+                                     "baseline": "guard:margin=4"}})
+    m3 = next(s for s in res.answer if s.startswith("guard margin=3") and "of its" in s)
+    assert m3.endswith("(the same as guard margin=4 on every deal)"), m3
+    assert "vs guard margin=4" not in m3
+    g = next(s for s in res.answer if s.startswith("greedy") and "of its" in s)
+    assert "vs guard margin=4 on the same deals" in g
+    assert res.paired.filter(pl.col("value").cast(pl.String).str.contains("margin=3")).height == 3  # kept, all 0

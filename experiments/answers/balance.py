@@ -17,7 +17,7 @@ from simcore.stats import holm, mean_interval, ratio_ci
 from .base import AnswerKind, CheckContext, ReportContext, Result
 from .common import (average_seat, describe_group, fair_text, est_row, experiment_labels, fmt_metric, frame, group_rows, lineup_label, pm_metric,
                      pm_text, pool_deals, seat0_advantage, short, show, units)
-from .common import SHARE_RANGE, ci_cell, deal_frame, join_values
+from .common import SHARE_RANGE, and_list, ci_cell, deal_frame, join_values
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -184,7 +184,7 @@ def _groups_text(groups: list[str]) -> str:
         if not any(" " in v for v in values):  # one axis (a group of several reads "2 players, variant x")
             sep = "; " if any("," in v for v in values) else ", "
             return f"{axis} " + sep.join(values[:-1]) + " and " + values[-1]
-    return join_values(groups)
+    return and_list(groups)
 
 
 def _headline(heads: list[tuple], what: str, metric_text: str | None = None, ranges: list[str] = ()) -> list[str] | None:

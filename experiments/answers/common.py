@@ -74,6 +74,14 @@ def join_values(items) -> str:
     return ("; " if any("," in x for x in items) else ", ").join(items)
 
 
+def and_list(items) -> str:
+    """:func:`join_values` with ``and`` before the last item: ``7, 10 and 13``, ``0,2; 0,3 and 0,9``."""
+    items = [str(x) for x in items]
+    if len(items) < 2:
+        return "".join(items)
+    return join_values(items[:-1]) + " and " + items[-1]
+
+
 def show(v: Any) -> str:
     """A value as the sentences show it: a rule option's true/false as on/off, its None as none (as a config
     writes it)."""
@@ -117,11 +125,15 @@ def fine_decimals(metric: str, lo: float | None, hi: float | None) -> int | None
     """Decimals enough (up to 3) that an interval's bounds, where they differ, do not print alike
     (``+0.0 [-0.0, +0.0]`` for a game length changed by -0.02 [-0.04, +0.01] reads ``-0.02 [-0.04, +0.01]``);
     None for the usual ones."""
-    if lo is None or hi is None or not (math.isfinite(lo) and math.isfinite(hi)) or lo == hi:
+    if lo is None or hi is None or not (math.isfinite(lo) and math.isfinite(hi)) or (lo == hi == 0):
         return None
     base = 1 if metric in ("win_share", "seat_advantage", "mean_turns") else 2
     scale = 100 if metric in ("win_share", "seat_advantage") else 1
     d = base
+    if lo == hi:  # the same shift on every deal: enough decimals that it does not print as 0
+        while d < 3 and rounded(lo * scale, d) == 0:
+            d += 1
+        return None if d == base else d
     while d < 3 and rounded(lo * scale, d) == rounded(hi * scale, d):  # -0.0 and +0.0 are alike here
         d += 1
     return None if d == base else d

@@ -38,7 +38,7 @@ from simcore.stats import deal_values_ci, paired_diff
 
 from ..search import focus_values, setting_label
 from .base import AnswerKind, CheckContext, ReportContext, Result
-from .common import SHARE_RANGE, clip_interval, describe_group, frame, join_values, lineup_label, metric_range, short_spec
+from .common import SHARE_RANGE, and_list, clip_interval, describe_group, frame, join_values, lineup_label, metric_range, short_spec
 from .searching import (SearchSpec, confirm_row, confirmation, confirmed_text, edge_text, group_axes, parse_confirm,
                         parse_search, pct, pct_span, probe_settings, race_rows, search_space, split, start_setting,
                         value_span, value_text, weak_text, with_params)
@@ -330,10 +330,14 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
                     off.append(f"{setting_label(found.settings[found.raced[k]])} {value_text(obj, m, signed)} "
                                f"{value_span(obj, lo, hi, signed)}")
         if len(r.survivors) > 1 and off:
-            apart = (f" (the race's test, corrected for picking among the {len(found.raced)} settings, could not tell "
-                     f"them from the best, which is best by its estimate only; but by its own 95% interval "
-                     + (f"{off[0]} misses" if len(off) == 1 else f"each of {join_values(off)} misses")
-                     + f" the {goal}" + (", and so does the best" if best_off else "") + ")")
+            head = (f" (the race's test, corrected for picking among the {len(found.raced)} settings, could not tell "
+                    f"them from the best, which is best by its estimate only; ")
+            if best_off:  # nothing kept reaches it: the best misses too
+                apart = head + (f"by its own 95% interval the best misses the {goal}, and so "
+                                + ("does " if len(off) == 1 else "do ") + and_list(off) + ")")
+            else:
+                apart = head + ("but by its own 95% interval " + (f"{off[0]} misses" if len(off) == 1 else
+                                                                  f"each of {and_list(off)} misses") + f" the {goal})")
         elif len(r.survivors) > 1:
             apart = (f" (the race could not tell them apart: the best is best by its estimate only, and any of the "
                      f"{len(r.survivors)} is as good a choice on these deals"

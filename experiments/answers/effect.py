@@ -162,8 +162,10 @@ def strongest_of(r: pl.DataFrame) -> tuple[dict[str, Any], dict[str, Any] | None
 
 
 def _span(metric: str, xs: list[float], unit: str = "") -> str:
-    """``+4.4 to +5.3 turns``, ``-3.9% to +3.3%``, or the one value where they all print alike (signed)."""
-    lo, hi = fmt_metric(metric, min(xs), True), fmt_metric(metric, max(xs), True)
+    """``+4.4 to +5.3 turns``, ``-3.9% to +3.3%``, or the one value where they all print alike (signed); with
+    the decimals to show a change that is not 0 as such (-0.02 turns, not +0.0)."""
+    dec = fine_decimals(metric, min(xs), max(xs))
+    lo, hi = fmt_metric(metric, min(xs), True, decimals=dec), fmt_metric(metric, max(xs), True, decimals=dec)
     return (lo if lo == hi else f"{lo} to {hi}") + unit
 
 

@@ -606,8 +606,10 @@ def _headline(sentences: list[str]) -> list[str] | None:
     for text in sentences:
         if " of the meta-game of " in text:
             head = text.split("; regret against it")[0].split("; the most")[0]
-            if "pin the mix down" in text:  # its intervals run from 0% to 100%: say so where it leads
-                head += " (intervals from 0% to 100%: the deals do not pin this mix down, see the answer in full)"
+            if "pin the mix down" in text:  # some of its intervals run from 0% to 100%: say so where it leads
+                head += (" (some intervals from 0% to 100%: " + ("the resamples land on different equilibria, or "
+                         if "the resamples land on different equilibria" in text else "")
+                         + "the deals do not pin this mix down; see the answer in full)")
             out.append(head)
         elif "symmetric equilibrium" in text.split(":")[0] or text.startswith("symmetric equilibrium"):
             out.append(text)
@@ -631,9 +633,10 @@ def _unfinished_text(p: Path, fixed: list[tuple[dict[str, Any], Any]]) -> str:
     chain = " -> ".join(setting_label(f) for f in p.fields + (
         [last] if last is not None and (not p.fields or p.fields[-1] != last) else []))
     if reached is not None:
-        return (f"no fixed point in its {len(p.found)} steps, its last best response being the fixed point "
+        return (f"no fixed point in its {len(p.found)} step{'' if len(p.found) == 1 else 's'}, its last best "
+                f"response being the fixed point "
                 f"{setting_label(reached)} ({chain})")
-    return f"no fixed point in {len(p.found)} steps ({chain})"
+    return f"no fixed point in {len(p.found)} step{'' if len(p.found) == 1 else 's'} ({chain})"
 
 
 def _family_sentences(cfg, cell, desc, paths, fixed, fair, confirmed=None) -> list[str]:
@@ -967,7 +970,7 @@ def _path_figure(path: pl.DataFrame | None, gaxes: list[str]):
         # point (the default ticks would go by fractions)
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         lo, hi = ax.get_xlim()
-        if hi - lo < 2:  # one step (the start is a fixed point)
+        if hi - lo < 0.5:  # one step (the start is a fixed point): autoscale gives it a tenth of a step
             ax.set_xlim((hi + lo) / 2 - 0.5, (hi + lo) / 2 + 0.5)
         if np.all(np.mod(sub[fcols[0]].drop_nulls().to_numpy(), 1) == 0):
             ax.yaxis.set_major_locator(MaxNLocator(integer=True))
@@ -999,6 +1002,8 @@ def _label_value(label: Any) -> float | None:
 
 
 def _heatmaps(meta: pl.DataFrame | None, gaxes: list[str]):
+    from matplotlib.colors import Normalize
+
     from reports import plots
 
     if meta is None or meta.height == 0:
@@ -1030,9 +1035,13 @@ def _heatmaps(meta: pl.DataFrame | None, gaxes: list[str]):
     spread = max((float(np.nanmax(np.abs(M - fair))) for _, _, M, fair in panels if np.isfinite(M).any()),
                  default=0.0) or 1.0
     for n, (ax, (g, labels, M, fair)) in enumerate(zip(axs.flat, panels)):
-        plots.sns.heatmap(M, ax=ax, cmap="RdBu_r", center=fair, vmin=max(0.0, fair - spread), vmax=min(100.0, fair + spread),
-                          annot=len(labels) <= 8, fmt=".0f", xticklabels=labels, yticklabels=labels,
-                          cbar_kws={"label": "win share (%)"})
+        # a linear scale from fair - spread to fair + spread (seaborn's centre would stretch each side of a
+        # clipped range apart), its colour bar showing only the shares that can be, 0% to 100%
+        norm = Normalize(fair - spread, fair + spread)
+        plots.sns.heatmap(M, ax=ax, cmap="RdBu_r", norm=norm, annot=len(labels) <= 8, fmt=".0f",
+                          xticklabels=labels, yticklabels=labels, cbar_kws={"label": "win share (%)"})
+        ax.collections[0].colorbar.ax.set_ylim(max(0.0, fair - spread), min(100.0, fair + spread))
+        plots.plt.setp(ax.get_yticklabels(), rotation=0)  # row labels level, however short
         ax.set_xlabel("against a table of")
         ax.set_ylabel("strategy" if n % cols == 0 else "")
         ax.set_title(g)

@@ -114,9 +114,15 @@ def answer_risk(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
         bf = figs.get(base)
         seen: list[tuple[Any, pl.DataFrame]] = []  # each value's per-deal figures, to find values that play alike
 
-        def alike(f: dict) -> Any:
+        def per_deal(f: dict) -> pl.DataFrame:
             cols = [c for c in ("game", "event", "win", "win_clear", "clear", "plays") if c in f["deals"].columns]
-            mine = f["deals"].select(cols).sort("game")
+            return f["deals"].select(cols).sort("game")
+
+        def alike(f: dict) -> Any:
+            # the baseline first (a value alike with it is no change at all), then the values before it
+            mine = per_deal(f)
+            if bf is not None and value != base and per_deal(bf).equals(mine):
+                return base
             for v, other in seen:
                 if other.equals(mine):
                     return v
@@ -151,8 +157,9 @@ def answer_risk(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
                     parts.append(f"win share when not {ev} {dci_text(d_cond)}")
                 risk = {-1: f"less often {ev}", 1: f"more often {ev}", 0: f"not clearly more or less often {ev}"}
                 wins = {1: "wins more", -1: "wins less", 0: "no clear change in wins"}
-                text += (f"; vs {show(base)} on the same deals: " + ", ".join(parts)
-                         + f" ({risk[direction(d_ev)]}, {wins[direction(d_win)]})")
+                if twin != base:  # alike with the baseline on every deal: no differences to give (all 0)
+                    text += (f"; vs {show(base)} on the same deals: " + ", ".join(parts)
+                             + f" ({risk[direction(d_ev)]}, {wins[direction(d_win)]})")
             sentences.append(text)
     return sentences, frame(paired_rows), frame(est), [sentences[i] for i in heads]
 
