@@ -161,10 +161,14 @@ def strongest_of(r: pl.DataFrame) -> tuple[dict[str, Any], dict[str, Any] | None
     return top, nxt, bool(nxt["elo_hi"] >= top["elo_lo"])
 
 
-def _span(metric: str, xs: list[float], unit: str = "") -> str:
+def _span(metric: str, xs: list[float], unit: str = "", clear: list[float] = ()) -> str:
     """``+4.4 to +5.3 turns``, ``-3.9% to +3.3%``, or the one value where they all print alike (signed); with
-    the decimals to show a change that is not 0 as such (-0.02 turns, not +0.0)."""
-    dec = fine_decimals(metric, min(xs), max(xs))
+    the decimals to show a ``clear`` change (its interval away from 0) as other than 0 (-0.02 turns, not
+    +0.0 "(clear)")."""
+    dec = None
+    for x in clear:
+        d = fine_decimals(metric, x, x)
+        dec = d if d is not None and (dec is None or d > dec) else dec
     lo, hi = fmt_metric(metric, min(xs), True, decimals=dec), fmt_metric(metric, max(xs), True, decimals=dec)
     return (lo if lo == hi else f"{lo} to {hi}") + unit
 
@@ -248,8 +252,9 @@ def headline(rep, paired_rows: list[dict[str, Any]], show, levels: list[dict[str
             if all(r["diff"] == 0 and r["lo"] == 0 and r["hi"] == 0 for r in rows):  # equal on every deal
                 alike.append(word)
                 continue
-            clear = sum(1 for r in rows if r["lo"] is not None and r["hi"] is not None and (r["lo"] > 0 or r["hi"] < 0))
-            parts.append(f"{word} {_span(metric, [r['diff'] for r in rows], unit)} "
+            apart = [r["diff"] for r in rows if r["lo"] is not None and r["hi"] is not None and (r["lo"] > 0 or r["hi"] < 0)]
+            clear = len(apart)
+            parts.append(f"{word} {_span(metric, [r['diff'] for r in rows], unit, apart)} "
                          f"({_how_often('clear', clear, len(rows))})")
         if alike:
             parts.append((alike[0] if len(alike) == 1 else ", ".join(alike[:-1]) + " and " + alike[-1])
