@@ -291,6 +291,8 @@ def test_a_family_confirms_each_fixed_point_against_its_best_measured_deviation(
     cfg = load(eq())
     cell = cfg.cells[0]
     for (first, dev, share), f in zip(found, fixed):
+        # after every deal any race of the group played: the earlier steps' races chose the way to it
+        assert int(first) >= res.tables["race"]["deals"].max(), (first, res.tables["race"]["deals"].max())
         ev = Evaluator(cfg)
         P = cell.players
         run = ev.lineup(cell, [with_params(cell.agents[0], {"wake": int(dev)})]
@@ -845,3 +847,28 @@ def test_a_tuned_member_is_in_the_strategies_table_under_its_label(tmp_path):
     page = open(build_report(res.write(str(tmp_path)), index=False), encoding="utf-8").read()
     table = page[page.index("<th>what it plays</th>"):]
     assert f"<td>{tuned}</td><td class='fullspec'>{full.replace(',', ',<wbr>')}</td>" in table
+
+
+def test_a_fixed_points_fresh_deals_come_after_every_deal_its_group_played(monkeypatch):
+    """sen_wake_equilibrium (3 players, penalty 15): wake=8's own race stopped at 1,000 deals, but the races
+    of the path's earlier steps, whose best responses led to it, played 2,000; its confirmation was said to
+    be on deals "numbered from 1,000 (none of them helped find it)"."""
+    from types import SimpleNamespace
+
+    from experiments.answers import equilibrium as eqm
+
+    f, dev = {"focus.wake": 8}, {"focus.wake": 10}
+
+    def found(deals, settings, best):
+        race = SimpleNamespace(rounds=[(deals, [0, 1], 2)], best=best)
+        runs = {i: [SimpleNamespace(deals=deals)] for i in range(len(settings))}
+        return SimpleNamespace(race=race, raced=list(range(len(settings))), settings=settings, runs=runs)
+
+    early = found(2000, [{"focus.wake": 5}, {"focus.wake": 6}], 1)
+    last = found(1000, [f, dev], 1)
+    path = eqm.Path(start={"focus.wake": 5}, fields=[{"focus.wake": 5}, f], found=[early, last], end="fixed", fixed=f)
+    monkeypatch.setattr(eqm, "mean_values", lambda runs, fn, stop: np.zeros(stop))
+    monkeypatch.setattr(eqm, "confirm_fits", lambda first, confirm, path: None)
+    ev = SimpleNamespace(extend=lambda runs, stop: None)
+    out = eqm._confirm_fixed_points(SimpleNamespace(path="x.toml"), ev, SimpleNamespace(confirm=500), [path], None)
+    assert out["wake=8"]["first"] == 2000 and out["wake=8"]["setting"] == dev

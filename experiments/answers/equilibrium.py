@@ -290,10 +290,15 @@ def _family(cfg, ev, spec: SearchSpec, g: int, cell, axes: dict[str, Any] | None
 
 def _confirm_fixed_points(cfg, ev, spec: SearchSpec, paths: list[Path], fn) -> dict[str, dict[str, Any]]:
     """``search.confirm`` for a family: each fixed point's best measured deviation (the race's best other
-    setting against a table of it) played again on fresh deals, which start where its race stopped; a
-    table of the fixed point itself wins the fair share by symmetry. Fixed point label -> the deviation,
-    the deals and its win share there."""
+    setting against a table of it) played again on fresh deals, which start after every deal any race of
+    the group played (the races of a path's earlier steps chose the fields that led to the fixed point: the
+    deals they played helped find it); a table of the fixed point itself wins the fair share by symmetry.
+    Fixed point label -> the deviation, the deals and its win share there."""
     out: dict[str, dict[str, Any]] = {}
+    # the deals the group's races played (a race's deal numbers are shared by every lineup: the same shuffles)
+    played = max([found.race.rounds[-1][0] for p in paths for found in p.found if found.race.rounds]
+                 + [run.deals for p in paths for found in p.found for runs in found.runs.values() for run in runs]
+                 + [0])
     for path in paths:
         f = path.fixed
         if f is None or setting_label(f) in out:
@@ -305,7 +310,7 @@ def _confirm_fixed_points(cfg, ev, spec: SearchSpec, paths: list[Path], fn) -> d
         if dev is None:
             continue
         runs = found.runs[found.raced[dev]]
-        first = max([r.rounds[-1][0]] + [run.deals for run in runs])
+        first = max([r.rounds[-1][0], played] + [run.deals for run in runs])
         confirm_fits(first, spec.confirm, cfg.path)
         ev.extend(runs, first + spec.confirm)
         x = mean_values(runs, fn, first + spec.confirm)[first:]
