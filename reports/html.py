@@ -12,6 +12,7 @@ import html
 import json
 import math
 import os
+import re
 from typing import Any
 
 import jinja2
@@ -278,17 +279,28 @@ def _spec_table(table: pl.DataFrame, game: str | None = None) -> str:
     # a full spec may break after each comma (between parameters) before it breaks anywhere else
     rows = "".join(f"<tr id='spec-{i}'><td>{html.escape(lab)}</td>"
                    f"<td class='fullspec'>{html.escape(spec).replace(',', ',<wbr>')}</td>"
-                   f"<td class='plays'>{html.escape(_what_it_plays(game, spec))}</td></tr>"
+                   f"<td class='plays'>{_plays_cell(_what_it_plays(game, spec))}</td></tr>"
                    for i, (lab, spec) in enumerate(table.iter_rows()))
     return ("<table><thead><tr><th>label</th><th>full spec</th><th>what it plays</th></tr></thead>"
             f"<tbody>{rows}</tbody></table>")
+
+
+#: a description longer than this shows its first words, the whole of it a click away
+PLAYS_SHOWN = 320
+
+
+def _plays_cell(text: str) -> str:
+    """A strategy's description for the Strategies table: whole, or its first words with the rest folded."""
+    if len(text) <= PLAYS_SHOWN:
+        return html.escape(text)
+    cut = text.rfind(" ", 0, PLAYS_SHOWN - 40)
+    return (f"<details><summary>{html.escape(text[:cut])} ...</summary>{html.escape(text[cut + 1:])}</details>")
 
 
 def _what_it_plays(game: str | None, spec: str) -> str:
     """The first sentence of a strategy's description (its class's docstring), for a designer who does not
     know the names (``strongest`` is a naive reference policy, not the strongest player); empty where the
     strategy is not known here (a user's file that is not registered)."""
-    import re
 
     from strategies.registry import lookup
 
@@ -297,8 +309,8 @@ def _what_it_plays(game: str | None, spec: str) -> str:
     except Exception:  # noqa: BLE001 - a report never fails for a description
         cls = None
     doc = " ".join((getattr(cls, "__doc__", None) or "").replace("``", "").split())
-    first = re.split(r"(?<=[.!?])\s", doc, maxsplit=1)[0] if doc else ""
-    return first if len(first) <= 240 else first[:237].rstrip() + "..."
+    # the first sentence: up to a full stop (Sen's "says WAKE UP! when ..." goes on past its exclamation mark)
+    return re.split(r"(?<=\.)\s", doc, maxsplit=1)[0] if doc else ""
 
 
 def _present(df: pl.DataFrame, cols: list[str]) -> list[str]:
@@ -496,7 +508,8 @@ def example_games(examples: pl.DataFrame, cells: pl.DataFrame, axes: list[str]) 
 
 def build_index(out_dir: str) -> str:
     """Write ``OUT_DIR/index.html`` listing every run folder in it: the newest run of each question first (newest
-    questions first), the earlier runs of the same question (the same game, title and question) folded under it."""
+    questions first), the earlier runs of the same question (the same game, run folder stem and title) folded
+    under it."""
     runs = []
     for name in sorted(os.listdir(out_dir)):
         d = os.path.join(out_dir, name)
@@ -525,10 +538,11 @@ def build_index(out_dir: str) -> str:
         except TypeError:  # an answer that is not a list, say
             continue
     runs.sort(key=lambda r: r["started"], reverse=True)
-    # the runs of one question (the same game, title and question) under its newest run, the earlier ones folded
+    # the runs of one question (the same game, folder stem, which is the config's name, and title: a question
+    # reworded between runs stays one) under its newest run, the earlier ones folded
     questions: dict[tuple[str, str, str], dict] = {}
     for r in runs:
-        key = (r["game"], r["title"], r["question"])
+        key = (r["game"], re.sub(r"-\d{8}-\d{6}(-\d+)?$", "", r["name"]), r["title"])
         if key in questions:
             questions[key]["earlier"].append(r)
         else:

@@ -247,14 +247,25 @@ def test_the_strategies_table_says_what_each_strategy_plays():
     assert _what_it_plays("sen", "nosuch.py:Mine") == "" and _what_it_plays(None, "threshold") == ""
     table = pl.DataFrame({"label": ["strongest"], "full spec": ["strongest"]})
     assert "<th>what it plays</th>" in _spec_table(table, "fan-and-mallet")
+    # the whole first sentence: Sen's callers go on past "WAKE UP!" to say when they call
+    assert _what_it_plays("sen", "watcher").endswith("or at most sure regardless; never above cap.")
+    # a long one (Senshi's denier) shows its first words, the rest one click away, nothing cut off
+    from reports.html import _plays_cell
+    text = _what_it_plays("senshi", "denier")
+    cell = _plays_cell(text)
+    assert len(text) > 320 and cell.startswith("<details><summary>Deny the opponents")
+    import html as _html
+    head, rest = re.match(r"<details><summary>(.*) \.\.\.</summary>(.*)</details>$", cell).groups()
+    assert _html.unescape(head) + " " + _html.unescape(rest) == text
     # the description wraps (left-aligned), and a long spec breaks between its parameters
     page = _spec_table(pl.DataFrame({"label": ["guard"], "full spec": ["guard:margin=0,min_gain=2,late=8"]}), "senshi")
     assert "<td class='plays'>" in page and "guard:margin=0,<wbr>min_gain=2,<wbr>late=8" in page
 
 
 def test_index_folds_the_earlier_runs_of_a_question_under_its_newest(run_dir, tmp_path):
-    """Repeated runs of one question (the same game, title and question) make one entry: the newest run with
-    its answer, the earlier ones folded under it with their links, and an earlier answer that differs shown."""
+    """Repeated runs of one question (the same game, run folder stem and title; its question may be reworded
+    between runs) make one entry: the newest run with its answer, the earlier ones folded under it with their
+    links, and an earlier answer that differs shown."""
     import json
     import shutil
 
@@ -263,28 +274,30 @@ def test_index_folds_the_earlier_runs_of_a_question_under_its_newest(run_dir, tm
     path, _ = run_dir
     build_report(path, index=False)  # the copies hold a report whatever ran before (the links go to reports)
     out = tmp_path / "runs"
-    for name, started, title, headline in [("old", "2026-01-01T00:00:00+00:00", None, ["an older answer"]),
-                                           ("new", "2026-03-01T00:00:00+00:00", None, None),
-                                           ("same", "2026-02-01T00:00:00+00:00", None, None),
-                                           ("other", "2026-02-15T00:00:00+00:00", "Another question", None)]:
+    old, new, same = "report_test-20260101-000000", "report_test-20260301-000000", "report_test-20260201-000000-2"
+    other, named = "report_test-20260215-000000", "another-20260216-000000"
+    for name, started, changes in [
+            (old, "2026-01-01T00:00:00+00:00", {"headline": ["an older answer"], "question": "an older wording"}),
+            (new, "2026-03-01T00:00:00+00:00", {}), (same, "2026-02-01T00:00:00+00:00", {}),
+            (other, "2026-02-15T00:00:00+00:00", {"title": "Another question"}),  # the same config, a new title
+            (named, "2026-02-16T00:00:00+00:00", {})]:  # another config of the same title
         shutil.copytree(path, out / name)
         man = json.loads((out / name / "manifest.json").read_text())
         (out / name / "manifest.json").write_text(json.dumps({**man, "started": started}))
         summ = json.loads((out / name / "summary.json").read_text())
-        summ.update({k: v for k, v in (("title", title), ("headline", headline)) if v is not None})
-        (out / name / "summary.json").write_text(json.dumps(summ))
+        (out / name / "summary.json").write_text(json.dumps({**summ, **changes}))
     index = open(build_index(str(out)), encoding="utf-8").read()
-    assert "4 run(s) of 2 question(s)" in index
-    rows = re.findall(r'<tr class="run">\s*<td><a href="(\w+)/report.html">', index)
-    assert rows == ["new", "other"]  # the newest question first, each by its newest run
+    assert "5 run(s) of 3 question(s)" in index
+    rows = re.findall(r'<tr class="run">\s*<td><a href="([\w-]+)/report.html">', index)
+    assert rows == [new, named, other]  # the newest question first, each by its newest run
     folded = index[index.index('<details class="earlier-runs">'):]
     folded = folded[:folded.index("</details>")]
     assert "2 earlier run(s) of this question" in folded
-    assert folded.index('href="same/report.html"') < folded.index('href="old/report.html"')
+    assert folded.index(f'href="{same}/report.html"') < folded.index(f'href="{old}/report.html"')
     assert "an older answer" in folded and folded.count("the same answer") == 1
+    assert index.count('<details class="earlier-runs">') == 1  # the other questions ran once
     # an earlier run whose headline is the same but whose answer in full differs says so
-    summ = json.loads((out / "same" / "summary.json").read_text())
-    (out / "same" / "summary.json").write_text(json.dumps({**summ, "answer": summ["answer"] + ["one more"]}))
+    summ = json.loads((out / same / "summary.json").read_text())
+    (out / same / "summary.json").write_text(json.dumps({**summ, "answer": summ["answer"] + ["one more"]}))
     index = open(build_index(str(out)), encoding="utf-8").read()
     assert "the same answer" not in index and "the same headline; the answer in full differs" in index
-    assert index.count('<details class="earlier-runs">') == 1  # the other question ran once
