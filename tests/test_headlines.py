@@ -277,3 +277,9 @@ def test_effect_headline_shows_a_small_change_as_such():
     assert headline(Rep, [row], str) == ["variant x against base, on the same deals: game length -0.02 turns (clear)."]
     big = {**row, "diff": 1.22, "lo": 1.0, "hi": 1.5}
     assert headline(Rep, [big], str)[0].endswith("game length +1.2 turns (clear).")
+
+
+def test_a_completion_short_of_every_game_never_reads_100_percent():
+    from experiments.answers.common import short_of_whole
+    assert short_of_whole(1 - 2 / 4000) == "99.95%" and short_of_whole(1 - 16 / 4000) == "99.6%"
+    assert short_of_whole(1.0) == "100.0%" and short_of_whole(1 - 1 / 10_000_000) == "100.000%"

@@ -121,6 +121,14 @@ def span(metric: str, lo: float | None, hi: float | None, signed: bool = False, 
             f"{fmt_metric(metric, hi, signed, True, decimals)}]")
 
 
+def short_of_whole(share: float) -> str:
+    """A share below 1 that must not read 100.0% (a completion of 3,998 of 4,000 games): as many decimals
+    as it takes, up to 3 (99.95%)."""
+    d = next((d for d in (1, 2, 3) if share >= 1 or fmt_metric("win_share", share, decimals=d)
+              != fmt_metric("win_share", 1.0, decimals=d)), 3)
+    return fmt_metric("win_share", share, decimals=d)
+
+
 def fine_decimals(metric: str, lo: float | None, hi: float | None) -> int | None:
     """Decimals enough (up to 3) that an interval's bounds, where they differ, do not print alike
     (``+0.0 [-0.0, +0.0]`` for a game length changed by -0.02 [-0.04, +0.01] reads ``-0.02 [-0.04, +0.01]``);

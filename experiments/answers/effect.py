@@ -10,7 +10,7 @@ from simcore.stats import deal_values_ci, half_width, paired_diff, values_ci, wi
 
 from ..engine import VEC_ROWS
 from .base import AnswerKind, Result
-from .common import SHARE_DIFF_RANGE, average_seat, unit, by_symmetry, clip_interval, describe_group, metric_range, experiment_labels, fmt_metric, frame, pm_metric, group_rows, label, short, span, wide_table, fine_decimals
+from .common import SHARE_DIFF_RANGE, average_seat, unit, by_symmetry, clip_interval, describe_group, metric_range, experiment_labels, fmt_metric, frame, pm_metric, group_rows, label, short, span, wide_table, fine_decimals, short_of_whole
 
 #: the row of :func:`answer_effect`'s pooled per-deal values that holds seat 0's advantage over the average seat
 ADV = len(VEC_ROWS)
@@ -93,7 +93,7 @@ def answer_effect(cfg: Config, cells: pl.DataFrame, runs: list[CellRun], ratings
             tally[1] += n
             if stopped:  # games stopped at the turn limit: nobody's win, and their turns count in the length
                 clo, chi = wilson(n - stopped, n)
-                part.append(f"completion {fmt_metric('win_share', 1 - stopped / n)} "
+                part.append(f"completion {short_of_whole(1 - stopped / n)} "
                             f"{span('win_share', float(clo), float(chi))} "
                             f"({stopped:,} of {n:,} games stopped at the turn limit)")
             if exact:

@@ -976,7 +976,9 @@ def _path_figure(path: pl.DataFrame | None, gaxes: list[str]):
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         lo, hi = ax.get_xlim()
         if hi - lo < 0.5:  # one step (the start is a fixed point): autoscale gives it a tenth of a step
-            ax.set_xlim((hi + lo) / 2 - 0.5, (hi + lo) / 2 + 0.5)
+            mid = round((hi + lo) / 2)
+            ax.set_xlim(mid - 0.5, mid + 0.5)
+            ax.set_xticks([mid])  # the integer locator falls back to fractions where one whole number fits
         if np.all(np.mod(sub[fcols[0]].drop_nulls().to_numpy(), 1) == 0):
             ax.yaxis.set_major_locator(MaxNLocator(integer=True))
             lo, hi = ax.get_ylim()

@@ -127,7 +127,7 @@ def answer_turn_order(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
                    else "every seat wins as often"))
         if ev:
             e = head_f[names[1]]
-            text += f"; {ev}: seat 0 {ci_text(*e[0])}, seat {P - 1} {ci_text(*e[P - 1])}"
+            text += f"; {ev}: seat 0 (the first) {ci_text(*e[0])}, seat {P - 1} (the last) {ci_text(*e[P - 1])}"
         # each value's change and the share it leads to (seat 0's own figure, not only the difference)
         # a value that changes the lineup says whose lineup it is ("guard (guard in every seat)")
         # a bare number or on/off names its axis ("with chosen_fan on", not "with on")
