@@ -294,6 +294,9 @@ def _plays_cell(text: str) -> str:
     if len(text) <= PLAYS_SHOWN:
         return html.escape(text)
     cut = text.rfind(" ", 0, PLAYS_SHOWN - 40)
+    if cut <= 0:  # no space to cut at: a hard cut
+        cut = PLAYS_SHOWN - 40
+        return f"<details><summary>{html.escape(text[:cut])} ...</summary>{html.escape(text[cut:])}</details>"
     return (f"<details><summary>{html.escape(text[:cut])} ...</summary>{html.escape(text[cut + 1:])}</details>")
 
 
