@@ -283,3 +283,24 @@ def test_a_completion_short_of_every_game_never_reads_100_percent():
     from experiments.answers.common import short_of_whole
     assert short_of_whole(1 - 2 / 4000) == "99.95%" and short_of_whole(1 - 16 / 4000) == "99.6%"
     assert short_of_whole(1.0) == "100.0%" and short_of_whole(1 - 1 / 10_000_000) == "100.000%"
+
+
+def test_the_highest_rated_that_loses_head_to_head_says_so():
+    """sen_variants, 2 players: swapper is rated highest over every pairing, but gambler beats it head to head
+    (swapper wins 46.8% [44.9%, 48.6%] of their games): the answer says so."""
+    import polars as pl
+
+    cells = pl.DataFrame({"players": [2, 2, 2, 4], "a": ["counter", "swapper", "counter", "swapper"],
+                          "b": ["swapper", "gambler", "gambler", "gambler"],
+                          "focus_win_share": [0.33, 0.468, 0.45, 0.2], "focus_win_lo": [0.31, 0.449, 0.43, 0.18],
+                          "focus_win_hi": [0.35, 0.486, 0.47, 0.22], "timeouts": [0, 0, 0, 0]})
+    assert effect.head_to_head_losses(cells, "swapper") == [("gambler", 0.468, 0.449, 0.486)]
+    assert effect.head_to_head_losses(cells, "gambler") == []  # it beats both (the 4-player cell is no duel)
+    assert effect._beaten_text(cells, "swapper", str) == (
+        "; but head to head it loses to gambler (winning 46.8% [44.9%, 48.6%]): the rating over every pairing is "
+        "not a head-to-head order")
+    # as b: counter beats swapper here from the other side
+    flipped = cells.with_columns(pl.Series("focus_win_share", [0.6, 0.468, 0.45, 0.2]),
+                                 pl.Series("focus_win_lo", [0.55, 0.449, 0.43, 0.18]),
+                                 pl.Series("focus_win_hi", [0.65, 0.486, 0.47, 0.22]))
+    assert [o for o, *_ in effect.head_to_head_losses(flipped, "swapper")] == ["counter", "gambler"]

@@ -10,7 +10,7 @@ from simcore.stats import deal_values_ci, half_width, paired_diff, values_ci, wi
 
 from ..engine import VEC_ROWS
 from .base import AnswerKind, Result
-from .common import SHARE_DIFF_RANGE, average_seat, unit, by_symmetry, clip_interval, describe_group, metric_range, experiment_labels, fmt_metric, frame, pm_metric, group_rows, label, short, span, wide_table, fine_decimals, short_of_whole
+from .common import SHARE_DIFF_RANGE, average_seat, unit, by_symmetry, clip_interval, describe_group, metric_range, experiment_labels, fmt_metric, frame, pm_metric, group_rows, label, short, span, wide_table, fine_decimals, short_of_whole, and_list, ci_text
 
 #: the row of :func:`answer_effect`'s pooled per-deal values that holds seat 0's advantage over the average seat
 ADV = len(VEC_ROWS)
@@ -143,10 +143,38 @@ def answer_effect(cfg: Config, cells: pl.DataFrame, runs: list[CellRun], ratings
                                 + (f"; {show(nxt['strategy'])} next, {nxt['elo']:+.0f} ± "
                                    f"{half_width(nxt['elo_lo'], nxt['elo_hi']):.0f}, their intervals overlapping"
                                    if close else "")
-                                + ")")
+                                + ")" + _beaten_text(sub, top["strategy"], show))
             sentences.append(f"{short(rep.over)} {show(value)}" + (f" ({desc})" if desc else "") + ": "
                              + "; ".join(part))
     return sentences, frame(paired_rows), headline(rep, paired_rows, show, levels, strongest, stopped_by)
+
+
+def head_to_head_losses(cells: pl.DataFrame, top: str) -> list[tuple[str, float, float, float]]:
+    """Two players: the strategies ``top`` clearly loses to head to head in a round-robin's cells (its win
+    share against them with its 95% interval below 50%), as (the other, its share, low, high), the worst
+    first. A rating over every pairing can put first a strategy that one of them beats (a cycle); the
+    answer says so. Only cells whose every game has a winner count (the other's share is then 1 less it)."""
+    if not {"a", "b", "focus_win_share", "focus_win_lo", "focus_win_hi"} <= set(cells.columns):
+        return []
+    out = []
+    for row in cells.iter_rows(named=True):
+        if row["players"] != 2 or row.get("timeouts") or None in (row["focus_win_lo"], row["focus_win_hi"]):
+            continue
+        if row["a"] == top and row["focus_win_hi"] < 0.5:
+            out.append((row["b"], row["focus_win_share"], row["focus_win_lo"], row["focus_win_hi"]))
+        elif row["b"] == top and row["a"] != top and row["focus_win_lo"] > 0.5:
+            out.append((row["a"], 1 - row["focus_win_share"], 1 - row["focus_win_hi"], 1 - row["focus_win_lo"]))
+    return sorted(out, key=lambda t: t[1])
+
+
+def _beaten_text(cells: pl.DataFrame, top: str, show) -> str:
+    """``; it loses to gambler head to head, winning 46.8% [44.9%, 48.6%]`` (see :func:`head_to_head_losses`)."""
+    losses = head_to_head_losses(cells, top)
+    if not losses:
+        return ""
+    return ("; but head to head it loses to " + and_list(
+        f"{show(o)} (winning {ci_text(x, lo, hi)})" for o, x, lo, hi in losses)
+        + ": the rating over every pairing is not a head-to-head order")
 
 
 def strongest_of(r: pl.DataFrame) -> tuple[dict[str, Any], dict[str, Any] | None, bool | None]:
