@@ -354,6 +354,9 @@ def sweep_heatmap(cells: pl.DataFrame, over: str, group_axes: list[str], y: str,
 #: ``TAIL_STRETCH`` times as long (the games beyond it are counted in the caption)
 TAIL_QUANTILE = 0.995
 TAIL_STRETCH = 1.5
+#: the game-length figure's turns go on a log scale when the 99.5th percentile is more than this many times
+#: the median
+LOG_TAIL = 8.0
 
 
 def finished_turns(turns: pl.DataFrame, cells: pl.DataFrame) -> tuple[pl.DataFrame, int, int | None]:
@@ -411,23 +414,42 @@ def turns_distribution(turns: pl.DataFrame, cells: pl.DataFrame, axes: list[str]
     edge = float(t_all[order][np.searchsorted(cum, TAIL_QUANTILE)])
     longest = float(t_all.max())
     right = edge * 1.05 if longest > TAIL_STRETCH * edge else None
+    median = float(t_all[order][np.searchsorted(cum, 0.5)])
+    # a long tail even below the 99.5th percentile (an equilibrium search's extreme settings play games many
+    # times the usual length): turns on a log scale, with bins of equal width on it
+    log = edge > LOG_TAIL * max(median, 1.0)
     # one bin width for every group: about 60 bins over the axis
     width = max(1, int(np.ceil(((right if right is not None else longest) - t_all.min() + 1) / 60)))
+    edges = np.unique(np.floor(np.geomspace(max(1.0, float(t_all.min())), longest + 1, 61))) if log else None
     fig, ax = plt.subplots(figsize=(8, 4))
     for color, g in zip(sns.color_palette("tab10", len(groups)), groups):
         sub = agg.filter(pl.col("group") == g)
         t, c = sub["turns"].to_numpy(), sub["count"].to_numpy().astype(float)
+        if log:
+            hist, _ = np.histogram(np.maximum(t, edges[0]), bins=edges, weights=c)
+            # the share per tenfold of turns: bins hold whole numbers of turns, so their widths on the log
+            # scale differ at the low end, and a share per bin would jump with them
+            ax.step(edges[:-1], hist / c.sum() / np.diff(np.log10(edges)), where="post", color=color, label=g)
+            continue
         bins = (t // width) * width
         uniq, inv = np.unique(bins, return_inverse=True)
         dens = np.bincount(inv, weights=c) / c.sum() / width
         ax.step(uniq, dens, where="post", color=color, label=g)
+    if log:
+        from matplotlib.ticker import FuncFormatter
+
+        ax.set_xscale("log")
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))  # 10, 100, 1,000 (not 10^1)
+        note += (f"; turns on a log scale (a long tail: the 99.5th percentile, {edge:,.0f} turns, is "
+                 f"{edge / max(median, 1.0):.0f} times the median, {median:,.0f})")
+        right = None  # every game drawn: the log scale holds the tail
     if right is not None:
         beyond = int(c_all[t_all > right].sum())
         ax.set_xlim(left=min(0.0, float(t_all.min())), right=right)
         note += (f"; the axis ends at {right:,.0f} turns: {beyond:,} of the {int(c_all.sum()):,} games drawn "
                  f"({beyond / c_all.sum():.1%}) were longer, up to {longest:,.0f} turns")
-    ax.set_xlabel("turns per game (all players)")
-    ax.set_ylabel("share of games per turn")
+    ax.set_xlabel("turns per game (all players)" + (", log scale" if log else ""))
+    ax.set_ylabel("share of games per tenfold of turns" if log else "share of games per turn")
     ax.set_ylim(bottom=0)
     legend_outside(ax)
     return Figure("Game length", "distribution of the number of turns per game, cells of each group pooled"

@@ -416,3 +416,19 @@ def test_overlapping_texts_counts_only_what_is_drawn():
     assert plots.overlapping_texts(fig3)
     for f in (fig, fig2, fig3):
         matplotlib.pyplot.close(f)
+
+
+def test_a_long_tail_within_the_99_5th_percentile_puts_the_turns_on_a_log_scale(drawn):
+    """sen_wake_equilibrium's extreme settings play games up to 2,700 turns where the median is 26: a
+    linear axis squeezed every other game into its first bins."""
+    lengths = np.unique(np.geomspace(5, 2000, 80).astype(int))
+    turns = pl.DataFrame({"cell": [0] * len(lengths), "turns": lengths, "count": [10] * len(lengths)})
+    cells = pl.DataFrame({"cell": [0], "players": [2], "timeouts": [0]})
+    fig = plots.turns_distribution(turns, cells, ["players"])
+    ax = drawn[-1].axes[0]
+    assert ax.get_xscale() == "log" and "turns on a log scale (a long tail: the 99.5th percentile" in fig.caption
+    assert ax.get_xlim()[1] >= 2000  # every game drawn
+    # games of ordinary lengths keep the linear axis
+    plain = pl.DataFrame({"cell": [0] * 21, "turns": list(range(40, 61)), "count": [5] * 21})
+    assert "log scale" not in plots.turns_distribution(plain, cells, ["players"]).caption
+    assert drawn[-1].axes[0].get_xscale() == "linear"
