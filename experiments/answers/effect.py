@@ -124,8 +124,7 @@ def answer_effect(cfg: Config, cells: pl.DataFrame, runs: list[CellRun], ratings
                     part.append(f"{shown} {fmt_metric(metric, d['diff'], True, decimals=dec)} "
                                 f"{span(metric, lo, hi, True, dec)} vs {show(rep.baseline)}")
                 if alike:
-                    said = alike[0] if len(alike) == 1 else ", ".join(alike[:-1]) + " and " + alike[-1]
-                    part.append(f"{said} the same as {show(rep.baseline)} on every deal")
+                    part.append(f"{and_list(alike)} the same as {show(rep.baseline)} on every deal")
             if ratings.height:
                 mask = pl.lit(True)
                 for a, v in zip(gaxes, key):
@@ -285,8 +284,7 @@ def headline(rep, paired_rows: list[dict[str, Any]], show, levels: list[dict[str
             parts.append(f"{word} {_span(metric, [r['diff'] for r in rows], unit, apart)} "
                          f"({_how_often('clear', clear, len(rows))})")
         if alike:
-            parts.append((alike[0] if len(alike) == 1 else ", ".join(alike[:-1]) + " and " + alike[-1])
-                         + " the same on every deal")
+            parts.append(and_list(alike) + " the same on every deal")
         out.append(f"{short(rep.over)} {show(v)} against {show(rep.baseline)}, on the same deals{stopped(v)}: "
                    + ", ".join(parts)
                    + (f"; {_strongest_text(strongest[v])}" if v in strongest else "") + ".")
