@@ -182,8 +182,7 @@ def _groups_text(groups: list[str]) -> str:
         axis = heads.pop()
         values = [g.split(" ", 1)[1] for g in groups]
         if not any(" " in v for v in values):  # one axis (a group of several reads "2 players, variant x")
-            sep = "; " if any("," in v for v in values) else ", "
-            return f"{axis} " + sep.join(values[:-1]) + " and " + values[-1]
+            return f"{axis} " + and_list(values)
     return and_list(groups)
 
 
