@@ -279,6 +279,92 @@ def group_labels(cells: pl.DataFrame, axes: list[str]) -> pl.DataFrame:
     return cells.with_columns(pl.concat_str(parts, separator=", ").alias("group"))
 
 
+#: a distribution figure over more groups than this, with two or more sweep axes, draws one panel per value of
+#: one axis (the player count where it is swept) and one colour per value of the others
+PANEL_GROUPS = 6
+
+
+def hue_panels(cells: pl.DataFrame, axes: list[str]) -> tuple[pl.DataFrame, list[str], list[str], str]:
+    """How a distribution figure lays out its groups: ``(cells with columns group, panel and hue, the panels
+    to draw, the hues to draw, a caption note naming what is left out)``. Few groups, or one axis: one panel
+    ("") and one colour per group, the first :data:`MAX_HUES`; more groups over several axes: one panel per
+    value of the player count (else the first axis), the first :data:`MAX_PANELS`, each with a colour per
+    group of the other axes, so that every group is drawn where a single panel would hold too many lines."""
+    df = group_labels(cells, axes)
+    groups = df["group"].unique(maintain_order=True).to_list()
+    if len(axes) < 2 or len(groups) <= PANEL_GROUPS:
+        drawn, left_out = first_groups(groups, MAX_HUES)
+        return df.with_columns(pl.lit("").alias("panel"), pl.col("group").alias("hue")), [""], drawn, left_out
+    first = "players" if "players" in axes else axes[0]
+    rest = [a for a in axes if a != first]
+    panel = (cells.select(shown(cells, first) + pl.lit(" players")).to_series() if first == "players"
+             else group_labels(cells, [first])["group"])
+    df = df.with_columns(panel.alias("panel"), group_labels(cells, rest)["group"].alias("hue"))
+    panels, out_p = first_groups(df["panel"].unique(maintain_order=True).to_list(), MAX_PANELS, "panels")
+    hues, out_h = first_groups(df["hue"].unique(maintain_order=True).to_list(), MAX_HUES, "colours")
+    return df, panels, hues, out_p + out_h
+
+
+def panel_grid(panels: list[str], width: float = 8.0, height: float = 4.0):
+    """A figure of one axes per panel (two columns when there are several, axes shared) and the axes in
+    the panels' order."""
+    cols = 1 if len(panels) == 1 else 2
+    rows = -(-len(panels) // cols)
+    if cols == 1:
+        fig, ax = plt.subplots(figsize=(width, height))
+        return fig, [ax]
+    fig, axs = plt.subplots(rows, cols, figsize=(width + 2, 0.75 * height * rows + 0.6), sharex=True, sharey=True,
+                            squeeze=False)
+    flat = list(axs.ravel())
+    for ax in flat[len(panels):]:
+        ax.set_visible(False)
+    for ax, title in zip(flat, panels):
+        ax.set_title(title, fontsize=10)
+    return fig, flat[:len(panels)]
+
+
+def panel_labels(axs: list, xlabel: str, ylabel: str) -> None:
+    """Axis labels: on the axes of a single panel; once for the whole figure (a long label would run into
+    the next row's), with tick labels under every panel that has none below it, for several."""
+    if len(axs) == 1:
+        axs[0].set_xlabel(xlabel)
+        axs[0].set_ylabel(ylabel)
+        return
+    fig = axs[0].figure
+    for ax in axs:
+        spec = ax.get_subplotspec()
+        below_hidden = not spec.is_last_row() and not any(
+            o.get_visible() and o.get_subplotspec().colspan == spec.colspan
+            and o.get_subplotspec().rowspan.start == spec.rowspan.stop for o in fig.axes)
+        if below_hidden:
+            ax.xaxis.set_tick_params(labelbottom=True)
+    fig.supxlabel(xlabel, fontsize=11)
+    fig.supylabel(ylabel, fontsize=11)
+
+
+def panel_legend(axs: list) -> None:
+    """One legend for every panel (the colours are the same in each), right of the first row."""
+    seen: dict[str, object] = {}
+    for ax in axs:
+        for h, name in zip(*ax.get_legend_handles_labels()):
+            seen.setdefault(name, h)
+    if seen:
+        ax = axs[min(1, len(axs) - 1)]
+        ax.legend(list(seen.values()), list(seen.keys()), loc="upper left", bbox_to_anchor=(1.01, 1.0),
+                  borderaxespad=0.0, fontsize=8)
+
+
+def panel_note(panels: list[str], cells: pl.DataFrame, axes: list[str]) -> str:
+    """The caption's words on the panels (empty for a single one)."""
+    if len(panels) < 2:
+        return ""
+    from experiments.answers.common import and_list
+
+    first = "players" if "players" in axes else axes[0]
+    return f"; one panel per {'player count' if first == 'players' else short(first)}, one colour per " + \
+        and_list([short(a) for a in axes if a != first])
+
+
 def _is_numeric(s: pl.Series) -> bool:
     return s.dtype.is_numeric()
 
@@ -402,12 +488,12 @@ def turns_distribution(turns: pl.DataFrame, cells: pl.DataFrame, axes: list[str]
                 "turns), not shown")
         if turns.height == 0:
             return None
-    df = turns.join(group_labels(cells, axes).select(["cell", "group"]), on="cell")
-    agg = df.group_by(["group", "turns"]).agg(pl.col("count").sum()).sort("turns")
-    groups, left_out = first_groups(df["group"].unique(maintain_order=True).to_list(), MAX_HUES)
+    lay, panels, hues, left_out = hue_panels(cells, axes)
+    df = turns.join(lay.select(["cell", "panel", "hue"]), on="cell")
+    agg = df.group_by(["panel", "hue", "turns"]).agg(pl.col("count").sum()).sort("turns")
     # a long thin tail (a few games of many times the usual length) would squeeze the rest as the turn
     # limit did: the axis ends at the 99.5th percentile of the games drawn when the longest is far beyond it
-    drawn = agg.filter(pl.col("group").is_in(groups))
+    drawn = agg.filter(pl.col("panel").is_in(panels) & pl.col("hue").is_in(hues))
     t_all, c_all = drawn["turns"].to_numpy(), drawn["count"].to_numpy().astype(float)
     order = np.argsort(t_all, kind="stable")
     cum = np.cumsum(c_all[order]) / c_all.sum()
@@ -421,37 +507,46 @@ def turns_distribution(turns: pl.DataFrame, cells: pl.DataFrame, axes: list[str]
     # one bin width for every group: about 60 bins over the axis
     width = max(1, int(np.ceil(((right if right is not None else longest) - t_all.min() + 1) / 60)))
     edges = np.unique(np.floor(np.geomspace(max(1.0, float(t_all.min())), longest + 1, 61))) if log else None
-    fig, ax = plt.subplots(figsize=(8, 4))
-    for color, g in zip(sns.color_palette("tab10", len(groups)), groups):
-        sub = agg.filter(pl.col("group") == g)
-        t, c = sub["turns"].to_numpy(), sub["count"].to_numpy().astype(float)
-        if log:
-            hist, _ = np.histogram(np.maximum(t, edges[0]), bins=edges, weights=c)
-            # the share per tenfold of turns: bins hold whole numbers of turns, so their widths on the log
-            # scale differ at the low end, and a share per bin would jump with them
-            ax.step(edges[:-1], hist / c.sum() / np.diff(np.log10(edges)), where="post", color=color, label=g)
-            continue
-        bins = (t // width) * width
-        uniq, inv = np.unique(bins, return_inverse=True)
-        dens = np.bincount(inv, weights=c) / c.sum() / width
-        ax.step(uniq, dens, where="post", color=color, label=g)
+    fig, axs = panel_grid(panels)
+    colors = dict(zip(hues, sns.color_palette("tab10", len(hues))))
+    for ax, pname in zip(axs, panels):
+        for h in hues:
+            sub = drawn.filter((pl.col("panel") == pname) & (pl.col("hue") == h))
+            if sub.height == 0:
+                continue
+            t, c = sub["turns"].to_numpy(), sub["count"].to_numpy().astype(float)
+            if log:
+                hist, _ = np.histogram(np.maximum(t, edges[0]), bins=edges, weights=c)
+                # the share per tenfold of turns: bins hold whole numbers of turns, so their widths on the log
+                # scale differ at the low end, and a share per bin would jump with them
+                ax.step(edges[:-1], hist / c.sum() / np.diff(np.log10(edges)), where="post", color=colors[h],
+                        label=h)
+                continue
+            bins = (t // width) * width
+            uniq, inv = np.unique(bins, return_inverse=True)
+            dens = np.bincount(inv, weights=c) / c.sum() / width
+            ax.step(uniq, dens, where="post", color=colors[h], label=h)
     if log:
         from matplotlib.ticker import FuncFormatter
 
-        ax.set_xscale("log")
-        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))  # 10, 100, 1,000 (not 10^1)
+        for ax in axs:
+            ax.set_xscale("log")
+            ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))  # 10, 100, 1,000 (not 10^1)
         note += (f"; turns on a log scale (a long tail: the 99.5th percentile, {edge:,.0f} turns, is "
                  f"{edge / max(median, 1.0):.0f} times the median, {median:,.0f})")
         right = None  # every game drawn: the log scale holds the tail
     if right is not None:
         beyond = int(c_all[t_all > right].sum())
-        ax.set_xlim(left=min(0.0, float(t_all.min())), right=right)
+        for ax in axs:
+            ax.set_xlim(left=min(0.0, float(t_all.min())), right=right)
         note += (f"; the axis ends at {right:,.0f} turns: {beyond:,} of the {int(c_all.sum()):,} games drawn "
                  f"({beyond / c_all.sum():.1%}) were longer, up to {longest:,.0f} turns")
-    ax.set_xlabel("turns per game (all players)" + (", log scale" if log else ""))
-    ax.set_ylabel("share of games per tenfold of turns" if log else "share of games per turn")
-    ax.set_ylim(bottom=0)
-    legend_outside(ax)
+    for ax in axs:
+        ax.set_ylim(bottom=0)
+    panel_labels(axs, "turns per game (all players)" + (", log scale" if log else ""),
+                 "share of games per tenfold of turns" if log else "share of games per turn")
+    panel_legend(axs)
+    note += panel_note(panels, cells, axes)
     return Figure("Game length", "distribution of the number of turns per game, cells of each group pooled"
                   + note + left_out, _encode(fig))
 
@@ -479,26 +574,31 @@ def score_distribution(scores: pl.DataFrame, cells: pl.DataFrame, axes: list[str
     """Final scores per group as step histograms (cells of each group pooled), from the lowest score played."""
     if scores.height == 0:
         return None
-    df = scores.filter(pl.col("who") == who).join(group_labels(cells, axes).select(["cell", "group"]), on="cell")
+    lay, panels, hues, left_out = hue_panels(cells, axes)
+    df = scores.filter(pl.col("who") == who).join(lay.select(["cell", "panel", "hue"]), on="cell")
     if df.height == 0:
         return None
-    groups, left_out = first_groups(df["group"].unique(maintain_order=True).to_list(), MAX_HUES)
-    fig, ax = plt.subplots(figsize=(8, 4))
+    fig, axs = panel_grid(panels)
+    colors = dict(zip(hues, sns.color_palette("tab10", len(hues))))
     lowest = None
-    for color, g in zip(sns.color_palette("tab10", len(groups)), groups):
-        sub = df.filter(pl.col("group") == g).group_by("score").agg(pl.col("count").sum()).sort("score")
-        if sub.height == 0 or float(sub["count"].sum()) <= 0:
-            continue
-        left, share, width = score_histogram(sub["score"].to_numpy(), sub["count"].to_numpy())
-        xs = np.append(left, left[-1] + width)
-        ax.step(xs, np.append(share, share[-1]), where="post", color=color, label=g)
-        lowest = left[0] if lowest is None else min(lowest, left[0])
-    if lowest is not None:
-        ax.set_xlim(left=lowest)
-    ax.set_ylim(bottom=0)
-    ax.set_xlabel("final score" + (" of the focus seat" if who == "focus" else " (every seat)"))
-    ax.set_ylabel("share of games per point")
-    legend_outside(ax)
+    for ax, pname in zip(axs, panels):
+        for h in hues:
+            sub = (df.filter((pl.col("panel") == pname) & (pl.col("hue") == h)).group_by("score")
+                   .agg(pl.col("count").sum()).sort("score"))
+            if sub.height == 0 or float(sub["count"].sum()) <= 0:
+                continue
+            left, share, width = score_histogram(sub["score"].to_numpy(), sub["count"].to_numpy())
+            xs = np.append(left, left[-1] + width)
+            ax.step(xs, np.append(share, share[-1]), where="post", color=colors[h], label=h)
+            lowest = left[0] if lowest is None else min(lowest, left[0])
+    for ax in axs:
+        if lowest is not None:
+            ax.set_xlim(left=lowest)
+        ax.set_ylim(bottom=0)
+    panel_labels(axs, "final score" + (" of the focus seat" if who == "focus" else " (every seat)"),
+                 "share of games per point")
+    panel_legend(axs)
+    left_out = panel_note(panels, cells, axes) + left_out
     return Figure("Final scores", "histogram of final scores" + (" of the focus seat" if who == "focus" else
                                                                   ", every seat") + ", cells of each group pooled "
                   "(from the lowest score played)" + left_out, _encode(fig))

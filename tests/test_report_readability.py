@@ -227,6 +227,33 @@ def test_groups_beyond_a_figure_cap_are_named_in_the_caption(drawn, monkeypatch)
     assert plots.first_groups(["a", "b"], 6) == (["a", "b"], "")
 
 
+def test_distribution_figures_of_many_groups_over_two_axes_draw_every_group_in_panels(drawn):
+    # Sensu's balance question: 4 player counts times 4 variants, 16 groups; one line each in one panel
+    # would leave 6 groups out (and the rest unreadable): one panel per player count, a colour per variant
+    variants = ["base", "powers", "chosen_fan", "both"]
+    cells = pl.DataFrame([{"cell": 4 * i + j, "players": p, "variant": v, "timeouts": 0}
+                          for i, p in enumerate([2, 3, 4, 5]) for j, v in enumerate(variants)])
+    turns = pl.DataFrame({"cell": [c for c in range(16) for _ in range(3)],
+                          "turns": [t + c for c in range(16) for t in (40, 50, 60)], "count": [5] * 48})
+    scores = pl.DataFrame({"cell": [c for c in range(16) for _ in range(2)], "who": ["all"] * 32,
+                           "score": [s for _ in range(16) for s in (10, 20)], "count": [3] * 32})
+    for fig in (plots.turns_distribution(turns, cells, ["players", "variant"]),
+                plots.score_distribution(scores, cells, ["players", "variant"], "all")):
+        shown = drawn[-1]
+        panels = [ax for ax in shown.axes if ax.get_visible() and ax.get_title()]
+        assert [ax.get_title() for ax in panels] == ["2 players", "3 players", "4 players", "5 players"]
+        for ax in panels:
+            assert [line.get_label() for line in ax.get_lines()] == [f"variant {v}" for v in variants]
+        assert "only the first" not in fig.caption
+        assert fig.caption.endswith("one panel per player count, one colour per variant")
+        # one legend for the figure, and the axis labels once
+        assert sum(ax.get_legend() is not None for ax in shown.axes) == 1
+        assert all(ax.get_ylabel() == "" for ax in panels) and shown.get_supylabel()
+    # few groups stay in one panel
+    fig = plots.turns_distribution(turns.filter(pl.col("cell") < 4), cells.filter(pl.col("cell") < 4),
+                                   ["players", "variant"])
+    assert len(drawn[-1].axes) == 1 and "panel" not in fig.caption
+
 # ------------------------------------------------------------------------------------ lists of values
 def test_a_list_of_values_that_hold_commas_reads_as_that_many_values():
     from experiments.answers.balance import _headline
