@@ -370,10 +370,11 @@ def _is_numeric(s: pl.Series) -> bool:
 
 
 def sweep_lines(cells: pl.DataFrame, over: str, group_axes: list[str], y: str, lo: str, hi: str,
-                ylabel: str, fair: bool = False) -> Figure | None:
+                ylabel: str, fair: bool = False, percent: bool | None = None) -> Figure | None:
     """The metric against the swept parameter with its 95% intervals, one colour per group: a line with a
     band over a numeric parameter; points with error bars (no lines) over categories (strategies, named
-    cases), in the config's order."""
+    cases), in the config's order. A share (``percent``, by default with ``fair``, a win share) is drawn in
+    percent, as the sentences give it."""
     if over not in cells.columns or y not in cells.columns or cells[y].null_count() == cells.height:
         return None
     numeric = _is_numeric(cells[over])
@@ -383,14 +384,15 @@ def sweep_lines(cells: pl.DataFrame, over: str, group_axes: list[str], y: str, l
     groups, left_out = first_groups(df["group"].unique(maintain_order=True).to_list(), MAX_HUES)
     cats = df[over].unique(maintain_order=True).to_list()
     fig, ax = plt.subplots(figsize=(8, 4.5) if numeric else (max(8, 0.6 * len(cats) + 3), 4.5))
+    k = 100.0 if (fair if percent is None else percent) else 1.0
     palette = sns.color_palette("tab10", len(groups))
     width = 0.8 / max(len(groups), 1)
     for j, (color, g) in enumerate(zip(palette, groups)):
         sub = df.filter(pl.col("group") == g)
-        yv = sub[y].fill_null(np.nan).to_numpy().astype(float)
+        yv = sub[y].fill_null(np.nan).to_numpy().astype(float) * k
         has_ci = lo in sub.columns and hi in sub.columns
-        lov = sub[lo].fill_null(np.nan).to_numpy().astype(float) if has_ci else yv
-        hiv = sub[hi].fill_null(np.nan).to_numpy().astype(float) if has_ci else yv
+        lov = sub[lo].fill_null(np.nan).to_numpy().astype(float) * k if has_ci else yv
+        hiv = sub[hi].fill_null(np.nan).to_numpy().astype(float) * k if has_ci else yv
         if numeric:
             x = sub[over].to_numpy()
             ax.plot(x, yv, color=color, marker="o", label=g)
@@ -400,13 +402,13 @@ def sweep_lines(cells: pl.DataFrame, over: str, group_axes: list[str], y: str, l
             x = np.array([cats.index(v) for v in sub[over].to_list()]) - 0.4 + width * (j + 0.5)
             ax.errorbar(x, yv, yerr=_yerr(yv, lov, hiv), fmt="o", color=color, label=g, capsize=3)
         if fair and "fair_share" in sub.columns:
-            ax.axhline(sub["fair_share"][0], color=color, linestyle=":", linewidth=1)
+            ax.axhline(sub["fair_share"][0] * k, color=color, linestyle=":", linewidth=1)
     if not numeric:
         ax.set_xticks(range(len(cats)), [lab(v) for v in cats])
         if len(cats) > 5 or max(len(lab(v)) for v in cats) > 8:
             rotate_labels(ax)
     ax.set_xlabel(short(over))
-    ax.set_ylabel(ylabel)
+    ax.set_ylabel(ylabel + (" (%)" if k == 100.0 else ""))
     legend_outside(ax, title=", ".join(short(a) for a in group_axes) or None)
     cap = (f"{ylabel} by {short(over)}; " + ("bands" if numeric else "error bars") + " are 95% intervals"
            + ("; dotted lines: fair share 1/P" if fair else ""))
@@ -616,7 +618,7 @@ def seat_shares(seats: pl.DataFrame, cells: pl.DataFrame, axes: list[str]) -> Fi
     agg = (df.group_by(["group", "seat"], maintain_order=True)
            .agg((pl.col("win_share") * pl.col("games")).sum().alias("w"), pl.col("games").sum().alias("n"),
                 pl.col("players").first()))
-    agg = agg.with_columns((pl.col("w") / pl.col("n")).alias("share"))
+    agg = agg.with_columns((100 * pl.col("w") / pl.col("n")).alias("share"))  # in percent, as the sentences
     # the groups are categories of the x axis (the colours are the seats): as many as a wider figure holds
     groups, left_out = first_groups(agg["group"].unique(maintain_order=True).to_list(), MAX_GROUP_FIGURES)
     agg = agg.filter(pl.col("group").is_in(groups))
@@ -624,9 +626,9 @@ def seat_shares(seats: pl.DataFrame, cells: pl.DataFrame, axes: list[str]) -> Fi
     sns.barplot(data=agg.to_pandas(), x="group", y="share", hue="seat", ax=ax, palette="crest")
     for i, gname in enumerate(groups):
         p = agg.filter(pl.col("group") == gname)["players"][0]
-        ax.hlines(1 / p, i - 0.4, i + 0.4, colors="black", linestyles=":")
+        ax.hlines(100 / p, i - 0.4, i + 0.4, colors="black", linestyles=":")
     ax.set_xlabel("")
-    ax.set_ylabel("win share of the seat")
+    ax.set_ylabel("win share of the seat (%)")
     if len(groups) > 4 or max(len(str(g)) for g in groups) > 12:
         rotate_labels(ax, 30)
     legend_outside(ax, title="seat")
@@ -696,6 +698,7 @@ PANEL_WIDTH = 5.5
 
 def paired_plot(paired: pl.DataFrame, group_axes: list[str]) -> Figure | None:
     """Paired differences against the reference cell (best value or baseline), 95% intervals."""
+    from experiments.answers.common import in_percent
     if paired.height == 0:
         return None
     df = group_labels(paired, group_axes)
@@ -704,7 +707,7 @@ def paired_plot(paired: pl.DataFrame, group_axes: list[str]) -> Figure | None:
     refs = []  # each panel's references, where every group has its own
     for ax, metric in zip(axes[0], metrics):
         sub = df.filter(pl.col("metric") == metric)
-        scale = 100 if metric in ("win_share", "seat_advantage") or "share" in metric else 1
+        scale = 100 if in_percent(metric) else 1
         raw = sub["value"].unique(maintain_order=True)
         values = (raw.sort() if raw.dtype.is_numeric() else raw).cast(pl.String).to_list()
         groups, left_out = first_groups(sub["group"].unique(maintain_order=True).to_list(), MAX_HUES)

@@ -459,3 +459,26 @@ def test_a_long_tail_within_the_99_5th_percentile_puts_the_turns_on_a_log_scale(
     plain = pl.DataFrame({"cell": [0] * 21, "turns": list(range(40, 61)), "count": [5] * 21})
     assert "log scale" not in plots.turns_distribution(plain, cells, ["players"]).caption
     assert drawn[-1].axes[0].get_xscale() == "linear"
+
+
+def test_shares_and_differences_of_shares_are_drawn_in_percent_as_the_sentences_give_them(drawn):
+    from experiments.answers.common import in_percent
+    assert in_percent("equilibrium_stakes") and in_percent("seat_advantage") and in_percent("first_winner_won")
+    assert not in_percent("mean_turns") and not in_percent("mean_score")
+    # a design's paired differences of its objective (equilibrium stakes: a difference of shares)
+    paired = pl.DataFrame({"metric": ["equilibrium_stakes"] * 2, "over": ["rules.penalty"] * 2, "value": [0, 5],
+                           "versus": [20, 20], "diff": [-0.092, -0.053], "lo": [-0.102, -0.061],
+                           "hi": [-0.081, -0.045]})
+    plots.paired_plot(paired, [])
+    ax = drawn[-1].axes[0]
+    assert ax.get_title() == "equilibrium stakes difference (%)" and ax.get_ylim()[0] < -9
+    # a win share over a swept parameter, and the seats' win shares
+    cells = pl.DataFrame({"wake": [8, 10], "focus_win_share": [0.24, 0.26], "focus_win_lo": [0.22, 0.24],
+                          "focus_win_hi": [0.26, 0.28], "fair_share": [0.25, 0.25]})
+    plots.sweep_lines(cells, "wake", [], "focus_win_share", "focus_win_lo", "focus_win_hi", "win share", True)
+    ax = drawn[-1].axes[0]
+    assert ax.get_ylabel() == "win share (%)" and 20 < ax.get_ylim()[1] < 30
+    seats = pl.DataFrame({"cell": [0, 0], "seat": [0, 1], "games": [100, 100], "win_share": [0.55, 0.45]})
+    plots.seat_shares(seats, pl.DataFrame({"cell": [0], "players": [2]}), [])
+    ax = drawn[-1].axes[0]
+    assert ax.get_ylabel() == "win share of the seat (%)" and ax.get_ylim()[1] > 50

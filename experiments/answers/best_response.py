@@ -21,7 +21,7 @@ from simcore.stats import deal_values_ci
 
 from ..search import setting_label
 from .base import AnswerKind, CheckContext, ReportContext, Result
-from .common import SHARE_RANGE, clip_interval, describe_group, frame, metric_range, short_spec
+from .common import SHARE_RANGE, clip_interval, describe_group, frame, in_percent, metric_range, short_spec
 from .searching import (confirm_row, confirmation, confirmed_text, deviator_values, group_axes, mean_values, parse_confirm,
                         edge_text, fair_of, parse_search, pct, probe_settings, race_rows, runners_up, search_space, split,
                         value_span, value_text, with_params)
@@ -246,7 +246,7 @@ def race_figure(race: pl.DataFrame | None, gaxes: list[str], title: str, caption
     pcols = [c for c in df.columns if "." in c and c not in gaxes and not c.startswith("rules.")] or ["setting"]
     pcols = [c for c in pcols if df[c].null_count() < df.height]
     numeric = len(pcols) == 1 and df[pcols[0]].dtype.is_numeric()
-    scale = 100.0 if df["metric"][0] in ("win_share", "seat0_win_share", "focus_win_share", "equilibrium_stakes") else 1.0
+    scale = 100.0 if in_percent(str(df["metric"][0])) else 1.0
     drew = False  # a dotted reference line (the fair share, or the target)
     for ax, g in zip(axs.flat, groups):
         sub = df.filter(pl.col("group") == g)

@@ -263,6 +263,15 @@ def is_share(name: str) -> bool:
     return "share" in name or name.endswith("_won") or name.startswith("first_") or name.startswith("level.")
 
 
+#: figures that are differences of shares: in percent, as the shares
+SHARE_DIFFERENCES = ("seat_advantage", "equilibrium_stakes")
+
+
+def in_percent(metric: str) -> bool:
+    """Whether a metric (or objective) reads in percent: a share, or a difference of shares."""
+    return is_share(metric) or metric in SHARE_DIFFERENCES
+
+
 SHARE_RANGE = (0.0, 1.0)        # a share
 SHARE_DIFF_RANGE = (-1.0, 1.0)  # a difference of two shares (paired, or a share's change)
 

@@ -25,7 +25,7 @@ from simcore.stats import deal_values_ci, paired_diff
 from strategies.registry import make_strategy
 
 from ..search import Evaluator, Param, focus_values, grid, parse_param, seat_values, setting_label
-from .common import average_seat, clip_interval, fmt_metric, metric_range, span
+from .common import average_seat, clip_interval, fmt_metric, in_percent, metric_range, span
 
 #: [search] keys that are options, not parameters (every parameter key holds a dot)
 RACE_KEYS = {"method", "alpha", "first", "trials", "top"}
@@ -559,7 +559,7 @@ def pct_span(lo: float | None, hi: float | None, signed: bool = False) -> str:
 
 
 def _shown_as(metric: str) -> str:
-    if metric in ("win_share", "seat0_win_share", "focus_win_share", "seat_advantage", "equilibrium_stakes"):
+    if in_percent(metric):
         return "win_share"
     return "mean_score"  # two decimals, as for every figure that is not a share
 
