@@ -719,6 +719,9 @@ def test_a_fixed_point_whose_deviation_is_clear_on_its_own_is_called_weak():
                        r"point: that interval alone lies above 0)?", head)
     assert found, head
     assert any(weak for _, weak in found), head  # this seed's fixed point is a weak one
+    # and the fresh deals refute it: the sentence leads with that, not with an equilibrium
+    assert head.startswith("symmetric equilibrium (its one fixed point, wake=16, does not hold up on the fresh "
+                           "deals): wake=16 (reached from"), head
     for lo, weak in found:
         assert bool(weak) == (float(lo) > 0), (lo, weak)
 

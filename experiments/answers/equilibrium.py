@@ -692,9 +692,15 @@ def _family_sentences(cfg, cell, desc, paths, fixed, fair, confirmed=None) -> li
                                        "does not hold up on these deals)" if gains else ")"))
             parts.append(text + edge_text(cfg.report.search.params, f, cell))
         if held or failed:  # said first: which fixed points hold up on the fresh deals, before the detail
-            bits = ([f"{join_values(held)} hold{'s' if len(held) == 1 else ''} up on the fresh deals"] if held else []) \
-                + ([f"{join_values(failed)} do{'es' if len(failed) == 1 else ''} not"
-                    + ("" if held else " hold up on the fresh deals")] if failed else [])
+            if held:
+                bits = [f"{join_values(held)} hold{'s' if len(held) == 1 else ''} up on the fresh deals"] + (
+                    [f"{join_values(failed)} do{'es' if len(failed) == 1 else ''} not"] if failed else [])
+            elif len(failed) == 1 and len(fixed) == 1:  # what was found is no equilibrium on deals that did not find it
+                bits = [f"its one fixed point, {failed[0]}, does not hold up on the fresh deals"]
+            elif len(failed) == len(fixed):
+                bits = [f"none of its fixed points holds up on the fresh deals: {join_values(failed)} do not"]
+            else:  # some were not played again
+                bits = [f"{join_values(failed)} do{'es' if len(failed) == 1 else ''} not hold up on the fresh deals"]
             head += " (" + "; ".join(bits) + ")"
         head += ": " + "; ".join(parts)
     else:
