@@ -875,3 +875,21 @@ def test_a_fixed_points_fresh_deals_come_after_every_deal_its_group_played(monke
     ev = SimpleNamespace(extend=lambda runs, stop: None)
     out = eqm._confirm_fixed_points(SimpleNamespace(path="x.toml"), ev, SimpleNamespace(confirm=500), [path], None)
     assert out["wake=8"]["first"] == 2000 and out["wake=8"]["setting"] == dev
+
+
+def test_a_best_response_that_the_race_cannot_tell_from_the_field_says_the_path_stays():
+    """The best measured response to the field is not a move away from it where the race keeps the field's
+    own value: the field is then a fixed point at once, and both answers say why."""
+    res = run_experiment(eq(seed=1, players=4, search={"focus.wake": {"min": 4, "max": 16, "step": 2}}))
+    br_ = next(a for a in res.answer if a.startswith("best response to the field threshold:wake=8: "))
+    assert re.search(r"^best response to the field threshold:wake=8: wake=10, win share [\d.]+% \[[\d.]+%, [\d.]+%\] "
+                     r"over 80 deals \(fair 25\.0%\); not clearly better than the field's own value wake=8, which "
+                     r"the race's test, corrected for picking among 7 settings, keeps: the path stays there; "
+                     r"paths: wake=8;", br_), br_
+    assert res.answer[0].startswith("symmetric equilibrium: wake=8 (reached from wake=8;")
+    res = run_experiment(de(seed=1, search={"rules.penalty": [0, 15], "focus.wake": [8, 10, 12, 14, 16]}))
+    text = next(a for a in res.answer if a.startswith("equilibrium of threshold"))
+    assert ("penalty=15: fixed point wake=12, path wake=12 (" in text and "; best response to the field "
+            "threshold:wake=12: its own value wake=12 (the best measured, wake=10, is not clearly better); " in text)
+    # a path that moves keeps the plain best response
+    assert "path wake=12 -> wake=16; best response to the field threshold:wake=12: wake=16; " in text

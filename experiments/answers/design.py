@@ -387,13 +387,20 @@ def _equilibrium_sentence(desc: str, cell, found, figs, obj: str) -> str:
         first = path.found[0]
         _, (m, lo, hi) = figs[k]
         tied = [setting_label(path.found[-1].settings[path.found[-1].raced[j]]) for j in path.found[-1].race.survivors]
+        # the best measured response to the field; where the race keeps the field's own value beside it, the
+        # iteration stays there (a fixed point at once), and the sentence says why
+        response = setting_label(first.best)
+        kept = [setting_label(first.settings[first.raced[j]]) for j in first.race.survivors]
+        own = setting_label(path.fields[0]) if path.fields else None
+        if own is not None and own != response and own in kept:
+            response = f"its own value {own} (the best measured, {response}, is not clearly better)"
         what = (f"fixed point {setting_label(eq['point'])}" if path.fixed is not None else
                 f"no fixed point ({'a cycle' if path.end == 'cycle' else f'{len(path.found)} steps'}; the last table "
                 f"{setting_label(eq['point'])} is used)")
         parts.append(f"{setting_label(s)}: {what}, path " + " -> ".join(setting_label(f) for f in path.fields)
                      + (_tied_text(path, others) if path.fixed is not None and
                         (others := [t for t in tied if t != setting_label(eq['point'])]) else "")
-                     + f"; best response to the field {cell.agents[1].spec()}: {setting_label(first.best)}; "
+                     + f"; best response to the field {cell.agents[1].spec()}: {response}; "
                      f"stakes {value_text(obj, m)} {value_span(obj, lo, hi)} over "
                      f"{figs[k][0].size:,} deals")
     return (f"{desc}: " if desc else "") + "equilibrium of " + short_spec(cell.agents[0]) + " under each rule " \

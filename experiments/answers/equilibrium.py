@@ -732,12 +732,23 @@ def _family_sentences(cfg, cell, desc, paths, fixed, fair, confirmed=None) -> li
                + (" (the field's own value: every other setting measured below it, and against itself it wins "
                   f"the fair share {pct(fair)} by symmetry)" if itself else
                   f", win share {pct(r.means[k])} {pct_span(r.lo[k], r.hi[k])} over {r.deals[k]:,} deals "
-                  f"(fair {pct(fair)})")
+                  f"(fair {pct(fair)})" + _kept_field(ref, found))
                + edge_text(cfg.report.search.params, found.best, cell)
                + "; paths: "
                + "; ".join(" -> ".join(setting_label(f) for f in p.fields) for p in paths)
                + f"; {games:,} games")
     return out
+
+
+def _kept_field(path: Path, found) -> str:
+    """Where the race against the field kept the field's own value beside the best measured response, the
+    path stays there (a fixed point at once): said, or the best response would read as a move away from it."""
+    own = path.fields[0] if path.fields else None
+    kept = [found.settings[found.raced[j]] for j in found.race.survivors]
+    if own is None or own == found.best or own not in kept:
+        return ""
+    return (f"; not clearly better than the field's own value {setting_label(own)}, which the race's test, "
+            f"corrected for picking among {len(found.raced)} settings, keeps: the path stays there")
 
 
 #: members outside an equilibrium's support named with their regret in its sentence (the rest are counted)
