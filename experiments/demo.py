@@ -63,7 +63,16 @@ def _with_search_budget(path: str, iterations: int):
             return [budget(v) for v in x]
         return x
 
-    return budget(raw)
+    out = budget(raw)
+    from strategies.registry import resolve
+
+    default = resolve(raw["game"], "ismcts").params()["iterations"]
+    if iterations < default:  # the report says what this run's search is: weaker than the question's
+        out.setdefault("report", {})
+        out["report"]["notes"] = (out["report"].get("notes", "").rstrip() + f"\n\nThis run is make demo's: its "
+                                  f"search plays {iterations} iterations per decision against a default budget of "
+                                  f"{default}, so its answer is one under weaker play than the question asks for.\n")
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:

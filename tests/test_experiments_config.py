@@ -138,3 +138,18 @@ def test_toml_writer_round_trips_configs(path):
     with open(os.path.join(ROOT, path), "rb") as fh:
         raw = tomllib.load(fh)
     assert tomllib.loads(dumps(raw)) == raw
+
+
+def test_the_demo_says_its_search_plays_below_the_default_budget():
+    """make demo runs the strong-play questions at a small search budget: the report's notes say so, with
+    the default, so that a demo answer is not read as one under strong play."""
+    from experiments.demo import _with_search_budget
+
+    raw = _with_search_budget("experiments/search_seats.toml", 100)
+    assert raw["lineup"] == {"seats": ["counter", "counter"]}
+    assert raw["sweep"]["play"]["search"] == {"seat0": "ismcts:iterations=100", "seat1": "ismcts:iterations=100"}
+    assert raw["report"]["notes"].endswith("This run is make demo's: its search plays 100 iterations per decision "
+                                           "against a default budget of 500, so its answer is one under weaker play "
+                                           "than the question asks for.\n")
+    # at the default budget or above, nothing is added
+    assert "make demo's" not in _with_search_budget("experiments/search_seats.toml", 500)["report"]["notes"]
