@@ -304,3 +304,24 @@ def test_the_highest_rated_that_loses_head_to_head_says_so():
                                  pl.Series("focus_win_lo", [0.55, 0.449, 0.43, 0.18]),
                                  pl.Series("focus_win_hi", [0.65, 0.486, 0.47, 0.22]))
     assert [o for o, *_ in effect.head_to_head_losses(flipped, "swapper")] == ["counter", "gambler"]
+
+
+def test_turn_order_names_another_seat_that_changes_more_than_seat_0():
+    """senshi_seats with 4 players: seat 0 gains 2.8% with secret_hand, the last seat loses 4.7%; the group's
+    sentence spoke of seat 0 alone."""
+    from experiments.answers.turn_order import _other_seat_text
+
+    def d(x, lo, hi):
+        return {"diff": x, "lo": lo, "hi": hi}
+    figs = {"secret_hand": {"win_share": [(0.305, 0.291, 0.319), (0.266, 0.253, 0.28), (0.239, 0.226, 0.252),
+                                          (0.19, 0.178, 0.203)]}}
+    diffs = {"secret_hand": {"win_share": [d(0.028, 0.008, 0.048), d(0.014, -0.005, 0.033), d(0.005, -0.014, 0.023),
+                                           d(-0.047, -0.065, -0.028)]}}
+    assert _other_seat_text(diffs, figs, "variant", 4) == (
+        "; the largest clear change of any seat: seat 3 (the last) -4.7% [-6.5%, -2.8%] with secret_hand "
+        "(to 19.0% [17.8%, 20.3%])")
+    # a change no larger than seat 0's, or not clear, is not named
+    diffs["secret_hand"]["win_share"][3] = d(-0.02, -0.04, -0.001)
+    assert _other_seat_text(diffs, figs, "variant", 4) == ""
+    diffs["secret_hand"]["win_share"][3] = d(-0.047, -0.09, 0.001)
+    assert _other_seat_text(diffs, figs, "variant", 4) == ""
