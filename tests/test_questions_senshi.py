@@ -73,6 +73,10 @@ def test_elimination_answers_with_intervals_and_paired_differences(elimination, 
                          f"(, not clearly apart)?|the same on every deal)\\); most wins: .+, ", h), h
         wins = h.split("; most wins: ")[1].split("; most wins when not")[0]
         assert re.search(r"\(next .+: (-\d+\.\d%|\+0\.0%) \[|\(next .+: the same on every deal\)", wins), wins
+        # and so is the leader in wins when not eliminated (a ratio: its difference linearised deal by deal)
+        cond = h.split("; most wins when not eliminated: ")[1]
+        assert re.search(r"\(next .+: ((-\d+\.\d%|\+0\.0%) \[.+\] on the same deals(, not clearly apart)?|the "
+                         r"same on every deal)\)$", cond), cond
     values = [s for s in ans if s not in heads]
     assert len(values) == len(cfg.cells)
     for s in values:

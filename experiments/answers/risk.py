@@ -93,7 +93,14 @@ def answer_risk(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
             if j.height < 2:
                 return ""
             # the next one minus the leader, as in every answer's "next" (best: "next 16: -1.5%")
-            d = paired_diff((j[f"{col}_ref"] / j["plays_ref"]).to_numpy(), (j[col] / j["plays"]).to_numpy())
+            if col == "win_clear":  # a ratio (wins over the games not lost to the event): linearised deal by deal
+                a = linearised(j["win_clear_ref"].to_numpy(), j["clear_ref"].to_numpy())
+                b = linearised(j["win_clear"].to_numpy(), j["clear"].to_numpy())
+                if a is None or b is None:
+                    return ""
+                d = paired_diff(a, b)
+            else:
+                d = paired_diff((j[f"{col}_ref"] / j["plays_ref"]).to_numpy(), (j[col] / j["plays"]).to_numpy())
             if d["lo"] == d["hi"] == d["diff"] == 0:
                 return f" (next {show(v2)}: the same on every deal)"
             apart = d["lo"] > 0 or d["hi"] < 0
@@ -110,7 +117,7 @@ def answer_risk(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
             f"{versus_next(f_ev, 'event', 'min', lo_v)}; most wins: {show(hi_v)}"
             f"{itself(hi_f)}, {ci_text(*hi_f[f_win])} (fair share {100 / P:.1f}%)"
             f"{versus_next(f_win, 'win', 'max', hi_v)}; most wins when not {ev}: "
-            f"{show(cv)}{itself(cf)}, {ci_text(*cf[f_cond])}")
+            f"{show(cv)}{itself(cf)}, {ci_text(*cf[f_cond])}{versus_next(f_cond, 'win_clear', 'max', cv)}")
         bf = figs.get(base)
         seen: list[tuple[Any, pl.DataFrame]] = []  # each value's per-deal figures, to find values that play alike
 
