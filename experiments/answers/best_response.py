@@ -240,9 +240,12 @@ def race_figure(race: pl.DataFrame | None, gaxes: list[str], title: str, caption
         return None
     df = plots.group_labels(df, gaxes)
     groups = df["group"].unique(maintain_order=True).to_list()
-    cols = min(4, len(groups))
+    # a panel wide enough for its settings' labels at a readable size (Fan & Mallet's 12 start positions)
+    most = int(df.group_by("group").len()["len"].max())
+    width = max(4.2, 0.4 * most + 1.2)
+    cols = min(4 if width <= 4.2 else 3, len(groups))
     rows = math.ceil(len(groups) / cols)
-    fig, axs = plots.plt.subplots(rows, cols, figsize=(4.2 * cols, 3.2 * rows), squeeze=False)
+    fig, axs = plots.plt.subplots(rows, cols, figsize=(width * cols, 3.4 * rows), squeeze=False)
     pcols = [c for c in df.columns if "." in c and c not in gaxes and not c.startswith("rules.")] or ["setting"]
     pcols = [c for c in pcols if df[c].null_count() < df.height]
     numeric = len(pcols) == 1 and df[pcols[0]].dtype.is_numeric()
@@ -267,10 +270,10 @@ def race_figure(race: pl.DataFrame | None, gaxes: list[str], title: str, caption
         if "fair_share" in sub.columns and sub["fair_share"][0] is not None:
             ax.axhline(sub["fair_share"][0] * scale, color="grey", linestyle=":")
             drew = True
-        ax.set_ylabel(str(df["metric"][0]).replace("_", " ") + (" (%)" if scale == 100.0 else ""), fontsize=8)
+        ax.set_ylabel(str(df["metric"][0]).replace("_", " ") + (" (%)" if scale == 100.0 else ""), fontsize=9)
         names, key = _setting_names(sub["setting"].to_list())
         if not numeric:
-            ax.set_xticks(x, names, fontsize=8)
+            ax.set_xticks(x, names, fontsize=9)
             if len(names) * max(map(len, names), default=0) > 40:  # only labels that would crowd are slanted
                 plots.rotate_labels(ax, 40)
         ax.set_title(g, fontsize=9)
