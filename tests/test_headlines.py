@@ -296,9 +296,16 @@ def test_the_highest_rated_that_loses_head_to_head_says_so():
                           "focus_win_hi": [0.35, 0.486, 0.47, 0.22], "timeouts": [0, 0, 0, 0]})
     assert effect.head_to_head_losses(cells, "swapper") == [("gambler", 0.468, 0.449, 0.486)]
     assert effect.head_to_head_losses(cells, "gambler") == []  # it beats both (the 4-player cell is no duel)
+    # gambler beats counter too: it clearly beats every other strategy head to head, and the answer names it
     assert effect._beaten_text(cells, "swapper", str) == (
         "; but head to head it loses to gambler (winning 46.8% [44.9%, 48.6%]): the rating over every pairing is "
-        "not a head-to-head order")
+        "not a head-to-head order; gambler clearly beats every other strategy head to head")
+    # where counter beats gambler, no strategy beats every other
+    cycle = cells.with_columns(pl.Series("focus_win_share", [0.33, 0.468, 0.55, 0.2]),
+                               pl.Series("focus_win_lo", [0.31, 0.449, 0.53, 0.18]),
+                               pl.Series("focus_win_hi", [0.35, 0.486, 0.57, 0.22]))
+    assert effect._beaten_text(cycle, "swapper", str).endswith("the rating over every pairing is not a head-to-head "
+                                                              "order")
     # as b: counter beats swapper here from the other side
     flipped = cells.with_columns(pl.Series("focus_win_share", [0.6, 0.468, 0.45, 0.2]),
                                  pl.Series("focus_win_lo", [0.55, 0.449, 0.43, 0.18]),

@@ -171,9 +171,17 @@ def _beaten_text(cells: pl.DataFrame, top: str, show) -> str:
     losses = head_to_head_losses(cells, top)
     if not losses:
         return ""
-    return ("; but head to head it loses to " + and_list(
+    text = ("; but head to head it loses to " + and_list(
         f"{show(o)} (winning {ci_text(x, lo, hi)})" for o, x, lo, hi in losses)
         + ": the rating over every pairing is not a head-to-head order")
+    # a rival that clearly beats every other strategy head to head is the one to name as the strongest there
+    pairs = cells.filter(pl.col("players") == 2) if "players" in cells.columns else cells
+    names = set(pairs["a"].to_list()) | set(pairs["b"].to_list())
+    for o, *_ in losses:
+        if len(names) > 2 and all(o in {x[0] for x in head_to_head_losses(cells, s)} for s in names - {o}):
+            text += f"; {show(o)} clearly beats every other strategy head to head"
+            break
+    return text
 
 
 def strongest_of(r: pl.DataFrame) -> tuple[dict[str, Any], dict[str, Any] | None, bool | None]:
