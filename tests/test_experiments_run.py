@@ -145,3 +145,21 @@ def test_runner_per_game_vectors_are_compact_and_consistent():
     assert v["win"].dtype == np.float32 and v["win"].shape == (50, 3) and v["turns"].shape == (50,)
     assert v["turns"].sum() == r.totals.sums["turns"]
     assert simulate("sen", agents, n_games=50, seed=1).per_game() is None
+
+
+def test_best_compares_the_best_with_the_fields_own_value():
+    """A designer asks whether the best wake beats doing what the table does: where the field's own value
+    (the fair share by symmetry) is neither the best nor the next, the sentence gives their paired difference."""
+    import re
+
+    res = run_experiment(focus_cfg(players=2, games=60, sweep={"focus.wake": [-1, 4, 10, 16, 18]},
+                                   report={"answer": "best", "over": "focus.wake"}))
+    text = res.answer[0]
+    best, nxt = re.match(r"best wake: (-?\d+), .*\(fair 50\.0%; next (-?\d+): ", text).groups()
+    own = re.search(r"; the field's own 10: ([-+]\d+\.\d%), paired 95% CI \[([-+]\d+\.\d%), ([-+]\d+\.\d%)\]"
+                    r"(, not clearly different)?", text)
+    assert (own is not None) == ("10" not in (best, nxt)), text
+    if own is not None:
+        row = res.paired.filter((pl.col("value") == 10) & (pl.col("versus") == int(best))).row(0, named=True)
+        assert own.group(1) == f"{100 * row['diff']:+.1f}%"
+        assert bool(own.group(4)) == (row["lo"] <= 0 <= row["hi"])

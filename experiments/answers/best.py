@@ -76,6 +76,17 @@ def answer_best(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
             notes.append(f"next {show(nxt[rep.over])}: {fmt_metric(rep.metric, d['diff'], True)}, paired 95% CI "
                          f"{span(rep.metric, lo, hi, True)}"
                          + ("" if clear else ", not clearly different"))
+            # the field's own value (a table of one strategy, the fair share), where it is neither the best
+            # nor the next: is the best clearly better than doing what the table does?
+            own = next((o for o in sub.iter_rows(named=True) if rep.metric == "win_share" and by_symmetry(o)
+                        and o["cell"] not in (best["cell"], nxt["cell"])), None)
+            if own is not None:
+                d = next(p for p in paired_rows if p["value"] == own[rep.over] and p["versus"] == best[rep.over]
+                         and all(p[a] == v for a, v in zip(gaxes, key)))
+                lo, hi = clip_interval(d["lo"], d["hi"], metric_range(rep.metric, diff=True))
+                notes.append(f"the field's own {show(own[rep.over])}: {fmt_metric(rep.metric, d['diff'], True)}, "
+                             f"paired 95% CI {span(rep.metric, lo, hi, True)}"
+                             + ("" if d["lo"] > 0 or d["hi"] < 0 else ", not clearly different"))
         else:
             picks.append((desc, show(best[rep.over]), False))
         role, _, name = rep.over.partition(".")
