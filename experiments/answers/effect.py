@@ -289,8 +289,12 @@ def headline(rep, paired_rows: list[dict[str, Any]], show, levels: list[dict[str
                 continue
             apart = [r["diff"] for r in rows if r["lo"] is not None and r["hi"] is not None and (r["lo"] > 0 or r["hi"] < 0)]
             clear = len(apart)
+            # clear changes of both signs: a range from -0.9 to +5.5 turns would hide that they part ways
+            up, down = sum(1 for x in apart if x > 0), sum(1 for x in apart if x < 0)
+            ways = (f", {'shorter' if metric == 'mean_turns' else 'down'} in {down} and "
+                    f"{'longer' if metric == 'mean_turns' else 'up'} in {up}") if up and down else ""
             parts.append(f"{word} {_span(metric, [r['diff'] for r in rows], unit, apart)} "
-                         f"({_how_often('clear', clear, len(rows))})")
+                         f"({_how_often('clear', clear, len(rows))}{ways})")
         if alike:
             parts.append(and_list(alike) + " the same on every deal")
         out.append(f"{short(rep.over)} {show(v)} against {show(rep.baseline)}, on the same deals{stopped(v)}: "
