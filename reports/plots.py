@@ -625,14 +625,16 @@ def seat_shares(seats: pl.DataFrame, cells: pl.DataFrame, axes: list[str]) -> Fi
     fig, ax = plt.subplots(figsize=(max(8.0, 0.7 * len(groups) + 2), 4))
     sns.barplot(data=agg.to_pandas(), x="group", y="share", hue="seat", ax=ax, palette="crest")
     for i, gname in enumerate(groups):
-        p = agg.filter(pl.col("group") == gname)["players"][0]
-        ax.hlines(100 / p, i - 0.4, i + 0.4, colors="black", linestyles=":")
+        # the average seat's share: 1/P of the games that have a winner (1/P where every game has one)
+        fair = float(agg.filter(pl.col("group") == gname)["share"].mean())
+        ax.hlines(fair, i - 0.4, i + 0.4, colors="black", linestyles=":")
     ax.set_xlabel("")
     ax.set_ylabel("win share of the seat (%)")
     if len(groups) > 4 or max(len(str(g)) for g in groups) > 12:
         rotate_labels(ax, 30)
     legend_outside(ax, title="seat")
-    return Figure("Seat balance", "win share of each table seat (seat 0 starts), lineups rotated; dotted: 1/P"
+    return Figure("Seat balance", "win share of each table seat (seat 0 starts), lineups rotated; dotted: the fair "
+                  "share (1/P of the games that have a winner)"
                   + left_out, _encode(fig))
 
 

@@ -482,3 +482,13 @@ def test_shares_and_differences_of_shares_are_drawn_in_percent_as_the_sentences_
     plots.seat_shares(seats, pl.DataFrame({"cell": [0], "players": [2]}), [])
     ax = drawn[-1].axes[0]
     assert ax.get_ylabel() == "win share of the seat (%)" and ax.get_ylim()[1] > 50
+
+
+def test_the_seat_balance_line_is_the_average_seats_share_where_games_stop_without_a_winner(drawn):
+    # Sensu's chosen_fan: a tenth of the games stop at the turn limit, so the average seat wins 45%, not 50%
+    seats = pl.DataFrame({"cell": [0, 0], "seat": [0, 1], "games": [100, 100], "win_share": [0.47, 0.43]})
+    fig = plots.seat_shares(seats, pl.DataFrame({"cell": [0], "players": [2]}), [])
+    ax = drawn[-1].axes[0]
+    (line,) = [c for c in ax.collections if c.get_linestyle() and c.get_linestyle()[0][1]]
+    assert np.allclose(line.get_segments()[0][:, 1], 45.0)
+    assert fig.caption.endswith("dotted: the fair share (1/P of the games that have a winner)")
