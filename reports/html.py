@@ -55,6 +55,45 @@ EXTRA_TABLES = (
 )
 
 
+#: words of the answers that a designer may not know, each with a plain definition; a report lists those its
+#: answer uses (a phrase is looked for as written, up to an N that stands for a number, without regard to case)
+TERMS = (
+    ("paired difference", "the difference between two settings on the same deals (the same shuffles), which "
+     "takes the luck of the cards out of the comparison"),
+    ("best response", "the setting that wins most often against a given table (every other seat fixed)"),
+    ("fixed point", "a setting that is its own best response: against a table playing it, no other setting "
+     "of the grid does clearly better; a table of it has no reason to move. A symmetric equilibrium"),
+    ("weak fixed point", "a fixed point that the race kept although the best deviation's own 95% interval "
+     "lies above it: the race corrects for having picked the best of many settings, a single interval does not"),
+    ("corrected for picking among N settings", "the race drops a setting only when it is clearly worse after allowing "
+     "for the luck of picking the best of that many settings (the best of many is also the luckiest)"),
+    ("fresh deals", "deals that played no part in finding the answer, on which it is checked again"),
+    ("meta-game", "the table of win shares of every lineup of the strategies considered, measured by "
+     "simulation; its equilibria are mixes of those strategies"),
+    ("Nash", "a mix of strategies that no strategy beats: against a table playing the mix, switching to any "
+     "one strategy gains nothing"),
+    ("regret", "what a strategy would gain (win share) by being played against a table of the mix instead of "
+     "the mix itself; below 0 it would lose, so it has no reason to switch"),
+    ("alpha-rank", "a ranking of strategies by how much of the time a population that keeps copying whoever "
+     "does better spends playing each; the ranking intensity is how strongly the better one is copied"),
+    ("replicator dynamics", "a mix that grows the share of every strategy that beats the mix and shrinks the "
+     "others, step by step, until it stops changing"),
+    ("search of supports", "a numerical search for mixes in which every strategy played earns the same and "
+     "none left out earns more"),
+    ("Elo", "the scale of the ratings: 100 Elo apart means the higher rated wins about 64% of their games "
+     "head to head"),
+    ("equilibrium stakes", "at a table playing the equilibrium, what a seat gains by playing it rather than a "
+     "setting drawn at random from the grid: how much knowing the equilibrium is worth"),
+)
+
+
+def answer_terms(sentences: list[str]) -> list[tuple[str, str]]:
+    """The terms of :data:`TERMS` that ``sentences`` use, in the table's order."""
+    text = " ".join(sentences).lower()
+    # a term is looked for up to its first capital N (a number in the answer); "elo", not "below"
+    return [(t, d) for t, d in TERMS if re.search(r"\b" + re.escape(t.split(" N ")[0].lower()), text)]
+
+
 class ReportError(ValueError):
     """A run folder that cannot be reported on (missing or unreadable files); the message is one line."""
 
@@ -476,7 +515,8 @@ def _build_report(run_dir: str, run: dict[str, Any], index: bool, spec_table: pl
     page = _env().get_template("report.html.j2").render(
         s=s, m=m, css=_css(), lead_figure=figures[0] if figures else None, figures=figures[1:], tables=tables,
         balance=balance, has_lead=has_lead, headline=headline, answer=answer, folded=folded, lead_table=lead_table,
-        config_text=run["config_text"], examples=example_games(t["examples"], cells, axes))
+        config_text=run["config_text"], examples=example_games(t["examples"], cells, axes),
+        terms=answer_terms(answer))
     path = os.path.join(run_dir, "report.html")
     atomic_write(path, lambda fh: fh.write(page), binary=False)
     if index:

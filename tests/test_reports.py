@@ -301,3 +301,15 @@ def test_index_folds_the_earlier_runs_of_a_question_under_its_newest(run_dir, tm
     (out / same / "summary.json").write_text(json.dumps({**summ, "answer": summ["answer"] + ["one more"]}))
     index = open(build_index(str(out)), encoding="utf-8").read()
     assert "the same answer" not in index and "the same headline; the answer in full differs" in index
+
+def test_a_report_explains_the_words_its_answer_uses():
+    from reports.html import answer_terms
+
+    terms = dict(answer_terms(["symmetric equilibrium: wake=8 (a weak fixed point; the race's test, corrected for "
+                               "picking among 22 settings; Nash (linear program) of the meta-game; regrets below 0"]))
+    assert list(terms) == ["fixed point", "weak fixed point", "corrected for picking among N settings", "meta-game",
+                           "Nash", "regret"]
+    assert "its own best response" in terms["fixed point"]
+    # a word inside another is not that word: "below" holds no Elo
+    assert answer_terms(["the fair share lies below it"]) == []
+    assert [t for t, _ in answer_terms(["highest rated swapper (Elo +89 ± 10 vs counter)"])] == ["Elo"]
