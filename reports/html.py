@@ -516,7 +516,7 @@ def _build_report(run_dir: str, run: dict[str, Any], index: bool, spec_table: pl
         s=s, m=m, css=_css(), lead_figure=figures[0] if figures else None, figures=figures[1:], tables=tables,
         balance=balance, has_lead=has_lead, headline=headline, answer=answer, folded=folded, lead_table=lead_table,
         config_text=run["config_text"], examples=example_games(t["examples"], cells, axes),
-        terms=answer_terms(answer))
+        terms=answer_terms(answer), pooled_fresh=bool(t["confirm"].height or "fresh_regret" in t["regrets"].columns))
     path = os.path.join(run_dir, "report.html")
     atomic_write(path, lambda fh: fh.write(page), binary=False)
     if index:

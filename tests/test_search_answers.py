@@ -893,3 +893,16 @@ def test_a_best_response_that_the_race_cannot_tell_from_the_field_says_the_path_
             "threshold:wake=12: its own value wake=12 (the best measured, wake=10, is not clearly better); " in text)
     # a path that moves keeps the plain best response
     assert "path wake=12 -> wake=16; best response to the field threshold:wake=12: wake=16; " in text
+
+
+def test_a_confirmed_runs_tables_say_they_pool_the_fresh_deals_with_the_race(tmp_path):
+    res = run_experiment(br(games=400, sweep={}, players=2, search={"focus.wake": [4, 30], "confirm": 40}))
+    assert res.tables["confirm"].height
+    page = open(build_report(res.write(str(tmp_path)), index=False), encoding="utf-8").read()
+    balance = page.split('<section id="balance">')[1].split("</section>")[0]
+    assert "A setting that search.confirm played again on fresh deals counts them here with the deals of" in balance
+    assert "pools them here with the deals of its race" in page.split('<section id="tables">')[1]
+    # without a confirmation, neither says so
+    plain = run_experiment(br(games=100, sweep={}, players=2, search={"focus.wake": [4, 30]}))
+    page = open(build_report(plain.write(str(tmp_path / "plain")), index=False), encoding="utf-8").read()
+    assert "search.confirm played again" not in page and "pools them here" not in page
