@@ -142,6 +142,10 @@ def test_tables_round_figures_as_the_sentences_do():
     assert fmt_metric("win_share", 0.5925) == "59.2%" and ci_cell(0.5925, 0.5, 0.6).startswith("59.2%")
     assert ci_cell(0.0, -0.0004, 0.001, signed=True) == "+0.0% [-0.0, +0.1]"
     assert span("win_share", -0.0004, 0.001, True) == "[-0.0%, +0.1%]"
+    # a numpy float rounds as a Python float (senshi_seats: 1,526 wins of 4,000 read 38.2% in a sentence, whose
+    # figure was a numpy float, and 38.1% in the table)
+    assert fmt_metric("win_share", np.float64(1526) / 4000.0) == fmt_metric("win_share", 0.3815) == "38.1%"
+    assert ci_cell(np.float64(0.3815), np.float64(0.366), np.float64(0.397)).startswith("38.1%")
 
 
 def test_a_share_over_deals_is_wilsons_interval_with_the_deals_effective_games():
