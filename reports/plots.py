@@ -68,6 +68,19 @@ def first_groups(groups: list, limit: int, what: str = "groups") -> tuple[list, 
                    "figures are in the tables)")
 
 
+def annotations(data, decimals: int) -> np.ndarray:
+    """A heatmap's cell texts, rounded as the sentences round (:func:`experiments.answers.common.rounded`:
+    a share of 0.2015 reads 20.1 in both, where matplotlib's format gives 20.2); empty for a missing cell."""
+    from experiments.answers.common import rounded
+
+    values = np.asarray(data, dtype=float)
+    out = np.full(values.shape, "", dtype=object)
+    for i, v in np.ndenumerate(values):
+        if np.isfinite(v):
+            out[i] = f"{rounded(v, decimals):.{decimals}f}"
+    return out
+
+
 def rotate_labels(ax, angle: int = 35) -> None:
     """Slanted category labels, anchored at their tick so that they stay under it (and inside the figure)."""
     plt.setp(ax.get_xticklabels(), rotation=angle, ha="right", rotation_mode="anchor")
@@ -429,7 +442,7 @@ def sweep_heatmap(cells: pl.DataFrame, over: str, group_axes: list[str], y: str,
     if percent:
         data = data * 100
     fig, ax = plt.subplots(figsize=(min(2 + 1.1 * len(cols), 14), 0.45 * piv.height + 2))
-    sns.heatmap(data, annot=True, fmt=".1f", cmap="viridis", ax=ax, xticklabels=cols,
+    sns.heatmap(data, annot=annotations(data, 1), fmt="", cmap="viridis", ax=ax, xticklabels=cols,
                 yticklabels=[lab(v) for v in piv[over].to_list()], cbar_kws={"label": label + (" (%)" if percent else "")})
     ax.grid(False)  # no style grid over the cells
     ax.set_ylabel(short(over))
@@ -657,7 +670,8 @@ def win_matrices(cells: pl.DataFrame, axes: list[str], strategies: list[str]) ->
                 m[idx[r["b"]], idx[r["a"]]] = r["field_win_share"]
         fig, ax = plt.subplots(figsize=(1.3 * k + 2.5, 1.0 * k + 1.5))
         names = [lab(x) for x in strategies]
-        sns.heatmap(m * 100, annot=True, fmt=".1f", cmap="RdBu_r", center=100 / P, ax=ax, xticklabels=names,
+        sns.heatmap(m * 100, annot=annotations(m * 100, 1), fmt="", cmap="RdBu_r", center=100 / P, ax=ax,
+                    xticklabels=names,
                     yticklabels=names, cbar_kws={"label": "row's win share (%)"})
         ax.grid(False)  # no style grid over the cells
         ax.set_xlabel("against (field)")
@@ -919,7 +933,7 @@ def seat0_matrices(seats: pl.DataFrame, cells: pl.DataFrame, axes: list[str], ov
         for r in sub.iter_rows(named=True):
             grid[names.index(r["white"]), names.index(r["black"])] = r["win_share"] * 100
         fig, ax = plt.subplots(figsize=(1.3 * len(names) + 2.5, 1.0 * len(names) + 1.5))
-        sns.heatmap(grid, annot=True, fmt=".1f", cmap="RdBu_r", center=50, ax=ax, xticklabels=labels,
+        sns.heatmap(grid, annot=annotations(grid, 1), fmt="", cmap="RdBu_r", center=50, ax=ax, xticklabels=labels,
                     yticklabels=labels, cbar_kws={"label": "seat 0's win share (%)"})
         ax.grid(False)  # no style grid over the cells
         ax.set_xlabel("seat 1 plays")

@@ -492,3 +492,15 @@ def test_the_seat_balance_line_is_the_average_seats_share_where_games_stop_witho
     (line,) = [c for c in ax.collections if c.get_linestyle() and c.get_linestyle()[0][1]]
     assert np.allclose(line.get_segments()[0][:, 1], 45.0)
     assert fig.caption.endswith("dotted: the fair share (1/P of the games that have a winner)")
+
+
+def test_heatmap_cells_round_as_the_sentences_do(drawn):
+    from experiments.answers.common import fmt_metric
+    # 0.2015 x 100 is 20.150000000000002 in binary: matplotlib's ".1f" reads 20.2, the sentences 20.1
+    assert fmt_metric("win_share", 0.2015) == "20.1%"
+    assert list(plots.annotations(np.array([[0.2015 * 100, np.nan], [50.0, 38.15]]), 1).ravel()) == \
+        ["20.1", "", "50.0", "38.1"]
+    cells = pl.DataFrame({"wake": [8, 10], "players": [2, 2], "focus_win_share": [0.2015, 0.5]})
+    plots.sweep_heatmap(cells, "wake", ["players"], "focus_win_share", "win share", True)
+    texts = [t.get_text() for t in drawn[-1].axes[0].texts]
+    assert texts == ["20.1", "50.0"]

@@ -1062,7 +1062,8 @@ def _heatmaps(meta: pl.DataFrame | None, gaxes: list[str]):
         # a linear scale from fair - spread to fair + spread (seaborn's centre would stretch each side of a
         # clipped range apart), its colour bar showing only the shares that can be, 0% to 100%
         norm = Normalize(fair - spread, fair + spread)
-        plots.sns.heatmap(M, ax=ax, cmap="RdBu_r", norm=norm, annot=len(labels) <= 8, fmt=".0f",
+        plots.sns.heatmap(M, ax=ax, cmap="RdBu_r", norm=norm, annot=plots.annotations(M, 0) if len(labels) <= 8 else False,
+                          fmt="",
                           xticklabels=labels, yticklabels=labels, cbar_kws={"label": "win share (%)"})
         ax.collections[0].colorbar.ax.set_ylim(max(0.0, fair - spread), min(100.0, fair + spread))
         plots.plt.setp(ax.get_yticklabels(), rotation=0)  # row labels level, however short
