@@ -83,6 +83,29 @@ def _debug_option() -> Any:
                                                "one-line message")
 
 
+def user_code_line(exc: BaseException) -> str | None:
+    """One line for an error raised in a user's strategy file outside its decisions (a property of its
+    class, its ``__hash__``, ``__getattribute__``...), which no decision's handler names: the file, the
+    line and the error. None when no frame of the error (or of what caused it) is in such a file."""
+    from simcore.errors import error_text
+
+    seen, e = set(), exc
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        tb, hit = e.__traceback__, None
+        while tb is not None:  # a user's file is loaded as a module named sensei_user_... (strategies.registry)
+            if str(tb.tb_frame.f_globals.get("__name__", "")).startswith("sensei_user_"):
+                hit = (os.path.abspath(tb.tb_frame.f_code.co_filename), tb.tb_lineno, tb.tb_frame.f_code.co_name)
+            tb = tb.tb_next
+        if hit is not None:
+            where = os.path.relpath(hit[0]) if not os.path.relpath(hit[0]).startswith("..") else hit[0]
+            text = error_text(exc)
+            return (f"strategy file {where!r} failed at line {hit[1]} (in {hit[2]}): {type(exc).__name__}"
+                    + (f": {text}" if text else ""))
+        e = e.__cause__ or e.__context__
+    return None
+
+
 class _OneLineErrors(TyperGroup):
     """Click group whose usage errors and SenseiErrors print one line and exit 2."""
 
@@ -146,6 +169,13 @@ class _OneLineErrors(TyperGroup):
                     traceback.print_exception(exc, file=sys.stderr)
                 _err(_memory_line(said))
                 code = 1
+            elif (line := user_code_line(exc)) is not None:  # a user's strategy file failed outside a decision
+                if _DEBUG["on"]:
+                    import traceback
+
+                    traceback.print_exception(exc, file=sys.stderr)
+                _err(line + ("" if _DEBUG["on"] else " (--debug shows the traceback)"))
+                code = 2
             else:
                 raise
         return code
@@ -789,6 +819,29 @@ def report_cmd(run_dir: str = typer.Argument(..., help="a run folder written by 
     typer.echo(f"index: {os.path.join(os.path.dirname(os.path.abspath(run_dir)), 'index.html')}")
 
 
+def _guard_os_exit() -> None:
+    """A user's strategy that calls ``os._exit`` ends this process at once, past every handler: with status
+    0 and no output a run, or ``sensei check``, would read as done. Such a call from a user's file (a
+    module named ``sensei_user_...``) says so in one line and exits with status 2 instead; every other
+    caller's goes through unchanged."""
+    real = os._exit
+
+    def _exit(status: int) -> None:
+        frame = sys._getframe(1)
+        if str(frame.f_globals.get("__name__", "")).startswith("sensei_user_"):
+            where = frame.f_code.co_filename
+            try:
+                sys.stderr.write(f"error: strategy file {os.path.relpath(where)!r} ended the process with "
+                                 f"os._exit({status!r}) at line {frame.f_lineno} (in {frame.f_code.co_name}): a "
+                                 "strategy returns its answers, it never ends the program\n")
+                sys.stderr.flush()
+            finally:
+                real(2)
+        real(status)
+
+    os._exit = _exit
+
+
 def main() -> None:
     # A command's objects mostly live until the process ends (numba's typing registries alone make
     # hundreds of thousands): the cyclic collector's full passes over them while they are made, and its
@@ -796,6 +849,7 @@ def main() -> None:
     # at the end everything is moved out of the collector's sight (the process frees it on exit).
     gc.set_threshold(50_000, 20, 100)
     _CRASH_LINE["on"] = True
+    _guard_os_exit()
     for name in ("stdout", "stderr"):  # started with a stream closed (cmd >&-): its text goes nowhere
         if getattr(sys, name) is None:
             setattr(sys, name, open(os.devnull, "w"))

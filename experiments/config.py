@@ -259,7 +259,9 @@ def read_toml(path: str) -> dict[str, Any]:
                           f"{path}: {why}" + (", not a config file" if why == "is a folder" else ""))
     try:
         with open(path, "rb") as fh:
-            return tomllib.load(fh)
+            data = fh.read()
+        # a byte-order mark (some editors write one) is no part of the TOML
+        return tomllib.loads(data.removeprefix(b"\xef\xbb\xbf").decode("utf-8"))
     except tomllib.TOMLDecodeError as exc:
         raise SenseiError(f"{path}: not valid TOML: {exc}") from None
     except RecursionError:
@@ -418,6 +420,9 @@ def parse(raw: dict[str, Any], path: str = DICT_CONFIG, games_override: int | No
                 if not name.isprintable():
                     ck.fail(where, "case names without control characters such as a newline or a tab (a name "
                             "labels its case in the answer's sentences and the report's figures)", name)
+                if len(name) > NAME_MAX:
+                    ck.fail(where, f"case names of at most {NAME_MAX} characters (a name labels its case in the "
+                            f"report's figures), not one of {len(name):,}", name[:40] + "...")
                 ck.table(settings, f"{where}.{name}")
                 for sk in settings:
                     if isinstance(settings[sk], (list, dict)):
@@ -577,10 +582,17 @@ def _different_games(cells: list[Cell], ck: _Checker, rotate: bool = False) -> N
                           + (f" ({'; '.join(why)})" if why else "") + ": give each cell a setting of its own")
 
 
+#: the longest name of a named sweep axis or case: names label the figures, whose canvas grows with them
+NAME_MAX = 80
+
+
 def _axis_name(name: str, where: str, ck: _Checker) -> None:
     """A named sweep axis's name: it becomes a column of the run's tables beside theirs."""
     if not name.strip():
         ck.fail("sweep", "non-empty axis names (a name names a column of the run's tables)", name)
+    if len(name) > NAME_MAX:
+        ck.fail("sweep", f"axis names of at most {NAME_MAX} characters (a name labels the report's figures), not "
+                f"one of {len(name):,}", name[:40] + "...")
     if "." in name:
         why = "a name with a dot has the form of a setting key, rules.OPTION or ROLE.PARAM"
     elif name in RESULT_COLUMNS or _SEAT_KEY.match(name):

@@ -22,6 +22,7 @@ import collections
 import copy
 import dataclasses
 import io
+import math
 import os
 import queue
 import re
@@ -193,6 +194,18 @@ def memory_needs(cfg: Config) -> dict[str, float]:
     if needs_vectors(cfg):
         needs[f"the per-deal values of {max_deals:,} deals per cell that answer {cfg.report.answer!r} compares"] = \
             len(cfg.cells) * max_deals * VECTOR_BYTES
+    if search is not None:
+        # a search keeps the per-deal values of the lineups it compares: every lineup of a population's
+        # meta-game; at least a best and a rival of each group's last race otherwise (a lower bound: its
+        # first rounds play fewer deals, and settings drop out)
+        if cfg.kind == "population":
+            K = len(cfg.cells[0].agents)
+            lineups = sum(math.comb(K + c.players - 1, c.players) for c in cfg.cells)
+        else:
+            lineups = 2 * len(cfg.cells)
+        deals = max_deals + int(getattr(search, "confirm", 0) or 0)
+        needs[f"the per-deal values of {deals:,} deals of each of at least {lineups:,} lineups that answer "
+              f"{cfg.report.answer!r} compares"] = lineups * deals * VECTOR_BYTES
     if cfg.report.per_game:
         from simcore.registry import get_game
 
@@ -360,6 +373,10 @@ class ChunkStore:
     def _raise(self) -> None:
         if self._error is not None:
             exc, self._error = self._error, None
+            if isinstance(exc, OSError):  # the system refused the write (a full disk): status 1, as every such
+                exc.after = (f"the chunks saved before it are kept in {os.path.dirname(self.folder)}: "
+                             "--resume with that folder goes on from them")
+                raise exc from None
             raise SenseiError(f"{self.folder}: cannot save a finished chunk: {exc}") from None
 
     def close(self) -> None:

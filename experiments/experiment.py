@@ -379,7 +379,7 @@ def _config_text(source: Any, cfg: Config, games: int | None = None) -> str:
         text = toml_dumps(cfg.raw)
     else:
         with open(os.fspath(source), encoding="utf-8") as fh:
-            text = fh.read()
+            text = fh.read().removeprefix("\ufeff")  # a byte-order mark is no part of the config
     if games is not None and cfg.raw.get("games") != cfg.games:
         per = "deals between the sequential test's looks" if cfg.sprt is not None else "deals per cell"
         text = (f"# run with --games {cfg.games}: {cfg.games:,} {per}, not the file's games (the command in\n"
@@ -480,6 +480,8 @@ def open_unfinished(run_dir: str, fingerprint: dict[str, Any], raw: dict[str, An
         old = state["fingerprint"]
         if not isinstance(old, dict):
             raise TypeError("fingerprint")
+        if not isinstance(state.get("resumed", []), list):  # a hand-edited file: its list of resumptions
+            raise TypeError("resumed")
     except FileNotFoundError:
         raise SenseiError(f"{run_dir}: not an unfinished run folder (no {STATE})") from None
     except (OSError, ValueError, KeyError, TypeError) as exc:

@@ -179,7 +179,7 @@ def _check_config_copy(run_dir: str, text: str, manifest: dict[str, Any]) -> Non
         return  # a run folder made before manifests kept the fingerprint: nothing to compare with
     p = os.path.join(run_dir, "config.toml")
     try:
-        raw = tomllib.loads(text)
+        raw = tomllib.loads(text.removeprefix("\ufeff"))
     except ValueError as exc:
         raise ReportError(f"{p}: unreadable TOML ({exc}); it is not the config this run was made with") from None
     if config_digest(raw) != fp["config_sha256"] or raw.get("seed", fp.get("seed")) != fp.get("seed"):

@@ -31,19 +31,31 @@ class StrategyError(SenseiError):
     strategy, the decision and the exception; the original is its ``__cause__``."""
 
 
+def error_text(exc: BaseException) -> str:
+    """An exception's message on one line; a message that cannot be made (a ``__str__`` that raises, in a
+    user's exception class) is named as such instead of failing the error report itself."""
+    try:
+        return " ".join(str(exc).split())
+    except BaseException:  # noqa: BLE001 - any failure of a user's __str__
+        return f"(its message could not be printed: its {type(exc).__name__}.__str__ failed)"
+
+
 def strategy_error(agent: object, decision: str, exc: BaseException) -> BaseException:
     """What to raise for ``exc`` raised by ``agent``'s decision method ``decision``: a one-line
     :class:`StrategyError`, or the error itself when it already is one (or a KeyboardInterrupt). A
     ``sys.exit()`` in a strategy is an error of the strategy too, never the end of the program."""
-    spec = getattr(agent, "spec", None)
-    name = spec() if callable(spec) else repr(agent)
+    try:
+        spec = getattr(agent, "spec", None)
+        name = spec() if callable(spec) else repr(agent)
+    except Exception:  # noqa: BLE001 - a strategy class broken in its own attributes
+        name = type(agent).__name__
     if caused_by_interrupt(exc):
         if interrupt_possible():
             return KeyboardInterrupt()
         return StrategyError(f"strategy {name} raised KeyboardInterrupt in its decision {decision!r} ({NOT_CTRL_C})")
     if isinstance(exc, (StrategyError, IllegalAction)):
         return exc
-    text = " ".join(str(exc).split())
+    text = error_text(exc)
     if isinstance(exc, SystemExit):
         return StrategyError(f"strategy {name} tried to end the program in its decision {decision!r} "
                              f"({exit_call(exc)})")

@@ -37,7 +37,7 @@ from typing import Any, Callable, ClassVar, Sequence
 
 import numpy as np
 
-from .errors import IllegalAction, SenseiError, StrategyError, strategy_error
+from .errors import IllegalAction, SenseiError, StrategyError, error_text, strategy_error
 from .options import Rules
 from .rng import STREAM_SEAT, AgentRandom, Draws, game_keys, stream_keys
 
@@ -142,8 +142,10 @@ def answer_integers(value: Any, decision: str, what: str = "answers") -> np.ndar
         raise IllegalAction(f"made an illegal {decision}: {what} that are not an array of integers "
                             f"({' '.join(str(exc).split())})") from None
     if a.dtype.kind == "O" and a.size and all(type(x) is int for x in a.ravel().tolist()):
-        big = max(a.ravel().tolist(), key=abs)  # Python integers beyond 64 bits
-        raise IllegalAction(f"made an illegal {decision}: an answer of {big} (too large for an option)")
+        big = max(a.ravel().tolist(), key=abs)  # Python integers, in an array of objects or beyond 64 bits
+        if abs(big) > _INT64_MAX:
+            raise IllegalAction(f"made an illegal {decision}: an answer of {big} (too large for an option)")
+        return a.astype(np.int64)  # integers all the same (np.array([...], dtype=object))
     if a.dtype == bool or not np.issubdtype(a.dtype, np.integer):
         raise IllegalAction(f"made an illegal {decision}: {what} of type {_answer_type(a)} (integers are expected)")
     if a.dtype.kind == "u" and a.size and int(a.max()) > _INT64_MAX:
@@ -527,7 +529,7 @@ class Game(abc.ABC):
         obs = self.observe(state, idx, actor)
         try:
             res = getattr(agent, name)(obs, rng)
-        except (Exception, SystemExit, KeyboardInterrupt) as exc:  # a strategy may fail in any way: name it, the decision, the error
+        except BaseException as exc:  # noqa: BLE001 - a strategy may fail in any way: name it, the decision, the error
             err = strategy_error(agent, name, exc)
             if err is exc:
                 raise
@@ -536,10 +538,10 @@ class Game(abc.ABC):
             out = self.encode(kind, res, state, idx)
         except IllegalAction as exc:  # an answer that is no option at all: the engine says why
             raise IllegalAction(f"strategy {seats.name(int(actor[0]))} (seat {int(actor[0])}) {exc}") from None
-        except (TypeError, ValueError, OverflowError, IndexError) as exc:  # an answer numpy cannot read
+        except Exception as exc:  # noqa: BLE001 - an answer numpy cannot read (or whose own methods fail)
             raise IllegalAction(f"strategy {seats.name(int(actor[0]))} (seat {int(actor[0])}) made an illegal "
                                 f"{name}: an answer that is no option ({type(exc).__name__}: "
-                                f"{' '.join(str(exc).split())})") from None
+                                f"{error_text(exc)})") from None
         if out.shape != (len(idx),):
             raise IllegalAction(f"strategy {seats.name(int(actor[0]))} (seat {int(actor[0])}) made an illegal {name}: "
                                 f"answers of shape {out.shape} for {len(idx)} games (one option per game is "

@@ -27,7 +27,7 @@ import re
 import sys
 from typing import Any, Iterable
 
-from simcore.errors import SenseiError, StrategyError, exit_call
+from simcore.errors import SenseiError, StrategyError, error_text, exit_call, interrupt_possible
 from simcore.files import not_a_file
 from simcore.lineup import load_source_module
 from simcore.options import build, describe
@@ -187,6 +187,8 @@ def register_files(paths: Iterable[str]) -> dict[str, str]:
     files: dict[str, str] = {}
     seen: set[str] = set()
     for path in paths:
+        if not os.fspath(path).strip():  # (an empty path would name the current folder)
+            raise SenseiError("--strategies '': expected the path of a Python file, got an empty one")
         full = os.path.abspath(os.fspath(path))
         if full in seen:  # the same file given twice: once is enough
             continue
@@ -329,9 +331,10 @@ def _load_module(path: str):
         raise
     except SystemExit as exc:  # sys.exit() in a user file ends the loading, not the program
         raise SenseiError(f"strategy file {path!r} failed to load: it called {exit_call(exc)}") from None
-    except Exception as exc:  # a user file may fail in any way; report it on one line
-        text = " ".join(str(exc).split())
-        raise SenseiError(f"strategy file {path!r} failed to load: {type(exc).__name__}: {text}") from None
+    except BaseException as exc:  # noqa: BLE001 - a user file may fail in any way; report it on one line
+        if isinstance(exc, KeyboardInterrupt) and interrupt_possible():  # Ctrl-C while it loaded
+            raise
+        raise SenseiError(f"strategy file {path!r} failed to load: {type(exc).__name__}: {error_text(exc)}") from None
     module.__sensei_sha256__ = digest
     return module
 

@@ -548,3 +548,37 @@ def test_a_forked_worker_ends_at_sigterm_whatever_handler_the_command_set():
             "assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN\n")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
+
+
+@pytest.mark.parametrize("raw, words", [
+    ({"title": "t", "question": "q", "game": "senshi", "players": 2, "games": 3 * 10 ** 8, "seed": 1,
+      "lineup": {"population": ["random", "greedy"]}, "report": {"answer": "equilibrium"}},
+     ["of each of at least 3 lineups that answer 'equilibrium' compares", "lower games"]),
+    ({"title": "t", "question": "q", "game": "sen", "players": 2, "games": 10 ** 12, "seed": 1,
+      "lineup": {"focus": "threshold", "field": "threshold:wake=10"},
+      "search": {"focus.wake": {"min": 4, "max": 12, "step": 4}}, "report": {"answer": "best_response"}},
+     ["of each of at least 2 lineups that answer 'best_response' compares"]),
+    ({"title": "t", "question": "q", "game": "fan-and-mallet", "games": R.MAX_GAMES, "seed": 1,
+      "lineup": {"seats": ["random"]}, "search": {"rules.start_positions": ["0,6", "0,5"]},
+      "report": {"answer": "design", "objective": "seat0_win_share", "target": 0.5}}, ["answer 'design' compares"]),
+])
+def test_a_search_whose_per_deal_values_would_not_fit_is_refused_before_anything_runs(raw, words):
+    """The searching answers keep every compared lineup's per-deal values: 300 million deals of a meta-game
+    reserved 10 GB for one lineup before failing with out of memory."""
+    with pytest.raises(SenseiError, match="would need about") as info:
+        check_memory(load(raw))
+    for w in words:
+        assert w in str(info.value), (w, str(info.value))
+    check_memory(load({**raw, "games": 2000}))  # a usual size passes
+
+
+def test_names_that_would_stretch_the_figures_are_refused():
+    """A named case or axis of thousands of characters labels every figure: matplotlib's canvas grew with
+    it until the report ran out of memory, after every game had been played."""
+    base = {"title": "t", "question": "q", "game": "sen", "players": 2, "games": 10, "seed": 1,
+            "lineup": {"seats": ["threshold"]}}
+    with pytest.raises(SenseiError, match="case names of at most 80 characters .* not one of 3,000"):
+        load({**base, "sweep": {"variant": {"x" * 3000: {"rules.penalty": 5}}}})
+    with pytest.raises(SenseiError, match="axis names of at most 80 characters"):
+        load({**base, "sweep": {"y" * 200: {"a": {"rules.penalty": 5}}}})
+    load({**base, "sweep": {"variant": {"x" * 80: {"rules.penalty": 5}}}})

@@ -547,3 +547,20 @@ def test_an_empty_value_is_not_taken_for_none():
     with pytest.raises(SenseiError, match="rounds: expected none or an integer, got ''"):
         field_value(rules, "rounds", "", "sen")
     assert field_value(rules, "rounds", "none", "sen") is None and field_value(rules, "rounds", "3", "sen") == 3
+
+
+def test_a_config_with_a_byte_order_mark_runs_and_reports(tmp_path):
+    """Some editors start a file with a byte-order mark: it is no part of the TOML (it read "not valid TOML:
+    Invalid statement (at line 1, column 1)"), and the run folder's copy, which the report checks, has none."""
+    import os
+
+    from experiments.experiment import run_experiment
+    from reports import build_report
+
+    path = tmp_path / "bom.toml"
+    path.write_bytes(b"\xef\xbb\xbf" + b'title = "t"\nquestion = "q"\ngame = "sen"\nplayers = 2\ngames = 10\nseed = 1\n'
+                     b'[lineup]\nseats = ["threshold"]\n')
+    res = run_experiment(str(path), out=str(tmp_path / "runs"))
+    run_dir = res.run_dir
+    assert open(os.path.join(run_dir, "config.toml"), "rb").read().startswith(b'title = "t"')
+    assert os.path.isfile(build_report(run_dir, index=False))

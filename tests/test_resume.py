@@ -363,8 +363,15 @@ def test_a_chunk_that_cannot_be_saved_stops_the_run_with_one_error(tmp_path, mon
     monkeypatch.setattr(engine, "atomic_write", disk_full)
     cfg = load({"title": "t", "question": "q", "game": "sen", "players": 2, "games": 16, "seed": 1, "chunk_size": 8,
                 "lineup": {"focus": "threshold", "field": "random"}})
-    with pytest.raises(SenseiError, match="cannot save a finished chunk: .*No space left"):
+    # the system refusing the write is an OSError (the command line: one line, status 1, as every full disk),
+    # which says that the chunks saved before it are kept
+    with pytest.raises(OSError, match="No space left") as info:
         play_cells(cfg, store=ChunkStore(str(tmp_path / "parts")))
+    assert info.value.after.startswith(f"the chunks saved before it are kept in {tmp_path}: --resume")
+    # any other failure of the writer is named as the chunk's
+    monkeypatch.setattr(engine, "atomic_write", lambda *a, **k: (_ for _ in ()).throw(ValueError("odd")))
+    with pytest.raises(SenseiError, match="cannot save a finished chunk: odd"):
+        play_cells(cfg, store=ChunkStore(str(tmp_path / "parts2")))
 
 
 def test_a_full_disk_reported_by_a_writer_of_its_own_is_an_os_error(tmp_path):
@@ -448,3 +455,15 @@ def test_the_command_line_says_the_config_differs_on_a_resume_with_another_confi
                      '[lineup]\nfocus = "counter"\nfield = "threshold"\n')
     r = runner.invoke(app, ["run", str(other), "--resume", res.run_dir, "--no-progress", "--no-report"])
     one_error_line(r, "cannot resume: the config differs")
+
+
+def test_a_hand_edited_resume_file_is_unreadable_not_a_crash(tmp_path):
+    from experiments.experiment import STATE, open_unfinished, run_fingerprint
+    from simcore.errors import SenseiError
+    a = {"title": "t", "question": "q", "game": "sen", "players": 2, "games": 20, "seed": 1,
+         "lineup": {"focus": "threshold", "field": "random"}}
+    folder = tmp_path / "run"
+    folder.mkdir()
+    (folder / STATE).write_text(json.dumps({"fingerprint": run_fingerprint(load(a)), "resumed": "x"}))
+    with pytest.raises(SenseiError, match=r"resume\.json: unreadable \(TypeError\)"):
+        open_unfinished(str(folder), run_fingerprint(load(a)), load(a).raw)

@@ -560,3 +560,16 @@ def test_a_strategy_that_raises_when_it_is_made_is_one_line(tmp_path):
         r = cli.invoke(app, [command, "sen", "-s", f"{path}:BadInit", "-n", "5"])
         one_error_line(r, "strategy BadInit failed when it was made (in its __post_init__, say): RuntimeError: "
                           "post init")
+
+
+def test_integers_in_an_array_of_objects_are_integers():
+    """np.array([0, 1], dtype=object) holds integers: they are answers (they read "too large for an option")."""
+    from simcore.errors import IllegalAction
+    import numpy as np
+
+    from simcore.game import answer_integers
+
+    out = answer_integers(np.array([0, 1, 2], dtype=object), "start")
+    assert out.dtype == np.int64 and out.tolist() == [0, 1, 2]
+    with pytest.raises(IllegalAction, match=r"an answer of 1180591620717411303424 \(too large for an option\)"):
+        answer_integers(np.array([0, 2 ** 70], dtype=object), "start")

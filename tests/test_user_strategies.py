@@ -179,7 +179,8 @@ def test_strategies_files_mistakes_are_one_line(mine, tmp_path):
     broken.write_text("import no_such_module_here\n")
     for path, words in [(tmp_path / "missing.py", ["not found"]), (empty, ["no Strategy class"]),
                         (f"{mine}:Cautious", ["not found", f"--strategies takes the file alone, {mine}"]),
-                        (clash, ["'threshold'", "already taken"]), (broken, ["failed to load", "ModuleNotFoundError"])]:
+                        (clash, ["'threshold'", "already taken"]), (broken, ["failed to load", "ModuleNotFoundError"]),
+                        ("", ["an empty one"])]:
         r = cli.invoke(app, ["run", str(cfg), "--strategies", str(path), "--no-progress", "--out", str(tmp_path / "r")])
         one_error_line(r, "--strategies" if "failed" not in words[0] else "strategy file", *words)
     twin = tmp_path / "twin.py"  # another file with the same strategy names
@@ -576,3 +577,110 @@ def test_a_compile_that_did_not_finish_drops_its_notice_so_the_next_run_says_it_
         assert not os.path.exists(marker + ".notice")
     finally:
         registry.register_files([])
+
+
+BROKEN = textwrap.dedent('''
+    import dataclasses
+    import os
+    from typing import ClassVar
+
+    import numpy as np
+
+    from strategies.sen import Threshold
+
+
+    class Unprintable(Exception):
+        def __str__(self):
+            raise RuntimeError("no text")
+
+
+    class NoArray:
+        def __array__(self, *args, **kwargs):
+            raise RuntimeError("no array")
+
+
+    @dataclasses.dataclass(frozen=True)
+    class Based(Threshold):
+        def start(self, obs, rng):
+            raise BaseException("weird")
+
+
+    @dataclasses.dataclass(frozen=True)
+    class Closed(Threshold):
+        def start(self, obs, rng):
+            raise GeneratorExit
+
+
+    @dataclasses.dataclass(frozen=True)
+    class Mute(Threshold):
+        def start(self, obs, rng):
+            raise Unprintable()
+
+
+    @dataclasses.dataclass(frozen=True)
+    class Arrayless(Threshold):
+        def start(self, obs, rng):
+            return NoArray()
+
+
+    @dataclasses.dataclass(frozen=True)
+    class Propped(Threshold):
+        @property
+        def start(self):
+            raise RuntimeError("prop")
+
+
+    @dataclasses.dataclass(frozen=True)
+    class Unhashable(Threshold):
+        def __hash__(self):
+            raise RuntimeError("hash")
+
+
+    @dataclasses.dataclass(frozen=True)
+    class Quitter(Threshold):
+        def start(self, obs, rng):
+            os._exit(0)
+''')
+
+
+@pytest.fixture
+def broken(tmp_path):
+    path = tmp_path / "broken.py"
+    path.write_text(BROKEN)
+    yield str(path)
+    registry.register_files([])
+
+
+@pytest.mark.parametrize("cls, words", [
+    ("Based", ["'start'", "BaseException: weird"]),
+    ("Closed", ["'start'", "GeneratorExit"]),
+    ("Mute", ["'start'", "Unprintable: (its message could not be printed: its Unprintable.__str__ failed)"]),
+    ("Arrayless", ["illegal start", "RuntimeError: no array"]),
+    ("Propped", ["broken.py' failed at line", "(in start): RuntimeError: prop"]),
+    ("Unhashable", ["broken.py' failed at line", "(in __hash__): RuntimeError: hash"]),
+])
+def test_a_strategy_broken_in_any_way_is_one_line(broken, cls, words):
+    """Any exception of a user's file, raised in a decision or elsewhere in its class, whatever its kind or its
+    message, is one line with exit status 2 (once a traceback: BaseException, a __str__ that raises, an
+    answer whose __array__ raises, a property or __hash__ that raises)."""
+    r = cli.invoke(app, ["play", "sen", "-p", "2", "-s", f"{broken}:{cls}", "-s", "threshold", "-n", "20"])
+    one_error_line(r, *words)
+
+
+def test_a_strategy_file_that_raises_a_base_exception_on_import_is_one_line(tmp_path):
+    path = tmp_path / "based.py"
+    path.write_text("raise BaseException('at import')\n")
+    r = cli.invoke(app, ["strategies", "sen", "--strategies", str(path)])
+    one_error_line(r, "failed to load: BaseException: at import")
+    registry.register_files([])
+
+
+def test_a_strategy_that_ends_the_process_is_exit_2_with_one_line(broken, tmp_path):
+    """os._exit in a strategy ends the process past every handler: status 0 and no output read as a run
+    that finished (sensei check printed its header alone); the command line says so and exits with 2."""
+    r = subprocess.run([SENSEI, "play", "sen", "-p", "2", "-s", f"{broken}:Quitter", "-s", "threshold", "-n", "20",
+                        "--json"], capture_output=True, text=True, cwd=tmp_path, timeout=600)
+    lines = [ln for ln in r.stderr.splitlines() if not ln.startswith("compiling ")]
+    assert r.returncode == 2 and r.stdout == "" and len(lines) == 1, (r.returncode, r.stdout, r.stderr)
+    assert lines[0].startswith("error: strategy file ") and "ended the process with os._exit(0)" in lines[0]
+    assert "(in start)" in lines[0]
