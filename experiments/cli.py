@@ -824,14 +824,16 @@ def _guard_os_exit() -> None:
     0 and no output a run, or ``sensei check``, would read as done. Such a call from a user's file (a
     module named ``sensei_user_...``) says so in one line and exits with status 2 instead; every other
     caller's goes through unchanged."""
-    real = os._exit
+    real, me = os._exit, os.getpid()
 
     def _exit(status: int) -> None:
         frame = sys._getframe(1)
-        if str(frame.f_globals.get("__name__", "")).startswith("sensei_user_"):
-            where = frame.f_code.co_filename
+        # (a worker process forked from this one ends as it asks: this process says a worker stopped)
+        if os.getpid() == me and str(frame.f_globals.get("__name__", "")).startswith("sensei_user_"):
+            where = os.path.relpath(frame.f_code.co_filename)
+            where = frame.f_code.co_filename if where.startswith("..") else where
             try:
-                sys.stderr.write(f"error: strategy file {os.path.relpath(where)!r} ended the process with "
+                sys.stderr.write(f"error: strategy file {where!r} ended the process with "
                                  f"os._exit({status!r}) at line {frame.f_lineno} (in {frame.f_code.co_name}): a "
                                  "strategy returns its answers, it never ends the program\n")
                 sys.stderr.flush()
