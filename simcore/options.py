@@ -213,6 +213,14 @@ def build(cls: type, values: dict[str, Any], owner: str, what: str = "rule optio
 _DEFAULTS_CHECKED: "weakref.WeakSet[type]" = weakref.WeakSet()
 
 
+def check_defaults(cls: type, owner: str) -> None:
+    """:func:`_check_defaults` of a parameter class (a strategy), once per class: a SenseiError naming the
+    first default that is no value of its parameter."""
+    if cls not in _DEFAULTS_CHECKED:
+        fields, hints = _fields_and_hints(cls)
+        _check_defaults(cls, fields, hints, owner)
+
+
 def _check_defaults(cls: type, fields: dict[str, dataclasses.Field], hints: dict, owner: str) -> None:
     """A one-line error for a parameter whose own default is no value of its type or range (a user's class
     with ``wake: int = param("ten", ...)`` would otherwise fail deep inside the compiled code)."""

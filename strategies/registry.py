@@ -30,7 +30,7 @@ from typing import Any, Iterable
 from simcore.errors import SenseiError, StrategyError, error_text, exit_call, interrupt_possible
 from simcore.files import not_a_file
 from simcore.lineup import load_source_module
-from simcore.options import build, describe
+from simcore.options import build, check_defaults, describe
 from simcore.registry import get_game
 
 from .base import Strategy
@@ -226,6 +226,10 @@ def register_files(paths: Iterable[str]) -> dict[str, str]:
                                   "(by a strategy shipped with sensei or an installed package)")
             if cls.name in found.get(g, {}):
                 raise SenseiError(f"--strategies {path!r}: strategy name {cls.name!r} for {g} is defined twice")
+            try:  # a default that is no value of its parameter (NaN for a number): said now, not when it is used
+                check_defaults(cls, f"strategy {cls.name}")
+            except SenseiError as exc:
+                raise SenseiError(f"--strategies {path!r}: {exc}") from None
             cls._origin = (full, cls.__name__)
             found.setdefault(g, {})[cls.name] = cls
         files[full] = file_sha256(full)

@@ -107,6 +107,9 @@ def test_unknown_metric_is_a_config_mistake():
            "report": {"answer": "balance", "per_game": True, "metrics": ["tie_share", "mean_luck_*"]}}
     with pytest.raises(SenseiError, match=r"report.metrics\[1\]: expected a metric of fan-and-mallet"):
         load_config(raw)
+    raw["report"]["metrics"] = ["tie_share", "tie_share"]
+    with pytest.raises(SenseiError, match=r"report.metrics\[1\]: expected each metric once"):
+        load_config(raw)
     raw["report"]["metrics"] = ["tie_share"]
     raw["report"]["per_game"] = False
     with pytest.raises(SenseiError, match="report.per_game: expected true"):

@@ -177,10 +177,14 @@ def test_strategies_files_mistakes_are_one_line(mine, tmp_path):
     clash.write_text(MINE.replace('"cautious"', '"threshold"'))
     broken = tmp_path / "broken.py"
     broken.write_text("import no_such_module_here\n")
+    nan = tmp_path / "nan.py"  # a default that no value of its parameter can be: said when the file is given
+    nan.write_text(MINE.replace('"cautious"', '"mine"').replace(
+        'wake: int = param(8, "say WAKE UP! at this estimated total or less")',
+        'wake: int = param(8, "say WAKE UP! at this estimated total or less")\n    foo: float = param(float("nan"), "x")'))
     for path, words in [(tmp_path / "missing.py", ["not found"]), (empty, ["no Strategy class"]),
                         (f"{mine}:Cautious", ["not found", f"--strategies takes the file alone, {mine}"]),
                         (clash, ["'threshold'", "already taken"]), (broken, ["failed to load", "ModuleNotFoundError"]),
-                        ("", ["an empty one"])]:
+                        ("", ["an empty one"]), (nan, ["strategy mine", "default of parameter 'foo'", "got nan"])]:
         r = cli.invoke(app, ["run", str(cfg), "--strategies", str(path), "--no-progress", "--out", str(tmp_path / "r")])
         one_error_line(r, "--strategies" if "failed" not in words[0] else "strategy file", *words)
     twin = tmp_path / "twin.py"  # another file with the same strategy names

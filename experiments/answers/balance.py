@@ -229,6 +229,8 @@ def check(ctx: CheckContext) -> dict[str, Any]:
         if not ok:
             ck.fail(f"report.metrics[{i}]", f"a metric of {ctx.eng.name} (one of {', '.join(known) or 'none'}; "
                     "prefix_* for a family)", name)
+        if name in raw[:i]:  # (it would be reported twice)
+            ck.fail(f"report.metrics[{i}]", "each metric once", name)
     return {"metrics": tuple(raw)}
 
 
