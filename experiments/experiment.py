@@ -151,6 +151,7 @@ class Experiment:
             "notes": rep.notes, "axes": cfg.axes, "group_axes": cfg.group_axes, "lineup": cfg.kind,
             "strategies": cfg.strategies, "rotate": cfg.rotate,
             "labels": {**self.labels, **experiment_labels(cfg)},
+            "member_labels": dict(self.labels),  # a search's own names of its members (the report links them)
             "per_deal": needs_vectors(cfg),
         }
 

@@ -297,9 +297,13 @@ def html_table(df: pl.DataFrame, max_rows: int = 400) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>{more}"
 
 
-def strategy_index(labels: dict[str, str]) -> tuple[dict[str, tuple[str, int]], pl.DataFrame]:
+def strategy_index(labels: dict[str, str], aliases: dict[str, str] | None = None
+                   ) -> tuple[dict[str, tuple[str, int]], pl.DataFrame]:
     """Every full spec of a run with its short label: ``{text: (label, n)}`` for the table cells (a full
-    spec, or a strategy as the config writes it) and the table of labels and full specs (row n is spec n)."""
+    spec, or a strategy as the config writes it) and the table of labels and full specs (row n is spec n).
+    ``aliases`` (a search's own names of its members, ``{text: name}``) link to the same row where the
+    config's label of that spec differs (a family's ``wake=10`` is the config's field ``threshold``); the
+    row shows both."""
     by_label: dict[str, str] = {}
     for t in labels:  # the longest text of a label is its full spec
         if len(t) > len(by_label.get(labels[t], "")):
@@ -309,7 +313,14 @@ def strategy_index(labels: dict[str, str]) -> tuple[dict[str, tuple[str, int]], 
     index = {t: (labels[t], number[labels[t]]) for t in labels}
     for lab in order:  # a table that already shows the label links it too
         index.setdefault(lab, (lab, number[lab]))
-    table = pl.DataFrame({"label": order, "full spec": [by_label.get(lab, lab) for lab in order]},
+    also: dict[str, list[str]] = {}
+    for t, alias in (aliases or {}).items():
+        lab = labels.get(t)
+        if lab is not None and alias != lab and alias not in number:
+            index.setdefault(alias, (alias, number[lab]))
+            also.setdefault(lab, []).append(alias)
+    shown = [lab + (f" (also {', '.join(dict.fromkeys(also[lab]))})" if lab in also else "") for lab in order]
+    table = pl.DataFrame({"label": shown, "full spec": [by_label.get(lab, lab) for lab in order]},
                          schema={"label": pl.String, "full spec": pl.String})
     return index, table
 
@@ -398,7 +409,7 @@ def build_report(run_dir: str, index: bool = True) -> str:
     run = read_run(run_dir)
     global _SPECS
     try:
-        specs, spec_table = strategy_index(run["summary"].get("labels") or {})
+        specs, spec_table = strategy_index(run["summary"].get("labels") or {}, run["summary"].get("member_labels"))
         _SPECS = specs
         with plots.use_labels(run["summary"].get("labels")):
             return _build_report(run_dir, run, index, spec_table)

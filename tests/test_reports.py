@@ -313,3 +313,17 @@ def test_a_report_explains_the_words_its_answer_uses():
     # a word inside another is not that word: "below" holds no Elo
     assert answer_terms(["the fair share lies below it"]) == []
     assert [t for t, _ in answer_terms(["highest rated swapper (Elo +89 ± 10 vs counter)"])] == ["Elo"]
+
+
+def test_a_search_members_own_name_links_to_the_row_of_the_configs_label():
+    """A family's member wake=10 is the config's field threshold (threshold:wake=10): the tables name it
+    wake=10 (its path, its regrets) and the Strategies table had only "threshold", so wake=10 linked nowhere."""
+    from reports.html import strategy_index
+
+    labels = {"threshold:wake=8": "wake=8", "threshold:wake=10": "threshold", "threshold": "threshold"}
+    members = {"threshold:wake=8": "wake=8", "threshold:wake=10": "wake=10"}
+    index, table = strategy_index(labels, members)
+    assert index["wake=10"] == ("wake=10", 1) and index["threshold"] == ("threshold", 1)
+    assert table.rows() == [("wake=8", "threshold:wake=8"), ("threshold (also wake=10)", "threshold:wake=10")]
+    # without a search's names, as before
+    assert strategy_index(labels)[1]["label"].to_list() == ["wake=8", "threshold"]
