@@ -533,3 +533,18 @@ def test_trace_names_the_closed_fan_cards_discarded_and_a_round_without_9s():
     text = render(trace_game(get_game("sen"), lineup("sen", ["threshold"], 2), 2, {"ravens_not_scary": True},
                              seed=3, game=0))
     assert "ravens are not scary: nobody holds a 9, nobody is rewarded" in text
+
+
+def test_senshi_trace_says_how_the_middle_was_emptied():
+    """The middle empties by a Study (its last stack) or by a Train (its last tile): the trace said "took the
+    last middle stack" for both."""
+    eng = get_game("senshi")
+    seen = set()
+    for g in (0, 1):  # (seed 1, 3 players: game 0 ends its middle by a Train, game 1 by a Study)
+        lines = render(trace_game(eng, lineup("senshi", ["greedy"], 3), 3, {}, seed=1, game=g)).splitlines()
+        k = next(i for i, ln in enumerate(lines) if ln == "the middle is empty")
+        how = "its last tile by Train" if "takes the top" in lines[k - 1] else "its last stack by Study"
+        assert lines[k - 1].startswith("  -> ") and f"emptied the middle ({how}): every player has one final turn" \
+            in lines[k + 1], lines[k - 1:k + 2]
+        seen.add(how)
+    assert seen == {"its last tile by Train", "its last stack by Study"}

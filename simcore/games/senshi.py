@@ -1087,8 +1087,8 @@ def _k_sample_many(S, R, g, seat, keys, n, tiles, hands):
 class Senshi(Game):
     name: ClassVar[str] = "senshi"
     title: ClassVar[str] = "Senshi"
-    summary: ClassVar[str] = ("Study, Train and Test to grow four scoring piles; the shortest is eliminated, "
-                              "the tallest surviving pile wins.")
+    summary: ClassVar[str] = ("Study, Train and Test to grow four scoring piles; the shortest is eliminated "
+                              "(nobody, when all share it), the tallest surviving pile wins.")
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 4
     default_players: ClassVar[int] = 4

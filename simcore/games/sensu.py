@@ -106,7 +106,7 @@ TABLES = {
     "B": (4, 3, 3, 2, 2, 2, 1, 1, 1),
     "C": (4, 4, 4, 3, 3, 2, 1, 1, 1),
 }
-HAND = 8         # hand slots (5 held; 6 after Wisdom; 7 while drawing)
+HAND = 8         # hand slots (at most 6 held: 5, and one more between a draw and its discard)
 SLOTS = 6        # slots a combination is taken from
 FAN = 10         # cards per fan at most (>= 1 stick each)
 COLUMN = 27      # solo column length at most

@@ -133,8 +133,10 @@ class Narrator(Base):
         if before.remaining[0] < 0 <= after.remaining[0]:
             order = [(seat + 1 + i) % P for i in range(P)]
             events.append({"event": "final_round", "title": "the middle is empty",
-                           "lines": [f"seat {seat} took the last middle stack: every player has one final turn, "
-                                     f"in the order {', '.join(map(str, order))}"]})
+                           "lines": [f"seat {seat} emptied the middle (" + (
+                                         "its last stack by Study" if k == K.STUDY else "its last tile by Train")
+                                     + f"): every player has one final turn, in the order "
+                                     f"{', '.join(map(str, order))}"]})
         return f, events
 
     def ending(self, st: Any, out: dict[str, np.ndarray]) -> list[str]:
