@@ -55,43 +55,57 @@ EXTRA_TABLES = (
 )
 
 
-#: words of the answers that a designer may not know, each with a plain definition; a report lists those its
-#: answer uses (a phrase is looked for as written, up to an N that stands for a number, without regard to case)
+#: words of the answers that a designer may not know: (the term, its plain definition, the phrases that show
+#: the answer uses it); a report lists those its answer uses (looked for without regard to case, each phrase
+#: at the start of a word: "elo" in "Elo +89", not in "below")
 TERMS = (
     ("paired difference", "the difference between two settings on the same deals (the same shuffles), which "
-     "takes the luck of the cards out of the comparison"),
-    ("best response", "the setting that wins most often against a given table (every other seat fixed)"),
+     "takes the luck of the cards out of the comparison; its 95% interval is a paired one",
+     ("paired", "on the same deals")),
+    ("best response", "the setting that wins most often against a given table (every other seat fixed)",
+     ("best response",)),
     ("fixed point", "a setting that is its own best response: against a table playing it, no other setting "
-     "of the grid does clearly better; a table of it has no reason to move. A symmetric equilibrium"),
+     "of the grid does clearly better; a table of it has no reason to move. A symmetric equilibrium",
+     ("fixed point",)),
     ("weak fixed point", "a fixed point that the race kept although the best deviation's own 95% interval "
-     "lies above it: the race corrects for having picked the best of many settings, a single interval does not"),
-    ("corrected for picking among N settings", "the race drops a setting only when it is clearly worse after allowing "
-     "for the luck of picking the best of that many settings (the best of many is also the luckiest)"),
-    ("fresh deals", "deals that played no part in finding the answer, on which it is checked again"),
+     "lies above it: the race corrects for having picked the best of many settings, a single interval does not",
+     ("weak fixed point",)),
+    ("the race", "settings are played on the same deals in rounds of more and more deals, and a setting is "
+     "dropped once it is clearly worse than the best; the settings still in the race at the end are the ones "
+     "the deals could not tell apart from the best", ("raced", "the race", "in the race")),
+    ("corrected for picking among N settings", "the race drops a setting only when it is clearly worse after "
+     "allowing for the luck of picking the best of that many settings (the best of many is also the luckiest)",
+     ("corrected for picking among",)),
+    ("Bonferroni, Holm's correction", "corrections of p-values or intervals for making many comparisons at "
+     "once, so that one comparison in twenty does not pass for a finding by chance", ("bonferroni", "holm")),
+    ("chi-square test", "a test of whether every seat wins equally often: a small p (below 0.05) says the seats "
+     "differ by more than chance would", ("chi-square",)),
+    ("fresh deals", "deals that played no part in finding the answer, on which it is checked again",
+     ("fresh deals",)),
     ("meta-game", "the table of win shares of every lineup of the strategies considered, measured by "
-     "simulation; its equilibria are mixes of those strategies"),
+     "simulation; its equilibria are mixes of those strategies", ("meta-game",)),
     ("Nash", "a mix of strategies that no strategy beats: against a table playing the mix, switching to any "
-     "one strategy gains nothing"),
+     "one strategy gains nothing", ("nash",)),
     ("regret", "what a strategy would gain (win share) by being played against a table of the mix instead of "
-     "the mix itself; below 0 it would lose, so it has no reason to switch"),
+     "the mix itself; below 0 it would lose, so it has no reason to switch", ("regret",)),
     ("alpha-rank", "a ranking of strategies by how much of the time a population that keeps copying whoever "
-     "does better spends playing each; the ranking intensity is how strongly the better one is copied"),
+     "does better spends playing each", ("alpha-rank",)),
     ("replicator dynamics", "a mix that grows the share of every strategy that beats the mix and shrinks the "
-     "others, step by step, until it stops changing"),
+     "others, step by step, until it stops changing", ("replicator dynamics",)),
     ("search of supports", "a numerical search for mixes in which every strategy played earns the same and "
-     "none left out earns more"),
-    ("Elo", "the scale of the ratings: 100 Elo apart means the higher rated wins about 64% of their games "
-     "head to head"),
+     "none left out earns more", ("search of supports",)),
+    ("Elo, Bradley-Terry", "ratings fitted to every pairing's results (Bradley-Terry) on the Elo scale: with "
+     "two players, 100 Elo apart means the higher rated wins about 64% of their games; with more players a "
+     "rating orders the strategies but is not a win share at the table", ("elo", "bradley-terry")),
     ("equilibrium stakes", "at a table playing the equilibrium, what a seat gains by playing it rather than a "
-     "setting drawn at random from the grid: how much knowing the equilibrium is worth"),
+     "setting drawn at random from the grid: how much knowing the equilibrium is worth", ("equilibrium stakes",)),
 )
 
 
 def answer_terms(sentences: list[str]) -> list[tuple[str, str]]:
-    """The terms of :data:`TERMS` that ``sentences`` use, in the table's order."""
+    """The terms of :data:`TERMS` that ``sentences`` use, in the table's order, with their definitions."""
     text = " ".join(sentences).lower()
-    # a term is looked for up to its first capital N (a number in the answer); "elo", not "below"
-    return [(t, d) for t, d in TERMS if re.search(r"\b" + re.escape(t.split(" N ")[0].lower()), text)]
+    return [(t, d) for t, d, phrases in TERMS if any(re.search(r"\b" + re.escape(p), text) for p in phrases)]
 
 
 class ReportError(ValueError):

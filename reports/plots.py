@@ -344,6 +344,7 @@ def panel_labels(axs: list, xlabel: str, ylabel: str) -> None:
         axs[0].set_ylabel(ylabel)
         return
     fig = axs[0].figure
+    rows = axs[0].get_subplotspec().get_gridspec().nrows
     for ax in axs:
         spec = ax.get_subplotspec()
         below_hidden = not spec.is_last_row() and not any(
@@ -351,8 +352,12 @@ def panel_labels(axs: list, xlabel: str, ylabel: str) -> None:
             and o.get_subplotspec().rowspan.start == spec.rowspan.stop for o in fig.axes)
         if below_hidden:
             ax.xaxis.set_tick_params(labelbottom=True)
-    fig.supxlabel(xlabel, fontsize=11)
-    fig.supylabel(ylabel, fontsize=11)
+        if spec.is_last_row() or below_hidden:  # under each column (a figure-wide label ran into the ticks)
+            ax.set_xlabel(xlabel)
+        if rows == 1 and spec.is_first_col():
+            ax.set_ylabel(ylabel)
+    if rows > 1:  # once for the figure: a long label on each row ran into the next row's
+        fig.supylabel(ylabel, fontsize=11)
 
 
 def panel_legend(axs: list) -> None:
@@ -540,7 +545,10 @@ def turns_distribution(turns: pl.DataFrame, cells: pl.DataFrame, axes: list[str]
             bins = (t // width) * width
             uniq, inv = np.unique(bins, return_inverse=True)
             dens = np.bincount(inv, weights=c) / c.sum() / width
-            ax.step(uniq, dens, where="post", color=colors[h], label=h)
+            # the last bin drawn as wide as the others (a step ends at its last x: the longest games' bin, often
+            # the commonest in Fan & Mallet, was a line of no width)
+            ax.step(np.append(uniq, uniq[-1] + width), np.append(dens, dens[-1]), where="post", color=colors[h],
+                    label=h)
     if log:
         from matplotlib.ticker import FuncFormatter
 

@@ -504,3 +504,27 @@ def test_heatmap_cells_round_as_the_sentences_do(drawn):
     plots.sweep_heatmap(cells, "wake", ["players"], "focus_win_share", "win share", True)
     texts = [t.get_text() for t in drawn[-1].axes[0].texts]
     assert texts == ["20.1", "50.0"]
+
+
+def test_the_longest_games_bin_is_as_wide_as_the_others(drawn):
+    # Fan & Mallet: the commonest length is often the longest (a game lasts at most 60 turns with 2 players);
+    # its bin was drawn as a line of no width
+    turns = pl.DataFrame({"cell": [0] * 4, "turns": [57, 58, 59, 60], "count": [10, 20, 30, 40]})
+    cells = pl.DataFrame({"cell": [0], "players": [2], "timeouts": [0]})
+    plots.turns_distribution(turns, cells, ["players"])
+    (line,) = drawn[-1].axes[0].get_lines()
+    x, y = line.get_data()
+    assert list(x) == [57, 58, 59, 60, 61] and y[-2] == y[-1] == pytest.approx(0.4)
+
+
+def test_panels_in_one_row_keep_their_labels_clear_of_the_ticks(drawn):
+    variants = ["base", "ravens", "all_in", "know"]
+    cells = pl.DataFrame([{"cell": 4 * i + j, "players": p, "variant": v, "timeouts": 0}
+                          for i, p in enumerate([2, 4]) for j, v in enumerate(variants)])
+    turns = pl.DataFrame({"cell": list(range(8)), "turns": [50] * 8, "count": [3] * 8})
+    plots.turns_distribution(turns, cells, ["players", "variant"])
+    fig = drawn[-1]
+    panels = [ax for ax in fig.axes if ax.get_visible() and ax.get_title()]
+    assert [ax.get_title() for ax in panels] == ["2 players", "4 players"]
+    assert all(ax.get_xlabel() == "turns per game (all players)" for ax in panels)
+    assert panels[0].get_ylabel() == "share of games per turn" and not fig.get_supylabel()

@@ -307,12 +307,15 @@ def test_a_report_explains_the_words_its_answer_uses():
 
     terms = dict(answer_terms(["symmetric equilibrium: wake=8 (a weak fixed point; the race's test, corrected for "
                                "picking among 22 settings; Nash (linear program) of the meta-game; regrets below 0"]))
-    assert list(terms) == ["fixed point", "weak fixed point", "corrected for picking among N settings", "meta-game",
-                           "Nash", "regret"]
+    assert list(terms) == ["fixed point", "weak fixed point", "the race", "corrected for picking among N settings",
+                           "meta-game", "Nash", "regret"]
     assert "its own best response" in terms["fixed point"]
     # a word inside another is not that word: "below" holds no Elo
     assert answer_terms(["the fair share lies below it"]) == []
-    assert [t for t, _ in answer_terms(["highest rated swapper (Elo +89 ± 10 vs counter)"])] == ["Elo"]
+    assert [t for t, _ in answer_terms(["highest rated swapper (Elo +89 ± 10 vs counter)"])] == ["Elo, Bradley-Terry"]
+    # a paired interval and a test of the seats, as best and turn_order write them
+    assert [t for t, _ in answer_terms(["next 16: -1.5%, paired 95% CI [-3.6%, +0.6%]; chi-square test of equal "
+                                        "seats p = 0.57"])] == ["paired difference", "chi-square test"]
 
 
 def test_a_search_members_own_name_links_to_the_row_of_the_configs_label():

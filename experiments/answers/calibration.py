@@ -5,6 +5,8 @@ one-hot ``level`` outcome column and the grid must hold at least one solo cell.
 """
 from __future__ import annotations
 
+import dataclasses
+
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -280,7 +282,12 @@ def figures(ctx: ReportContext) -> list:
         col = "seat0" if "seat0" in solo.columns else "focus"
         best = (solo.group_by(col).agg(pl.col("focus_mean_score").mean()).sort("focus_mean_score", descending=True)
                 [col][0])
-        out.append(plots.score_distribution(t["scores"], solo.filter(pl.col(col) == best), [over], "all"))
+        fig = plots.score_distribution(t["scores"], solo.filter(pl.col(col) == best), [over], "all")
+        if fig is not None:  # (the generic caption speaks of every seat and of groups)
+            fig = dataclasses.replace(fig, title="Solo scores", caption=(
+                f"histogram of the solo final scores of the best solo strategy, {plots.lab(best)}, per "
+                f"{plots.short(over)} (from the lowest score played)"))
+        out.append(fig)
     out.append(plots.estimate_lines(est, "seat_advantage", plots.short(over), "first-seat advantage (%)",
                                     0.0, 100.0))
     out.append(plots.estimate_lines(est, "mean_turns", plots.short(over), "mean turns per game"))
