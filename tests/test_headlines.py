@@ -332,3 +332,17 @@ def test_turn_order_names_another_seat_that_changes_more_than_seat_0():
     assert _other_seat_text(diffs, figs, "variant", 4) == ""
     diffs["secret_hand"]["win_share"][3] = d(-0.047, -0.09, 0.001)
     assert _other_seat_text(diffs, figs, "variant", 4) == ""
+
+
+def test_turn_order_says_where_each_values_share_stands_against_the_fair_share():
+    """search_seats_sen: with search, seat 0's share changes by +5.5% [+0.6%, +10.4%] to 56.0% [49.1%, 62.7%]:
+    a clear change to a share that is not clearly off the fair 50%; the sentence says both."""
+    from experiments.answers.turn_order import _against_fair
+
+    f = {"fair": 0.5, "adv": (0.06, None, None), "win_share": [(0.56, 0.491, 0.627), (0.44, 0.373, 0.509)]}
+    assert _against_fair(f, 2) == "not clearly off the fair 50.0%"
+    f["win_share"][0] = (0.56, 0.52, 0.6)
+    assert _against_fair(f, 2) == "clearly above the fair 50.0%"
+    # games without a winner: the deal-by-deal advantage over the average seat decides
+    f = {"fair": 0.45, "adv": (-0.03, -0.05, -0.01), "win_share": [(0.42, 0.40, 0.44), (0.48, 0.46, 0.5)]}
+    assert _against_fair(f, 2) == "clearly below the fair 45.0%"

@@ -115,9 +115,7 @@ def answer_turn_order(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
         head_f = bf if bf is not None else figs[values[0]]
         x0, lo0, hi0 = head_f["win_share"][0]
         shares = [w[0] or 0.0 for w in head_f["win_share"]]
-        a, alo, ahi = head_f["adv"]
-        if head_f["fair"] == 1 / P:  # every game has a winner: seat 0's own interval against 1/P
-            alo, ahi = (None, None) if lo0 is None else (lo0 - 1 / P, hi0 - 1 / P)
+        a, alo, ahi = _advantage(head_f, P)
         text = ((f"{desc}, " if desc else "") + f"{head_f['lineup']}, {short(over)} {show(base)}: seat 0 (the first "
                 f"player) wins {ci_text(x0, lo0, hi0)} against {fair_text(head_f['fair'], P)} (advantage "
                 f"{fmt_metric('seat_advantage', a, True)}"
@@ -133,7 +131,8 @@ def answer_turn_order(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
         # a bare number or on/off names its axis ("with chosen_fan on", not "with on")
         moves = [(f"{short(over)} {show(v)}" if isinstance(v, (bool, int, float)) or v is None else f"{show(v)}")
                  + (f" ({figs[v]['lineup']})" if figs[v]["lineup"] != head_f["lineup"] else "")
-                 + f" {dci_text(d['win_share'][0])} (to {ci_text(*figs[v]['win_share'][0])})"
+                 + f" {dci_text(d['win_share'][0])} (to {ci_text(*figs[v]['win_share'][0])}, "
+                 + _against_fair(figs[v], P) + ")"
                  for v, d in diffs.items()]
         if moves:
             text += "; seat 0's win share changes on the same deals with " + ", ".join(moves)
@@ -154,6 +153,25 @@ def answer_turn_order(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
                     text += f"; {ev} " + ", ".join(f"seat {s} {dci_text(d)}" for s, d in enumerate(diffs[value][names[1]]))
             sentences.append(text)
     return sentences, frame(paired_rows), frame(est), heads
+
+
+def _advantage(f: dict, P: int) -> tuple:
+    """Seat 0's advantage over the fair share with its interval: where every game has a winner, seat 0's own
+    interval less 1/P; else the deal-by-deal difference from the average seat's share."""
+    a, alo, ahi = f["adv"]
+    if f["fair"] == 1 / P:
+        x, lo, hi = f["win_share"][0]
+        alo, ahi = (None, None) if lo is None else (lo - 1 / P, hi - 1 / P)
+    return a, alo, ahi
+
+
+def _against_fair(f: dict, P: int) -> str:
+    """``clearly above the fair 50.0%``: a value's own level of seat 0 against its fair share (a change from
+    the baseline can be clear while the level it leads to is not clearly off the fair share)."""
+    _, alo, ahi = _advantage(f, P)
+    where = ("clearly above" if alo is not None and alo > 0 else "clearly below" if ahi is not None and ahi < 0
+             else "not clearly off")
+    return f"{where} the fair {100 * f['fair']:.1f}%"
 
 
 def _other_seat_text(diffs, figs, over: str, P: int) -> str:
