@@ -650,6 +650,7 @@ def _family_sentences(cfg, cell, desc, paths, fixed, fair, confirmed=None) -> li
     if fixed:
         parts = []
         held, failed = [], []  # the fixed points the fresh deals bear out, and those they do not
+        beaten: dict[str, str] = {}  # a failed one: the deviation that gains against it on the fresh deals
         for f, path in fixed:
             starts = [setting_label(p.start) for p in paths if p.fixed == f]
             found = path.found[-1]
@@ -685,6 +686,9 @@ def _family_sentences(cfg, cell, desc, paths, fixed, fair, confirmed=None) -> li
                 figure = f"{pct(m)} on every one of them" if c["alike"] else f"{pct(m)} {pct_span(lo, hi)}"
                 gains = not c["alike"] and lo is not None and lo > fair + GAIN
                 (failed if gains else held).append(setting_label(f))
+                if gains:
+                    beaten[setting_label(f)] = (f"{setting_label(c['setting'])} wins {figure} against a table of it "
+                                                f"there (fair {pct(fair)})")
                 text = text[:-1] + (f"; on {c['deals']:,} fresh deals, numbered from {c['first']:,} (none of them "
                                     f"helped find it), the best measured deviation, {setting_label(c['setting'])}, "
                                     f"wins {figure} against a table of it (fair {pct(fair)})"
@@ -696,7 +700,7 @@ def _family_sentences(cfg, cell, desc, paths, fixed, fair, confirmed=None) -> li
                 bits = [f"{join_values(held)} hold{'s' if len(held) == 1 else ''} up on the fresh deals"] + (
                     [f"{join_values(failed)} do{'es' if len(failed) == 1 else ''} not"] if failed else [])
             elif len(failed) == 1 and len(fixed) == 1:  # what was found is no equilibrium on deals that did not find it
-                bits = [f"its one fixed point, {failed[0]}, does not hold up on the fresh deals"]
+                bits = [f"its one fixed point, {failed[0]}, does not hold up on the fresh deals: {beaten[failed[0]]}"]
             elif len(failed) == len(fixed):
                 bits = [f"none of its fixed points holds up on the fresh deals: {join_values(failed)} do not"]
             else:  # some were not played again
