@@ -433,6 +433,13 @@ def test_population_meta_game_with_tuning_and_event_rates():
     for _, sub in e.group_by(["players", "solution"]):
         assert sub["probability"].sum() == pytest.approx(1.0)
     assert any("guard tuned first" in s for s in res.answer)
+    # a tuned setting that the race could not tell from others says so (it read as a clear winner)
+    tune = res.tables["race"].filter(pl.col("step") == "tune")
+    for s in (s for s in res.answer if "guard tuned first" in s):
+        p = int(s.split(" players")[0]) if " players:" in s.split("guard")[0] else None
+        sub = tune if p is None else tune.filter(pl.col("players") == p)
+        kept = sub.filter(pl.col("survived") & ~pl.col("best")).height
+        assert ("; not clearly better than " in s and s.endswith(", which the race kept beside it)")) == (kept > 0), s
     # no share past 100% (the tuning race's interval of 98.4% read [95.1%, 101.8%])
     assert not re.search(r"\b(10[0-9]\.[0-9]*[1-9]|1[1-9][0-9]\.[0-9]|[2-9][0-9]{2}\.[0-9])%", " ".join(res.answer))
     # the table's support is the sentence's: a probability above 1e-6
@@ -907,3 +914,15 @@ def test_a_confirmed_runs_tables_say_they_pool_the_fresh_deals_with_the_race(tmp
     plain = run_experiment(br(games=100, sweep={}, players=2, search={"focus.wake": [4, 30]}))
     page = open(build_report(plain.write(str(tmp_path / "plain")), index=False), encoding="utf-8").read()
     assert "search.confirm played again" not in page and "pools them here" not in page
+
+
+def test_the_headline_says_the_mix_shown_is_one_of_several_equilibria():
+    from experiments.answers.equilibrium import _headline
+
+    text = ("3 players: Nash (a search of supports) of the meta-game of 6 strategies (56 lineups, 40 deals each, "
+            "6,240 games): guard 51.7% [40.0%, 60.0%], counter 48.3% [40.0%, 60.0%]; regret against it (what a member "
+            "outside it gains, the closest first) greedy -22.4% [-25.0%, -19.2%]; one of 5 symmetric equilibria its "
+            "search found (the first it found); the others: racer 58.5%, guard 41.5%")
+    heads = _headline(["a", "b", "c", text])
+    assert heads == [text.split("; regret against it")[0] + " (one of the 5 equilibria its search found; the "
+                     "others in the answer in full)"]

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -504,10 +505,14 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
         fair = 1.0 / cell.players
         for role, found in st["tuned"]:
             r = found.race
+            # the settings the race kept beside the best: the deals could not tell them from it
+            kept = [setting_label(found.settings[found.raced[j]]) for j in r.survivors if j != r.best]
             sentences.append((f"{desc}: " if desc else "") + f"{role} tuned first: {setting_label(found.best)} (best "
                              f"response to tables of each other member, win share {pct(r.means[r.best])} "
                              f"{pct_span(r.lo[r.best], r.hi[r.best])} over {r.deals[r.best]:,} deals; "
-                             f"{len(found.raced)} settings raced, {found.games:,} games)")
+                             f"{len(found.raced)} settings raced, {found.games:,} games"
+                             + (f"; not clearly better than {join_values(kept)}, which the race kept beside it"
+                                if kept else "") + ")")
             race_table += [{**row, "step": "tune", "field": "other members"} for row in
                            race_rows(base, found, "win_share", fair)]
         fixed = []
@@ -611,6 +616,9 @@ def _headline(sentences: list[str]) -> list[str] | None:
     for text in sentences:
         if " of the meta-game of " in text:
             head = text.split("; regret against it")[0].split("; the most")[0]
+            several = re.search(r"one of (\d+) symmetric equilibria its search found", text)
+            if several:  # the mix shown is one of several: the headline says so, as the answer does
+                head += f" (one of the {several.group(1)} equilibria its search found; the others in the answer in full)"
             if "pin the mix down" in text:  # some of its intervals run from 0% to 100%: say so where it leads
                 head += (" (some intervals from 0% to 100%: " + ("the resamples land on different equilibria, or "
                          if "the resamples land on different equilibria" in text else "")
