@@ -346,3 +346,21 @@ def test_turn_order_says_where_each_values_share_stands_against_the_fair_share()
     # games without a winner: the deal-by-deal advantage over the average seat decides
     f = {"fair": 0.45, "adv": (-0.03, -0.05, -0.01), "win_share": [(0.42, 0.40, 0.44), (0.48, 0.46, 0.5)]}
     assert _against_fair(f, 2) == "clearly below the fair 45.0%"
+
+
+def test_the_headline_says_when_a_rival_beats_every_other_strategy_head_to_head():
+    """sen_variants: the headline read "highest rated swapper (2 players; gambler next, intervals overlapping)"
+    while gambler clearly beats every other strategy head to head, which only the full answer said."""
+    text = effect._strongest_text([("2 players", "swapper", "gambler", True, "gambler"),
+                                   ("4 players", "gambler", "swapper", False, None)])
+    import polars as pl
+
+    assert text == ("highest rated swapper (2 players; gambler next, intervals overlapping; but gambler clearly "
+                    "beats every other strategy head to head), gambler (4 players; swapper next, intervals not "
+                    "overlapping)")
+    cells = pl.DataFrame({"players": [2, 2, 2], "a": ["counter", "swapper", "counter"],
+                          "b": ["swapper", "gambler", "gambler"], "focus_win_share": [0.33, 0.468, 0.45],
+                          "focus_win_lo": [0.31, 0.449, 0.43], "focus_win_hi": [0.35, 0.486, 0.47],
+                          "timeouts": [0, 0, 0]})
+    assert effect.head_to_head_winner(cells, "swapper") == "gambler"
+    assert effect.head_to_head_winner(cells, "gambler") is None

@@ -133,8 +133,10 @@ def answer_effect(cfg: Config, cells: pl.DataFrame, runs: list[CellRun], ratings
                 if r.height:
                     top, nxt, overlap = strongest_of(r)
                     close = overlap is True  # the runner-up's interval reaches the leader's: not clearly strongest
+                    h2h = head_to_head_winner(sub, top["strategy"])
                     strongest.setdefault(value, []).append(
-                        (desc, show(top["strategy"]), None if nxt is None else show(nxt["strategy"]), overlap))
+                        (desc, show(top["strategy"]), None if nxt is None else show(nxt["strategy"]), overlap,
+                         None if h2h is None else show(h2h)))
                     part.append(f"highest rated {show(top['strategy'])} ("
                                 + (f"Elo {top['elo']:+.0f} ± {half_width(top['elo_lo'], top['elo_hi']):.0f} vs "
                                    f"{show(top['reference'])}" if top["strategy"] != top["reference"] else
@@ -175,13 +177,23 @@ def _beaten_text(cells: pl.DataFrame, top: str, show) -> str:
         f"{show(o)} (winning {ci_text(x, lo, hi)})" for o, x, lo, hi in losses)
         + ": the rating over every pairing is not a head-to-head order")
     # a rival that clearly beats every other strategy head to head is the one to name as the strongest there
-    pairs = cells.filter(pl.col("players") == 2) if "players" in cells.columns else cells
-    names = set(pairs["a"].to_list()) | set(pairs["b"].to_list())
-    for o, *_ in losses:
-        if len(names) > 2 and all(o in {x[0] for x in head_to_head_losses(cells, s)} for s in names - {o}):
-            text += f"; {show(o)} clearly beats every other strategy head to head"
-            break
+    winner = head_to_head_winner(cells, top)
+    if winner is not None:
+        text += f"; {show(winner)} clearly beats every other strategy head to head"
     return text
+
+
+def head_to_head_winner(cells: pl.DataFrame, top: str) -> str | None:
+    """Two players: a rival of the highest rated ``top`` that clearly beats it and every other strategy head
+    to head (see :func:`head_to_head_losses`), else None."""
+    pairs = cells.filter(pl.col("players") == 2) if "players" in cells.columns else cells
+    if not {"a", "b"} <= set(pairs.columns):
+        return None
+    names = set(pairs["a"].to_list()) | set(pairs["b"].to_list())
+    for o, *_ in head_to_head_losses(cells, top):
+        if len(names) > 2 and all(o in {x[0] for x in head_to_head_losses(cells, s)} for s in names - {o}):
+            return o
+    return None
 
 
 def strongest_of(r: pl.DataFrame) -> tuple[dict[str, Any], dict[str, Any] | None, bool | None]:
@@ -231,14 +243,15 @@ def _strongest_text(picks: list[tuple]) -> str:
     highest rated of each group (Bradley-Terry over every pairing, not a head-to-head result), groups with the
     same one, runner-up and overlap told together."""
     merged: dict[tuple, list[str]] = {}
-    for desc, top, nxt, overlap in picks:
-        merged.setdefault((top, nxt, overlap), []).append(desc)
+    for desc, top, nxt, overlap, *h2h in picks:
+        merged.setdefault((top, nxt, overlap, h2h[0] if h2h else None), []).append(desc)
     items = []
-    for (top, nxt, overlap), descs in merged.items():
+    for (top, nxt, overlap, h2h), descs in merged.items():
         where = " and ".join(d for d in descs if d)
         rival = "" if nxt is None else f"{nxt} next" + (
             "" if overlap is None else ", intervals overlapping" if overlap else ", intervals not overlapping")
-        inside = "; ".join(x for x in (where, rival) if x)
+        beats = "" if h2h is None else f"but {h2h} clearly beats every other strategy head to head"
+        inside = "; ".join(x for x in (where, rival, beats) if x)
         items.append(top + (f" ({inside})" if inside else ""))
     return "highest rated " + ", ".join(items)
 
