@@ -418,6 +418,20 @@ def _balance(cells: pl.DataFrame, axes: list[str]) -> tuple[str, bool]:
     return html_table(agg), has_lead
 
 
+def _searched_rules(cells: pl.DataFrame, axes: list[str], taken: list[str]) -> list[str]:
+    """The rule options that differ between cells of the same sweep values: a search's settings (``design``),
+    not the options a named case sets (``variant = {ravens = ...}``), which the case's own axis tells apart."""
+    by = [a for a in axes if a in cells.columns]
+    out = []
+    for c in cells.columns:
+        if not c.startswith("rules.") or c in axes or c in taken or cells[c].n_unique() < 2:
+            continue
+        spread = cells.group_by(by).agg(pl.col(c).n_unique()).get_column(c).max() if by else cells[c].n_unique()
+        if spread > 1:
+            out.append(c)
+    return out
+
+
 def build_report(run_dir: str, index: bool = True) -> str:
     """Write ``RUN_DIR/report.html`` (and refresh the index next to the run); returns the report's path."""
     run = read_run(run_dir)
@@ -465,6 +479,9 @@ def _build_report(run_dir: str, run: dict[str, Any], index: bool, spec_table: pl
         dist_cells, dist_axes, with_scores = kind.dist(ctx)
     else:
         dist_cells, dist_axes, with_scores = cells, gaxes if kind is not None and kind.dist_by_group else axes, True
+    # a search's rule settings (design) kept apart, as in the Balance table: pooled, the figures described no
+    # setting (sen_penalty_design's games of 28 to 172 turns drawn as one "all")
+    dist_axes = list(dist_axes) + _searched_rules(dist_cells, axes, dist_axes)
     if dist_cells.height:
         figures.append(plots.turns_distribution(t["turns"], dist_cells, dist_axes))
         if with_scores:

@@ -330,3 +330,17 @@ def test_a_search_members_own_name_links_to_the_row_of_the_configs_label():
     assert table.rows() == [("wake=8", "threshold:wake=8"), ("threshold (also wake=10)", "threshold:wake=10")]
     # without a search's names, as before
     assert strategy_index(labels)[1]["label"].to_list() == ["wake=8", "threshold"]
+
+
+def test_distribution_figures_keep_a_searchs_rule_settings_apart():
+    """sen_penalty_design drew the games of every penalty as one series "all" (28 to 172 turns); the options
+    a named case sets are told apart by the case's own axis and add nothing."""
+    import polars as pl
+
+    from reports.html import _searched_rules
+
+    design = pl.DataFrame({"cell": range(4), "rules.penalty": [0, 0, 20, 20], "focus.wake": [8, 10, 8, 10]})
+    assert _searched_rules(design, [], []) == ["rules.penalty"]
+    cases = pl.DataFrame({"cell": range(4), "players": [2, 2, 4, 4], "variant": ["base", "ravens"] * 2,
+                          "rules.ravens_not_scary": [False, True] * 2})
+    assert _searched_rules(cases, ["players", "variant"], []) == []

@@ -832,9 +832,10 @@ def test_an_equilibrium_whose_shares_span_0_to_100_on_resampled_deals_says_the_d
     from experiments.answers.equilibrium import _headline
     sentences = ["x"] * 3 + _meta_sentences("2 players", meta, "eliminated", 0.5)
     assert _headline(sentences) == ["2 players: Nash (linear program) of the meta-game of 3 strategies (1 lineups, 40 "
-                                    "deals each, 240 games): a 60.0% [0.0%, 100.0%], b 40.0% [0.0%, 70.0%] (some intervals "
-                                    "from 0% to 100%: the resamples land on different equilibria, or the deals do "
-                                    "not pin this mix down; see the answer in full)"]
+                                    "deals each, 240 games): a 60.0% [0.0%, 100.0%], b 40.0% [0.0%, 70.0%] (one of the "
+                                    "2 equilibria its search found; some intervals from 0% to 100%: the resamples land "
+                                    "on different equilibria, or the deals do not pin this mix down; see the answer "
+                                    "in full)"]
     del sol["others"]
     sol["hi"] = np.array([0.991, 0.7, 0.0])  # printed 99.1%: short of 100%, nothing to say
     assert "pin the mix" not in _meta_sentences("2 players", meta, "eliminated", 0.5)[0]
@@ -924,5 +925,5 @@ def test_the_headline_says_the_mix_shown_is_one_of_several_equilibria():
             "outside it gains, the closest first) greedy -22.4% [-25.0%, -19.2%]; one of 5 symmetric equilibria its "
             "search found (the first it found); the others: racer 58.5%, guard 41.5%")
     heads = _headline(["a", "b", "c", text])
-    assert heads == [text.split("; regret against it")[0] + " (one of the 5 equilibria its search found; the "
-                     "others in the answer in full)"]
+    assert heads == [text.split("; regret against it")[0] + " (one of the 5 equilibria its search found; see the "
+                     "answer in full)"]

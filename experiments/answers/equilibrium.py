@@ -616,14 +616,15 @@ def _headline(sentences: list[str]) -> list[str] | None:
     for text in sentences:
         if " of the meta-game of " in text:
             head = text.split("; regret against it")[0].split("; the most")[0]
+            notes = []
             several = re.search(r"one of (\d+) symmetric equilibria its search found", text)
             if several:  # the mix shown is one of several: the headline says so, as the answer does
-                head += f" (one of the {several.group(1)} equilibria its search found; the others in the answer in full)"
+                notes.append(f"one of the {several.group(1)} equilibria its search found")
             if "pin the mix down" in text:  # some of its intervals run from 0% to 100%: say so where it leads
-                head += (" (some intervals from 0% to 100%: " + ("the resamples land on different equilibria, or "
-                         if "the resamples land on different equilibria" in text else "")
-                         + "the deals do not pin this mix down; see the answer in full)")
-            out.append(head)
+                notes.append("some intervals from 0% to 100%: " + ("the resamples land on different equilibria, or "
+                             if "the resamples land on different equilibria" in text else "")
+                             + "the deals do not pin this mix down")
+            out.append(head + (f" ({'; '.join(notes)}; see the answer in full)" if notes else ""))
         elif "symmetric equilibrium" in text.split(":")[0] or text.startswith("symmetric equilibrium"):
             out.append(text)
     return out or None
