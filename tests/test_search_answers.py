@@ -491,6 +491,11 @@ def test_design_brings_the_objective_to_its_target():
         assert f"penalty={row['rules.penalty']} " in res.answer[0].split("by its own 95% interval")[1]
     best_off = best["hi"] < 0.5 or best["lo"] > 0.5  # penalty=5 at 57.6% [53.5%, 61.7%] here
     assert best_off == ("the best misses the target" in res.answer[0])
+    # and it says so where it leads, beside the best's own figure (the race's verdict ends a long sentence)
+    lead = res.answer[0].split("; closest rivals")[0]
+    others = survivors.height - 1
+    assert (f"(best by its estimate only: {others} other setting{'s' if others > 1 else ''} still in the race)"
+            in lead) == (others > 0), lead
 
 
 def focus_per_deal(games: pl.DataFrame, cells: pl.DataFrame, cell: int) -> pl.DataFrame:

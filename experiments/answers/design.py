@@ -294,6 +294,9 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
                 f"over {r.deals[r.best]:,} deals")
         if aim:
             text += f", distance {value_text(obj, -r.means[r.best])}"
+        if len(r.survivors) > 1:  # said where the sentence leads (the race's verdict ends it, far from here)
+            others = len(r.survivors) - 1
+            text += f" (best by its estimate only: {others} other setting{'s' if others > 1 else ''} still in the race)"
         text += edge_text(spec.params, found.best, cell)
         rivals = sorted((k for k in range(len(found.raced)) if k != r.best), key=lambda k: abs(r.versus_best[k]["diff"]))
         parts = []
