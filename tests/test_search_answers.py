@@ -815,7 +815,7 @@ def test_the_paths_figure_draws_the_last_best_response_of_a_path_that_ran_out():
                        "field.wake": [4, 8, 20, 7], "best_response": ["wake=8", "wake=8", "wake=7", "wake=8"],
                        "fixed": [False, True, False, False]})
     fig = _path_figure(df, ["players"])
-    assert fig is not None and "the last best response of a path whose steps ran out" in fig.caption
+    assert fig is not None and "the last best response of a path that reached none (a cycle back to an earlier value, or its steps ran out)" in fig.caption
     assert _label_value("wake=8") == 8.0 and _label_value("wake=-1") == -1.0 and _label_value("none") is None
 
 

@@ -992,7 +992,8 @@ def _path_figure(path: pl.DataFrame | None, gaxes: list[str]):
             last = s.row(s.height - 1, named=True)
             nxt = _label_value(last.get("best_response"))
             if not last["fixed"] and nxt is not None and nxt != last[fcols[0]]:
-                # the steps ran out: the last best response, the field the path would take next
+                # no fixed point (a cycle, or the steps ran out): the last best response, the field the path
+                # would take next
                 ax.plot([last["step"], last["step"] + 1], [last[fcols[0]], nxt], "--", color=line.get_color())
                 ax.plot([last["step"] + 1], [nxt], "o", mfc="none", color=line.get_color())
             fx = s.filter(pl.col("fixed"))
@@ -1026,7 +1027,8 @@ def _path_figure(path: pl.DataFrame | None, gaxes: list[str]):
                ncols=min(6, max(len(seen), 1)), fontsize=8)
     return plots.Figure("Iteration paths", "the field's value at each step of iterated best response, from each "
                         "start value; a star marks a fixed point (the field is its own best response); a dashed end "
-                        "to a hollow point, the last best response of a path whose steps ran out",
+                        "to a hollow point, the last best response of a path that reached none (a cycle back to an "
+                        "earlier value, or its steps ran out)",
                         plots._encode(fig))
 
 
