@@ -320,6 +320,12 @@ def test_a_fresh_regret_of_rounding_size_is_no_gain():
     # the member that gains most is picked among them: its plain 95% interval above 0 is no claim
     sol["fresh_regret_lo_k"][0] = -0.004
     assert "gains against it" not in _fresh_text(meta, sol)
+    assert _fresh_text(meta, sol).endswith("(a's interval alone lies above 0, but not with Bonferroni's correction for "
+                                           "picking it among the 2 members: no clear gain)")
+    # a member of a near-pure mix (alpha-rank's 99.99999%) is its own: not listed either
+    sol["probs"] = np.array([1e-7, 1 - 1e-7])
+    assert " b " not in _fresh_text(meta, sol)
+    del sol["probs"]
     # a pure equilibrium's own member (its regret 0 by definition) is not listed
     sol["probs"] = np.array([0.0, 1.0])
     text = _fresh_text(meta, sol)

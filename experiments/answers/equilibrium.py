@@ -842,7 +842,7 @@ def _fresh_text(meta: MetaGame, sol: dict[str, Any]) -> str:
     reg = sol["fresh_regret"]
     probs = sol.get("probs")
     # a pure equilibrium's own member gains nothing against a table of itself, by definition: left out
-    order = [int(i) for i in np.argsort(-reg, kind="stable") if probs is None or probs[i] < 1 - 1e-9]
+    order = [int(i) for i in np.argsort(-reg, kind="stable") if probs is None or probs[i] < 1 - SUPPORT]
     parts = [f"{meta.labels[i]} {pct(reg[i], True)}" + (
         f" {pct_span(sol['fresh_regret_lo'][i], sol['fresh_regret_hi'][i], True)}"
         if "fresh_regret_lo" in sol else "") for i in order[:SHOWN]]
@@ -853,6 +853,10 @@ def _fresh_text(meta: MetaGame, sol: dict[str, Any]) -> str:
     if "fresh_regret_lo_k" in sol and sol["fresh_regret_lo_k"][top] > GAIN:
         text += (f" ({meta.labels[top]} gains against it on deals it was not found on: its regret stays above 0 "
                  f"with Bonferroni's correction for picking it among the {len(order)} members)")
+    elif "fresh_regret_lo_k" in sol and "fresh_regret_lo" in sol and sol["fresh_regret_lo"][top] > GAIN:
+        # its own interval above 0, the corrected one not: no clear gain, and the sentence says why
+        text += (f" ({meta.labels[top]}'s interval alone lies above 0, but not with Bonferroni's correction for "
+                 f"picking it among the {len(order)} members: no clear gain)")
     return text
 
 
