@@ -952,9 +952,10 @@ def seat0_matrices(seats: pl.DataFrame, cells: pl.DataFrame, axes: list[str], ov
     return out
 
 
-def metric_families(est: pl.DataFrame) -> Figure | None:
+def metric_families(est: pl.DataFrame, words: dict[str, str] | None = None) -> Figure | None:
     """The balance answer's metrics pooled over every cell, with 95% intervals over deals; one panel each for
-    shares and for other figures."""
+    shares and for other figures. ``words`` (the game's ``metric_words``) say in the caption what each name
+    drawn means, as the sentences say it."""
     if est.height == 0 or "figure" not in est.columns:
         return None
     df = est.filter((pl.col("scope") == "all") & pl.col("value").is_not_null())
@@ -975,8 +976,13 @@ def metric_families(est: pl.DataFrame) -> Figure | None:
         ax.set_xticks(x, sub["figure"].to_list())
         rotate_labels(ax, 40)
         ax.set_ylabel(label)
+    said = []
+    for name in dict.fromkeys(df["figure"].to_list()):
+        key = next((k for k in (words or {}) if k == name or (k.endswith("*") and name.startswith(k[:-1]))), None)
+        if key is not None and key not in [k for k, _ in said]:
+            said.append((key, words[key].replace(" in {} of", " in … of").replace("{}", "…")))
     return Figure("Metrics", "the answer's metrics over every cell (each deal counted once), with 95% intervals "
-                  "over deals", _encode(fig))
+                  "over deals" + ("; " + "; ".join(f"{k}: {w}" for k, w in said) if said else ""), _encode(fig))
 
 
 # ------------------------------------------------------------------------ risk and turn order answers

@@ -528,3 +528,13 @@ def test_panels_in_one_row_keep_their_labels_clear_of_the_ticks(drawn):
     assert [ax.get_title() for ax in panels] == ["2 players", "4 players"]
     assert all(ax.get_xlabel() == "turns per game (all players)" for ax in panels)
     assert panels[0].get_ylabel() == "share of games per turn" and not fig.get_supylabel()
+
+
+def test_the_metrics_figure_says_what_each_name_means(drawn):
+    est = pl.DataFrame({"scope": ["all"] * 3, "figure": ["tie_share", "mean_bonus_umbrella", "mean_bonus_bucket"],
+                        "value": [0.1, 1.5, 1.2], "lo": [0.09, 1.4, 1.1], "hi": [0.11, 1.6, 1.3]})
+    words = {"tie_share": "{} of possessions are tied", "mean_bonus_*": "the mean bonus power of a kid ghost"}
+    fig = plots.metric_families(est, words)
+    assert fig.caption.endswith("; tie_share: … of possessions are tied; mean_bonus_*: the mean bonus power of a "
+                                "kid ghost")
+    assert plots.metric_families(est).caption.endswith("with 95% intervals over deals")

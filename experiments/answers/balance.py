@@ -274,7 +274,7 @@ def figures(ctx: ReportContext) -> list:
     return [plots.estimate_lines(est, "seat0_win_share", plots.short(ctx.over), "seat 0's win share (%)",
                                  "fair", 100.0),
             *plots.seat0_matrices(ctx.t["seats"], cells, ctx.axes, ctx.over),
-            plots.metric_families(est)]
+            plots.metric_families(est, get_game(ctx.s["game"]).metric_words if ctx.s.get("game") else None)]
 
 
 KIND = AnswerKind("balance", "does seat 0 (the first player) win more than 1/P", analyse, needs_over=True, over_players=False,
