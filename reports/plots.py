@@ -49,9 +49,10 @@ def lab(v) -> str:
 
 
 def legend_outside(ax, **kw):
-    """A legend to the right of the axes, where it covers no data point."""
+    """A legend to the right of the axes, where it covers no data point; none for the single group "all"
+    (a run without groups), which would name nothing."""
     handles, names = ax.get_legend_handles_labels()
-    if not handles:
+    if not handles or names == ["all"]:
         return None
     kw.setdefault("fontsize", 8)
     return ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, **kw)
@@ -1019,7 +1020,7 @@ def risk_tradeoff(est: pl.DataFrame, event_figure: str) -> Figure | None:
         P = sub["players"][0]
         if P:
             ax.axhline(100 / P, color="grey", linestyle=":", linewidth=1)
-        ax.set_title(g)
+        ax.set_title("" if g == "all" else g)
         ax.set_xlabel(event_figure.replace("_share", "").replace("_", " ") + " (% of the focus's games)")
         ax.set_ylabel("win share (%)")
     handles, labels = axes[0][0].get_legend_handles_labels()
@@ -1098,7 +1099,7 @@ def seat_figures(est: pl.DataFrame, figures: list[str], over: str) -> Figure | N
                 ax.axhline(100 / P, color="black", linestyle=":", linewidth=1)
             ax.set_xticks(range(P), [str(s) for s in range(P)])
             ax.set_xlabel("seat (0 plays first)")
-            ax.set_title(g)
+            ax.set_title("" if g == "all" else g)
             if k == 0:
                 ax.set_ylabel(name.replace("_", " ") + " (%)")
     fig.tight_layout()
@@ -1136,7 +1137,7 @@ def seat_paired_plot(paired: pl.DataFrame, group_axes: list[str]) -> Figure | No
             P = int(sub["seat"].max()) + 1 if sub.height else 0
             ax.set_xticks(range(P), [str(s) for s in range(P)])
             ax.set_xlabel("seat")
-            ax.set_title(g)
+            ax.set_title("" if g == "all" else g)
             if k == 0:
                 ax.set_ylabel(metric.replace("_", " ") + (" (%)" if scale == 100 else ""))
     fig.tight_layout()

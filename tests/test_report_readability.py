@@ -538,3 +538,15 @@ def test_the_metrics_figure_says_what_each_name_means(drawn):
     assert fig.caption.endswith("; tie_share: … of possessions are tied; mean_bonus_*: the mean bonus power of a "
                                 "kid ghost")
     assert plots.metric_families(est).caption.endswith("with 95% intervals over deals")
+
+
+def test_a_run_without_groups_draws_no_legend_or_title_named_all(drawn):
+    paired = pl.DataFrame({"metric": ["win_share"] * 2, "over": ["focus.wake"] * 2, "value": [8, 12],
+                           "versus": [10, 10], "diff": [-0.01, 0.02], "lo": [-0.03, 0.0], "hi": [0.01, 0.04]})
+    plots.paired_plot(paired, [])
+    ax = drawn[-1].axes[0]
+    assert ax.get_legend() is None and ax.get_title() == "win share difference (%)"
+    fig, ax = matplotlib.pyplot.subplots()
+    ax.plot([0, 1], [0, 1], label="2p")
+    assert plots.legend_outside(ax) is not None
+    matplotlib.pyplot.close(fig)

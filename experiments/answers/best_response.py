@@ -276,7 +276,7 @@ def race_figure(race: pl.DataFrame | None, gaxes: list[str], title: str, caption
             ax.set_xticks(x, names, fontsize=9)
             if len(names) * max(map(len, names), default=0) > 40:  # only labels that would crowd are slanted
                 plots.rotate_labels(ax, 40)
-        ax.set_title(g, fontsize=9)
+        ax.set_title("" if g == "all" else g, fontsize=9)  # (one group: no title to give)
         ax.set_xlabel(plots.short(pcols[0]) if numeric else key or "setting")
     for ax in list(axs.flat)[len(groups):]:
         ax.axis("off")

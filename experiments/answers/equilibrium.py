@@ -955,7 +955,7 @@ def _curves_figure(race: pl.DataFrame | None, gaxes: list[str]):
             if diag.height:
                 ax.plot([f], [diag["value"][0] * 100], "D", color=color, ms=6)
         ax.axhline(sub["fair_share"][0] * 100, color="grey", linestyle=":")
-        ax.set_title(g, fontsize=9)
+        ax.set_title("" if g == "all" else g, fontsize=9)  # (one group: no title to give)
         ax.set_xlabel(plots.short(x) + " of the deviator")
         ax.set_ylabel("deviator's win share (%)")
     for ax in list(axs.flat)[len(groups):]:
@@ -1003,7 +1003,7 @@ def _path_figure(path: pl.DataFrame | None, gaxes: list[str]):
             fx = s.filter(pl.col("fixed"))
             if fx.height:
                 ax.plot(fx["step"].to_numpy(), fx[fcols[0]].to_numpy(), "*", ms=14, color="black")
-        ax.set_title(g, fontsize=9)
+        ax.set_title("" if g == "all" else g, fontsize=9)  # (one group: no title to give)
         ax.set_xlabel("best-response step")
         ax.set_ylabel(fcols[0].partition(".")[2] + " of the field")
         # steps are whole numbers, and so are the values of an integer parameter, even where a panel holds one
@@ -1088,7 +1088,7 @@ def _heatmaps(meta: pl.DataFrame | None, gaxes: list[str]):
         plots.plt.setp(ax.get_yticklabels(), rotation=0)  # row labels level, however short
         ax.set_xlabel("against a table of")
         ax.set_ylabel("strategy" if n % cols == 0 else "")
-        ax.set_title(g)
+        ax.set_title("" if g == "all" else g)
     fig.tight_layout()
     return plots.Figure("Meta-game payoffs", "win share of each strategy (row) alone against a table of another "
                         "(column), seats rotated; the diagonal is self-play (the fair share); white is each panel's fair "
