@@ -89,14 +89,14 @@ def answer_calibration(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
             why.append(f"{names[top]} {side} {top_band[0] * 100:g}%-{top_band[1] * 100:g}%")
         text = (f"{short(over)} {show(v)}: {verdict}" + (f" ({'; '.join(why)})" if why else "") + ": "
                 f"{strategy_label(runs, best, labels)} (best of {sub.height} solo strategies) averages "
-                f"{best['focus_mean_score']:.1f} ± {half_width(best['focus_score_lo'], best['focus_score_hi']):.1f}"
+                f"{pm_text('mean_score', best['focus_mean_score'], best['focus_score_lo'], best['focus_score_hi'])}"
                 + (f", median {med:g}" + (f" ({med_level})" if med_level else "") if med is not None else "")
                 + f"; {names[top]} in {shares[top] * 100:.1f}% [{_bound(lo[top], top_band)}%, "
                   f"{_bound(hi[top], top_band)}%] of games; "
                 + "levels " + ", ".join(f"{nm} {x * 100:.1f}%" for nm, x in zip(names, shares)))
         if worst["cell"] != best["cell"]:
-            text += (f"; {strategy_label(runs, worst, labels)} averages {worst['focus_mean_score']:.1f} ± "
-                     f"{half_width(worst['focus_score_lo'], worst['focus_score_hi']):.1f}")
+            text += (f"; {strategy_label(runs, worst, labels)} averages "
+                     f"{pm_text('mean_score', worst['focus_mean_score'], worst['focus_score_lo'], worst['focus_score_hi'])}")
         # the same strategy under the first value, on the same deals
         same = by_value[v0].filter(pl.col("seat0" if cfg.kind == "seats" else "focus") == strategy_of(cfg, best))
         if v != v0 and same.height:
