@@ -129,7 +129,7 @@ def answer_turn_order(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
         # each value's change and the share it leads to (seat 0's own figure, not only the difference)
         # a value that changes the lineup says whose lineup it is ("guard (guard in every seat)")
         # a bare number or on/off names its axis ("with chosen_fan on", not "with on")
-        moves = [(f"{short(over)} {show(v)}" if isinstance(v, (bool, int, float)) or v is None else f"{show(v)}")
+        moves = [_value_name(over, v)
                  + (f" ({figs[v]['lineup']})" if figs[v]["lineup"] != head_f["lineup"] else "")
                  + f" {dci_text(d['win_share'][0])} (to {ci_text(*figs[v]['win_share'][0])}, "
                  + _against_fair(figs[v], P) + ")"
@@ -160,7 +160,7 @@ def _advantage(f: dict, P: int) -> tuple:
     interval less 1/P; else the deal-by-deal difference from the average seat's share."""
     a, alo, ahi = f["adv"]
     if f["fair"] == 1 / P:
-        x, lo, hi = f["win_share"][0]
+        _, lo, hi = f["win_share"][0]
         alo, ahi = (None, None) if lo is None else (lo - 1 / P, hi - 1 / P)
     return a, alo, ahi
 
@@ -188,9 +188,14 @@ def _other_seat_text(diffs, figs, over: str, P: int) -> str:
     if best is None:
         return ""
     v, s, x = best
-    name = f"{short(over)} {show(v)}" if isinstance(v, (bool, int, float)) or v is None else show(v)
     return (f"; the largest clear change of any seat: seat {s}{' (the last)' if s == P - 1 else ''} "
-            f"{dci_text(x)} with {name} (to {ci_text(*figs[v]['win_share'][s])})")
+            f"{dci_text(x)} with {_value_name(over, v)} (to {ci_text(*figs[v]['win_share'][s])})")
+
+
+def _value_name(over: str, v: Any) -> str:
+    """A value of ``over`` as the sentences name it: a bare number or on/off with its axis ("chosen_fan on",
+    not "on"), a named case or a strategy by itself."""
+    return f"{short(over)} {show(v)}" if isinstance(v, (bool, int, float)) or v is None else f"{show(v)}"
 
 
 def check(ctx: CheckContext) -> dict[str, Any]:
