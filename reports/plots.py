@@ -309,7 +309,7 @@ def hue_panels(cells: pl.DataFrame, axes: list[str]) -> tuple[pl.DataFrame, list
     if len(axes) < 2 or len(groups) <= PANEL_GROUPS:
         drawn, left_out = first_groups(groups, MAX_HUES)
         return df.with_columns(pl.lit("").alias("panel"), pl.col("group").alias("hue")), [""], drawn, left_out
-    first = "players" if "players" in axes else axes[0]
+    first = _panel_axis(axes)
     rest = [a for a in axes if a != first]
     panel = (cells.select(shown(cells, first) + pl.lit(" players")).to_series() if first == "players"
              else group_labels(cells, [first])["group"])
@@ -317,6 +317,11 @@ def hue_panels(cells: pl.DataFrame, axes: list[str]) -> tuple[pl.DataFrame, list
     panels, out_p = first_groups(df["panel"].unique(maintain_order=True).to_list(), MAX_PANELS, "panels")
     hues, out_h = first_groups(df["hue"].unique(maintain_order=True).to_list(), MAX_HUES, "colours")
     return df, panels, hues, out_p + out_h
+
+
+def _panel_axis(axes: list[str]) -> str:
+    """The axis whose values are the panels of :func:`hue_panels`: the player count where it is swept."""
+    return "players" if "players" in axes else axes[0]
 
 
 def panel_grid(panels: list[str], width: float = 8.0, height: float = 4.0):
@@ -338,8 +343,9 @@ def panel_grid(panels: list[str], width: float = 8.0, height: float = 4.0):
 
 
 def panel_labels(axs: list, xlabel: str, ylabel: str) -> None:
-    """Axis labels: on the axes of a single panel; once for the whole figure (a long label would run into
-    the next row's), with tick labels under every panel that has none below it, for several."""
+    """Axis labels: on the axes of a single panel; for several, the x label under each column (with tick
+    labels under every panel that has none below it), the y label on the first column of a single row, or
+    once for the whole figure over several rows (a long label on each row ran into the next row's)."""
     if len(axs) == 1:
         axs[0].set_xlabel(xlabel)
         axs[0].set_ylabel(ylabel)
@@ -379,7 +385,7 @@ def panel_note(panels: list[str], cells: pl.DataFrame, axes: list[str]) -> str:
         return ""
     from experiments.answers.common import and_list
 
-    first = "players" if "players" in axes else axes[0]
+    first = _panel_axis(axes)
     return f"; one panel per {'player count' if first == 'players' else short(first)}, one colour per " + \
         and_list([short(a) for a in axes if a != first])
 
