@@ -144,7 +144,7 @@ def answer_effect(cfg: Config, cells: pl.DataFrame, runs: list[CellRun], ratings
                                 + (f"; {show(nxt['strategy'])} next, {nxt['elo']:+.0f} ± "
                                    f"{half_width(nxt['elo_lo'], nxt['elo_hi']):.0f}, their intervals overlapping"
                                    if close else "")
-                                + ")" + _beaten_text(sub, top["strategy"], show))
+                                + ")" + _beaten_text(sub, top["strategy"], show, h2h))
             sentences.append(f"{short(rep.over)} {show(value)}" + (f" ({desc})" if desc else "") + ": "
                              + "; ".join(part))
     return sentences, frame(paired_rows), headline(rep, paired_rows, show, levels, strongest, stopped_by)
@@ -168,8 +168,10 @@ def head_to_head_losses(cells: pl.DataFrame, top: str) -> list[tuple[str, float,
     return sorted(out, key=lambda t: t[1])
 
 
-def _beaten_text(cells: pl.DataFrame, top: str, show) -> str:
-    """``; it loses to gambler head to head, winning 46.8% [44.9%, 48.6%]`` (see :func:`head_to_head_losses`)."""
+def _beaten_text(cells: pl.DataFrame, top: str, show, winner: str | None = None) -> str:
+    """``; it loses to gambler head to head, winning 46.8% [44.9%, 48.6%]`` (see :func:`head_to_head_losses`),
+    and the rival that clearly beats every other strategy head to head, ``winner`` where the caller has it
+    (:func:`head_to_head_winner`)."""
     losses = head_to_head_losses(cells, top)
     if not losses:
         return ""
@@ -177,7 +179,7 @@ def _beaten_text(cells: pl.DataFrame, top: str, show) -> str:
         f"{show(o)} (winning {ci_text(x, lo, hi)})" for o, x, lo, hi in losses)
         + ": the rating over every pairing is not a head-to-head order")
     # a rival that clearly beats every other strategy head to head is the one to name as the strongest there
-    winner = head_to_head_winner(cells, top)
+    winner = winner if winner is not None else head_to_head_winner(cells, top)
     if winner is not None:
         text += f"; {show(winner)} clearly beats every other strategy head to head"
     return text
