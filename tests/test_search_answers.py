@@ -823,6 +823,27 @@ def test_the_paths_figure_draws_the_last_best_response_of_a_path_that_ran_out():
     fig = _path_figure(df, ["players"])
     assert fig is not None and "the last best response of a path that reached none (a cycle back to an earlier value, or its steps ran out)" in fig.caption
     assert _label_value("wake=8") == 8.0 and _label_value("wake=-1") == -1.0 and _label_value("none") is None
+    assert "hollow star" not in fig.caption  # no equilibrium table: no fixed point known to fail
+
+
+def test_the_paths_figure_draws_a_fixed_point_that_fails_on_the_fresh_deals_as_a_hollow_star():
+    import matplotlib
+
+    from experiments.answers.equilibrium import _failed_fixed, _path_figure
+
+    matplotlib.use("Agg")
+    df = pl.DataFrame({"players": [3, 3, 4, 4], "rules.penalty": [5, 5, 5, 5], "path": [0, 0, 0, 0],
+                       "start": ["wake=4"] * 4, "step": [0, 1, 0, 1], "field": ["wake=4", "wake=8"] * 2,
+                       "field.wake": [4, 8, 4, 8], "best_response": ["wake=8"] * 4,
+                       "fixed": [False, True, False, True]})
+    eq = pl.DataFrame({"players": [3, 4, 4], "rules.penalty": [5, 5, 5], "rules.target": [None, None, None],
+                       "kind": ["symmetric fixed point", "symmetric fixed point", "Nash (linear program)"],
+                       "focus.wake": [8, 8, 4], "fresh_holds": [False, True, None]})
+    # the 3-player fixed point fails there; the 4-player one holds up; a non-fixed step is never marked
+    assert _failed_fixed(df, eq, "field.wake")["failed"].to_list() == [False, True, False, False]
+    fig = _path_figure(df, ["players"], eq)
+    assert "a hollow star, one that does not hold up on the fresh deals (a deviation gains against it there)" in fig.caption
+    assert "hollow star" not in _path_figure(df, ["players"], eq.with_columns(pl.lit(True).alias("fresh_holds"))).caption
 
 
 def test_an_equilibrium_whose_shares_span_0_to_100_on_resampled_deals_says_the_deals_are_too_few():

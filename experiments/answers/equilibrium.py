@@ -539,7 +539,8 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
                                 **{k: f[k] for k in keys}, "probability": 1.0, "ci_low": 1.0, "ci_high": 1.0,
                                 "tied": ", ".join(alive), "starts": ", ".join(setting_label(p.start) for p in
                                                                              st["paths"] if p.fixed == f),
-                                **_fresh_columns(st.get("confirmed", {}).get(setting_label(f)))})
+                                **_fresh_columns(st.get("confirmed", {}).get(setting_label(f)),
+                                                 _fixed_fair(path, f, cell.players))})
         meta = st["meta"]
         if meta is not None:
             sentences += _meta_sentences(desc, meta, event, fair)
@@ -595,16 +596,31 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
                   headline=_headline(sentences), labels=made)
 
 
-def _fresh_columns(c: dict[str, Any] | None) -> dict[str, Any]:
+def _fixed_fair(path: Path, f: dict[str, Any], players: int) -> float:
+    """The fair win share at a table of the fixed point ``f`` that ``path`` reached: the average seat's."""
+    found = path.found[-1]
+    own = next(i for i, j in enumerate(found.raced) if found.settings[j] == f)
+    return fair_of(found, own, players)
+
+
+def _fresh_fails(c: dict[str, Any], fair: float) -> bool:
+    """Whether a fixed point's confirmation (search.confirm) finds a deviation that gains against it on the
+    fresh deals: its interval lies above the fair share."""
+    lo, _ = clip_interval(c["ci"][1], c["ci"][2], metric_range("win_share"))
+    return not c["alike"] and lo is not None and lo > fair + GAIN
+
+
+def _fresh_columns(c: dict[str, Any] | None, fair: float) -> dict[str, Any]:
     """A fixed point's confirmation (search.confirm) as columns of its row: the best measured deviation and
-    its win share against a table of the fixed point on the fresh deals, with its 95% interval."""
+    its win share against a table of the fixed point on the fresh deals, with its 95% interval, and
+    whether the fixed point holds up there (no deviation gains clearly)."""
     if c is None:
         return {}
     m, lo, hi = c["ci"]
     lo, hi = clip_interval(lo, hi, metric_range("win_share"))
     return {"fresh_deviation": setting_label(c["setting"]), "fresh_win_share": float(m),
             "fresh_lo": None if lo is None else float(lo), "fresh_hi": None if hi is None else float(hi),
-            "fresh_deals": int(c["deals"])}
+            "fresh_deals": int(c["deals"]), "fresh_holds": not _fresh_fails(c, fair)}
 
 
 def _headline(sentences: list[str]) -> list[str] | None:
@@ -666,7 +682,7 @@ def _family_sentences(cfg, cell, desc, paths, fixed, fair, confirmed=None) -> li
             r = found.race
             k = r.best
             own = next(i for i, j in enumerate(found.raced) if found.settings[j] == f)
-            fair = fair_of(found, own, cell.players)  # a table of the fixed point: the average seat's share
+            fair = _fixed_fair(path, f, cell.players)  # a table of the fixed point: the average seat's share
             text = (f"{setting_label(f)} (reached from {join_values(starts)}; against a table of it no setting does "
                     "clearly better")
             if own == k:  # against a table of itself it wins the fair share by symmetry, every other setting less
@@ -693,7 +709,7 @@ def _family_sentences(cfg, cell, desc, paths, fixed, fair, confirmed=None) -> li
                 m, lo, hi = c["ci"]
                 lo, hi = clip_interval(lo, hi, metric_range("win_share"))
                 figure = f"{pct(m)} on every one of them" if c["alike"] else f"{pct(m)} {pct_span(lo, hi)}"
-                gains = not c["alike"] and lo is not None and lo > fair + GAIN
+                gains = _fresh_fails(c, fair)
                 (failed if gains else held).append(setting_label(f))
                 if gains:
                     beaten[setting_label(f)] = (f"{setting_label(c['setting'])} wins {figure} against a table of it "
@@ -866,7 +882,7 @@ def figures(ctx: ReportContext) -> list:
 
     t = ctx.t
     out = [_support_figure(t.get("equilibrium")), _curves_figure(t.get("race"), ctx.gaxes),
-           _path_figure(t.get("path"), ctx.gaxes), _heatmaps(t.get("metagame"), ctx.gaxes)]
+           _path_figure(t.get("path"), ctx.gaxes, t.get("equilibrium")), _heatmaps(t.get("metagame"), ctx.gaxes)]
     race = t.get("race")
     if race is not None and race.height and "step" in race.columns and (race["step"].cast(pl.String) == "tune").any():
         out.append(race_figure(race.filter(pl.col("step").cast(pl.String) == "tune"), ctx.gaxes,
@@ -973,7 +989,22 @@ def _curves_figure(race: pl.DataFrame | None, gaxes: list[str]):
                         "diagonal (deviator = field: the fair share)", plots._encode(fig))
 
 
-def _path_figure(path: pl.DataFrame | None, gaxes: list[str]):
+def _failed_fixed(path: pl.DataFrame, eq: pl.DataFrame | None, fcol: str) -> pl.DataFrame:
+    """``path`` with a column ``failed``: a fixed point that does not hold up on the fresh deals (a deviation
+    gains against it there, as the answer says), from the equilibrium table's ``fresh_holds``."""
+    vcol = "focus." + fcol.partition(".")[2]
+    if eq is None or "fresh_holds" not in eq.columns or vcol not in eq.columns:
+        return path.with_columns(pl.lit(False).alias("failed"))
+    keys = [c for c in path.columns if c == "players" or c.startswith("rules.")]
+    keys = [c for c in keys if c in eq.columns]
+    bad = (eq.filter((pl.col("kind") == "symmetric fixed point") & (pl.col("fresh_holds") == False))  # noqa: E712
+           .select(keys + [pl.col(vcol).cast(path[fcol].dtype).alias(fcol)]).unique()
+           .with_columns(pl.lit(True).alias("failed")))
+    return (path.join(bad, on=keys + [fcol], how="left", nulls_equal=True)
+            .with_columns((pl.col("fixed") & pl.col("failed").fill_null(False)).alias("failed")))
+
+
+def _path_figure(path: pl.DataFrame | None, gaxes: list[str], eq: pl.DataFrame | None = None):
     from matplotlib.ticker import MaxNLocator
 
     from reports import plots
@@ -983,6 +1014,7 @@ def _path_figure(path: pl.DataFrame | None, gaxes: list[str]):
     fcols = [c for c in path.columns if c.startswith("field.")]
     if len(fcols) != 1 or not path[fcols[0]].dtype.is_numeric():
         return None
+    path = _failed_fixed(path, eq, fcols[0])
     df = plots.group_labels(path, gaxes)
     groups = df["group"].unique(maintain_order=True).to_list()
     cols = min(4, len(groups))
@@ -1000,9 +1032,12 @@ def _path_figure(path: pl.DataFrame | None, gaxes: list[str]):
                 # would take next
                 ax.plot([last["step"], last["step"] + 1], [last[fcols[0]], nxt], "--", color=line.get_color())
                 ax.plot([last["step"] + 1], [nxt], "o", mfc="none", color=line.get_color())
-            fx = s.filter(pl.col("fixed"))
+            fx = s.filter(pl.col("fixed") & ~pl.col("failed"))
             if fx.height:
                 ax.plot(fx["step"].to_numpy(), fx[fcols[0]].to_numpy(), "*", ms=14, color="black")
+            fx = s.filter(pl.col("failed"))
+            if fx.height:  # a fixed point of the search's deals that a deviation beats on the fresh deals
+                ax.plot(fx["step"].to_numpy(), fx[fcols[0]].to_numpy(), "*", ms=14, mfc="white", color="black")
         ax.set_title("" if g == "all" else g, fontsize=9)  # (one group: no title to give)
         ax.set_xlabel("best-response step")
         ax.set_ylabel(fcols[0].partition(".")[2] + " of the field")
@@ -1030,7 +1065,9 @@ def _path_figure(path: pl.DataFrame | None, gaxes: list[str]):
     fig.legend(list(seen.values()), list(seen), loc="upper center", bbox_to_anchor=(0.5, 0.0),
                ncols=min(6, max(len(seen), 1)), fontsize=8)
     return plots.Figure("Iteration paths", "the field's value at each step of iterated best response, from each "
-                        "start value; a star marks a fixed point (the field is its own best response); a dashed end "
+                        "start value; a star marks a fixed point (the field is its own best response)"
+                        + ("; a hollow star, one that does not hold up on the fresh deals (a deviation gains "
+                           "against it there)" if path["failed"].any() else "") + "; a dashed end "
                         "to a hollow point, the last best response of a path that reached none (a cycle back to an "
                         "earlier value, or its steps ran out)",
                         plots._encode(fig))
