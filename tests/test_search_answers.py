@@ -959,3 +959,21 @@ def test_the_headline_says_the_mix_shown_is_one_of_several_equilibria():
     heads = _headline(["a", "b", "c", text])
     assert heads == [text.split("; regret against it")[0] + " (one of the 5 equilibria its search found; see the "
                      "answer in full)"]
+
+
+def test_best_response_curves_of_many_field_values_get_a_colour_bar_not_a_legend():
+    import matplotlib
+
+    from experiments.answers.equilibrium import CURVES_LEGEND, _curves_figure
+
+    matplotlib.use("Agg")
+
+    def race(fields):
+        rows = [{"players": 2, "path": 0, "field": f"wake={f}", "field.wake": f, "focus.wake": x, "value": 0.5,
+                 "lo": 0.45, "hi": 0.55, "fair_share": 0.5} for f in fields for x in (0, 10, 20)]
+        return pl.DataFrame(rows)
+
+    few = _curves_figure(race(range(CURVES_LEGEND)), ["players"])
+    many = _curves_figure(race(range(CURVES_LEGEND + 1)), ["players"])
+    assert "colour in the bar below" not in few.caption
+    assert "(its colour in the bar below)" in many.caption and "at the curve's own field value" in many.caption

@@ -977,6 +977,24 @@ def _curves_figure(race: pl.DataFrame | None, gaxes: list[str]):
     for ax in list(axs.flat)[len(groups):]:
         ax.axis("off")
     fig.tight_layout()
+    if len(every) > CURVES_LEGEND:
+        # many field values: a legend of that many shades cannot be read; a colour bar of the field's value
+        # can, one band per value visited, and each curve's diamond sits at its own field's value
+        from matplotlib.cm import ScalarMappable
+        from matplotlib.colors import BoundaryNorm, ListedColormap
+
+        edges = np.arange(len(every) + 1) - 0.5
+        # below the panels, where the legend would go (the saved figure's bounds take it in)
+        cax = fig.add_axes((0.2, -0.35 / (3.4 * rows), 0.6, 0.1 / (3.4 * rows)))
+        bar = fig.colorbar(ScalarMappable(BoundaryNorm(edges, len(every)), ListedColormap([colours[f] for f in every])),
+                           cax=cax, orientation="horizontal")
+        bar.set_ticks(range(len(every)), labels=[f"{f:g}" for f in every], fontsize=8)
+        bar.ax.tick_params(length=0)
+        bar.set_label(plots.short(x) + " of the field", fontsize=9)
+        return plots.Figure("Best-response curves", "the win share of one deviating seat against a table playing "
+                            "each field value visited by the iterations (its colour in the bar below), with 95% "
+                            "intervals; a diamond marks the diagonal (deviator = field: the fair share), at the "
+                            "curve's own field value", plots._encode(fig))
     seen = {}
     for ax in axs.flat:
         for h, n in zip(*ax.get_legend_handles_labels()):
@@ -987,6 +1005,10 @@ def _curves_figure(race: pl.DataFrame | None, gaxes: list[str]):
     return plots.Figure("Best-response curves", "the win share of one deviating seat against a table playing "
                         "each field value visited by the iterations, with 95% intervals; a diamond marks the "
                         "diagonal (deviator = field: the fair share)", plots._encode(fig))
+
+
+#: the most field values the best-response curves name in a legend; more get a colour bar
+CURVES_LEGEND = 8
 
 
 def _failed_fixed(path: pl.DataFrame, eq: pl.DataFrame | None, fcol: str) -> pl.DataFrame:
