@@ -647,23 +647,60 @@ def seat_shares(seats: pl.DataFrame, cells: pl.DataFrame, axes: list[str]) -> Fi
            .agg((pl.col("win_share") * pl.col("games")).sum().alias("w"), pl.col("games").sum().alias("n"),
                 pl.col("players").first()))
     agg = agg.with_columns((100 * pl.col("w") / pl.col("n")).alias("share"))  # in percent, as the sentences
-    # the groups are categories of the x axis (the colours are the seats): as many as a wider figure holds
-    groups, left_out = first_groups(agg["group"].unique(maintain_order=True).to_list(), MAX_GROUP_FIGURES)
-    agg = agg.filter(pl.col("group").is_in(groups))
-    fig, ax = plt.subplots(figsize=(max(8.0, 0.7 * len(groups) + 2), 4))
-    sns.barplot(data=agg.to_pandas(), x="group", y="share", hue="seat", ax=ax, palette="crest")
-    for i, gname in enumerate(groups):
-        # the average seat's share: 1/P of the games that have a winner (1/P where every game has one)
-        fair = float(agg.filter(pl.col("group") == gname)["share"].mean())
-        ax.hlines(fair, i - 0.4, i + 0.4, colors="black", linestyles=":")
-    ax.set_xlabel("")
-    ax.set_ylabel("win share of the seat (%)")
-    if len(groups) > 4 or max(len(str(g)) for g in groups) > 12:
-        rotate_labels(ax, 30)
-    legend_outside(ax, title="seat")
+    every = agg["group"].unique(maintain_order=True).to_list()
+    if len(every) > MAX_GROUP_FIGURES and len(axes) >= 2:
+        # more groups than one row of bars holds: a row of bars per value of one axis (the player count where
+        # it is swept), its bars the groups of the other axes, so that every group is drawn
+        first = _panel_axis(axes)
+        rest = [a for a in axes if a != first]
+        key = group_labels(cells, axes).select(
+            "group", (cells.select(shown(cells, first) + pl.lit(" players")).to_series() if first == "players"
+                      else group_labels(cells, [first])["group"]).alias("panel"),
+            group_labels(cells, rest)["group"].alias("bar")).unique(subset="group", keep="first")
+        agg = agg.join(key, on="group", how="left")
+        panels, left_out = first_groups(agg["panel"].unique(maintain_order=True).to_list(), MAX_PANELS, "panels")
+        per = max(agg.group_by("panel").agg(pl.col("bar").n_unique())["bar"].max(), 1)
+        fig, axs = plt.subplots(len(panels), 1, figsize=(max(8.0, 0.7 * per + 2), 3.2 * len(panels) + 0.8),
+                                sharey=True, squeeze=False)
+        axs = list(axs[:, 0])
+        for ax, panel in zip(axs, panels):
+            _seat_bars(ax, agg.filter(pl.col("panel") == panel), "bar")
+            ax.set_title(panel, fontsize=10)
+        panel_labels(axs, "", "win share of the seat (%)")
+        legend_outside(axs[0], title="seat")
+        for ax in axs[1:]:
+            if ax.get_legend() is not None:
+                ax.get_legend().remove()
+        from experiments.answers.common import and_list
+
+        left_out = (f"; one row per {'player count' if first == 'players' else short(first)}, its bars the "
+                    + and_list([short(a) for a in rest]) + left_out)
+    else:
+        # the groups are categories of the x axis (the colours are the seats): as many as a wider figure holds
+        groups, left_out = first_groups(every, MAX_GROUP_FIGURES)
+        agg = agg.filter(pl.col("group").is_in(groups))
+        fig, ax = plt.subplots(figsize=(max(8.0, 0.7 * len(groups) + 2), 4))
+        _seat_bars(ax, agg, "group")
+        ax.set_ylabel("win share of the seat (%)")
+        legend_outside(ax, title="seat")
     return Figure("Seat balance", "win share of each table seat (seat 0 starts), lineups rotated; dotted: the fair "
                   "share (1/P of the games that have a winner)"
                   + left_out, _encode(fig))
+
+
+def _seat_bars(ax, agg: pl.DataFrame, x: str) -> None:
+    """The seat balance's bars on ``ax``: one category of the x axis per value of ``x``, a bar per seat, and
+    the fair share of each category dotted."""
+    names = agg[x].unique(maintain_order=True).to_list()
+    sns.barplot(data=agg.to_pandas(), x=x, y="share", hue="seat", ax=ax, palette="crest", order=names)
+    for i, name in enumerate(names):
+        # the average seat's share: 1/P of the games that have a winner (1/P where every game has one)
+        fair = float(agg.filter(pl.col(x) == name)["share"].mean())
+        ax.hlines(fair, i - 0.4, i + 0.4, colors="black", linestyles=":")
+    ax.set_xlabel("")
+    ax.set_ylabel("")  # (seaborn's: the column's name; the caller labels the axis)
+    if len(names) > 4 or max(len(str(g)) for g in names) > 12:
+        rotate_labels(ax, 30)
 
 
 def win_matrices(cells: pl.DataFrame, axes: list[str], strategies: list[str]) -> list[Figure]:

@@ -494,6 +494,21 @@ def test_the_seat_balance_line_is_the_average_seats_share_where_games_stop_witho
     assert fig.caption.endswith("dotted: the fair share (1/P of the games that have a winner)")
 
 
+def test_a_seat_balance_of_more_groups_than_a_row_holds_draws_a_row_per_value_of_one_axis(drawn):
+    # fan_and_mallet_design: 3 heuristics x 12 start positions; one row of bars drew 24 of the 36 groups
+    n = plots.MAX_GROUP_FIGURES + 6
+    cells = pl.DataFrame({"cell": range(n), "players": [2] * n, "seat0": [f"s{i % 3}" for i in range(n)],
+                          "start": [i // 3 for i in range(n)]})
+    seats = pl.DataFrame({"cell": [c for c in range(n) for _ in (0, 1)], "seat": [0, 1] * n,
+                          "games": [100] * (2 * n), "win_share": [0.52, 0.48] * n})
+    fig = plots.seat_shares(seats, cells, ["seat0", "start"])
+    axs = [ax for ax in drawn[-1].axes if ax.get_visible()]
+    assert [ax.get_title() for ax in axs] == ["seat0 s0", "seat0 s1", "seat0 s2"]
+    assert all(len(ax.get_xticklabels()) == n // 3 for ax in axs)  # every group drawn
+    assert "one row per seat0, its bars the start" in fig.caption and "are not" not in fig.caption
+    assert not any(ax.get_ylabel() for ax in axs) and drawn[-1]._supylabel.get_text() == "win share of the seat (%)"
+
+
 def test_heatmap_cells_round_as_the_sentences_do(drawn):
     from experiments.answers.common import fmt_metric
     # 0.2015 x 100 is 20.150000000000002 in binary: matplotlib's ".1f" reads 20.2, the sentences 20.1
