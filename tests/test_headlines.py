@@ -47,6 +47,38 @@ def test_effect_headline_counts_the_games_stopped_at_the_turn_limit():
     assert "stopped" not in head[1]
 
 
+def test_effect_headline_names_where_a_values_own_first_seat_advantage_is_clearly_off_0():
+    # sensu_balance: variant both, 5 players, first-seat advantage +1.3% [+0.07%, +2.61%] (read as "+1.3% ±
+    # 1.3%"): its change against base is unclear, its level is not, and neither said so
+    rep = SimpleNamespace(over="variant", baseline="base")
+    rows = [_paired("both", "seat_advantage", 0.006, -0.011, 0.023, 5),
+            _paired("both", "seat_advantage", -0.01, -0.03, 0.01, 2)]
+    levels = [{"turns": 98.6, "adv": 0.008, "adv_lo": -0.005, "adv_hi": 0.02, "fair": 0.2}] * 2
+    head = effect.headline(rep, rows, str, levels, {}, {}, {"both": ["5 players"]})
+    assert head[1].endswith("(clear in 0 of 2 groups), its own first-seat advantage clearly off 0 in 1 of 2 groups "
+                            "(5 players).")
+    assert "its own" not in effect.headline(rep, rows, str, levels, {}, {}, {})[1]
+
+
+def test_effect_group_sentence_says_where_a_first_seat_advantage_is_clearly_off_0():
+    # Fan & Mallet, counter in both seats: White wins some 54% from start positions 0,3
+    res = run_experiment({"title": "t", "question": "q", "game": "fan-and-mallet", "players": 2, "games": 3000,
+                          "seed": 3, "lineup": {"seats": ["counter", "counter"], "rotate": False},
+                          "sweep": {"variant": {"base": {}, "near": {"rules.start_positions": "0,3"}}},
+                          "report": {"answer": "effect", "over": "variant", "baseline": "base"}})
+    seen = 0
+    for value, text in zip(("base", "near"), res.answer):
+        m = re.search(r"first-seat advantage [+-][\d.]+% (?:± [\d.]+%|\[[^]]+\])( \(clearly above 0\))?(;|$)", text)
+        cell = res.cells.filter(res.cells["variant"] == value).row(0, named=True)
+        assert m is not None and bool(m.group(1)) == (cell["seat_advantage_lo"] > 0), text
+        seen += bool(m.group(1))
+    assert seen  # the case the sentence flags was played
+    # its games are all some 58.6 turns long: the half-width gets the decimal it needs, never "± 0.0"
+    assert all(re.search(r"game length 58\.\d\d turns ± 0\.0[1-9];", text) for text in res.answer), res.answer
+    from experiments.answers.common import turns_pm
+    assert turns_pm(53.71, 53.3, 54.1) == "53.7 turns ± 0.4" and turns_pm(58.644, 58.595, 58.692) == "58.64 turns ± 0.05"
+
+
 def test_effect_strongest_cannot_tell_an_overlap_with_the_reference():
     import polars as pl
 

@@ -332,6 +332,16 @@ def pm_metric(metric: str, x: float | None, lo: float | None, hi: float | None, 
     return f"{fmt_metric(metric, x, signed)} ± {fmt_metric(metric, half_width(lo, hi))}"
 
 
+def turns_pm(x: float, lo: float | None, hi: float | None) -> str:
+    """A game length with its interval, ``53.7 turns ± 0.4``, with a second decimal where the half-width
+    would print as 0 (Fan & Mallet's games, all of some 58.6 turns: ``58.64 turns ± 0.05``)."""
+    half = half_width(lo, hi)
+    d = 1
+    while d < 3 and math.isfinite(half) and half > 0 and round(half, d) == 0:
+        d += 1
+    return f"{x:.{d}f} turns ± {half:.{d}f}"
+
+
 def pm_text(name: str, x: float | None, lo: float | None, hi: float | None) -> str:
     """``value ± half`` with enough decimals that a small half-width does not print as 0 (``value [lo, hi]``
     where the interval is lopsided, see :func:`lopsided`); a share's bounds clipped to [0%, 100%]. A

@@ -10,7 +10,7 @@ from simcore.stats import deal_values_ci, half_width, paired_diff, values_ci, wi
 
 from ..engine import VEC_ROWS
 from .base import AnswerKind, Result
-from .common import SHARE_DIFF_RANGE, average_seat, unit, by_symmetry, clip_interval, describe_group, metric_range, experiment_labels, fmt_metric, frame, pm_metric, group_rows, label, short, span, wide_table, fine_decimals, short_of_whole, and_list, ci_text
+from .common import SHARE_DIFF_RANGE, average_seat, turns_pm, unit, by_symmetry, clip_interval, describe_group, metric_range, experiment_labels, fmt_metric, frame, pm_metric, group_rows, label, short, span, wide_table, fine_decimals, short_of_whole, and_list, ci_text
 
 #: the row of :func:`answer_effect`'s pooled per-deal values that holds seat 0's advantage over the average seat
 ADV = len(VEC_ROWS)
@@ -49,6 +49,7 @@ def answer_effect(cfg: Config, cells: pl.DataFrame, runs: list[CellRun], ratings
     levels: list[dict[str, Any]] = []  # the baseline's own figures in each group, for the headline
     strongest: dict[Any, list[tuple]] = {}  # value -> (group, strongest, runner-up, overlapping) per group
     stopped_by: dict[Any, list[int]] = {}  # value -> [games stopped at the turn limit, games], over every group
+    off_levels: dict[Any, list[str]] = {}  # value -> the groups where its own first-seat advantage is clearly off 0
     for key, values in by_group.items():
         desc = describe_group(gaxes, key, labels)
         base = values.get(rep.baseline)
@@ -82,9 +83,13 @@ def answer_effect(cfg: Config, cells: pl.DataFrame, runs: list[CellRun], ratings
             what = unit(runs[sub["cell"][0]].cell.rules)  # a game, or a match of several (match_points)
             # unrotated, seat 0 of a lineup of different strategies is also its own strategy: no seat advantage
             seated = cfg.rotate or all(len({a.spec() for a in runs[i].cell.agents}) == 1 for i in sub["cell"].to_list())
-            part = [f"{what} length {turns[0]:.1f} turns ± {half_width(turns[1], turns[2]):.1f}"]
+            part = [f"{what} length {turns_pm(*turns)}"]
             if seated:
-                part.append("first-seat advantage " + pm_metric("seat_advantage", adv, adv_lo, adv_hi, True))
+                # said where the interval leaves out 0: "+1.3% ± 1.3%" reads as reaching 0 where it is [+0.07%, +2.61%]
+                side = " (clearly above 0)" if adv_lo > 0 else " (clearly below 0)" if adv_hi < 0 else ""
+                part.append("first-seat advantage " + pm_metric("seat_advantage", adv, adv_lo, adv_hi, True) + side)
+                if value != rep.baseline and side:
+                    off_levels.setdefault(value, []).append(desc)
             if value == rep.baseline:
                 levels[-1]["seated"] = seated
             stopped = int(sub["timeouts"].sum())
@@ -147,7 +152,7 @@ def answer_effect(cfg: Config, cells: pl.DataFrame, runs: list[CellRun], ratings
                                 + ")" + _beaten_text(sub, top["strategy"], show, h2h))
             sentences.append(f"{short(rep.over)} {show(value)}" + (f" ({desc})" if desc else "") + ": "
                              + "; ".join(part))
-    return sentences, frame(paired_rows), headline(rep, paired_rows, show, levels, strongest, stopped_by)
+    return sentences, frame(paired_rows), headline(rep, paired_rows, show, levels, strongest, stopped_by, off_levels)
 
 
 def head_to_head_losses(cells: pl.DataFrame, top: str) -> list[tuple[str, float, float, float]]:
@@ -260,17 +265,21 @@ def _strongest_text(picks: list[tuple]) -> str:
 
 def headline(rep, paired_rows: list[dict[str, Any]], show, levels: list[dict[str, Any]] = (),
              strongest: dict[Any, list[tuple]] | None = None,
-             stopped_by: dict[Any, list[int]] | None = None) -> list[str] | None:
+             stopped_by: dict[Any, list[int]] | None = None,
+             off_levels: dict[Any, list[str]] | None = None) -> list[str] | None:
     """The baseline's own figures over every group (the range of its game length and first-seat advantage,
     with in how many groups that advantage is clearly off 0), then per value against the baseline, over
     every group: the range of each paired change and in how many groups its interval excludes 0; with
     ratings, each value's strongest strategy per group and whether the runner-up's interval reaches it;
     and, for a value some of whose games stopped at the turn limit, how many (a game cut there counts its
-    turns up to the limit in the game length, so that a few of them can make a change of length)."""
+    turns up to the limit in the game length, so that a few of them can make a change of length); and a
+    value whose own first-seat advantage is clearly off 0 in some group, where (``off_levels``: its change
+    against the baseline may be unclear there while its level is not)."""
     if not paired_rows:
         return None
     strongest = strongest or {}
     stopped_by = stopped_by or {}
+    off_levels = off_levels or {}
 
     def stopped(v) -> str:
         k, n = stopped_by.get(v, (0, 0))
@@ -312,6 +321,11 @@ def headline(rep, paired_rows: list[dict[str, Any]], show, levels: list[dict[str
                          f"({_how_often('clear', clear, len(rows))}{ways})")
         if alike:
             parts.append(and_list(alike) + " the same on every deal")
+        if off_levels.get(v):
+            where = [d for d in off_levels[v] if d]
+            parts.append("its own first-seat advantage clearly off 0 in " + (
+                f"{len(off_levels[v])} of {_groups(len(levels) or len(off_levels[v]))} ({and_list(where)})"
+                if where else "its group"))
         out.append(f"{short(rep.over)} {show(v)} against {show(rep.baseline)}, on the same deals{stopped(v)}: "
                    + ", ".join(parts)
                    + (f"; {_strongest_text(strongest[v])}" if v in strongest else "") + ".")
