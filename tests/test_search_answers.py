@@ -283,6 +283,8 @@ def test_a_family_confirms_each_fixed_point_against_its_best_measured_deviation(
     summary = re.match(r"symmetric equilibrium \(([^)]*)\): ", head).group(1)
     parts = re.split(r"; (?=wake=\d+ \(reached from)", head.split(": ", 1)[1])
     assert len(parts) == len(fixed)
+    refuted = ["so the fixed point does not hold up" in part for part in parts]
+    assert refuted == sorted(refuted)  # those that hold up first
     for f, part in zip(fixed, parts):
         if "so the fixed point does not hold up" in part:
             assert re.search(rf"wake={f}\b[^;]* (do|does) not", summary), (f, summary)
@@ -738,7 +740,7 @@ def test_a_fixed_point_whose_deviation_is_clear_on_its_own_is_called_weak():
     assert found, head
     assert any(weak for _, weak in found), head  # this seed's fixed point is a weak one
     # and the fresh deals refute it: the sentence leads with that, not with an equilibrium
-    assert re.match(r"symmetric equilibrium \(its one fixed point, wake=16, does not hold up on the fresh deals: "
+    assert re.match(r"no symmetric equilibrium holds up on the fresh deals \(its one fixed point, wake=16, does not: "
                     r"wake=20 wins [\d.]+% \[[\d.]+%, [\d.]+%\] against a table of it there \(fair 50\.0%\)\): "
                     r"wake=16 \(reached from", head), head
     for lo, weak in found:
@@ -977,3 +979,17 @@ def test_best_response_curves_of_many_field_values_get_a_colour_bar_not_a_legend
     many = _curves_figure(race(range(CURVES_LEGEND + 1)), ["players"])
     assert "colour in the bar below" not in few.caption
     assert "(its colour in the bar below)" in many.caption and "at the curve's own field value" in many.caption
+
+
+def test_the_fixed_points_that_hold_up_on_the_fresh_deals_are_told_first():
+    # seed 4: the paths from wake=8 and wake=4 stop at wake=12, which the fresh deals refute; the one from
+    # wake=16 stops there and holds up; the sentence gave wake=12 first, in the order they were found
+    res = run_experiment(eq(seed=4, search={"focus.wake": {"min": 4, "max": 16, "step": 4}, "start": [4, 16],
+                                            "confirm": 100}))
+    head = res.answer[0]
+    assert head.startswith("symmetric equilibrium (wake=16 holds up on the fresh deals; wake=12 does not): "
+                           "wake=16 (reached from wake=16;"), head
+    assert re.search(r"; wake=12 \(reached from wake=8, wake=4;.*so the fixed point does not hold up", head), head
+    # equilibrium.parquet says which one fails, and the iteration paths draw it hollow
+    fixed = res.tables["equilibrium"].filter(pl.col("kind") == "symmetric fixed point")
+    assert dict(zip(fixed["focus.wake"].to_list(), fixed["fresh_holds"].to_list())) == {16: True, 12: False}

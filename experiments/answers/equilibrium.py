@@ -719,15 +719,17 @@ def _family_sentences(cfg, cell, desc, paths, fixed, fair, confirmed=None) -> li
                                     f"wins {figure} against a table of it (fair {pct(fair)})"
                                     + (": it gains there, its interval above the fair share, so the fixed point "
                                        "does not hold up on these deals)" if gains else ")"))
-            parts.append(text + edge_text(cfg.report.search.params, f, cell))
+            parts.append((setting_label(f) in failed, text + edge_text(cfg.report.search.params, f, cell)))
+        # the fixed points that hold up (or were not played again) first, those the fresh deals refute after
+        parts = [t for _, t in sorted(parts, key=lambda x: x[0])]
         if held or failed:  # said first: which fixed points hold up on the fresh deals, before the detail
             if held:
                 bits = [f"{join_values(held)} hold{'s' if len(held) == 1 else ''} up on the fresh deals"] + (
                     [f"{join_values(failed)} do{'es' if len(failed) == 1 else ''} not"] if failed else [])
-            elif len(failed) == 1 and len(fixed) == 1:  # what was found is no equilibrium on deals that did not find it
-                bits = [f"its one fixed point, {failed[0]}, does not hold up on the fresh deals: {beaten[failed[0]]}"]
-            elif len(failed) == len(fixed):
-                bits = [f"none of its fixed points holds up on the fresh deals: {join_values(failed)} do not"]
+            elif len(failed) == len(fixed):  # what was found is no equilibrium on deals that did not find it
+                head = "no " + head + " holds up on the fresh deals"
+                bits = ([f"its one fixed point, {failed[0]}, does not: {beaten[failed[0]]}"] if len(failed) == 1
+                        else [f"none of its fixed points does: {join_values(failed)} do not"])
             else:  # some were not played again
                 bits = [f"{join_values(failed)} do{'es' if len(failed) == 1 else ''} not hold up on the fresh deals"]
             head += " (" + "; ".join(bits) + ")"
