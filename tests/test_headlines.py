@@ -396,3 +396,28 @@ def test_the_headline_says_when_a_rival_beats_every_other_strategy_head_to_head(
                           "timeouts": [0, 0, 0]})
     assert effect.head_to_head_winner(cells, "swapper") == "gambler"
     assert effect.head_to_head_winner(cells, "gambler") is None
+
+
+def test_best_headline_says_where_the_field_s_own_value_is_not_clearly_worse_than_the_best():
+    # sen_wake_threshold: the default wake 10 is not clearly worse than the best value in 4 of the 8 groups,
+    # which the headline's "ranges from -1 to 18" left out
+    rep = SimpleNamespace(over="focus.wake", goal="max")
+    picks = [("2 players", "18", False, {"own": "10", "clear": True}), ("3 players", "-1", True, {"own": "10", "clear": False}),
+             ("4 players", "10", False, {"own": "10", "best": True}), ("5 players", "8", False, None)]
+    head = best.headline(rep, "win share", picks)
+    assert head[1].endswith(" Against the field's own value (10), what the table does, the best is clearly better in 1 "
+                            "of the 3 groups; it is itself the best in 1 (4 players); it is not clearly worse than the "
+                            "best in 1 (3 players).")
+    assert "field's own" not in best.headline(rep, "win share", [p[:3] for p in picks])[1]
+
+
+def test_best_answer_compares_the_best_with_the_field_s_own_value_in_its_headline():
+    res = run_experiment({"title": "t", "question": "q", "game": "sen", "players": [2, 3, 4, 5], "games": 60, "seed": 5,
+                          "lineup": {"focus": "threshold", "field": "threshold:wake=10"},
+                          "sweep": {"focus.wake": [6, 10, 14]}, "report": {"answer": "best"}})
+    m = re.search(r"the best is clearly better in (\d+) of the 4 groups", res.headline[1])
+    assert m is not None, res.headline
+    # each group's count agrees with its own sentence: clear where the field's own 10 is neither best nor unclear
+    clear = sum(1 for text in res.answer[:4] if re.search(r"(next|the field's own) 10: [+-][\d.]+%, paired 95% CI "
+                                                          r"\[[^]]+\](;|\)|$)", text))
+    assert int(m.group(1)) == clear, (res.headline, res.answer[:4])

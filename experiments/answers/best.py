@@ -71,7 +71,11 @@ def answer_best(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
             d = next(p for p in paired_rows if p["value"] == nxt[rep.over] and p["versus"] == best[rep.over]
                      and all(p[a] == v for a, v in zip(gaxes, key)))
             clear = d["lo"] > 0 or d["hi"] < 0
-            picks.append((desc, show(best[rep.over]), clear))
+            picks.append((desc, show(best[rep.over]), clear, None))
+            if rep.metric == "win_share" and by_symmetry(best):
+                picks[-1] = (desc, show(best[rep.over]), clear, {"own": show(best[rep.over]), "best": True})
+            elif rep.metric == "win_share" and by_symmetry(nxt):
+                picks[-1] = (desc, show(best[rep.over]), clear, {"own": show(nxt[rep.over]), "clear": clear})
             lo, hi = clip_interval(d["lo"], d["hi"], metric_range(rep.metric, diff=True))
             notes.append(f"next {show(nxt[rep.over])}: {fmt_metric(rep.metric, d['diff'], True)}, paired 95% CI "
                          f"{span(rep.metric, lo, hi, True)}"
@@ -87,8 +91,10 @@ def answer_best(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
                 notes.append(f"the field's own {show(own[rep.over])}: {fmt_metric(rep.metric, d['diff'], True)}, "
                              f"paired 95% CI {span(rep.metric, lo, hi, True)}"
                              + ("" if d["lo"] > 0 or d["hi"] < 0 else ", not clearly different"))
+                picks[-1] = (desc, show(best[rep.over]), clear,
+                             {"own": show(own[rep.over]), "clear": bool(d["lo"] > 0 or d["hi"] < 0)})
         else:
-            picks.append((desc, show(best[rep.over]), False))
+            picks.append((desc, show(best[rep.over]), False, None))
         role, _, name = rep.over.partition(".")
         if name and "." not in name:  # a swept parameter or rule option whose best value ends the list tried
             edge = edge_text([Param(rep.over, role, name, tuple(sub[rep.over].to_list()))], {rep.over: best[rep.over]},
@@ -146,14 +152,33 @@ def headline(rep, metric_label: str, picks: list[tuple[str, str, bool]], lows: l
         return [*sentences, score]
     if len(picks) <= 3 and score is None:
         return None
-    values = [v for _, v, _ in picks]
+    values = [p[1] for p in picks]
     text = (f"The {short(rep.over)} with the {best} {metric_label} ranges from {min(values, key=_num)} to "
-            f"{max(values, key=_num)} over the {len(picks)} groups: " + join_values(f"{v} ({d})" for d, v, _ in picks) + ".")
-    clear = sum(c for _, _, c in picks)
+            f"{max(values, key=_num)} over the {len(picks)} groups: " + join_values(f"{p[1]} ({p[0]})" for p in picks) + ".")
+    clear = sum(p[2] for p in picks)
     return [text, f"It is clearly ahead of the next value (the runner-up by that figure) on the same deals in "
                   f"{clear} of the {len(picks)} groups, which does not make it clearly ahead of every other value "
                   "(paired.parquet compares it with each); elsewhere the next value is not clearly worse (the table "
-                  "and the full answer give each group's runner-up)."] + ([score] if score else [])
+                  "and the full answer give each group's runner-up)." + _own_text(picks)] + ([score] if score else [])
+
+
+def _own_text(picks: list[tuple]) -> str:
+    """The headline's words on the field's own value (a table of one strategy: what the table does), where
+    the groups have one: in how many groups the best is clearly better than it, and where it is the best
+    or not clearly worse than the best (the answer in full gives each difference)."""
+    owns = [(p[0], p[3]) for p in picks if len(p) > 3 and p[3] is not None]
+    if not owns:
+        return ""
+    names = list(dict.fromkeys(o["own"] for _, o in owns))
+    beaten = sum(1 for _, o in owns if o.get("clear"))
+    text = (f" Against the field's own value ({join_values(names)}), what the table does, the best is clearly "
+            f"better in {beaten} of the {len(owns)} groups")
+    for words, kept in (("is itself the best", [d for d, o in owns if o.get("best")]),
+                        ("is not clearly worse than the best",
+                         [d for d, o in owns if not o.get("best") and not o.get("clear")])):
+        if kept:
+            text += f"; it {words} in {len(kept)} ({join_values(d for d in kept if d) or 'its group'})"
+    return text + "."
 
 
 def _score_sentence(rep, metric_label: str, best: str, lows: list[dict], low_is_good: bool = True,
