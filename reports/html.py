@@ -21,7 +21,9 @@ import polars as pl
 from experiments.answers import REGISTRY
 from experiments.answers.base import ReportContext
 from experiments.answers.common import is_share
+from simcore.errors import SenseiError
 from simcore.files import atomic_write
+from simcore.registry import get_game
 
 from . import plots
 
@@ -411,11 +413,27 @@ def _balance(cells: pl.DataFrame, axes: list[str]) -> tuple[str, bool]:
     has_lead = "mean.lead_changes" in df.columns
     if has_lead:
         aggs.append(((pl.col("mean.lead_changes") * w).sum() / w.sum()).alias("lead_changes"))
-    for c in ("metric.mean_rounds", "metric.wake_rate", "metric.caller_success"):
+    for c in BALANCE_METRICS:
         if c in df.columns:
             aggs.append(((pl.col(c) * w).sum() / w.sum()).alias(c.split(".", 1)[1]))
     agg = df.group_by("group", maintain_order=True).agg(aggs)
     return html_table(agg), has_lead
+
+
+#: the game metrics the Balance table shows where a run has them (Sen's)
+BALANCE_METRICS = ("metric.mean_rounds", "metric.wake_rate", "metric.caller_success")
+
+
+def _balance_words(cells: pl.DataFrame, game: str) -> str:
+    """The Balance caption's words on the game metrics its table shows: each one's meaning, from the game's
+    own description of it (``wake_rate: share of rounds ended by WAKE UP! ...``)."""
+    try:
+        metrics = {m.name: m.meaning for m in get_game(game).ratio_metrics}
+    except SenseiError:  # (an unknown game in the run's summary: the columns go without words)
+        return ""
+    words = [f"{c.split('.', 1)[1]}: {metrics[c.split('.', 1)[1]]}" for c in BALANCE_METRICS
+             if c in cells.columns and metrics.get(c.split(".", 1)[1])]
+    return ("; ".join(words) + ".") if words else ""
 
 
 def _searched_rules(cells: pl.DataFrame, axes: list[str], taken: list[str]) -> list[str]:
@@ -510,6 +528,9 @@ def _build_report(run_dir: str, run: dict[str, Any], index: bool, spec_table: pl
         figs = [f for f in figs if not f.startswith("focus")]
     shown = _present(cells, figs)
     caption = "one row per cell (every parameter and figure is in cells.parquet)"
+    if "a" in lineup and "b" in lineup:
+        caption += ("; a: the entrant, b: the strategy it plays against (with 3 or more players, a alone against "
+                    "copies of b)")
     over_deals = s.get("per_deal", False)  # per-deal values were kept: the intervals are over deals
     if "focus_win_share" in shown:
         who = {"focus": "the studied seat", "tournament": "the entrant alone against a field of another"}.get(
@@ -556,7 +577,8 @@ def _build_report(run_dir: str, run: dict[str, Any], index: bool, spec_table: pl
 
     page = _env().get_template("report.html.j2").render(
         s=s, m=m, css=_css(), lead_figure=figures[0] if figures else None, figures=figures[1:], tables=tables,
-        balance=balance, has_lead=has_lead, headline=headline, answer=answer, folded=folded, lead_table=lead_table,
+        balance=balance, has_lead=has_lead, balance_words=_balance_words(cells, s.get("game", "")),
+        headline=headline, answer=answer, folded=folded, lead_table=lead_table,
         config_text=run["config_text"], examples=example_games(t["examples"], cells, axes),
         terms=answer_terms(answer), pooled_fresh=bool(t["confirm"].height or "fresh_regret" in t["regrets"].columns))
     path = os.path.join(run_dir, "report.html")

@@ -202,6 +202,8 @@ class Metric:
     den: str | None = None
     per_seat: bool = False
     bounds: Range | None = None
+    #: what the figure means, in a reader's words (the reports' captions give it where they show the figure)
+    meaning: str = ""
 
 
 class Game(abc.ABC):

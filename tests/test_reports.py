@@ -35,6 +35,23 @@ def test_report_is_self_contained_and_states_the_answer(run_dir):
     assert os.path.basename(path) + "/report.html" in index and "Report test" in index
 
 
+def test_report_says_what_its_columns_mean(run_dir, tmp_path):
+    # the Balance table's game metrics (Sen's wake_rate read 100% where a seat never wakes: any seat's call
+    # counts) and a tournament's a and b columns went undefined
+    path, _ = run_dir
+    page = open(build_report(path), encoding="utf-8").read()
+    balance = page[page.index('<section id="balance">'):page.index('<section id="tables">')]
+    assert ("wake_rate: share of rounds ended by a WAKE UP!, whoever called it (the rest ended by the empty pile)"
+            in balance and "caller_success: share of called rounds in which the caller had the fewest ravens" in balance)
+    res = run_experiment({"title": "t", "question": "q", "game": "sen", "players": 2, "games": 6, "seed": 3,
+                          "lineup": {"tournament": ["counter", "swapper"]}})
+    page = open(build_report(res.write(str(tmp_path))), encoding="utf-8").read()
+    assert "a: the entrant, b: the strategy it plays against" in page
+    from reports.html import BALANCE_METRICS
+    from simcore.registry import get_game
+    assert all(m.meaning for m in get_game("sen").ratio_metrics if "metric." + m.name in BALANCE_METRICS)
+
+
 def test_report_reads_files_only(run_dir, monkeypatch):
     path, _ = run_dir
     import simcore.runner

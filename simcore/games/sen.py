@@ -1145,10 +1145,12 @@ class Sen(Game):
     #: every column counts or sums ravens (never negative)
     column_ranges: ClassVar[dict[str, tuple]] = {name: NON_NEGATIVE for name in ("score", *columns)}
     ratio_metrics: ClassVar[tuple[Metric, ...]] = (
-        Metric("mean_rounds", "rounds"),
-        Metric("mean_round_turns", "turns", "rounds"),
-        Metric("wake_rate", "called", "rounds", bounds=SHARE),
-        Metric("caller_success", "caller_ok", "called", bounds=SHARE),
+        Metric("mean_rounds", "rounds", meaning="rounds per game"),
+        Metric("mean_round_turns", "turns", "rounds", meaning="turns per round"),
+        Metric("wake_rate", "called", "rounds", bounds=SHARE,
+               meaning="share of rounds ended by a WAKE UP!, whoever called it (the rest ended by the empty pile)"),
+        Metric("caller_success", "caller_ok", "called", bounds=SHARE,
+               meaning="share of called rounds in which the caller had the fewest ravens, ties included"),
         Metric("mean_dream_total", "dream_sum", "dream_n"),
         Metric("mean_score", "score", per_seat=True),
         Metric("penalty_rate", "penalties", "called", bounds=SHARE),
