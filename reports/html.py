@@ -20,7 +20,7 @@ import polars as pl
 
 from experiments.answers import REGISTRY
 from experiments.answers.base import ReportContext
-from experiments.answers.common import is_share
+from experiments.answers.common import by_symmetry, is_share
 from simcore.errors import SenseiError
 from simcore.files import atomic_write
 from simcore.registry import get_game
@@ -545,7 +545,17 @@ def _build_report(run_dir: str, run: dict[str, Any], index: bool, spec_table: pl
     if t["confirm"].height or ("fresh_regret" in t["regrets"].columns):
         caption += ("; a lineup that search.confirm played again on fresh deals pools them here with the deals of "
                     "its race, so its figures are neither the race's nor the confirmation's (the answer gives both)")
-    tables = [{"title": "Cells", "caption": caption, "html": html_table(cells.select(key + lineup + shown))}]
+    table = cells.select(key + lineup + shown)
+    if "focus_win_lo" in shown:
+        # a self-play cell's win share is its fair share by symmetry, not an estimate: no interval to print
+        # (it read 50.00% [50.00%, 50.00%])
+        exact = pl.Series([by_symmetry(r) for r in cells.iter_rows(named=True)], dtype=pl.Boolean)
+        if exact.any():
+            table = table.with_columns([pl.when(exact).then(None).otherwise(pl.col(c)).alias(c)
+                                        for c in ("focus_win_lo", "focus_win_hi")])
+            caption += ("; a cell of the same strategy in every seat wins its fair share by symmetry: its win share "
+                        "is exact, without an interval")
+    tables = [{"title": "Cells", "caption": caption, "html": html_table(table)}]
     if t["paired"].height:
         tables.append({"title": "Paired differences", "caption": "value minus versus, on the same deals: mean, "
                        "95% interval, paired t-test p-value, correlation of the pairs (rho)",

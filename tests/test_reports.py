@@ -47,6 +47,15 @@ def test_report_says_what_its_columns_mean(run_dir, tmp_path):
                           "lineup": {"tournament": ["counter", "swapper"]}})
     page = open(build_report(res.write(str(tmp_path))), encoding="utf-8").read()
     assert "a: the entrant, b: the strategy it plays against" in page
+    # a self-play cell's win share is exact (the fair share by symmetry): no interval of zero width
+    res = run_experiment({**CFG, "games": 6, "sweep": {"focus.wake": [10, 12]}})
+    page = open(build_report(res.write(str(tmp_path / "self"))), encoding="utf-8").read()
+    cells = page[page.index("<h3>Cells"):page.index("</table>", page.index("<h3>Cells"))]
+    assert "wins its fair share by symmetry: its win share is exact, without an interval" in cells
+    rows = [re.findall(r"<td>(.*?)</td>", r) for r in re.findall(r"<tr>(.*?)</tr>", cells)]
+    head = re.findall(r"<th>(.*?)</th>", cells)
+    lo = head.index("focus_win_lo")
+    assert [r[lo] == "" for r in rows if r] == [True, False]  # wake 10 against wake 10, then wake 12
     from reports.html import BALANCE_METRICS
     from simcore.registry import get_game
     assert all(m.meaning for m in get_game("sen").ratio_metrics if "metric." + m.name in BALANCE_METRICS)
