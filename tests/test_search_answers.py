@@ -601,8 +601,12 @@ def test_design_over_equilibria_does_not_depend_on_jobs_and_draws_its_figures(de
 def test_design_over_the_equilibrium_of_each_rule_setting(de_run):
     res = de_run
     assert res.answer[0].startswith("best penalty (highest equilibrium stakes; ")
-    assert res.answer[1].startswith("equilibrium of threshold under each rule setting (iterated best response; "
-                                    "stakes: ")
+    # the grid is coarse (4 to 20 in steps of 4): a fixed point is one of its values, and the sentence says so
+    assert res.answer[1].startswith("equilibrium of threshold under each rule setting (iterated best response over "
+                                    "the grid's 5 values of wake, 4 to 20 (a fixed point is one of them: the values "
+                                    "between them were not tried); stakes: ")
+    from experiments.answers.design import _grid_text
+    assert _grid_text([{"focus.wake": v} for v in (2, 3, 4)]) == "the grid's 3 values of wake, 2 to 4"
     race, eqt, path = res.tables["race"], res.tables["equilibrium"], res.tables["path"]
     design = race.filter(pl.col("step").is_null())
     assert design.height == 2 and set(design["rules.penalty"]) == {0, 15}

@@ -406,9 +406,25 @@ def _equilibrium_sentence(desc: str, cell, found, figs, obj: str) -> str:
                      + f"; best response to the field {cell.agents[1].spec()}: {response}; "
                      f"stakes {value_text(obj, m)} {value_span(obj, lo, hi)} over "
                      f"{figs[k][0].size:,} deals")
+    grid = _grid_text(found.extra[setting_label(found.settings[found.raced[0]])]["paths"][0].found[0].settings)
     return (f"{desc}: " if desc else "") + "equilibrium of " + short_spec(cell.agents[0]) + " under each rule " \
-        "setting (iterated best response; stakes: the win share a seat gains at a table of the fixed point by " \
-        "playing it rather than a value drawn uniformly from the grid): " + "; ".join(parts)
+        f"setting (iterated best response over {grid}; stakes: the win share a seat gains at a table of the " \
+        "fixed point by playing it rather than a value drawn uniformly from the grid): " + "; ".join(parts)
+
+
+def _grid_text(settings: list[dict[str, Any]]) -> str:
+    """The family's grid as the sentence names it: ``the grid's 9 values of wake, -1 to 30 (a fixed point is
+    one of them: the values between them were not tried)``; the values themselves where they are few."""
+    keys = list(settings[0]) if settings else []
+    if len(keys) != 1:
+        return f"the grid's {len(settings)} settings"
+    name = keys[0].partition(".")[2]
+    values = sorted(s[keys[0]] for s in settings if isinstance(s[keys[0]], (int, float)))
+    if len(values) != len(settings) or len(values) < 2:
+        return f"the grid's {len(settings)} values of {name}"
+    gaps = any(b - a > 1 for a, b in zip(values, values[1:]))
+    return (f"the grid's {len(values)} values of {name}, {values[0]:g} to {values[-1]:g}"
+            + (" (a fixed point is one of them: the values between them were not tried)" if gaps else ""))
 
 
 def _tied_text(path, others: list[str]) -> str:
