@@ -72,7 +72,13 @@ def test_elimination_answers_with_intervals_and_paired_differences(elimination, 
         assert re.search(f"least often eliminated: .+, {CI} \\(next .+: (\\+\\d+\\.\\d% \\[.+\\] on the same deals"
                          f"(, not clearly apart)?|the same on every deal)\\); most wins: .+, ", h), h
         wins = h.split("; most wins: ")[1].split("; most wins when not")[0]
-        assert re.search(r"\(next .+: (-\d+\.\d%|\+0\.0%) \[|\(next .+: the same on every deal\)", wins), wins
+        if wins.startswith("no challenger"):
+            # the field's own table leads (the fair share by symmetry): the one named is the best challenger
+            assert re.match(r"no challenger wins more than the field itself \(counter in every seat: \d+\.\d%, "
+                            r"the fair share\) \(best challenger .+: (-\d+\.\d%|\+0\.0%) \[", wins), wins
+        else:
+            assert not wins.startswith("counter"), wins
+            assert re.search(r"\(next .+: (-\d+\.\d%|\+0\.0%) \[|\(next .+: the same on every deal\)", wins), wins
         # and so is the leader in wins when not eliminated (a ratio: its difference linearised deal by deal)
         cond = h.split("; most wins when not eliminated: ")[1]
         assert re.search(r"\(next .+: ((-\d+\.\d%|\+0\.0%) \[.+\] on the same deals(, not clearly apart)?|the "
@@ -293,3 +299,17 @@ def test_a_value_alike_with_the_baseline_says_so_and_gives_no_zero_differences()
     g = next(s for s in res.answer if s.startswith("greedy") and "of its" in s)
     assert "vs guard margin=4 on the same deals" in g
     assert res.paired.filter(pl.col("value").cast(pl.String).str.contains("margin=3")).height == 3  # kept, all 0
+
+
+def test_where_the_field_itself_leads_in_wins_the_best_challenger_is_named():
+    # 4 players, 400 deals: counter in every seat wins its fair 25.0% by symmetry and leads; "most wins: counter
+    # (the field itself)" named the table, not a challenger
+    from experiments.config import read_toml
+
+    raw = read_toml(ELIMINATION)
+    raw["sweep"]["players"] = [4]
+    res = run_experiment(raw, games=400)
+    (head,) = res.headline
+    assert re.search(r"; most wins: no challenger wins more than the field itself \(counter in every seat: 25\.0%, "
+                     r"the fair share\) \(best challenger guard margin=1 late=8: -0\.\d% \[-\d\.\d%, \+\d\.\d%\] on the "
+                     r"same deals, not clearly apart\); most wins when not eliminated", head), head

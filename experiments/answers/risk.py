@@ -82,7 +82,7 @@ def answer_risk(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
         hi_v, hi_f = top(f_win, "max")
         cv, cf = top(f_cond, "max")
 
-        def versus_next(name: str, col: str, best: str, v_top: Any) -> str:
+        def versus_next(name: str, col: str, best: str, v_top: Any, word: str = "next") -> str:
             # the leader by its estimate against the next one, on the same deals: leading is not being clearly apart
             rest = sorted(((v, f) for v, f in figs.items() if v != v_top and f[name][0] is not None),
                           key=lambda t: t[1][name][0], reverse=best == "max")
@@ -102,9 +102,9 @@ def answer_risk(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
             else:
                 d = paired_diff((j[f"{col}_ref"] / j["plays_ref"]).to_numpy(), (j[col] / j["plays"]).to_numpy())
             if d["lo"] == d["hi"] == d["diff"] == 0:
-                return f" (next {show(v2)}: the same on every deal)"
+                return f" ({word} {show(v2)}: the same on every deal)"
             apart = d["lo"] > 0 or d["hi"] < 0
-            return f" (next {show(v2)}: {dci_text(d)} on the same deals{'' if apart else ', not clearly apart'})"
+            return f" ({word} {show(v2)}: {dci_text(d)} on the same deals{'' if apart else ', not clearly apart'})"
 
         def itself(f: dict) -> str:
             # a table of one strategy wins exactly the fair share by symmetry: say so where it leads
@@ -114,9 +114,14 @@ def answer_risk(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
         sentences.append(
             (f"{desc}{against}: " if desc else (f"{against.strip()}: " if against else ""))
             + f"least often {ev}: {show(lo_v)}{itself(lo_f)}, {ci_text(*lo_f[f_ev])}"
-            f"{versus_next(f_ev, 'event', 'min', lo_v)}; most wins: {show(hi_v)}"
-            f"{itself(hi_f)}, {ci_text(*hi_f[f_win])} (fair share {100 / P:.1f}%)"
-            f"{versus_next(f_win, 'win', 'max', hi_v)}; most wins when not {ev}: "
+            f"{versus_next(f_ev, 'event', 'min', lo_v)}; "
+            + (f"most wins: {show(hi_v)}, {ci_text(*hi_f[f_win])} (fair share {100 / P:.1f}%)"
+               f"{versus_next(f_win, 'win', 'max', hi_v)}" if not itself(hi_f) else
+               # the table of the field alone wins the fair share by symmetry: leading, it says that no
+               # challenger wins more than the field's own seat, and the one to name is the best challenger
+               f"most wins: no challenger wins more than the field itself ({show(hi_v)} in every seat: "
+               f"{ci_text(*hi_f[f_win])}, the fair share){versus_next(f_win, 'win', 'max', hi_v, 'best challenger')}")
+            + f"; most wins when not {ev}: "
             f"{show(cv)}{itself(cf)}, {ci_text(*cf[f_cond])}{versus_next(f_cond, 'win_clear', 'max', cv)}")
         bf = figs.get(base)
         seen: list[tuple[Any, pl.DataFrame]] = []  # each value's per-deal figures, to find values that play alike
