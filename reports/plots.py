@@ -1050,8 +1050,19 @@ def risk_tradeoff(est: pl.DataFrame, event_figure: str) -> Figure | None:
     cases = df["case"].unique(maintain_order=True).to_list()
     fig, axes = plt.subplots(1, len(groups), figsize=(5.2 * len(groups), 4.8), squeeze=False)
     palette = sns.color_palette("tab10" if len(cases) <= 10 else "tab20", len(cases))
+    hidden = []  # cases drawn on the same spot in a panel (guard's margins 3 and 4 play the same games)
     for ax, g in zip(axes[0], groups):
         sub = df.filter(pl.col("group") == g)
+        # points closer than a marker's width (1% of the panel's span) hide one another
+        xs, ys = sub["value"].to_numpy() * 100, sub["y"].to_numpy() * 100
+        tol_x, tol_y = 0.01 * max(np.ptp(xs), 1.0), 0.01 * max(np.ptp(ys), 1.0)
+        taken: set[int] = set()
+        for i in range(sub.height):
+            near = [j for j in range(i + 1, sub.height) if j not in taken
+                    and abs(xs[j] - xs[i]) < tol_x and abs(ys[j] - ys[i]) < tol_y]
+            if near and i not in taken:
+                taken.update(near)
+                hidden.append((g, [lab(sub["case"][k]) for k in [i, *near]]))
         for r in sub.iter_rows(named=True):
             c = palette[cases.index(r["case"])]
             x, y = r["value"] * 100, r["y"] * 100
@@ -1073,7 +1084,23 @@ def risk_tradeoff(est: pl.DataFrame, event_figure: str) -> Figure | None:
                bbox_to_anchor=(0.5, 0.0))
     return Figure("Risk against reward", f"each focus strategy's {event_figure.replace('_share', '')} share (x) "
                   "and win share (y) against the field, with Wilson 95% intervals, one panel per group; up and to "
-                  "the left is better; dotted: the fair share 1/P" + left_out, _encode(fig))
+                  "the left is better; dotted: the fair share 1/P"
+                  + _same_spot_note(hidden)
+                  + left_out, _encode(fig))
+
+
+def _same_spot_note(hidden: list[tuple[str, list[str]]]) -> str:
+    """The caption's words on points that hide one another: ``; a and b lie on the same spot (2 players and
+    4 players), ...``, each set of cases once with every panel it happens in."""
+    from experiments.answers.common import and_list
+
+    where: dict[tuple, list[str]] = {}
+    for g, names in hidden:
+        where.setdefault(tuple(names), []).append(g)
+    return "".join(f"; {and_list(names)} lie on the same spot"
+                   + ("" if groups == ["all"] else f" ({and_list(groups)})")
+                   + ", the last drawn covering the others (their figures are in the tables)"
+                   for names, groups in where.items())
 
 
 def estimate_panels(est: pl.DataFrame, figures: list[str], xlabel: str) -> Figure | None:

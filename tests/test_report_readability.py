@@ -565,3 +565,19 @@ def test_a_run_without_groups_draws_no_legend_or_title_named_all(drawn):
     ax.plot([0, 1], [0, 1], label="2p")
     assert plots.legend_outside(ax) is not None
     matplotlib.pyplot.close(fig)
+
+
+def test_risk_points_that_hide_one_another_are_named_in_the_caption(drawn):
+    # senshi_elimination: guard margin=3 and margin=4 play almost the same games; one point covered the other
+    rows = []
+    for g, P in (("2 players", 2), ("4 players", 4)):
+        for case, ev, win in (("a", 0.30, 0.40), ("b", 0.3001, 0.4001), ("c", 0.50, 0.20)):
+            for fig_name, v in (("eliminated_share", ev), ("win_share", win)):
+                rows.append({"scope": "cell", "cell": len(rows) // 2, "group": g, "case": case, "players": P,
+                             "figure": fig_name, "value": v, "lo": v - 0.01, "hi": v + 0.01})
+    fig = plots.risk_tradeoff(pl.DataFrame(rows), "eliminated_share")
+    assert fig.caption.endswith("; a and b lie on the same spot (2 players and 4 players), the last drawn covering "
+                                "the others (their figures are in the tables)")
+    far = pl.DataFrame(rows).with_columns(pl.when(pl.col("case") == "b").then(pl.col("value") + 0.05)
+                                          .otherwise(pl.col("value")).alias("value"))
+    assert "same spot" not in plots.risk_tradeoff(far, "eliminated_share").caption
