@@ -504,6 +504,13 @@ def test_design_brings_the_objective_to_its_target():
     others = survivors.height - 1
     assert (f"(best by its estimate only: {others} other setting{'s' if others > 1 else ''} still in the race)"
             in lead) == (others > 0), lead
+    # the figure draws the objective, the race ranks distances: its caption says so
+    from experiments.answers import design
+    from experiments.answers.base import ReportContext
+    ctx = ReportContext({}, res.tables, res.cells, [], [], None)
+    (fig,) = [f for f in design.figures(ctx) if f is not None]
+    assert fig.caption.endswith("the race compares the settings by their distance to the target, paired on the same "
+                                "deals, so a setting on either side of it may stay in the race")
 
 
 def focus_per_deal(games: pl.DataFrame, cells: pl.DataFrame, cell: int) -> pl.DataFrame:

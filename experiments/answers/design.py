@@ -484,9 +484,12 @@ def figures(ctx: ReportContext) -> list:
     design, responses = race, None
     if race is not None and "step" in race.columns:  # an objective over equilibria: their races too
         design, responses = race.filter(pl.col("step").is_null()), race.filter(pl.col("step").is_not_null())
+    aimed = design is not None and "distance" in design.columns and design["distance"].is_not_null().any()
     out = [race_figure(design, ctx.gaxes, "Design search",
                        "the objective of every raced setting with its 95% interval; filled: still in the race, "
-                       "the best ringed; dotted: the target (or the fair share)")]
+                       "the best ringed; dotted: the target (or the fair share)"
+                       + ("; the race compares the settings by their distance to the target, paired on the same "
+                          "deals, so a setting on either side of it may stay in the race" if aimed else ""))]
     if responses is not None:
         rules = [c for c in responses.columns if c.startswith("rules.") and c not in ctx.gaxes]
         out += [_curves_figure(responses, ctx.gaxes + rules), _path_figure(ctx.t.get("path"), ctx.gaxes + rules)]
