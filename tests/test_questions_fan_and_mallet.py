@@ -56,9 +56,20 @@ def test_answer_has_an_interval_for_every_start_and_metric(tiny, tmp_path):
     for s in rest + tiny.headline:
         assert not re.search(r"first_winner_won|tie_share|tie_white_house_share|mean_bonus|swing_share", s), s
     # the headline: seat 0 by start, the pairings off the fair share, the metrics, the abilities' ranges
-    assert len(tiny.headline) == 4 and tiny.headline[2] == rest[0][0].upper() + rest[0][1:] + "."
+    assert len(tiny.headline) == 5 and tiny.headline[3] == rest[0][0].upper() + rest[0][1:] + "."
     assert re.match(r"Over every cell, the mean bonus power of a kid ghost in a possessed house ranges from "
-                    r"\d+\.\d+ ± \d+\.\d+ \(\w+\) to \d+\.\d+ ± \d+\.\d+ \(\w+\); the share of kid ghosts", tiny.headline[3])
+                    r"\d+\.\d+ ± \d+\.\d+ \(\w+\) to \d+\.\d+ ± \d+\.\d+ \(\w+\); the share of kid ghosts", tiny.headline[4])
+    # the pairings of one strategy in both seats apart, where only the seat differs: their pooled share of seat 0
+    # (a pairing of unequal strategies dilutes the seat's edge with the stronger one's games)
+    assert tiny.headline[1].startswith("With one strategy in every seat (5 of the 15 pairings of each group), where "
+                                       "only the seat differs, seat 0 wins ")
+    cells = tiny.cells.filter(pl.col("seat0") == pl.col("seat1"))
+    shares = re.findall(r"(\d+\.\d)% (?:± \d+\.\d%|\[[^]]+\]) \(start_positions (0,\d+)\)", tiny.headline[1])
+    assert len(shares) == 6
+    for share, start in shares:
+        c = cells.filter(pl.col("rules.start_positions") == start)
+        assert c.height == 5
+        assert float(share) == pytest.approx(100 * (c["seat0_win_share"] * c["games"]).sum() / c["games"].sum(), abs=0.051)
     page = open(build_report(tiny.write(str(tmp_path)), index=False), encoding="utf-8").read()
     assert "Seat 0 by orientation" in page and "Estimates" in page and all(str(escape(s)) in page for s in ans)
     assert "advantage %" in page and "(points)" not in page  # a difference of shares in %, as everywhere
