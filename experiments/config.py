@@ -18,7 +18,7 @@ import unicodedata
 from typing import Any
 
 from simcore.errors import SenseiError
-from simcore.files import not_a_file
+from simcore.files import not_a_file, read_limited
 from simcore.options import NATIVE, check_native, field_value, shown
 from simcore.registry import get_game
 from simcore.runner import MAX_CHUNK, MAX_GAMES
@@ -258,8 +258,12 @@ def read_toml(path: str) -> dict[str, Any]:
         raise SenseiError(f"{path}: config file not found" if why == "not found" else
                           f"{path}: {why}" + (", not a config file" if why == "is a folder" else ""))
     try:
-        with open(path, "rb") as fh:
-            data = fh.read()
+        data = read_limited(path)
+    except OSError as exc:
+        raise SenseiError(f"{path}: cannot be read: {exc}") from None
+    except ValueError as exc:  # a pipe, or a file far larger than any config
+        raise SenseiError(f"{path}: {exc}") from None
+    try:
         # a byte-order mark (some editors write one) is no part of the TOML
         return tomllib.loads(data.removeprefix(b"\xef\xbb\xbf").decode("utf-8"))
     except tomllib.TOMLDecodeError as exc:

@@ -35,7 +35,7 @@ import numpy as np
 import polars as pl
 
 from simcore.errors import SenseiError
-from simcore.files import atomic_write
+from simcore.files import atomic_write, not_a_file
 from simcore.runner import (TURN_HIST, Totals, check_jobs, chunks, default_chunk, n_chunks, play_chunk, run_chunks,
                             check_memory as _check_bytes)
 from simcore.stats import sprt_decide, sprt_llr
@@ -391,6 +391,9 @@ class ChunkStore:
         """The result of a finished task, as :func:`cell_chunk` returned it."""
         path = self._path(key)
         newer = False
+        why = not_a_file(path)
+        if why is not None and why != "not found":  # a pipe would hang np.load for ever
+            raise SenseiError(f"{path}: {why}, not a finished chunk; delete it and resume again to replay it")
         try:
             with np.load(path, allow_pickle=False) as z:
                 data = {k: z[k] for k in z.files}

@@ -41,6 +41,7 @@ from typing import Any, Callable, Sequence
 import polars as pl
 
 from simcore.errors import SenseiError, WorkerDied
+from simcore.files import read_limited
 from simcore.runner import check_jobs, check_scheduler
 from strategies.registry import origin, register_files, registered_files
 
@@ -376,11 +377,14 @@ def _now() -> str:
 def _config_text(source: Any, cfg: Config, games: int | None = None) -> str:
     """The config's text as run: the file as written (a dict as TOML), headed by a comment when ``--games``
     overrode its ``games``, so that the copy in the run folder does not pass for the whole of what ran."""
-    if isinstance(source, dict) or not os.path.isfile(os.fspath(source)):
+    text = None
+    if not isinstance(source, dict):
+        try:  # a byte-order mark is no part of the config
+            text = read_limited(os.fspath(source)).decode("utf-8").removeprefix("\ufeff")
+        except (OSError, ValueError):  # (changed since it was read: the config as parsed)
+            text = None
+    if text is None:
         text = toml_dumps(cfg.raw)
-    else:
-        with open(os.fspath(source), encoding="utf-8") as fh:
-            text = fh.read().removeprefix("\ufeff")  # a byte-order mark is no part of the config
     if games is not None and cfg.raw.get("games") != cfg.games:
         per = "deals between the sequential test's looks" if cfg.sprt is not None else "deals per cell"
         text = (f"# run with --games {cfg.games}: {cfg.games:,} {per}, not the file's games (the command in\n"
@@ -424,8 +428,7 @@ def strategy_sources(cfg: Config, hashes: bool = True) -> dict[str, str]:
 def check_strategy_files(run_dir: str, given: dict[str, str]) -> None:
     """A resume gets every --strategies file of the interrupted run, unchanged (SenseiError otherwise)."""
     try:
-        with open(os.path.join(run_dir, STATE), encoding="utf-8") as fh:
-            old = json.load(fh).get("strategy_files") or {}
+        old = json.loads(read_limited(os.path.join(run_dir, STATE))).get("strategy_files") or {}
         if not isinstance(old, dict):
             return
     except (OSError, ValueError, AttributeError):
@@ -452,9 +455,8 @@ def _other_config(run_dir: str, raw: dict[str, Any] | None) -> bool:
     if raw is None:
         return False
     try:
-        with open(os.path.join(run_dir, "config.toml"), "rb") as fh:
-            old = tomllib.load(fh)
-    except (OSError, ValueError):
+        old = tomllib.loads(read_limited(os.path.join(run_dir, "config.toml")).decode("utf-8"))
+    except (OSError, ValueError):  # (a pipe or a huge file too: read_limited neither waits nor fills memory)
         return False
 
     def rest(r: dict[str, Any]) -> str:
@@ -476,16 +478,19 @@ def open_unfinished(run_dir: str, fingerprint: dict[str, Any], raw: dict[str, An
     if os.path.islink(path) or os.path.islink(os.path.join(run_dir, PARTS)):
         raise SenseiError(f"{run_dir}: {STATE} or {PARTS} is a symbolic link; a run folder keeps its files inside itself")
     try:
-        with open(path, encoding="utf-8") as fh:
-            state = json.load(fh)
+        data = read_limited(path)
+    except FileNotFoundError:
+        raise SenseiError(f"{run_dir}: not an unfinished run folder (no {STATE})") from None
+    except (OSError, ValueError) as exc:  # a pipe or a huge file: never a wait, never all of it in memory
+        raise SenseiError(f"{path}: unreadable: {exc}") from None
+    try:
+        state = json.loads(data)
         old = state["fingerprint"]
         if not isinstance(old, dict):
             raise TypeError("fingerprint")
         if not isinstance(state.get("resumed", []), list):  # a hand-edited file: its list of resumptions
             raise TypeError("resumed")
-    except FileNotFoundError:
-        raise SenseiError(f"{run_dir}: not an unfinished run folder (no {STATE})") from None
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+    except (ValueError, KeyError, TypeError) as exc:
         raise SenseiError(f"{path}: unreadable ({type(exc).__name__})") from None
     old.setdefault("strategies", {})  # a run folder made before strategies were recorded used none
     keys = ["seed", "games", "chunk_size", "config_sha256", "sensei_version", "strategies"]
@@ -525,8 +530,7 @@ def check_complete(run_dir: str) -> None:
             raise SenseiError(f"{run_dir}: not a run folder (no manifest.json){_runs_inside(run_dir)}")
         hint = ""
         try:
-            with open(os.path.join(run_dir, STATE), encoding="utf-8") as fh:
-                cmd = json.load(fh).get("command")
+            cmd = json.loads(read_limited(os.path.join(run_dir, STATE))).get("command")
             if isinstance(cmd, str):
                 hint = f"; finish it with: {cmd} --resume {shlex.quote(run_dir)}"
         except (OSError, ValueError, AttributeError):

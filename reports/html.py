@@ -22,7 +22,7 @@ from experiments.answers import REGISTRY
 from experiments.answers.base import ReportContext
 from experiments.answers.common import by_symmetry, is_share
 from simcore.errors import SenseiError
-from simcore.files import atomic_write
+from simcore.files import atomic_write, read_limited
 from simcore.registry import get_game
 
 from . import plots
@@ -150,11 +150,10 @@ def read_run(run_dir: str) -> dict[str, Any]:
     for name in ("summary", "manifest"):
         p = os.path.join(run_dir, f"{name}.json")
         try:
-            with open(p, encoding="utf-8") as fh:
-                out[name] = json.load(fh)
+            out[name] = json.loads(read_limited(p))
         except FileNotFoundError:
             raise ReportError(f"{run_dir}: no {name}.json (not a run folder)") from None
-        except (OSError, json.JSONDecodeError) as exc:
+        except (OSError, ValueError) as exc:  # (a pipe or a huge file: ValueError, as is bad JSON)
             raise ReportError(f"{p}: unreadable: {exc}") from None
         if not isinstance(out[name], dict):
             raise ReportError(f"{p}: damaged: a JSON object is expected, not {type(out[name]).__name__}")
@@ -174,10 +173,11 @@ def read_run(run_dir: str) -> dict[str, Any]:
     if out["tables"]["cells"].height == 0:
         raise ReportError(f"{run_dir}: cells.parquet is empty")
     try:
-        with open(os.path.join(run_dir, "config.toml"), encoding="utf-8") as fh:
-            out["config_text"] = fh.read()
-    except OSError:
+        out["config_text"] = read_limited(os.path.join(run_dir, "config.toml")).decode("utf-8")
+    except FileNotFoundError:
         out["config_text"] = "(config.toml missing)"
+    except (OSError, ValueError) as exc:  # (a pipe, a huge file, or not UTF-8)
+        raise ReportError(f"{os.path.join(run_dir, 'config.toml')}: unreadable: {exc}") from None
     else:
         _check_config_copy(run_dir, out["config_text"], out["manifest"])
     return out
@@ -633,11 +633,9 @@ def build_index(out_dir: str) -> str:
         if not os.path.isfile(os.path.join(d, "summary.json")):
             continue
         try:
-            with open(os.path.join(d, "summary.json"), encoding="utf-8") as fh:
-                s = json.load(fh)
-            with open(os.path.join(d, "manifest.json"), encoding="utf-8") as fh:
-                m = json.load(fh)
-        except (OSError, json.JSONDecodeError):
+            s = json.loads(read_limited(os.path.join(d, "summary.json")))
+            m = json.loads(read_limited(os.path.join(d, "manifest.json")))
+        except (OSError, ValueError):  # (a pipe or a huge file too: read_limited neither waits nor fills memory)
             continue
         if not isinstance(s, dict) or not isinstance(m, dict):  # a damaged folder is left out, not fatal
             continue

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import errno
 import os
+import stat
 import tempfile
 from typing import Any, Callable
 
@@ -17,6 +18,36 @@ def not_a_file(path: str) -> str | None:
     if os.path.isdir(path):
         return "is a folder"
     return "is not a regular file (a device or a pipe?)"
+
+
+#: the largest JSON or TOML file sensei reads (a config, or a run folder's summary, manifest or resume state;
+#: the largest a run writes is well under a megabyte)
+TEXT_LIMIT = 64 * 2 ** 20
+
+
+def read_limited(path: str, limit: int = TEXT_LIMIT) -> bytes:
+    """The bytes of ``path``, a regular file of at most ``limit`` bytes. ``FileNotFoundError`` (an OSError)
+    where it is missing; ValueError naming the problem where it is no regular file (a pipe is opened without
+    waiting for a writer, so that it cannot hang the reader) or larger than ``limit`` (damaged, or not the
+    file it should be), so that a caller's ``except (OSError, ValueError)`` gives its one line."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise ValueError("is not a regular file (a device or a pipe?)" if not stat.S_ISDIR(st.st_mode)
+                             else "is a folder")
+        if st.st_size > limit:
+            raise ValueError(f"is {st.st_size:,} bytes, more than the {limit:,} such a file may have (damaged, or "
+                             "not the file it should be?)")
+        with os.fdopen(fd, "rb") as fh:
+            fd = -1
+            data = fh.read(limit + 1)
+        if len(data) > limit:  # (grew while being read)
+            raise ValueError(f"is more than the {limit:,} bytes such a file may have")
+        return data
+    finally:
+        if fd >= 0:
+            os.close(fd)
 
 
 def atomic_write(path: str, write: Callable[[Any], None], binary: bool = True, sync_dir: bool = True) -> None:

@@ -467,3 +467,61 @@ def test_a_hand_edited_resume_file_is_unreadable_not_a_crash(tmp_path):
     (folder / STATE).write_text(json.dumps({"fingerprint": run_fingerprint(load(a)), "resumed": "x"}))
     with pytest.raises(SenseiError, match=r"resume\.json: unreadable \(TypeError\)"):
         open_unfinished(str(folder), run_fingerprint(load(a)), load(a).raw)
+
+
+def test_a_pipe_or_a_huge_file_in_a_run_folder_is_refused_without_waiting(tmp_path):
+    """A pipe under a run folder's file name hung `sensei report` and `--resume` for ever (Ctrl-C did not stop
+    it), and a huge manifest.json filled memory: each is now refused on one line, at once."""
+    import threading
+
+    from experiments.experiment import STATE, open_unfinished, run_fingerprint
+    from reports import ReportError, build_report
+    from simcore.errors import SenseiError
+    from simcore.files import TEXT_LIMIT
+
+    raw = {"title": "t", "question": "q", "game": "sen", "players": 2, "games": 16, "seed": 1, "chunk_size": 8,
+           "lineup": {"focus": "threshold", "field": "random"}}
+    done = run_experiment(raw).write(str(tmp_path / "out"))
+
+    def refused(call, error, *words):
+        box = {}
+
+        def go():
+            try:
+                call()
+            except error as exc:
+                box["msg"] = str(exc)
+        t = threading.Thread(target=go, daemon=True)
+        t.start()
+        t.join(20)
+        assert not t.is_alive(), "waited on a pipe"
+        assert all(w in box.get("msg", "") for w in words), box
+    for name in ("summary.json", "manifest.json", "config.toml"):
+        folder = tmp_path / f"pipe-{name}"
+        shutil.copytree(done, folder)
+        os.unlink(folder / name)
+        os.mkfifo(folder / name)
+        refused(lambda: build_report(str(folder), index=False), ReportError, name, "not a regular file")
+    big = tmp_path / "big"
+    shutil.copytree(done, big)
+    with open(big / "manifest.json", "r+b") as fh:
+        fh.truncate(TEXT_LIMIT + 1)  # (sparse: no disk used)
+    refused(lambda: build_report(str(big), index=False), ReportError, "manifest.json", "more than the")
+    # an unfinished run: its resume state, and a finished chunk
+    cfg = load(raw)
+    folder = tmp_path / "unfinished"
+    folder.mkdir()
+    os.mkfifo(folder / STATE)
+    refused(lambda: open_unfinished(str(folder), run_fingerprint(cfg), cfg.raw), SenseiError, STATE,
+            "not a regular file")
+    parts = str(tmp_path / "parts")
+    play_cells(cfg, store=ChunkStore(parts))
+    victim = sorted(f for f in os.listdir(parts) if f.endswith(".npz"))[0]
+    os.unlink(os.path.join(parts, victim))
+    os.mkfifo(os.path.join(parts, victim))
+    refused(lambda: play_cells(cfg, store=ChunkStore(parts)), SenseiError, victim, "not a regular file")
+    # and a config file far larger than any config
+    huge = tmp_path / "huge.toml"
+    with open(huge, "wb") as fh:
+        fh.truncate(TEXT_LIMIT + 1)
+    refused(lambda: load(str(huge)), SenseiError, "huge.toml", "more than the")
