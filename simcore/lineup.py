@@ -33,6 +33,7 @@ import os
 import sys
 import threading
 import time
+from collections.abc import Mapping
 from typing import Any, Sequence
 
 import numba
@@ -102,7 +103,11 @@ def compiled_values(agent: Any) -> dict[str, Any]:
     """The numbers a compiled decision gets as ``prm`` (name -> int, float or bool)."""
     get = getattr(agent, "compiled_values", None)
     if callable(get):
-        return dict(get())
+        got = get()
+        if not isinstance(got, Mapping):  # (None: an override that forgot its return)
+            raise SenseiError(f"strategy {type(agent).__name__}: compiled_values() "
+                              f"must return a dict of names to numbers, not {type(got).__name__}")
+        return dict(got)
     params = getattr(agent, "params", None)
     return {k: v for k, v in (params() if callable(params) else {}).items()
             if isinstance(v, (bool, int, float))}

@@ -27,6 +27,8 @@ import re
 import sys
 from typing import Any, Iterable
 
+import numpy as np
+
 from simcore.errors import SenseiError, StrategyError, error_text, exit_call, interrupt_possible
 from simcore.files import not_a_file
 from simcore.lineup import load_source_module
@@ -211,6 +213,10 @@ def register_files(paths: Iterable[str]) -> dict[str, str]:
                               "name: ClassVar[str] = ...; a class without one is named by its file: "
                               f"-s {path}:CLASS)")
         for cls in classes:
+            try:  # a name or game that is no text, a chunk_games that is no count of games
+                check_class_vars(cls, f"class {cls.__name__}")
+            except SenseiError as exc:
+                raise SenseiError(f"--strategies {path!r}: {exc}") from None
             if not cls.game:
                 raise SenseiError(f"--strategies {path!r}: strategy class {cls.__name__} has no game "
                                   "(game: ClassVar[str] = ...)")
@@ -268,17 +274,44 @@ def _split_params(text: str, owner: str) -> dict[str, str]:
     return out
 
 
+#: the most games a strategy's ``chunk_games`` may ask for in a chunk
+CHUNK_GAMES_MAX = 10 ** 9
+
+
+def check_class_vars(cls: type, owner: str) -> None:
+    """The class variables a strategy class sets, checked where a run would trip on them later (a
+    negative ``chunk_games`` played no chunk and failed with a traceback): SenseiError naming the class."""
+    for var in ("name", "game"):
+        v = getattr(cls, var, "")
+        if not isinstance(v, str):
+            raise SenseiError(f"strategy {owner}: its {var} must be text ({var}: ClassVar[str] = ...), not "
+                              f"{type(v).__name__} {v!r:.40}")
+    c = getattr(cls, "chunk_games", None)
+    if c is not None and (isinstance(c, bool) or not isinstance(c, (int, np.integer)) or not 1 <= c <= CHUNK_GAMES_MAX):
+        raise SenseiError(f"strategy {owner}: chunk_games must be None or a whole number from 1 to "
+                          f"{CHUNK_GAMES_MAX:,} (games per chunk), not {c!r:.40}")
+
+
 def make_strategy(cls: type, values: dict[str, Any], owner: str) -> Strategy:
     if not dataclasses.is_dataclass(cls):
         raise SenseiError(f"strategy {owner}: not a dataclass strategy")
+    check_class_vars(cls, owner)
     try:
-        return build(cls, values, f"strategy {owner}", "parameter")
+        made = build(cls, values, f"strategy {owner}", "parameter")
     except SenseiError:
         raise
     except Exception as exc:  # noqa: BLE001 - a strategy's own __post_init__ that raises: its bug, in one line
         text = " ".join(str(exc).split())
         raise StrategyError(f"strategy {owner} failed when it was made (in its __post_init__, say): "
                             f"{type(exc).__name__}" + (f": {text}" if text else "")) from exc
+    try:  # its spec names it in every table and in --json: text, as the contract has it
+        spec = made.spec()
+    except Exception as exc:  # noqa: BLE001 - a spec() of its own that raises: its bug, in one line
+        raise StrategyError(f"strategy {owner}: its spec() failed: {type(exc).__name__}: {error_text(exc)}") from exc
+    if not isinstance(spec, str) or not spec.strip():
+        raise SenseiError(f"strategy {owner}: its spec() must return its spec as text, not {type(spec).__name__} "
+                          f"{spec!r:.40}")
+    return made
 
 
 def resolve(game: str, spec: Any) -> Strategy:

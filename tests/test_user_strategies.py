@@ -641,6 +641,33 @@ BROKEN = textwrap.dedent('''
 
 
     @dataclasses.dataclass(frozen=True)
+    class Unchunked(Threshold):
+        chunk_games: ClassVar = -5
+
+
+    @dataclasses.dataclass(frozen=True)
+    class Textchunked(Threshold):
+        chunk_games: ClassVar = "10"
+
+
+    @dataclasses.dataclass(frozen=True)
+    class Numbered(Threshold):
+        name: ClassVar = 5
+
+
+    @dataclasses.dataclass(frozen=True)
+    class Valueless(Threshold):
+        def compiled_values(self):
+            pass
+
+
+    @dataclasses.dataclass(frozen=True)
+    class Misspecced(Threshold):
+        def spec(self):
+            return 42
+
+
+    @dataclasses.dataclass(frozen=True)
     class Quitter(Threshold):
         def start(self, obs, rng):
             os._exit(0)
@@ -662,6 +689,13 @@ def broken(tmp_path):
     ("Arrayless", ["illegal start", "RuntimeError: no array"]),
     ("Propped", ["broken.py' failed at line", "(in start): RuntimeError: prop"]),
     ("Unhashable", ["broken.py' failed at line", "(in __hash__): RuntimeError: hash"]),
+    # class variables and overrides a run trips on later (a negative chunk_games played no chunk and failed
+    # with a traceback; a spec() that is no text broke the table and --json's contract)
+    ("Unchunked", ["strategy Unchunked: chunk_games must be None or a whole number from 1", "not -5"]),
+    ("Textchunked", ["strategy Textchunked: chunk_games must be", "not '10'"]),
+    ("Numbered", ["strategy Numbered: its name must be text", "not int 5"]),
+    ("Valueless", ["strategy Valueless: compiled_values() must return a dict", "not NoneType"]),
+    ("Misspecced", ["strategy Misspecced: its spec() must return its spec as text, not int 42"]),
 ])
 def test_a_strategy_broken_in_any_way_is_one_line(broken, cls, words):
     """Any exception of a user's file, raised in a decision or elsewhere in its class, whatever its kind or its
@@ -688,3 +722,21 @@ def test_a_strategy_that_ends_the_process_is_exit_2_with_one_line(broken, tmp_pa
     assert r.returncode == 2 and r.stdout == "" and len(lines) == 1, (r.returncode, r.stdout, r.stderr)
     assert lines[0].startswith("error: strategy file ") and "ended the process with os._exit(0)" in lines[0]
     assert "(in start)" in lines[0]
+
+
+def test_a_registered_file_whose_class_name_is_no_text_is_one_line(tmp_path):
+    path = tmp_path / "named.py"
+    path.write_text(textwrap.dedent('''
+        import dataclasses
+        from typing import ClassVar
+        from strategies.sen import Threshold
+
+        @dataclasses.dataclass(frozen=True)
+        class Odd(Threshold):
+            name: ClassVar = 5
+    '''))
+    try:
+        r = cli.invoke(app, ["strategies", "sen", "--strategies", str(path)])
+        one_error_line(r, "named.py", "strategy class Odd: its name must be text", "not int 5")
+    finally:
+        registry.register_files([])
