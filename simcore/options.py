@@ -93,7 +93,7 @@ def parse_scalar(name: str, tp: type, value: Any) -> Any:
             raise SenseiError(f"{name}: expected a number, got {shown(value)}") from None
         if out != out or out in (float("inf"), float("-inf")):
             raise SenseiError(f"{name}: expected a finite number, got {shown(value)}")
-        return out
+        return out + 0.0  # -0.0 is 0.0: one setting, one spec (a sweep of [0.0, -0.0] played the same cell twice)
     if tp is str:
         if not isinstance(value, (str, int, float)) or isinstance(value, bool):
             raise SenseiError(f"{name}: expected text, got {shown(value)}")

@@ -301,6 +301,11 @@ def test_values_of_their_toml_type_and_command_line_strings_are_taken():
                                              "b": {"rules.rounds": 3, "rules.penalty": 15}}}},
      "sweep.v", '"a" and "b"'),
     ({"sweep": {"focus.wake": [8, 10], "v": {"plain": {}, "also_plain": {}}}}, "sweep.v", '"plain" and "also_plain"'),
+    # -0.0 is 0.0 (a float parameter), in a sweep and in specs
+    ({"game": "sen", "lineup": {"focus": "counter", "field": "threshold"}, "sweep": {"focus.wake": [0.0, -0.0]}},
+     "sweep.focus.wake", "0.0 and -0.0"),
+    ({"sweep": {}, "lineup": {"tournament": ["counter:wake=0.0", "counter:wake=-0.0"]}, "report": {"answer": "ratings"}},
+     "lineup.tournament", '"counter:wake=0.0" and "counter:wake=-0.0"'),
 ])
 def test_values_that_mean_one_setting_are_not_distinct(patch, where, pair):
     refused({**BASE, **patch}, f"{where}: expected distinct", f"{pair} are the same setting")
