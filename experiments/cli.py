@@ -6,6 +6,7 @@ Every command catches input errors and prints one line (``error: ...``) with exi
 from __future__ import annotations
 
 import contextlib
+import errno
 import gc
 import os
 import signal
@@ -600,14 +601,27 @@ class _stop_on_sigterm:
         return False
 
 
+#: the narrowest terminal the readable output is laid out for (COLUMNS=0 printed one table and nothing else)
+MIN_WIDTH = 40
+
+
+def _console(**kw: Any):
+    """A rich console for the standard output, at least :data:`MIN_WIDTH` columns wide whatever COLUMNS says."""
+    from rich.console import Console
+
+    con = Console(**kw)
+    if "width" not in kw and con.width < MIN_WIDTH:
+        con = Console(width=80, **kw)
+    return con
+
+
 def _print_summary(s: dict[str, Any], seconds: float, labels: list[str]) -> None:
     """The readable form of the summary: every figure with its 95% interval; strategies by short label,
     the full spec one column away."""
     from rich import box
-    from rich.console import Console
     from rich.table import Table
 
-    con = Console()
+    con = _console()
     P = s["players"]
     con.print(f"[bold]{s['game']}[/bold], {P} player{'s' if P != 1 else ''}, {s['games']:,} games, seed {s['seed']} "
               f"({seconds:.1f} s, {s['games'] / max(seconds, 1e-9):,.0f} games/s)", highlight=False)
@@ -634,7 +648,7 @@ def _print_summary(s: dict[str, Any], seconds: float, labels: list[str]) -> None
         t.add_column("spec", overflow="fold")
     for i, row in enumerate(cells):
         t.add_row(*row, *([s["strategies"][i]] if with_spec else []))
-    wide = Console(width=max(con.width, fixed + 2), highlight=False) if con.width < fixed + 2 else con
+    wide = _console(width=max(con.width, fixed + 2), highlight=False) if con.width < fixed + 2 else con
     wide.print(t)
     if not with_spec:
         for i, spec in enumerate(s["strategies"]):
@@ -854,14 +868,52 @@ def main() -> None:
     _guard_os_exit()
     for name in ("stdout", "stderr"):  # started with a stream closed (cmd >&-): its text goes nowhere
         if getattr(sys, name) is None:
-            setattr(sys, name, open(os.devnull, "w"))
+            setattr(sys, name, _NoStream())
     try:
         _main()
     except SystemExit as exc:  # every command ends here, after Ctrl-C and errors too
         _exit_now_if_playing(exc.code)
+        if exc.code == 1 and _broken_pipe(exc):
+            # click (and rich) end a command whose reader stopped reading (| head) with status 1 and nothing
+            # said: the one line every refused write gets
+            _err("could not write the output: Broken pipe (the reader stopped reading)")
+        if isinstance(sys.stdout, _NoStream) and sys.stdout.written and exc.code in (0, None):
+            # what the command printed (the JSON of play --json, say) went nowhere: not a success
+            _err("could not write the output: the standard output is closed")
+            raise SystemExit(1) from None
         raise
     finally:
         gc.freeze()
+
+
+def _broken_pipe(exc: BaseException) -> bool:
+    """Whether ``exc`` was raised while a broken pipe (EPIPE) was being handled."""
+    seen: set[int] = set()
+    cause = exc.__context__
+    while cause is not None and id(cause) not in seen:
+        seen.add(id(cause))
+        if isinstance(cause, OSError) and cause.errno == errno.EPIPE:
+            return True
+        cause = cause.__context__
+    return False
+
+
+class _NoStream:
+    """A standard stream the process started without (``cmd >&-``): its text goes to os.devnull, and
+    whether anything was written is kept (for the standard output, a command whose output went nowhere
+    ends with an error, status 1)."""
+
+    def __init__(self) -> None:
+        self._file = open(os.devnull, "w")
+        self.written = False
+
+    def write(self, text: str) -> int:
+        if text:
+            self.written = True
+        return self._file.write(text)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._file, name)
 
 
 def _main() -> None:

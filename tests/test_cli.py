@@ -193,6 +193,41 @@ def test_a_full_standard_output_is_one_line():
     assert r.returncode == 1 and lines == ["error: could not write the output: No space left on device"], r.stderr
 
 
+@pytest.mark.parametrize("args", [["play", "sen", "-n", "10"], ["play", "sen", "-n", "10", "--json"],
+                                  ["strategies", "sen"]])
+def test_a_reader_that_stops_reading_or_a_closed_output_is_one_line(args):
+    """| head -c1 ended the command with status 1 and nothing said (click's and rich's own handling of a
+    broken pipe); a closed standard output (cmd >&-) lost play --json's figures with status 0."""
+    import subprocess
+    import sys
+    cmd = [sys.executable, "-m", "experiments.cli", *args]
+    r, w = os.pipe()
+    p = subprocess.Popen(cmd, stdout=w, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    os.close(w)
+    os.close(r)  # the reader is gone before the command writes
+    _, err = p.communicate(timeout=300)
+    lines = [ln for ln in err.splitlines() if ln.strip() and not ln.startswith("compiling ")]
+    assert p.returncode == 1 and lines == ["error: could not write the output: Broken pipe (the reader stopped "
+                                           "reading)"], (p.returncode, err)
+    closed = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                            timeout=300, preexec_fn=lambda: os.close(1))
+    lines = [ln for ln in closed.stderr.splitlines() if ln.strip() and not ln.startswith("compiling ")]
+    assert closed.returncode == 1 and lines == ["error: could not write the output: the standard output is closed"], \
+        closed.stderr
+
+
+def test_a_terminal_width_of_0_lays_the_output_out_at_a_usable_width():
+    import subprocess
+    import sys
+    cmd = [sys.executable, "-m", "experiments.cli", "play", "sen", "-n", "5"]
+    wide = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=300, env={**os.environ, "COLUMNS": "200"})
+    for cols in ("0", "1"):
+        r = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=300, env={**os.environ, "COLUMNS": cols})
+        assert r.returncode == 0 and "mean turns" in r.stdout and "rules: " in r.stdout, r.stdout
+        assert max(len(ln) for ln in r.stdout.splitlines()) >= 40
+        assert len(r.stdout.splitlines()) <= 2 * len(wide.stdout.splitlines())
+
+
 SENSHI_FILE = '''
 import dataclasses
 from typing import ClassVar
