@@ -55,6 +55,15 @@ try:  # typer >= 0.20 vendors click
 except ImportError:  # pragma: no cover - older typer uses click itself
     from click import exceptions as _cx
 
+try:
+    import simcore  # noqa: E402,F401  (numba starts here)
+except Exception as _exc:  # an environment numba cannot start with (NUMBA_NUM_THREADS=0): the command's one line
+    if type(_exc).__name__ != "SenseiError" or not (__name__ == "__main__" or
+                                                   os.path.basename(sys.argv[0] or "") == "sensei"):
+        raise
+    sys.stderr.write(f"error: {_exc}\n")
+    raise SystemExit(2) from None
+
 from simcore.errors import (IllegalAction, SenseiError, StrategyError, SystemRefused, WorkerDied,  # noqa: E402
                             caused_by_interrupt)
 

@@ -73,7 +73,15 @@ def _preload_blas_probe() -> None:
 
 _preload_blas_probe()
 
-import numba  # noqa: E402
+try:
+    import numba  # noqa: E402
+except Exception as _exc:  # an environment setting numba cannot start with (NUMBA_NUM_THREADS=0): one line
+    _set = ", ".join(f"{k}={v}" for k, v in sorted(os.environ.items()) if k.startswith("NUMBA_"))
+    if not _set:
+        raise
+    from .errors import SenseiError
+    raise SenseiError(f"numba (sensei's compiler) cannot start with the environment's {_set}: "
+                      f"{type(_exc).__name__}: {_exc}") from None
 
 
 def _keep_conditional_moves() -> None:

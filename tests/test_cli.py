@@ -216,6 +216,16 @@ def test_a_reader_that_stops_reading_or_a_closed_output_is_one_line(args):
         closed.stderr
 
 
+def test_an_environment_numba_cannot_start_with_is_one_line():
+    import subprocess
+    import sys
+    r = subprocess.run([sys.executable, "-m", "experiments.cli", "play", "sen", "-n", "5"], capture_output=True,
+                       text=True, cwd=ROOT, timeout=300, env={**os.environ, "NUMBA_NUM_THREADS": "0"})
+    assert r.returncode == 2 and r.stderr.splitlines() == [
+        "error: numba (sensei's compiler) cannot start with the environment's NUMBA_NUM_THREADS=0: ValueError: "
+        "Number of threads specified must be > 0."], r.stderr
+
+
 def test_a_terminal_width_of_0_lays_the_output_out_at_a_usable_width():
     import subprocess
     import sys
