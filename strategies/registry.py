@@ -304,6 +304,10 @@ def make_strategy(cls: type, values: dict[str, Any], owner: str) -> Strategy:
         text = " ".join(str(exc).split())
         raise StrategyError(f"strategy {owner} failed when it was made (in its __post_init__, say): "
                             f"{type(exc).__name__}" + (f": {text}" if text else "")) from exc
+    for k, v in made.params().items():  # a spec is name:key=value,...: a value with ',' or '=' could not be read back
+        if isinstance(v, str) and ("," in v or "=" in v):
+            raise SenseiError(f"strategy {owner}: parameter {k}'s value {v!r} cannot be written in a spec (no ',' "
+                              "or '=' in a text value)")
     try:  # its spec names it in every table and in --json: text, as the contract has it
         spec = made.spec()
     except Exception as exc:  # noqa: BLE001 - a spec() of its own that raises: its bug, in one line

@@ -590,6 +590,7 @@ BROKEN = textwrap.dedent('''
 
     import numpy as np
 
+    from strategies.base import param
     from strategies.sen import Threshold
 
 
@@ -668,6 +669,11 @@ BROKEN = textwrap.dedent('''
 
 
     @dataclasses.dataclass(frozen=True)
+    class Commas(Threshold):
+        extra: str = param("a,b=c", "a text parameter whose value no spec can hold")
+
+
+    @dataclasses.dataclass(frozen=True)
     class Quitter(Threshold):
         def start(self, obs, rng):
             os._exit(0)
@@ -696,6 +702,8 @@ def broken(tmp_path):
     ("Numbered", ["strategy Numbered: its name must be text", "not int 5"]),
     ("Valueless", ["strategy Valueless: compiled_values() must return a dict", "not NoneType"]),
     ("Misspecced", ["strategy Misspecced: its spec() must return its spec as text, not int 42"]),
+    # its spec, name:extra=a,b=c, read back as a parameter b
+    ("Commas", ["strategy Commas: parameter extra's value 'a,b=c' cannot be written in a spec"]),
 ])
 def test_a_strategy_broken_in_any_way_is_one_line(broken, cls, words):
     """Any exception of a user's file, raised in a decision or elsewhere in its class, whatever its kind or its
