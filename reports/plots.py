@@ -10,6 +10,7 @@ import contextlib
 import contextvars
 import dataclasses
 import io
+import warnings
 
 import matplotlib
 
@@ -20,6 +21,9 @@ import polars as pl  # noqa: E402
 import seaborn as sns  # noqa: E402
 
 sns.set_theme(style="whitegrid", context="notebook")
+# a label in a script the font lacks (a case named in Chinese, say) is drawn as boxes; matplotlib's warning for
+# each glyph filled stderr with dozens of lines a reader cannot act on
+warnings.filterwarnings("ignore", message=r"Glyph \d+ .* missing from font", category=UserWarning)
 MAX_HUES = 10
 #: at most this many figures of one kind drawn one per group (a win matrix per player count and variant)
 MAX_GROUP_FIGURES = 24
