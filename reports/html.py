@@ -157,6 +157,7 @@ def read_run(run_dir: str) -> dict[str, Any]:
             raise ReportError(f"{p}: unreadable: {exc}") from None
         if not isinstance(out[name], dict):
             raise ReportError(f"{p}: damaged: a JSON object is expected, not {type(out[name]).__name__}")
+    _check_manifest(os.path.join(run_dir, "manifest.json"), out["manifest"])
     written = out["manifest"].get("tables")  # what the run wrote (a run folder made before it was kept: None)
     required = set(REQUIRED_TABLES) | (set(written) & set(TABLES) if isinstance(written, list) else set())
     for name in TABLES:
@@ -181,6 +182,29 @@ def read_run(run_dir: str) -> dict[str, Any]:
     else:
         _check_config_copy(run_dir, out["config_text"], out["manifest"])
     return out
+
+
+#: manifest.json's fields that the report shows or compares, with their JSON types (a hand-edited or damaged
+#: manifest's "seed": NaN blamed config.toml, "cells": "two" was shown as it stood)
+_MANIFEST_TYPES = {"seed": int, "cells": int, "games_per_cell": int, "game": str, "command": str,
+                   "fingerprint": dict, "tables": list}
+
+
+def _check_manifest(path: str, manifest: dict[str, Any]) -> None:
+    """ReportError naming the first field of ``manifest.json`` that is not of its type (a field a run folder
+    made by an earlier version lacks is no damage)."""
+    for key, tp in _MANIFEST_TYPES.items():
+        if key not in manifest:
+            continue
+        v = manifest[key]
+        if not isinstance(v, tp) or (tp is int and isinstance(v, bool)):
+            word = {int: "a whole number", str: "text", dict: "an object", list: "a list"}[tp]
+            raise ReportError(f"{path}: damaged: {key} is {json.dumps(v)[:40]}, not {word}")
+    if "game" in manifest:
+        try:
+            get_game(manifest["game"])
+        except SenseiError:
+            raise ReportError(f"{path}: damaged: game {manifest['game']!r} is no game sensei knows") from None
 
 
 def _check_config_copy(run_dir: str, text: str, manifest: dict[str, Any]) -> None:

@@ -76,6 +76,27 @@ def test_report_errors(tmp_path):
     assert "not a run folder (no manifest.json)" in r.output and "incomplete" not in r.output
 
 
+@pytest.mark.parametrize("key, value, words", [
+    ("seed", float("nan"), "damaged: seed is NaN, not a whole number"),  # it blamed config.toml
+    ("cells", "two", 'damaged: cells is "two", not a whole number'),
+    ("game", "chess", "damaged: game 'chess' is no game sensei knows"),
+    ("fingerprint", [], "damaged: fingerprint is [], not an object"),
+])
+def test_a_damaged_manifest_is_named_as_such(run_dir, tmp_path, key, value, words):
+    import json
+    import shutil
+
+    path, _ = run_dir
+    copy = str(tmp_path / "copy")
+    shutil.copytree(path, copy)
+    m = json.load(open(os.path.join(copy, "manifest.json")))
+    m[key] = value
+    with open(os.path.join(copy, "manifest.json"), "w") as fh:
+        json.dump(m, fh)
+    with pytest.raises(ReportError, match=re.escape(words)):
+        build_report(copy, index=False)
+
+
 def test_report_on_an_out_folder_names_the_newest_run_inside(run_dir):
     path, _ = run_dir
     r = CliRunner().invoke(app, ["report", os.path.dirname(path)])
