@@ -751,7 +751,9 @@ def test_a_fixed_point_whose_deviation_is_clear_on_its_own_is_called_weak():
     assert found, head
     assert any(weak for _, weak in found), head  # this seed's fixed point is a weak one
     # and the fresh deals refute it: the sentence leads with that, not with an equilibrium
-    assert re.match(r"no symmetric equilibrium holds up on the fresh deals \(its one fixed point, wake=16, does not: "
+    # (iterated best response's: the group's meta-game may hold a Nash equilibrium that does hold up)
+    assert re.match(r"symmetric equilibrium by iterated best response: none that holds up on the fresh deals \(its "
+                    r"one fixed point, wake=16, does not: "
                     r"wake=20 wins [\d.]+% \[[\d.]+%, [\d.]+%\] against a table of it there \(fair 50\.0%\)\): "
                     r"wake=16 \(reached from", head), head
     for lo, weak in found:
@@ -1004,3 +1006,20 @@ def test_the_fixed_points_that_hold_up_on_the_fresh_deals_are_told_first():
     # equilibrium.parquet says which one fails, and the iteration paths draw it hollow
     fixed = res.tables["equilibrium"].filter(pl.col("kind") == "symmetric fixed point")
     assert dict(zip(fixed["focus.wake"].to_list(), fixed["fresh_holds"].to_list())) == {16: True, 12: False}
+
+
+def test_a_path_that_ran_out_of_steps_at_a_fixed_point_counts_among_those_that_reach_it():
+    # 3 players, penalty 15 (make demo): wake=8 read "reached from wake=4", while the paths from 20 and 32 ended
+    # their steps with it as their last best response
+    res = run_experiment(eq(seed=1, search={"focus.wake": {"min": 4, "max": 16, "step": 4}, "start": [4, 16],
+                                            "steps": 1}))
+    head = res.answer[0]
+    assert head.startswith("symmetric equilibrium: wake=16 (reached from wake=16, and from wake=8 at its last step; ")
+    assert "from wake=8: no fixed point in its 1 step, its last best response being the fixed point wake=16" in head
+    # a meta-game alone (no family paths) has no iteration paths to point to
+    from experiments.answers.equilibrium import _support_figure
+    eqt = pl.DataFrame({"players": [2, 2], "solution": ["nash"] * 2, "kind": ["Nash (linear program)"] * 2,
+                        "strategy": ["a", "b"], "probability": [0.6, 0.4], "ci_low": [0.5, 0.3], "ci_high": [0.7, 0.5]})
+    assert "iteration paths" not in _support_figure(eqt).caption
+    fixed = eqt.with_columns(pl.Series("kind", ["Nash (linear program)", "symmetric fixed point"]))
+    assert _support_figure(fixed).caption.endswith("; the fixed points are in the iteration paths")

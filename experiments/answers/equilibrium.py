@@ -678,13 +678,16 @@ def _family_sentences(cfg, cell, desc, paths, fixed, fair, confirmed=None) -> li
         beaten: dict[str, str] = {}  # a failed one: the deviation that gains against it on the fresh deals
         for f, path in fixed:
             starts = [setting_label(p.start) for p in paths if p.fixed == f]
+            # paths that ran out of steps with this fixed point as their last best response lead to it too
+            late = [setting_label(p.start) for p in paths if p.end == "steps" and p.found and p.found[-1].best == f]
             found = path.found[-1]
             r = found.race
             k = r.best
             own = next(i for i, j in enumerate(found.raced) if found.settings[j] == f)
             fair = _fixed_fair(path, f, cell.players)  # a table of the fixed point: the average seat's share
-            text = (f"{setting_label(f)} (reached from {join_values(starts)}; against a table of it no setting does "
-                    "clearly better")
+            text = (f"{setting_label(f)} (reached from {join_values(starts)}"
+                    + (f", and from {join_values(late)} at {'its' if len(late) == 1 else 'their'} last step"
+                       if late else "") + "; against a table of it no setting does clearly better")
             if own == k:  # against a table of itself it wins the fair share by symmetry, every other setting less
                 text += f": every other setting measured below its fair share {pct(fair)})"
             else:
@@ -727,7 +730,8 @@ def _family_sentences(cfg, cell, desc, paths, fixed, fair, confirmed=None) -> li
                 bits = [f"{join_values(held)} hold{'s' if len(held) == 1 else ''} up on the fresh deals"] + (
                     [f"{join_values(failed)} do{'es' if len(failed) == 1 else ''} not"] if failed else [])
             elif len(failed) == len(fixed):  # what was found is no equilibrium on deals that did not find it
-                head = "no " + head + " holds up on the fresh deals"
+                # (iterated best response's: a meta-game's Nash of the same group may be one, and hold up)
+                head += " by iterated best response: none that holds up on the fresh deals"
                 bits = ([f"its one fixed point, {failed[0]}, does not: {beaten[failed[0]]}"] if len(failed) == 1
                         else [f"none of its fixed points does: {join_values(failed)} do not"])
             else:  # some were not played again
@@ -735,7 +739,7 @@ def _family_sentences(cfg, cell, desc, paths, fixed, fair, confirmed=None) -> li
             head += " (" + "; ".join(bits) + ")"
         head += ": " + "; ".join(parts)
     else:
-        head += ": no fixed point within the steps"
+        head += " by iterated best response: no fixed point within the steps"
     others = [p for p in paths if p.end != "fixed"]
     if others:
         head += "; " + "; ".join(f"from {setting_label(p.start)}: " + (
@@ -907,6 +911,7 @@ def _support_figure(eq: pl.DataFrame | None):
 
     if eq is None or eq.height == 0:
         return None
+    paths = (eq["kind"] == "symmetric fixed point").any()  # (a meta-game alone has no iteration paths)
     # the mixtures (a fixed point is one pure strategy: the paths show it); strategies of some weight
     eq = eq.filter((pl.col("kind") != "symmetric fixed point") & (pl.col("probability") >= 0.005))
     if eq.height == 0:
@@ -934,8 +939,8 @@ def _support_figure(eq: pl.DataFrame | None):
         ax.axis("off")
     fig.tight_layout()
     return plots.Figure("Equilibrium support", "each equilibrium mixture's strategies (with at least 0.5%) and "
-                        "their probabilities with bootstrap 95% intervals over deals; the fixed points are in the "
-                        "iteration paths", plots._encode(fig))
+                        "their probabilities with bootstrap 95% intervals over deals"
+                        + ("; the fixed points are in the iteration paths" if paths else ""), plots._encode(fig))
 
 
 def _curves_figure(race: pl.DataFrame | None, gaxes: list[str]):
