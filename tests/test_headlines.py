@@ -55,8 +55,12 @@ def test_effect_headline_names_where_a_values_own_first_seat_advantage_is_clearl
             _paired("both", "seat_advantage", -0.01, -0.03, 0.01, 2)]
     levels = [{"turns": 98.6, "adv": 0.008, "adv_lo": -0.005, "adv_hi": 0.02, "fair": 0.2}] * 2
     head = effect.headline(rep, rows, str, levels, {}, {}, {"both": ["5 players"]})
-    assert head[1].endswith("(clear in 0 of 2 groups), its own first-seat advantage clearly off 0 in 1 of 2 groups "
-                            "(5 players).")
+    assert head[1].endswith("(clear in 0 of 2 groups), its own first-seat advantage clearly off 0 by its own interval "
+                            "in 1 of 2 groups (5 players).")
+    # a small edge in every one of several groups, none clear alone: the headline says both
+    three = [{"turns": 98.6, "adv": a, "adv_lo": -0.005, "adv_hi": 0.02, "fair": 0.2} for a in (0.008, 0.01, 0.013)]
+    assert "(clearly off 0 in 0 of 3 groups; above 0 in every group)" in effect.headline(rep, rows, str, three)[0]
+    assert "every group" not in effect.headline(rep, rows, str, three[:2])[0]  # two groups: no claim
     assert "its own" not in effect.headline(rep, rows, str, levels, {}, {}, {})[1]
 
 
@@ -405,9 +409,9 @@ def test_best_headline_says_where_the_field_s_own_value_is_not_clearly_worse_tha
     picks = [("2 players", "18", False, {"own": "10", "clear": True}), ("3 players", "-1", True, {"own": "10", "clear": False}),
              ("4 players", "10", False, {"own": "10", "best": True}), ("5 players", "8", False, None)]
     head = best.headline(rep, "win share", picks)
-    assert head[1].endswith(" Against the field's own value (10), what the table does, the best is clearly better in 1 "
-                            "of the 3 groups; it is itself the best in 1 (4 players); it is not clearly worse than the "
-                            "best in 1 (3 players).")
+    assert head[1].endswith(" Against playing the field's own value, 10, as the other seats do, the best is clearly "
+                            "better in 1 of the 3 groups; 10 is itself the best in 1 (4 players); 10 is not clearly "
+                            "worse than the best in 1 (3 players).")
     assert "field's own" not in best.headline(rep, "win share", [p[:3] for p in picks])[1]
 
 

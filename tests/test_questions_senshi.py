@@ -78,6 +78,10 @@ def test_elimination_answers_with_intervals_and_paired_differences(elimination, 
                             r"the fair share\) \(best challenger .+: (-\d+\.\d%|\+0\.0%) \[", wins), wins
         else:
             assert not wins.startswith("counter"), wins
+            # the leader's share against the field's own seat's (the fair share): said where it is not clearly above
+            lo, fair = re.search(r", \d+\.\d% \[(\d+\.\d)%, \d+\.\d%\] \(fair share (\d+\.\d)%", wins).groups()
+            said = "the share of the field's own seat: not clearly above it" in wins
+            assert said == (float(lo) <= float(fair)) or abs(float(lo) - float(fair)) < 0.06, wins
             assert re.search(r"\(next .+: (-\d+\.\d%|\+0\.0%) \[|\(next .+: the same on every deal\)", wins), wins
         # and so is the leader in wins when not eliminated (a ratio: its difference linearised deal by deal)
         cond = h.split("; most wins when not eliminated: ")[1]

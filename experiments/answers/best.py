@@ -169,15 +169,15 @@ def _own_text(picks: list[tuple]) -> str:
     owns = [(p[0], p[3]) for p in picks if len(p) > 3 and p[3] is not None]
     if not owns:
         return ""
-    names = list(dict.fromkeys(o["own"] for _, o in owns))
+    names = join_values(dict.fromkeys(o["own"] for _, o in owns))
     beaten = sum(1 for _, o in owns if o.get("clear"))
-    text = (f" Against the field's own value ({join_values(names)}), what the table does, the best is clearly "
-            f"better in {beaten} of the {len(owns)} groups")
+    text = (f" Against playing the field's own value, {names}, as the other seats do, the best is clearly better "
+            f"in {beaten} of the {len(owns)} groups")
     for words, kept in (("is itself the best", [d for d, o in owns if o.get("best")]),
                         ("is not clearly worse than the best",
                          [d for d, o in owns if not o.get("best") and not o.get("clear")])):
         if kept:
-            text += f"; it {words} in {len(kept)} ({join_values(d for d in kept if d) or 'its group'})"
+            text += f"; {names} {words} in {len(kept)} ({join_values(d for d in kept if d) or 'its group'})"
     return text + "."
 
 
