@@ -600,6 +600,9 @@ def test_design_over_equilibria_does_not_depend_on_jobs_and_draws_its_figures(de
     page = open(build_report(de_run.write(str(tmp_path)), index=False), encoding="utf-8").read()
     for title in ("Design search", "Best-response curves", "Iteration paths"):
         assert f"<b>{title}.</b>" in page, title
+    # its fixed points are not played again on fresh deals, as an equilibrium question's may be: said so
+    assert ("(this search plays no fixed point again on fresh deals: an equilibrium question&#39;s search.confirm "
+            "does)") in page
     # the Balance table keeps the searched rule settings apart (pooled, its figures meant no setting)
     balance = page.split('<section id="balance">')[1].split("</section>")[0]
     assert re.findall(r"<tr><td>(penalty \d+)</td>", balance) == ["penalty 0", "penalty 15"], balance[:2000]
@@ -1023,3 +1026,21 @@ def test_a_path_that_ran_out_of_steps_at_a_fixed_point_counts_among_those_that_r
     assert "iteration paths" not in _support_figure(eqt).caption
     fixed = eqt.with_columns(pl.Series("kind", ["Nash (linear program)", "symmetric fixed point"]))
     assert _support_figure(fixed).caption.endswith("; the fixed points are in the iteration paths")
+
+
+def test_a_fixed_point_measured_best_names_its_closest_rival_with_numbers():
+    # sen_penalty_design, penalty 20: "(wake=6 is not ruled out against a table of it either)" gave no figure,
+    # where the other penalties' clauses did
+    from types import SimpleNamespace
+
+    from experiments.answers.design import _tied_text
+
+    race = SimpleNamespace(best=0, survivors=[0, 1, 2], means=[0.30, 0.287, 0.25],
+                           versus_best=[None, {"diff": -0.013, "lo": -0.023, "hi": -0.002, "n": 1000},
+                                        {"diff": -0.05, "lo": -0.07, "hi": -0.03, "n": 1000}])
+    found = SimpleNamespace(race=race, raced=[0, 1, 2], best={"focus.wake": 2},
+                            settings=[{"focus.wake": 2}, {"focus.wake": 6}, {"focus.wake": 10}])
+    text = _tied_text(SimpleNamespace(found=[found], fixed={"focus.wake": 2}), ["wake=6", "wake=10"])
+    assert text == (" (wake=6, wake=10 are not ruled out against a table of it either: the closest, wake=6, -1.3% "
+                    "[-2.3%, -0.2%] against it on the same 1,000 deals, a difference that the race's test, corrected "
+                    "for picking among 3 settings, does not call clear)")

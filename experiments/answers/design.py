@@ -445,6 +445,16 @@ def _tied_text(path, others: list[str]) -> str:
                  f"{pct_span(gain('hi'), gain('lo'), True)} on the same {vs['n']:,} deals, a difference "
                  f"that the race's test, corrected for picking among {len(found.raced)} settings, does not call clear"
                  + weak_text(vs))
+    else:  # the fixed point measured best: the closest of the others, less it (said with numbers, as above)
+        rest = [j for j in r.survivors if j != own and r.versus_best[j] is not None
+                and r.versus_best[j].get("diff") is not None]
+        if rest:
+            j = max(rest, key=lambda j: r.means[j])
+            vs = r.versus_best[j]
+            text += (f": the closest, {setting_label(found.settings[found.raced[j]])}, "
+                     f"{pct(vs['diff'], True)} {pct_span(vs['lo'], vs['hi'], True)} against it on the same "
+                     f"{vs['n']:,} deals, a difference that the race's test, corrected for picking among "
+                     f"{len(found.raced)} settings, does not call clear")
     return text + ")"
 
 
@@ -492,7 +502,8 @@ def figures(ctx: ReportContext) -> list:
                           "deals, so a setting on either side of it may stay in the race" if aimed else ""))]
     if responses is not None:
         rules = [c for c in responses.columns if c.startswith("rules.") and c not in ctx.gaxes]
-        out += [_curves_figure(responses, ctx.gaxes + rules), _path_figure(ctx.t.get("path"), ctx.gaxes + rules)]
+        out += [_curves_figure(responses, ctx.gaxes + rules),
+                _path_figure(ctx.t.get("path"), ctx.gaxes + rules, unchecked=True)]
     return out
 
 

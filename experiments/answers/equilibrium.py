@@ -1033,7 +1033,10 @@ def _failed_fixed(path: pl.DataFrame, eq: pl.DataFrame | None, fcol: str) -> pl.
             .with_columns((pl.col("fixed") & pl.col("failed").fill_null(False)).alias("failed")))
 
 
-def _path_figure(path: pl.DataFrame | None, gaxes: list[str], eq: pl.DataFrame | None = None):
+def _path_figure(path: pl.DataFrame | None, gaxes: list[str], eq: pl.DataFrame | None = None,
+                 unchecked: bool = False):
+    """The iteration paths; ``unchecked``: a search that plays no fixed point again on fresh deals (a design
+    over equilibria), which the caption says, as the same fixed point may fail that check elsewhere."""
     from matplotlib.ticker import MaxNLocator
 
     from reports import plots
@@ -1096,7 +1099,9 @@ def _path_figure(path: pl.DataFrame | None, gaxes: list[str], eq: pl.DataFrame |
     return plots.Figure("Iteration paths", "the field's value at each step of iterated best response, from each "
                         "start value; a star marks a fixed point (the field is its own best response)"
                         + ("; a hollow star, one that does not hold up on the fresh deals (a deviation gains "
-                           "against it there)" if path["failed"].any() else "") + "; a dashed end "
+                           "against it there)" if path["failed"].any() else "")
+                        + (" (this search plays no fixed point again on fresh deals: an equilibrium question's "
+                           "search.confirm does)" if unchecked else "") + "; a dashed end "
                         "to a hollow point, the last best response of a path that reached none (a cycle back to an "
                         "earlier value, or its steps ran out)",
                         plots._encode(fig))
