@@ -69,7 +69,8 @@ def _with_search_budget(path: str, iterations: int):
     default = resolve(raw["game"], "ismcts").params()["iterations"]
     if iterations < default:  # the report says what this run's search is: weaker than the question's
         # its title too, which claims strong play and leads the report and the index
-        out["title"] = str(out.get("title", "")) + f" (make demo: {iterations} search iterations per decision)"
+        out["title"] = (str(out.get("title", "")) + f", at make demo's smaller budget ({iterations} search "
+                        f"iterations per decision against {default})")
         out.setdefault("report", {})
         out["report"]["notes"] = (out["report"].get("notes", "").rstrip() + f"\n\nThis run is make demo's: its "
                                   f"search plays {iterations} iterations per decision against a default budget of "

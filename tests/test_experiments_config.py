@@ -151,5 +151,9 @@ def test_the_demo_says_its_search_plays_below_the_default_budget():
     assert raw["report"]["notes"].endswith("This run is make demo's: its search plays 100 iterations per decision "
                                            "against a default budget of 500, so its answer is one under weaker play "
                                            "than the question asks for.\n")
+    # and its title, which claims strong play and leads the report and the index page
+    assert raw["title"].endswith("(ismcts in both seats), at make demo's smaller budget (100 search iterations per "
+                                 "decision against 500)")
     # at the default budget or above, nothing is added
-    assert "make demo's" not in _with_search_budget("experiments/search_seats.toml", 500)["report"]["notes"]
+    full = _with_search_budget("experiments/search_seats.toml", 500)
+    assert "make demo's" not in full["report"]["notes"] and "make demo" not in full["title"]
