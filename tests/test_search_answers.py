@@ -617,6 +617,7 @@ def test_design_over_the_equilibrium_of_each_rule_setting(de_run):
                                     "between them were not tried); stakes: ")
     from experiments.answers.design import _grid_text
     assert _grid_text([{"focus.wake": v} for v in (2, 3, 4)]) == "the grid's 3 values of wake, 2 to 4"
+    assert _grid_text([{"focus.margin": v} for v in (0.5, 1.0)]).endswith("the values between them were not tried)")
     race, eqt, path = res.tables["race"], res.tables["equilibrium"], res.tables["path"]
     design = race.filter(pl.col("step").is_null())
     assert design.height == 2 and set(design["rules.penalty"]) == {0, 15}

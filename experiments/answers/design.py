@@ -414,7 +414,8 @@ def _equilibrium_sentence(desc: str, cell, found, figs, obj: str) -> str:
 
 def _grid_text(settings: list[dict[str, Any]]) -> str:
     """The family's grid as the sentence names it: ``the grid's 9 values of wake, -1 to 30 (a fixed point is
-    one of them: the values between them were not tried)``; the values themselves where they are few."""
+    one of them: the values between them were not tried)``, the words in parentheses where values lie between
+    the grid's (an integer grid with gaps, or any grid of a number that is not whole)."""
     keys = list(settings[0]) if settings else []
     if len(keys) != 1:
         return f"the grid's {len(settings)} settings"
@@ -422,7 +423,7 @@ def _grid_text(settings: list[dict[str, Any]]) -> str:
     values = sorted(s[keys[0]] for s in settings if isinstance(s[keys[0]], (int, float)))
     if len(values) != len(settings) or len(values) < 2:
         return f"the grid's {len(settings)} values of {name}"
-    gaps = any(b - a > 1 for a, b in zip(values, values[1:]))
+    gaps = any(b - a > 1 for a, b in zip(values, values[1:])) or any(float(v) != int(v) for v in values)
     return (f"the grid's {len(values)} values of {name}, {values[0]:g} to {values[-1]:g}"
             + (" (a fixed point is one of them: the values between them were not tried)" if gaps else ""))
 
