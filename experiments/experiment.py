@@ -558,7 +558,8 @@ def load_tables(run_dir: str) -> dict[str, pl.DataFrame]:
     for name in TABLES + OPTIONAL_TABLES:
         p = os.path.join(run_dir, f"{name}.parquet")
         if os.path.isfile(p):
-            out[name] = pl.read_parquet(p)
+            with open(p, "rb") as fh:  # (a handle: polars cannot open a path that is not UTF-8)
+                out[name] = pl.read_parquet(fh)
     if "cells" not in out:
         raise SenseiError(f"{run_dir}: no cells.parquet (not a run folder)")
     return out

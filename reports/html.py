@@ -168,7 +168,11 @@ def read_run(run_dir: str) -> dict[str, Any]:
                     "the run wrote it, manifest.json says; run the config again")
             raise ReportError(f"{run_dir}: {name}.parquet is missing ({what})")
         try:
-            out["tables"][name] = pl.read_parquet(p) if os.path.isfile(p) else pl.DataFrame()
+            if os.path.isfile(p):
+                with open(p, "rb") as fh:  # (a handle: polars cannot open a path that is not UTF-8)
+                    out["tables"][name] = pl.read_parquet(fh)
+            else:
+                out["tables"][name] = pl.DataFrame()
         except Exception as exc:  # a damaged parquet file may fail in many ways; report it on one line
             raise ReportError(f"{p}: unreadable: {exc}") from None
     if out["tables"]["cells"].height == 0:
@@ -616,7 +620,8 @@ def _build_report(run_dir: str, run: dict[str, Any], index: bool, spec_table: pl
         config_text=run["config_text"], examples=example_games(t["examples"], cells, axes),
         terms=answer_terms(answer), pooled_fresh=bool(t["confirm"].height or "fresh_regret" in t["regrets"].columns))
     path = os.path.join(run_dir, "report.html")
-    atomic_write(path, lambda fh: fh.write(page), binary=False)
+    # (a path of bytes that are not UTF-8, which the page names, is shown with a replacement character)
+    atomic_write(path, lambda fh: fh.write(page.encode("utf-8", "replace")))
     if index:
         build_index(os.path.dirname(os.path.abspath(run_dir)))
     return path
@@ -689,5 +694,6 @@ def build_index(out_dir: str) -> str:
     page = _env().get_template("index.html.j2").render(runs=list(questions.values()), total=len(runs), css=_css(),
                                                         where=os.path.abspath(out_dir))
     path = os.path.join(out_dir, "index.html")
-    atomic_write(path, lambda fh: fh.write(page), binary=False)
+    # (a path of bytes that are not UTF-8, which the page names, is shown with a replacement character)
+    atomic_write(path, lambda fh: fh.write(page.encode("utf-8", "replace")))
     return path

@@ -247,7 +247,7 @@ def source_fingerprint(dirs=SOURCE_DIRS) -> str:
                         text = fh.read()
                     if b"numba" not in text:
                         continue
-                    h.update(os.path.relpath(path, os.path.dirname(top)).encode())
+                    h.update(os.fsencode(os.path.relpath(path, os.path.dirname(top))))
                     h.update(text)
     _FINGERPRINTS[key] = h.hexdigest()[:16]
     return _FINGERPRINTS[key]
@@ -334,7 +334,7 @@ def lock_path(fn) -> str:
     code = getattr(py, "__code__", None)
     key = f"{getattr(py, '__module__', '')}.{getattr(py, '__qualname__', '')}:{getattr(code, 'co_filename', '')}"
     folder = os.path.join(numba.config.CACHE_DIR or tempfile.gettempdir(), "locks")
-    return os.path.join(folder, hashlib.sha1(key.encode()).hexdigest()[:20] + ".lock")
+    return os.path.join(folder, hashlib.sha1(key.encode("utf-8", "surrogateescape")).hexdigest()[:20] + ".lock")
 
 
 class FirstCallCompiles:

@@ -512,12 +512,12 @@ def _load(game: Any, plans: Sequence[_ClassPlan]):
         return _load_in_memory(text, plans)
     h = hashlib.sha1()
     for part in (str(_VERSION), text, source_fingerprint(), numba.__version__, sys.version):
-        h.update(part.encode())
+        h.update(part.encode("utf-8", "surrogateescape"))
     for p in plans:
         if p.path:
-            h.update(_file_digest(p.path).encode())
+            h.update(_file_digest(p.path).encode("utf-8", "surrogateescape"))
     for f in _outside_sources(plans):  # an installed package's strategies: their sources are part of the key
-        h.update(f.encode() + _file_digest(f, remember=True).encode())
+        h.update(os.fsencode(f) + _file_digest(f, remember=True).encode("utf-8", "surrogateescape"))
     digest = h.hexdigest()[:20]
     with _LOCK:
         mod = _LOADED.get(digest)

@@ -358,7 +358,7 @@ def _load_module(path: str):
     why = not_a_file(full)
     if why is not None:
         raise SenseiError(f"strategy file {path!r}: {why}" + (", not a Python file" if why == "is a folder" else ""))
-    modname = "sensei_user_" + hashlib.sha1(full.encode()).hexdigest()[:12]
+    modname = "sensei_user_" + hashlib.sha1(os.fsencode(full)).hexdigest()[:12]
     try:
         digest = file_sha256(full)
     except OSError as exc:  # bad input, as an unreadable config is (status 2)

@@ -97,6 +97,19 @@ def test_a_damaged_manifest_is_named_as_such(run_dir, tmp_path, key, value, word
         build_report(copy, index=False)
 
 
+def test_a_run_folder_whose_path_is_not_utf8_gets_its_report(run_dir, tmp_path):
+    # polars could not open its tables by such a path, and the page naming it could not be written
+    import shutil
+
+    path, _ = run_dir
+    copy = os.path.join(str(tmp_path), os.fsdecode(b"out\xff"), os.path.basename(path))
+    shutil.copytree(path, copy)
+    page = open(build_report(copy), "rb").read().decode("utf-8")
+    assert "Which wake is best?" in page
+    from experiments.experiment import load_tables
+    assert load_tables(copy)["cells"].height == 4
+
+
 def test_report_on_an_out_folder_names_the_newest_run_inside(run_dir):
     path, _ = run_dir
     r = CliRunner().invoke(app, ["report", os.path.dirname(path)])

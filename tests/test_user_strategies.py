@@ -748,3 +748,17 @@ def test_a_registered_file_whose_class_name_is_no_text_is_one_line(tmp_path):
         one_error_line(r, "named.py", "strategy class Odd: its name must be text", "not int 5")
     finally:
         registry.register_files([])
+
+
+def test_a_strategy_file_whose_path_is_not_utf8_loads(tmp_path):
+    # a byte that is no UTF-8 in a folder's name gave a traceback (the module's name was made from the path)
+    folder = os.path.join(str(tmp_path), os.fsdecode(b"odd\xff"))
+    os.mkdir(folder)
+    path = os.path.join(folder, "t.py")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    with open(os.path.join(root, "examples", "strategies", "sen_threshold.py"), encoding="utf-8") as src, \
+            open(path, "w", encoding="utf-8") as dst:
+        dst.write(src.read())
+    r = cli.invoke(app, ["play", "sen", "-p", "2", "-n", "3", "-s", f"{path}:Threshold", "--json"])
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)["games"] == 3
