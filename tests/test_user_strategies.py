@@ -762,3 +762,22 @@ def test_a_strategy_file_whose_path_is_not_utf8_loads(tmp_path):
     r = cli.invoke(app, ["play", "sen", "-p", "2", "-n", "3", "-s", f"{path}:Threshold", "--json"])
     assert r.exit_code == 0, r.output
     assert json.loads(r.stdout)["games"] == 3
+
+
+def test_a_sensu_strategy_cannot_write_the_rules_tables_it_is_shown(tmp_path):
+    # obs.sticks and obs.power were the game's own tables: a write rewrote the rules for every seat (every
+    # game then stopped at the turn limit, with status 0)
+    path = tmp_path / "writes.py"
+    path.write_text(textwrap.dedent('''
+        import dataclasses
+        from simcore.games.sensu import arrange_by
+        from strategies.sensu import Redeemer
+
+        @dataclasses.dataclass(frozen=True)
+        class Writes(Redeemer):
+            def arrange(self, obs, rng):
+                obs.sticks[:] = 4
+                return arrange_by(obs)
+    '''))
+    r = cli.invoke(app, ["play", "sensu", "-p", "2", "-n", "3", "-s", f"{path}:Writes", "-s", "redeemer"])
+    one_error_line(r, "failed in its decision 'arrange'", "ValueError: assignment destination is read-only")

@@ -2398,17 +2398,21 @@ class Sensu(Game):
         P = st.players
         cards = np.empty((m, SLOTS), np.int8)
         r = st.rules
+        # the per-card tables are the game's own: a strategy gets read-only views (a write into obs.sticks
+        # rewrote these rules for every seat, and every game stopped at the turn limit)
+        ST, PW = st.ST.view(), st.PW.view()
+        ST.flags.writeable = PW.flags.writeable = False
         if P == 1:
             _k_places(st.pile, st.pile_n, st.columns, st.col_n, idx, cards)
             src = np.zeros((m, 2), bool)
             src[:, 0] = st.deck_n[idx] > 0
             src[:, 1] = st.pile_n[idx, 0] > 0
-            obs = SensuObs(PublicView(st), idx, seat, P, cards, np.zeros(m, np.int64), src, st.ST, st.PW,
+            obs = SensuObs(PublicView(st), idx, seat, P, cards, np.zeros(m, np.int64), src, ST, PW,
                            r.powers, r.chosen_fan, None, True)
         else:
             src = np.empty((m, 1 + P), np.bool_)
             _k_cards(st.hand, st.hand_n, st.pile, st.pile_n, st.deck_n, idx, seat, cards, src)
-            obs = SensuObs(PublicView(st), idx, seat, P, cards, st.hand_n[idx, seat], src, st.ST, st.PW,
+            obs = SensuObs(PublicView(st), idx, seat, P, cards, st.hand_n[idx, seat], src, ST, PW,
                            r.powers, r.chosen_fan, st.hand[idx, seat])
         kind = st.kind[idx]
         obs.kind = kind
