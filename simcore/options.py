@@ -225,16 +225,23 @@ def _check_defaults(cls: type, fields: dict[str, dataclasses.Field], hints: dict
     """A one-line error for a parameter whose own default is no value of its type or range (a user's class
     with ``wake: int = param("ten", ...)`` would otherwise fail deep inside the compiled code)."""
     for key, f in fields.items():
-        if f.default is dataclasses.MISSING:
+        default = f.default
+        if default is dataclasses.MISSING and f.default_factory is not dataclasses.MISSING:
+            try:  # (a default_factory's value is checked as a plain default is: it went unchecked to the workers)
+                default = f.default_factory()
+            except Exception as exc:  # noqa: BLE001 - the user's factory: its failure in one line
+                raise SenseiError(f"{owner}: the default of parameter {key!r} could not be made: "
+                                  f"{type(exc).__name__}: {exc}") from None
+        if default is dataclasses.MISSING:
             continue
         try:
-            out = convert_field("", f, hints, f.default)
+            out = convert_field("", f, hints, default)
         except SenseiError as exc:  # (``owner`` says "strategy NAME"; the message starts with the key)
             text = str(exc).removeprefix(f"{key}: ")
             raise SenseiError(f"{owner}: the default of parameter {key!r} does not fit it: {text}") from None
-        if out != f.default:
+        if out != default:
             raise SenseiError(f"{owner}: the default of parameter {key!r} does not fit it: "
-                              f"{f.default!r} is read as {out!r}")
+                              f"{default!r} is read as {out!r}")
     _DEFAULTS_CHECKED.add(cls)
 
 

@@ -674,6 +674,11 @@ BROKEN = textwrap.dedent('''
 
 
     @dataclasses.dataclass(frozen=True)
+    class Listed(Threshold):
+        extra: list = dataclasses.field(default_factory=list)
+
+
+    @dataclasses.dataclass(frozen=True)
     class Quitter(Threshold):
         def start(self, obs, rng):
             os._exit(0)
@@ -704,6 +709,8 @@ def broken(tmp_path):
     ("Misspecced", ["strategy Misspecced: its spec() must return its spec as text, not int 42"]),
     # its spec, name:extra=a,b=c, read back as a parameter b
     ("Commas", ["strategy Commas: parameter extra's value 'a,b=c' cannot be written in a spec"]),
+    # a default_factory's value went unchecked to the worker processes, whose failure read as a crash
+    ("Listed", ["strategy Listed: the default of parameter 'extra' does not fit it: unsupported option type"]),
 ])
 def test_a_strategy_broken_in_any_way_is_one_line(broken, cls, words):
     """Any exception of a user's file, raised in a decision or elsewhere in its class, whatever its kind or its
