@@ -788,6 +788,8 @@ def run_cmd(
         raise SenseiError("--resume continues the run in its own folder: give --out or --resume, not both")
     if resume is not None and not resume.strip():
         raise SenseiError("--resume needs the folder of an unfinished run, got ''")
+    if out is not None and not out.strip():  # ('' wrote into runs/ without a word)
+        raise SenseiError("--out needs a folder to write the run folder into, got ''")
     _crash_line()
     try:
         with _stop_on_sigterm():  # a polite kill (SIGTERM) stops like Ctrl-C: finished work is kept

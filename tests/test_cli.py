@@ -103,6 +103,7 @@ def test_user_strategy_file(tmp_path):
     (["play", "sen", "--strategies", "tests"], "--strategies 'tests': is a folder, not a Python file"),
     (["run", "tests"], "tests: is a folder, not a config file"),
     (["run", "experiments/sen_variants.toml", "--resume", ""], "--resume needs the folder of an unfinished run"),
+    (["run", "experiments/sen_variants.toml", "--out", ""], "--out needs a folder to write the run folder into"),
     (["strategies", "go"], "unknown game"),
     (["play", "sen", "--frobnicate"], "No such option"),
 ])
