@@ -1121,16 +1121,18 @@ class _dask_client:
                 # starts (a second or two) this process ignores it too, so that the workers it starts inherit
                 # that from their first instruction; a Ctrl-C then is lost (press it again), where it used to
                 # leave a half-made cluster and tracebacks. The scheduler (in this process) and the workers
-                # show errors only, not the warnings of a cluster closed in the middle of a run.
+                # keep quiet but for critical errors: a cluster closed in the middle of a run (Ctrl-C) logs
+                # warnings, and at times an error ("Couldn't gather keys ... forgotten") for the tasks the
+                # run let go; a run that fails says why in its own one line.
                 log = logging.getLogger("distributed")
                 self.log_level = log.level
-                log.setLevel(logging.ERROR)
+                log.setLevel(logging.CRITICAL)
                 main = _main_thread()
                 handler = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
                 try:
                     self.client = Client(n_workers=self.jobs, threads_per_worker=1, processes=True,
                                          dashboard_address=None, preload=["simcore.dask_worker"],
-                                         silence_logs=logging.ERROR)
+                                         silence_logs=logging.CRITICAL)
                 finally:
                     if main:  # (a handler installed from C reads as None: the default then)
                         signal.signal(signal.SIGINT, signal.SIG_DFL if handler is None else handler)
