@@ -194,11 +194,11 @@ def test_a_full_standard_output_is_one_line():
     assert r.returncode == 1 and lines == ["error: could not write the output: No space left on device"], r.stderr
 
 
-@pytest.mark.parametrize("args", [["play", "sen", "-n", "10"], ["play", "sen", "-n", "10", "--json"],
-                                  ["strategies", "sen"]])
+@pytest.mark.parametrize("args", [["play", "sen", "-n", "10"], ["strategies", "sen"]])
 def test_a_reader_that_stops_reading_or_a_closed_output_is_one_line(args):
     """| head -c1 ended the command with status 1 and nothing said (click's and rich's own handling of a
-    broken pipe); a closed standard output (cmd >&-) lost play --json's figures with status 0."""
+    broken pipe, rich's for the table of play); a closed standard output (cmd >&-) lost the output with
+    status 0."""
     import subprocess
     import sys
     cmd = [sys.executable, "-m", "experiments.cli", *args]
@@ -231,12 +231,9 @@ def test_a_terminal_width_of_0_lays_the_output_out_at_a_usable_width():
     import subprocess
     import sys
     cmd = [sys.executable, "-m", "experiments.cli", "play", "sen", "-n", "5"]
-    wide = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=300, env={**os.environ, "COLUMNS": "200"})
-    for cols in ("0", "1"):
-        r = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=300, env={**os.environ, "COLUMNS": cols})
-        assert r.returncode == 0 and "mean turns" in r.stdout and "rules: " in r.stdout, r.stdout
-        assert max(len(ln) for ln in r.stdout.splitlines()) >= 40
-        assert len(r.stdout.splitlines()) <= 2 * len(wide.stdout.splitlines())
+    r = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=300, env={**os.environ, "COLUMNS": "0"})
+    assert r.returncode == 0 and "mean turns" in r.stdout and "rules: " in r.stdout, r.stdout  # (it printed one table)
+    assert max(len(ln) for ln in r.stdout.splitlines()) >= 40 and len(r.stdout.splitlines()) < 40, r.stdout
 
 
 SENSHI_FILE = '''

@@ -87,14 +87,14 @@ def test_run_checks_the_scheduler_before_it_makes_its_run_folder(tmp_path):
 
 
 def test_a_local_cluster_that_fails_to_start_is_one_line_and_leaves_logging_and_ctrl_c_as_they_were(monkeypatch):
-    """While a local cluster starts, Ctrl-C is ignored and the distributed logger shows errors only; a start
+    """While a local cluster starts, Ctrl-C is ignored and the distributed logger shows critical errors only; a start
     that fails gives both back as they were and says so in one line (it named a scheduler 'None')."""
     import logging
     import signal
 
     def refused(*a, **k):
         assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN  # the workers would inherit it
-        assert logging.getLogger("distributed").level == logging.ERROR
+        assert logging.getLogger("distributed").level == logging.CRITICAL
         raise OSError(98, "Address already in use")
     monkeypatch.setattr(distributed, "Client", refused)
     log = logging.getLogger("distributed")
