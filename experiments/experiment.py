@@ -255,6 +255,16 @@ def run_experiment(source: str | os.PathLike | dict[str, Any], games: int | None
     registered already); they are recorded with their sha256 in the manifest, and a resume refuses a
     missing or changed file.
     """
+    if isinstance(strategy_files, (str, os.PathLike)):  # one file (a text was read letter by letter)
+        strategy_files = [strategy_files]
+    if strategy_files is not None and (not isinstance(strategy_files, (list, tuple)) or not all(
+            isinstance(f, (str, os.PathLike)) for f in strategy_files)):
+        raise SenseiError(f"strategy_files: expected a list of Python files' paths, got {strategy_files!r:.60}")
+    for name, value in (("out", out), ("resume", resume)):
+        if value is not None and not isinstance(value, (str, os.PathLike)):
+            raise SenseiError(f"{name}: expected a folder's path, got {value!r:.60}")
+    if log is not None and not callable(log):
+        raise SenseiError(f"log: expected a function of one text (print, say), got {log!r:.60}")
     files = register_files(strategy_files) if strategy_files is not None else registered_files()
     if resume is not None:
         check_strategy_files(os.fspath(resume), files)
@@ -311,6 +321,8 @@ def check_backend(backend: str | None, scheduler: str | None) -> tuple[str | Non
     if scheduler and backend is None:
         backend = "dask"
     if backend is not None:
+        if not isinstance(backend, str):
+            raise SenseiError(f"backend: expected one of {', '.join(BACKENDS)}, got {backend!r}")
         backend = backend.lower()
         if backend not in BACKENDS:
             raise SenseiError(f"unknown backend {backend!r} (known: {', '.join(BACKENDS)})")

@@ -1280,8 +1280,14 @@ def simulate(game: str | Game, agents: Sequence[Any], players: int | None = None
     check_games(n_games, first_game)
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise SenseiError(f"seed must be a non-negative integer, got {seed!r}")
+    if backend is not None and not isinstance(backend, str):
+        raise SenseiError(f"backend must be a backend's name (loky, threading, multiprocessing or dask), got "
+                          f"{backend!r:.60}")
     jobs = check_jobs(jobs, backend, scheduler)
     size = default_chunk(n_games, agents) if chunk_size is None else check_chunk_size(chunk_size)
+    if isinstance(per_game, str) or not isinstance(per_game, (list, tuple)) or not all(
+            isinstance(c, str) for c in per_game):
+        raise SenseiError(f"per_game must be a list of outcome columns' names, got {per_game!r:.60}")
     per_game = tuple(per_game)
     if keep_games:
         cols = len(eng.columns) + len(STANDARD_ROW_COLUMNS)

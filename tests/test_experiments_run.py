@@ -1,6 +1,7 @@
 """Running experiments: tables, common random numbers, seat rotation, jobs independence, SPRT, tournaments."""
 import json
 import os
+import re
 
 import numpy as np
 import polars as pl
@@ -8,7 +9,7 @@ import pytest
 
 from experiments import run_experiment
 from simcore.runner import simulate
-from strategies.registry import resolve
+from strategies.registry import lineup, resolve
 
 
 def focus_cfg(**extra):
@@ -163,3 +164,45 @@ def test_best_compares_the_best_with_the_fields_own_value():
         row = res.paired.filter((pl.col("value") == 10) & (pl.col("versus") == int(best))).row(0, named=True)
         assert own.group(1) == f"{100 * row['diff']:+.1f}%"
         assert bool(own.group(4)) == (row["lo"] <= 0 <= row["hi"])
+
+
+@pytest.mark.parametrize("kw, words", [
+    ({"backend": 5}, "backend must be a backend's name"),
+    ({"per_game": 5}, "per_game must be a list of outcome columns' names, got 5"),
+    ({"per_game": "win"}, "per_game must be a list"),  # (a text was taken letter by letter)
+])
+def test_simulate_refuses_arguments_of_the_wrong_type_on_one_line(kw, words):
+    from simcore.errors import SenseiError
+    agents = lineup("sen", ["threshold"], 2)
+    with pytest.raises(SenseiError, match=re.escape(words)):
+        simulate("sen", agents, n_games=10, **kw)
+
+
+@pytest.mark.parametrize("kw, words", [
+    ({"backend": 3}, "backend: expected one of"),
+    ({"out": 5}, "out: expected a folder's path, got 5"),
+    ({"resume": 5}, "resume: expected a folder's path, got 5"),
+    ({"log": 5}, "log: expected a function of one text"),
+    ({"strategy_files": 5}, "strategy_files: expected a list of Python files' paths, got 5"),
+    ({"strategy_files": [5]}, "strategy_files: expected a list of Python files' paths, got [5]"),
+])
+def test_run_experiment_refuses_arguments_of_the_wrong_type_on_one_line(kw, words):
+    from simcore.errors import SenseiError
+    raw = {"title": "t", "question": "q", "game": "sen", "players": 2, "games": 4, "seed": 1,
+           "lineup": {"focus": "threshold", "field": "random"}}
+    with pytest.raises(SenseiError, match=re.escape(words)):
+        run_experiment(raw, **kw)
+
+
+def test_run_experiment_takes_one_strategy_file_as_text(tmp_path):
+    # it was read letter by letter ("--strategies 's': is a folder")
+    from strategies.registry import register_files
+    path = tmp_path / "one.py"
+    path.write_text("import dataclasses\nfrom typing import ClassVar\nfrom strategies.sen import Threshold\n\n"
+                    "@dataclasses.dataclass(frozen=True)\nclass One(Threshold):\n    name: ClassVar[str] = 'one'\n")
+    raw = {"title": "t", "question": "q", "game": "sen", "players": 2, "games": 4, "seed": 1,
+           "lineup": {"focus": "one", "field": "random"}}
+    try:
+        assert run_experiment(raw, strategy_files=str(path)).cells.height == 1
+    finally:
+        register_files([])
