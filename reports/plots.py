@@ -315,12 +315,17 @@ def hue_panels(cells: pl.DataFrame, axes: list[str]) -> tuple[pl.DataFrame, list
         return df.with_columns(pl.lit("").alias("panel"), pl.col("group").alias("hue")), [""], drawn, left_out
     first = _panel_axis(axes)
     rest = [a for a in axes if a != first]
-    panel = (cells.select(shown(cells, first) + pl.lit(" players")).to_series() if first == "players"
-             else group_labels(cells, [first])["group"])
-    df = df.with_columns(panel.alias("panel"), group_labels(cells, rest)["group"].alias("hue"))
+    df = df.with_columns(_panel_names(cells, first).alias("panel"), group_labels(cells, rest)["group"].alias("hue"))
     panels, out_p = first_groups(df["panel"].unique(maintain_order=True).to_list(), MAX_PANELS, "panels")
     hues, out_h = first_groups(df["hue"].unique(maintain_order=True).to_list(), MAX_HUES, "colours")
     return df, panels, hues, out_p + out_h
+
+
+def _panel_names(cells: pl.DataFrame, first: str) -> pl.Series:
+    """Each cell's panel, named by its value of the axis ``first`` (``4 players``, ``seat0 counter``)."""
+    if first == "players":
+        return cells.select(shown(cells, first) + pl.lit(" players")).to_series()
+    return group_labels(cells, [first])["group"]
 
 
 def _panel_axis(axes: list[str]) -> str:
@@ -658,8 +663,7 @@ def seat_shares(seats: pl.DataFrame, cells: pl.DataFrame, axes: list[str]) -> Fi
         first = _panel_axis(axes)
         rest = [a for a in axes if a != first]
         key = group_labels(cells, axes).select(
-            "group", (cells.select(shown(cells, first) + pl.lit(" players")).to_series() if first == "players"
-                      else group_labels(cells, [first])["group"]).alias("panel"),
+            "group", _panel_names(cells, first).alias("panel"),
             group_labels(cells, rest)["group"].alias("bar")).unique(subset="group", keep="first")
         agg = agg.join(key, on="group", how="left")
         panels, left_out = first_groups(agg["panel"].unique(maintain_order=True).to_list(), MAX_PANELS, "panels")

@@ -24,6 +24,11 @@ if TYPE_CHECKING:
     from ..engine import CellRun
 
 
+def _self_play(run) -> bool:
+    """Whether a cell has one strategy in every seat (only the seat then differs between its seats)."""
+    return len(set(run.cell.agents)) == 1
+
+
 def _plural(word: str) -> str:
     """``pairings`` for ``pairing``; ``start_positions`` and ``players`` stay as they are."""
     return word if word.endswith("s") else word + "s"
@@ -111,7 +116,7 @@ def answer_balance(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
         # the lineups of one strategy in every seat apart: there only the seat differs, where a pairing of two
         # adds the stronger strategy's games, in which the seat matters little (Fan & Mallet: 50.2% over every
         # pairing, 54.0% with counter in both seats)
-        same = [i for i in sub["cell"].to_list() if len(set(runs[i].cell.agents)) == 1]
+        same = [i for i in sub["cell"].to_list() if _self_play(runs[i])]
         own = None
         if same and len(same) < sub.height:
             sp = pool_deals([frames[i] for i in same], defs)
@@ -137,7 +142,7 @@ def answer_balance(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
         # also given for each kind of cell apart
         kinds: dict[str, list[int]] = {"self-play": [], "mixed": []}
         for i in frames:
-            kinds["self-play" if len(set(runs[i].cell.agents)) == 1 else "mixed"].append(i)
+            kinds["self-play" if _self_play(runs[i]) else "mixed"].append(i)
         apart = all(kinds.values())
         if apart:
             for kind, idx in kinds.items():

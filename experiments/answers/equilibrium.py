@@ -306,7 +306,7 @@ def _confirm_fixed_points(cfg, ev, spec: SearchSpec, paths: list[Path], fn) -> d
             continue
         found = path.found[-1]
         r = found.race
-        own = next(i for i, j in enumerate(found.raced) if found.settings[j] == f)
+        own = _own_index(found, f)
         dev = r.best if r.best != own else closest_rival(r)
         if dev is None:
             continue
@@ -596,11 +596,14 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
                   headline=_headline(sentences), labels=made)
 
 
+def _own_index(found, f: dict[str, Any]) -> int:
+    """The race index of setting ``f`` in the race ``found`` (a fixed point in its last race)."""
+    return next(i for i, j in enumerate(found.raced) if found.settings[j] == f)
+
+
 def _fixed_fair(path: Path, f: dict[str, Any], players: int) -> float:
     """The fair win share at a table of the fixed point ``f`` that ``path`` reached: the average seat's."""
-    found = path.found[-1]
-    own = next(i for i, j in enumerate(found.raced) if found.settings[j] == f)
-    return fair_of(found, own, players)
+    return fair_of(path.found[-1], _own_index(path.found[-1], f), players)
 
 
 def _fresh_fails(c: dict[str, Any], fair: float) -> bool:
@@ -683,8 +686,8 @@ def _family_sentences(cfg, cell, desc, paths, fixed, fair, confirmed=None) -> li
             found = path.found[-1]
             r = found.race
             k = r.best
-            own = next(i for i, j in enumerate(found.raced) if found.settings[j] == f)
-            fair = _fixed_fair(path, f, cell.players)  # a table of the fixed point: the average seat's share
+            own = _own_index(found, f)
+            fair = fair_of(found, own, cell.players)  # a table of the fixed point: the average seat's share
             text = (f"{setting_label(f)} (reached from {join_values(starts)}"
                     + (f", and from {join_values(late)} at {'its' if len(late) == 1 else 'their'} last step"
                        if late else "") + "; against a table of it no setting does clearly better")
