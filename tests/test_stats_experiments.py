@@ -394,3 +394,35 @@ def test_balance_gives_pooled_metrics_over_self_play_and_mixed_cells_in_clear_wo
     assert re.search(r"wake_rate [^;]*, [^;]* in the 1 cell of one strategy in every seat and [^;]* in the 1 cell of "
                      r"different strategies; caller_success ", text), text
     assert "1 cells" not in text
+
+
+def test_effect_gives_the_game_length_over_the_finished_games_alone():
+    """Games stopped at the turn limit count their turns up to it in the game length; where some stopped, the
+    answer also gives the length over the finished games alone (a ratio over deals, its interval by the delta
+    method) and its change against the baseline, as the per-game rows give them."""
+    from experiments import run_experiment
+    from simcore.stats import values_ci
+    cfg = {"title": "t", "question": "q", "game": "sensu", "players": 3, "games": 60, "seed": 13,
+           "lineup": {"seats": ["random", "random", "random"]},
+           "sweep": {"variant": {"base": {}, "short": {"rules.max_turns": 160}}},
+           "report": {"answer": "effect", "over": "variant", "baseline": "base", "per_game": True}}
+    res = run_experiment(cfg)
+    g = res.tables["games"].filter(pl.col("seat") == 0).sort(["cell", "game"])
+    short = g.filter(pl.col("cell") == 1)
+    base = g.filter(pl.col("cell") == 0)
+    assert 0 < short["timeout"].sum() < short.height and base["timeout"].sum() == 0
+    f = (~short["timeout"]).cast(pl.Float64).to_numpy()
+    t = short["turns"].cast(pl.Float64).to_numpy()
+    r = (t * f).sum() / f.sum()
+    assert r == pytest.approx(short.filter(~pl.col("timeout"))["turns"].mean())
+    z = (t * f - r * f) / f.mean()
+    _, lo, hi = values_ci(z)
+    line = next(s for s in res.answer if s.startswith("variant short"))
+    rb = base["turns"].mean()
+    _, dlo, dhi = values_ci(z - (base["turns"].to_numpy() - rb))
+    assert (f"game length over the finished games alone {r:.1f} turns ± {(hi - lo) / 2:.1f}, "
+            f"{r - rb:+.1f} [{r - rb + dlo:+.1f}, {r - rb + dhi:+.1f}] vs base") in line
+    assert f"over the finished games alone, where some stopped, the change is {r - rb:+.1f} turns (clear)" \
+        in res.headline[1]
+    # no stopped game, no such figure
+    assert "finished games alone" not in res.answer[0] and "finished games alone" not in res.headline[0]

@@ -38,6 +38,16 @@ def answer_effect(cfg: Config, cells: pl.DataFrame, runs: list[CellRun], ratings
         P = runs[sub["cell"][0]].cell.players
         return np.vstack([vec, vec[VEC_ROWS.index("seat0_win")] - vec[VEC_ROWS.index("decided")] / P])
 
+    def finished(sub: pl.DataFrame, vec: np.ndarray) -> tuple[float, np.ndarray] | None:
+        """The game length over the finished games alone (games stopped at the turn limit left out), as a
+        ratio over deals, and each deal's linearised part of it (for intervals and paired changes); None
+        where the per-deal rows cannot tell the stopped games apart. A stopped game has played the whole
+        limit and has no winner; where every finished game of the cells has one (their win sums are their
+        finished games), a deal's weighted share of finished games is its ``decided`` row and its finished
+        games' turns are its ``turns`` row less the limit for each stopped one: exact, not the histogram's
+        guess."""
+        return finished_length(cfg.game, runs, sub["cell"].to_list(), vec)
+
     by_group: dict[tuple, dict[Any, pl.DataFrame]] = {}
     # each cell by its value of `over` as the config writes it (a strategy axis's column in the tables holds
     # the full spec, "threshold:wake=10" for "threshold"), as report.baseline names it
@@ -49,6 +59,7 @@ def answer_effect(cfg: Config, cells: pl.DataFrame, runs: list[CellRun], ratings
     levels: list[dict[str, Any]] = []  # the baseline's own figures in each group, for the headline
     strongest: dict[Any, list[tuple]] = {}  # value -> (group, strongest, runner-up, overlapping) per group
     stopped_by: dict[Any, list[int]] = {}  # value -> [games stopped at the turn limit, games], over every group
+    finished_by: dict[Any, list[tuple]] = {}  # value -> its game length change over finished games, per group
     off_levels: dict[Any, list[str]] = {}  # value -> the groups where its own first-seat advantage is clearly off 0
     for key, values in by_group.items():
         desc = describe_group(gaxes, key, labels)
@@ -93,6 +104,7 @@ def answer_effect(cfg: Config, cells: pl.DataFrame, runs: list[CellRun], ratings
             if value == rep.baseline:
                 levels[-1]["seated"] = seated
             stopped = int(sub["timeouts"].sum())
+            fin_text = None
             tally = stopped_by.setdefault(value, [0, 0])
             tally[0] += stopped
             tally[1] += n
@@ -101,6 +113,19 @@ def answer_effect(cfg: Config, cells: pl.DataFrame, runs: list[CellRun], ratings
                 part.append(f"completion {short_of_whole(1 - stopped / n)} "
                             f"{span('win_share', float(clo), float(chi))} "
                             f"({stopped:,} of {n:,} games stopped at the turn limit)")
+                fin = finished(sub, vec)  # told after the changes over all games
+                bfin = finished(base, bvec) if fin is not None and value != rep.baseline else None
+                if fin is not None:
+                    r, z = fin
+                    flo, fhi = _ratio_ci(r, z)
+                    text = f"{what} length over the finished games alone {turns_pm(r, flo, fhi)}"
+                    if bfin is not None:
+                        d, dlo, dhi = _ratio_ci_diff(r - bfin[0], z - bfin[1])
+                        dec = fine_decimals("mean_turns", dlo, dhi)
+                        text += (f", {fmt_metric('mean_turns', d, True, decimals=dec)} "
+                                 f"{span('mean_turns', dlo, dhi, True, dec)} vs {show(rep.baseline)}")
+                        finished_by.setdefault(value, []).append((d, dlo, dhi))
+                    fin_text = text
             if exact:
                 part.append(f"focus win share {fmt_metric('win_share', fair)} (the fair share by symmetry: the "
                             "same strategy in every seat)")
@@ -130,6 +155,8 @@ def answer_effect(cfg: Config, cells: pl.DataFrame, runs: list[CellRun], ratings
                                 f"{span(metric, lo, hi, True, dec)} vs {show(rep.baseline)}")
                 if alike:
                     part.append(f"{and_list(alike)} the same as {show(rep.baseline)} on every deal")
+            if fin_text:
+                part.append(fin_text)
             if ratings.height:
                 mask = pl.lit(True)
                 for a, v in zip(gaxes, key):
@@ -152,7 +179,8 @@ def answer_effect(cfg: Config, cells: pl.DataFrame, runs: list[CellRun], ratings
                                 + ")" + _beaten_text(sub, top["strategy"], show, h2h))
             sentences.append(f"{short(rep.over)} {show(value)}" + (f" ({desc})" if desc else "") + ": "
                              + "; ".join(part))
-    return sentences, frame(paired_rows), headline(rep, paired_rows, show, levels, strongest, stopped_by, off_levels)
+    return sentences, frame(paired_rows), headline(rep, paired_rows, show, levels, strongest, stopped_by, off_levels,
+                                                   finished_by)
 
 
 def head_to_head_losses(cells: pl.DataFrame, top: str) -> list[tuple[str, float, float, float]]:
@@ -266,7 +294,8 @@ def _strongest_text(picks: list[tuple]) -> str:
 def headline(rep, paired_rows: list[dict[str, Any]], show, levels: list[dict[str, Any]] = (),
              strongest: dict[Any, list[tuple]] | None = None,
              stopped_by: dict[Any, list[int]] | None = None,
-             off_levels: dict[Any, list[str]] | None = None) -> list[str] | None:
+             off_levels: dict[Any, list[str]] | None = None,
+             finished_by: dict[Any, list[tuple]] | None = None) -> list[str] | None:
     """The baseline's own figures over every group (the range of its game length and first-seat advantage,
     with in how many groups that advantage is clearly off 0), then per value against the baseline, over
     every group: the range of each paired change and in how many groups its interval excludes 0; with
@@ -274,17 +303,31 @@ def headline(rep, paired_rows: list[dict[str, Any]], show, levels: list[dict[str
     and, for a value some of whose games stopped at the turn limit, how many (a game cut there counts its
     turns up to the limit in the game length, so that a few of them can make a change of length); and a
     value whose own first-seat advantage is clearly off 0 in some group, where (``off_levels``: its change
-    against the baseline may be unclear there while its level is not)."""
+    against the baseline may be unclear there while its level is not). ``finished_by``: a value's change of
+    game length over the finished games alone, per group where some of its games stopped."""
     if not paired_rows:
         return None
     strongest = strongest or {}
     stopped_by = stopped_by or {}
     off_levels = off_levels or {}
+    finished_by = finished_by or {}
 
     def stopped(v) -> str:
         k, n = stopped_by.get(v, (0, 0))
+        if not k:
+            return ""
+        fin = finished_by.get(v) or []
+        alone = ""
+        if fin:
+            apart = [d for d, lo, hi in fin if lo is not None and hi is not None and (lo > 0 or hi < 0)]
+            groups = sum(1 for r in paired_rows if r["value"] == v and r["metric"] == "mean_turns")
+            where = (f"in the {len(fin)} of {_groups(groups)} where some stopped" if len(fin) < groups else
+                     "where some stopped")
+            alone = (f"; over the finished games alone, {where}, the change is "
+                     f"{_span('mean_turns', [d for d, _, _ in fin], ' turns', apart)} "
+                     f"({_how_often('clear', len(apart), len(fin))})")
         return (f" ({k:,} of {n:,} games stopped at the turn limit: their turns count up to it in the game "
-                "length)") if k else ""
+                f"length{alone})")
     words = {"mean_turns": ("game length", " turns"), "seat_advantage": ("first-seat advantage", ""),
              "win_share": ("focus win share", "")}
     out = []
@@ -363,3 +406,45 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun]) -
 KIND = AnswerKind("effect", "per value of `over` against `baseline`: game length, first-seat advantage, the focus",
                   analyse, needs_over=True, over_players=False, baseline="required",
                   needs_seats="it compares the first seat with the others", vectors=True, lead_table=lead_table)
+
+
+def finished_length(game: str, runs, cells: list[int], vec: np.ndarray) -> tuple[float, np.ndarray] | None:
+    """The mean game length over the finished games of ``cells`` (pooled, their per-deal rows averaged into
+    ``vec``), and each deal's linearised residual ``(t_d - r f_d) / mean(f)`` of that ratio, whose mean's t
+    interval is the ratio's (the delta method) and whose paired differences give a change's. None unless
+    every finished game of the cells has a winner and every stopped one played exactly the turn limit (then
+    ``decided`` counts a deal's finished games and ``turns`` less the limit per stopped game their turns)."""
+    from simcore.registry import get_game
+
+    limit = None
+    for i in cells:
+        run = runs[i]
+        lim = get_game(game).turn_limit(run.cell.rules)
+        if limit not in (None, lim):
+            return None
+        limit = lim
+        for t in run.totals.values():
+            stopped = float(t.sums["timeout"].sum()) if "timeout" in t.sums else 0.0
+            won = float(t.sums["win"].sum()) if "win" in t.sums else 0.0
+            if abs(won - (t.n - stopped)) > 1e-6 or ("turns" in t.maxs and float(t.maxs["turns"].max()) > limit):
+                return None
+    dec = vec[VEC_ROWS.index("decided")]
+    num = vec[VEC_ROWS.index("turns")] - limit * (1.0 - dec)
+    if dec.sum() <= 0:
+        return None
+    r = float(num.sum() / dec.sum())
+    return r, (num - r * dec) / float(dec.mean())
+
+
+def _ratio_ci(r: float, z: np.ndarray) -> tuple[float | None, float | None]:
+    """The t interval of a ratio around ``r`` from its per-deal residuals ``z`` (:func:`finished_length`)."""
+    _, lo, hi = values_ci(z)
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        return None, None
+    return r + lo, r + hi
+
+
+def _ratio_ci_diff(d: float, z: np.ndarray) -> tuple[float, float | None, float | None]:
+    """A change of ratios ``d`` with the paired t interval of the deals' residual differences ``z``."""
+    lo, hi = _ratio_ci(d, z)
+    return d, lo, hi
