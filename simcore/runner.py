@@ -900,7 +900,7 @@ def _run_processes(tasks: Iterator, jobs: int, on_result: Callable[[int, Any], N
                     more = False
                     break
                 with _ctrl_c_deferred():  # a submit may start worker processes
-                    fut = pool.submit(task[0], *task[1])
+                    fut = pool.submit(_call_packed, _packed(task))
                 pending.append(fut)
                 running.add(fut)
             while pending and pending[0].done():
@@ -967,9 +967,31 @@ def _windows(par, delayed, tasks: Iterator, size: int, on_result: Callable[[int,
             return
         start = done
         with _ctrl_c_deferred():  # the first dispatch starts the worker processes
-            results = par(delayed(fn)(*args) for fn, args in window)
+            results = par(delayed(_call_packed)(_packed((fn, args))) for fn, args in window)
         _drain(results, lambda i, res: on_result(start + i, res))
         done += len(window)
+
+
+def _packed(task: tuple[Callable, tuple]) -> bytes:
+    """A task (function, args) pickled here, to be rebuilt by :func:`_call_packed` in the worker process."""
+    try:  # (as loky pickles tasks: functions of a script by value; joblib's own dependency)
+        import cloudpickle
+    except ImportError:  # joblib before 1.5 kept its own copy
+        from joblib.externals import cloudpickle
+    return cloudpickle.dumps(task)
+
+
+def _call_packed(blob: bytes) -> Any:
+    """Rebuild a task packed by :func:`_packed` and run it. A strategy that sensei refuses only where it is
+    rebuilt in a worker process (a strategy file that fails to import there, a ``__post_init__`` that
+    raises there) is then that task's error, said in one line as in this process, where it would
+    otherwise break the pool and read as a crashed worker."""
+    import pickle
+    try:
+        fn, args = pickle.loads(blob)
+    except SenseiError as exc:
+        raise type(exc)(f"in a worker process: {exc}") from None
+    return fn(*args)
 
 
 def call_interruptible(fn: Callable, args: tuple) -> Any:

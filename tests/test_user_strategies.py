@@ -106,6 +106,41 @@ def test_a_file_strategy_spec_crashing_in_a_worker_is_one_line(mine):
     one_error_line(r, "Crashy", "'drawn'", "ZeroDivisionError")
 
 
+ONLY_IN_A_WORKER = textwrap.dedent('''
+    import dataclasses
+    import multiprocessing
+    from typing import ClassVar
+
+    from strategies.sen import Threshold
+
+    IN_WORKER = multiprocessing.current_process().name != "MainProcess"
+    if IN_WORKER and WHERE == "import":
+        raise ImportError("no module named 'helpers' in the worker")
+
+
+    @dataclasses.dataclass(frozen=True)
+    class Picky(Threshold):
+        game: ClassVar[str] = "sen"
+
+        def __post_init__(self):
+            if IN_WORKER and WHERE == "post_init":
+                raise ValueError("wake is not allowed in a worker")
+''')
+
+
+@pytest.mark.parametrize("where, words", [("import", ["failed to load", "ImportError", "'helpers'"]),
+                                          ("post_init", ["strategy Picky", "wake is not allowed in a worker"])])
+def test_a_strategy_refused_only_in_a_worker_process_is_one_line_not_a_crash(tmp_path, where, words):
+    """A strategy file that fails to import only in a worker process, or whose ``__post_init__`` raises only
+    there, broke the pool and read as a crashed worker (status 1)."""
+    path = tmp_path / f"picky_{where}.py"
+    path.write_text(f"WHERE = {where!r}\n" + ONLY_IN_A_WORKER)
+    r = cli.invoke(app, ["play", "sen", "-s", f"{path}:Picky", "-n", "4000", "--jobs", "2", "--backend", "loky",
+                         "--json"])
+    line = one_error_line(r, "in a worker process", *words)
+    assert "worker process stopped" not in line and r.stdout == ""
+
+
 @pytest.mark.parametrize("name, words", [("cheat", ["illegal", "face_up"]), ("forgetful", ["face_up_slot"])])
 def test_an_illegal_move_or_a_missing_decision_is_exit_2(mine, name, words):
     r = cli.invoke(app, ["play", "sen", "-s", name, "--strategies", mine, "-n", "100"])
