@@ -617,6 +617,7 @@ def _build_report(run_dir: str, run: dict[str, Any], index: bool, spec_table: pl
         s=s, m=m, css=_css(), lead_figure=figures[0] if figures else None, figures=figures[1:], tables=tables,
         balance=balance, has_lead=has_lead, balance_words=_balance_words(cells, s.get("game", "")),
         headline=headline, answer=answer, folded=folded, lead_table=lead_table,
+        size_note=run_size_note(run["config_text"], m),
         config_text=run["config_text"], examples=example_games(t["examples"], cells, axes),
         terms=answer_terms(answer), pooled_fresh=bool(t["confirm"].height or "fresh_regret" in t["regrets"].columns))
     path = os.path.join(run_dir, "report.html")
@@ -625,6 +626,25 @@ def _build_report(run_dir: str, run: dict[str, Any], index: bool, spec_table: pl
     if index:
         build_index(os.path.dirname(os.path.abspath(run_dir)))
     return path
+
+
+def run_size_note(config_text: str, manifest: dict[str, Any]) -> str | None:
+    """A sentence for a run played with fewer deals than its config asks (``--games``, as ``make demo`` plays
+    its slow questions): its intervals are wider than a run of the config as written would give, by about the
+    square root of the ratio. None where the run played the config's own number, or more."""
+    import math
+    import tomllib
+
+    played = manifest.get("games_override")
+    try:
+        asked = tomllib.loads(config_text).get("games")
+    except (tomllib.TOMLDecodeError, ValueError):
+        return None
+    if not (isinstance(played, int) and isinstance(asked, int)) or isinstance(asked, bool) or not 0 < played < asked:
+        return None
+    return (f"This run was played with --games {played}, where its config asks for games = {asked}: its "
+            f"intervals are about {math.sqrt(asked / played):.1f} times as wide as a run of the config as written "
+            "would give, and a figure not clearly different from another here may be told apart there.")
 
 
 def example_games(examples: pl.DataFrame, cells: pl.DataFrame, axes: list[str]) -> list[dict[str, Any]]:

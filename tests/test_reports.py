@@ -404,3 +404,21 @@ def test_distribution_figures_keep_a_searchs_rule_settings_apart():
     cases = pl.DataFrame({"cell": range(4), "players": [2, 2, 4, 4], "variant": ["base", "ravens"] * 2,
                           "rules.ravens_not_scary": [False, True] * 2})
     assert _searched_rules(cases, ["players", "variant"], []) == []
+
+
+def test_a_run_with_fewer_deals_than_its_config_says_so_at_its_answer(tmp_path):
+    """make demo plays its slow questions with --games well below their configs' own (senshi_meta: 40 where
+    the config asks 400): the report said so only in its Reproduce section, while its intervals were some
+    3.2 times as wide."""
+    from reports.html import run_size_note
+    text = 'title = "t"\ngames = 400\n'
+    assert run_size_note(text, {"games_override": 40}) == (
+        "This run was played with --games 40, where its config asks for games = 400: its intervals are about 3.2 "
+        "times as wide as a run of the config as written would give, and a figure not clearly different from "
+        "another here may be told apart there.")
+    for m in ({"games_override": 400}, {"games_override": 800}, {"games_override": None}, {}):
+        assert run_size_note(text, m) is None
+    assert run_size_note("games = [", {"games_override": 40}) is None
+    res = run_experiment(CFG, games=10)
+    page = open(build_report(res.write(str(tmp_path))), encoding="utf-8").read()
+    assert "played with --games 10, where its config asks for games = 20" in page
