@@ -425,3 +425,27 @@ def test_best_answer_compares_the_best_with_the_field_s_own_value_in_its_headlin
     clear = sum(1 for text in res.answer[:4] if re.search(r"(next|the field's own) 10: [+-][\d.]+%, paired 95% CI "
                                                           r"\[[^]]+\](;|\)|$)", text))
     assert int(m.group(1)) == clear, (res.headline, res.answer[:4])
+
+
+def test_effect_headline_gives_the_mean_of_the_baselines_first_seat_advantages_over_its_groups():
+    """Sensu's base rules: +0.8% to +1.3% over 2-5 players, clear in none of the groups on its own, while their
+    mean is clearly above 0; its interval is over deals, of each deal number's average over the groups."""
+    import numpy as np
+
+    from simcore.stats import values_ci
+    rng = np.random.default_rng(1)
+    vecs = [rng.normal(0.01, 0.2, 500) for _ in range(4)]
+    levels = []
+    for v in vecs:
+        m, lo, hi = values_ci(v)
+        levels.append({"turns": 50.0, "adv": m, "adv_lo": lo, "adv_hi": hi, "fair": 0.25, "adv_deals": v})
+    mean, lo, hi = values_ci(np.mean(vecs, axis=0))
+    rep = SimpleNamespace(over="variant", baseline="base")
+    head = effect.headline(rep, [_paired("v1", "mean_turns", 1.0, 0.5, 1.5, 2)], str, levels)
+    side = "clearly above 0" if lo > 0 else "not clearly off 0"
+    assert f"; their mean {100 * mean:+.1f}% ± {100 * (hi - lo) / 2:.1f}%, {side})" in head[0]
+    # one group, or groups of different numbers of deals: no mean
+    assert "their mean" not in effect.headline(rep, [_paired("v1", "mean_turns", 1.0, 0.5, 1.5, 2)], str,
+                                               levels[:1])[0]
+    levels[1] = {**levels[1], "adv_deals": vecs[1][:100]}
+    assert "their mean" not in effect.headline(rep, [_paired("v1", "mean_turns", 1.0, 0.5, 1.5, 2)], str, levels)[0]
