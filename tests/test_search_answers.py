@@ -497,6 +497,10 @@ def test_design_brings_the_objective_to_its_target():
     assert named == (survivors.height > 1 and off.height > 0), (survivors, res.answer[0])
     for row in off.iter_rows(named=True):
         assert f"penalty={row['rules.penalty']} " in res.answer[0].split("by its own 95% interval")[1]
+    # each such interval is uncorrected for the many settings: it says how many would seem to miss by chance
+    if named:
+        assert (f"; each interval alone, uncorrected: of {survivors.height} settings that all met the target, about "
+                f"{0.05 * survivors.height:.1f} would seem to miss it by chance)") in res.answer[0]
     best_off = best["hi"] < 0.5 or best["lo"] > 0.5  # penalty=5 at 57.6% [53.5%, 61.7%] here
     assert best_off == ("the best misses the target" in res.answer[0])
     # and it says so where it leads, beside the best's own figure (the race's verdict ends a long sentence)
