@@ -1049,3 +1049,21 @@ def test_a_fixed_point_measured_best_names_its_closest_rival_with_numbers():
     assert text == (" (wake=6, wake=10 are not ruled out against a table of it either: the closest, wake=6, -1.3% "
                     "[-2.3%, -0.2%] against it on the same 1,000 deals, a difference that the race's test, corrected "
                     "for picking among 3 settings, does not call clear)")
+
+
+def test_a_kept_field_value_says_where_the_best_responses_own_interval_lies_above_the_fair_share():
+    """Sen, 5 players, penalty 15: wake=8 at 20.8% [20.2%, 21.4%] (fair 20.0%) read as clearly better by its
+    own interval while the sentence said it was not: the correction for picking the best is now said."""
+    from types import SimpleNamespace
+
+    from experiments.answers import equilibrium as eqm
+    own, best = {"focus.wake": 10}, {"focus.wake": 8}
+    found = SimpleNamespace(settings=[own, best], raced=[0, 1], race=SimpleNamespace(survivors=[0, 1]), best=best)
+    path = SimpleNamespace(fields=[own])
+    assert eqm._kept_field(path, found, 0.202, 0.2) == (
+        "; not clearly better than the field's own value wake=10, which the race's test, corrected for picking "
+        "among 2 settings, keeps (the best's own interval lies above the fair share, but taken alone it is not "
+        "corrected for being the best of 2): the path stays there")
+    assert "taken alone" not in eqm._kept_field(path, found, 0.199, 0.2)
+    assert eqm._kept_field(path, SimpleNamespace(**{**vars(found), "race": SimpleNamespace(survivors=[1])}),
+                           0.202, 0.2) == ""
