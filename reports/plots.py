@@ -681,7 +681,7 @@ def seat_shares(seats: pl.DataFrame, cells: pl.DataFrame, axes: list[str]) -> Fi
                 ax.get_legend().remove()
         from experiments.answers.common import and_list
 
-        left_out = (f"; one row per {'player count' if first == 'players' else short(first)}, its bars the "
+        left_out = (f"; one row per {'player count' if first == 'players' else short(first)}, along it the "
                     + and_list([short(a) for a in rest]) + left_out)
     else:
         # the groups are categories of the x axis (the colours are the seats): as many as a wider figure holds
@@ -691,20 +691,36 @@ def seat_shares(seats: pl.DataFrame, cells: pl.DataFrame, axes: list[str]) -> Fi
         _seat_bars(ax, agg, "group")
         ax.set_ylabel("win share of the seat (%)")
         legend_outside(ax, title="seat")
-    return Figure("Seat balance", "win share of each table seat (seat 0 starts), lineups rotated; dotted: the fair "
-                  "share (1/P of the games that have a winner)"
+    return Figure("Seat balance", "win share of each table seat (seat 0 starts), lineups rotated, with its Wilson "
+                  "95% interval over the seat's games (the games of one deal's rotations share its cards, so the "
+                  "answer's intervals over deals may differ); dotted: the fair share (1/P of the games that have a "
+                  "winner)"
                   + left_out, _encode(fig))
 
 
 def _seat_bars(ax, agg: pl.DataFrame, x: str) -> None:
-    """The seat balance's bars on ``ax``: one category of the x axis per value of ``x``, a bar per seat, and
-    the fair share of each category dotted."""
+    """The seat balance on ``ax``: one category of the x axis per value of ``x``, a point per seat with its
+    Wilson 95% interval over the seat's games, and the fair share of each category dotted. Points, not bars
+    from 0: the seat effects the answers speak of are a point or two, which bars of some 50% hid."""
+    from simcore.stats import wilson
+
     names = agg[x].unique(maintain_order=True).to_list()
-    sns.barplot(data=agg.to_pandas(), x=x, y="share", hue="seat", ax=ax, palette="crest", order=names)
+    seats = sorted(agg["seat"].unique().to_list())
+    colors = sns.color_palette("crest", len(seats))
+    width = 0.8 / max(len(seats), 1)
+    for j, (seat, color) in enumerate(zip(seats, colors)):
+        sub = agg.filter(pl.col("seat") == seat)
+        pos = np.array([names.index(v) for v in sub[x].to_list()]) - 0.4 + width * (j + 0.5)
+        share = sub["share"].to_numpy()
+        lo, hi = wilson(sub["w"].to_numpy(), sub["n"].to_numpy())
+        ax.errorbar(pos, share, yerr=error_lengths(share, 100 * np.asarray(lo), 100 * np.asarray(hi)), fmt="o",
+                    color=color, label=str(seat), capsize=2, markersize=4)
     for i, name in enumerate(names):
         # the average seat's share: 1/P of the games that have a winner (1/P where every game has one)
         fair = float(agg.filter(pl.col(x) == name)["share"].mean())
         ax.hlines(fair, i - 0.4, i + 0.4, colors="black", linestyles=":")
+    ax.set_xticks(range(len(names)), [str(n) for n in names])
+    ax.set_xlim(-0.5, len(names) - 0.5)
     ax.set_xlabel("")
     ax.set_ylabel("")  # (seaborn's: the column's name; the caller labels the axis)
     if len(names) > 4 or max(len(str(g)) for g in names) > 12:
@@ -800,7 +816,9 @@ def paired_plot(paired: pl.DataFrame, group_axes: list[str]) -> Figure | None:
         if len(values) > 6 or max(map(len, names)) > 8:  # long labels (e.g. strategies) slanted
             rotate_labels(ax)
         title = metric.replace("_", " ")
-        ax.set_title(f"{title} difference" + (" (%)" if scale == 100 else ""))
+        # a difference of shares is in percentage points; of game lengths in turns
+        ax.set_title(f"{title} difference" + (" (percentage points)" if scale == 100 else
+                                              " (turns)" if metric == "mean_turns" else ""))
         vs = sub["versus"].cast(pl.String).unique().to_list()
         if len(vs) == 1:
             ref = f" (each minus {lab(vs[0])})"

@@ -471,7 +471,7 @@ def test_shares_and_differences_of_shares_are_drawn_in_percent_as_the_sentences_
                            "hi": [-0.081, -0.045]})
     plots.paired_plot(paired, [])
     ax = drawn[-1].axes[0]
-    assert ax.get_title() == "equilibrium stakes difference (%)" and ax.get_ylim()[0] < -9
+    assert ax.get_title() == "equilibrium stakes difference (percentage points)" and ax.get_ylim()[0] < -9
     # a win share over a swept parameter, and the seats' win shares
     cells = pl.DataFrame({"wake": [8, 10], "focus_win_share": [0.24, 0.26], "focus_win_lo": [0.22, 0.24],
                           "focus_win_hi": [0.26, 0.28], "fair_share": [0.25, 0.25]})
@@ -492,6 +492,9 @@ def test_the_seat_balance_line_is_the_average_seats_share_where_games_stop_witho
     (line,) = [c for c in ax.collections if c.get_linestyle() and c.get_linestyle()[0][1]]
     assert np.allclose(line.get_segments()[0][:, 1], 45.0)
     assert fig.caption.endswith("dotted: the fair share (1/P of the games that have a winner)")
+    assert "with its Wilson 95% interval over the seat's games" in fig.caption
+    # a point per seat with its interval, not bars from 0 that hid effects of a point or two
+    assert not ax.patches and len(ax.containers) == 2
 
 
 def test_a_seat_balance_of_more_groups_than_a_row_holds_draws_a_row_per_value_of_one_axis(drawn):
@@ -505,7 +508,7 @@ def test_a_seat_balance_of_more_groups_than_a_row_holds_draws_a_row_per_value_of
     axs = [ax for ax in drawn[-1].axes if ax.get_visible()]
     assert [ax.get_title() for ax in axs] == ["seat0 s0", "seat0 s1", "seat0 s2"]
     assert all(len(ax.get_xticklabels()) == n // 3 for ax in axs)  # every group drawn
-    assert "one row per seat0, its bars the start" in fig.caption and "are not" not in fig.caption
+    assert "one row per seat0, along it the start" in fig.caption and "are not" not in fig.caption
     assert not any(ax.get_ylabel() for ax in axs) and drawn[-1]._supylabel.get_text() == "win share of the seat (%)"
 
 
@@ -560,7 +563,7 @@ def test_a_run_without_groups_draws_no_legend_or_title_named_all(drawn):
                            "versus": [10, 10], "diff": [-0.01, 0.02], "lo": [-0.03, 0.0], "hi": [0.01, 0.04]})
     plots.paired_plot(paired, [])
     ax = drawn[-1].axes[0]
-    assert ax.get_legend() is None and ax.get_title() == "win share difference (%)"
+    assert ax.get_legend() is None and ax.get_title() == "win share difference (percentage points)"
     fig, ax = matplotlib.pyplot.subplots()
     ax.plot([0, 1], [0, 1], label="2p")
     assert plots.legend_outside(ax) is not None
