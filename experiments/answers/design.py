@@ -415,7 +415,9 @@ def _equilibrium_sentence(desc: str, cell, found, figs, obj: str) -> str:
     grid = _grid_text(found.extra[setting_label(found.settings[found.raced[0]])]["paths"][0].found[0].settings)
     return (f"{desc}: " if desc else "") + "equilibrium of " + short_spec(cell.agents[0]) + " under each rule " \
         f"setting (iterated best response over {grid}; stakes: the win share a seat gains at a table of the " \
-        "fixed point by playing it rather than a value drawn uniformly from the grid): " + "; ".join(parts)
+        "fixed point by playing it rather than a value drawn uniformly from the grid, so the grid's values far " \
+        "from the fixed point, which lose heavily, weigh in it as much as those near it, and another grid gives " \
+        "other stakes): " + "; ".join(parts)
 
 
 def _grid_text(settings: list[dict[str, Any]]) -> str:
