@@ -1077,6 +1077,7 @@ def risk_tradeoff(est: pl.DataFrame, event_figure: str) -> Figure | None:
     fig, axes = plt.subplots(1, len(groups), figsize=(5.2 * len(groups), 4.8), squeeze=False)
     palette = sns.color_palette("tab10" if len(cases) <= 10 else "tab20", len(cases))
     hidden = []  # cases drawn on the same spot in a panel (guard's margins 3 and 4 play the same games)
+    off = []  # a case far from the others of its panel, shown by an arrow at the panel's edge
     for ax, g in zip(axes[0], groups):
         sub = df.filter(pl.col("group") == g)
         # points closer than a marker's width (1% of the panel's span) hide one another
@@ -1100,6 +1101,21 @@ def risk_tradeoff(est: pl.DataFrame, event_figure: str) -> Figure | None:
         P = sub["players"][0]
         if P:
             ax.axhline(100 / P, color="grey", linestyle=":", linewidth=1)
+        far = _far_point(sub, xs, ys)
+        if far is not None:  # one point far from the rest would squeeze them together: the panel shows the rest
+            k, (x0, x1), (y0, y1) = far
+            ax.set_xlim(x0, x1)
+            ax.set_ylim(y0, y1)
+            name = lab(sub["case"][k])
+            off.append((g, name, xs[k], ys[k]))
+            cx, cy = min(max(xs[k], x0), x1), min(max(ys[k], y0), y1)
+            # the label in the corner the point lies beyond, its arrow to the panel's edge
+            tx = 0.97 if xs[k] > x1 else 0.03 if xs[k] < x0 else 0.5
+            ty = 0.1 if ys[k] < y0 else 0.9 if ys[k] > y1 else 0.5
+            ax.annotate(f"{name}: {xs[k]:.1f}%, {ys[k]:.1f}%", xy=(cx, cy), xytext=(tx, ty),
+                        textcoords="axes fraction", fontsize=7, color=palette[cases.index(sub["case"][k])],
+                        ha="right" if tx > 0.5 else "left" if tx < 0.5 else "center",
+                        arrowprops={"arrowstyle": "->", "color": "grey", "linewidth": 0.8})
         ax.set_title("" if g == "all" else g)
         ax.set_xlabel(event_figure.replace("_share", "").replace("_", " ") + " (% of the focus's games)")
         ax.set_ylabel("win share (%)")
@@ -1112,7 +1128,42 @@ def risk_tradeoff(est: pl.DataFrame, event_figure: str) -> Figure | None:
                   "and win share (y) against the field, with Wilson 95% intervals, one panel per group; up and to "
                   "the left is better; dotted: the fair share 1/P"
                   + _same_spot_note(hidden)
+                  + "".join(f"; {name} lies off its panel ({'' if g == 'all' else g + ': '}{x:.1f}%, {y:.1f}%), "
+                            "shown by an arrow at its edge, so that the others can be told apart"
+                            for g, name, x, y in off)
                   + left_out, _encode(fig))
+
+
+def _far_point(sub: pl.DataFrame, xs: np.ndarray, ys: np.ndarray):
+    """A point of a risk panel so far from the others that drawing it squeezes them into a corner (Senshi's
+    greedy with 2 players: 71% eliminated where the others lie within 20-27%, its 10% win share where theirs
+    lie within 46-52%): its index and the limits that show the others with their intervals, else None. Only
+    with four points or more, and only where leaving it out shrinks a span at least fourfold."""
+    n = len(xs)
+    if n < 4:
+        return None
+
+    def bounds(col, scale=100.0):
+        return np.array([np.nan if v is None else v * scale for v in sub[col].to_list()], dtype=float)
+    xlo, xhi, ylo, yhi = bounds("lo"), bounds("hi"), bounds("y_lo"), bounds("y_hi")
+    best = None
+    for k in range(n):
+        rest = np.arange(n) != k
+        sx, sy = np.ptp(xs), np.ptp(ys)
+        rx, ry = np.ptp(xs[rest]), np.ptp(ys[rest])
+        ratio = max(sx / max(rx, 1e-9), sy / max(ry, 1e-9))
+        if ratio >= 4 and (best is None or ratio > best[0]):
+            best = (ratio, k)
+    if best is None:
+        return None
+    k = best[1]
+    rest = np.arange(n) != k
+    lo_x = np.nanmin(np.concatenate([xs[rest], xlo[rest]]))
+    hi_x = np.nanmax(np.concatenate([xs[rest], xhi[rest]]))
+    lo_y = np.nanmin(np.concatenate([ys[rest], ylo[rest]]))
+    hi_y = np.nanmax(np.concatenate([ys[rest], yhi[rest]]))
+    mx, my = 0.15 * max(hi_x - lo_x, 0.5), 0.15 * max(hi_y - lo_y, 0.5)
+    return k, (lo_x - mx, hi_x + mx), (lo_y - my, hi_y + my)
 
 
 def _same_spot_note(hidden: list[tuple[str, list[str]]]) -> str:

@@ -584,3 +584,24 @@ def test_risk_points_that_hide_one_another_are_named_in_the_caption(drawn):
     far = pl.DataFrame(rows).with_columns(pl.when(pl.col("case") == "b").then(pl.col("value") + 0.05)
                                           .otherwise(pl.col("value")).alias("value"))
     assert "same spot" not in plots.risk_tradeoff(far, "eliminated_share").caption
+
+
+def test_a_risk_point_far_from_the_others_is_shown_at_the_panels_edge(drawn):
+    # senshi_elimination, 2 players: greedy at 71% eliminated and 10% won squeezed the nine others into a box
+    # of 20-27% by 46-52%, where their intervals hid one another
+    others = [("a", 0.20, 0.52), ("b", 0.22, 0.50), ("c", 0.24, 0.48), ("d", 0.27, 0.46)]
+    rows = []
+    for case, ev, win in others + [("greedy", 0.71, 0.10)]:
+        for fig_name, v in (("eliminated_share", ev), ("win_share", win)):
+            rows.append({"scope": "cell", "cell": len(rows) // 2, "group": "2 players", "case": case, "players": 2,
+                         "figure": fig_name, "value": v, "lo": v - 0.01, "hi": v + 0.01})
+    fig = plots.risk_tradeoff(pl.DataFrame(rows), "eliminated_share")
+    ax = drawn[-1].axes[0]
+    assert ax.get_xlim()[1] < 30 and ax.get_ylim()[0] > 40  # the others fill the panel
+    assert any(t.get_text() == "greedy: 71.0%, 10.0%" for t in ax.texts)
+    assert ("; greedy lies off its panel (2 players: 71.0%, 10.0%), shown by an arrow at its edge, so that the "
+            "others can be told apart") in fig.caption
+    # points spread alike: all drawn
+    spread = [r for r in rows if r["case"] != "greedy"]
+    fig = plots.risk_tradeoff(pl.DataFrame(spread), "eliminated_share")
+    assert "off its panel" not in fig.caption and not drawn[-1].axes[0].texts
