@@ -532,8 +532,8 @@ def parse(raw: dict[str, Any], path: str = DICT_CONFIG, games_override: int | No
         for c in cells:
             if len({a.spec() for a in c.agents}) == 1:
                 at = ", ".join(f"{k} = {_toml_value(v)}" for k, v in c.axes.items())
-                ck.fail("sprt", "a focus that differs from the field (in "
-                        + (f"the cell {at}, " if c.axes else "")
+                ck.fail("sprt", "a focus that differs from the field ("
+                        + (f"in the cell {at}, " if c.axes else "")
                         + f"the focus is the field, {c.agents[0].spec()}: with the seats rotated its share is the fair "
                         "share by symmetry, so the test could never decide)", "self-play")
     report = _report(raw.get("report", {}), ck, kind, names, sprt, axes, eng, cells, raw)
@@ -895,6 +895,11 @@ def _report_head(value: Any, ck: _Checker, kind: str, axes: list[str], has_sprt:
     if answer not in kinds:
         ck.fail("report.answer", "one of " + ", ".join(kinds), answer)
     spec = kinds[answer]
+    if has_sprt and answer != "sprt":
+        # the test stops each cell at its own number of deals: best and effect pair cells deal by deal (they
+        # failed after every game was played), summary and risk told no verdict
+        ck.fail("sprt", f"nothing unless answer is 'sprt' (the test stops each cell at its own number of deals, "
+                f"which answer = {answer!r} cannot compare)", "a [sprt] table")
     accepted = spec.lineups or ("focus", "seats", "tournament")
     if kind not in accepted:
         ck.fail("lineup", f"a {', '.join(accepted[:-1]) + ' or ' if len(accepted) > 1 else ''}{accepted[-1]} lineup "
@@ -921,6 +926,22 @@ def _report_head(value: Any, ck: _Checker, kind: str, axes: list[str], has_sprt:
     return t, answer, spec, over
 
 
+def _one_player_count_per_group(ck: _Checker, answer: str, over: str, axes: list[str], cells) -> None:
+    """An answer whose fair shares depend on the player count compares the values of ``over`` within a group
+    (the cells alike in every other axis) on the same deals: they must have one player count. A named case
+    that sets ``players`` is a players axis under another name, which ``report.over = "players"`` is refused
+    as (its cells of 2 and 4 players were compared, 4 players read against the fair 50%)."""
+    seen: dict[tuple, tuple[Any, int]] = {}
+    for c in cells:
+        key = tuple(repr(c.axes.get(a)) for a in axes if a != over)
+        first = seen.setdefault(key, (c.axes.get(over), c.players))
+        if first[1] != c.players:
+            ck.fail(f"sweep.{over}", f"one player count in every group for answer = {answer!r} (its fair shares "
+                    "depend on the player count: sweep players as an axis of its own, and each count gets sentences "
+                    "of its own)", f"{over} = {first[0]!r} with {first[1]} players and {c.axes.get(over)!r} with "
+                    f"{c.players}")
+
+
 def _report(value: Any, ck: _Checker, kind: str, axes: list[str], sprt: SprtSpec | None, axis_defs, eng=None,
             cells=(), raw=None) -> ReportSpec:
     from .answers.base import CheckContext
@@ -931,6 +952,8 @@ def _report(value: Any, ck: _Checker, kind: str, axes: list[str], sprt: SprtSpec
     if spec.needs_seats and any(c.players < 2 for c in cells):
         ck.fail("players", f"at least 2 players in every cell for answer = {answer!r} ({spec.needs_seats}; a solo "
                 "game has one seat)", sorted({c.players for c in cells}))
+    if over is not None and not spec.over_players:
+        _one_player_count_per_group(ck, answer, over, axes, cells)
     if spec.precheck is not None:
         spec.precheck(ctx)
     for key, used in (("metric", spec.uses_metric), ("goal", spec.uses_goal)):

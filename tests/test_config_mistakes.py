@@ -20,6 +20,57 @@ def refused(raw, *words):
         assert w in text, (w, text)
 
 
+@pytest.mark.parametrize("answer,extra", [("turn_order", {"per_game": True}), ("balance", {"per_game": True}),
+                                          ("effect", {"baseline": "two"}), ("risk", {"per_game": True})])
+def test_named_cases_that_set_players_are_refused_where_fair_shares_depend_on_the_player_count(answer, extra):
+    """A named case that sets players is a players axis under another name: its cells of 2 and 4 players were
+    compared (4 players read against the fair 50%, 2 of its 4 seats shown)."""
+    raw = {**{k: v for k, v in SEN.items() if k != "players"}, "game": "senshi",
+           "lineup": {"focus": "greedy", "field": "counter"},
+           "sweep": {"size": {"two": {"players": 2}, "four": {"players": 4}}},
+           "report": {"answer": answer, "over": "size", **extra}}
+    if answer == "risk":
+        raw["report"]["event"] = "eliminated"
+    refused(raw, "sweep.size: expected one player count in every group", answer,
+            "got \"size = 'two' with 2 players and 'four' with 4\"")
+    # with players an axis of its own, each count in a group of its own: accepted
+    load_config({**raw, "players": [2, 4], "sweep": {"size": {"two": {}, "four": {"rules.open_stacks": True}}}})
+
+
+def test_best_refuses_a_tournament():
+    # every match-up's cells fell in one group: the best was one match-up's cell against unrelated others'
+    raw = {**SEN, "lineup": {"tournament": ["threshold", "gambler", "random"]}, "sweep": {"rules.penalty": [5, 15]},
+           "report": {"answer": "best", "over": "rules.penalty"}}
+    refused(raw, "lineup: expected a focus or seats lineup for answer = 'best', got 'tournament'")
+
+
+@pytest.mark.parametrize("answer", ["best", "effect", "summary", "risk"])
+def test_an_sprt_table_is_refused_unless_the_answer_is_sprt(answer):
+    # best and effect failed with a traceback after every game was played; summary and risk told no verdict
+    raw = {**SEN, "lineup": {"focus": "threshold:wake=8", "field": "threshold"}, "sweep": {"rules.penalty": [5, 15]},
+           "report": {"answer": answer}, "sprt": {"h0": 0.0, "h1": 0.05}}
+    if answer == "risk":
+        raw.update(game="senshi", lineup={"focus": "greedy", "field": "random"}, sweep={"focus": ["greedy", "counter"]})
+        raw["report"].update(event="eliminated", over="focus")
+    elif answer in ("best", "effect"):
+        raw["report"]["over"] = "rules.penalty"
+        if answer == "effect":
+            raw["report"]["baseline"] = 5
+    refused(raw, "sprt: expected nothing unless answer is 'sprt'", f"answer = {answer!r}")
+    load_config({**raw, "report": {"answer": "sprt"}, "sweep": {}})
+
+
+@pytest.mark.parametrize("search, words", [
+    ({"rules.target": [50, 100, 150]}, "target=50 and target=100 play the same games: target has no effect with "
+                                        "rounds set"),
+])
+def test_a_design_search_refuses_settings_that_play_the_same_games(search, words):
+    raw = {**SEN, "rules": {"rounds": 3}, "search": search,
+           "report": {"answer": "design", "objective": "focus_win_share", "target": 0.5}}
+    refused(raw, "search: expected settings that play different games (" + words)
+    load_config({**raw, "rules": {}})
+
+
 def test_a_focus_or_tournament_lineup_needs_two_players():
     raw = {**SEN, "game": "sensu", "players": 1, "lineup": {"focus": "planner", "field": "random"}}
     refused(raw, "players: expected at least 2 players for a focus lineup", "lineup.seats")

@@ -286,6 +286,9 @@ def lead_figures(ctx: ReportContext) -> list:
     return out
 
 
+# (not a tournament: its cells of every match-up fell in one group, and the best was one match-up's cell
+# compared with the others', without saying whose share it was; effect or ratings answer a tournament)
 KIND = AnswerKind("best", "the best value of `over` per group", analyse, needs_over=True, vectors=True, uses_metric=True, uses_goal=True,
+                  lineups=("focus", "seats"),
                   check_metric=check_metric, lead_figures=lead_figures, lead_table=lead_table, dist_by_group=True,
                   balance_by_group=True)

@@ -112,6 +112,8 @@ def check(ctx: CheckContext) -> dict[str, Any]:
     for cell in ctx.cells:
         for s, where in probe_settings(spec):
             _rules(ctx.eng, cell, s, ck, where)
+    if spec.discrete:
+        _different_settings(ctx, spec)
     spec.options.update({"objective": objective, "target": target, "band": band, "goal": goal or "max",
                          "family": family})
     size = len(spec.settings()) if spec.discrete else spec.trials
@@ -160,6 +162,29 @@ def _family_spec(ctx: CheckContext, spec: SearchSpec, opts: dict[str, Any]) -> t
                     f"{field.spec()} is not a setting of it)", "nothing")
     family.options.update({"start": [start], "steps": ck.integer(opts.get("steps", 8), "search.steps"), "meta": []})
     return design, family
+
+
+def _different_settings(ctx: CheckContext, spec: SearchSpec) -> None:
+    """Two settings of the search that play the same games in a cell (Sen's target with rounds set, Sensu's
+    power copies without the powers variant, a sticks table written as its own nine values) would race a
+    setting against itself and read "+0.0% farther [+0.0%, +0.0%]", or call a value at the edge of the range
+    that changes nothing: refused, naming both, as a sweep's cells are."""
+    from ..config import _toml_value
+
+    for cell in ctx.cells:
+        seen: dict[Any, dict[str, Any]] = {}
+        for s in spec.settings():
+            rules = _rules(ctx.eng, cell, s, ctx.ck)
+            other = seen.setdefault(rules.played(cell.players), s)
+            if other is s:
+                continue
+            a, b = _rules(ctx.eng, cell, other).as_dict(), rules.as_dict()
+            inert = rules.inert(cell.players)
+            why = [inert[k] if k in inert else f"{k} {_toml_value(a[k])} and {_toml_value(b[k])} are the same "
+                   f"setting with {cell.players} player{'' if cell.players == 1 else 's'}" for k in a if a[k] != b[k]]
+            ctx.ck.fail("search", "settings that play different games (" + setting_label(other) + " and "
+                        + setting_label(s) + " play the same games" + (f": {'; '.join(why)}" if why else "")
+                        + "): give each a setting of its own")
 
 
 def _rules(eng, cell, setting: dict[str, Any], ck=None, where: str | None = None):
