@@ -214,6 +214,9 @@ class _Checker:
     def table(self, value: Any, key: str) -> dict:
         if not isinstance(value, dict):
             self.fail(key, "a table", value)
+        bad = next((k for k in value if not isinstance(k, str)), None)
+        if bad is not None:  # (a config given as a dict to the Python API: TOML's keys are always text)
+            self.fail(key, "a table whose keys are text", f"the key {bad!r}")
         return value
 
     def text(self, value: Any, key: str) -> str:
@@ -419,8 +422,13 @@ def parse(raw: dict[str, Any], path: str = DICT_CONFIG, games_override: int | No
             _axis_name(key, where, ck)
             cases = []
             for name, settings in value.items():
+                if not isinstance(name, str):  # (a config given as a dict to the Python API)
+                    ck.fail(where, "case names that are text", name)
                 if not name.strip():
                     ck.fail(where, "non-empty case names (a name labels its case in the answer)", name)
+                if name != name.strip():  # "a" and "a " read alike in the answer's sentences
+                    ck.fail(where, "case names without spaces at either end (a name labels its case in the "
+                            "answer, where spaces cannot be seen)", name)
                 if not name.isprintable():
                     ck.fail(where, "case names without control characters such as a newline or a tab (a name "
                             "labels its case in the answer's sentences and the report's figures)", name)

@@ -620,3 +620,23 @@ def test_a_config_with_a_byte_order_mark_runs_and_reports(tmp_path):
     run_dir = res.run_dir
     assert open(os.path.join(run_dir, "config.toml"), "rb").read().startswith(b'title = "t"')
     assert os.path.isfile(build_report(run_dir, index=False))
+
+
+@pytest.mark.parametrize("where, value, words", [
+    ("sweep", {"variant": {1: {}}}, "sweep.variant: expected case names that are text, got 1"),
+    ("sweep", {"variant": {"a": {}, "b": {3: 1}}}, "sweep.variant.b: expected a table whose keys are text, got 'the key 3'"),
+    ("search", {1.5: [1]}, "search: expected a table whose keys are text, got 'the key 1.5'"),
+    ("rules", {1: 2}, "rules: expected a table whose keys are text, got 'the key 1'"),
+])
+def test_a_config_dict_with_keys_that_are_not_text_is_one_line(where, value, words):
+    # (the Python API: a dict's keys may be anything; deep in the config they raised AttributeError)
+    raw = {**SEN, where: value}
+    if where == "search":
+        raw["report"] = {"answer": "best_response"}
+    refused(raw, words)
+
+
+def test_case_names_with_spaces_at_either_end_are_refused():
+    # "a" and "a " were both accepted: "best variant: a , ... next a: -13.3%"
+    raw = {**SEN, "sweep": {"variant": {"a": {}, "a ": {"rules.penalty": 15}}}}
+    refused(raw, "sweep.variant: expected case names without spaces at either end", "got 'a '")
