@@ -203,7 +203,7 @@ def test_a_value_set_at_the_top_and_by_every_value_of_a_sweep_axis_is_refused():
             "sweep.v: expected no setting of 'rules.penalty', which rules.penalty sets already")
     # a top value that some named cases override is their default: allowed
     cfg = load_config({**SEN, "players": 3, "rules": {"penalty": 5},
-                       "sweep": {"v": {"a": {}, "b": {"rules.penalty": 3, "players": 2}}}})
+                       "sweep": {"v": {"a": {}, "b": {"rules.penalty": 3, "players": 2}}}, "report": {"answer": "summary"}})
     assert [(c.players, c.rules.as_dict()["penalty"]) for c in cfg.cells] == [(3, 5), (2, 3)]
 
 
@@ -388,7 +388,8 @@ def test_a_setting_comes_from_one_place(lineup, sweep, words):
 
 def test_one_place_still_allows_what_sets_each_parameter_once():
     load_config({**BASE, "lineup": {"focus": "threshold", "field": "threshold:wake=8"}})
-    load_config({**BASE, "sweep": {"strategy.wake": [6, 12]}, "report": {"answer": "best", "over": "strategy.wake"}})
+    load_config({**BASE, "sweep": {"strategy.wake": [6, 12]}, "report": {"answer": "best", "over": "strategy.wake",
+                                                                        "metric": "mean_score", "goal": "max"}})
     # a spec's value is the default of the named cases that set it in some cases only
     cfg = load_config({**BASE, "lineup": {"focus": "threshold:wake=8", "field": "threshold"},
                        "sweep": {"v": {"a": {"focus.wake": 6}, "b": {}}}, "report": {"answer": "best", "over": "v"}})
@@ -409,7 +410,7 @@ def test_a_sequential_test_of_the_focus_against_itself_is_refused():
 
 def test_a_case_name_holds_no_control_character():
     raw = {**BASE, "sweep": {"variant": {"x\ny": {"rules.penalty": 5}, "b": {}}},
-           "report": {"answer": "best", "over": "variant"}}
+           "lineup": {"focus": "threshold:wake=8", "field": "threshold"}, "report": {"answer": "best", "over": "variant"}}
     refused(raw, "sweep.variant: expected case names without control characters", "'x\\ny'")
     load_config({**raw, "sweep": {"variant": {"x y": {"rules.penalty": 15}, "b": {}}}})
 
@@ -503,7 +504,7 @@ def test_cells_that_play_the_same_games_are_refused(raw, words):
 def test_settings_that_play_different_games_stay_allowed():
     load_config({**SEN, "game": "sensu", "players": 4, "rules": {"powers": True}, "lineup": {"seats": ["random"]},
                  "sweep": {"rules.power_copies": ["A", "AB"]}, "report": {"answer": "summary"}})
-    load_config({**SEN, "sweep": {"rules.target": [50, 100]}})
+    load_config({**SEN, "sweep": {"rules.target": [50, 100]}, "report": {"answer": "summary"}})
 
 
 def test_a_parameter_out_of_range_names_its_own_sweep_key():
@@ -640,3 +641,12 @@ def test_case_names_with_spaces_at_either_end_are_refused():
     # "a" and "a " were both accepted: "best variant: a , ... next a: -13.3%"
     raw = {**SEN, "sweep": {"variant": {"a": {}, "a ": {"rules.penalty": 15}}}}
     refused(raw, "sweep.variant: expected case names without spaces at either end", "got 'a '")
+
+
+def test_best_win_share_over_self_play_only_is_refused():
+    # strategy.P sets every seat: "best wake: 6, win share 50.0% (the fair share by symmetry ...; next 10: +0.0%"
+    raw = {**SEN, "sweep": {"strategy.wake": [6, 10, 14]}, "report": {"answer": "best", "over": "strategy.wake"}}
+    refused(raw, "report.metric: expected a focus that differs from the field in some cell for win_share",
+            "every cell is self-play")
+    load_config({**raw, "report": {**raw["report"], "metric": "mean_score", "goal": "max"}})
+    load_config({**raw, "sweep": {"focus.wake": [6, 10, 14]}, "report": {"answer": "best", "over": "focus.wake"}})

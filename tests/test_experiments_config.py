@@ -156,4 +156,4 @@ def test_the_demo_says_its_search_plays_below_the_default_budget():
                                  "decision against 500)")
     # at the default budget or above, nothing is added
     full = _with_search_budget("experiments/search_seats.toml", 500)
-    assert "make demo's" not in full["report"]["notes"] and "make demo" not in full["title"]
+    assert "This run is make demo's" not in full["report"]["notes"] and "make demo" not in full["title"]

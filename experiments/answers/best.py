@@ -223,6 +223,16 @@ def check_metric(ctx, metric: str) -> None:
         if "metric" in ctx.table:
             ctx.ck.fail("report.metric", what, metric)
         ctx.ck.fail("report.metric", what + f", as none is given here (the default, {metric}, is a focus's)")
+    lineup = ctx.raw.get("lineup") if isinstance(ctx.raw.get("lineup"), dict) else {}
+    if (metric == "win_share" and ctx.cells and lineup.get("rotate", True) is True
+            and all(len({a.spec() for a in c.agents}) == 1 for c in ctx.cells)):
+        # (a sweep of strategy.P sets every seat: every value won its fair share by symmetry, and "the field's
+        # own value" changed with the value)
+        ctx.ck.fail("report.metric", "a focus that differs from the field in some cell for win_share (every cell "
+                    "is self-play, the same strategy in every seat, so each value wins the fair share by symmetry: "
+                    "sweep focus.P to vary the focus alone, ask metric = \"mean_score\" or \"mean_turns\", or "
+                    "answer = \"effect\" or \"summary\" for the same strategy in every seat)",
+                    metric)
 
 
 def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun]) -> Result:
