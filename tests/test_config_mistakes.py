@@ -650,3 +650,12 @@ def test_best_win_share_over_self_play_only_is_refused():
             "every cell is self-play")
     load_config({**raw, "report": {**raw["report"], "metric": "mean_score", "goal": "max"}})
     load_config({**raw, "sweep": {"focus.wake": [6, 10, 14]}, "report": {"answer": "best", "over": "focus.wake"}})
+
+
+def test_a_grid_of_floats_for_an_integer_parameter_is_refused_as_a_list_of_them_is():
+    # {min = 4.0, max = 16.0, step = 4.0} played wake=16.0 (race.parquet's focus.wake Float64)
+    raw = {**SEN, "search": {"focus.wake": {"min": 4.0, "max": 16.0, "step": 4.0}},
+           "report": {"answer": "best_response"}}
+    refused(raw, "search.focus.wake: strategy threshold.wake: expected an integer, got 4.0")
+    refused({**raw, "search": {"focus.wake": [4.0, 8.0]}}, "expected an integer, got 4.0")
+    load_config({**raw, "search": {"focus.wake": {"min": 4, "max": 16, "step": 4}}})

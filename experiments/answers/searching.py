@@ -97,7 +97,9 @@ def parse_search(ctx, extra: set[str], what: str, required: bool = True) -> tupl
             ck.fail(f"search.{p.key}", f"no search of {p.key!r}, which {setters[p.key]} sets already (the two would "
                     "contradict each other)", p.key)
     for p in params:
-        if p.discrete and isinstance(t[p.key], list):
+        # a grid's values too: {min = 4.0, max = 16.0, step = 4.0} of an integer parameter played wake=16.0,
+        # where the list [4.0, 8.0] is refused for its TOML type
+        if p.discrete:
             _distinct_values(ctx, p, ck)
     spec = SearchSpec(params)
     method = opts.get("method", "race" if spec.discrete else "optuna")
