@@ -659,3 +659,23 @@ def test_a_grid_of_floats_for_an_integer_parameter_is_refused_as_a_list_of_them_
     refused(raw, "search.focus.wake: strategy threshold.wake: expected an integer, got 4.0")
     refused({**raw, "search": {"focus.wake": [4.0, 8.0]}}, "expected an integer, got 4.0")
     load_config({**raw, "search": {"focus.wake": {"min": 4, "max": 16, "step": 4}}})
+
+
+def test_impossible_or_ignored_search_and_test_settings_are_refused():
+    # an SPRT hypothesis beyond what a win share allows (h1 = 0.6 with 2 players: 110%) was tested
+    raw = {**SEN, "lineup": {"focus": "threshold:wake=8", "field": "threshold"}, "report": {"answer": "sprt"},
+           "sprt": {"h0": 0.0, "h1": 0.6}}
+    refused(raw, "sprt.h1: expected at most 0.5 with 2 players")
+    refused({**raw, "sprt": {"h0": -0.6, "h1": 0.1}}, "sprt.h0: expected at least -0.5 with 2 players")
+    # the same solver twice printed its sentence twice; solvers without a meta-game were ignored
+    eq = {**SEN, "search": {"focus.wake": [6, 10, 14], "start": [10], "meta": True, "solvers": ["nash", "nash"]},
+          "report": {"answer": "equilibrium"}}
+    refused(eq, "search.solvers: expected distinct solvers")
+    refused({**eq, "search": {**eq["search"], "meta": False, "solvers": ["nash"]}},
+            "search.solvers: expected nothing without a meta-game")
+    refused({**eq, "search": {"focus.wake": [6, 10, 14], "start": [10], "bootstrap": 50}},
+            "search.bootstrap: expected nothing without a meta-game")
+    # a game length cannot be negative
+    de = {**SEN, "search": {"rules.penalty": [5, 15]},
+          "report": {"answer": "design", "objective": "mean_turns", "target": -5}}
+    refused(de, "report.target: expected a number of at least 0 (mean_turns is a number of turns), got -5")

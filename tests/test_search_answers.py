@@ -564,7 +564,7 @@ def test_per_game_rows_of_the_searching_answers_are_the_games_played(tmp_path):
         assert fw.mean() == pytest.approx(row["focus_win_share"], abs=1e-9)
     run_dir = res.write(str(tmp_path))
     assert pl.read_parquet(os.path.join(run_dir, "games.parquet")).equals(games)
-    eqr = run_experiment(eq(games=30, search={"focus.wake": [4, 8, 12], "bootstrap": 5},
+    eqr = run_experiment(eq(games=30, search={"focus.wake": [4, 8, 12]},
                             report={"answer": "equilibrium", "per_game": True}))
     assert eqr.tables["games"].height == int((eqr.cells["games"] * eqr.cells["players"]).sum())
 

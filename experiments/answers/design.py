@@ -58,7 +58,8 @@ OBJECTIVES = {
 #: objectives that are shares or differences of shares: the values a target or band may take, and what they are
 SPANS = {"seat0_win_share": (0.0, 1.0, "a share"), "focus_win_share": (0.0, 1.0, "a share"),
          "seat_advantage": (-1.0, 1.0, "a share minus the fair share"),
-         "equilibrium_stakes": (-1.0, 1.0, "a difference of shares")}
+         "equilibrium_stakes": (-1.0, 1.0, "a difference of shares"),
+         "mean_turns": (0.0, 1e9, "a number of turns")}
 #: objectives computed from a symmetric equilibrium of the focus's family (a grid of focus.P in [search])
 EQUILIBRIUM = ("equilibrium_stakes",)
 
@@ -103,7 +104,8 @@ def check(ctx: CheckContext) -> dict[str, Any]:
             (f"report.band[{i}]", band[i], t["band"][i]) for i in range(2)])
         for key, v, written in given:
             if v is not None and not lo <= v <= hi:
-                ck.fail(key, f"a number from {lo:g} to {hi:g} ({objective} is {what})", written)
+                ck.fail(key, (f"a number of at least {lo:g}" if hi >= 1e9 else f"a number from {lo:g} to {hi:g}")
+                        + f" ({objective} is {what})", written)
     goal = ctx.table.get("goal")
     if goal is not None and (target is not None or band is not None):
         ck.fail("report.goal", "nothing with a target or a band", goal)

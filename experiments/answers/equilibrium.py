@@ -140,6 +140,14 @@ def check(ctx: CheckContext) -> dict[str, Any]:
     if solvers is not None:
         if not isinstance(solvers, list) or not solvers or any(s not in SOLVERS for s in solvers):
             ck.fail("search.solvers", "a non-empty list of " + ", ".join(SOLVERS), solvers)
+        if len(set(solvers)) != len(solvers):  # (the same sentence printed twice)
+            ck.fail("search.solvers", "distinct solvers", solvers)
+    if ctx.lineup != "population" and not spec.options["meta"]:
+        # the family's fixed points only: these settings of the meta-game's solvers would change nothing
+        for key in ("solvers", "bootstrap", "intensity", "population_size"):
+            if key in opts:
+                ck.fail(f"search.{key}", "nothing without a meta-game (search.meta = true or a list of player "
+                        "counts: the family's fixed points alone use no solver)", opts[key])
     spec.options["solvers"] = solvers
     if ctx.lineup != "population" and not spec.options["start"]:  # told after the mistakes of the keys given
         _no_start(ck, opts.get("start"), ctx)

@@ -99,7 +99,9 @@ def parse_search(ctx, extra: set[str], what: str, required: bool = True) -> tupl
     for p in params:
         # a grid's values too: {min = 4.0, max = 16.0, step = 4.0} of an integer parameter played wake=16.0,
         # where the list [4.0, 8.0] is refused for its TOML type
-        if p.discrete:
+        # (a grid of values that are not whole numbers is told by probe_settings, with the words for a grid)
+        if p.discrete and (isinstance(t[p.key], list) or all(not isinstance(v, float) or float(v).is_integer()
+                                                              for v in p.values)):
             _distinct_values(ctx, p, ck)
     spec = SearchSpec(params)
     method = opts.get("method", "race" if spec.discrete else "optuna")
