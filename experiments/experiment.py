@@ -40,7 +40,7 @@ from typing import Any, Callable, Sequence
 
 import polars as pl
 
-from simcore.errors import SenseiError, WorkerDied
+from simcore.errors import SenseiError, StrategyError, WorkerDied
 from simcore.files import read_limited
 from simcore.runner import check_jobs, check_scheduler
 from strategies.registry import origin, register_files, registered_files
@@ -307,9 +307,18 @@ def run_experiment(source: str | os.PathLike | dict[str, Any], games: int | None
         if isinstance(exc, WorkerDied):
             raise WorkerDied(f"{exc}; {chunks_kept(done)} in {run_dir}; resume with: {resume}") from None
         raise RunInterrupted(run_dir, done, resume) from None
-    except SenseiError:
+    except SenseiError as exc:
         if out is not None and store is not None and not store.done and not store.saved:
             shutil.rmtree(run_dir, ignore_errors=True)  # a new folder with nothing played: leave no trace
+        elif (isinstance(exc, StrategyError) and run_dir is not None and store is not None
+              and not os.path.isfile(os.path.join(run_dir, "manifest.json"))):
+            # a strategy that failed part way: its finished chunks are kept, as after Ctrl-C (a resume needs its
+            # files unchanged, so it goes on where a failure came by chance)
+            done = sum(1 for f in os.listdir(store.folder) if f.endswith(".npz"))
+            if done:
+                resume = _command(cfg, games, resume=run_dir, files=files, run_dir=run_dir)
+                raise StrategyError(f"{exc}; {chunks_kept(done)} in {run_dir}; resume with: {resume} (with the "
+                                    "strategy files unchanged)") from exc.__cause__
         raise
     return res
 

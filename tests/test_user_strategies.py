@@ -823,3 +823,57 @@ def test_a_sensu_strategy_cannot_write_the_rules_tables_it_is_shown(tmp_path):
     '''))
     r = cli.invoke(app, ["play", "sensu", "-p", "2", "-n", "3", "-s", f"{path}:Writes", "-s", "redeemer"])
     one_error_line(r, "failed in its decision 'arrange'", "ValueError: assignment destination is read-only")
+
+
+FAILS_LATER = textwrap.dedent('''
+    import dataclasses
+    from typing import ClassVar
+
+    import numpy as np
+
+    from simcore.games.sen import Drawn, Kind, Start
+    from strategies.base import Strategy, param
+
+    CALLS = [0]
+
+
+    @dataclasses.dataclass(frozen=True)
+    class Later(Strategy):
+        name: ClassVar[str] = "later"
+        game: ClassVar[str] = "sen"
+        wake: int = param(8, "wake at this known total or less")
+
+        def start(self, obs, rng):
+            CALLS[0] += 1
+            if CALLS[0] > 400:
+                raise RuntimeError("a state it never met before")
+            known = ((obs.own >= 0) | ~obs.own_mask()).all(axis=1)
+            total = np.where(obs.own_mask() & (obs.own >= 0), obs.own, 0).sum(axis=1)
+            return np.where(known & (total <= self.wake), Start.WAKE, Start.DRAW)
+
+        def face_up_slot(self, obs, rng):
+            return np.zeros(len(obs.me), dtype=np.int64)
+
+        def drawn(self, obs, rng):
+            return np.full(len(obs.me), Drawn.DISCARD)
+
+        def peek(self, obs, rng):
+            return obs.me.copy(), np.zeros(len(obs.me), dtype=np.int64)
+''')
+
+
+def test_a_strategy_that_fails_part_way_keeps_the_finished_chunks_and_says_how_to_resume(tmp_path):
+    """As after Ctrl-C: the line says how many chunks are kept and the command that goes on (with the strategy
+    files unchanged); before, it said nothing of the chunks a long run had finished."""
+    path = tmp_path / "later.py"
+    path.write_text(FAILS_LATER)
+    cfg = tmp_path / "later.toml"
+    cfg.write_text(CONFIG.format(focus="later").replace("games = 240", "games = 2000").replace("chunk_size = 60",
+                                                                                             "chunk_size = 20"))
+    out = tmp_path / "runs"
+    r = cli.invoke(app, ["run", str(cfg), "--strategies", str(path), "--jobs", "1", "--no-progress", "--no-report",
+                         "--out", str(out)])
+    line = one_error_line(r, "failed in its decision 'start'", "RuntimeError: a state it never met before",
+                          "finished chunk", "resume with: sensei run", "--resume", "(with the strategy files unchanged)")
+    (run_dir,) = list(out.iterdir())
+    assert str(run_dir) in line and any(f.suffix == ".npz" for f in (run_dir / "parts").iterdir())
