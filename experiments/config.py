@@ -771,7 +771,7 @@ def _strategy(eng, spec: str, params: dict[str, Any], ck: _Checker, where: str, 
     except SenseiError as exc:
         if str(exc).startswith(ck.path):
             raise
-        about = re.match(r"strategy [^ .:]+\.(\w+):", str(exc))
+        about = re.match(r"strategy [^ .:]+\.(\w+):", str(exc)) or re.match(r"unknown parameter '(\w+)'", str(exc))
         if about and param_where and about.group(1) in param_where:
             where = param_where[about.group(1)]
         raise SenseiError(f"{ck.path}: {where}: {exc}") from None
@@ -837,7 +837,8 @@ def _make_cells(eng, kind, roles, entrants, fixed_rules, base_players, settings,
         merged = dict(params)
         if all_params:
             merged = {**all_params, **merged}
-        keys = {p: w for (r, p), w in param_where.items() if r == role}
+        keys = {p: where_of["strategy"] for p in all_params}  # (strategy.P: a mistake names the sweep key)
+        keys.update({p: w for (r, p), w in param_where.items() if r == role})
         return _strategy(eng, spec, merged, ck, where, keys)
 
     out = []

@@ -679,3 +679,18 @@ def test_impossible_or_ignored_search_and_test_settings_are_refused():
     de = {**SEN, "search": {"rules.penalty": [5, 15]},
           "report": {"answer": "design", "objective": "mean_turns", "target": -5}}
     refused(de, "report.target: expected a number of at least 0 (mean_turns is a number of turns), got -5")
+
+
+def test_mistakes_are_told_at_the_key_that_made_them():
+    # strategy.P sets every seat: a seat's strategy without that parameter named lineup.field
+    raw = {**SEN, "lineup": {"focus": "threshold", "field": "gambler"}, "sweep": {"strategy.wake": [6, 10]},
+           "report": {"answer": "summary"}}
+    refused(raw, "sweep.strategy.wake: unknown parameter 'wake' for strategy gambler")
+    # a design's start is one value: [4] read "expected a setting of the family's grid", and 4 is on it
+    de = {**SEN, "players": 4, "search": {"rules.penalty": [5, 15], "focus.wake": [4, 10, 16], "start": [4]},
+          "report": {"answer": "design", "objective": "equilibrium_stakes", "goal": "max"}}
+    refused(de, "search.start: expected one start value, not a list (start = 4, or a table")
+    # an event on a game without one: the event is at fault, not the answer (equilibrium needs none)
+    eq = {**SEN, "search": {"focus.wake": [6, 10, 14], "start": [10]},
+          "report": {"answer": "equilibrium", "event": "eliminated"}}
+    refused(eq, "report.event: sen has no per-seat 0/1 outcome column", "leave report.event out")

@@ -452,7 +452,9 @@ def check_event(ctx, required: bool) -> str | None:
         known = ", ".join(f"{c} ({m})" for c, m in rates.items())
         if not known:
             raise SenseiError(f"{ck.path}: report.event: {eng.name} has no per-seat 0/1 outcome column to count "
-                              f"(got {name!r}), so answer = {answer!r} does not apply to it")
+                              f"(got {name!r}), so answer = {answer!r} does not apply to it" if required else
+                              f"{ck.path}: report.event: {eng.name} has no per-seat 0/1 outcome column to count "
+                              f"(got {name!r}): leave report.event out (answer = {answer!r} needs none)")
         ck.fail("report.event", f"a per-seat 0/1 outcome column of {eng.name} (one of {known})", name)
     return name
 

@@ -198,6 +198,9 @@ def start_setting(ck, where: str, focus, value: Any, keys: list[str], settings) 
     parameters' TOML types (10.0 or true are not the integer 10 or 1)."""
     s = (({k if k.startswith("focus.") else f"focus.{k}": x for k, x in value.items()} if isinstance(value, dict)
           else {keys[0]: value} if len(keys) == 1 else None))
+    if isinstance(value, list):  # (the equilibrium answer's start is a list of them; here it is one)
+        one = f"start = {value[0]!r}" if len(value) == 1 and not isinstance(value[0], (list, dict)) else "start = VALUE"
+        ck.fail(where, f"one start value, not a list ({one}, or a table {{P = value}} for several parameters)", value)
     if s is None or s not in settings:
         ck.fail(where, "a setting of the family's grid", value)
     try:
