@@ -556,3 +556,17 @@ def test_swap2_within_one_dream_moves_the_lands_memories_and_kept_flags():
     assert st.mem[0, 0, 0, :4].tolist() == [1, -1, -1, 0] and st.mem[0, 1, 0, :4].tolist() == [-1, 4, -1, -1]
     assert st.kept[0, 0, :4].tolist() == [False, False, False, True] and not st.kept[0, 1].any()
     assert [int(VALUE[c]) for c in st.up[0, : st.up_len[0]]] == [0, 2, 6, 7]
+
+
+def test_rulebook_b2_a_drawn_land_the_player_does_not_like_goes_on_the_face_up_pile():
+    """Rulebook B2: "The player doesn't like the land taken from the face-down pile. So they place it on the
+    face-up pile." It becomes the face-up top, seen by everybody; no dream and no memory changes."""
+    deck = make_deck([[1, 2, 9, 4], [5, 8, 7, 3]], 0, [6, 2, 2])
+    a = Scripted([("start", DR), ("drawn", Drawn.DISCARD)])
+    eng, st, seats = scripted_game(2, SenRules(), deck, [a, Scripted([])])
+    dream, mem, ptr = st.dream.copy(), st.mem.copy(), st.ptr.copy()
+    _run_turns(eng, st, seats, 1)
+    assert st.up_len[0] == 2 and VALUE[st.up[0, 1]] == 6          # the drawn 6 on top of the face-up 0
+    assert (st.dream == dream).all() and (st.mem == mem).all() and not st.kept[0].any()
+    assert st.ptr[0] == ptr[0] + 1                                 # one card fewer in the face-down pile
+    assert st.cur[0] == 1 and st.turns[0] == 1
