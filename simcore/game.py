@@ -136,6 +136,10 @@ def answer_integers(value: Any, decision: str, what: str = "answers") -> np.ndar
     """A numpy strategy's answer as int64 option numbers. Only integers are answers: bool, float (NaN
     included), complex, strings, None and other objects are illegal answers, never rounded or cast;
     raises :class:`IllegalAction` ("made an illegal DECISION: ... of type T") saying what came instead."""
+    if isinstance(value, np.ma.MaskedArray) and np.ma.getmask(value) is not np.ma.nomask and value.mask.any():
+        # np.asarray reads a masked entry as the value hidden under its mask: an answer nobody gave
+        raise IllegalAction(f"made an illegal {decision}: {what} with masked entries (a masked array; every game "
+                            "needs an answer)")
     try:
         a = np.asarray(value)
     except (TypeError, ValueError) as exc:  # ragged sequences and the like

@@ -573,3 +573,17 @@ def test_integers_in_an_array_of_objects_are_integers():
     assert out.dtype == np.int64 and out.tolist() == [0, 1, 2]
     with pytest.raises(IllegalAction, match=r"an answer of 1180591620717411303424 \(too large for an option\)"):
         answer_integers(np.array([0, 2 ** 70], dtype=object), "start")
+
+
+def test_a_masked_array_with_masked_entries_is_an_illegal_answer():
+    """np.asarray reads a masked entry as the value under its mask: an answer nobody gave, played silently."""
+    from simcore.errors import IllegalAction
+    import numpy as np
+
+    from simcore.game import answer_integers
+
+    masked = np.ma.masked_array([0, 2, 1], mask=[False, True, False])
+    with pytest.raises(IllegalAction, match=r"made an illegal start: answers with masked entries"):
+        answer_integers(masked, "start")
+    # a masked array with nothing masked is its values
+    assert answer_integers(np.ma.masked_array([0, 2, 1]), "start").tolist() == [0, 2, 1]
