@@ -795,7 +795,12 @@ def paired_plot(paired: pl.DataFrame, group_axes: list[str]) -> Figure | None:
         return None
     df = group_labels(paired, group_axes)
     metrics = paired["metric"].unique(maintain_order=True).to_list()
-    fig, axes = plt.subplots(1, len(metrics), figsize=(PANEL_WIDTH * len(metrics), 4), squeeze=False)
+    # a panel wide enough for its values and groups (fan_and_mallet_design: 12 start positions of 3 heuristics
+    # drew 36 intervals on top of one another in 5.5 inches)
+    most = max(paired.filter(pl.col("metric") == m)["value"].n_unique() for m in metrics)
+    groups_n = min(df["group"].n_unique(), MAX_HUES)
+    width = min(max(PANEL_WIDTH, 0.22 * most * max(groups_n, 2) + 1.5), 9.0)
+    fig, axes = plt.subplots(1, len(metrics), figsize=(width * len(metrics), 4), squeeze=False)
     refs = []  # each panel's references, where every group has its own
     for ax, metric in zip(axes[0], metrics):
         sub = df.filter(pl.col("metric") == metric)
@@ -812,6 +817,10 @@ def paired_plot(paired: pl.DataFrame, group_axes: list[str]) -> Figure | None:
             ax.errorbar(x, d, yerr=error_lengths(d, lo, hi), fmt="o", color=color, label=g, capsize=3)
         ax.axhline(0, color="grey", linewidth=1)
         names = [lab(v) for v in values]
+        # "start_positions=0,0" under an axis named start_positions: the values alone
+        prefix = f"{short(sub['over'][0])}="
+        if names and all(n.startswith(prefix) for n in names):
+            names = [n[len(prefix):] for n in names]
         ax.set_xticks(range(len(values)), names)
         if len(values) > 6 or max(map(len, names)) > 8:  # long labels (e.g. strategies) slanted
             rotate_labels(ax)
