@@ -368,7 +368,7 @@ def _play(cfg: Config, games: int | None, jobs: int, progress: bool, backend: st
     manifest = {
         "sensei_version": sensei_version(), "git_commit": git_commit(), "config": cfg.path,
         "title": cfg.title, "game": cfg.game, "seed": cfg.seed, "games_per_cell": cfg.games,
-        "games_override": games, "cells": len(runs), "rotations": sum(len(r.rotations) for r in runs),
+        "games_override": games, "config_games": cfg.raw.get("games"), "cells": len(runs), "rotations": sum(len(r.rotations) for r in runs),
         "games_total": total_games, "games_played": played_games, "games_restored": total_games - played_games,
         "jobs": jobs, "backend": backend or "loky", "scheduler": scheduler,
         "started": state.get("started", started.isoformat(timespec="seconds")),

@@ -226,6 +226,15 @@ def _check_config_copy(run_dir: str, text: str, manifest: dict[str, Any]) -> Non
         raw = tomllib.loads(text.removeprefix("\ufeff"))
     except ValueError as exc:
         raise ReportError(f"{p}: unreadable TOML ({exc}); it is not the config this run was made with") from None
+    # its games too (the digest leaves games out, which --games may override; an edited games = 70 was shown
+    # as the exact configuration): against the config's own games the manifest keeps, or without --games
+    # the games per cell played (a manifest written before it kept them)
+    then = manifest["config_games"] if "config_games" in manifest else (
+        manifest.get("games_per_cell") if manifest.get("games_override") is None and "games" in raw else raw.get("games"))
+    if raw.get("games") != then:
+        raise ReportError(f"{p}: not the config this run was made with (its games changed since the run, "
+                          f"{then!r} then, {raw.get('games')!r} now; the report shows it as the exact "
+                          "configuration): restore it or run the config again")
     if config_digest(raw) != fp["config_sha256"] or raw.get("seed", fp.get("seed")) != fp.get("seed"):
         raise ReportError(f"{p}: not the config this run was made with (it changed since the run; the report "
                           "shows it as the exact configuration): restore it or run the config again")

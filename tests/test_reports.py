@@ -204,7 +204,7 @@ def test_report_on_a_run_folder_missing_a_table_names_it(run_dir, tmp_path, tabl
     assert "ColumnNotFound" not in lines[0] and not (copy / "report.html").exists()
 
 
-@pytest.mark.parametrize("edit", ["value", "seed", "toml"])
+@pytest.mark.parametrize("edit", ["value", "seed", "games", "toml"])
 def test_report_refuses_a_config_copy_that_is_not_the_runs(run_dir, tmp_path, edit):
     """The report shows config.toml as the exact configuration: a copy edited after the run (another value,
     another seed, or no longer TOML) is refused in one line (exit 2), not shown beside the other run's
@@ -224,6 +224,9 @@ def test_report_refuses_a_config_copy_that_is_not_the_runs(run_dir, tmp_path, ed
     elif edit == "seed":
         changed = f"seed = {raw.get('seed', 0) + 1}\n" + "\n".join(ln for ln in text.splitlines()
                                                                   if not ln.startswith("seed"))
+    elif edit == "games":  # (the digest leaves games out, which --games may override: shown as it stood)
+        changed = f"games = {raw['games'] + 10}\n" + "\n".join(ln for ln in text.splitlines()
+                                                               if not ln.startswith("games"))
     else:
         changed = text + "\n[[[\n"
     assert changed != text
