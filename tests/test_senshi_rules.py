@@ -560,6 +560,21 @@ def test_compiled_view_hides_secret_hands():
         np.testing.assert_array_equal(a[k], b[k], err_msg=k)
 
 
+def test_without_open_stacks_the_compiled_views_stacks_are_unknown_tiles():
+    """Without ``open_stacks`` the compiled view's ``stacks`` holds -1 (unknown) in every entry: it was an
+    empty array, and a decision reading ``obs.stacks[s, 1]`` anyway read memory beyond it (caught only by
+    ``sensei check --bounds``)."""
+    from simcore.games.senshi import observe
+
+    eng = Senshi()
+    keys = game_keys(root_key(0), np.arange(2))
+    st = eng.new_state(keys, 3, SenshiRules())
+    view = observe(eng.state_tuple(st), eng.rules_tuple(st), 1, 0)
+    assert view.stacks.shape == (st.tiles.shape[1], 3) and (view.stacks == -1).all()
+    assert (st.tiles[1] >= 0).any()  # the engine's tiles are there, and the view shows none of them
+    assert (eng.observe_all(st, np.array([0, 1]), 0)["view_stacks"] == -1).all()
+
+
 def test_scramble_redeals_hand_rows_a_view_could_see():
     """The leak probe must catch a view that shows hidden hands: where a secret hand's stack row still held
     the dealt tiles (as the engine once left them), the scramble re-deals it with the hand, so a view

@@ -429,7 +429,7 @@ def winners(piles: np.ndarray, hand_size: np.ndarray, emptier: np.ndarray) -> di
 # ----------------------------------------------------------------------------------------------------
 # positions of the state tuple
 _DONE, _TURNS, _TIMEOUT, _CUR, _KIND, _DEAL_KEYS, _TILES, _HAND, _BOARD = range(9)
-# positions of the rules tuple (the last is an empty tile array: the view's ``stacks`` without open_stacks)
+# positions of the rules tuple (the last is a tile array of -1, unknown: the view's ``stacks`` without open_stacks)
 _R_P, _R_OPEN, _R_SECRET, _R_REMOVED, _R_NO_TILES = range(5)
 
 #: what a compiled strategy sees at a decision: its game ``g``, seat ``me`` (who decides), ``players``,
@@ -438,8 +438,8 @@ _R_P, _R_OPEN, _R_SECRET, _R_REMOVED, _R_NO_TILES = range(5)
 #: functions below: :func:`stack_height`, :func:`stack_top`, :func:`stack_loc`, :func:`card_stack`,
 #: :func:`hand_size`, :func:`known_tiles`, :func:`pile`, :func:`card_tops`, :func:`card_count`,
 #: :func:`mid_count`, :func:`remaining`, :func:`emptier`); ``hand`` the seat's own hand by colour (4,);
-#: ``stacks`` the game's stack tiles (n_stacks, 3), top first, when ``open_stacks`` (else an empty array:
-#: only the tops are visible; :func:`visible_tile` reads either way): a stack's row as formed at set-up,
+#: ``stacks`` the game's stack tiles (n_stacks, 3), top first, when ``open_stacks`` (else -1 in every entry,
+#: unknown: only the tops are visible; :func:`visible_tile` reads either way): a stack's row as formed at set-up,
 #: where the positions above its height hold tiles that have left it (all public), and -1 in the rows of
 #: the ``secret_hand`` hands (cleared when they are dealt). Nothing in it is hidden from the seat.
 SenshiView = namedtuple("SenshiView", ["g", "me", "players", "kind", "turns", "n_stacks", "open_stacks", "removed",
@@ -839,7 +839,7 @@ def _k_begin(S, R, idx):
 @numba.njit(cache=True)
 def _k_view(S, R, idx, seat, board, hand, stacks):
     """The compiled view of ``seat`` in the games ``idx`` (:func:`observe`), copied out: its board, hand and
-    ``stacks`` (no rows without ``open_stacks``), for the leak probe."""
+    ``stacks`` (every entry -1 without ``open_stacks``), for the leak probe."""
     for i in range(idx.shape[0]):
         ob = observe(S, R, idx[i], seat)
         for j in range(ob.board.shape[0]):
@@ -936,7 +936,8 @@ def scratch(ob):
          np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.uint64),
          np.full((1, ob.n_stacks, 3), -1, dtype=np.int8), np.zeros((1, ob.players, NC), dtype=np.int8),
          np.zeros((1, BOARD_WIDTH), dtype=np.int8))
-    R = (np.int64(ob.players), ob.open_stacks, False, np.int64(ob.removed), np.full((0, 3), -1, dtype=np.int8))
+    R = (np.int64(ob.players), ob.open_stacks, False, np.int64(ob.removed),
+         np.full((ob.n_stacks, 3), -1, dtype=np.int8))
     return S, R
 
 
@@ -1172,8 +1173,10 @@ class Senshi(Game):
 
     def rules_tuple(self, st: SenshiState) -> tuple:
         r = st.rules
+        # (without open_stacks the view's stacks: every tile unknown, -1, so that a decision that reads them
+        # anyway reads -1, where an empty array let it read memory beyond it)
         return (np.int64(st.players), bool(r.open_stacks), bool(r.secret_hand), np.int64(REMOVED[st.players]),
-                np.full((0, 3), -1, dtype=np.int8))
+                np.full((st.tiles.shape[1], 3), -1, dtype=np.int8))
 
     # ----- observation --------------------------------------------------------------------------
     def observe(self, st: SenshiState, idx: np.ndarray, me: np.ndarray) -> Observation:
@@ -1309,7 +1312,7 @@ class Senshi(Game):
         m = len(idx)
         board = np.empty((m, BOARD_WIDTH), dtype=np.int8)
         hand = np.empty((m, NC), dtype=np.int8)
-        stacks = np.full((m, st.tiles.shape[1] if st.rules.open_stacks else 0, 3), -1, dtype=np.int8)
+        stacks = np.full((m, st.tiles.shape[1], 3), -1, dtype=np.int8)
         _k_view(self.state_tuple(st), self.rules_tuple(st), idx.astype(np.int64), np.int64(seat), board, hand,
                 stacks)
         out["view_board"], out["view_hand"], out["view_stacks"] = board, hand, stacks
