@@ -615,6 +615,11 @@ def _compiler_message(exc: BaseException) -> str:
         sig = next((t.strip()[4:] for t in text if t.strip().startswith(">>> ")), None)
         if sig:
             message += " " + _shorten_groups(sig)
+    unknown = re.match(r"Unknown attribute '(\w+)' of type P(__\w+)?\b", message)
+    if unknown:  # prm is the parameters class of compiled_values(): a subclass's own parameter is not in it
+        message = (f"prm has no {unknown.group(1)!r}: prm holds what the strategy's compiled_values() gives (by "
+                   "default its parameters; a built-in strategy that overrides it gives a layout of its own, "
+                   "so a subclass's new parameter reaches prm only when the subclass's compiled_values() adds it)")
     if any("NRT required but not enabled" in t for t in text):
         # what numba's chain of failed overloads comes down to: the decision makes a new object
         message = ("it makes a new array, list or dict, which a compiled decision may do only when marked "

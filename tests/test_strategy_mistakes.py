@@ -587,3 +587,19 @@ def test_a_masked_array_with_masked_entries_is_an_illegal_answer():
         answer_integers(masked, "start")
     # a masked array with nothing masked is its values
     assert answer_integers(np.ma.masked_array([0, 2, 1]), "start").tolist() == [0, 2, 1]
+
+
+def test_a_parameter_missing_from_prm_says_where_prm_comes_from():
+    """A subclass of a built-in heuristic whose compiled_values() has a layout of its own: a new parameter of
+    the subclass is not in prm, and numba's "Unknown attribute 'wild_keep' of type P__code__..." said nothing
+    of compiled_values()."""
+    from simcore.lineup import _compiler_message
+
+    exc = Exception("Failed in nopython mode pipeline (step: nopython frontend)\n"
+                    "Unknown attribute 'wild_keep' of type P__code__close_bonus__play_min\n\n"
+                    'File "/tmp/mine.py", line 16:\n')
+    text = _compiler_message(exc)
+    assert text.startswith("prm has no 'wild_keep': prm holds what the strategy's compiled_values() gives")
+    assert text.endswith("(mine.py, line 16)")
+    other = Exception("Unknown attribute 'random' of type Stream(keys=array)\n")
+    assert _compiler_message(other).startswith("Unknown attribute 'random' of type Stream")
