@@ -164,7 +164,10 @@ def random(rng):
 
 @numba.njit(cache=True, inline="always")
 def integer(rng, high):
-    """A uniform integer in [0, high) (one draw: ``AgentRandom.integers(high)``)."""
+    """A uniform integer in [0, high) (one draw: ``AgentRandom.integers(high)``); ``high`` below 1 raises
+    (it returned -1, which the engine then refused as an illegal move, blaming the move)."""
+    if high < 1:
+        raise ValueError("integer(rng, high) needs high >= 1 (a uniform integer in [0, high))")
     return integer_below(uniform_at(draw_base(rng.keys, rng.counter, rng.f), 0), high)
 
 
@@ -214,9 +217,12 @@ class Draws:
         return out[:, 0] if k is None else out
 
     def integers(self, idx: np.ndarray, high) -> np.ndarray:
-        """Uniform integers in ``[0, high)`` (``high`` a scalar or one value per game, >= 1)."""
-        u = self.random(idx)
+        """Uniform integers in ``[0, high)`` (``high`` a scalar or one value per game, >= 1; below 1 raises:
+        it returned -1, which the engine then refused as an illegal move, blaming the move)."""
         high = np.asarray(high, dtype=np.int64)
+        if high.size and int(high.min()) < 1:
+            raise ValueError(f"integers(high) needs high >= 1 (a uniform integer in [0, high)), got {int(high.min())}")
+        u = self.random(idx)
         return np.minimum((u * high).astype(np.int64), high - 1)
 
     def choose(self, idx: np.ndarray, mask: np.ndarray) -> np.ndarray:

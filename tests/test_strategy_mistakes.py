@@ -603,3 +603,26 @@ def test_a_parameter_missing_from_prm_says_where_prm_comes_from():
     assert text.endswith("(mine.py, line 16)")
     other = Exception("Unknown attribute 'random' of type Stream(keys=array)\n")
     assert _compiler_message(other).startswith("Unknown attribute 'random' of type Stream")
+
+
+def test_a_draw_below_1_raises_in_both_forms():
+    """integers(0) returned -1, which the engine refused as an illegal move, blaming the move."""
+    import numba
+    import numpy as np
+
+    from simcore.rng import Draws, Stream, integer
+
+    d = Draws(np.arange(3, dtype=np.uint64) + 7)
+    with pytest.raises(ValueError, match=r"integers\(high\) needs high >= 1"):
+        d.integers(np.arange(3), np.array([2, 0, 3]))
+    assert d.integers(np.arange(3), 1).tolist() == [0, 0, 0]
+
+    @numba.njit
+    def draw(rng, high):
+        return integer(rng, high)
+
+    rng = Stream(np.arange(2, dtype=np.uint64) + 7, np.zeros(2, dtype=np.int64), 1,
+                 np.zeros((16, 64)), np.zeros((16, 64), dtype=np.int64))
+    assert 0 <= draw(rng, 5) < 5
+    with pytest.raises(ValueError, match=r"integer\(rng, high\) needs high >= 1"):
+        draw(rng, 0)
