@@ -288,7 +288,8 @@ class Game(abc.ABC):
         opts = self.decide(state, idx, seats, lu)
         bad = lu.call("step_batch", S, R, idx, opts)
         if bad >= 0:
-            raise lu.error(np.array([idx[bad], S[3][idx[bad]], S[4][idx[bad]], opts[bad]]), seats.name)
+            raise lu.error(np.array([idx[bad], S[3][idx[bad]], S[4][idx[bad]], opts[bad]]), seats.name,
+                           self.legal_here(state, int(idx[bad])))
         return opts
 
     @abc.abstractmethod
@@ -413,6 +414,21 @@ class Game(abc.ABC):
         numpy strategy gets)."""
         raise TypeError(f"{type(self).__name__} does not follow the decision protocol")
 
+    def legal_here(self, state: Any, g: int) -> list[int] | None:
+        """The legal option codes of game ``g`` at its current decision, for an error message that names an
+        illegal one (the engine module's compiled ``legal(S, R, g, out)``); None where they cannot be had."""
+        import sys
+        mod = sys.modules.get(type(self).__module__)
+        fn, most = getattr(mod, "legal", None), getattr(mod, "MAX_OPTIONS", None)
+        if fn is None or not isinstance(most, int):
+            return None
+        try:
+            out = np.empty(most, dtype=np.int64)
+            n = int(fn(self.state_tuple(state), self.rules_tuple(state), np.int64(g), out))
+        except Exception:  # noqa: BLE001 - an error message's extra words only
+            return None
+        return out[:n].tolist() if 0 <= n <= most else None
+
     def option_text(self, kind: int, opt: int) -> str:
         """An option code of decision ``kind`` in words for an error message (``option 15``; a game may say
         what the code stands for, as Sen's ``option 15 (player 1, slot 7)``)."""
@@ -468,7 +484,7 @@ class Game(abc.ABC):
             err = np.zeros(4, dtype=np.int64)
             if not lu.call("play", S, R, lu.cls_of_seat, lu.params, seats.draws.keys, seats.draws.counter, fw, iw,
                            limit, max_steps, err):
-                raise lu.error(err, seats.name)
+                raise lu.error(err, seats.name, self.legal_here(state, int(err[0])))
             return
         lu.call("begin_batch", S, R, np.arange(len(S[0]), dtype=np.int64))
         done, turns, timeout = S[0], S[1], S[2]
@@ -588,7 +604,8 @@ class Game(abc.ABC):
                 opts = self.decide(state, idx, seats, lu, work)
                 bad = lu.call("step_batch", S, R, idx, opts)
                 if bad >= 0:
-                    raise lu.error(np.array([idx[bad], S[3][idx[bad]], S[4][idx[bad]], opts[bad]]), seats.name)
+                    raise lu.error(np.array([idx[bad], S[3][idx[bad]], S[4][idx[bad]], opts[bad]]), seats.name,
+                                   self.legal_here(state, int(idx[bad])))
                 if check:
                     self.check(state)
                 if on_step is not None:

@@ -811,8 +811,9 @@ class Lineup:
                             f"decision {decision!r}")
         return None
 
-    def error(self, err: np.ndarray, name_of_seat) -> IllegalAction:
-        """The one-line error of a compiled driver's ``err`` (game, seat, decision kind, option)."""
+    def error(self, err: np.ndarray, name_of_seat, legal: list[int] | None = None) -> IllegalAction:
+        """The one-line error of a compiled driver's ``err`` (game, seat, decision kind, option), with the
+        legal options of that decision where ``legal`` gives them ("option 7" said nothing of slots 0..3)."""
         seat, kind, opt = int(err[1]), int(err[2]), int(err[3])
         what = self.game.decisions[kind] if 0 <= kind < len(self.game.decisions) else f"decision {kind}"
         # MISSING is what the generated dispatch returns for a seat with no such decision; a strategy that
@@ -822,6 +823,9 @@ class Lineup:
         if opt == MISSING and not has:
             return IllegalAction(f"strategy {name_of_seat(seat)} (seat {seat}) has no decision {what!r}")
         words = self.game.option_text(kind, opt) if 0 <= kind < len(self.game.decisions) else f"option {opt}"
+        if legal:
+            shown = ", ".join(map(str, legal[:12])) + (f", ... ({len(legal)} in all)" if len(legal) > 12 else "")
+            words += f" (the legal options there: {shown})"
         return IllegalAction(f"strategy {name_of_seat(seat)} (seat {seat}) made an illegal {what}: {words}")
 
 

@@ -108,9 +108,10 @@ def test_secret_hand_variant_deals_three_hidden_tiles():
 
 
 def test_setup_choice_must_be_a_middle_stack():
-    with pytest.raises(IllegalAction, match=r"strategy script \(seat 1\) made an illegal setup_take: option 0$"):
+    with pytest.raises(IllegalAction, match=r"strategy script \(seat 1\) made an illegal setup_take: option 0 "
+                       r"\(the legal options there: 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, \.\.\. \(15 in all\)\)$"):
         scripted(2, [], [Script(setup=0), Script(setup=0)])
-    with pytest.raises(IllegalAction, match=r"\(seat 0\) made an illegal setup_take: option 99$"):
+    with pytest.raises(IllegalAction, match=r"\(seat 0\) made an illegal setup_take: option 99 \(the legal options there: [\d, .()a-z]+\)$"):
         scripted(2, [], [Script(setup=99), Script(setup=1)])
 
 
@@ -125,7 +126,7 @@ def test_study_limit_example():
     obs = eng.observe(st, np.array([0]), np.array([1]))
     assert not obs.can_study.any() and obs.kinds[0].tolist() == [False, False, True, True]
     yoshi.acts.append((STUDY, 5))
-    with pytest.raises(IllegalAction, match=f"illegal act: option {STUDY * OPTION_STRIDE + 5}$"):
+    with pytest.raises(IllegalAction, match=rf"illegal act: option {STUDY * OPTION_STRIDE + 5} \(the legal options there: [\d, .()a-z]+\)$"):
         step(eng, st, seats, 2)
 
 
@@ -199,7 +200,7 @@ def test_illegal_actions_are_refused():
     for act, code in cases:
         eng, st, seats = scripted(2, [[R, R, R]], [Script(setup=0, acts=[act]), Script(setup=1)])
         before = st.copy()
-        said = (rf"option {code}" if code is not None else
+        said = (rf"option {code} \(the legal options there: [\d, .()a-z]+\)" if code is not None else
                 rf"\(kind, argument\) = \({act[0]}, {act[1]}\) \(kinds 0..{TEST}, arguments 0..{OPTION_STRIDE - 1}\)")
         with pytest.raises(IllegalAction, match=rf"^strategy script \(seat 0\) made an illegal act: {said}$"):
             step(eng, st, seats)

@@ -141,7 +141,8 @@ def test_a_strategy_refused_only_in_a_worker_process_is_one_line_not_a_crash(tmp
     assert "worker process stopped" not in line and r.stdout == ""
 
 
-@pytest.mark.parametrize("name, words", [("cheat", ["illegal", "face_up"]), ("forgetful", ["face_up_slot"])])
+@pytest.mark.parametrize("name, words", [("cheat", ["illegal", "face_up", "option 99 (the legal options there: 0, 1, 2, 3)"]),
+                                         ("forgetful", ["face_up_slot"])])
 def test_an_illegal_move_or_a_missing_decision_is_exit_2(mine, name, words):
     r = cli.invoke(app, ["play", "sen", "-s", name, "--strategies", mine, "-n", "100"])
     one_error_line(r, *words)
