@@ -231,7 +231,12 @@ def register_files(paths: Iterable[str]) -> dict[str, str]:
                 raise SenseiError(f"--strategies {path!r}: strategy name {cls.name!r} for {g} is already taken "
                                   "(by a strategy shipped with sensei or an installed package)")
             if cls.name in found.get(g, {}):
-                raise SenseiError(f"--strategies {path!r}: strategy name {cls.name!r} for {g} is defined twice")
+                first = found[g][cls.name]
+                where = getattr(first, "_origin", (None,))[0] or getattr(sys.modules.get(first.__module__),
+                                                                           "__sensei_file__", None)
+                raise SenseiError(f"--strategies {path!r}: strategy name {cls.name!r} for {g} is defined twice"
+                                  + (f" (class {first.__name__} of {os.path.basename(where)} has it too)"
+                                     if where else f" (class {first.__name__} has it too)"))
             try:  # a default that is no value of its parameter (NaN for a number): said now, not when it is used
                 check_defaults(cls, f"strategy {cls.name}")
             except SenseiError as exc:
@@ -389,7 +394,13 @@ def load_file_strategy(path: str, clsname: str, params: dict[str, Any], game: st
     module = _load_module(path)
     cls = getattr(module, clsname, None)
     if not inspect.isclass(cls) or not issubclass(cls, Strategy):
-        raise SenseiError(f"strategy file {path!r} has no Strategy subclass {clsname!r}")
+        import difflib
+        have = sorted(k for k, v in vars(module).items() if inspect.isclass(v) and issubclass(v, Strategy)
+                      and v is not Strategy and v.__module__ == module.__name__)
+        near = difflib.get_close_matches(clsname, have, 1) or [k for k in have if k.lower() == clsname.lower()]
+        hint = (f": did you mean {near[0]!r}?" if near else
+                f" (its Strategy subclasses: {', '.join(have)})" if have else " (it defines none)")
+        raise SenseiError(f"strategy file {path!r} has no Strategy subclass {clsname!r}{hint}")
     if game is not None and cls.game and cls.game != get_game(game).name:
         raise SenseiError(f"strategy {clsname} is for {cls.game}, not {get_game(game).name}")
     if registered:

@@ -878,3 +878,18 @@ def test_a_strategy_that_fails_part_way_keeps_the_finished_chunks_and_says_how_t
                           "finished chunk", "resume with: sensei run", "--resume", "(with the strategy files unchanged)")
     (run_dir,) = list(out.iterdir())
     assert str(run_dir) in line and any(f.suffix == ".npz" for f in (run_dir / "parts").iterdir())
+
+
+def test_a_class_name_typo_or_a_name_defined_in_two_files_says_where(tmp_path):
+    r = cli.invoke(app, ["play", "sen", "-s", "examples/strategies/sen_threshold.py:threshold", "-n", "10"])
+    one_error_line(r, "has no Strategy subclass 'threshold': did you mean 'Threshold'?")
+    r = cli.invoke(app, ["play", "sen", "-s", "examples/strategies/sen_threshold.py:Foo", "-n", "10"])
+    one_error_line(r, "has no Strategy subclass 'Foo' (its Strategy subclasses: Threshold)")
+    for f in ("a", "b"):
+        (tmp_path / f"{f}.py").write_text(MINE)
+    try:
+        r = cli.invoke(app, ["play", "sen", "-s", "cautious", "--strategies", str(tmp_path / "a.py"),
+                             "--strategies", str(tmp_path / "b.py"), "-n", "10"])
+        one_error_line(r, "strategy name 'cautious' for sen is defined twice (class Cautious of a.py has it too)")
+    finally:
+        registry.register_files([])
