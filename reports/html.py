@@ -61,6 +61,8 @@ EXTRA_TABLES = (
 #: the answer uses it); a report lists those its answer uses (looked for without regard to case, each phrase
 #: at the start of a word: "elo" in "Elo +89", not in "below")
 TERMS = (
+    ("focus, field", "the focus is the strategy the question studies, in one seat (rotated through every seat "
+     "unless the config says otherwise); the field is the strategy in every other seat", ("focus", "the field")),
     ("paired difference", "the difference between two settings on the same deals (the same shuffles), which "
      "takes the luck of the cards out of the comparison; its 95% interval is a paired one",
      ("paired", "on the same deals")),
@@ -100,7 +102,8 @@ TERMS = (
      "two players, 100 Elo apart means the higher rated wins about 64% of their games; with more players a "
      "rating orders the strategies but is not a win share at the table", ("elo", "bradley-terry")),
     ("equilibrium stakes", "at a table playing the equilibrium, what a seat gains by playing it rather than a "
-     "setting drawn at random from the grid: how much knowing the equilibrium is worth", ("equilibrium stakes",)),
+     "setting drawn at random from the grid: how much knowing the equilibrium is worth (another grid gives "
+     "other stakes)", ("equilibrium stakes",)),
 )
 
 

@@ -379,6 +379,9 @@ def test_a_report_explains_the_words_its_answer_uses():
     # a paired interval and a test of the seats, as best and turn_order write them
     assert [t for t, _ in answer_terms(["next 16: -1.5%, paired 95% CI [-3.6%, +0.6%]; chi-square test of equal "
                                         "seats p = 0.57"])] == ["paired difference", "chi-square test"]
+    # the focus and the field, which tables and figures name ("% of the focus's games")
+    assert [t for t, _ in answer_terms(["most wins: guard (focus win share 51.7%) against the field counter"])] \
+        == ["focus, field"]
 
 
 def test_a_search_members_own_name_links_to_the_row_of_the_configs_label():
