@@ -707,10 +707,11 @@ def _seat_bars(ax, agg: pl.DataFrame, x: str) -> None:
     names = agg[x].unique(maintain_order=True).to_list()
     seats = sorted(agg["seat"].unique().to_list())
     colors = sns.color_palette("crest", len(seats))
-    width = 0.8 / max(len(seats), 1)
+    # each category's seats spread over its own width (2 players beside 5 in one figure)
+    per = {name: max(int(agg.filter(pl.col(x) == name)["seat"].n_unique()), 1) for name in names}
     for j, (seat, color) in enumerate(zip(seats, colors)):
         sub = agg.filter(pl.col("seat") == seat)
-        pos = np.array([names.index(v) for v in sub[x].to_list()]) - 0.4 + width * (j + 0.5)
+        pos = np.array([names.index(v) - 0.4 + 0.8 / per[v] * (j + 0.5) for v in sub[x].to_list()])
         share = sub["share"].to_numpy()
         lo, hi = wilson(sub["w"].to_numpy(), sub["n"].to_numpy())
         ax.errorbar(pos, share, yerr=error_lengths(share, 100 * np.asarray(lo), 100 * np.asarray(hi)), fmt="o",
