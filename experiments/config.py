@@ -214,9 +214,9 @@ class _Checker:
     def table(self, value: Any, key: str) -> dict:
         if not isinstance(value, dict):
             self.fail(key, "a table", value)
-        bad = next((k for k in value if not isinstance(k, str)), None)
-        if bad is not None:  # (a config given as a dict to the Python API: TOML's keys are always text)
-            self.fail(key, "a table whose keys are text", f"the key {bad!r}")
+        for k in value:  # (a config given as a dict to the Python API: TOML's keys are always text)
+            if not isinstance(k, str):
+                self.fail(key, "a table whose keys are text", f"the key {k!r}")
         return value
 
     def text(self, value: Any, key: str) -> str:
@@ -323,6 +323,9 @@ def _check_values(raw: dict[str, Any], ck: "_Checker") -> None:
 _BARE_KEY = re.compile(r"^[A-Za-z0-9_.-]+$")
 
 
+#: deals per cell of a config that does not say (its ``games``)
+DEFAULT_GAMES = 1000
+
 def parse(raw: dict[str, Any], path: str = DICT_CONFIG, games_override: int | None = None) -> Config:
     ck = _Checker(path)
     ck.table(raw, "")
@@ -338,7 +341,7 @@ def parse(raw: dict[str, Any], path: str = DICT_CONFIG, games_override: int | No
         eng = get_game(game_name)
     except SenseiError as exc:
         raise SenseiError(f"{path}: game: {exc}") from None
-    games = ck.integer(raw.get("games", 1000), "games", 1, MAX_GAMES)
+    games = ck.integer(raw.get("games", DEFAULT_GAMES), "games", 1, MAX_GAMES)
     if games_override is not None:
         games = ck.integer(games_override, "--games", 1, MAX_GAMES)
     seed = ck.integer(raw.get("seed", 0), "seed", 0)

@@ -647,11 +647,16 @@ def run_size_note(config_text: str, manifest: dict[str, Any]) -> str | None:
     import math
     import tomllib
 
+    from experiments.config import DEFAULT_GAMES
+
     played = manifest.get("games_override")
     try:
-        asked = tomllib.loads(config_text).get("games")
+        raw = tomllib.loads(config_text)
     except (tomllib.TOMLDecodeError, ValueError):
         return None
+    if "sprt" in raw:  # there games is the deals between the test's looks, not the run's size
+        return None
+    asked = raw.get("games", DEFAULT_GAMES)
     if not (isinstance(played, int) and isinstance(asked, int)) or isinstance(asked, bool) or not 0 < played < asked:
         return None
     return (f"This run was played with --games {played}, where its config asks for games = {asked}: its "

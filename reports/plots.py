@@ -1160,8 +1160,12 @@ def _far_point(sub: pl.DataFrame, xs: np.ndarray, ys: np.ndarray):
     for k in range(n):
         rest = np.arange(n) != k
         sx, sy = np.ptp(xs), np.ptp(ys)
-        rx, ry = np.ptp(xs[rest]), np.ptp(ys[rest])
-        ratio = max(sx / max(rx, 1e-9), sy / max(ry, 1e-9))
+        # the others' span, at least their intervals' width and half a point (three cases that never met the
+        # event lie on one x: a span of 0 made any point "far")
+        wx = np.nanmax(np.concatenate([[0.5], (xhi - xlo)[rest]]))
+        wy = np.nanmax(np.concatenate([[0.5], (yhi - ylo)[rest]]))
+        rx, ry = max(np.ptp(xs[rest]), wx), max(np.ptp(ys[rest]), wy)
+        ratio = max(sx / rx, sy / ry)
         if ratio >= 4 and (best is None or ratio > best[0]):
             best = (ratio, k)
     if best is None:
@@ -1173,7 +1177,10 @@ def _far_point(sub: pl.DataFrame, xs: np.ndarray, ys: np.ndarray):
     lo_y = np.nanmin(np.concatenate([ys[rest], ylo[rest]]))
     hi_y = np.nanmax(np.concatenate([ys[rest], yhi[rest]]))
     mx, my = 0.15 * max(hi_x - lo_x, 0.5), 0.15 * max(hi_y - lo_y, 0.5)
-    return k, (lo_x - mx, hi_x + mx), (lo_y - my, hi_y + my)
+    (x0, x1), (y0, y1) = (lo_x - mx, hi_x + mx), (lo_y - my, hi_y + my)
+    if x0 <= xs[k] <= x1 and y0 <= ys[k] <= y1:  # it would be drawn after all: nothing to point at
+        return None
+    return k, (x0, x1), (y0, y1)
 
 
 def _same_spot_note(hidden: list[tuple[str, list[str]]]) -> str:

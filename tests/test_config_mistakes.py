@@ -628,6 +628,7 @@ def test_a_config_with_a_byte_order_mark_runs_and_reports(tmp_path):
     ("sweep", {"variant": {"a": {}, "b": {3: 1}}}, "sweep.variant.b: expected a table whose keys are text, got 'the key 3'"),
     ("search", {1.5: [1]}, "search: expected a table whose keys are text, got 'the key 1.5'"),
     ("rules", {1: 2}, "rules: expected a table whose keys are text, got 'the key 1'"),
+    ("sweep", {None: [1, 2]}, "sweep: expected a table whose keys are text, got 'the key None'"),
 ])
 def test_a_config_dict_with_keys_that_are_not_text_is_one_line(where, value, words):
     # (the Python API: a dict's keys may be anything; deep in the config they raised AttributeError)

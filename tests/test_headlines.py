@@ -449,3 +449,6 @@ def test_effect_headline_gives_the_mean_of_the_baselines_first_seat_advantages_o
                                                levels[:1])[0]
     levels[1] = {**levels[1], "adv_deals": vecs[1][:100]}
     assert "their mean" not in effect.headline(rep, [_paired("v1", "mean_turns", 1.0, 0.5, 1.5, 2)], str, levels)[0]
+    # alike on every deal: no interval of zero width ("+50.0% ± 0.0%, clearly above 0")
+    same = [{**x, "adv_deals": np.full(500, 0.5)} for x in levels[:2]]
+    assert "their mean" not in effect.headline(rep, [_paired("v1", "mean_turns", 1.0, 0.5, 1.5, 2)], str, same)[0]

@@ -605,3 +605,14 @@ def test_a_risk_point_far_from_the_others_is_shown_at_the_panels_edge(drawn):
     spread = [r for r in rows if r["case"] != "greedy"]
     fig = plots.risk_tradeoff(pl.DataFrame(spread), "eliminated_share")
     assert "off its panel" not in fig.caption and not drawn[-1].axes[0].texts
+
+
+def test_no_risk_point_is_called_far_where_the_others_lie_on_one_value():
+    # three cases that never met the event lie at x = 0: a span of 0 made a point at 0.3% "far", and the
+    # caption said it lay off its panel while the panel drew it
+    import numpy as np
+
+    xs, ys = np.array([0.0, 0.0, 0.0, 0.3]), np.array([50.0, 51.0, 49.0, 50.5])
+    sub = pl.DataFrame({"lo": [0.0, 0.0, 0.0, 0.001], "hi": [0.004, 0.004, 0.004, 0.009],
+                        "y_lo": [0.47, 0.48, 0.46, 0.475], "y_hi": [0.53, 0.54, 0.52, 0.535]})
+    assert plots._far_point(sub, xs, ys) is None

@@ -425,6 +425,9 @@ def test_a_run_with_fewer_deals_than_its_config_says_so_at_its_answer(tmp_path):
     for m in ({"games_override": 400}, {"games_override": 800}, {"games_override": None}, {}):
         assert run_size_note(text, m) is None
     assert run_size_note("games = [", {"games_override": 40}) is None
+    # a config without games asks for the default 1,000; with [sprt], games is the deals between looks
+    assert "where its config asks for games = 1000" in run_size_note('title = "t"\n', {"games_override": 100})
+    assert run_size_note(text + "[sprt]\nh1 = 0.05\n", {"games_override": 40}) is None
     res = run_experiment(CFG, games=10)
     page = open(build_report(res.write(str(tmp_path))), encoding="utf-8").read()
     assert "played with --games 10, where its config asks for games = 20" in page

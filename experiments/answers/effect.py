@@ -106,9 +106,10 @@ def answer_effect(cfg: Config, cells: pl.DataFrame, runs: list[CellRun], ratings
                 levels[-1]["seated"] = seated
             stopped = int(sub["timeouts"].sum())
             fin_text = None
-            tally = stopped_by.setdefault(value, [0, 0])
+            tally = stopped_by.setdefault(value, [0, 0, 0])
             tally[0] += stopped
             tally[1] += n
+            tally[2] += 1 if stopped else 0  # groups with games stopped
             if stopped:  # games stopped at the turn limit: nobody's win, and their turns count in the length
                 clo, chi = wilson(n - stopped, n)
                 part.append(f"completion {short_of_whole(1 - stopped / n)} "
@@ -272,7 +273,10 @@ def _mean_of_groups(levels: list[dict[str, Any]]) -> str:
     vecs = [x.get("adv_deals") for x in levels]
     if len(vecs) < 2 or any(v is None for v in vecs) or len({len(v) for v in vecs}) != 1 or len(vecs[0]) < 2:
         return ""
-    mean, lo, hi = values_ci(np.mean(vecs, axis=0))
+    avg = np.mean(vecs, axis=0)
+    if np.ptp(avg) == 0:  # alike on every deal: its spread over deals says nothing of its chance
+        return ""
+    mean, lo, hi = values_ci(avg)
     if not (np.isfinite(lo) and np.isfinite(hi)):
         return ""
     side = ", clearly above 0" if lo > 0 else ", clearly below 0" if hi < 0 else ", not clearly off 0"
@@ -330,7 +334,7 @@ def headline(rep, paired_rows: list[dict[str, Any]], show, levels: list[dict[str
     finished_by = finished_by or {}
 
     def stopped(v) -> str:
-        k, n = stopped_by.get(v, (0, 0))
+        k, n, with_stops = (list(stopped_by.get(v, ())) + [0, 0, 0])[:3]
         if not k:
             return ""
         fin = finished_by.get(v) or []
@@ -338,8 +342,10 @@ def headline(rep, paired_rows: list[dict[str, Any]], show, levels: list[dict[str
         if fin:
             apart = [d for d, lo, hi in fin if lo is not None and hi is not None and (lo > 0 or hi < 0)]
             groups = sum(1 for r in paired_rows if r["value"] == v and r["metric"] == "mean_turns")
-            where = (f"in the {len(fin)} of {_groups(groups)} where some stopped" if len(fin) < groups else
-                     "where some stopped")
+            told = with_stops or len(fin)  # groups with stopped games; the figure is given where it can be told
+            where = (f"in the {len(fin)} of {_groups(groups)} where some stopped" if len(fin) == told < groups else
+                     f"in {len(fin)} of the {_groups(told)} where some stopped (where it can be told)"
+                     if len(fin) < told else "where some stopped")
             alone = (f"; over the finished games alone, {where}, the change is "
                      f"{_span('mean_turns', [d for d, _, _ in fin], ' turns', apart)} "
                      f"({_how_often('clear', len(apart), len(fin))})")

@@ -199,7 +199,9 @@ def start_setting(ck, where: str, focus, value: Any, keys: list[str], settings) 
     s = (({k if k.startswith("focus.") else f"focus.{k}": x for k, x in value.items()} if isinstance(value, dict)
           else {keys[0]: value} if len(keys) == 1 else None))
     if isinstance(value, list):  # (the equilibrium answer's start is a list of them; here it is one)
-        one = f"start = {value[0]!r}" if len(value) == 1 and not isinstance(value[0], (list, dict)) else "start = VALUE"
+        x = repr(value[0]) if len(value) == 1 and not isinstance(value[0], (list, dict)) else "VALUE"
+        # an element of a list of starts (the equilibrium answer's: start = [4, 10]) is one value in that list
+        one = f"start = [{x}]" if where.endswith("]") else f"start = {x}"
         ck.fail(where, f"one start value, not a list ({one}, or a table {{P = value}} for several parameters)", value)
     if s is None or s not in settings:
         ck.fail(where, "a setting of the family's grid", value)
