@@ -576,6 +576,15 @@ def parse(raw: dict[str, Any], path: str = DICT_CONFIG, games_override: int | No
                   report=report, strategies=entrants, **_run_table(raw.get("run"), ck))
 
 
+def rules_alike(a_rules: Any, b_rules: Any, players: int) -> list[str]:
+    """Why two rule settings that play the same games with ``players`` players are alike: per option that
+    differs, the option's own reason (``target has no effect with rounds set``) or that its two values are
+    one setting there."""
+    a, b, inert = a_rules.as_dict(), b_rules.as_dict(), b_rules.inert(players)
+    return [inert[k] if k in inert else f"{k} {_toml_value(a[k])} and {_toml_value(b[k])} are the same setting "
+            f"with {players} player{'' if players == 1 else 's'}" for k in a if a[k] != b[k]]
+
+
 def _different_games(cells: list[Cell], ck: _Checker, rotate: bool = False) -> None:
     """Two cells of the grid that play the same games (the same players and strategies, rules that differ
     only in options that change nothing there, such as Sen's target with rounds set, or Sensu's power
@@ -591,9 +600,7 @@ def _different_games(cells: list[Cell], ck: _Checker, rotate: bool = False) -> N
         other = seen.setdefault(key, c)
         if other is c:
             continue
-        a, b, inert = other.rules.as_dict(), c.rules.as_dict(), c.rules.inert(c.players)
-        why = [inert[k] if k in inert else f"{k} {_toml_value(a[k])} and {_toml_value(b[k])} are the same setting "
-               f"with {c.players} player{'' if c.players == 1 else 's'}" for k in a if a[k] != b[k]]
+        why = rules_alike(other.rules, c.rules, c.players)
         if [x.spec() for x in other.agents] != [y.spec() for y in c.agents] and \
                 sorted(x.spec() for x in other.agents) == sorted(y.spec() for y in c.agents) and rotate:
             why.append("rotated, a seats lineup and its cyclic shifts play the same games")

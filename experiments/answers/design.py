@@ -171,7 +171,7 @@ def _different_settings(ctx: CheckContext, spec: SearchSpec) -> None:
     power copies without the powers variant, a sticks table written as its own nine values) would race a
     setting against itself and read "+0.0% farther [+0.0%, +0.0%]", or call a value at the edge of the range
     that changes nothing: refused, naming both, as a sweep's cells are."""
-    from ..config import _toml_value
+    from ..config import rules_alike
 
     for cell in ctx.cells:
         seen: dict[Any, dict[str, Any]] = {}
@@ -180,10 +180,7 @@ def _different_settings(ctx: CheckContext, spec: SearchSpec) -> None:
             other = seen.setdefault(rules.played(cell.players), s)
             if other is s:
                 continue
-            a, b = _rules(ctx.eng, cell, other).as_dict(), rules.as_dict()
-            inert = rules.inert(cell.players)
-            why = [inert[k] if k in inert else f"{k} {_toml_value(a[k])} and {_toml_value(b[k])} are the same "
-                   f"setting with {cell.players} player{'' if cell.players == 1 else 's'}" for k in a if a[k] != b[k]]
+            why = rules_alike(_rules(ctx.eng, cell, other), rules, cell.players)
             ctx.ck.fail("search", "settings that play different games (" + setting_label(other) + " and "
                         + setting_label(s) + " play the same games" + (f": {'; '.join(why)}" if why else "")
                         + "): give each a setting of its own")
