@@ -824,7 +824,10 @@ class Lineup:
             return IllegalAction(f"strategy {name_of_seat(seat)} (seat {seat}) has no decision {what!r}")
         words = self.game.option_text(kind, opt) if 0 <= kind < len(self.game.decisions) else f"option {opt}"
         if legal:
-            shown = ", ".join(map(str, legal[:12])) + (f", ... ({len(legal)} in all)" if len(legal) > 12 else "")
+            # each legal code with what it stands for where the game says (Senshi's "33 (Study stack 1)")
+            brief = (lambda o: self.game.option_text(kind, o).removeprefix("option ")) \
+                if 0 <= kind < len(self.game.decisions) else str
+            shown = ", ".join(map(brief, legal[:12])) + (f", ... ({len(legal)} in all)" if len(legal) > 12 else "")
             words += f" (the legal options there: {shown})"
         return IllegalAction(f"strategy {name_of_seat(seat)} (seat {seat}) made an illegal {what}: {words}")
 

@@ -1,10 +1,12 @@
 """Senshi rule fidelity: the rulebook's worked examples and the rulings, as scripted deals and positions."""
+import re
+
 import numpy as np
 import pytest
 
 from simcore.errors import IllegalAction
 from simcore.game import Seats
-from simcore.games.senshi import (GONE, MIDDLE, OPTION_STRIDE, REMOVED, STACKS, Decision, Kind, Senshi, SenshiRules,
+from simcore.games.senshi import (COLOURS, GONE, MIDDLE, OPTION_STRIDE, REMOVED, STACKS, Decision, Kind, Senshi, SenshiRules,
                                   winners)
 from simcore.rng import game_keys, root_key
 
@@ -126,7 +128,8 @@ def test_study_limit_example():
     obs = eng.observe(st, np.array([0]), np.array([1]))
     assert not obs.can_study.any() and obs.kinds[0].tolist() == [False, False, True, True]
     yoshi.acts.append((STUDY, 5))
-    with pytest.raises(IllegalAction, match=rf"illegal act: option {STUDY * OPTION_STRIDE + 5} \(the legal options there: [\d, .()a-z]+\)$"):
+    with pytest.raises(IllegalAction, match=rf"illegal act: option {STUDY * OPTION_STRIDE + 5} \(Study stack 5\) "
+                       r"\(the legal options there: 66 \(Train stack 2\), 67 \(Train stack 3\), [\w, .()]*\)$"):
         step(eng, st, seats, 2)
 
 
@@ -189,18 +192,18 @@ def test_test_example_other_player_moves_two_tiles():
 
 def test_illegal_actions_are_refused():
     cases = [
-        ((TEST, B), TEST * OPTION_STRIDE + B),    # seat 0 holds [R, R, R]: not in hand
-        ((TRAIN, 0), TRAIN * OPTION_STRIDE),      # stack 0 went to a hand: no longer on the table
-        ((STUDY, 20), STUDY * OPTION_STRIDE + 20),  # no such stack
-        ((STUDY, 99), None),                      # not even an option code: the answer itself is named
-        ((PASS, 0), 0),                           # a pass with a legal action
-        ((7, 0), None),                           # unknown action kind
-        ((TEST, 4), TEST * OPTION_STRIDE + 4),    # no such colour
+        ((TEST, B), TEST * OPTION_STRIDE + B, f"option {TEST * OPTION_STRIDE + B} (Test {COLOURS[B]})"),  # not in hand: seat 0 holds [R, R, R]
+        ((TRAIN, 0), TRAIN * OPTION_STRIDE, f"option {TRAIN * OPTION_STRIDE} (Train stack 0)"),  # stack 0 went to a hand
+        ((STUDY, 20), STUDY * OPTION_STRIDE + 20, f"option {STUDY * OPTION_STRIDE + 20} (Study stack 20)"),  # no such stack
+        ((STUDY, 99), None, None),                # not even an option code: the answer itself is named
+        ((PASS, 0), 0, "option 0 (pass)"),        # a pass with a legal action
+        ((7, 0), None, None),                     # unknown action kind
+        ((TEST, 4), TEST * OPTION_STRIDE + 4, f"option {TEST * OPTION_STRIDE + 4}"),    # no such colour
     ]
-    for act, code in cases:
+    for act, code, words in cases:
         eng, st, seats = scripted(2, [[R, R, R]], [Script(setup=0, acts=[act]), Script(setup=1)])
         before = st.copy()
-        said = (rf"option {code} \(the legal options there: [\d, .()a-z]+\)" if code is not None else
+        said = (rf"{re.escape(words)} \(the legal options there: [\w, .()]+\)" if code is not None else
                 rf"\(kind, argument\) = \({act[0]}, {act[1]}\) \(kinds 0..{TEST}, arguments 0..{OPTION_STRIDE - 1}\)")
         with pytest.raises(IllegalAction, match=rf"^strategy script \(seat 0\) made an illegal act: {said}$"):
             step(eng, st, seats)

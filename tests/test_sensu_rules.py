@@ -247,8 +247,29 @@ def test_example_played_through_the_engine():
     assert st.hand_n[0, 0] == 0 and st.plays[0, 0] == 1 and st.turns[0] == 1 and st.current[0] == 1
     # an illegal redeemed set (the 4 instead of the 7) is refused
     st = make(4, [hand])
-    with pytest.raises(IllegalAction):
+    with pytest.raises(IllegalAction, match=r"illegal arrange: option \d+ \(slots in order 1, 2, 3, 4, 0\) "
+                       r"\(the legal options there: \d+ \(slots in order [\d, ]+\), [\w, .()]*\(48 in all\)\)$"):
         one_turn(st, Script(actions=(Action.PLAY + 0b11111,), orders=((1, 2, 3, 4, 0),)))
+
+
+def test_option_codes_in_words():
+    """An illegal answer's line says what each code stands for (a raw ARRANGE code said nothing)."""
+    from simcore.games.sensu import arrange_option, courage_option
+    words = lambda kind, opt: ENG.option_text(kind, opt)  # noqa: E731
+    assert words(Decision.TURN, 0) == "option 0 (draw from the deck)"
+    assert words(Decision.TURN, 3) == "option 3 (the top of seat 2's pile)"
+    assert words(Decision.TURN, 7) == "option 7 (pass)"
+    assert words(Decision.TURN, 64 + 0b100101) == "option 101 (play hand slots 0, 2, 5)"
+    assert words(Decision.SOLO_TURN, 64 + 0b11) == "option 67 (play places 0, 1)"
+    assert words(Decision.SOLO_TURN, 0) == "option 0 (draw)"
+    code = int(arrange_option(np.array([2, 0, 1, -1, -1, -1])))
+    assert words(Decision.ARRANGE, code) == f"option {code} (slots in order 2, 0, 1)"
+    assert words(Decision.ARRANGE, 7) == "option 7"                       # slot 6 does not exist
+    code = int(courage_option(np.array([-1, 2, 0]), 3))
+    assert words(Decision.COURAGE, code) == f"option {code} (seat 1: Mai-ougi; seat 2: Gun-sen)"
+    assert words(Decision.WISDOM, 0) == "option 0 (the deck)" and words(Decision.WISDOM, 2) == "option 2 (seat 1's pile)"
+    assert words(Decision.PLACE, 3) == "option 3 (column 3)" and words(Decision.DISCARD, 4) == "option 4"
+    assert words(Decision.TURN, -1) == "option -1" and words(Decision.TURN, 200) == "option 200"
 
 
 def test_sticks_tables_and_custom_table():

@@ -1201,6 +1201,19 @@ class Senshi(Game):
             turns=rows(st.turns), stacks=stacks, removed=REMOVED[P],
             setup=bool(len(idx)) and bool((st.kind[idx] == Decision.SETUP).all()))
 
+    def option_text(self, kind: int, opt: int) -> str:
+        """An ACT code as the action it stands for (``option 33 (Study stack 1)``, ``option 0 (pass)``)."""
+        if kind != Decision.ACT or opt < 0:
+            return f"option {opt}"
+        k, a = divmod(opt, OPTION_STRIDE)
+        if opt == PASS_OPTION:
+            return "option 0 (pass)"
+        if k in (STUDY, TRAIN):
+            return f"option {opt} ({'Study' if k == STUDY else 'Train'} stack {a})"
+        if k == TEST and a < len(COLOURS):
+            return f"option {opt} (Test {COLOURS[a]})"
+        return f"option {opt}"
+
     def encode(self, kind: int, result: Any, st: SenshiState, idx: np.ndarray) -> np.ndarray:
         """Option codes from a numpy strategy's answers: the stack at SETUP; at ACT the (kind, arg) pair as
         :func:`action_option`; a kind or an argument out of range is an illegal answer that names it."""

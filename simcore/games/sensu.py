@@ -2434,6 +2434,32 @@ class Sensu(Game):
             obs.courage_ok = okf & at[:, None, None]
         return obs
 
+    def option_text(self, kind: int, opt: int) -> str:
+        """An option code as what it stands for (``option 67 (play hand slots 0, 1)``, an ARRANGE code as its
+        slots in order, a COURAGE code as the fan type per seat); a code that stands for nothing as itself."""
+        words = None
+        if kind == Decision.TURN:
+            words = ("draw from the deck" if opt == DECK else f"the top of seat {opt - PILE}'s pile"
+                     if PILE <= opt < PASS else "pass" if opt == PASS else None)
+        elif kind == Decision.WISDOM:
+            words = "the deck" if opt == 0 else f"seat {opt - 1}'s pile" if 0 < opt <= 6 else None
+        elif kind == Decision.PLACE:
+            words = "the pile" if opt == 0 else f"column {opt}" if 0 < opt <= 4 else None
+        elif kind == Decision.SOLO_TURN and opt == DRAW:
+            words = "draw"
+        if kind in (Decision.TURN, Decision.SOLO_TURN) and PLAY <= opt < 2 * PLAY:
+            bits = ", ".join(str(b) for b in range(SLOTS) if opt - PLAY >> b & 1)
+            words = f"play {'hand slots' if kind == Decision.TURN else 'places'} {bits}"
+        elif kind == Decision.ARRANGE and 0 <= opt < 1 << (ORDER_BITS * SLOTS):
+            digits = [(opt >> (ORDER_BITS * j)) & 7 for j in range(SLOTS)]
+            n = digits.index(0) if 0 in digits else SLOTS
+            if n and all(0 < d <= SLOTS for d in digits[:n]) and not any(digits[n:]):
+                words = "slots in order " + ", ".join(str(d - 1) for d in digits[:n])
+        elif kind == Decision.COURAGE and 0 < opt < 1 << (COURAGE_BITS * 6):
+            per = [(opt >> (COURAGE_BITS * o)) & 3 for o in range(6)]
+            words = "; ".join(f"seat {o}: {TYPE_NAMES[t - 1]}" for o, t in enumerate(per) if t)
+        return f"option {opt} ({words})" if words else f"option {opt}"
+
     def encode(self, kind: int, result: Any, st: SensuState, idx: np.ndarray) -> np.ndarray:
         """Option codes from a numpy strategy's answers: an order (m, 6) of slots for ARRANGE, a fan type
         (or -1) per seat (m, P) for COURAGE, one integer otherwise. An answer of another shape is an illegal
