@@ -67,6 +67,9 @@ def de(**extra):
     (br(search={"focus.wake": [4, 8], "trials": 5}), "search.trials", "nothing unless method = 'optuna'"),
     (br(search={"focus.wake": [4, 8], "alpha": 0.7}), "search.alpha", "a number in (0, 0.5)"),
     (br(search={"focus.wake": [4, 8], "confirm": -5}), "search.confirm", "an integer from 0 to 1,000,000,000"),
+    (br(search={"focus.wake": [4, 8], "first": 121}), "search.first", "at most games (120)"),
+    ({k: v for k, v in br(search={"focus.wake": [4, 8], "first": 1001}).items() if k != "games"}, "search.first",
+     "at most games (1,000)"),
     (br(search={"focus.wake": [4, 8], "confirm": 2.5}), "search.confirm", "an integer from 0"),
     (br(search={"focus.wake": [4, 8], "confirm": 5}), "search.confirm", "0 (none) or at least 20 fresh deals"),
     (br(lineup={"tournament": ["counter", "watcher", "threshold"]}, search={"gambler.edge": [1, 2]}),
@@ -128,6 +131,12 @@ def test_bad_search_configs_name_file_key_and_problem(raw, where, what):
     msg = str(e.value)
     assert "\n" not in msg and msg.startswith(f"<config>: {where}"), msg
     assert what in msg, msg
+
+
+def test_search_first_may_exceed_a_games_override():
+    """--games below a config's search.first (make demo's runs) plays every deal in the first round."""
+    cfg = load(br(search={"focus.wake": [4, 8], "first": 120}), games=40)
+    assert cfg.games == 40 and cfg.report.search.first_deals(cfg.games) == 40
 
 
 def test_bad_search_config_on_the_command_line_is_one_line_exit_2(tmp_path):

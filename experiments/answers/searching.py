@@ -24,6 +24,7 @@ from simcore.runner import MAX_GAMES
 from simcore.stats import deal_values_ci, paired_diff
 from strategies.registry import make_strategy
 
+from ..config import DEFAULT_GAMES
 from ..search import Evaluator, Param, focus_values, grid, parse_param, seat_values, setting_label
 from .common import average_seat, clip_interval, fmt_metric, in_percent, metric_range, span
 
@@ -114,6 +115,11 @@ def parse_search(ctx, extra: set[str], what: str, required: bool = True) -> tupl
     spec.alpha = ck.number(opts.get("alpha", 0.05), "search.alpha", 0.0, 0.5)
     if "first" in opts:
         spec.first = ck.integer(opts["first"], "search.first", 2)
+        own = ctx.raw.get("games", DEFAULT_GAMES)
+        if isinstance(own, int) and not isinstance(own, bool) and spec.first > own:
+            # the first round cannot play more deals than the budget; --games below it plays all of them
+            ck.fail("search.first", f"at most games ({own:,}): the first round's deals are part of the budget",
+                    spec.first)
     spec.trials = ck.integer(opts.get("trials", 30), "search.trials", 1)
     spec.top = ck.integer(opts.get("top", 4), "search.top", 1)
     if spec.trials > 5000:
