@@ -209,6 +209,17 @@ def build(cls: type, values: dict[str, Any], owner: str, what: str = "rule optio
         raise SenseiError(f"{owner}: {exc}") from None
 
 
+def check_fields(obj: Any, owner: str) -> None:
+    """Each field of a dataclass instance made directly in Python (``Threshold(wake=1.5)``, a Rules
+    instance), checked as :func:`build` checks a value: a one-line SenseiError naming the first that is no
+    value of its field, where it would otherwise fail deep inside compiled code or play silently."""
+    if not dataclasses.is_dataclass(obj) or isinstance(obj, type):
+        return
+    fields, hints = _fields_and_hints(type(obj))
+    for key, f in fields.items():
+        convert_field(owner, f, hints, getattr(obj, key))
+
+
 #: strategy classes whose parameter defaults have been checked (once per class)
 _DEFAULTS_CHECKED: "weakref.WeakSet[type]" = weakref.WeakSet()
 

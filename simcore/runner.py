@@ -29,6 +29,7 @@ from .compiled import NO_REFCOUNT
 from .errors import (NOT_CTRL_C, SenseiError, StrategyError, SystemRefused, WorkerDied, caused_by_interrupt,
                      interrupt_possible)
 from .game import Game
+from .options import check_fields
 from .registry import get_game
 from .rng import root_key
 
@@ -1294,6 +1295,8 @@ def simulate(game: str | Game, agents: Sequence[Any], players: int | None = None
                           f"{type(rules).__name__}")
     if not isinstance(rules, eng.Rules):
         rules = eng.make_rules(rules)
+    else:  # a Rules instance made directly in Python: its options checked as a dict's are
+        check_fields(rules, eng.name)
     eng.validate(players, rules)
     if len(agents) != players:
         raise SenseiError(f"{len(agents)} strategies for {players} seats")
@@ -1351,6 +1354,11 @@ def check_agents(eng: Game, agents: Any) -> None:
         if isinstance(game, str) and game and game != eng.name:
             name = getattr(a, "spec", lambda: type(a).__name__)()
             raise SenseiError(f"strategy {name} (seat {seat}) is for {game}, not {eng.name}")
+        # a strategy object made directly in Python: its parameters checked as a spec's are
+        try:
+            check_fields(a, f"strategy {getattr(a, 'name', '') or type(a).__name__}")
+        except SenseiError as exc:
+            raise SenseiError(f"{exc} (seat {seat})") from None
 
 
 #: columns of a per-game row besides the game's outcome columns (game, seat, strategy, standard columns)

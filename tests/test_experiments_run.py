@@ -178,6 +178,24 @@ def test_simulate_refuses_arguments_of_the_wrong_type_on_one_line(kw, words):
         simulate("sen", agents, n_games=10, **kw)
 
 
+def test_simulate_checks_strategy_objects_and_rules_made_in_python():
+    """Objects made directly in Python are checked as specs are: Threshold(wake=1.5) played as wake 1,
+    Threshold(wake="x") failed inside the compiler, SenRules(penalty=-3) played a negative penalty."""
+    from simcore.errors import SenseiError
+    from simcore.games.sen import SenRules
+    from strategies.sen import Threshold
+    for agent, words in [(Threshold(wake=1.5), "strategy threshold.wake: expected an integer, got 1.5 (seat 1)"),
+                         (Threshold(wake="x"), "strategy threshold.wake: expected an integer, got 'x' (seat 1)"),
+                         (Threshold(wake=-7), "strategy threshold.wake: must be at least -1, got -7 (seat 1)")]:
+        with pytest.raises(SenseiError, match=re.escape(words) + "$"):
+            simulate("sen", [Threshold(), agent], n_games=10)
+    with pytest.raises(SenseiError, match=re.escape("sen.penalty: must be at least 0, got -3")):
+        simulate("sen", [Threshold(), Threshold()], rules=SenRules(penalty=-3), n_games=10)
+    ok = simulate("sen", [Threshold(wake=12), Threshold()], rules=SenRules(penalty=15), n_games=10, seed=3)
+    ref = simulate("sen", lineup("sen", ["threshold:wake=12", "threshold"], 2), rules={"penalty": 15}, n_games=10, seed=3)
+    assert ok.summary() == ref.summary()
+
+
 @pytest.mark.parametrize("kw, words", [
     ({"backend": 3}, "backend: expected one of"),
     ({"out": 5}, "out: expected a folder's path, got 5"),
