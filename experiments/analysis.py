@@ -66,7 +66,7 @@ def _over_deals(row: dict[str, Any], run: CellRun, has_win: bool) -> None:
     interval is Wilson's with the deals' effective number of games (:func:`deal_share_interval`); any other
     figure's keeps the exact estimate as its centre and takes the t half-width of the per-deal values,
     clipped to what the figure can be. A self-play focus's exact fair share keeps no interval at all, and a
-    figure alike on every deal keeps its interval over games."""
+    figure alike on every deal keeps its interval over games (a share: Wilson's over the deals)."""
     vec = run.vectors()
     if vec is None or run.deals < 2:
         return
@@ -77,10 +77,14 @@ def _over_deals(row: dict[str, Any], run: CellRun, has_win: bool) -> None:
 
     def put(name: str, x: float | None, values: np.ndarray, *bounds: float, share: bool = False) -> None:
         # every deal alike (a strategy that won no game, say): the spread over deals says nothing of the
-        # chance of the other outcome, so the interval over games (Wilson for a share) stands
-        if x is not None and np.ptp(values[:run.deals]) > 0:
-            row[f"{name}_lo"], row[f"{name}_hi"] = (deal_share_interval(x, values) if share
-                                                    else deal_interval(x, values, *bounds))
+        # chance of the other outcome, so a share takes Wilson's interval over the deals (deal_share_interval:
+        # over the games it would count a deal's rotations as independent), another figure its interval over games
+        if x is None:
+            return
+        if share:
+            row[f"{name}_lo"], row[f"{name}_hi"] = deal_share_interval(x, values)
+        elif np.ptp(values[:run.deals]) > 0:
+            row[f"{name}_lo"], row[f"{name}_hi"] = deal_interval(x, values, *bounds)
 
     if has_win:
         if by_symmetry(row):

@@ -495,7 +495,8 @@ class RunResult:
         return _clip(*found, self.game.metric_range(name, self.players, self.rules))
 
     def _metric_interval_unclipped(self, name: str) -> tuple[np.ndarray, np.ndarray] | None:
-        from .stats import ratio_sums_ci
+        from .game import SHARE
+        from .stats import ratio_sums_ci, wilson
         t = self.totals
         for m in self.game.ratio_metrics:
             if m.name != name:
@@ -507,9 +508,18 @@ class RunResult:
             if key not in t.cross:
                 return None
             num_sq = t.sumsq[m.num]
-            r, half = ratio_sums_ci(t.sums[m.num], num_sq, _widen(t.sums[m.den], t.sums[m.num]),
-                               _widen(t.sumsq[m.den], t.sums[m.num]), t.cross[key], self.n)
-            return r - half, r + half
+            den = _widen(t.sums[m.den], t.sums[m.num])
+            r, half = ratio_sums_ci(t.sums[m.num], num_sq, den, _widen(t.sumsq[m.den], t.sums[m.num]),
+                                    t.cross[key], self.n)
+            lo, hi = r - half, r + half
+            if m.bounds is not None and tuple(m.bounds) == SHARE:
+                # a share with none of the event or all of it (Sen's penalty_rate over few games): a width of 0
+                # would claim certainty, so Wilson's over the fewer of its units and the games
+                n_eff = np.minimum(np.asarray(den, dtype=float), float(self.n))
+                wlo, whi = wilson(np.clip(r, 0.0, 1.0) * n_eff, n_eff)
+                flat = np.asarray(half == 0.0) & (n_eff > 0)
+                lo, hi = np.where(flat, wlo, lo), np.where(flat, whi, hi)
+            return lo, hi
         col = self.game.metric_columns.get(name)
         if col is not None and col in t.sums:
             _, lo, hi = self.column_mean(col)

@@ -11,6 +11,7 @@ import numpy as np
 import polars as pl
 from scipy import stats as _st
 
+from simcore.game import SHARE
 from simcore.registry import get_game
 from simcore.stats import holm, mean_interval, ratio_ci
 
@@ -60,7 +61,8 @@ def answer_balance(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
 
     def metric_rows(scope, cell, group, case, strat, P, f, deals):
         for m in defs:
-            v, lo, hi = ratio_ci(f[f"num.{m.name}"].to_numpy(), f[f"den.{m.name}"].to_numpy())
+            v, lo, hi = ratio_ci(f[f"num.{m.name}"].to_numpy(), f[f"den.{m.name}"].to_numpy(),
+                                 share=m.bounds is not None and tuple(m.bounds) == SHARE)
             est.append(est_row(scope, cell, group, case, strat, P, m.name, v, lo, hi, deals))
 
     for key, sub in group_rows(cells, gaxes):
@@ -70,7 +72,7 @@ def answer_balance(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
         for row in sub.iter_rows(named=True):
             f = frames[row["cell"]]
             strat = lineup_label(runs[row["cell"]].cell, labels)
-            w, lo, hi = mean_interval(f["seat0_win"].to_numpy(), share=True, games=row["games"])
+            w, lo, hi = mean_interval(f["seat0_win"].to_numpy(), share=True)
             est.append(est_row("cell", row["cell"], desc, row[over], strat, P, "seat0_win_share", w, lo, hi, f.height))
             metric_rows("cell", row["cell"], desc, row[over], strat, P, f, f.height)
             # seat 0's share less the average seat's, per deal (the fair 1/P where every game has a winner)
@@ -85,14 +87,14 @@ def answer_balance(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
             if rejected:
                 (above if adv > 0 else below).append(case)
         pooled = pool_deals([frames[i] for i in sub["cell"].to_list()], defs)
-        w, lo, hi = mean_interval(pooled["seat0_win"].to_numpy(), share=True, games=int(sub["games"].sum()))
+        w, lo, hi = mean_interval(pooled["seat0_win"].to_numpy(), share=True)
         est.append(est_row("group", None, desc, None, None, P, "seat0_win_share", w, lo, hi, pooled.height))
         metric_rows("group", None, desc, None, None, P, pooled, pooled.height)
         x = seat0_advantage(pooled, P)
         adv, alo, ahi = mean_interval(x)
         fair = average_seat(float(pooled["decided"].mean()), P)
         if len(x) > 1 and np.ptp(x) == 0 and lo is not None:
-            # alike on every deal: seat 0's Wilson interval over the games (as its share's), less the fair share
+            # alike on every deal: seat 0's Wilson interval over the deals (as its share's), less the fair share
             alo, ahi = lo - fair, hi - fair
         est.append(est_row("group", None, desc, None, None, P, "seat_advantage", adv, alo, ahi, pooled.height))
         clear = alo is not None and (alo > 0 or ahi < 0)
@@ -120,8 +122,7 @@ def answer_balance(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
         own = None
         if same and len(same) < sub.height:
             sp = pool_deals([frames[i] for i in same], defs)
-            sw, slo, shi = mean_interval(sp["seat0_win"].to_numpy(), share=True,
-                                         games=int(sub.filter(pl.col("cell").is_in(same))["games"].sum()))
+            sw, slo, shi = mean_interval(sp["seat0_win"].to_numpy(), share=True)
             sadv, salo, sahi = mean_interval(seat0_advantage(sp, P))
             sfair = average_seat(float(sp["decided"].mean()), P)
             sclear = salo is not None and (salo > 0 or sahi < 0)

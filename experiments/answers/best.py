@@ -101,6 +101,11 @@ def answer_best(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
                              runs[best["cell"]].cell)
             if edge:
                 notes.append(edge[2:])
+        if sub.height > 2 and not (rep.metric == "win_share" and by_symmetry(best)):
+            # the winner's curse: the value chosen as the best on these deals reads high on them (equal values,
+            # measured: its 95% interval held its own value in 91% of samples of 5, 78% of 20)
+            notes.append(f"the best of {sub.height}: its interval, from the deals that chose it, is not corrected "
+                         "for the choice")
         sentences.append(text + (f" ({'; '.join(notes)})" if notes else ""))
         if scored:
             lows.append(best_score(sub.sort(scol, descending=not low_is_good, nulls_last=True), runs, rep.over, srow,

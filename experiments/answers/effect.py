@@ -80,14 +80,16 @@ def answer_effect(cfg: Config, cells: pl.DataFrame, runs: list[CellRun], ratings
             fair = average_seat(float(vec[VEC_ROWS.index("decided")].mean()), P)
             if len(vec[ADV]) > 1 and np.ptp(vec[ADV]) == 0:
                 # alike on every deal (seat 0 won every rotation's game it could, say): the spread over deals
-                # says nothing of its chance, so seat 0's Wilson interval over the games, as the cells table
-                s0lo, s0hi = wilson(float((sub["seat0_win_share"] * sub["games"]).sum()), n)
+                # says nothing of its chance, so seat 0's Wilson interval over the deals, as the cells table
+                # (over the games it would count a deal's rotations as independent, where the deal may decide them)
+                d0 = len(vec[ADV])
+                s0lo, s0hi = wilson(float((sub["seat0_win_share"] * sub["games"]).sum()) / n * d0, d0)
                 adv_lo, adv_hi = float(s0lo) - fair, float(s0hi) - fair
             adv_lo, adv_hi = clip_interval(adv_lo, adv_hi, (-1.0 / P, 1.0 - 1.0 / P))
             # a self-play focus wins its fair share by symmetry (no timeout): exact, whatever float32's 1/3 says
             exact = cfg.kind == "focus" and all(by_symmetry(r) for r in sub.iter_rows(named=True))
             fw = (fair, fair, fair) if exact else (
-                deal_values_ci(vec[0], True, games=int(sub["focus_games"].sum())) if cfg.kind == "focus" else None)
+                deal_values_ci(vec[0], True) if cfg.kind == "focus" else None)
             if value == rep.baseline:
                 levels.append({"turns": turns[0], "adv": adv, "adv_lo": adv_lo, "adv_hi": adv_hi, "fair": fair,
                                "adv_deals": vec[ADV],

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import polars as pl
 
-from simcore.stats import deal_share_interval, linearised, paired_diff, share_ci
+from simcore.stats import deal_share_interval, linearised, paired_diff, ratio_ci, share_ci
 
 from .base import AnswerKind, CheckContext, ReportContext, Result
 from .common import wide_table
@@ -55,14 +55,22 @@ def answer_risk(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
             def over_deals(total: float, col: str) -> tuple:
                 """A share with its interval over deals where a deal is played several times (rotations, or a
                 self-play focus in every seat: those plays share the deal's cards), else Wilson's over games."""
-                v = (deals[col] / deals["plays"]).to_numpy()
-                if n <= deals.height or np.ptp(v) == 0:  # one play a deal, or every deal alike
+                if n <= deals.height:  # one play a deal
                     return share_ci(total, n)
+                v = (deals[col] / deals["plays"]).to_numpy()
                 return (total / n, *deal_share_interval(total / n, v))
+
+            def won_clear() -> tuple:
+                """The wins among the plays without the event: a ratio over deals where a deal is played
+                several times (its plays share the deal's cards: Wilson's over those plays was too narrow),
+                else Wilson's over them."""
+                if n <= deals.height:
+                    return share_ci(wc, c)
+                return ratio_ci(deals["win_clear"].to_numpy(), deals["clear"].to_numpy(), share=True)
 
             fig = {"cell": i, "deals": deals, "games": n, "clear": c, "focus": show(run.cell.agents[0]),
                    "field": show(run.cell.agents[1]) if P > 1 else None,
-                   f_ev: over_deals(e, "event"), f_win: over_deals(w, "win"), f_cond: share_ci(wc, c)}
+                   f_ev: over_deals(e, "event"), f_win: over_deals(w, "win"), f_cond: won_clear()}
             if P > 1 and fig["focus"] == fig["field"] and n == P * deals.height:
                 # one strategy in every seat, read from each: the fair share (the average seat's) by symmetry
                 fig[f_win] = (w / n, None, None)

@@ -8,7 +8,7 @@ import numpy as np
 import polars as pl
 from scipy import stats as _st
 
-from simcore.stats import deal_share_interval, paired_diff, share_ci, values_ci
+from simcore.stats import deal_share_interval, paired_diff, share_ci, values_ci, wilson
 
 from .base import AnswerKind, CheckContext, ReportContext, Result
 from .common import wide_table
@@ -30,8 +30,7 @@ def _seat_ci(per: pl.DataFrame, col: str, seat: int, count: float, n: float, sev
     if x is None:
         return None, None, None
     values = per.filter(pl.col("seat") == seat)[col].to_numpy()
-    if np.ptp(values) == 0:  # every deal alike (a seat never eliminated): the spread says nothing; over games
-        return share_ci(count, n)
+    # (every deal alike, a seat never eliminated: Wilson's interval over the deals, deal_share_interval's own)
     return (x, *deal_share_interval(x, values))
 
 
@@ -79,8 +78,14 @@ def answer_turn_order(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
             # 1/P where no game stopped at the turn limit)
             dec = per.group_by("game").agg(pl.col("win").sum().alias("decided")).sort("game")["decided"].to_numpy()
             adv = per.filter(pl.col("seat") == 0)["win"].to_numpy() - dec / P
+            fair = average_seat(float(dec.mean()), P)
+            if np.ptp(adv) > 0:
+                adv_ci = values_ci(adv)
+            else:  # alike on every deal: no spread to bound it, so seat 0's Wilson interval over the deals, less the fair share
+                s0lo, s0hi = wilson(float(wins[0]) / n * len(adv), len(adv))
+                adv_ci = (float(adv[0]), float(s0lo) - fair, float(s0hi) - fair)
             fig = {"cell": i, "per": per, "games": n, "lineup": lineup_label(run.cell, labels),
-                   "fair": average_seat(float(dec.mean()), P), "adv": values_ci(adv) if np.ptp(adv) > 0 else (float(adv[0]),) * 3,
+                   "fair": fair, "adv": adv_ci,
                    "p": (_equal_seats_p(per, "win", P) if several else float(_st.chisquare(wins).pvalue))
                    if wins.sum() > 0 and P > 1 else None,
                    "test": "Hotelling's T² test over deals" if several else "chi-square test",
