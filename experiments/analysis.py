@@ -95,7 +95,14 @@ def _over_deals(row: dict[str, Any], run: CellRun, has_win: bool) -> None:
             put("seat0_win", row["seat0_win_share"], vec[3], share=True)
         if row.get("seat_advantage") is not None and (not per_game or row["timeouts"]):
             # seat 0's share less the average seat's, per deal (the latter is not fixed where games stopped)
-            put("seat_advantage", row["seat_advantage"], vec[3] - vec[4] / run.cell.players, -1.0, 1.0)
+            adv = vec[3] - vec[4] / run.cell.players
+            if np.ptp(adv[:run.deals]) > 0:
+                put("seat_advantage", row["seat_advantage"], adv, -1.0, 1.0)
+            elif not per_game:  # alike on every deal: seat 0's interval over the deals less the fair share
+                fair = row["seat0_win_share"] - row["seat_advantage"]
+                lo, hi = deal_share_interval(row["seat0_win_share"], vec[3])
+                if lo is not None:
+                    row["seat_advantage_lo"], row["seat_advantage_hi"] = lo - fair, hi - fair
     if row["focus_games"] > run.deals:
         put("focus_score", row["focus_mean_score"], vec[1])
     if not per_game:

@@ -416,9 +416,11 @@ def linearised(x: np.ndarray, y: np.ndarray) -> np.ndarray | None:
 def ratio_ci(x: np.ndarray, y: np.ndarray, share: bool = False) -> tuple[float | None, float | None, float | None]:
     """sum(x) / sum(y) over deals with a t interval of its linearisation (x - R y) / mean(y) (the ratio
     estimator's delta method: deals are the units, whatever each holds). For a ``share`` (x counts some of
-    what y counts) the interval stays within [0, 1], and where the linearisation is 0 on every deal (no
-    event at all, or every unit one: a width of 0 would claim certainty) it is Wilson's over the deals
-    that count (:func:`alike_share_interval`)."""
+    what y counts) it is :func:`deal_share_interval` of the linearisation's pseudo-values (Wilson's with the
+    effective number of units: within [0, 1], asymmetric near either end, where the t interval clipped
+    read 22.2% [0.0%, 70.6%] for 2 wins of 9), and where the linearisation is 0 on every deal (no event at
+    all, or every unit one: a width of 0 would claim certainty) Wilson's over the deals that count
+    (:func:`alike_share_interval`)."""
     x = np.asarray(x, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
     if y.sum() <= 0:
@@ -430,8 +432,8 @@ def ratio_ci(x: np.ndarray, y: np.ndarray, share: bool = False) -> tuple[float |
         return r, None, None
     if share and half == 0.0:
         return (r, *alike_share_interval(r, float(y.sum()), float((y > 0).sum())))
-    if share:
-        return r, max(r - half, 0.0), min(r + half, 1.0)
+    if share:  # Wilson's with the effective number of units, as a share over deals (asymmetric near 0 and 1)
+        return (r, *deal_share_interval(r, r + (x - r * y) / y.mean()))
     return r, r - half, r + half
 
 

@@ -292,10 +292,11 @@ def test_a_share_alike_on_every_deal_keeps_its_interval_over_games():
     assert 0 < other["focus_win_lo"][0] < other["focus_win_share"][0] < other["focus_win_hi"][0]
 
 
-def test_effect_and_balance_give_a_share_alike_on_every_deal_its_interval_over_games_as_summary_does():
+def test_effect_and_balance_give_a_share_alike_on_every_deal_its_interval_over_deals_as_summary_does():
     """A focus that won none of 40 deals read "0.0% ± 0.0%" in effect (and seat 0's advantage, alike on every
     deal, "+0.0% ± 0.0%"), where summary gave Wilson's interval over the 80 games; balance's pairing whose
-    seat 0 won exactly half of every deal read "50.0% ± 0.0%"."""
+    seat 0 won exactly half of every deal read "50.0% ± 0.0%". Each now takes Wilson's over the 40 deals
+    (over the games would count a deal's two rotations as independent)."""
     from experiments import run_experiment
 
     cfg = {"title": "t", "question": "q", "game": "sen", "players": 2, "games": 40, "seed": 2,
@@ -303,20 +304,21 @@ def test_effect_and_balance_give_a_share_alike_on_every_deal_its_interval_over_g
     summary = run_experiment({**cfg, "report": {"answer": "summary"}})
     effect = run_experiment({**cfg, "sweep": {"variant": {"base": {}, "rns": {"rules.ravens_not_scary": True}}},
                              "report": {"answer": "effect", "over": "variant", "baseline": "base"}})
-    assert "win share 0.0% [0.0%, 4.6%]" in summary.answer[0] and "advantage +0.0% ± 10.7%" in summary.answer[0]
+    assert "win share 0.0% [0.0%, 8.8%]" in summary.answer[0] and "advantage +0.0% ± 14.8%" in summary.answer[0]
     base = next(t for t in effect.answer if t.startswith("variant base"))
-    assert "focus win share 0.0% [0.0%, 4.6%]" in base and "first-seat advantage +0.0% ± 10.7%" in base, base
+    assert "focus win share 0.0% [0.0%, 8.8%]" in base and "first-seat advantage +0.0% ± 14.8%" in base, base
     bal = run_experiment({"title": "t", "question": "q", "game": "sen", "players": 2, "games": 40, "seed": 2,
                           "lineup": {"seats": ["random", "counter"], "rotate": True},
                           "sweep": {"pairing": {"rc": {"seat0": "random", "seat1": "counter"},
                                                 "rc8": {"seat0": "random", "seat1": "counter:wake=8"}}},
                           "report": {"answer": "balance", "over": "pairing", "per_game": True}})
+    from simcore.stats import wilson as S_wilson
     est = bal.tables["estimates"].filter((pl.col("figure") == "seat0_win_share") & (pl.col("scope") == "cell"))
     rc = est.row(0, named=True)
-    assert rc["value"] == 0.5 and 0.38 < rc["lo"] < 0.5 < rc["hi"] < 0.62, est  # Wilson's over the 80 games
+    assert rc["value"] == 0.5 and (rc["lo"], rc["hi"]) == pytest.approx(tuple(map(float, S_wilson(20, 40)))), est  # over the 40 deals
     assert "± 0.0%" not in " ".join(bal.answer)
     adv = bal.tables["estimates"].filter((pl.col("figure") == "seat_advantage") & (pl.col("scope") == "group"))
-    # alike on every deal (it read +0.0 [+0.0, +0.0]): seat 0's interval over the games, less the fair share
+    # alike on every deal (it read +0.0 [+0.0, +0.0]): seat 0's interval over the deals, less the fair share
     assert adv["value"][0] == 0.0 and adv["lo"][0] < 0.0 < adv["hi"][0], adv
 
 

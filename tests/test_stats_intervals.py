@@ -173,31 +173,65 @@ def test_a_share_over_deals_is_wilsons_interval_with_the_deals_effective_games()
     assert S.deal_share_interval(0.5, np.array([0.5])) == (None, None)
 
 
-def test_a_share_alike_on_every_deal_keeps_wilsons_interval_over_its_games():
+def test_a_share_alike_on_every_deal_takes_wilsons_interval_over_the_deals():
     # every deal alike (a strategy that won none of 40 deals): the spread over deals says nothing of the
-    # chance of the other outcome. It read 0.0% ± 0.0% in effect, balance and the searches' tables, where
-    # the cells table, summary, risk and turn_order gave Wilson's interval over the games
+    # chance of the other outcome. It read 0.0% ± 0.0% in effect, balance and the searches' tables; then
+    # Wilson's over the games, which counts a deal's rotations as independent where the deal may decide
+    # them all: over the deals, the wider
     zero = np.zeros(40)
-    assert S.deal_share_interval(0.0, zero, games=80) == tuple(float(b) for b in S.wilson(0.0, 80))
-    lo, hi = S.deal_share_interval(0.0, zero)  # the number of games not given: over the deals, the wider
+    lo, hi = S.deal_share_interval(0.0, zero)
     assert (lo, hi) == tuple(float(b) for b in S.wilson(0.0, 40)) and hi > S.wilson(0.0, 80)[1] > 0.0
-    assert S.deal_share_interval(0.25, np.full(5, 0.25), games=20) == tuple(float(b) for b in S.wilson(5, 20))
-    assert S.deal_share_interval(1.0, np.ones(6), games=12)[0] < 1.0
-    assert S.deal_share_interval(0.5, np.array([0.0, 1.0]), games=2) != S.wilson(1, 2)  # a spread: over deals
-    m, lo, hi = S.deal_values_ci(zero, True, games=80)
-    assert m == 0.0 and lo == 0.0 and hi == float(S.wilson(0.0, 80)[1])
+    assert S.deal_share_interval(0.25, np.full(5, 0.25)) == tuple(float(b) for b in S.wilson(1.25, 5))
+    assert S.deal_share_interval(1.0, np.ones(6))[0] < 1.0
+    m, lo, hi = S.deal_values_ci(zero, True)
+    assert m == 0.0 and lo == 0.0 and hi == float(S.wilson(0.0, 40)[1])
     assert S.mean_interval(zero, share=True)[2] == float(S.wilson(0.0, 40)[1])
 
 
-def test_a_seat_alike_on_every_deal_keeps_its_interval_over_games():
+def test_the_coverage_of_a_rare_event_decided_by_its_deal():
+    """Outcome set by the deal (4 rotations each the same): the interval over the deals holds a chance of
+    2% in about 95% of samples, where Wilson's over the games held it in about 60%."""
+    rng = np.random.default_rng(5)
+    p, deals, rot, held, held_games = 0.02, 50, 4, 0, 0
+    for _ in range(1000):
+        per = (rng.random(deals) < p).astype(float)        # each deal's 4 games alike
+        lo, hi = S.deal_share_interval(float(per.mean()), per)
+        held += lo <= p <= hi
+        glo, ghi = S.wilson(per.sum() * rot, deals * rot)
+        held_games += glo <= p <= ghi
+    assert held >= 900 and held_games <= 800, (held, held_games)
+
+
+def test_a_share_ratio_alike_on_every_deal_has_no_width_of_0():
+    # no event on any deal: the delta method's residuals are all 0 and it read [0, 0]
+    x, y = np.zeros(30), np.full(30, 4.0)
+    r, lo, hi = S.ratio_ci(x, y, share=True)
+    assert r == 0.0 and lo == 0.0 and hi == float(S.wilson(0.0, 30)[1])
+    assert S.ratio_ci(x, y) == (0.0, 0.0, 0.0)                      # not a share: as it was
+    r, lo, hi = S.ratio_ci(y, y, share=True)
+    assert r == 1.0 and hi == 1.0 and lo == float(S.wilson(30.0, 30)[0])
+    r, lo, hi = S.ratio_ci(np.array([1.0, 0.0, 2.0, 1.0]), np.array([4.0, 4.0, 4.0, 4.0]), share=True)
+    assert 0.0 <= lo < r < hi <= 1.0
+
+
+def test_a_paired_difference_alike_on_every_deal_takes_the_sign_test():
+    # two deals each +0.5 read "clearly different, p = 0" with an interval of width 0
+    d = S.paired_diff([1.0, 1.0], [0.5, 0.5])
+    assert d["p_value"] == 0.5 and (d["lo"], d["hi"]) == (0.0, 0.5)
+    d = S.paired_diff([0.0] * 6, [0.5] * 6)
+    assert d["p_value"] == 2 * 0.5 ** 6 and d["lo"] == d["hi"] == -0.5
+    assert S.paired_diff([0.3] * 4, [0.3] * 4)["p_value"] == 1.0
+
+
+def test_a_seat_alike_on_every_deal_takes_wilsons_interval_over_the_deals():
     # turn_order: a seat never eliminated over rotated deals has no spread over deals to make an interval of;
-    # it keeps Wilson's over its games (a zero-width interval would claim certainty)
+    # Wilson's over the deals (a zero-width interval would claim certainty; over the games, too narrow)
     import polars as pl
 
     from experiments.answers.turn_order import _seat_ci
-    from simcore.stats import share_ci
     per = pl.DataFrame({"seat": [0] * 8 + [1] * 8, "event": [0.0] * 8 + [0.0] * 7 + [0.5]})
-    assert _seat_ci(per, "event", 0, 0.0, 16.0, True) == share_ci(0.0, 16.0)
+    x, lo, hi = _seat_ci(per, "event", 0, 0.0, 16.0, True)
+    assert x == 0.0 and (lo, hi) == tuple(float(b) for b in S.wilson(0.0, 8))
     x, lo, hi = _seat_ci(per, "event", 1, 1.0, 16.0, True)
     assert x == 1 / 16 and (lo, hi) == S.deal_share_interval(1 / 16, per.filter(pl.col("seat") == 1)["event"].to_numpy())
 
