@@ -442,7 +442,9 @@ def trace(
     from simcore.tracing import check_game_index, iter_trace, json_lines, render, view
 
     _DEBUG["on"] = debug
-    eng, p, rules, agents = _table(game, players, strategy, rule, strategy_files)
+    # (what a strategy file prints as it is loaded must not break the JSON Lines either)
+    with _stdout_to_stderr(as_json):
+        eng, p, rules, agents = _table(game, players, strategy, rule, strategy_files)
     check_jobs(jobs)
     if chunk_size is not None:
         check_chunk_size(chunk_size)

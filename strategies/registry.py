@@ -291,6 +291,14 @@ def check_class_vars(cls: type, owner: str) -> None:
         if not isinstance(v, str):
             raise SenseiError(f"strategy {owner}: its {var} must be text ({var}: ClassVar[str] = ...), not "
                               f"{type(v).__name__} {v!r:.40}")
+    if dataclasses.is_dataclass(cls):
+        # a parameter named as one of Strategy's own methods hides it (params, spec, inert, played, ...):
+        # made.params() failed with "TypeError: 'int' object is not callable"
+        own = {n for n in dir(Strategy) if not n.startswith("__")}
+        for f in dataclasses.fields(cls):
+            if f.name in own:
+                raise SenseiError(f"strategy {owner}: parameter {f.name!r} has the name of Strategy's own "
+                                  f"{f.name}; give it another name")
     c = getattr(cls, "chunk_games", None)
     if c is not None and (isinstance(c, bool) or not isinstance(c, (int, np.integer)) or not 1 <= c <= CHUNK_GAMES_MAX):
         raise SenseiError(f"strategy {owner}: chunk_games must be None or a whole number from 1 to "

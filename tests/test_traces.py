@@ -548,3 +548,22 @@ def test_senshi_trace_says_how_the_middle_was_emptied():
             in lines[k + 1], lines[k - 1:k + 2]
         seen.add(how)
     assert seen == {"its last tile by Train", "its last stack by Study"}
+
+
+def test_json_lines_stay_json_when_a_strategy_file_prints_as_it_loads(tmp_path):
+    """A print at a strategy file's import went to stdout before the JSON Lines (trace) began."""
+    import json
+    import subprocess
+    import sys
+
+    path = tmp_path / "loud.py"
+    path.write_text("import dataclasses\nfrom strategies.sen import Threshold\nprint('hello from import')\n\n"
+                    "@dataclasses.dataclass(frozen=True)\nclass Loud(Threshold):\n    pass\n")
+    sensei = os.path.join(os.path.dirname(sys.executable), "sensei")
+    for cmd in (["trace", "sen", "-p", "2", "-s", f"{path}:Loud", "-s", "threshold", "--game", "0", "--json"],
+                ["play", "sen", "-p", "2", "-s", f"{path}:Loud", "-s", "threshold", "-n", "5", "--json"]):
+        r = subprocess.run([sensei, *cmd], capture_output=True, text=True, timeout=600)
+        assert r.returncode == 0, r.stderr
+        lines = r.stdout.splitlines()
+        assert lines and all(isinstance(json.loads(x), dict) for x in lines), r.stdout[:200]
+        assert "hello from import" in r.stderr

@@ -718,6 +718,16 @@ BROKEN = textwrap.dedent('''
     class Quitter(Threshold):
         def start(self, obs, rng):
             os._exit(0)
+
+
+    @dataclasses.dataclass(frozen=True)
+    class Shadowing(Threshold):
+        played: int = param(3, "a parameter with the name of Strategy.played")
+
+
+    @dataclasses.dataclass(frozen=True)
+    class ShadowingParams(Threshold):
+        params: int = param(3, "a parameter with the name of Strategy.params")
 ''')
 
 
@@ -747,6 +757,9 @@ def broken(tmp_path):
     ("Commas", ["strategy Commas: parameter extra's value 'a,b=c' cannot be written in a spec"]),
     # a default_factory's value went unchecked to the worker processes, whose failure read as a crash
     ("Listed", ["strategy Listed: the default of parameter 'extra' does not fit it: unsupported option type"]),
+    # a parameter hiding one of Strategy's methods: "TypeError: 'int' object is not callable", a traceback
+    ("Shadowing", ["strategy Shadowing: parameter 'played' has the name of Strategy's own played"]),
+    ("ShadowingParams", ["strategy ShadowingParams: parameter 'params' has the name of Strategy's own params"]),
 ])
 def test_a_strategy_broken_in_any_way_is_one_line(broken, cls, words):
     """Any exception of a user's file, raised in a decision or elsewhere in its class, whatever its kind or its
