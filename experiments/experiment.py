@@ -574,6 +574,8 @@ def _runs_inside(folder: str) -> str:
 
 def load_tables(run_dir: str) -> dict[str, pl.DataFrame]:
     """The tables of a complete run folder (for notebooks and reports)."""
+    if not isinstance(run_dir, (str, os.PathLike)):
+        raise SenseiError(f"load_tables: expected a run folder's path, got {run_dir!r:.60}")
     check_complete(run_dir)
     out = {}
     for name in TABLES + OPTIONAL_TABLES:

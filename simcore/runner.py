@@ -333,6 +333,10 @@ def play_chunk(game: str, players: int, rules: Any, agents: Sequence[Any], seed:
     eng = get_game(game)
     t0 = time.perf_counter()
     ids = np.arange(start, stop, dtype=np.int64)
+    if dataclasses.is_dataclass(rules) and not isinstance(rules, type):
+        # the strategies' observations show this chunk's own copy: the caller's rules (what a summary reports
+        # and a later run plays) stay as given whatever a strategy does to the object it is shown
+        rules = dataclasses.replace(rules)
     try:
         out = eng.play(ids, players, rules, agents, root_key(seed), width=eng.batch_width, compiled=compiled)
     except KeyboardInterrupt:

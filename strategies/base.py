@@ -100,8 +100,13 @@ class Strategy:
 
     def spec(self) -> str:
         """``name`` or ``name:key=value,...`` with every parameter (the strategy's identity)."""
-        head = self.name or type(self).__name__
-        source = type(self).__dict__.get("_source")  # a class's own, not one inherited from a loaded base
+        cls = type(self)
+        head = self.name or cls.__name__
+        if "name" not in cls.__dict__ and not (cls.__module__ or "").startswith("strategies."):
+            # a subclass made in Python without a name of its own plays its own way: the name it inherits
+            # (threshold) would label it as the built-in it extends
+            head = cls.__name__
+        source = cls.__dict__.get("_source")  # a class's own, not one inherited from a loaded base
         if source is not None:
             head = f"{source[0]}:{source[1]}"
         ps = self.params()

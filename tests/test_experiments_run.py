@@ -196,6 +196,41 @@ def test_simulate_checks_strategy_objects_and_rules_made_in_python():
     assert ok.summary() == ref.summary()
 
 
+def test_a_subclass_made_in_python_without_a_name_is_labelled_by_its_class():
+    """NeverWake(Threshold) read threshold:wake=10 in the summary, as the built-in it extends."""
+    import dataclasses
+
+    from strategies.sen import Threshold
+
+    @dataclasses.dataclass(frozen=True)
+    class NeverWake(Threshold):
+        pass
+
+    res = simulate("sen", [NeverWake(), Threshold()], n_games=4, seed=1)
+    assert res.summary()["strategies"] == ["NeverWake:wake=10", "threshold:wake=10"]
+
+
+def test_a_strategy_that_forces_a_change_into_the_rules_it_is_shown_changes_no_summary():
+    """object.__setattr__ on the frozen rules of an observation changed the caller's rules object, so --json
+    reported penalty 99 for games played with 5 (and a later simulate with the same object played 99)."""
+    import dataclasses
+
+    import numpy as np
+
+    from simcore.games.sen import SenRules, Start
+    from strategies.sen import Threshold
+
+    @dataclasses.dataclass(frozen=True)
+    class Tamper(Threshold):
+        def start(self, obs, rng):
+            object.__setattr__(obs.rules, "penalty", 99)
+            return np.full(len(obs.me), int(Start.DRAW))
+
+    rules = SenRules(penalty=5)
+    res = simulate("sen", [Tamper(), Threshold()], rules=rules, n_games=20, seed=1)
+    assert rules.penalty == 5 and res.summary()["rules"]["penalty"] == 5
+
+
 @pytest.mark.parametrize("kw, words", [
     ({"backend": 3}, "backend: expected one of"),
     ({"out": 5}, "out: expected a folder's path, got 5"),

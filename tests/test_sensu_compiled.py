@@ -2,6 +2,7 @@
 (one decision of every live game per step, asked of each strategy as a batch): the same deals, the same
 random streams, the same rule steps, for every strategy, player count and rule option. A lineup with a numpy
 decision plays the batch lane; a numpy strategy written like ``random`` plays ``random``'s games."""
+import re
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -317,3 +318,28 @@ def test_simulate_jobs_in_the_compiled_lane():
     solo = [simulate("sensu", [Random()], n_games=2000, seed=9, jobs=j, compiled=c).summary()
             for j, c in ((1, True), (2, True), (1, False))]
     assert solo[0] == solo[1] == solo[2]
+
+
+def test_arrange_by_refuses_preferences_that_are_no_finite_numbers_in_0_1():
+    """A NaN or infinite preference sorted anywhere and built an illegal arrangement, blamed on the answer."""
+    seen = []
+
+    @dataclass(frozen=True)
+    class Keeper(NumpyRandom):
+        name: ClassVar[str] = "keeper-of-arrange"
+
+        def arrange(self, obs, rng):
+            seen.append(obs)
+            return NumpyRandom.arrange(self, obs, rng)
+
+    simulate("sensu", [Keeper()] * 3, n_games=4, seed=1)
+    obs = seen[0]
+    m = len(obs.cards)
+    bad = np.full((m, SLOTS), 0.5)
+    bad[0, 0] = np.nan
+    for kw, words in ((dict(redeem_pref=bad), "redeem_pref holds values that are not finite"),
+                      (dict(discard_key=np.where(np.isnan(bad), np.inf, bad)), "discard_key holds values that are not finite"),
+                      (dict(redeem_pref=np.full((m, SLOTS), 1.5)), "redeem_pref holds values outside [0, 1)")):
+        with pytest.raises(ValueError, match=re.escape(words)):
+            arrange_by(obs, **kw)
+    assert arrange_by(obs, redeem_pref=np.full((m, SLOTS), 0.999)).shape == (m, SLOTS)

@@ -726,6 +726,18 @@ BROKEN = textwrap.dedent('''
 
 
     @dataclasses.dataclass(frozen=True)
+    class Huge(Threshold):
+        def compiled_values(self):
+            return {"wake": 2 ** 70}
+
+
+    @dataclasses.dataclass(frozen=True)
+    class NotANumber(Threshold):
+        def compiled_values(self):
+            return {"wake": float("nan")}
+
+
+    @dataclasses.dataclass(frozen=True)
     class ShadowingParams(Threshold):
         params: int = param(3, "a parameter with the name of Strategy.params")
 ''')
@@ -760,6 +772,9 @@ def broken(tmp_path):
     # a parameter hiding one of Strategy's methods: "TypeError: 'int' object is not callable", a traceback
     ("Shadowing", ["strategy Shadowing: parameter 'played' has the name of Strategy's own played"]),
     ("ShadowingParams", ["strategy ShadowingParams: parameter 'params' has the name of Strategy's own params"]),
+    # values numba would wrap or compare false: both played as never saying WAKE UP!, labelled wake=10
+    ("Huge", ["strategy Huge: compiled_values()['wake'] = 1180591620717411303424 does not fit in 64 bits"]),
+    ("NotANumber", ["strategy NotANumber: compiled_values()['wake'] = nan is not a finite number"]),
 ])
 def test_a_strategy_broken_in_any_way_is_one_line(broken, cls, words):
     """Any exception of a user's file, raised in a decision or elsewhere in its class, whatever its kind or its

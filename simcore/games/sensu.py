@@ -1151,6 +1151,12 @@ def arrange_by(obs: SensuObs, redeem_pref: np.ndarray | None = None, discard_key
     top; default slot order). ``build_key``: the redeemed cards are built in increasing key order (default:
     descending sticks, equal sticks in the order they were redeemed).
     """
+    for what, a in (("redeem_pref", redeem_pref), ("discard_key", discard_key), ("build_key", build_key)):
+        # a NaN or an infinity sorted anywhere and built an illegal arrangement that was blamed on the answer
+        if a is not None and not np.isfinite(np.asarray(a, dtype=np.float64)).all():
+            raise ValueError(f"arrange_by: {what} holds values that are not finite numbers (NaN or infinite)")
+    if redeem_pref is not None and not ((np.asarray(redeem_pref) >= 0) & (np.asarray(redeem_pref) < 1)).all():
+        raise ValueError("arrange_by: redeem_pref holds values outside [0, 1)")
     cards = obs.cards.astype(np.int64)
     m = len(cards)
     inc = SUBSETS[obs.combo] & (cards >= 0)
