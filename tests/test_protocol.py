@@ -166,10 +166,15 @@ def test_legal_options_are_exactly_what_step_accepts(name):
                 assert kernels.step(eng.state_tuple(trial), eng.rules_tuple(trial), g, int(opt)), (
                     f"step refuses listed option {opt} at decision {eng.decisions[S[4][g]]}")
             listed = set(options.tolist())
-            for bad in (-(1 << 40), -9, -3, (1 << 40), max(listed) + 1, max(listed) + 977):
+            # codes out of every range, and unlisted codes among the listed ones' (Senshi's pass, 0, while
+            # the player holds tiles went unseen by the fixed codes alone)
+            near = [c for c in range(0, max(listed) + 3) if c not in listed]
+            if len(near) > 160:
+                near = rng.choice(near, size=24, replace=False).tolist()
+            trial = copy.deepcopy(state)  # (a refused option changes nothing: one copy serves every try)
+            for bad in (-(1 << 40), -9, -3, (1 << 40), max(listed) + 1, max(listed) + 977, *near):
                 if bad in listed:
                     continue
-                trial = copy.deepcopy(state)
                 ok = kernels.step(eng.state_tuple(trial), eng.rules_tuple(trial), g, int(bad))
                 assert not ok, f"step accepts unlisted option {bad} at decision {eng.decisions[S[4][g]]}"
                 for f, v in vars(state).items():

@@ -81,6 +81,17 @@ def test_the_sequential_test_waits_for_enough_deals_and_some_spread():
     values = np.array([0.0, 1.0] * (n // 2) + [1.0] * (n % 2))
     llr = sprt_llr(values.sum(), (values ** 2).sum(), values.size, 0.5, 0.6)
     assert llr != 0.0 and abs(llr) < 100
+    # values with a spread but fewer than SPRT_MIN_DEALS of them: still no evidence
+    few = np.array([0.0, 1.0, 1.0, 1.0] * ((n - 1) // 4) + [1.0] * ((n - 1) % 4))
+    assert few.size == n - 1 and np.ptp(few) > 0 and sprt_llr(few.sum(), (few ** 2).sum(), few.size, 0.5, 0.6) == 0.0
+
+
+def test_a_races_level_is_corrected_for_its_rounds_and_rivals():
+    # level alpha / (R (m - 1)): R rounds and m settings (Bonferroni over every round and every rival)
+    X = np.random.default_rng(3).random((5, 400))
+    res = race(5, lambda idx, stop: {i: X[i, :stop] for i in idx}, 50, 400, alpha=0.05)
+    rounds = len(schedule(50, 400))
+    assert rounds == 4 and res.level == pytest.approx(0.05 / (rounds * 4))
 
 
 def test_a_race_of_shares_reports_a_shares_intervals_and_races_alike():

@@ -1,6 +1,7 @@
 """The intervals of simcore.stats computed without scipy.stats/statsmodels agree with those libraries."""
 import numpy as np
 from hypothesis import given, settings, strategies as st
+import pytest
 from scipy import stats
 from statsmodels.stats.proportion import proportion_confint
 
@@ -20,7 +21,8 @@ def test_wilson_of_no_games_is_nan_and_arrays_work():
     lo, hi = S.wilson(np.array([0.0, 3.0, 5.0]), np.array([0, 10, 5]))
     assert np.isnan(lo[0]) and np.isnan(hi[0])
     elo, ehi = proportion_confint(np.array([3.0, 5.0]), np.array([10, 5]), method="wilson")
-    np.testing.assert_allclose(lo[1:], elo) and np.testing.assert_allclose(hi[1:], ehi)
+    np.testing.assert_allclose(lo[1:], elo)
+    np.testing.assert_allclose(hi[1:], ehi)
 
 
 @settings(max_examples=100, deadline=None)
@@ -244,3 +246,19 @@ def test_a_calibration_bound_never_rounds_onto_the_band_edge_it_is_judged_agains
     assert _bound(0.0100, (0.01, 0.10)) == "1.0" and _bound(0.0123, (0.01, 0.10)) == "1.2"
     assert _bound(0.09996, (0.01, 0.10)) == "9.996"
     assert _bound(0.0999, (0.01, 0.10)) == "9.99"
+
+
+def test_small_helpers_against_their_definitions():
+    """mean_ci's sample variance (n - 1), hist_median's lower middle, inside_band's half-open band and
+    Holm's correction (not Benjamini-Hochberg's), each against a case worked by hand."""
+    x = np.array([1.0, 2.0, 4.0, 9.0])
+    mean, half = S.mean_ci(x.sum(), (x ** 2).sum(), x.size)
+    assert mean == 4.0 and half == pytest.approx(stats.t.ppf(0.975, 3) * x.std(ddof=1) / 2.0)
+    assert S.hist_median({1.0: 1, 2.0: 1, 3.0: 1, 4.0: 1}) == 2.0      # even count: the lower middle
+    assert S.hist_median({1.0: 2, 5.0: 1}) == 1.0 and S.hist_median({1.0: 1, 5.0: 2}) == 5.0
+    assert S.inside_band(0.02, 0.0999, (0.01, 0.10), 0.05) == "in"
+    assert S.inside_band(0.02, 0.10, (0.01, 0.10), 0.05) == "borderline"   # the band's top is outside it
+    assert S.inside_band(0.10, 0.12, (0.01, 0.10), 0.11) == "out"
+    # Holm rejects 0.01 and 0.02 of (0.01, 0.02, 0.03, 0.04) at 5% only while each is below 0.05 / (4 - i):
+    # 0.01 < 0.0125, 0.02 > 0.0167 -> one; Benjamini-Hochberg would reject all four
+    assert S.holm([0.01, 0.02, 0.03, 0.04]) == [True, False, False, False]
