@@ -64,7 +64,10 @@ def test_batch_width_equal_to_a_table_length_changes_nothing(name):
     rules = eng.make_rules()
     state = eng.new_state(np.zeros(3, dtype=np.uint64), players, rules)
     lengths = {v.shape[0] for v in vars(state).values() if isinstance(v, np.ndarray) and v.ndim and v.shape[0] != 3}
-    for w in sorted(lengths)[:2]:
+    # a game without shared tables has no such length: its narrow widths are checked instead (this test
+    # asserted nothing there)
+    assert lengths or not eng.state_constants
+    for w in sorted(lengths)[:2] or [1, 3]:
         ids = np.arange(w + 5)
         full = eng.play(ids, players, rules, agents, root_key(4))
         narrow = eng.play(ids, players, rules, agents, root_key(4), width=w)
