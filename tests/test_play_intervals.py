@@ -6,11 +6,13 @@ import math
 
 import numpy as np
 import pytest
+from scipy import stats
 from typer.testing import CliRunner
 
 from experiments.cli import app
 from simcore.registry import get_game
 from simcore.runner import RunResult, Totals, ratio_pairs
+from simcore.stats import wilson
 from strategies.registry import lineup
 
 runner = CliRunner()
@@ -132,3 +134,19 @@ def test_clipping_keeps_missing_intervals_missing():
                                   ["fan-and-mallet", "-s", "strongest"]])
 def test_few_games_give_intervals_within_every_figures_range(args):
     assert_within_ranges(play_json(*args, "--games", "20", "--seed", "5"))
+
+
+def test_a_share_column_of_fractions_takes_the_t_interval_not_wilsons():
+    """Wilson's interval is for 0/1 columns; a column within [0, 1] that holds fractions (a shared win, say)
+    takes the t interval of its values."""
+    def edit(out):
+        out["win"][:, 0] = 0.5
+        out["win"][:10, 0] = 1.0
+
+    res = fan_and_mallet_result(edit)
+    mean, lo, hi = res.column_mean("win")
+    x = np.r_[np.full(10, 1.0), np.full(20, 0.5)]
+    half = stats.t.ppf(0.975, 29) * x.std(ddof=1) / np.sqrt(30)
+    assert mean[0] == pytest.approx(x.mean()) and (lo[0], hi[0]) == pytest.approx((x.mean() - half, x.mean() + half))
+    w = wilson(x.sum(), 30)
+    assert abs(lo[0] - float(w[0])) > 1e-3   # not Wilson's
