@@ -521,6 +521,7 @@ class RunResult:
                 # would claim certainty, so Wilson's over the fewer of its units and the games
                 n_eff = np.minimum(np.asarray(den, dtype=float), float(self.n))
                 wlo, whi = wilson(np.clip(r, 0.0, 1.0) * n_eff, n_eff)
+                wlo, whi = np.where(r <= 0, 0.0, wlo), np.where(r >= 1, 1.0, whi)  # (Wilson's rounding at 0 and 1)
                 flat = np.asarray(half == 0.0) & (n_eff > 0)
                 lo, hi = np.where(flat, wlo, lo), np.where(flat, whi, hi)
             return lo, hi

@@ -157,7 +157,8 @@ def deal_share_interval(x: float, values, alpha: float = 0.05) -> tuple[float | 
     if se == 0.0 or var <= 0.0:
         n = float(d)
         lo, hi = wilson(min(max(x, 0.0), 1.0) * n, n, alpha)
-        return float(lo), float(hi)
+        # (at a share of 0 or 1 the bound is the share itself, up to Wilson's rounding)
+        return (0.0 if x <= 0 else float(lo)), (1.0 if x >= 1 else float(hi))
     n = var / (se * se)
     crit = float(_t_ppf(1 - alpha / 2, d - 1))
     c2n = crit * crit / n
@@ -445,7 +446,8 @@ def alike_share_interval(r: float, units: float, clusters: float) -> tuple[float
     if not n > 0:
         return None, None
     lo, hi = wilson(min(max(r, 0.0), 1.0) * n, n)
-    return float(lo), float(hi)
+    # (Wilson's bound at a share of 0 or 1 is that share itself, up to rounding: 0.9999999999999999 for 1)
+    return (0.0 if r <= 0 else float(lo)), (1.0 if r >= 1 else float(hi))
 
 
 def holm(pvalues: list[float]) -> list[bool]:
