@@ -1168,9 +1168,11 @@ class _dask_client:
                 main = _main_thread()
                 handler = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
                 try:
+                    # (no dashboard; the scheduler's own HTTP routes on a free port: on its default 8787 a
+                    # second cluster on the machine warned "Port 8787 is already in use" in several lines)
                     self.client = Client(n_workers=self.jobs, threads_per_worker=1, processes=True,
-                                         dashboard_address=None, preload=["simcore.dask_worker"],
-                                         silence_logs=logging.CRITICAL)
+                                         dashboard_address=None, scheduler_kwargs={"dashboard_address": ":0"},
+                                         preload=["simcore.dask_worker"], silence_logs=logging.CRITICAL)
                 finally:
                     if main:  # (a handler installed from C reads as None: the default then)
                         signal.signal(signal.SIGINT, signal.SIG_DFL if handler is None else handler)

@@ -158,9 +158,15 @@ def test_intervals_are_those_of_the_games_themselves(game, players, strategy):
             if num.ndim > 1 and den.ndim == 1:
                 den = np.repeat(den[:, None], num.shape[1], axis=1)
             want = []
+            share = m.bounds is not None and tuple(m.bounds) == (0.0, 1.0)
             for a, b in zip(num.reshape(n, -1).T, den.reshape(n, -1).T):
                 r = a.sum() / b.sum()
-                want.append(list(_t((a - r * b) / b.mean() + r)))
+                if share and np.all(a == r * b):  # none of the event or all of it: Wilson's over min(units, games)
+                    k = min(b.sum(), n)
+                    lo, hi = proportion_confint(r * k, k, method="wilson")
+                    want.append([0.0 if r <= 0 else lo, 1.0 if r >= 1 else hi])
+                else:
+                    want.append(list(_t((a - r * b) / b.mean() + r)))
         low, high = eng.metric_range(m.name, players, rules)
         want = np.clip(np.asarray(want, dtype=float), -np.inf if low is None else low, np.inf if high is None else high)
         got = got if m.per_seat else [got]
