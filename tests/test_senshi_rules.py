@@ -608,3 +608,22 @@ def test_scramble_redeals_hand_rows_a_view_could_see():
     assert not np.array_equal(other.tiles[:, 1:P], old.tiles[:, 1:P])
     va, vb = eng.observe_all(old, np.arange(n), 0), eng.observe_all(other, np.arange(n), 0)
     assert not np.array_equal(va["view_stacks"], vb["view_stacks"])         # the probe sees the leak
+
+
+def test_a_pass_is_refused_while_the_player_holds_tiles():
+    """A pass is legal only with no middle stack, no card stack of anyone's and an empty hand: with the middle
+    empty and no card stacks, tiles in hand still forbid it (that condition went untested)."""
+    from simcore.games.senshi import PASS_OPTION, legal
+    from simcore.games.senshi import step as kstep
+    eng = Senshi()
+    st = eng.new_state(game_keys(root_key(0), np.arange(1)), 2, SenshiRules(secret_hand=True))
+    st.mid_count[0] = 0
+    st.card_count[0, :] = 0
+    assert st.hand_size[0, st.cur[0]] > 0
+    S, R = eng.state_tuple(st), eng.rules_tuple(st)
+    out = np.empty(64, dtype=np.int64)
+    assert PASS_OPTION not in out[:legal(S, R, 0, out)].tolist()
+    assert not kstep(S, R, 0, PASS_OPTION)
+    st.card_count[0, 1] = 1          # and with the hand empty, another player's card stack forbids it too
+    st.hand_size[0, st.cur[0]] = 0
+    assert not kstep(eng.state_tuple(st), R, 0, PASS_OPTION)
