@@ -217,6 +217,8 @@ def check_fields(obj: Any, owner: str) -> None:
         return
     fields, hints = _fields_and_hints(type(obj))
     for key, f in fields.items():
+        if f.metadata.get("parse") is None and _base_type(hints[key])[0] not in (bool, int, float, str):
+            continue  # a field no spec could set (a list, an array): the object's own business
         convert_field(owner, f, hints, getattr(obj, key))
 
 

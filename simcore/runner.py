@@ -1372,8 +1372,16 @@ def check_agents(eng: Game, agents: Any) -> None:
             name = getattr(a, "spec", lambda: type(a).__name__)()
             raise SenseiError(f"strategy {name} (seat {seat}) is for {game}, not {eng.name}")
         # a strategy object made directly in Python: its parameters checked as a spec's are
+        # (named as its spec names it: a subclass made in Python without a name of its own by its class)
+        cls = type(a)
+        name = (getattr(a, "name", "") if "name" in cls.__dict__ or (cls.__module__ or "").startswith("strategies.")
+                else "") or cls.__name__
+        for method in ("params", "spec", "inert", "played", "compiled_values"):
+            if hasattr(cls, method) and not callable(getattr(a, method, None)):  # a parameter hides the method
+                raise SenseiError(f"strategy {name} (seat {seat}): parameter {method!r} has the name of Strategy's "
+                                  f"own {method}; give it another name")
         try:
-            check_fields(a, f"strategy {getattr(a, 'name', '') or type(a).__name__}")
+            check_fields(a, f"strategy {name}")
         except SenseiError as exc:
             raise SenseiError(f"{exc} (seat {seat})") from None
 

@@ -154,7 +154,9 @@ def deal_share_interval(x: float, values, alpha: float = 0.05) -> tuple[float | 
     if not math.isfinite(se):
         return None, None
     var = x * (1.0 - x)
-    if se == 0.0 or var <= 0.0:
+    # alike on every deal: a spread of 0, or of rounding alone (1/3 on every deal gave a std of 1e-17 and an
+    # effective 1e33 games, an interval of width 0)
+    if np.ptp(v) <= 1e-12 or var <= 0.0:
         n = float(d)
         lo, hi = wilson(min(max(x, 0.0), 1.0) * n, n, alpha)
         # (at a share of 0 or 1 the bound is the share itself, up to Wilson's rounding)
@@ -205,6 +207,8 @@ def paired_diff(a, b, alpha: float = 0.05) -> dict:
         if np.ptp(d) > 0:
             from scipy import stats as _st
             p = float(_st.ttest_rel(a, b).pvalue)
+        elif not np.isfinite(d).all():
+            p = math.nan
         elif d[0] == 0:
             p = 1.0
         else:  # every pair on one side by the same amount: the sign test

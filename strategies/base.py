@@ -101,11 +101,7 @@ class Strategy:
     def spec(self) -> str:
         """``name`` or ``name:key=value,...`` with every parameter (the strategy's identity)."""
         cls = type(self)
-        head = self.name or cls.__name__
-        if "name" not in cls.__dict__ and not (cls.__module__ or "").startswith("strategies."):
-            # a subclass made in Python without a name of its own plays its own way: the name it inherits
-            # (threshold) would label it as the built-in it extends
-            head = cls.__name__
+        head = display_name(self)
         source = cls.__dict__.get("_source")  # a class's own, not one inherited from a loaded base
         if source is not None:
             head = f"{source[0]}:{source[1]}"
@@ -143,6 +139,16 @@ class Strategy:
         if own.get("_origin") is not None:
             return (load_file_strategy, (own["_origin"][0], own["_origin"][1], self.params(), None, True))
         return super().__reduce__()
+
+
+def display_name(agent: Any) -> str:
+    """The name a strategy goes by in specs, tables and sentences: its class's ``name``, or its class name
+    for a subclass made outside sensei's own strategies without a name of its own (it plays its own way:
+    the name it inherits, ``threshold``, would label it as the built-in it extends)."""
+    cls = type(agent)
+    if "name" not in cls.__dict__ and not (cls.__module__ or "").startswith("strategies."):
+        return cls.__name__
+    return getattr(agent, "name", "") or cls.__name__
 
 
 def _fmt(v: Any) -> str:

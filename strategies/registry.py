@@ -501,13 +501,13 @@ def short_labels(agents: list[Any]) -> list[str]:
     """A short label per seat of ``sensei play``: the rule of :func:`spec_labels` over the seats' strategies,
     and when every seat playing a strategy of that name plays the same, the parameters it does not leave
     at their defaults (``threshold wake=8`` next to ``threshold``)."""
-    from .base import _fmt
+    from .base import _fmt, display_name
 
     items = []
     for a in agents:
         ps = a.params() if hasattr(a, "params") else {}
         defaults = spec_defaults(a)
-        name = getattr(a, "name", "") or type(a).__name__
+        name = display_name(a)
         items.append(((name, type(a)), name, [(k, _fmt(v)) for k, v in ps.items()], defaults,
                       a.spec() if hasattr(a, "spec") else repr(a)))
     return _labels(items)

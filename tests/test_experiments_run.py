@@ -199,6 +199,7 @@ def test_simulate_checks_strategy_objects_and_rules_made_in_python():
 def test_a_subclass_made_in_python_without_a_name_is_labelled_by_its_class():
     """NeverWake(Threshold) read threshold:wake=10 in the summary, as the built-in it extends."""
     import dataclasses
+    from typing import ClassVar
 
     from strategies.sen import Threshold
 
@@ -208,6 +209,26 @@ def test_a_subclass_made_in_python_without_a_name_is_labelled_by_its_class():
 
     res = simulate("sen", [NeverWake(), Threshold()], n_games=4, seed=1)
     assert res.summary()["strategies"] == ["NeverWake:wake=10", "threshold:wake=10"]
+    from experiments.answers.common import short_spec
+    from strategies.registry import short_labels
+    assert short_labels(res.agents) == ["NeverWake", "threshold"] and short_spec(NeverWake()) == "NeverWake"
+    from simcore.errors import SenseiError
+    with pytest.raises(SenseiError, match=re.escape("strategy NeverWake.wake: expected an integer, got 2.5 (seat 0)")):
+        simulate("sen", [NeverWake(wake=2.5), Threshold()], n_games=4)
+
+    @dataclasses.dataclass(frozen=True)
+    class Shadow(Threshold):
+        params: int = 3
+
+    with pytest.raises(SenseiError, match=re.escape("strategy Shadow (seat 0): parameter 'params' has the name")):
+        simulate("sen", [Shadow(), Threshold()], n_games=4)
+
+    @dataclasses.dataclass(frozen=True)
+    class Listed(Threshold):
+        name: ClassVar[str] = "listed"
+        notes: list = dataclasses.field(default_factory=list)   # no spec could set it: left to the object
+
+    assert simulate("sen", [Listed(), Threshold()], n_games=4, seed=1).summary()["strategies"][0] == "listed:wake=10,notes=[]"
 
 
 def test_a_strategy_that_forces_a_change_into_the_rules_it_is_shown_changes_no_summary():

@@ -341,7 +341,9 @@ def test_arrange_by_refuses_preferences_that_are_no_finite_numbers_in_0_1():
     bad[0, 0] = np.nan
     for kw, words in ((dict(redeem_pref=bad), "redeem_pref holds values that are not finite"),
                       (dict(discard_key=np.where(np.isnan(bad), np.inf, bad)), "discard_key holds values that are not finite"),
-                      (dict(redeem_pref=np.full((m, SLOTS), 1.5)), "redeem_pref holds values outside [0, 1)")):
+                      (dict(redeem_pref=np.full((m, SLOTS), 1.5)), "redeem_pref holds values outside [0, 1)"),
+                      (dict(build_key=np.full((m, SLOTS), 100.0)), "build_key holds values outside [0, 1)"),
+                      (dict(discard_key=np.zeros((m, 3))), "discard_key must have one row of 6 values per game")):
         with pytest.raises(ValueError, match=re.escape(words)):
             arrange_by(obs, **kw)
     assert arrange_by(obs, redeem_pref=np.full((m, SLOTS), 0.999)).shape == (m, SLOTS)

@@ -1,4 +1,6 @@
 """The intervals of simcore.stats computed without scipy.stats/statsmodels agree with those libraries."""
+import math
+
 import numpy as np
 from hypothesis import given, settings, strategies as st
 import pytest
@@ -187,6 +189,9 @@ def test_a_share_alike_on_every_deal_takes_wilsons_interval_over_the_deals():
     assert S.deal_share_interval(1.0, np.ones(6))[0] < 1.0
     m, lo, hi = S.deal_values_ci(zero, True)
     assert m == 0.0 and lo == 0.0 and hi == float(S.wilson(0.0, 40)[1])
+    # alike up to rounding (1/3 on every deal: a std of 1e-17 made an interval of width 0)
+    assert S.deal_share_interval(1 / 3, np.full(10, 1 / 3)) == tuple(float(b) for b in S.wilson(10 / 3, 10))
+    assert S.deal_share_interval(1.0, np.ones(7))[1] == 1.0     # (Wilson's rounding gave 0.9999999999999999)
     assert S.mean_interval(zero, share=True)[2] == float(S.wilson(0.0, 40)[1])
 
 
@@ -223,6 +228,7 @@ def test_a_paired_difference_alike_on_every_deal_takes_the_sign_test():
     d = S.paired_diff([0.0] * 6, [0.5] * 6)
     assert d["p_value"] == 2 * 0.5 ** 6 and d["lo"] == d["hi"] == -0.5
     assert S.paired_diff([0.3] * 4, [0.3] * 4)["p_value"] == 1.0
+    assert math.isnan(S.paired_diff([np.nan, 1.0], [0.0, 0.0])["p_value"])
 
 
 def test_a_seat_alike_on_every_deal_takes_wilsons_interval_over_the_deals():

@@ -123,8 +123,12 @@ def answer_balance(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
         if same and len(same) < sub.height:
             sp = pool_deals([frames[i] for i in same], defs)
             sw, slo, shi = mean_interval(sp["seat0_win"].to_numpy(), share=True)
-            sadv, salo, sahi = mean_interval(seat0_advantage(sp, P))
+            sx = seat0_advantage(sp, P)
+            sadv, salo, sahi = mean_interval(sx)
             sfair = average_seat(float(sp["decided"].mean()), P)
+            if len(sx) > 1 and np.ptp(sx) == 0 and slo is not None:
+                # alike on every deal: seat 0's interval over the deals (as its share's), less the fair share
+                salo, sahi = slo - sfair, shi - sfair
             sclear = salo is not None and (salo > 0 or sahi < 0)
             own = (sw, slo, shi, sfair, sclear, len(same))
             text += (f"; in the {len(same)} {_plural(short(over)) if len(same) > 1 else short(over)} of one strategy "

@@ -169,9 +169,10 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
         if conf is not None:
             text += "; " + confirmed_text(conf, metric)
             confirm_rows.append(confirm_row(base, found, conf, metric, r.means[k]))
-        elif len(found.settings) > 1:
-            text += ("; its interval, from the deals that chose it, is not corrected for the choice (the best of many "
-                     "reads high on them: search.confirm plays it again on fresh deals)")
+        elif len(found.settings) > 1 and not alike:
+            text += (f"; its interval, from the deals that chose it, is not corrected for the choice among "
+                     f"{len(found.settings)} settings (the best of several reads high on them: search.confirm plays "
+                     "it again on fresh deals)")
         dropped = sum(1 for d in r.dropped_in if d is not None)
         how = (f"{len(found.raced)} settings raced" if not found.trials else
                f"{len(found.trials)} optuna trials on {spec.first_deals(cfg.games):,} deals each, the best "

@@ -164,8 +164,8 @@ def short_spec(agent) -> str:
     for f in dataclasses.fields(agent):
         if f.init and f.default is not dataclasses.MISSING and getattr(agent, f.name) != f.default:
             diff.append(f"{f.name}={getattr(agent, f.name)}")
-    name = getattr(agent, "name", None) or type(agent).__name__
-    return name + (":" + ",".join(diff) if diff else "")
+    from strategies.base import display_name
+    return display_name(agent) + (":" + ",".join(diff) if diff else "")
 
 
 def lineup_label(cell, labels: dict[str, str] | None = None) -> str:

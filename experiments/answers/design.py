@@ -340,8 +340,9 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
             text += "; " + confirmed_text(conf, obj, o["target"], o["band"])
             confirm_rows.append(confirm_row(base, found, conf, obj, bm))
         elif len(found.settings) > 1:
-            text += ("; its interval, from the deals that chose it, is not corrected for the choice (the best of many "
-                     "reads well on them: search.confirm plays it again on fresh deals)")
+            text += (f"; its interval, from the deals that chose it, is not corrected for the choice among "
+                     f"{len(found.settings)} settings (the best of several reads well on them: search.confirm plays "
+                     "it again on fresh deals)")
         dropped = sum(1 for d in r.dropped_in if d is not None)
         # the race drops a setting only when it is clearly worse than the best, by a test corrected for picking
         # among every setting; a setting it keeps may still miss the target or band by its own interval

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import polars as pl
 
-from simcore.stats import deal_values_ci, half_width, paired_diff, values_ci, wilson
+from simcore.stats import alike_share_interval, deal_values_ci, half_width, paired_diff, values_ci, wilson
 
 from ..engine import VEC_ROWS
 from .base import AnswerKind, Result
@@ -83,7 +83,7 @@ def answer_effect(cfg: Config, cells: pl.DataFrame, runs: list[CellRun], ratings
                 # says nothing of its chance, so seat 0's Wilson interval over the deals, as the cells table
                 # (over the games it would count a deal's rotations as independent, where the deal may decide them)
                 d0 = len(vec[ADV])
-                s0lo, s0hi = wilson(float((sub["seat0_win_share"] * sub["games"]).sum()) / n * d0, d0)
+                s0lo, s0hi = alike_share_interval(float((sub["seat0_win_share"] * sub["games"]).sum()) / n, d0, d0)
                 adv_lo, adv_hi = float(s0lo) - fair, float(s0hi) - fair
             adv_lo, adv_hi = clip_interval(adv_lo, adv_hi, (-1.0 / P, 1.0 - 1.0 / P))
             # a self-play focus wins its fair share by symmetry (no timeout): exact, whatever float32's 1/3 says

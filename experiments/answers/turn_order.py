@@ -8,7 +8,7 @@ import numpy as np
 import polars as pl
 from scipy import stats as _st
 
-from simcore.stats import deal_share_interval, paired_diff, share_ci, values_ci, wilson
+from simcore.stats import alike_share_interval, deal_share_interval, paired_diff, share_ci, values_ci
 
 from .base import AnswerKind, CheckContext, ReportContext, Result
 from .common import wide_table
@@ -82,7 +82,7 @@ def answer_turn_order(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
             if np.ptp(adv) > 0:
                 adv_ci = values_ci(adv)
             else:  # alike on every deal: no spread to bound it, so seat 0's Wilson interval over the deals, less the fair share
-                s0lo, s0hi = wilson(float(wins[0]) / n * len(adv), len(adv))
+                s0lo, s0hi = alike_share_interval(float(wins[0]) / n, len(adv), len(adv))
                 adv_ci = (float(adv[0]), float(s0lo) - fair, float(s0hi) - fair)
             fig = {"cell": i, "per": per, "games": n, "lineup": lineup_label(run.cell, labels),
                    "fair": fair, "adv": adv_ci,

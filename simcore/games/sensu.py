@@ -1152,11 +1152,18 @@ def arrange_by(obs: SensuObs, redeem_pref: np.ndarray | None = None, discard_key
     descending sticks, equal sticks in the order they were redeemed).
     """
     for what, a in (("redeem_pref", redeem_pref), ("discard_key", discard_key), ("build_key", build_key)):
-        # a NaN or an infinity sorted anywhere and built an illegal arrangement that was blamed on the answer
-        if a is not None and not np.isfinite(np.asarray(a, dtype=np.float64)).all():
+        # a NaN, an infinity or a value beyond [0, 1) sorted past the slots' own offsets and built an illegal
+        # arrangement that was blamed on the answer
+        if a is None:
+            continue
+        a = np.asarray(a, dtype=np.float64)
+        if a.shape != (len(obs.cards), SLOTS):
+            raise ValueError(f"arrange_by: {what} must have one row of {SLOTS} values per game, shape "
+                             f"({len(obs.cards)}, {SLOTS}), not {a.shape}")
+        if not np.isfinite(a).all():
             raise ValueError(f"arrange_by: {what} holds values that are not finite numbers (NaN or infinite)")
-    if redeem_pref is not None and not ((np.asarray(redeem_pref) >= 0) & (np.asarray(redeem_pref) < 1)).all():
-        raise ValueError("arrange_by: redeem_pref holds values outside [0, 1)")
+        if not ((a >= 0) & (a < 1)).all():
+            raise ValueError(f"arrange_by: {what} holds values outside [0, 1)")
     cards = obs.cards.astype(np.int64)
     m = len(cards)
     inc = SUBSETS[obs.combo] & (cards >= 0)
