@@ -428,3 +428,17 @@ def test_effect_gives_the_game_length_over_the_finished_games_alone():
         in res.headline[1]
     # no stopped game, no such figure
     assert "finished games alone" not in res.answer[0] and "finished games alone" not in res.headline[0]
+
+
+def test_a_summary_without_per_deal_values_says_its_intervals_are_over_games(monkeypatch):
+    """Above SMALL_VECTORS deals in all no per-deal values are kept: the intervals are over games, too narrow
+    where a deal's rotations share its cards, and the answer says so (it did not)."""
+    from experiments import engine, run_experiment
+
+    cfg = {"title": "t", "question": "q", "game": "sen", "players": 2, "games": 30, "seed": 3,
+           "lineup": {"focus": "threshold:wake=8", "field": "threshold"}}
+    kept = run_experiment(cfg)
+    assert not any("These intervals are over games" in s for s in kept.answer)
+    monkeypatch.setattr(engine, "SMALL_VECTORS", 10)
+    res = run_experiment(cfg)
+    assert res.answer[-1].startswith("These intervals are over games: a run of more than 10,000,000 deals")

@@ -53,6 +53,10 @@ def test_one_pass_totals_equal_numpy_reductions(n):
             assert _same(t.exact.get(k), e) and _same(t.exact_sq.get(k), e2), k
             assert _same(t.mins.get(k), lo) and _same(t.maxs.get(k), hi), k
             assert type(t.sums[k]) is type(s) and type(t.mins[k]) is type(lo), k  # scalars stay scalars
+            # and numpy's own reductions (the reference above is the exact-sum path's own helper)
+            v = np.asarray(outcome[k], dtype=np.float64)
+            assert np.allclose(t.sums[k], v.sum(axis=0), rtol=1e-12, atol=1e-9, equal_nan=True), k
+            assert np.allclose(t.sumsq[k], (v ** 2).sum(axis=0), rtol=1e-12, atol=1e-9, equal_nan=True), k
 
 
 def test_totals_of_no_games_and_of_chunks():

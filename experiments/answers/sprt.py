@@ -34,7 +34,9 @@ def answer_sprt(cfg: Config, sprt: pl.DataFrame, cells: pl.DataFrame) -> list[st
                    + f": {verdict} after {row['deals']:,} deals (LLR {row['llr']:.2f}, bounds "
                    f"[{row['lower']:.2f}, {row['upper']:.2f}]); win share "
                    f"{pm_metric('win_share', c['focus_win_share'], c['focus_win_lo'], c['focus_win_hi'])} (fair "
-                   f"{fmt_metric('win_share', c['fair_share'])})")
+                   f"{fmt_metric('win_share', c['fair_share'])}"
+                   + ("; a fixed-size interval, taken where the test stopped: it holds the true share somewhat "
+                      "less often than 95% of the time" if row["decision"] != "continue" else "") + ")")
     return out
 
 
