@@ -109,6 +109,7 @@ def test_effect_answer_with_ratings_leads_with_the_baseline_and_the_strongest():
     assert effect._how_often("clear", 0, 1) == "not clear" and effect._how_often("clear", 2, 3) == "clear in 2 of 3 groups"
     # from 4 groups on, what chance alone would give (each group's interval at 95%, uncorrected)
     assert effect._how_often("clear", 2, 8) == "clear in 2 of 8 groups; about 0.4 would by chance alone, each at 95%"
+    assert effect._how_often("clear", 0, 8) == "clear in 0 of 8 groups" and effect._how_often("clear", 4, 4) == "clear in 4 of 4 groups"
 
 
 def test_best_headline_adds_the_lowest_mean_score():

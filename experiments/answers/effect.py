@@ -291,11 +291,11 @@ def _groups(n: int) -> str:
 
 def _how_often(what: str, k: int, n: int) -> str:
     """``clearly off 0 in 2 of 4 groups``; with one group, ``clearly off 0`` or ``not clearly off 0``. From 4
-    groups on it says how many would seem so by chance alone (each group's interval is at 95%, uncorrected:
-    of 8 groups with no change at all, about 0.4 seem to change)."""
+    groups on, where fewer than half are clear, it says how many would seem so by chance alone (each group's
+    interval is at 95%, uncorrected: of 8 groups with no change at all, about 0.4 seem to change)."""
     if n == 1:
         return what if k else f"not {what}"
-    chance = f"; about {0.05 * n:.1f} would by chance alone, each at 95%" if n >= 4 else ""
+    chance = f"; about {0.05 * n:.1f} would by chance alone, each at 95%" if n >= 4 and 0 < k < n / 2 else ""
     return f"{what} in {k} of {_groups(n)}{chance}"
 
 
