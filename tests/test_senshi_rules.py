@@ -305,6 +305,13 @@ def test_victory_example_3_ties_on_hand_then_turn_order():
     assert result(piles, hands, 0)[2] == 0
     # a larger hand beats turn order
     assert result(piles, [2, 3, 0, 4], 3)[2] == 1 and result(piles, [3, 2, 0, 4], 1)[2] == 0
+    # which tie-break decided: hands here (three tied for the tallest), then the order (two with most tiles)
+    res = winners(np.array([piles]), np.array([hands]), np.array([3]))
+    assert res["by_hand"][0] and res["by_order"][0]
+    res = winners(np.array([piles]), np.array([[2, 3, 0, 4]]), np.array([3]))
+    assert res["by_hand"][0] and not res["by_order"][0]        # hands alone decide
+    res = winners(np.array([[[7, 4, 3, 3], [5, 4, 4, 4], [6, 5, 4, 4]]]), np.array([[0, 0, 0]]), np.array([2]))
+    assert not res["by_hand"][0] and not res["by_order"][0]    # one tallest pile: no tie-break
 
 
 def test_two_players_whoever_is_not_eliminated_wins():
