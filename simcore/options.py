@@ -209,6 +209,16 @@ def build(cls: type, values: dict[str, Any], owner: str, what: str = "rule optio
         raise SenseiError(f"{owner}: {exc}") from None
 
 
+def display_name(agent: Any) -> str:
+    """The name a strategy goes by in specs, tables, sentences and errors: its class's ``name``, or its class
+    name for a subclass made outside sensei's own strategies without a name of its own (it plays its own
+    way: the name it inherits, ``threshold``, would label it as the built-in it extends)."""
+    cls = type(agent)
+    if "name" not in cls.__dict__ and not (cls.__module__ or "").startswith("strategies."):
+        return cls.__name__
+    return getattr(agent, "name", "") or cls.__name__
+
+
 def check_fields(obj: Any, owner: str) -> None:
     """Each field of a dataclass instance made directly in Python (``Threshold(wake=1.5)``, a Rules
     instance), checked as :func:`build` checks a value: a one-line SenseiError naming the first that is no

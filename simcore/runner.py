@@ -29,7 +29,7 @@ from .compiled import NO_REFCOUNT
 from .errors import (NOT_CTRL_C, SenseiError, StrategyError, SystemRefused, WorkerDied, caused_by_interrupt,
                      interrupt_possible)
 from .game import Game
-from .options import check_fields
+from .options import check_fields, display_name
 from .registry import get_game
 from .rng import root_key
 
@@ -1372,10 +1372,7 @@ def check_agents(eng: Game, agents: Any) -> None:
             name = getattr(a, "spec", lambda: type(a).__name__)()
             raise SenseiError(f"strategy {name} (seat {seat}) is for {game}, not {eng.name}")
         # a strategy object made directly in Python: its parameters checked as a spec's are
-        # (named as its spec names it: a subclass made in Python without a name of its own by its class)
-        cls = type(a)
-        name = (getattr(a, "name", "") if "name" in cls.__dict__ or (cls.__module__ or "").startswith("strategies.")
-                else "") or cls.__name__
+        cls, name = type(a), display_name(a)  # (as its spec names it)
         for method in ("params", "spec", "inert", "played", "compiled_values"):
             if hasattr(cls, method) and not callable(getattr(a, method, None)):  # a parameter hides the method
                 raise SenseiError(f"strategy {name} (seat {seat}): parameter {method!r} has the name of Strategy's "

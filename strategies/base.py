@@ -57,7 +57,7 @@ import dataclasses
 from typing import Any, ClassVar
 
 from simcore.compiled import decision  # noqa: F401  (strategies mark compiled decisions with it)
-from simcore.options import option
+from simcore.options import display_name, option
 
 
 def param(default: Any, help: str, **checks: Any) -> Any:
@@ -139,16 +139,6 @@ class Strategy:
         if own.get("_origin") is not None:
             return (load_file_strategy, (own["_origin"][0], own["_origin"][1], self.params(), None, True))
         return super().__reduce__()
-
-
-def display_name(agent: Any) -> str:
-    """The name a strategy goes by in specs, tables and sentences: its class's ``name``, or its class name
-    for a subclass made outside sensei's own strategies without a name of its own (it plays its own way:
-    the name it inherits, ``threshold``, would label it as the built-in it extends)."""
-    cls = type(agent)
-    if "name" not in cls.__dict__ and not (cls.__module__ or "").startswith("strategies."):
-        return cls.__name__
-    return getattr(agent, "name", "") or cls.__name__
 
 
 def _fmt(v: Any) -> str:
