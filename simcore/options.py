@@ -219,6 +219,22 @@ def display_name(agent: Any) -> str:
     return getattr(agent, "name", "") or cls.__name__
 
 
+def check_shadowing(cls: type, owner: str) -> None:
+    """A parameter (dataclass field) of a strategy class named as something its base classes define that
+    is not a parameter of theirs (``params``, ``spec``, ``played``, ``game``, ...) hides it: ``made.params()``
+    failed with "TypeError: 'int' object is not callable". A one-line SenseiError naming the first."""
+    if not isinstance(cls, type) or not dataclasses.is_dataclass(cls):
+        return
+    for f in dataclasses.fields(cls):
+        if f.name.startswith("__"):
+            continue
+        for base in cls.__mro__[1:]:
+            if f.name in base.__dict__ and not (dataclasses.is_dataclass(base)
+                                                and f.name in {b.name for b in dataclasses.fields(base)}):
+                raise SenseiError(f"{owner}: parameter {f.name!r} has the name of Strategy's own {f.name}; "
+                                  "give it another name")
+
+
 def check_fields(obj: Any, owner: str) -> None:
     """Each field of a dataclass instance made directly in Python (``Threshold(wake=1.5)``, a Rules
     instance), checked as :func:`build` checks a value: a one-line SenseiError naming the first that is no

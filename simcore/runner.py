@@ -29,7 +29,7 @@ from .compiled import NO_REFCOUNT
 from .errors import (NOT_CTRL_C, SenseiError, StrategyError, SystemRefused, WorkerDied, caused_by_interrupt,
                      interrupt_possible)
 from .game import Game
-from .options import check_fields, display_name
+from .options import check_fields, check_shadowing, display_name
 from .registry import get_game
 from .rng import root_key
 
@@ -1372,12 +1372,9 @@ def check_agents(eng: Game, agents: Any) -> None:
             name = getattr(a, "spec", lambda: type(a).__name__)()
             raise SenseiError(f"strategy {name} (seat {seat}) is for {game}, not {eng.name}")
         # a strategy object made directly in Python: its parameters checked as a spec's are
-        cls, name = type(a), display_name(a)  # (as its spec names it)
-        for method in ("params", "spec", "inert", "played", "compiled_values"):
-            if hasattr(cls, method) and not callable(getattr(a, method, None)):  # a parameter hides the method
-                raise SenseiError(f"strategy {name} (seat {seat}): parameter {method!r} has the name of Strategy's "
-                                  f"own {method}; give it another name")
+        name = display_name(a)  # (as its spec names it)
         try:
+            check_shadowing(type(a), f"strategy {name}")
             check_fields(a, f"strategy {name}")
         except SenseiError as exc:
             raise SenseiError(f"{exc} (seat {seat})") from None

@@ -32,7 +32,7 @@ import numpy as np
 from simcore.errors import SenseiError, StrategyError, error_text, exit_call, interrupt_possible
 from simcore.files import not_a_file
 from simcore.lineup import load_source_module
-from simcore.options import build, check_defaults, describe
+from simcore.options import build, check_defaults, check_shadowing, describe
 from simcore.registry import get_game
 
 from .base import Strategy
@@ -291,14 +291,7 @@ def check_class_vars(cls: type, owner: str) -> None:
         if not isinstance(v, str):
             raise SenseiError(f"strategy {owner}: its {var} must be text ({var}: ClassVar[str] = ...), not "
                               f"{type(v).__name__} {v!r:.40}")
-    if dataclasses.is_dataclass(cls):
-        # a parameter named as one of Strategy's own methods hides it (params, spec, inert, played, ...):
-        # made.params() failed with "TypeError: 'int' object is not callable"
-        own = {n for n in dir(Strategy) if not n.startswith("__")}
-        for f in dataclasses.fields(cls):
-            if f.name in own:
-                raise SenseiError(f"strategy {owner}: parameter {f.name!r} has the name of Strategy's own "
-                                  f"{f.name}; give it another name")
+    check_shadowing(cls, f"strategy {owner}")
     c = getattr(cls, "chunk_games", None)
     if c is not None and (isinstance(c, bool) or not isinstance(c, (int, np.integer)) or not 1 <= c <= CHUNK_GAMES_MAX):
         raise SenseiError(f"strategy {owner}: chunk_games must be None or a whole number from 1 to "

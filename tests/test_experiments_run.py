@@ -220,8 +220,16 @@ def test_a_subclass_made_in_python_without_a_name_is_labelled_by_its_class():
     class Shadow(Threshold):
         params: int = 3
 
-    with pytest.raises(SenseiError, match=re.escape("strategy Shadow (seat 0): parameter 'params' has the name")):
+    with pytest.raises(SenseiError, match=re.escape("strategy Shadow: parameter 'params' has the name of Strategy's "
+                                                    "own params; give it another name (seat 0)")):
         simulate("sen", [Shadow(), Threshold()], n_games=4)
+
+    @dataclasses.dataclass(frozen=True)
+    class ShadowGame(Threshold):
+        game: str = "sen"          # a parameter, not the class variable: it hides Strategy's game
+
+    with pytest.raises(SenseiError, match=re.escape("strategy ShadowGame: parameter 'game' has the name")):
+        simulate("sen", [Threshold(), ShadowGame()], n_games=4)
 
     @dataclasses.dataclass(frozen=True)
     class Listed(Threshold):
