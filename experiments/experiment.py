@@ -182,6 +182,7 @@ class Experiment:
         # the tables written, so that a report can tell one deleted since from one the answer never makes
         man["tables"] = sorted(list(self.tables) + (["examples"] if self.examples is not None else []))
         if self.config.path == DICT_CONFIG:  # a config given as a dict: its copy in the folder reruns it
+            man["config"] = os.path.join(path, "config.toml")
             man["command"] = _command(self.config, man.get("games_override"), files=man.get("strategy_files"),
                                       run_dir=path)
         atomic_write(os.path.join(path, "manifest.json"), lambda fh: json.dump(man, fh, indent=2, default=str),

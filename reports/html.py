@@ -450,6 +450,7 @@ def _balance(cells: pl.DataFrame, axes: list[str]) -> tuple[str, bool]:
         p = pl.col("seat_balance_p")
         aggs.append(pl.when(p.count() > 0).then(pl.min_horizontal(p.min() * p.count(), pl.lit(1.0)))
                     .otherwise(None).alias("seat_balance_p"))
+        aggs.append(p.count().alias("seat_balance_cells"))  # the cells it tests (a sweep's rotated cells have none)
     has_lead = "mean.lead_changes" in df.columns
     if has_lead:
         aggs.append(((pl.col("mean.lead_changes") * w).sum() / w.sum()).alias("lead_changes"))
@@ -709,12 +710,17 @@ def build_index(out_dir: str) -> str:
         if not all(isinstance(x, int) and not isinstance(x, bool) for x in (cells, games)):
             continue
         try:
+            config_text = read_limited(os.path.join(d, "config.toml")).decode("utf-8", "replace")
+        except (OSError, ValueError):
+            config_text = ""
+        try:
             answer = [str(x) for x in (s.get("answer") or [])]
             headline = [str(x) for x in (s.get("headline") or answer[:1])]
             runs.append({"name": name, "title": str(s.get("title", "")), "question": str(s.get("question", "")),
                          "game": str(s.get("game", "")), "cells": cells,
                          "games": games, "started": str(m.get("started", "")),
                          "headline": headline, "answer": answer, "folded": answer != headline,
+                         "size_note": run_size_note(config_text, m),
                          "report": os.path.isfile(os.path.join(d, "report.html"))})
         except TypeError:  # an answer that is not a list, say
             continue

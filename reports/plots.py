@@ -1060,7 +1060,9 @@ def metric_families(est: pl.DataFrame, words: dict[str, str] | None = None) -> F
     for name in dict.fromkeys(df["figure"].to_list()):
         key = next((k for k in (words or {}) if k == name or (k.endswith("*") and name.startswith(k[:-1]))), None)
         if key is not None and key not in [k for k, _ in said]:
-            said.append((key, words[key].replace(" in {} of", " in … of").replace("{}", "…")))
+            # (a sentence's template, its figure written X: "wins the game in X% of games")
+            x = "X%" if ("share" in name or name.endswith("_won") or name.startswith("first_")) else "X"
+            said.append((key, words[key].replace("{}", x)))
     return Figure("Metrics", "the answer's metrics over every cell (each deal counted once), with 95% intervals "
                   "over deals" + ("; " + "; ".join(f"{k}: {w}" for k, w in said) if said else ""), _encode(fig))
 

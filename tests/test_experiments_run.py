@@ -122,12 +122,14 @@ def test_run_folder_holds_tables_config_and_manifest(tmp_path, wake_run):
     assert turns.group_by("cell").agg(pl.col("count").sum()).sort("cell")["count"].to_list() == [120, 40]
     # a config given as a dict is rerun from its copy in the folder (not from '<config>')
     assert man["command"] == f"sensei run {os.path.join(path, 'config.toml')}"
+    assert man["config"] == os.path.join(path, "config.toml")
 
 
 def test_a_dict_config_run_into_a_folder_names_its_copy_to_rerun(tmp_path):
     res = run_experiment(focus_cfg(games=6, sweep={}), out=str(tmp_path))
     man = json.load(open(os.path.join(res.run_dir, "manifest.json")))
     assert man["command"] == f"sensei run {os.path.join(res.run_dir, 'config.toml')}"
+    assert man["config"] == os.path.join(res.run_dir, "config.toml")
     assert os.path.isfile(os.path.join(res.run_dir, "config.toml"))
 
 

@@ -192,9 +192,9 @@ def test_seats_answer_every_seat_with_intervals(seats, tmp_path):
         (head,) = [s for s in ans if s.startswith(f"{P} players, counter in every seat, variant base: ")]
         assert re.search(f"seat 0 \\(the first player\\) wins {CI} against the fair", head)
         # each change with the share it leads to, and where that share stands against the fair share
-        to = f" \\(to {CI}, (clearly above|clearly below|not clearly off) the fair \\d+\\.\\d%\\)"
+        to = f" \\((a clear change|not clearly a change); to {CI}, (clearly above|clearly below|not clearly off) the fair \\d+\\.\\d%\\)"
         assert re.search(f"changes on the same deals with open_stacks {DIFF}{to}, secret_hand {DIFF}{to}, "
-                         f"both {DIFF}{to}", head)
+                         f"both {DIFF}{to} \\(clear or not with Holm's correction over the 3 changes\\)", head)
         for v in ("base", "open_stacks", "secret_hand", "both"):
             (s,) = [s for s in ans if s.startswith(f"{P} players, variant {v}: ")]
             assert len(re.findall(f"seat \\d {CI}", s)) == 2 * P   # win share and elimination, every seat

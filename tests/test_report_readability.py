@@ -549,12 +549,15 @@ def test_panels_in_one_row_keep_their_labels_clear_of_the_ticks(drawn):
 
 
 def test_the_metrics_figure_says_what_each_name_means(drawn):
-    est = pl.DataFrame({"scope": ["all"] * 3, "figure": ["tie_share", "mean_bonus_umbrella", "mean_bonus_bucket"],
-                        "value": [0.1, 1.5, 1.2], "lo": [0.09, 1.4, 1.1], "hi": [0.11, 1.6, 1.3]})
-    words = {"tie_share": "{} of possessions are tied", "mean_bonus_*": "the mean bonus power of a kid ghost"}
+    est = pl.DataFrame({"scope": ["all"] * 4, "figure": ["tie_share", "mean_bonus_umbrella", "mean_bonus_bucket",
+                                                         "mean_rounds"],
+                        "value": [0.1, 1.5, 1.2, 7.0], "lo": [0.09, 1.4, 1.1, 6.9], "hi": [0.11, 1.6, 1.3, 7.1]})
+    words = {"tie_share": "{} of possessions are tied", "mean_bonus_*": "the mean bonus power of a kid ghost",
+             "mean_rounds": "{} rounds a game"}
     fig = plots.metric_families(est, words)
-    assert fig.caption.endswith("; tie_share: … of possessions are tied; mean_bonus_*: the mean bonus power of a "
-                                "kid ghost")
+    # each sentence's template with its figure written X (X% for a share)
+    assert fig.caption.endswith("; tie_share: X% of possessions are tied; mean_bonus_*: the mean bonus power of a "
+                                "kid ghost; mean_rounds: X rounds a game"), fig.caption
     assert plots.metric_families(est).caption.endswith("with 95% intervals over deals")
 
 

@@ -250,8 +250,8 @@ def test_balance_tests_a_groups_cells_together():
                           "seat_balance_p": [0.02, 0.5, None, 0.3, 0.4], "players": [2, 2, 3, 4, 4]})
     page = _balance(cells, ["players"])[0]
     rows = re.findall(r"<tr><td>(\dp)</td>(.*?)</tr>", page)
-    last = {g: re.findall(r"<td>(.*?)</td>", r)[-1] for g, r in rows}
-    assert last == {"2p": "0.04", "3p": "", "4p": "0.6"}, last
+    last = {g: re.findall(r"<td>(.*?)</td>", r)[-2:] for g, r in rows}
+    assert last == {"2p": ["0.04", "2"], "3p": ["", "0"], "4p": ["0.6", "2"]}, last  # and how many cells it tests
 
 
 def test_report_requires_the_tables_its_manifest_lists(run_dir, tmp_path):
@@ -364,6 +364,13 @@ def test_index_folds_the_earlier_runs_of_a_question_under_its_newest(run_dir, tm
     (out / same / "summary.json").write_text(json.dumps({**summ, "answer": summ["answer"] + ["one more"]}))
     index = open(build_index(str(out)), encoding="utf-8").read()
     assert "the same answer" not in index and "the same headline; the answer in full differs" in index
+    # a run played with fewer deals than its config asks says so in the index too, as in its report
+    assert "This run was played with --games" not in index
+    man = json.loads((out / new / "manifest.json").read_text())
+    (out / new / "config.toml").write_text((out / new / "config.toml").read_text().replace("games =", "games = 10000 #"))
+    (out / new / "manifest.json").write_text(json.dumps({**man, "games_override": 100}))
+    index = open(build_index(str(out)), encoding="utf-8").read()
+    assert index.count("This run was played with --games 100, where its config asks for games = 10000") == 1
 
 def test_a_report_explains_the_words_its_answer_uses():
     from reports.html import answer_terms

@@ -471,6 +471,22 @@ def test_population_meta_game_with_tuning_and_event_rates():
     assert (meta["lo"].drop_nulls() >= 0).all() and (meta["hi"].drop_nulls() <= 1).all()
 
 
+def test_the_meta_game_says_which_of_its_games_the_tuning_played():
+    """A meta-game lineup that a tuning race played already (the tuned member before another, seat for seat)
+    is not played again: its sentence says how many of its games those are, so that the sentences' games add
+    up to the run's (senshi_meta's sentences counted 1,080 games twice)."""
+    raw = {"title": "t", "question": "q", "game": "senshi", "games": 16, "seed": 9, "players": 2,
+           "lineup": {"population": ["random", "guard", "greedy"]},
+           "search": {"guard.margin": [0, 2], "bootstrap": 10}, "report": {"answer": "equilibrium"}}
+    res = run_experiment(raw)
+    counts = [int(x.replace(",", "")) for s in res.answer for x in re.findall(r"([\d,]+) games\b", s)
+              if "tuned first" in s or "alpha-rank" in s]
+    reused = [int(x.replace(",", "")) for s in res.answer if "alpha-rank" in s
+              for x in re.findall(r"([\d,]+) of them played for the tuning above", s)]
+    assert len(counts) == 2 and len(reused) == 1 and reused[0] > 0, res.answer
+    assert sum(counts) - sum(reused) == res.cells["games"].sum(), (counts, reused)
+
+
 def test_population_smaller_than_the_table_with_options_only():
     """Two members at a table of four (their lineups repeat members), and a [search] table of options alone
     (no member tuned)."""
@@ -1076,3 +1092,16 @@ def test_a_kept_field_value_says_where_the_best_responses_own_interval_lies_abov
     assert "taken alone" not in eqm._kept_field(path, found, 0.199, 0.2)
     assert eqm._kept_field(path, SimpleNamespace(**{**vars(found), "race": SimpleNamespace(survivors=[1])}),
                            0.202, 0.2) == ""
+
+
+def test_the_fields_own_setting_wins_the_fair_share_by_symmetry_without_an_interval():
+    """A raced setting that makes the lineup one strategy in every seat wins the fair share on every deal by
+    symmetry: the sentence says so, and its race row is exact, not a share alike on every deal with Wilson's
+    interval over the deals (50.0% [35.2%, 64.8%] over 40 deals, a spread it does not have)."""
+    res = run_experiment(br(sweep={}, players=2, games=40, search={"focus.wake": [10, 40]}))
+    assert res.answer[0].startswith("best response (threshold against a table of threshold:wake=10): wake=10, win "
+                                    "share 50.0% on every one of 40 deals (the field's own setting: a table of one "
+                                    "strategy wins the fair share by symmetry"), res.answer[0]
+    rows = {r["setting"]: r for r in res.tables["race"].iter_rows(named=True)}
+    assert rows["wake=10"]["lo"] == rows["wake=10"]["hi"] == 0.5
+    assert rows["wake=40"]["lo"] < rows["wake=40"]["value"] < rows["wake=40"]["hi"]

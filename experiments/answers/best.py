@@ -1,6 +1,7 @@
 """``best``: the best value of ``over`` per group of cells, with the paired difference from the runner-up."""
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 import polars as pl
@@ -72,14 +73,16 @@ def answer_best(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
                      and all(p[a] == v for a, v in zip(gaxes, key)))
             clear = d["lo"] > 0 or d["hi"] < 0
             picks.append((desc, show(best[rep.over]), clear, None))
+            own_next = rep.metric == "win_share" and by_symmetry(nxt) and not by_symmetry(best)
             if rep.metric == "win_share" and by_symmetry(best):
                 picks[-1] = (desc, show(best[rep.over]), clear, {"own": show(best[rep.over]), "best": True})
-            elif rep.metric == "win_share" and by_symmetry(nxt):
-                picks[-1] = (desc, show(best[rep.over]), clear, {"own": show(nxt[rep.over]), "clear": clear})
+            elif own_next:
+                picks[-1] = (desc, show(best[rep.over]), clear,
+                             {"own": show(nxt[rep.over]), "clear": _clear_of_own(d, sub.height)})
             lo, hi = clip_interval(d["lo"], d["hi"], metric_range(rep.metric, diff=True))
             notes.append(f"next {show(nxt[rep.over])}: {fmt_metric(rep.metric, d['diff'], True)}, paired 95% CI "
                          f"{span(rep.metric, lo, hi, True)}"
-                         + ("" if clear else ", not clearly different"))
+                         + (_own_words(d, sub.height) if own_next else "" if clear else ", not clearly different"))
             # the field's own value (a table of one strategy, the fair share), where it is neither the best
             # nor the next: is the best clearly better than doing what the table does?
             own = next((o for o in sub.iter_rows(named=True) if rep.metric == "win_share" and by_symmetry(o)
@@ -89,10 +92,9 @@ def answer_best(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
                          and all(p[a] == v for a, v in zip(gaxes, key)))
                 lo, hi = clip_interval(d["lo"], d["hi"], metric_range(rep.metric, diff=True))
                 notes.append(f"the field's own {show(own[rep.over])}: {fmt_metric(rep.metric, d['diff'], True)}, "
-                             f"paired 95% CI {span(rep.metric, lo, hi, True)}"
-                             + ("" if d["lo"] > 0 or d["hi"] < 0 else ", not clearly different"))
+                             f"paired 95% CI {span(rep.metric, lo, hi, True)}" + _own_words(d, sub.height))
                 picks[-1] = (desc, show(best[rep.over]), clear,
-                             {"own": show(own[rep.over]), "clear": bool(d["lo"] > 0 or d["hi"] < 0)})
+                             {"own": show(own[rep.over]), "clear": _clear_of_own(d, sub.height)})
         else:
             picks.append((desc, show(best[rep.over]), False, None))
         role, _, name = rep.over.partition(".")
@@ -167,6 +169,28 @@ def headline(rep, metric_label: str, picks: list[tuple[str, str, bool]], lows: l
                   "and the full answer give each group's runner-up)." + _own_text(picks)] + ([score] if score else [])
 
 
+def _clear_of_own(d: dict, values: int) -> bool:
+    """Whether the best of ``values`` is clearly better than the field's own value, ``d`` their paired
+    difference (own - best): its p-value with Bonferroni's correction for the best's having been picked among
+    the others (the own value is fixed in advance, the best is not: among equal values the largest of
+    ``values - 1`` differences from the own one would read clear far more often than 5% of the time). With
+    two values, or no p-value, its 95% interval off 0."""
+    p = d.get("p_value")
+    if values <= 2 or p is None or not math.isfinite(p):
+        return bool(d["lo"] > 0 or d["hi"] < 0)
+    return bool(p * (values - 1) < 0.05 and (d["lo"] > 0 or d["hi"] < 0))
+
+
+def _own_words(d: dict, values: int) -> str:
+    """The words after the field's own value's paired difference from the best: '' where it is clearly
+    worse (corrected for the choice of the best), else why it is not."""
+    if _clear_of_own(d, values):
+        return f", clearly different, also corrected for picking the best of {values}" if values > 2 else ""
+    if d["lo"] > 0 or d["hi"] < 0:
+        return f", not clearly different once corrected for picking the best of {values} (Bonferroni)"
+    return ", not clearly different"
+
+
 def _own_text(picks: list[tuple]) -> str:
     """The headline's words on the field's own value (a table of one strategy: what the table does), where
     the groups have one: in how many groups the best is clearly better than it, and where it is the best
@@ -177,7 +201,7 @@ def _own_text(picks: list[tuple]) -> str:
     names = join_values(dict.fromkeys(o["own"] for _, o in owns))
     beaten = sum(1 for _, o in owns if o.get("clear"))
     text = (f" Against playing the field's own value, {names}, as the other seats do, the best is clearly better "
-            f"in {beaten} of the {len(owns)} groups")
+            f"(corrected for its being picked as the best) in {beaten} of the {len(owns)} groups")
     for words, kept in (("is itself the best", [d for d, o in owns if o.get("best")]),
                         ("is not clearly worse than the best",
                          [d for d, o in owns if not o.get("best") and not o.get("clear")])):

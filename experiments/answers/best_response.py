@@ -24,7 +24,7 @@ from .base import AnswerKind, CheckContext, ReportContext, Result
 from .common import SHARE_RANGE, clip_interval, describe_group, frame, in_percent, metric_range, short_spec
 from .searching import (confirm_row, confirmation, confirmed_text, deviator_values, group_axes, mean_values, parse_confirm,
                         edge_text, fair_of, parse_search, pct, probe_settings, race_rows, runners_up, search_space, split,
-                        value_span, value_text, with_params)
+                        self_play, value_span, value_text, with_params)
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -151,7 +151,7 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
         best = found.best
         deviator = short_spec(cell.agents[seat])
         # a table of one strategy wins the fair share on every deal, by symmetry: no interval to give
-        alike = fair is not None and abs(r.hi[k] - r.lo[k]) < 1e-6 and abs(r.means[k] - fair) < 1e-6  # (float32 1/3)
+        alike = fair is not None and self_play(found, k) and abs(r.means[k] - fair) < 1e-6  # (float32 1/3)
         lo, hi = clip_interval(r.lo[k], r.hi[k], metric_range(metric))
         text = ("best response" + (f" for {desc}" if desc else "") + f" ({deviator} against "
                 f"{_field_text(cfg, cell, seat)}): {setting_label(best)}, {_label(metric)} "

@@ -117,10 +117,31 @@ def rounded(v: float, d: int) -> float:
     return round(round(float(v), 9), d) + 0.0
 
 
-def span(metric: str, lo: float | None, hi: float | None, signed: bool = False, decimals: int | None = None) -> str:
-    """An interval's bounds as the sentences show them, ``[-0.0%, +0.1%]`` (see :func:`fmt_metric`)."""
+def span(metric: str, lo: float | None, hi: float | None, signed: bool = False, decimals: int | None = None,
+         refs: tuple[float | None, ...] = ()) -> str:
+    """An interval's bounds as the sentences show them, ``[-0.0%, +0.1%]`` (see :func:`fmt_metric`), with
+    decimals enough that a bound next to one of ``refs`` (a target, a fair share the sentence judges the
+    interval against) does not print as it: ``51.6% [50.05%, 53.1%]`` misses a target of 50%, where
+    ``[50.0%, 53.1%]`` would read as holding it."""
+    if refs:
+        decimals = ref_decimals(metric, (lo, hi), refs, decimals)
     return (f"[{fmt_metric(metric, lo, signed, True, decimals)}, "
             f"{fmt_metric(metric, hi, signed, True, decimals)}]")
+
+
+def ref_decimals(metric: str, values: tuple[float | None, ...], refs: tuple[float | None, ...],
+                 decimals: int | None = None) -> int | None:
+    """Decimals enough (up to 3) that none of ``values`` prints as one of ``refs`` it differs from (by more
+    than rounding noise); ``decimals`` where the usual ones do."""
+    base = 1 if metric in ("win_share", "seat_advantage", "mean_turns") else 2
+    scale = 100 if metric in ("win_share", "seat_advantage") else 1
+    d = base if decimals is None else decimals
+    pairs = [(v, r) for v in values for r in refs if v is not None and r is not None and math.isfinite(v)
+             and math.isfinite(r) and abs(v - r) * scale > 1e-9]
+    start = d
+    while d < 3 and any(rounded(v * scale, d) == rounded(r * scale, d) for v, r in pairs):
+        d += 1
+    return decimals if d == start else d
 
 
 def short_of_whole(share: float) -> str:
@@ -386,13 +407,14 @@ def event_rows(cfg: Config, run: CellRun) -> pl.DataFrame:
     return g
 
 
-def ci_text(x: float | None, lo: float | None, hi: float | None) -> str:
-    """``31.2% [30.1%, 32.3%]``."""
+def ci_text(x: float | None, lo: float | None, hi: float | None, refs: tuple[float | None, ...] = ()) -> str:
+    """``31.2% [30.1%, 32.3%]`` (its bounds with more decimals where one would print as one of ``refs``:
+    see :func:`span`)."""
     if x is None:
         return "n/a"
     if lo is None or hi is None:
         return fmt_metric("win_share", x)
-    return f"{fmt_metric('win_share', x)} {span('win_share', lo, hi)}"
+    return f"{fmt_metric('win_share', x)} {span('win_share', lo, hi, refs=refs)}"
 
 
 def dci_text(d: dict[str, Any], bounds: tuple[float, float] | None = SHARE_DIFF_RANGE) -> str:

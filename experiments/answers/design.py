@@ -312,9 +312,11 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
             figs[k] = (x, deal_values_ci(x, metric_range(obj) == SHARE_RANGE))
         bx, (bm, blo, bhi) = figs[r.best]
         blo, bhi = clip_interval(blo, bhi, metric_range(obj))  # a share's interval shown within [0%, 100%]
+        # (the target or the band's ends: a bound next to one prints with the decimals that tell them apart)
+        goal_refs = ((o["target"],) if o["target"] is not None else tuple(o["band"]) if o["band"] is not None else ())
         text = (f"best {keys}" + (f" for {desc}" if desc else "") + f" ({_aim_text(o)}; {lineup_label(cell)}): "
                 f"{setting_label(found.best)}, {OBJECTIVES[obj]} {value_text(obj, bm, signed)} "
-                f"{value_span(obj, blo, bhi, signed)} "
+                f"{value_span(obj, blo, bhi, signed, refs=goal_refs)} "
                 f"over {r.deals[r.best]:,} deals")
         if aim:
             text += f", distance {value_text(obj, -r.means[r.best])}"
@@ -359,7 +361,7 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
                     best_off = True
                 else:
                     off.append(f"{setting_label(found.settings[found.raced[k]])} {value_text(obj, m, signed)} "
-                               f"{value_span(obj, lo, hi, signed)}")
+                               f"{value_span(obj, lo, hi, signed, refs=goal_refs)}")
         if len(r.survivors) > 1 and off:
             head = (f" (the race's test, corrected for picking among the {len(found.raced)} settings, could not tell "
                     f"them from the best, which is best by its estimate only; ")

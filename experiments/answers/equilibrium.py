@@ -232,6 +232,8 @@ class MetaGame:
     fresh_first: int = 0
     fresh_deals: int = 0
     fresh_games: int = 0
+    #: of ``games``, those played before the meta-game needed them (a tuning race's lineups)
+    reused: int = 0
 
 
 def search(cfg: Config, ev) -> list:
@@ -364,6 +366,8 @@ def _metagame(cfg, ev, cell, axes, agents, labels, event, confirm: int = 0) -> M
     K, P = len(agents), cell.players
     lineups = gt.lineups(K, P)
     runs = {L: ev.lineup(cell, [agents[i] for i in L], axes, ["member"] * P) for L in lineups}
+    # the games of these lineups played already (a tuning race's lineups, one member against tables of another)
+    reused = sum(len(run.rotations) * min(run.deals, cfg.games) for run in runs.values())
     ev.extend(list(runs.values()), cfg.games)
     if confirm:
         ev.extend(list(runs.values()), cfg.games + confirm)
@@ -385,7 +389,7 @@ def _metagame(cfg, ev, cell, axes, agents, labels, event, confirm: int = 0) -> M
     # the games the meta-game is made of (a lineup its races had played already counts too)
     per_deal = sum(len(run.rotations) for run in runs.values())
     return MetaGame(labels, agents, P, lineups, pay, evs, cfg.games, per_deal * cfg.games, fresh=fresh,
-                    fresh_first=cfg.games, fresh_deals=confirm, fresh_games=per_deal * confirm)
+                    fresh_first=cfg.games, fresh_deals=confirm, fresh_games=per_deal * confirm, reused=reused)
 
 
 def _solve(cfg, spec: SearchSpec, meta: MetaGame, g: int) -> None:
@@ -821,7 +825,8 @@ def _meta_sentences(desc, meta: MetaGame, event, fair) -> list[str]:
         order = np.argsort(-sol["probs"])
         support = [i for i in order if sol["probs"][i] > SUPPORT]
         text = ((f"{desc}: " if desc else "") + f"{sol['kind']} of the meta-game of {len(meta.labels)} strategies "
-                f"({len(meta.lineups)} lineups, {meta.deals:,} deals each, {meta.games:,} games): "
+                f"({len(meta.lineups)} lineups, {meta.deals:,} deals each, {meta.games:,} games"
+                + (f", {meta.reused:,} of them played for the tuning above" if meta.reused else "") + "): "
                 + ", ".join(f"{meta.labels[i]} {_ival(sol, 'probs', i)}" for i in support)
                 + ("" if sol.get("settled", True) else " (the dynamics did not come to rest: this is where they "
                    "stood, after their 20,000 steps or slowed down at a corner that a member left out gains against, "
@@ -1118,8 +1123,9 @@ def _path_figure(path: pl.DataFrame | None, gaxes: list[str], eq: pl.DataFrame |
                         "start value; a star marks a fixed point (the field is its own best response)"
                         + ("; a hollow star, one that does not hold up on the fresh deals (a deviation gains "
                            "against it there)" if path["failed"].any() else "")
-                        + (" (this search plays no fixed point again on fresh deals: an equilibrium question's "
-                           "search.confirm does)" if unchecked else "") + "; a dashed end "
+                        + (" (no fixed point here was played again on fresh deals, so none shows hollow: a config "
+                           "whose answer is equilibrium, with confirm in its [search] table, checks them so)"
+                           if unchecked else "") + "; a dashed end "
                         "to a hollow point, the last best response of a path that reached none (a cycle back to an "
                         "earlier value, or its steps ran out)",
                         plots._encode(fig))

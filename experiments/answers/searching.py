@@ -339,6 +339,15 @@ def fair_of(found: Searched, k: int, players: int) -> float:
     return average_seat(float(np.mean(np.concatenate(decided))), players)
 
 
+def self_play(found: Searched, k: int) -> bool:
+    """Whether every lineup of race index ``k`` is one strategy in every seat, the focus read from each: its
+    win share is the fair share by symmetry, not an estimate (a share alike on every deal otherwise takes
+    Wilson's interval over the deals, which would give it a spread it does not have)."""
+    runs = found.runs.get(found.raced[k]) or []
+    return bool(runs) and all(len({a.spec() for a in r.cell.agents}) == 1 and r.weight == r.cell.players
+                              for r in runs)
+
+
 def search_space(ev: Evaluator, cfg, spec: SearchSpec, runs_of: Callable[[dict[str, Any]], list[Any]],
                  values_of: Callable[[list[Any], int], np.ndarray], goal: str = "max",
                  settings: Sequence[dict[str, Any]] | None = None, seed_key: int = 0, confirm: int = 0,
@@ -547,8 +556,11 @@ def race_rows(base: dict[str, Any], found: Searched, metric: str, fair: float | 
     for k, i in enumerate(found.raced):
         s = found.settings[i]
         d = r.versus_best[k]
+        lo, hi = _f(r.lo[k]), _f(r.hi[k])
+        if metric == "win_share" and self_play(found, k) and fair is not None and abs(r.means[k] - fair) < 1e-6:
+            lo = hi = _f(r.means[k])  # the fair share by symmetry: exact, as in the cells table
         rows.append({**base, **s, "setting": setting_label(s), "metric": metric, "deals": r.deals[k],
-                     "value": r.means[k], "lo": _f(r.lo[k]), "hi": _f(r.hi[k]), "fair_share": fair,
+                     "value": r.means[k], "lo": lo, "hi": hi, "fair_share": fair,
                      "best": k == r.best, "survived": k in r.survivors,
                      "dropped_in_round": r.dropped_in[k], "diff_vs_best": None if d is None else d["diff"],
                      "diff_lo": None if d is None else _f(d["lo"]), "diff_hi": None if d is None else _f(d["hi"]),
@@ -583,8 +595,9 @@ def value_text(metric: str, x: float | None, signed: bool = False) -> str:
     return fmt_metric(_shown_as(metric), x, signed)
 
 
-def value_span(metric: str, lo: float | None, hi: float | None, signed: bool = False) -> str:
-    return span(_shown_as(metric), lo, hi, signed)
+def value_span(metric: str, lo: float | None, hi: float | None, signed: bool = False,
+               refs: tuple[float | None, ...] = ()) -> str:
+    return span(_shown_as(metric), lo, hi, signed, refs=refs)
 
 
 def runners_up(found: Searched, metric: str, count: int = 3) -> str:

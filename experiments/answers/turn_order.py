@@ -8,7 +8,7 @@ import numpy as np
 import polars as pl
 from scipy import stats as _st
 
-from simcore.stats import alike_share_interval, deal_share_interval, paired_diff, share_ci, values_ci
+from simcore.stats import alike_share_interval, deal_share_interval, holm, paired_diff, share_ci, values_ci
 
 from .base import AnswerKind, CheckContext, ReportContext, Result
 from .common import wide_table
@@ -122,7 +122,7 @@ def answer_turn_order(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
         shares = [w[0] or 0.0 for w in head_f["win_share"]]
         a, alo, ahi = _advantage(head_f, P)
         text = ((f"{desc}, " if desc else "") + f"{head_f['lineup']}, {short(over)} {show(base)}: seat 0 (the first "
-                f"player) wins {ci_text(x0, lo0, hi0)} against {fair_text(head_f['fair'], P)} (advantage "
+                f"player) wins {ci_text(x0, lo0, hi0, refs=(head_f['fair'],))} against {fair_text(head_f['fair'], P)} (advantage "
                 f"{fmt_metric('seat_advantage', a, True)}"
                 + (", clearly" if alo is not None and (alo > 0 or ahi < 0) else ", not clearly")
                 + " different from it); "
@@ -134,13 +134,19 @@ def answer_turn_order(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
         # each value's change and the share it leads to (seat 0's own figure, not only the difference)
         # a value that changes the lineup says whose lineup it is ("guard (guard in every seat)")
         # a bare number or on/off names its axis ("with chosen_fan on", not "with on")
+        # whether each change is clear: its paired interval off 0, or with several values Holm's correction over
+        # them (the largest of several changes reads large by chance more often than one does)
+        clear = ([direction(d["win_share"][0]) != 0 for d in diffs.values()] if len(diffs) == 1
+                 else holm([d["win_share"][0]["p_value"] for d in diffs.values()]))
         moves = [_value_name(over, v)
                  + (f" ({figs[v]['lineup']})" if figs[v]["lineup"] != head_f["lineup"] else "")
-                 + f" {dci_text(d['win_share'][0])} (to {ci_text(*figs[v]['win_share'][0])}, "
-                 + _against_fair(figs[v], P) + ")"
-                 for v, d in diffs.items()]
+                 + f" {dci_text(d['win_share'][0])} ({'a clear change' if c else 'not clearly a change'}; to "
+                 + f"{ci_text(*figs[v]['win_share'][0], refs=(figs[v]['fair'],))}, " + _against_fair(figs[v], P) + ")"
+                 for (v, d), c in zip(diffs.items(), clear)]
         if moves:
             text += "; seat 0's win share changes on the same deals with " + ", ".join(moves)
+            if len(diffs) > 1:
+                text += f" (clear or not with Holm's correction over the {len(diffs)} changes)"
             text += _other_seat_text(diffs, figs, over, P)
         heads.append(text)
         sentences.append(text)
