@@ -331,7 +331,7 @@ def parse(raw: dict[str, Any], path: str = DICT_CONFIG, games_override: int | No
     ck.table(raw, "")
     _check_values(raw, ck)
     ck.keys(raw, TOP_KEYS | answer_tables(), "")
-    for key in ("title", "question", "game", "lineup"):
+    for key in ("title", "question", "game"):
         if key not in raw:
             ck.fail(key, "this key (required)", "nothing")
     title = ck.text(raw["title"], "title")
@@ -369,6 +369,9 @@ def parse(raw: dict[str, Any], path: str = DICT_CONFIG, games_override: int | No
         """Where the config sets sweep axis ``axis``: a list of players at the top is the players axis."""
         return "players" if axis == "players" and isinstance(players_raw, list) else f"sweep.{axis}"
 
+    # (required, but checked after the game and the values above: a missing lineup hid a mistyped game name)
+    if "lineup" not in raw:
+        ck.fail("lineup", "this key (required)", "nothing")
     lineup = ck.table(raw["lineup"], "lineup")
     ck.keys(lineup, LINEUP_KEYS, "lineup.")
     swept_focus = sweep.get("focus")

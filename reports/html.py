@@ -93,7 +93,9 @@ TERMS = (
     ("regret", "what a strategy would gain (win share) by being played against a table of the mix instead of "
      "the mix itself; below 0 it would lose, so it has no reason to switch", ("regret",)),
     ("alpha-rank", "a ranking of strategies by how much of the time a population that keeps copying whoever "
-     "does better spends playing each", ("alpha-rank",)),
+     "does better spends playing each; its shares move in steps as the order of the payoffs changes, so where "
+     "the deals leave that order clear its interval over resampled deals is narrow, and a share may sit at "
+     "one end of its interval", ("alpha-rank",)),
     ("replicator dynamics", "a mix that grows the share of every strategy that beats the mix and shrinks the "
      "others, step by step, until it stops changing", ("replicator dynamics",)),
     ("search of supports", "a numerical search for mixes in which every strategy played earns the same and "

@@ -695,3 +695,14 @@ def test_mistakes_are_told_at_the_key_that_made_them():
     eq = {**SEN, "search": {"focus.wake": [6, 10, 14], "start": [10]},
           "report": {"answer": "equilibrium", "event": "eliminated"}}
     refused(eq, "report.event: sen has no per-seat 0/1 outcome column", "leave report.event out")
+
+
+def test_a_missing_lineup_does_not_hide_a_mistyped_game_or_bad_values():
+    """The lineup is required, but the game and the values before it are checked first: a config of game
+    "senn" without a lineup said only that the lineup was missing, and the user found the next error after."""
+    base = {"title": "t", "question": "q", "game": "sen"}
+    refused({**base, "game": "senn"}, "game: unknown game 'senn'")
+    refused({**base, "games": -3}, "games")
+    refused({**base, "players": "x"}, "players")
+    refused({**base, "rules": {"penalty": "high"}}, "rules: sen.penalty: expected an integer")
+    refused(base, "lineup: expected this key (required), got 'nothing'")

@@ -486,3 +486,17 @@ def test_effect_headline_gives_the_mean_of_the_baselines_first_seat_advantages_o
     # alike on every deal: no interval of zero width ("+50.0% ± 0.0%, clearly above 0")
     same = [{**x, "adv_deals": np.full(500, 0.5)} for x in levels[:2]]
     assert "their mean" not in effect.headline(rep, [_paired("v1", "mean_turns", 1.0, 0.5, 1.5, 2)], str, same)[0]
+
+
+def test_a_next_value_that_plays_the_same_games_is_said_to_be_the_same_not_a_zero_difference():
+    # Senshi's guard at margins 4 and 8 against counter: "next 8: +0.00, paired 95% CI [+0.00, +0.00]"
+    rep = SimpleNamespace(over="focus.margin", goal="max")
+    same = {"diff": 0.0, "lo": 0.0, "hi": 0.0, "p_value": 1.0, "n": 100, "rho": 1.0}
+    low = {"desc": "2 players", "value": "4", "x": 3.18, "lo": 3.0, "hi": 3.36, "next": "8", "d": same,
+           "clear": False, "best": False}
+    text = best._score_sentence(rep, "win share", "highest", [low], False, "2 players", "mean score")
+    assert text == ("The margin with the highest mean score for 2 players is 4, mean score 3.18 ± 0.18 (next 8: the "
+                    "same on every deal)."), text
+    low["d"] = {**same, "diff": 0.01, "lo": -0.02, "hi": 0.04}
+    assert "(next 8: +0.01, paired 95% CI [-0.02, +0.04], not clearly different)" in best._score_sentence(
+        rep, "win share", "highest", [low], False, "2 players", "mean score")

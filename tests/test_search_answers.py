@@ -333,6 +333,12 @@ def test_a_fresh_regret_of_rounding_size_is_no_gain():
     assert "gains against it" not in _fresh_text(meta, sol)
     assert _fresh_text(meta, sol).endswith("(a's interval alone lies above 0, but not with Bonferroni's correction for "
                                            "picking it among the 2 members: no clear gain)")
+    # a gain that prints as +0.0% is not called one, whatever its interval: alpha-rank's mix of 99.99961% wake=8
+    # had wake=8 "gain" 2e-7 [1.7e-7, 2.7e-7] against it
+    small = {"fresh_regret": np.array([2.1e-7, -0.05]), "fresh_regret_lo": np.array([1.7e-7, -0.08]),
+             "fresh_regret_hi": np.array([2.7e-7, -0.02]), "fresh_regret_lo_k": np.array([1.6e-7, -0.09]),
+             "probs": np.array([1 - 3.9e-6, 3.9e-6])}
+    assert _fresh_text(meta, small).endswith("the largest first: a +0.0% [+0.0%, +0.0%], b -5.0% [-8.0%, -2.0%]")
     # a member of a near-pure mix (alpha-rank's 99.99999%) is its own: not listed either
     sol["probs"] = np.array([1e-7, 1 - 1e-7])
     assert " b " not in _fresh_text(meta, sol)
@@ -405,8 +411,10 @@ def test_equilibrium_confirmation_gives_regrets_on_fresh_deals(eq_run):
     # the largest regret of the members outside a pure equilibrium (its own member's is 0 by definition)
     top = labels[max((i for i in range(4) if x[i] < 1 - 1e-9), key=lambda i: want[i])]
     assert f"the largest first: {top} " in nash
-    # the meta-game's games are its lineups' games on its deals, however many of them its races had played
-    assert "(10 lineups, 80 deals each, 1,280 games)" in nash
+    # the meta-game's games are its lineups' games on its deals, however many of them its races had played (and
+    # it says how many that is)
+    assert re.search(r"\(10 lineups, 80 deals each, 1,280 games, [\d,]+ of them played before, in the races "
+                     r"above\)", nash), nash
     # every member's regrets, in the support or not, are in regrets.parquet
     reg = res.tables["regrets"].filter(pl.col("solution") == "nash")
     assert reg.height == 4 and reg.filter(pl.col("in_support")).height == e.height
@@ -482,7 +490,7 @@ def test_the_meta_game_says_which_of_its_games_the_tuning_played():
     counts = [int(x.replace(",", "")) for s in res.answer for x in re.findall(r"([\d,]+) games\b", s)
               if "tuned first" in s or "alpha-rank" in s]
     reused = [int(x.replace(",", "")) for s in res.answer if "alpha-rank" in s
-              for x in re.findall(r"([\d,]+) of them played for the tuning above", s)]
+              for x in re.findall(r"([\d,]+) of them played before, in the races above", s)]
     assert len(counts) == 2 and len(reused) == 1 and reused[0] > 0, res.answer
     assert sum(counts) - sum(reused) == res.cells["games"].sum(), (counts, reused)
 
@@ -630,8 +638,8 @@ def test_design_over_equilibria_does_not_depend_on_jobs_and_draws_its_figures(de
     for title in ("Design search", "Best-response curves", "Iteration paths"):
         assert f"<b>{title}.</b>" in page, title
     # its fixed points are not played again on fresh deals, as an equilibrium question's may be: said so
-    assert ("(this search plays no fixed point again on fresh deals: an equilibrium question&#39;s search.confirm "
-            "does)") in page
+    assert ("(no fixed point here was played again on fresh deals, so none shows hollow: a config whose answer is "
+            "equilibrium, with confirm in its [search] table, checks them so)") in page
     # the Balance table keeps the searched rule settings apart (pooled, its figures meant no setting)
     balance = page.split('<section id="balance">')[1].split("</section>")[0]
     assert re.findall(r"<tr><td>(penalty \d+)</td>", balance) == ["penalty 0", "penalty 15"], balance[:2000]
@@ -1105,3 +1113,15 @@ def test_the_fields_own_setting_wins_the_fair_share_by_symmetry_without_an_inter
     rows = {r["setting"]: r for r in res.tables["race"].iter_rows(named=True)}
     assert rows["wake=10"]["lo"] == rows["wake=10"]["hi"] == 0.5
     assert rows["wake=40"]["lo"] < rows["wake=40"]["value"] < rows["wake=40"]["hi"]
+
+
+def test_a_confirmed_difference_of_shares_keeps_its_sign_on_the_fresh_deals():
+    """A design whose objective is a difference (seat_advantage) gives its fresh-deal figures signed, as its
+    race figures are: "9.0% [4.2%, 13.8%]" read as a share."""
+    res = run_experiment({"title": "t", "question": "q", "game": "sen", "players": 2, "games": 60, "seed": 5,
+                          "lineup": {"seats": ["threshold"]}, "search": {"rules.penalty": [0, 5, 15], "confirm": 50},
+                          "report": {"answer": "design", "objective": "seat_advantage", "target": 0.0}})
+    fresh = res.answer[0].split("fresh deals (numbered from")[1]
+    figs = re.findall(r"(?:choose it\): |there: )([^ ]+) \[([^,]+), ([^\]]+)\]", fresh)
+    assert len(figs) == 2, fresh
+    assert all(x[0] in "+-" for fig in figs for x in fig), figs

@@ -80,9 +80,9 @@ def answer_best(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
                 picks[-1] = (desc, show(best[rep.over]), clear,
                              {"own": show(nxt[rep.over]), "clear": _clear_of_own(d, sub.height)})
             lo, hi = clip_interval(d["lo"], d["hi"], metric_range(rep.metric, diff=True))
-            notes.append(f"next {show(nxt[rep.over])}: {fmt_metric(rep.metric, d['diff'], True)}, paired 95% CI "
-                         f"{span(rep.metric, lo, hi, True)}"
-                         + (_own_words(d, sub.height) if own_next else "" if clear else ", not clearly different"))
+            notes.append(f"next {show(nxt[rep.over])}: " + (_SAME if _same(d) else (
+                f"{fmt_metric(rep.metric, d['diff'], True)}, paired 95% CI {span(rep.metric, lo, hi, True)}"
+                + (_own_words(d, sub.height) if own_next else "" if clear else ", not clearly different"))))
             # the field's own value (a table of one strategy, the fair share), where it is neither the best
             # nor the next: is the best clearly better than doing what the table does?
             own = next((o for o in sub.iter_rows(named=True) if rep.metric == "win_share" and by_symmetry(o)
@@ -91,8 +91,9 @@ def answer_best(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
                 d = next(p for p in paired_rows if p["value"] == own[rep.over] and p["versus"] == best[rep.over]
                          and all(p[a] == v for a, v in zip(gaxes, key)))
                 lo, hi = clip_interval(d["lo"], d["hi"], metric_range(rep.metric, diff=True))
-                notes.append(f"the field's own {show(own[rep.over])}: {fmt_metric(rep.metric, d['diff'], True)}, "
-                             f"paired 95% CI {span(rep.metric, lo, hi, True)}" + _own_words(d, sub.height))
+                notes.append(f"the field's own {show(own[rep.over])}: " + (_SAME if _same(d) else (
+                    f"{fmt_metric(rep.metric, d['diff'], True)}, paired 95% CI {span(rep.metric, lo, hi, True)}"
+                    + _own_words(d, sub.height))))
                 picks[-1] = (desc, show(best[rep.over]), clear,
                              {"own": show(own[rep.over]), "clear": _clear_of_own(d, sub.height)})
         else:
@@ -169,6 +170,16 @@ def headline(rep, metric_label: str, picks: list[tuple[str, str, bool]], lows: l
                   "and the full answer give each group's runner-up)." + _own_text(picks)] + ([score] if score else [])
 
 
+#: the words for a paired difference of 0 on every deal (two values that play the same games): "+0.00, paired
+#: 95% CI [+0.00, +0.00]" read as a difference measured to be small
+_SAME = "the same on every deal"
+
+
+def _same(d: dict) -> bool:
+    """Whether a paired difference is 0 on every deal (its mean and both bounds 0)."""
+    return d["diff"] == 0 and d["lo"] == 0 and d["hi"] == 0
+
+
 def _clear_of_own(d: dict, values: int) -> bool:
     """Whether the best of ``values`` is clearly better than the field's own value, ``d`` their paired
     difference (own - best): its p-value with Bonferroni's correction for the best's having been picked among
@@ -223,9 +234,9 @@ def _score_sentence(rep, metric_label: str, best: str, lows: list[dict], low_is_
                 f"{score} {pm_metric('mean_score', x['x'], x['lo'], x['hi'])}")
         if x["next"] is not None:
             d = x["d"]
-            text += (f" (next {x['next']}: {fmt_metric('mean_score', d['diff'], True)}, paired 95% CI "
-                     f"{span('mean_score', d['lo'], d['hi'], True)}"
-                     + ("" if x["clear"] else ", not clearly different") + ")")
+            text += (f" (next {x['next']}: " + (_SAME if _same(d) else (
+                f"{fmt_metric('mean_score', d['diff'], True)}, paired 95% CI {span('mean_score', d['lo'], d['hi'], True)}"
+                + ("" if x["clear"] else ", not clearly different"))) + ")")
         return (text + (f"; it is also the {over} with the {best} {metric_label}" if x["best"] else "")
                 + (f"; {x['edge']}" if x.get("edge") else "") + ".")
     values = [x["value"] for x in lows]

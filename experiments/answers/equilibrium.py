@@ -814,6 +814,8 @@ SHOWN = 6
 SUPPORT = 1e-6
 #: a regret above this is a gain (a solution's own members have regrets of rounding size)
 GAIN = 1e-9
+#: a fresh regret below this (it prints as +0.0%) is not called a gain, whatever its interval
+SMALL_GAIN = 0.0005
 #: a member's share whose interval reaches within this of 0 and of 1 (0.0% and 100.0% as printed) is not
 #: pinned down by the deals
 LOOSE = 0.0005
@@ -826,7 +828,7 @@ def _meta_sentences(desc, meta: MetaGame, event, fair) -> list[str]:
         support = [i for i in order if sol["probs"][i] > SUPPORT]
         text = ((f"{desc}: " if desc else "") + f"{sol['kind']} of the meta-game of {len(meta.labels)} strategies "
                 f"({len(meta.lineups)} lineups, {meta.deals:,} deals each, {meta.games:,} games"
-                + (f", {meta.reused:,} of them played for the tuning above" if meta.reused else "") + "): "
+                + (f", {meta.reused:,} of them played before, in the races above" if meta.reused else "") + "): "
                 + ", ".join(f"{meta.labels[i]} {_ival(sol, 'probs', i)}" for i in support)
                 + ("" if sol.get("settled", True) else " (the dynamics did not come to rest: this is where they "
                    "stood, after their 20,000 steps or slowed down at a corner that a member left out gains against, "
@@ -895,6 +897,10 @@ def _fresh_text(meta: MetaGame, sol: dict[str, Any]) -> str:
             f"{meta.fresh_games:,} games), each member's regret against it, the largest first: " + ", ".join(parts)
             + (f" and {len(order) - SHOWN} more" if len(order) > SHOWN else ""))
     top = order[0]
+    if reg[top] < SMALL_GAIN:
+        # a gain that prints as +0.0% is none to speak of: a member holding all but 4e-6 of alpha-rank's mix
+        # "gained" 2e-7 against it, with an interval above 0 (the mix is that member, all but a trace)
+        return text
     if "fresh_regret_lo_k" in sol and sol["fresh_regret_lo_k"][top] > GAIN:
         text += (f" ({meta.labels[top]} gains against it on deals it was not found on: its regret stays above 0 "
                  f"with Bonferroni's correction for picking it among the {len(order)} members)")
