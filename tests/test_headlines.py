@@ -30,10 +30,14 @@ def test_effect_headline_gives_the_baseline_the_strongest_and_shares_in_percent(
         "variant base (the baseline): game length 48.1 to 56.9 turns, first-seat advantage -2.0% to +0.3% "
         "(clearly off 0 in 1 of 2 groups); highest rated swapper (2 players; gambler next, intervals overlapping), "
         "gambler (4 players; swapper next, intervals not overlapping).",
-        "variant v1 against base, on the same deals: game length +0.0 turns (clear in 0 of 2 groups), "
+        "variant v1 against base, on the same deals: game length -0.0 turns (clear in 0 of 2 groups), "
         "first-seat advantage -2.0% to -1.8% (clear in 1 of 2 groups); highest rated gambler (2 players and "
         "4 players; swapper next, intervals overlapping)."]
-    assert not any("points" in h or "-0.0" in h for h in head)
+    assert not any("points" in h for h in head)
+    # changes on both sides of 0 that print as 0 read +0.0, not -0.0 to +0.0
+    assert effect._span("mean_turns", [-0.01, 0.02], " turns") == "+0.0 turns"
+    assert effect._span("mean_turns", [-0.3, 0.2], " turns") == "-0.3 to +0.2 turns"
+    assert effect._span("mean_turns", [-0.3, 0.3], " turns") == "-0.3 to +0.3 turns"
 
 
 def test_effect_headline_counts_the_games_stopped_at_the_turn_limit():
@@ -198,10 +202,13 @@ def test_a_share_and_its_advantage_round_alike():
 
 
 def test_an_interval_bound_below_zero_keeps_its_sign():
-    """An estimate that rounds to zero reads +0.0, but an interval's bound just below zero reads -0.0: a
-    first-seat advantage of +0.04% [-0.04%, +0.12%] read "+0.0% [+0.0%, +0.1%]", as if above 0."""
+    """A difference or an interval's bound just below zero reads -0.0: a first-seat advantage of +0.04%
+    [-0.04%, +0.12%] read "+0.0% [+0.0%, +0.1%]", as if above 0, and a difference of -0.04% read "+0.0%", as
+    if a gain; an estimate that is no difference reads 0.0, never -0.0."""
     from experiments.answers.common import dci_text, fmt_metric, pm_metric, span
-    assert fmt_metric("seat_advantage", -0.0004, True) == "+0.0%"
+    assert fmt_metric("seat_advantage", -0.0004, True) == "-0.0%"
+    assert fmt_metric("seat_advantage", 0.0004, True) == "+0.0%"
+    assert fmt_metric("win_share", -0.0004) == "0.0%" and fmt_metric("seat_advantage", -1e-13, True) == "+0.0%"
     assert span("seat_advantage", -0.0004, 0.0012, True) == "[-0.0%, +0.1%]"
     assert span("mean_turns", -0.3, -0.01, True) == "[-0.3, -0.0]"
     assert span("win_share", -1e-12, 0.3) == "[0.0%, 30.0%]"  # a float's last bits are no sign

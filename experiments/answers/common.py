@@ -93,9 +93,8 @@ def show(v: Any) -> str:
 def fmt_metric(metric: str, x: float, signed: bool = False, bound: bool = False, decimals: int | None = None) -> str:
     """A figure as the sentences show it: a share in % with one decimal, a game length with one, anything
     else with two (or ``decimals``). An estimate that rounds to zero reads 0.0, never -0.0, except a
-    ``signed`` one (a difference) that is not 0, which takes up to three decimals to show its sign (-0.04%);
-    an interval's ``bound`` below zero that rounds to zero reads -0.0 (so that [-0.0%, +0.1%] does not pass
-    for an interval above 0)."""
+    ``signed`` one (a difference) below zero, which reads -0.0 (-0.04%: not a gain); so does an interval's
+    ``bound`` below zero that rounds to zero (so that [-0.0%, +0.1%] does not pass for an interval above 0)."""
     if x is None or not math.isfinite(x):
         return "n/a"
     sign = "+" if signed else ""
@@ -106,13 +105,10 @@ def fmt_metric(metric: str, x: float, signed: bool = False, bound: bool = False,
     r = rounded(x * scale, d)
     if bound and r == 0.0 and v < 0:
         return f"-{0.0:.{d}f}{unit}"
-    if signed and not bound and r == 0.0 and v != 0 and decimals is None:
-        # a difference that rounds to 0 but is not 0 gets the decimals that show its sign ("next 9: -0.04%",
-        # where "+0.0%" read as no change, or a gain), or reads -0.0 past three
-        for more in (d + 1, 3):
-            if rounded(x * scale, more) != 0.0:
-                return f"{rounded(x * scale, more):+.{more}f}{unit}"
-        return f"{'-' if v < 0 else '+'}{0.0:.{d}f}{unit}"
+    if signed and r == 0.0 and v < 0:
+        # a difference below 0 that rounds to 0 keeps its sign: "next 9: -0.0%" (-0.04%), where "+0.0%" read
+        # as a gain
+        return f"-{0.0:.{d}f}{unit}"
     return f"{r:{sign}.{d}f}{unit}"
 
 

@@ -256,6 +256,9 @@ def _span(metric: str, xs: list[float], unit: str = "", clear: list[float] = ())
         d = fine_decimals(metric, x, x)
         dec = d if d is not None and (dec is None or d > dec) else dec
     lo, hi = fmt_metric(metric, min(xs), True, decimals=dec), fmt_metric(metric, max(xs), True, decimals=dec)
+    if lo[1:] == hi[1:] and not any(c in "123456789" for c in lo):
+        # both print as 0: -0.0 only where every change is below 0 (-0.0 to +0.0 says nothing)
+        return hi + unit
     return (lo if lo == hi else f"{lo} to {hi}") + unit
 
 
