@@ -220,19 +220,25 @@ def display_name(agent: Any) -> str:
 
 
 def check_shadowing(cls: type, owner: str) -> None:
-    """A parameter (dataclass field) of a strategy class named as something its base classes define that
-    is not a parameter of theirs (``params``, ``spec``, ``played``, ``game``, ...) hides it: ``made.params()``
-    failed with "TypeError: 'int' object is not callable". A one-line SenseiError naming the first."""
+    """A parameter (dataclass field) of a strategy class named as a method or property of a base class, or as
+    anything sensei's ``Strategy`` defines (``params``, ``spec``, ``played``, ``game``, ...), hides it:
+    ``made.params()`` failed with "TypeError: 'int' object is not callable". A one-line SenseiError naming the
+    first. A constant of a base class may become a parameter (a subclass of ``closer`` that tunes its
+    ``kid_value``: the strategy reads ``self.kid_value`` either way)."""
     if not isinstance(cls, type) or not dataclasses.is_dataclass(cls):
         return
     for f in dataclasses.fields(cls):
         if f.name.startswith("__"):
             continue
         for base in cls.__mro__[1:]:
-            if f.name in base.__dict__ and not (dataclasses.is_dataclass(base)
-                                                and f.name in {b.name for b in dataclasses.fields(base)}):
-                raise SenseiError(f"{owner}: parameter {f.name!r} has the name of Strategy's own {f.name}; "
-                                  "give it another name")
+            if f.name not in base.__dict__ or (dataclasses.is_dataclass(base)
+                                               and f.name in {b.name for b in dataclasses.fields(base)}):
+                continue
+            attr = base.__dict__[f.name]
+            root = base.__name__ == "Strategy" and base.__module__ == "strategies.base"
+            if root or callable(attr) or isinstance(attr, (property, classmethod, staticmethod)):
+                raise SenseiError(f"{owner}: parameter {f.name!r} has the name of {base.__name__}'s own "
+                                  f"{f.name}; give it another name")
 
 
 def check_fields(obj: Any, owner: str) -> None:

@@ -233,6 +233,19 @@ def test_a_subclass_made_in_python_without_a_name_is_labelled_by_its_class():
     with pytest.raises(SenseiError, match=re.escape("strategy ShadowGame: parameter 'game' has the name")):
         simulate("sen", [Threshold(), ShadowGame()], n_games=4)
 
+    # a constant of a built-in class made a parameter is no shadowing: the strategy reads it either way
+    from simcore.options import check_shadowing
+    from strategies.fan_and_mallet import Closer
+
+    @dataclasses.dataclass(frozen=True)
+    class TunedCloser(Closer):
+        name: ClassVar[str] = "tunedcloser"
+        kid_value: float = 2.5
+
+    check_shadowing(TunedCloser, "strategy tunedcloser")
+    assert TunedCloser(kid_value=1.0).kid_value == 1.0
+    assert simulate("fan-and-mallet", [TunedCloser(kid_value=1.0), Closer()], n_games=4).n == 4
+
     @dataclasses.dataclass(frozen=True)
     class Listed(Threshold):
         name: ClassVar[str] = "listed"

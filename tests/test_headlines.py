@@ -376,20 +376,38 @@ def test_turn_order_names_another_seat_that_changes_more_than_seat_0():
     sentence spoke of seat 0 alone."""
     from experiments.answers.turn_order import _other_seat_text
 
-    def d(x, lo, hi):
-        return {"diff": x, "lo": lo, "hi": hi}
+    def d(x, lo, hi, p=0.01):
+        return {"diff": x, "lo": lo, "hi": hi, "p_value": p}
     figs = {"secret_hand": {"win_share": [(0.305, 0.291, 0.319), (0.266, 0.253, 0.28), (0.239, 0.226, 0.252),
                                           (0.19, 0.178, 0.203)]}}
-    diffs = {"secret_hand": {"win_share": [d(0.028, 0.008, 0.048), d(0.014, -0.005, 0.033), d(0.005, -0.014, 0.023),
-                                           d(-0.047, -0.065, -0.028)]}}
-    assert _other_seat_text(diffs, figs, "variant", 4) == (
+    diffs = {"secret_hand": {"win_share": [d(0.028, 0.008, 0.048), d(0.014, -0.005, 0.033, 0.15),
+                                           d(0.005, -0.014, 0.023, 0.6), d(-0.047, -0.065, -0.028, 1e-5)]}}
+    clear0 = {"secret_hand": True}
+    assert _other_seat_text(diffs, figs, "variant", 4, clear0) == (
         "; the largest clear change of any seat: seat 3 (the last) -4.7% [-6.5%, -2.8%] with secret_hand "
-        "(to 19.0% [17.8%, 20.3%])")
+        "(to 19.0% [17.8%, 20.3%]) (clear with Holm's correction over the 3 changes of the other seats)")
     # a change no larger than seat 0's, or not clear, is not named
     diffs["secret_hand"]["win_share"][3] = d(-0.02, -0.04, -0.001)
-    assert _other_seat_text(diffs, figs, "variant", 4) == ""
-    diffs["secret_hand"]["win_share"][3] = d(-0.047, -0.09, 0.001)
-    assert _other_seat_text(diffs, figs, "variant", 4) == ""
+    assert _other_seat_text(diffs, figs, "variant", 4, clear0) == ""
+    diffs["secret_hand"]["win_share"][3] = d(-0.047, -0.09, 0.001, 0.06)
+    assert _other_seat_text(diffs, figs, "variant", 4, clear0) == ""
+    # its interval alone off 0, but not with Holm's correction over the other seats' changes (p 0.04 of 3)
+    diffs["secret_hand"]["win_share"][3] = d(-0.047, -0.078, -0.002, 0.04)
+    assert _other_seat_text(diffs, figs, "variant", 4, clear0) == ""
+    # seat 0's own change not clear (Holm over the values): any clear larger change of another seat is named
+    diffs["secret_hand"]["win_share"][3] = d(-0.02, -0.035, -0.005, 1e-4)
+    assert _other_seat_text(diffs, figs, "variant", 4, {"secret_hand": False}).startswith(
+        "; the largest clear change of any seat: seat 3 (the last) -2.0% [-3.5%, -0.5%]")
+
+
+def test_turn_order_holm_turns_a_change_clear_alone_into_not_clearly_one():
+    """Seat 0's changes under several values are judged with Holm's correction over them: +3.0% [+0.2%,
+    +5.8%] (p 0.04) is not clearly a change among two, where alone it would be."""
+    from experiments.answers.turn_order import clear_changes
+    alone = {"diff": 0.03, "lo": 0.002, "hi": 0.058, "p_value": 0.04}
+    assert clear_changes([alone]) == [True]
+    assert clear_changes([alone, {"diff": 0.01, "lo": -0.02, "hi": 0.04, "p_value": 0.5}]) == [False, False]
+    assert clear_changes([alone, {"diff": 0.05, "lo": 0.03, "hi": 0.07, "p_value": 0.001}]) == [True, True]
 
 
 def test_turn_order_says_where_each_values_share_stands_against_the_fair_share():

@@ -407,7 +407,8 @@ def test_equilibrium_confirmation_gives_regrets_on_fresh_deals(eq_run):
         assert row["fresh_regret"] == pytest.approx(want[i], abs=1e-6)
         assert row["fresh_regret_lo"] <= row["fresh_regret"] + 1e-9 <= row["fresh_regret_hi"] + 2e-9
     nash = next(a for a in res.answer if a.startswith("Nash (linear program) of the meta-game"))
-    assert "; on 60 fresh deals (numbered from 80: none of them helped find it; 960 games), each member" in nash
+    assert re.search(r"; on 60 fresh deals \(numbered from 80: none of them helped find it; 960 games(, [\d,]+ of "
+                     r"them played before, in the fixed points' checks)?\), each member", nash), nash
     # the largest regret of the members outside a pure equilibrium (its own member's is 0 by definition)
     top = labels[max((i for i in range(4) if x[i] < 1 - 1e-9), key=lambda i: want[i])]
     assert f"the largest first: {top} " in nash
@@ -1125,3 +1126,19 @@ def test_a_confirmed_difference_of_shares_keeps_its_sign_on_the_fresh_deals():
     figs = re.findall(r"(?:choose it\): |there: )([^ ]+) \[([^,]+), ([^\]]+)\]", fresh)
     assert len(figs) == 2, fresh
     assert all(x[0] in "+-" for fig in figs for x in fig), figs
+
+
+def test_the_meta_games_fresh_deals_count_the_games_a_fixed_points_check_played_there():
+    """A family's fixed point is checked on the same fresh deals as the meta-game's regrets, with lineups the
+    meta-game holds too: those games are not played again, and the fresh-deal sentence says how many."""
+    raw = {"title": "t", "question": "q", "game": "sen", "games": 16, "seed": 3, "players": 2,
+           "lineup": {"focus": "threshold", "field": "threshold"},
+           "search": {"focus.wake": [6, 10], "start": [10], "meta": [2], "bootstrap": 10, "confirm": 20},
+           "report": {"answer": "equilibrium"}}
+    res = run_experiment(raw)
+    nash = next(s for s in res.answer if s.startswith("Nash"))
+    m = re.search(r"\(3 lineups, 16 deals each, 64 games, (\d+) of them played before, in the races above\)", nash)
+    f = re.search(r"numbered from 16: none of them helped find it; 80 games, (\d+) of them played before, in the "
+                  r"fixed points' checks\)", nash)
+    assert m and f, nash
+    assert 0 < int(m.group(1)) < 64 and 0 < int(f.group(1)) < 80

@@ -99,7 +99,8 @@ def answer_balance(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
         est.append(est_row("group", None, desc, None, None, P, "seat_advantage", adv, alo, ahi, pooled.height))
         clear = alo is not None and (alo > 0 or ahi < 0)
         rotated = "each lineup played in every seat order" if cfg.rotate else "lineups as listed (not rotated)"
-        text = ((f"{desc}: " if desc else "") + f"seat 0 (the first player) wins {pm_metric('win_share', w, lo, hi)} "
+        text = ((f"{desc}: " if desc else "") + f"seat 0 (the first player) wins "
+                f"{pm_metric('win_share', w, lo, hi, refs=(fair,))} "
                 f"of {' and '.join(sorted({units(runs[i].cell.rules) for i in sub['cell'].to_list()}))} over the "
                 f"{sub.height} {_plural(short(over))} ({rotated}), "
                 f"advantage {fmt_metric('seat_advantage', adv, True)} over {fair_text(fair, P)}"

@@ -71,14 +71,14 @@ def answer_best(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
             nxt = sub.row(1, named=True)
             d = next(p for p in paired_rows if p["value"] == nxt[rep.over] and p["versus"] == best[rep.over]
                      and all(p[a] == v for a, v in zip(gaxes, key)))
-            clear = d["lo"] > 0 or d["hi"] < 0
-            picks.append((desc, show(best[rep.over]), clear, None))
             own_next = rep.metric == "win_share" and by_symmetry(nxt) and not by_symmetry(best)
+            # (the next value being the field's own, one verdict for both: corrected for picking the best)
+            clear = _clear_of_own(d, sub.height) if own_next else bool(d["lo"] > 0 or d["hi"] < 0)
+            picks.append((desc, show(best[rep.over]), clear, None))
             if rep.metric == "win_share" and by_symmetry(best):
                 picks[-1] = (desc, show(best[rep.over]), clear, {"own": show(best[rep.over]), "best": True})
             elif own_next:
-                picks[-1] = (desc, show(best[rep.over]), clear,
-                             {"own": show(nxt[rep.over]), "clear": _clear_of_own(d, sub.height)})
+                picks[-1] = (desc, show(best[rep.over]), clear, {"own": show(nxt[rep.over]), "clear": clear})
             lo, hi = clip_interval(d["lo"], d["hi"], metric_range(rep.metric, diff=True))
             notes.append(f"next {show(nxt[rep.over])}: " + (_SAME if _same(d) else (
                 f"{fmt_metric(rep.metric, d['diff'], True)}, paired 95% CI {span(rep.metric, lo, hi, True)}"

@@ -343,17 +343,19 @@ def lopsided(x: float, lo: float, hi: float) -> bool:
 
 
 def pm_metric(metric: str, x: float | None, lo: float | None, hi: float | None, signed: bool = False,
-              bounds: tuple[float, float] | None = None) -> str:
+              bounds: tuple[float, float] | None = None, refs: tuple[float | None, ...] = ()) -> str:
     """A cell figure with its interval: ``31.2% ± 1.1%``, or ``15.0% [5.2%, 36.0%]`` where the interval is
     lopsided (see :func:`lopsided`); the value alone without an interval. The bounds are clipped to
-    ``bounds`` (default: [0%, 100%] for ``win_share``), so ``90.0% [71.3%, 100.0%]``, never past 100%."""
+    ``bounds`` (default: [0%, 100%] for ``win_share``), so ``90.0% [71.3%, 100.0%]``, never past 100%. With
+    ``refs`` (the figures the sentence judges it against), the bounds themselves where one would print as
+    one of them: ``52.0% [50.04%, 53.96%]`` "clearly above" 50%, where ``52.0% ± 2.0%`` read as touching it."""
     if x is None or not math.isfinite(x):
         return "n/a"
     lo, hi = clip_interval(lo, hi, bounds if bounds is not None else share_range(metric))
     if lo is None or hi is None or not (math.isfinite(lo) and math.isfinite(hi)):
         return fmt_metric(metric, x, signed)
-    if lopsided(x, lo, hi):
-        return f"{fmt_metric(metric, x, signed)} {span(metric, lo, hi, signed)}"
+    if lopsided(x, lo, hi) or (refs and ref_decimals(metric, (lo, hi), refs) is not None):
+        return f"{fmt_metric(metric, x, signed)} {span(metric, lo, hi, signed, refs=refs)}"
     return f"{fmt_metric(metric, x, signed)} ± {fmt_metric(metric, half_width(lo, hi))}"
 
 

@@ -234,6 +234,8 @@ class MetaGame:
     fresh_games: int = 0
     #: of ``games``, those played before the meta-game needed them (a tuning race's lineups)
     reused: int = 0
+    #: of ``fresh_games``, those played before (a fixed point's check on the same fresh deals)
+    reused_fresh: int = 0
 
 
 def search(cfg: Config, ev) -> list:
@@ -368,6 +370,8 @@ def _metagame(cfg, ev, cell, axes, agents, labels, event, confirm: int = 0) -> M
     runs = {L: ev.lineup(cell, [agents[i] for i in L], axes, ["member"] * P) for L in lineups}
     # the games of these lineups played already (a tuning race's lineups, one member against tables of another)
     reused = sum(len(run.rotations) * min(run.deals, cfg.games) for run in runs.values())
+    # and of the fresh deals after them (a fixed point's check plays its deviation there, on the same deals)
+    reused_fresh = sum(len(run.rotations) * min(max(run.deals - cfg.games, 0), confirm) for run in runs.values())
     ev.extend(list(runs.values()), cfg.games)
     if confirm:
         ev.extend(list(runs.values()), cfg.games + confirm)
@@ -389,7 +393,8 @@ def _metagame(cfg, ev, cell, axes, agents, labels, event, confirm: int = 0) -> M
     # the games the meta-game is made of (a lineup its races had played already counts too)
     per_deal = sum(len(run.rotations) for run in runs.values())
     return MetaGame(labels, agents, P, lineups, pay, evs, cfg.games, per_deal * cfg.games, fresh=fresh,
-                    fresh_first=cfg.games, fresh_deals=confirm, fresh_games=per_deal * confirm, reused=reused)
+                    fresh_first=cfg.games, fresh_deals=confirm, fresh_games=per_deal * confirm, reused=reused,
+                    reused_fresh=reused_fresh)
 
 
 def _solve(cfg, spec: SearchSpec, meta: MetaGame, g: int) -> None:
@@ -726,7 +731,8 @@ def _family_sentences(cfg, cell, desc, paths, fixed, fair, confirmed=None) -> li
             if c is not None:
                 m, lo, hi = c["ci"]
                 lo, hi = clip_interval(lo, hi, metric_range("win_share"))
-                figure = f"{pct(m)} on every one of them" if c["alike"] else f"{pct(m)} {pct_span(lo, hi)}"
+                figure = (f"{pct(m)} on every one of them" if c["alike"] else
+                          f"{pct(m)} {pct_span(lo, hi, refs=(fair,))}")
                 gains = _fresh_fails(c, fair)
                 (failed if gains else held).append(setting_label(f))
                 if gains:
@@ -894,7 +900,9 @@ def _fresh_text(meta: MetaGame, sol: dict[str, Any]) -> str:
         f" {pct_span(sol['fresh_regret_lo'][i], sol['fresh_regret_hi'][i], True)}"
         if "fresh_regret_lo" in sol else "") for i in order[:SHOWN]]
     text = (f"on {meta.fresh_deals:,} fresh deals (numbered from {meta.fresh_first:,}: none of them helped find it; "
-            f"{meta.fresh_games:,} games), each member's regret against it, the largest first: " + ", ".join(parts)
+            f"{meta.fresh_games:,} games"
+            + (f", {meta.reused_fresh:,} of them played before, in the fixed points' checks" if meta.reused_fresh else "")
+            + "), each member's regret against it, the largest first: " + ", ".join(parts)
             + (f" and {len(order) - SHOWN} more" if len(order) > SHOWN else ""))
     top = order[0]
     if reg[top] < SMALL_GAIN:

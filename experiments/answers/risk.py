@@ -123,7 +123,7 @@ def answer_risk(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
             (f"{desc}{against}: " if desc else (f"{against.strip()}: " if against else ""))
             + f"least often {ev}: {show(lo_v)}{itself(lo_f)}, {ci_text(*lo_f[f_ev])}"
             f"{versus_next(f_ev, 'event', 'min', lo_v)}; "
-            + (f"most wins: {show(hi_v)}, {ci_text(*hi_f[f_win])} (fair share {100 / P:.1f}%"
+            + (f"most wins: {show(hi_v)}, {ci_text(*hi_f[f_win], refs=(1 / P,))} (fair share {100 / P:.1f}%"
                + (", the share of the field's own seat: not clearly above it" if P > 1 and hi_f[f_win][1] is not None
                   and hi_f[f_win][1] <= 1 / P else "") + ")"
                f"{versus_next(f_win, 'win', 'max', hi_v)}" if not itself(hi_f) else

@@ -580,10 +580,11 @@ def pct(x: float | None, signed: bool = False) -> str:
     return fmt_metric("win_share", x, signed)
 
 
-def pct_span(lo: float | None, hi: float | None, signed: bool = False) -> str:
-    """A share's interval within [0%, 100%] (a difference of shares, ``signed``: within [-100%, +100%])."""
+def pct_span(lo: float | None, hi: float | None, signed: bool = False, refs: tuple[float | None, ...] = ()) -> str:
+    """A share's interval within [0%, 100%] (a difference of shares, ``signed``: within [-100%, +100%]); with
+    ``refs``, the decimals that tell a bound from the figure it is judged against (see :func:`span`)."""
     lo, hi = clip_interval(lo, hi, metric_range("win_share", diff=signed))
-    return span("win_share", lo, hi, signed)
+    return span("win_share", lo, hi, signed, refs=refs)
 
 
 def _shown_as(metric: str) -> str:

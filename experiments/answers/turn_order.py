@@ -136,8 +136,7 @@ def answer_turn_order(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
         # a bare number or on/off names its axis ("with chosen_fan on", not "with on")
         # whether each change is clear: its paired interval off 0, or with several values Holm's correction over
         # them (the largest of several changes reads large by chance more often than one does)
-        clear = ([direction(d["win_share"][0]) != 0 for d in diffs.values()] if len(diffs) == 1
-                 else holm([d["win_share"][0]["p_value"] for d in diffs.values()]))
+        clear = clear_changes([d["win_share"][0] for d in diffs.values()])
         moves = [_value_name(over, v)
                  + (f" ({figs[v]['lineup']})" if figs[v]["lineup"] != head_f["lineup"] else "")
                  + f" {dci_text(d['win_share'][0])} ({'a clear change' if c else 'not clearly a change'}; to "
@@ -147,7 +146,7 @@ def answer_turn_order(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
             text += "; seat 0's win share changes on the same deals with " + ", ".join(moves)
             if len(diffs) > 1:
                 text += f" (clear or not with Holm's correction over the {len(diffs)} changes)"
-            text += _other_seat_text(diffs, figs, over, P)
+            text += _other_seat_text(diffs, figs, over, P, dict(zip(diffs, clear)))
         heads.append(text)
         sentences.append(text)
         for value, f in figs.items():
@@ -185,22 +184,36 @@ def _against_fair(f: dict, P: int) -> str:
     return f"{where} the fair {100 * f['fair']:.1f}%"
 
 
-def _other_seat_text(diffs, figs, over: str, P: int) -> str:
+def clear_changes(ds: list[dict[str, Any]]) -> list[bool]:
+    """Which of several paired changes are clear: one by its 95% interval off 0, several by Holm's correction
+    over their p-values (the largest of several changes reads large by chance more often than one does)."""
+    if len(ds) == 1:
+        return [direction(ds[0]) != 0]
+    return holm([d["p_value"] for d in ds])
+
+
+def _other_seat_text(diffs, figs, over: str, P: int, clear0: dict[Any, bool]) -> str:
     """Where another seat's win share changes clearly and more than seat 0's does under any value, the
     largest such change (the sentence would otherwise speak of seat 0 alone: Senshi's last seat with 4
-    players loses 4.7% with secret_hand, where seat 0 gains 2.8%)."""
-    first = max((abs(d["win_share"][0]["diff"]) for d in diffs.values() if direction(d["win_share"][0])), default=0.0)
+    players loses 4.7% with secret_hand, where seat 0 gains 2.8%). ``clear0``: each value's seat-0 verdict.
+    The other seats' changes are many (every value, every seat), so with more than one "clear" takes Holm's
+    correction over all of them, as seat 0's takes it over the values."""
+    first = max((abs(d["win_share"][0]["diff"]) for v, d in diffs.items() if clear0.get(v)), default=0.0)
+    others = [(v, s, d["win_share"][s]) for v, d in diffs.items() for s in range(1, P)]
+    if not others:
+        return ""
+    clear = clear_changes([x for _, _, x in others])
     best = None
-    for v, d in diffs.items():
-        for s in range(1, P):
-            x = d["win_share"][s]
-            if direction(x) and abs(x["diff"]) > first and (best is None or abs(x["diff"]) > abs(best[2]["diff"])):
-                best = (v, s, x)
+    for (v, s, x), c in zip(others, clear):
+        if c and abs(x["diff"]) > first and (best is None or abs(x["diff"]) > abs(best[2]["diff"])):
+            best = (v, s, x)
     if best is None:
         return ""
     v, s, x = best
     return (f"; the largest clear change of any seat: seat {s}{' (the last)' if s == P - 1 else ''} "
-            f"{dci_text(x)} with {_value_name(over, v)} (to {ci_text(*figs[v]['win_share'][s])})")
+            f"{dci_text(x)} with {_value_name(over, v)} (to {ci_text(*figs[v]['win_share'][s])})"
+            + (f" (clear with Holm's correction over the {len(others)} changes of the other seats)"
+               if len(others) > 1 else ""))
 
 
 def _value_name(over: str, v: Any) -> str:
