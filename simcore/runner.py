@@ -849,10 +849,23 @@ THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BL
 _IN_WORKER = False
 
 
+#: the warnings a resource tracker (loky's, or Python's for forked workers) gives at exit for the semaphores
+#: a killed worker held, which it then cleans up: lines of its own after the run's one-line error
+TRACKER_WARNINGS = "ignore:resource_tracker:UserWarning"
+
+
+def _quiet_resource_tracker() -> None:
+    """Let the resource tracker, a process of its own started later with this interpreter's ``-W`` options,
+    leave out :data:`TRACKER_WARNINGS` (a worker that died is said once, in the run's error)."""
+    if TRACKER_WARNINGS not in sys.warnoptions:
+        sys.warnoptions.append(TRACKER_WARNINGS)
+
+
 def _process_pool(jobs: int) -> Any:
     """loky's reusable executor of ``jobs`` worker processes (the one joblib's loky backend uses; kept
     between runs, made again when ``jobs`` changes or after it was stopped)."""
     from joblib.externals.loky import get_reusable_executor
+    _quiet_resource_tracker()
     threads = str(max((os.cpu_count() or 1) // jobs, 1))
     env = {var: os.environ.get(var, threads) for var in THREAD_VARS}
     return get_reusable_executor(max_workers=jobs, timeout=IDLE_WORKER_SECONDS, initializer=_worker_ignores_ctrl_c,
@@ -866,6 +879,7 @@ def _forked_pool(jobs: int) -> concurrent.futures.ProcessPoolExecutor:
     waiting task with BrokenProcessPool when one dies, where the pool waited for ever on the dead
     worker's task."""
     import multiprocessing
+    _quiet_resource_tracker()
     return concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork"),
                                                   initializer=_worker_ignores_ctrl_c)
 

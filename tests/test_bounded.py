@@ -582,3 +582,18 @@ def test_names_that_would_stretch_the_figures_are_refused():
     with pytest.raises(SenseiError, match="axis names of at most 80 characters"):
         load({**base, "sweep": {"y" * 200: {"a": {"rules.penalty": 5}}}})
     load({**base, "sweep": {"variant": {"x" * 80: {"rules.penalty": 5}}}})
+
+
+def test_the_resource_tracker_does_not_add_lines_after_a_dead_workers_error():
+    """loky's resource tracker, a process of its own, warned at exit of the semaphores a killed worker held
+    (four lines after the run's one-line error, now and then): it is started with those warnings ignored."""
+    import sys as _sys
+    if not _sys.platform.startswith("linux"):
+        pytest.skip("reads the tracker's command line from /proc")
+    from joblib.externals.loky.backend.resource_tracker import _resource_tracker
+
+    from simcore.runner import TRACKER_WARNINGS, _process_pool
+    assert _process_pool(2).submit(sum, [1, 2]).result() == 3
+    pid = _resource_tracker._pid
+    args = open(f"/proc/{pid}/cmdline").read().split("\0")
+    assert f"-W{TRACKER_WARNINGS}" in args, args
