@@ -126,8 +126,9 @@ def answer_turn_order(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
                 f"{fmt_metric('seat_advantage', a, True)}"
                 + (", clearly" if alo is not None and (alo > 0 or ahi < 0) else ", not clearly")
                 + " different from it); "
-                + (f"best seat {int(np.argmax(shares))}, worst seat {int(np.argmin(shares))}" if max(shares) > min(shares)
-                   else "every seat wins as often"))
+                + ((f"best seat {int(np.argmax(shares))}, worst seat {int(np.argmin(shares))} by the estimates"
+                    + (f" ({head_f['test']} of equal seats p = {head_f['p']:.2g})" if head_f["p"] is not None else ""))
+                   if max(shares) > min(shares) else "every seat wins as often"))
         if ev:
             e = head_f[names[1]]
             text += f"; {ev}: seat 0 (the first) {ci_text(*e[0])}, seat {P - 1} (the last) {ci_text(*e[P - 1])}"
