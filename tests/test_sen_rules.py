@@ -570,3 +570,15 @@ def test_rulebook_b2_a_drawn_land_the_player_does_not_like_goes_on_the_face_up_p
     assert (st.dream == dream).all() and (st.mem == mem).all() and not st.kept[0].any()
     assert st.ptr[0] == ptr[0] + 1                                 # one card fewer in the face-down pile
     assert st.cur[0] == 1 and st.turns[0] == 1
+
+
+def test_tied_final_scores_share_the_victory():
+    """"In the event of a tie, the players share the victory": the seats tied on the lowest score each win
+    1/k of the game; a game stopped at the turn limit has no winner."""
+    from simcore.rng import game_keys, root_key
+    eng = Sen()
+    st = eng.new_state(game_keys(root_key(0), np.arange(4)), 4, SenRules())
+    st.score[:] = np.array([[40, 25, 25, 60], [10, 10, 10, 10], [30, 31, 32, 33], [25, 25, 70, 80]])
+    st.timeout[:] = [False, False, False, True]
+    win = eng.outcome(st)["win"]
+    assert win.tolist() == [[0, 0.5, 0.5, 0], [0.25] * 4, [1, 0, 0, 0], [0, 0, 0, 0]]

@@ -294,21 +294,23 @@ def test_victory_example_2():
 
 
 def test_victory_example_3_ties_on_hand_then_turn_order():
-    # Kaito 0, Himari 1, Yoshihisa 2 tie for the tallest pile; Tomoe (3) holds the shortest and is out.
-    # Hands: Kaito 2, Himari 2, Yoshihisa 0. With Tomoe having emptied the middle, the final turns run
-    # Kaito, Himari, Yoshihisa, Tomoe: Himari played later than Kaito and wins.
-    piles = [[6, 3, 3, 2], [6, 4, 2, 2], [6, 5, 5, 2], [5, 5, 5, 1]]
-    hands = [2, 2, 0, 4]
+    # The rulebook's seating (its end-of-game example): Kaito 0, Tomoe 1, Yoshihisa 2, Himari 3 in turn order.
+    # Kaito, Yoshihisa and Himari tie for the tallest pile; Tomoe holds the shortest and is out. Hands:
+    # Kaito 2, Himari 2, Yoshihisa 0. The rulebook does not say who emptied the middle; Himari's final turn
+    # comes after Kaito's, as its example has it, only where she emptied it herself: the final turns then run
+    # Kaito, Tomoe, Yoshihisa, Himari, and she wins.
+    piles = [[6, 3, 3, 2], [5, 5, 5, 1], [6, 5, 5, 2], [6, 4, 2, 2]]
+    hands = [2, 4, 0, 2]
     elim, nobody, win = result(piles, hands, 3)
-    assert elim == [False, False, False, True] and win == 1
-    # had Kaito emptied the middle, he would have played last of all and win the tie
-    assert result(piles, hands, 0)[2] == 0
+    assert elim == [False, True, False, False] and win == 3
+    # with anyone else emptying it (Tomoe, as in the end-of-game example) Kaito's final turn comes later
+    assert [result(piles, hands, e)[2] for e in range(4)] == [0, 0, 0, 3]
     # a larger hand beats turn order
-    assert result(piles, [2, 3, 0, 4], 3)[2] == 1 and result(piles, [3, 2, 0, 4], 1)[2] == 0
+    assert result(piles, [2, 4, 0, 3], 1)[2] == 3 and result(piles, [3, 4, 0, 2], 3)[2] == 0
     # which tie-break decided: hands here (three tied for the tallest), then the order (two with most tiles)
     res = winners(np.array([piles]), np.array([hands]), np.array([3]))
     assert res["by_hand"][0] and res["by_order"][0]
-    res = winners(np.array([piles]), np.array([[2, 3, 0, 4]]), np.array([3]))
+    res = winners(np.array([piles]), np.array([[2, 4, 0, 3]]), np.array([3]))
     assert res["by_hand"][0] and not res["by_order"][0]        # hands alone decide
     res = winners(np.array([[[7, 4, 3, 3], [5, 4, 4, 4], [6, 5, 4, 4]]]), np.array([[0, 0, 0]]), np.array([2]))
     assert not res["by_hand"][0] and not res["by_order"][0]    # one tallest pile: no tie-break
@@ -356,7 +358,7 @@ def test_outcome_columns_from_a_finished_position():
 
 
 # ----- victory through the engine's own outcome (``Senshi.outcome``, the compiled ``_k_outcome``) --------
-KAITO, HIMARI, YOSHIHISA, TOMOE = 0, 1, 2, 3
+KAITO, HIMARI, YOSHIHISA = 0, 1, 2   # examples 1 and 2: three players
 
 
 def ended(piles, hands, emptier, rest_to):
@@ -414,24 +416,25 @@ def test_engine_victory_example_2():
     assert out["tie_hand"][0] == 0 and out["tie_order"][0] == 0
 
 
-# Example 3: Kaito, Himari and Yoshihisa tie for the tallest pile (6) and none holds the shortest; Tomoe
-# (seat 3) holds it and is out. Kaito and Himari hold 2 tiles, Yoshihisa none.
-EX3_PILES = [[6, 3, 3, 2], [2, 6, 2, 4], [5, 2, 6, 5], [5, 5, 5, 1]]
+# Example 3, four players seated as the rulebook's end-of-game example seats them (Tomoe, Yoshihisa, Himari,
+# Kaito in turn order): Kaito, Yoshihisa and Himari tie for the tallest pile (6) and none holds the shortest;
+# Tomoe holds it and is out. Kaito and Himari hold 2 tiles, Yoshihisa none.
+K4, T4, Y4, H4 = 0, 1, 2, 3
+EX3_PILES = [[6, 3, 3, 2], [5, 5, 5, 1], [5, 2, 6, 5], [2, 6, 2, 4]]
 
 
 def example_3(kaito_hand, himari_hand, emptier):
-    return ended(EX3_PILES, {KAITO: kaito_hand, HIMARI: himari_hand, YOSHIHISA: [0, 0, 0, 0]}, emptier,
-                 rest_to=TOMOE)
+    return ended(EX3_PILES, {K4: kaito_hand, H4: himari_hand, Y4: [0, 0, 0, 0]}, emptier, rest_to=T4)
 
 
 def test_engine_victory_example_3():
-    # Tomoe emptied the middle: the final turns ran Kaito, Himari, Yoshihisa, Tomoe, so Himari played later
-    # than Kaito and wins
-    out = example_3([0, 2, 0, 0], [0, 0, 2, 0], emptier=TOMOE)
-    assert out["hand"][0].tolist()[:3] == [2, 2, 0]
-    assert out["eliminated"][0].tolist() == [0, 0, 0, 1] and out["nobody_eliminated"][0] == 0
-    assert out["max_pile"][0].tolist() == [6, 6, 6, 5]
-    assert out["win"][0].tolist() == [0, 1, 0, 0] and out["winning_pile"][0] == 6
+    # the rulebook does not say who emptied the middle: "Himari went later in the turn order" holds where she
+    # emptied it herself (the final turns ran Kaito, Tomoe, Yoshihisa, Himari), and she wins
+    out = example_3([0, 2, 0, 0], [0, 0, 2, 0], emptier=H4)
+    assert [out["hand"][0, s] for s in (K4, H4, Y4)] == [2, 2, 0]
+    assert out["eliminated"][0].tolist() == [0, 1, 0, 0] and out["nobody_eliminated"][0] == 0
+    assert out["max_pile"][0].tolist() == [6, 5, 6, 6]
+    assert out["win"][0].tolist() == [0, 0, 0, 1] and out["winning_pile"][0] == 6
     assert out["tie_hand"][0] == 1 and out["tie_order"][0] == 1
 
 
@@ -442,11 +445,11 @@ def test_engine_tie_break_hand_size_before_turn_order():
         assert out["win"][0].tolist() == [1, 0, 0, 0], emptier
         assert out["tie_hand"][0] == 1 and out["tie_order"][0] == 0
     # an eliminated player's hand does not take part: Tomoe holds the most tiles and still loses
-    out = example_3([0, 0, 0, 1], [0, 0, 0, 0], TOMOE)
-    assert out["hand"][0, TOMOE] > out["hand"][0, KAITO] and out["win"][0].tolist() == [1, 0, 0, 0]
+    out = example_3([0, 0, 0, 1], [0, 0, 0, 0], T4)
+    assert out["hand"][0, T4] > out["hand"][0, K4] and out["win"][0].tolist() == [1, 0, 0, 0]
 
 
-@pytest.mark.parametrize("emptier,winner", [(KAITO, KAITO), (HIMARI, HIMARI), (YOSHIHISA, HIMARI), (TOMOE, HIMARI)])
+@pytest.mark.parametrize("emptier,winner", [(K4, K4), (T4, K4), (Y4, K4), (H4, H4)])
 def test_engine_tie_break_turn_order(emptier, winner):
     # Kaito and Himari tie on pile and hand: the one whose final turn came later wins. The final turns run
     # from the seat left of the emptier round to the emptier, who plays last of all.
@@ -458,10 +461,9 @@ def test_engine_tie_break_turn_order(emptier, winner):
 @pytest.mark.parametrize("emptier", range(4))
 def test_engine_three_way_turn_order_tie(emptier):
     # all three survivors tie on pile and hand: the latest final turn among them wins
-    out = ended(EX3_PILES, {KAITO: [0, 1, 0, 0], HIMARI: [0, 0, 1, 0], YOSHIHISA: [0, 0, 0, 1]}, emptier,
-                rest_to=TOMOE)
+    out = ended(EX3_PILES, {K4: [0, 1, 0, 0], H4: [0, 0, 1, 0], Y4: [0, 0, 0, 1]}, emptier, rest_to=T4)
     order = [(emptier + 1 + i) % 4 for i in range(4)]       # the final turns, the emptier last
-    expect = [p for p in order if p != TOMOE][-1]
+    expect = [p for p in order if p != T4][-1]
     assert out["win"][0].argmax() == expect
     assert out["tie_order"][0] == 1
 
@@ -470,7 +472,7 @@ def test_engine_agrees_with_winners_on_examples():
     # the numpy winners() and the engine's outcome decide the same games
     cases = [([[7, 4, 3, 3], [4, 5, 4, 4], [4, 6, 5, 4]], {}, 2, 0),
              ([[7, 4, 3, 3], [4, 5, 4, 3], [4, 6, 5, 3]], {}, 1, 1)]
-    cases += [(EX3_PILES, {0: [0, 2, 0, 0], 1: [0, 0, 2, 0], 2: [0, 0, 0, 0]}, e, 3) for e in range(4)]
+    cases += [(EX3_PILES, {K4: [0, 2, 0, 0], H4: [0, 0, 2, 0], Y4: [0, 0, 0, 0]}, e, T4) for e in range(4)]
     for piles, hands, emptier, rest_to in cases:
         out = ended(piles, hands, emptier, rest_to)
         res = winners(np.array([piles]), out["hand"].astype(np.int64), np.array([emptier]))
