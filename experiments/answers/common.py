@@ -90,6 +90,14 @@ def show(v: Any) -> str:
     return "none" if v is None else str(v)
 
 
+def print_format(metric: str) -> tuple[int, int, str]:
+    """How a figure prints: its scale, its usual decimals and its unit (a share or a difference of shares in
+    % with one decimal, a game length with one, anything else with two)."""
+    if metric in ("win_share", "seat_advantage"):
+        return 100, 1, "%"
+    return (1, 1, "") if metric == "mean_turns" else (1, 2, "")
+
+
 def fmt_metric(metric: str, x: float, signed: bool = False, bound: bool = False, decimals: int | None = None) -> str:
     """A figure as the sentences show it: a share in % with one decimal, a game length with one, anything
     else with two (or ``decimals``). An estimate that rounds to zero reads 0.0, never -0.0, except a
@@ -98,16 +106,13 @@ def fmt_metric(metric: str, x: float, signed: bool = False, bound: bool = False,
     if x is None or not math.isfinite(x):
         return "n/a"
     sign = "+" if signed else ""
-    scale, d, unit = (100, 1, "%") if metric in ("win_share", "seat_advantage") else \
-        (1, 1, "") if metric == "mean_turns" else (1, 2, "")
+    scale, d, unit = print_format(metric)
     d = d if decimals is None else decimals
     v = round(x * scale, 9)
     r = rounded(x * scale, d)
-    if bound and r == 0.0 and v < 0:
-        return f"-{0.0:.{d}f}{unit}"
-    if signed and r == 0.0 and v < 0:
-        # a difference below 0 that rounds to 0 keeps its sign: "next 9: -0.0%" (-0.04%), where "+0.0%" read
-        # as a gain
+    if (bound or signed) and r == 0.0 and v < 0:
+        # a bound or a difference below 0 that rounds to 0 keeps its sign: "next 9: -0.0%" (-0.04%), where
+        # "+0.0%" read as a gain
         return f"-{0.0:.{d}f}{unit}"
     return f"{r:{sign}.{d}f}{unit}"
 
@@ -137,8 +142,7 @@ def ref_decimals(metric: str, values: tuple[float | None, ...], refs: tuple[floa
                  decimals: int | None = None) -> int | None:
     """Decimals enough (up to 3) that none of ``values`` prints as one of ``refs`` it differs from (by more
     than rounding noise); ``decimals`` where the usual ones do."""
-    base = 1 if metric in ("win_share", "seat_advantage", "mean_turns") else 2
-    scale = 100 if metric in ("win_share", "seat_advantage") else 1
+    scale, base, _ = print_format(metric)
     d = base if decimals is None else decimals
     pairs = [(v, r) for v in values for r in refs if v is not None and r is not None and math.isfinite(v)
              and math.isfinite(r) and abs(v - r) * scale > 1e-9]
@@ -162,8 +166,7 @@ def fine_decimals(metric: str, lo: float | None, hi: float | None) -> int | None
     None for the usual ones."""
     if lo is None or hi is None or not (math.isfinite(lo) and math.isfinite(hi)) or (lo == hi == 0):
         return None
-    base = 1 if metric in ("win_share", "seat_advantage", "mean_turns") else 2
-    scale = 100 if metric in ("win_share", "seat_advantage") else 1
+    scale, base, _ = print_format(metric)
     d = base
     if lo == hi:  # the same shift on every deal: enough decimals that it does not print as 0
         while d < 3 and rounded(lo * scale, d) == 0:
