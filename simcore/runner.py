@@ -966,10 +966,14 @@ def _stop_pool(pool: Any, running: set) -> None:
     has been handed on.
 
     Python's executor (the "multiprocessing" backend) has no way to stop its workers: they are ended
-    here with SIGTERM (a worker ends at once: it keeps no handler for it) and the queued tasks dropped."""
+    here with SIGTERM (a worker ends at once: it keeps no handler for it) and the queued tasks dropped.
+    Its manager thread is then waited for: that thread closes the pipe that wakes it, and at exit Python
+    writes to the pipe unless it is closed already; closed at that very moment, the write printed an
+    OSError traceback after the run's one-line error (Python 3.11)."""
     if isinstance(pool, concurrent.futures.ProcessPoolExecutor):
         with _ctrl_c_deferred():
             procs = list((pool._processes or {}).values())
+            manager = pool._executor_manager_thread  # (the shutdown forgets it)
             pool.shutdown(wait=False, cancel_futures=True)
             for p in procs:
                 if p.exitcode is None:
@@ -978,6 +982,8 @@ def _stop_pool(pool: Any, running: set) -> None:
                 p.join(timeout=5)
                 if p.exitcode is None:
                     p.kill()
+            if manager is not None:
+                manager.join(timeout=10)
         return
     with _ctrl_c_deferred():
         deadline = time.monotonic() + 2.0

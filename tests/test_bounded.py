@@ -597,3 +597,26 @@ def test_the_resource_tracker_does_not_add_lines_after_a_dead_workers_error():
     pid = _resource_tracker._pid
     args = open(f"/proc/{pid}/cmdline").read().split("\0")
     assert f"-W{TRACKER_WARNINGS}" in args, args
+
+
+def _ends_its_process(i):
+    if i == 3:
+        os._exit(3)
+    return i
+
+
+def test_a_forked_pool_whose_worker_died_is_stopped_with_its_wakeup_pipe_closed(monkeypatch):
+    """At exit Python writes to the pipe that wakes a pool's manager thread unless it is closed; were the
+    thread closing it at that moment, an OSError traceback followed the run's one-line error. The pool is
+    stopped only once that thread has closed it (here it takes its time)."""
+    import concurrent.futures.process as cfp
+    close = cfp._ThreadWakeup.close
+
+    def slow_close(self):
+        time.sleep(0.5)
+        close(self)
+    monkeypatch.setattr(cfp._ThreadWakeup, "close", slow_close)
+    tasks = iter([(_ends_its_process, (i,)) for i in range(8)])
+    with pytest.raises(R.WorkerDied):
+        R._run_processes(tasks, 2, lambda i, r: None, forked=True)
+    assert all(w._closed for w in list(cfp._threads_wakeups.values()))
