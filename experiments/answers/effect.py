@@ -113,11 +113,14 @@ def answer_effect(cfg: Config, cells: pl.DataFrame, runs: list[CellRun], ratings
             tally[1] += n
             tally[2] += 1 if stopped else 0  # groups with games stopped
             if stopped:  # games stopped at the turn limit: nobody's win, and their turns count in the length
-                clo, chi = wilson(n - stopped, n)
+                fin = finished(sub, vec)  # told after the changes over all games
+                # over deals where the per-deal rows tell the finished games apart (a deal's rotations share its
+                # cards, and may all stop), else Wilson's over the games
+                _, clo, chi = (deal_values_ci(vec[VEC_ROWS.index("decided")], True) if fin is not None
+                               else (None, *wilson(n - stopped, n)))
                 part.append(f"completion {short_of_whole(1 - stopped / n)} "
                             f"{span('win_share', float(clo), float(chi))} "
                             f"({stopped:,} of {n:,} games stopped at the turn limit)")
-                fin = finished(sub, vec)  # told after the changes over all games
                 bfin = finished(base, bvec) if fin is not None and value != rep.baseline else None
                 if fin is not None:
                     r, z = fin
