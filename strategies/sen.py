@@ -411,8 +411,9 @@ def _first_unknown_peek(obs, prm, rng):
 
 @dataclasses.dataclass(frozen=True)
 class Threshold(Strategy):
-    """Reference policy: wake when the own estimate is at most ``wake``; replace the worst known slot
-    with a lower card; use Peek 1 on an unknown own slot (docs/games/sen.md)."""
+    """Reference policy: wake when the own estimate is at most ``wake``; replace the own land of the
+    largest estimate (an unknown one counts 31/6) with a lower card; use Peek 1 on an unknown own slot
+    (docs/games/sen.md)."""
     name: ClassVar[str] = "threshold"
     game: ClassVar[str] = "sen"
     wake: int = param(10, "say WAKE UP! when the estimated own total (unknown = 279/54) is at most this "
