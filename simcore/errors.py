@@ -65,7 +65,31 @@ def strategy_error(agent: object, decision: str, exc: BaseException) -> BaseExce
         return StrategyError(f"strategy {name}: its decision {decision!r} failed to compile: "
                              f"{type(exc).__name__}" + (f": {text}" if text else "") + hint)
     return StrategyError(f"strategy {name} failed in its decision {decision!r}: {type(exc).__name__}"
-                         + (f": {text}" if text else ""))
+                         + (f": {text}" if text else "") + raised_at(exc))
+
+
+def raised_at(exc: BaseException) -> str:
+    """Where in a strategy's own code ``exc`` was raised, `` (at FILE, line N)``: the last line of its
+    traceback outside the libraries and outside the engines (simcore), so that a mistake in a numpy
+    strategy's file (``obs.legal()`` for a property, say) points at its line; an empty string where there
+    is none (compiled code keeps no Python lines)."""
+    import os
+    import sysconfig
+    import traceback
+    try:
+        frames = traceback.extract_tb(exc.__traceback__)
+        skip = {os.path.realpath(sysconfig.get_paths()[k]) + os.sep for k in ("stdlib", "platstdlib", "purelib",
+                                                                            "platlib")}
+        engines = os.path.dirname(os.path.realpath(__file__)) + os.sep
+        for fr in reversed(frames):
+            path = os.path.realpath(fr.filename)
+            if not os.path.isfile(path) or path.startswith(engines) or any(path.startswith(p) for p in skip):
+                continue
+            rel = os.path.relpath(path)
+            return f" (at {rel if not rel.startswith('..') else path}, line {fr.lineno})"
+    except Exception:  # noqa: BLE001 - the error's one line matters more than where it was raised
+        return ""
+    return ""
 
 
 #: where numba's compiler works: an exception raised in one of these files is a compiler's, not the decision's

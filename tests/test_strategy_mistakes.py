@@ -626,3 +626,29 @@ def test_a_draw_below_1_raises_in_both_forms():
     assert 0 <= draw(rng, 5) < 5
     with pytest.raises(ValueError, match=r"integer\(rng, high\) needs high >= 1"):
         draw(rng, 0)
+
+
+CALLS_A_PROPERTY = """
+import dataclasses
+from typing import ClassVar
+import numpy as np
+from strategies.base import Strategy
+
+@dataclasses.dataclass(frozen=True)
+class Calls(Strategy):
+    game: ClassVar[str] = "fan-and-mallet"
+    def play(self, obs, rng):
+        first = obs.landing[:, 0]
+        legal = obs.legal()
+        return np.argmax(legal, axis=1)
+"""
+
+
+def test_an_exception_in_a_numpy_strategy_names_its_file_and_line(tmp_path):
+    """obs.legal is a property: calling it raises in the strategy's own line 12, which the one line names
+    (the engine's frames and numpy's are passed over)."""
+    path = tmp_path / "calls.py"
+    path.write_text(CALLS_A_PROPERTY)
+    r = cli.invoke(app, ["play", "fan-and-mallet", "-s", f"{path}:Calls", "-n", "10", "--no-progress"])
+    one_error_line(r, "failed in its decision 'play': TypeError: 'numpy.ndarray' object is not callable "
+                      f"(at {os.path.realpath(path)}, line 12)")
