@@ -99,6 +99,15 @@ RESULT_COLUMNS = frozenset("""
     seat_advantage_hi seat_advantage_lo seat_balance_p seat_spread seconds setting solution sprt start starts step strategy survived tied
     timeouts trial trial_value turns turns_hi turns_lo upper value versus who win win_hi win_lo win_share
 """.split())
+class _Absent:
+    """What :meth:`Checker.fail` is given for a key that is not in the config at all."""
+
+    def __repr__(self) -> str:
+        return "ABSENT"
+
+
+#: a required key that the config leaves out (``ck.fail(key, expected, ABSENT)``)
+ABSENT = _Absent()
 #: the most cells a grid may have: each cell is checked and held in memory with its figures (some 50-110 KB a
 #: cell through a run, measured: 10,000 cells of one deal each peaked at 1.1 GB), and no report reads more
 MAX_CELLS = 10_000
@@ -201,7 +210,14 @@ class _Checker:
         self.path = path
 
     def fail(self, key: str, expected: str, got: Any = dataclasses.MISSING) -> None:
+        """Refuse ``key``: ``expected`` says what it should be, ``got`` what it is (:data:`ABSENT`: the key is
+        not in the config, said as missing rather than as a value the user wrote)."""
         where = f"{self.path}: {key}" if key else self.path
+        if got is ABSENT:
+            inner = expected[len("this key ("):-1] if expected.startswith("this key (") else None
+            why = ("a required key" if inner == "required" else inner if inner and inner.startswith("required")
+                   else f"expected {inner}" if inner else None)
+            raise SenseiError(f"{where}: missing ({why})" if why else f"{where}: missing; expected {expected}")
         tail = "" if got is dataclasses.MISSING else f", got {_show(got)}"
         raise SenseiError(f"{where}: expected {expected}{tail}")
 
@@ -333,7 +349,7 @@ def parse(raw: dict[str, Any], path: str = DICT_CONFIG, games_override: int | No
     ck.keys(raw, TOP_KEYS | answer_tables(), "")
     for key in ("title", "question", "game"):
         if key not in raw:
-            ck.fail(key, "this key (required)", "nothing")
+            ck.fail(key, "this key (required)", ABSENT)
     title = ck.text(raw["title"], "title")
     question = ck.text(raw["question"], "question")
     game_name = ck.text(raw["game"], "game")
@@ -371,7 +387,7 @@ def parse(raw: dict[str, Any], path: str = DICT_CONFIG, games_override: int | No
 
     # (required, but checked after the game and the values above: a missing lineup hid a mistyped game name)
     if "lineup" not in raw:
-        ck.fail("lineup", "this key (required)", "nothing")
+        ck.fail("lineup", "this key (required)", ABSENT)
     lineup = ck.table(raw["lineup"], "lineup")
     ck.keys(lineup, LINEUP_KEYS, "lineup.")
     swept_focus = sweep.get("focus")
@@ -390,7 +406,7 @@ def parse(raw: dict[str, Any], path: str = DICT_CONFIG, games_override: int | No
     if kind == "focus":
         roles["focus"] = ck.text(lineup["focus"], "lineup.focus")
         if "field" not in lineup:
-            ck.fail("lineup.field", "a strategy spec for the other seats (required with focus)", "nothing")
+            ck.fail("lineup.field", "a strategy spec for the other seats (required with focus)", ABSENT)
         roles["field"] = ck.text(lineup["field"], "lineup.field")
     elif kind == "seats":
         if "field" in lineup:
@@ -946,7 +962,7 @@ def _report_head(value: Any, ck: _Checker, kind: str, axes: list[str], has_sprt:
                             + f" (none is given, and the config sweeps {len(axes)}; the others become groups)")
                 ck.fail("report.over", f"a sweep axis for answer = {answer!r} to compare (this config sweeps nothing: "
                         "add a [sweep] of what to compare, or for one setting ask answer = \"summary\", whose "
-                        "sentence gives seat 0's advantage)", "nothing")
+                        "sentence gives seat 0's advantage)", ABSENT)
             over = cands[0]
         if over not in axes:
             ck.fail("report.over", "one of the sweep axes " + (", ".join(axes) or "(there are none)"), over)
@@ -1002,11 +1018,11 @@ def _report(value: Any, ck: _Checker, kind: str, axes: list[str], sprt: SprtSpec
         if "goal" in t:
             ck.fail("report.goal", "max or min (which direction of the metric is better)", goal)
         ck.fail("report.goal", f"max or min (which direction of the metric is better; {metric} has no "
-                "default direction)", "nothing")
+                "default direction)", ABSENT)
     baseline = t.get("baseline")
     if spec.baseline == "required":
         if baseline is None:
-            ck.fail("report.baseline", "the value of report.over to compare every other value with", "nothing")
+            ck.fail("report.baseline", "the value of report.over to compare every other value with", ABSENT)
     elif baseline is not None and not spec.baseline:
         ck.fail("report.baseline", "nothing unless answer is "
                 + ", ".join(n for n, k in kinds.items() if k.baseline), baseline)

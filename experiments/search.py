@@ -33,7 +33,7 @@ import polars as pl
 from simcore.errors import SenseiError
 from simcore.runner import check_jobs, chunks, play_chunk, run_chunks
 
-from .config import Cell, Config
+from .config import ABSENT, Cell, Config
 from .engine import VEC_ROWS, CellProgress, CellRun, ChunkStore, chunk_size
 
 #: at most this many settings in a grid searched by a race (a larger grid is an error: use optuna)
@@ -79,7 +79,7 @@ def parse_param(key: str, value: Any, ck) -> Param:
     ck.keys(value, {"min", "max", "step"}, f"{where}.")
     for k in ("min", "max"):
         if k not in value:
-            ck.fail(f"{where}.{k}", "this key (a number)", "nothing")
+            ck.fail(f"{where}.{k}", "this key (a number)", ABSENT)
     lo, hi = ck.number(value["min"], f"{where}.min"), ck.number(value["max"], f"{where}.max")
     if hi <= lo:
         ck.fail(f"{where}.max", f"a number greater than min = {value['min']}", value["max"])

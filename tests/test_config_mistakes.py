@@ -279,9 +279,10 @@ def test_risk_in_a_game_without_a_0_1_column_says_the_answer_does_not_apply():
     refused(raw, "report.event: sen has no per-seat 0/1 outcome column", "answer = 'risk' does not apply")
 
 
-def test_a_metric_without_a_default_direction_needs_a_goal_and_says_it_got_nothing():
+def test_a_metric_without_a_default_direction_needs_a_goal_and_says_it_is_missing():
+    """A key left out is said to be missing (it read "got 'nothing'", as if the config had written that)."""
     raw = {**SEN, "sweep": {"rules.penalty": [5, 15]}, "report": {"answer": "best", "metric": "mean_score"}}
-    refused(raw, "report.goal: expected max or min", "mean_score has no default direction", "got 'nothing'")
+    refused(raw, "report.goal: missing; expected max or min", "mean_score has no default direction")
     refused({**raw, "report": {**raw["report"], "goal": "up"}}, "report.goal: expected max or min", "got 'up'")
     load_config({**raw, "report": {**raw["report"], "goal": "min"}})
 
@@ -420,8 +421,8 @@ EQ = {**SEN, "games": 20, "seed": 1, "search": {"focus.wake": {"min": 4, "max": 
 
 
 def test_an_equilibrium_without_a_start_says_the_field_is_not_on_the_grid_after_the_other_mistakes():
-    refused(EQ, "search.start: expected a start value on the family's grid (the field threshold:wake=10 is not a "
-            "setting of it), got 'nothing'")
+    refused(EQ, "search.start: missing; expected a start value on the family's grid (the field threshold:wake=10 is "
+            "not a setting of it)")
     refused({**EQ, "search": {**EQ["search"], "start": []}}, "got []")
     for extra, words in (({"steps": 0}, "search.steps: expected an integer >= 1"),
                          ({"meta": [7]}, "search.meta: expected player counts of the grid"),
@@ -705,4 +706,4 @@ def test_a_missing_lineup_does_not_hide_a_mistyped_game_or_bad_values():
     refused({**base, "games": -3}, "games")
     refused({**base, "players": "x"}, "players")
     refused({**base, "rules": {"penalty": "high"}}, "rules: sen.penalty: expected an integer")
-    refused(base, "lineup: expected this key (required), got 'nothing'")
+    refused(base, "lineup: missing (a required key)")

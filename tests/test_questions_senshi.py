@@ -233,7 +233,7 @@ def test_per_game_left_out_is_what_the_answer_needs():
 
 
 @pytest.mark.parametrize("report, lineup, message", [
-    ({"event": None}, None, "report.event: expected this key"),
+    ({"event": None}, None, "report.event: missing .required for answer = "),
     ({"event": "winning_pile"}, None, r"report.event: expected a per-seat 0/1 outcome column of senshi \(one of "
                                       r"eliminated \(elimination_rate\)"),
     ({"answer": "balance"}, None, "report.event: expected nothing unless"),

@@ -139,7 +139,7 @@ def test_inside_band():
     ({"answer": "calibration", "over": "rules.sticks", "score_band": [25, 35], "top_share": [0.01, 0.1],
       "per_game": False}, "report.per_game: expected true"),
     ({"answer": "calibration", "over": "rules.sticks", "top_share": [0.01, 0.1], "per_game": True},
-     "report.score_band: expected this key"),
+     "report.score_band: missing .required for answer = 'calibration'."),
     ({"answer": "calibration", "over": "rules.sticks", "score_band": [35, 25], "top_share": [0.01, 0.1],
       "per_game": True}, "report.score_band: expected two numbers"),
     ({"answer": "calibration", "over": "rules.sticks", "score_band": [25, 35], "top_share": [0.1, 2],

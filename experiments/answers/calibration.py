@@ -15,6 +15,7 @@ import polars as pl
 from simcore.registry import get_game
 from simcore.stats import half_width, holm, inside_band, mean_interval, paired_diff, wilson
 
+from ..config import ABSENT
 from .base import AnswerKind, CheckContext, ReportContext, Result
 from .common import ci_cell, label
 from .common import (dci_text, describe_group, join_values, deal_frame, est_row, experiment_labels, frame, lineup_label, pm_metric, pm_text, pooled_totals, seat0_advantage, short, show,
@@ -266,7 +267,7 @@ def check(ctx: CheckContext) -> dict[str, Any]:
                 sorted({c.players for c in ctx.cells}))
     for key in ("score_band", "top_share"):
         if key not in t:
-            ck.fail(f"report.{key}", "this key (required for answer = 'calibration')", "nothing")
+            ck.fail(f"report.{key}", "this key (required for answer = 'calibration')", ABSENT)
     return {"score_band": _band(t["score_band"], ck, "report.score_band", None, None),
             "top_share": _band(t["top_share"], ck, "report.top_share", 0.0, 1.0)}
 

@@ -23,6 +23,8 @@ from simcore.errors import SenseiError
 from simcore.registry import get_game
 from simcore.stats import finite_or_none, half_width
 
+from ..config import ABSENT
+
 if TYPE_CHECKING:
     from ..config import Config
     from ..engine import CellRun
@@ -473,7 +475,7 @@ def check_event(ctx, required: bool) -> str | None:
                 sorted({c.players for c in cells}))
     if "event" not in t:
         if required:
-            ck.fail("report.event", f"this key (required for answer = {answer!r})", "nothing")
+            ck.fail("report.event", f"this key (required for answer = {answer!r})", ABSENT)
         return None
     # a rate (a share of games: its name ends in _rate) counts a 0/1 column; a mean (mean_largest_pile) does not
     rates = {m.num: m.name for m in eng.ratio_metrics

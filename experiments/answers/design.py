@@ -37,6 +37,7 @@ from simcore.errors import SenseiError
 from simcore.stats import deal_values_ci, paired_diff
 
 from ..search import focus_values, setting_label
+from ..config import ABSENT
 from .base import AnswerKind, CheckContext, ReportContext, Result
 from .common import SHARE_RANGE, and_list, clip_interval, describe_group, frame, join_values, lineup_label, metric_range, short_spec
 from .searching import (SearchSpec, confirm_row, confirmation, confirmed_text, edge_text, group_axes, parse_confirm,
@@ -68,7 +69,7 @@ def check(ctx: CheckContext) -> dict[str, Any]:
     ck, t = ctx.ck, ctx.table
     objective = t.get("objective")
     if objective is None:
-        ck.fail("report.objective", "the figure to optimise (one of " + ", ".join(OBJECTIVES) + ")", "nothing")
+        ck.fail("report.objective", "the figure to optimise (one of " + ", ".join(OBJECTIVES) + ")", ABSENT)
     if objective not in OBJECTIVES:
         ck.fail("report.objective", "one of " + ", ".join(OBJECTIVES), objective)
     on_eq = objective in EQUILIBRIUM
@@ -110,7 +111,7 @@ def check(ctx: CheckContext) -> dict[str, Any]:
     if goal is not None and (target is not None or band is not None):
         ck.fail("report.goal", "nothing with a target or a band", goal)
     if goal is None and target is None and band is None:
-        ck.fail("report.goal", "max or min, or report.target or report.band (what the design aims at)", "nothing")
+        ck.fail("report.goal", "max or min, or report.target or report.band (what the design aims at)", ABSENT)
     for cell in ctx.cells:
         for s, where in probe_settings(spec):
             _rules(ctx.eng, cell, s, ck, where)
@@ -161,7 +162,7 @@ def _family_spec(ctx: CheckContext, spec: SearchSpec, opts: dict[str, Any]) -> t
         start = ({k: field.params().get(k.partition(".")[2]) for k in keys} if type(field) is type(focus) else None)
         if start is None or start not in settings:
             ck.fail("search.start", "a start value on the family's grid (the field "
-                    f"{field.spec()} is not a setting of it)", "nothing")
+                    f"{field.spec()} is not a setting of it)", ABSENT)
     family.options.update({"start": [start], "steps": ck.integer(opts.get("steps", 8), "search.steps"), "meta": []})
     return design, family
 

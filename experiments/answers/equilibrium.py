@@ -42,6 +42,7 @@ from simcore.options import shown
 from simcore.stats import deal_share_interval, deal_values_ci
 
 from ..search import Param, seat_values, setting_label
+from ..config import ABSENT
 from .base import AnswerKind, CheckContext, ReportContext, Result
 from .common import check_event, clip_interval, describe_group, frame, join_values, metric_range, short_spec
 from .searching import (SearchSpec, closest_rival, confirm_fits, deviator_values, edge_text, fair_of, group_axes,
@@ -188,7 +189,7 @@ def _no_start(ck, value, ctx) -> None:
     field = ctx.cells[0].agents[1] if len(ctx.cells[0].agents) > 1 else ctx.cells[0].agents[0]
     why = "is not a setting of it" if type(field) is type(ctx.cells[0].agents[0]) else "is not of the focus's family"
     ck.fail("search.start", f"a start value on the family's grid (the field {field.spec()} {why})",
-            "nothing" if value is None else value)
+            ABSENT if value is None else value)
 
 
 def _estimate(cfg, spec: SearchSpec) -> int:

@@ -24,7 +24,7 @@ from simcore.runner import MAX_GAMES
 from simcore.stats import deal_values_ci, paired_diff
 from strategies.registry import make_strategy
 
-from ..config import DEFAULT_GAMES
+from ..config import ABSENT, DEFAULT_GAMES
 from ..search import Evaluator, Param, focus_values, grid, parse_param, seat_values, setting_label
 from .common import SHARE_DIFFERENCES, average_seat, clip_interval, fmt_metric, in_percent, metric_range, span
 
@@ -73,7 +73,7 @@ def parse_search(ctx, extra: set[str], what: str, required: bool = True) -> tupl
     ck = ctx.ck
     if "search" not in ctx.raw:
         ck.fail("search", f"a [search] table: the parameters {what} (required for answer = "
-                f"{ctx.report.answer!r})", "nothing")
+                f"{ctx.report.answer!r})", ABSENT)
     t = ck.table(ctx.raw["search"], "search")
     params, opts = [], {}
     for key, value in t.items():
