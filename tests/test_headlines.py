@@ -131,7 +131,8 @@ def test_best_headline_adds_the_lowest_mean_score():
     # few groups: the answer's own sentences, then the mean score
     one = best.headline(rep, "win share", picks[:1], lows[:1], ["best wake: 14, ..."])
     assert one == ["best wake: 14, ...", "The wake with the lowest mean score is 14, mean score 80.00 ± 2.00 "
-                   "(next 10: +1.50, paired 95% CI [+0.50, +2.50]); it is also the wake with the highest win share."]
+                   "(next 10: +1.50, paired 95% CI [+0.50, +2.50], clearly worse); it is also the wake with the highest win "
+                   "share."]
     # without a mean score (another metric, or no focus): as before
     assert best.headline(rep, "win share", picks[:2], [], ["a", "b"]) is None
 

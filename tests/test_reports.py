@@ -438,3 +438,56 @@ def test_a_run_with_fewer_deals_than_its_config_says_so_at_its_answer(tmp_path):
     res = run_experiment(CFG, games=10)
     page = open(build_report(res.write(str(tmp_path))), encoding="utf-8").read()
     assert "played with --games 10, where its config asks for games = 20" in page
+
+
+IDLE = """
+import dataclasses
+from typing import ClassVar
+from strategies.base import param
+from strategies.sen import Threshold
+
+
+@dataclasses.dataclass(frozen=True)
+class Idle(Threshold):
+    name: ClassVar[str] = "idle"
+    unused: int = param(1, "a parameter that changes nothing", min=0)
+"""
+
+
+def _answer_table(page: str) -> list[dict]:
+    sec = page[page.index('id="answer-table"'):]
+    table = sec[:sec.index("</table>")]
+    head = re.findall(r"<th>(.*?)</th>", table)
+    return [dict(zip(head, re.findall(r"<td>(.*?)</td>", r))) for r in re.findall(r"<tr>(.*?)</tr>", table)
+            if "<td>" in r]
+
+
+def test_best_names_no_best_where_every_value_plays_the_same_games(tmp_path):
+    """A parameter that changes nothing: every value gives the same win share on every deal. The answer said
+    "best unused: 1" and its table "+0.0 [+0.0, +0.0]"; it now says that none is best, and so does the table."""
+    path = tmp_path / "idle.py"
+    path.write_text(IDLE)
+    cfg = {"title": "t", "question": "q", "game": "sen", "games": 12, "seed": 1,
+           "lineup": {"focus": "idle", "field": "threshold"},
+           "sweep": {"focus.unused": [1, 2, 3], "players": [2, 3, 4, 5]},
+           "report": {"answer": "best", "over": "focus.unused"}}
+    res = run_experiment(cfg, strategy_files=[str(path)])
+    assert res.answer[0].startswith("no best unused for 2 players: every value gives the same win share on every "
+                                    "deal, 50.0%"), res.answer
+    assert res.headline == ["Every value of unused gives the same win share on every deal in every group: none is "
+                            "best."]
+    rows = _answer_table(open(build_report(res.write(str(tmp_path / "runs")), index=False), encoding="utf-8").read())
+    assert len(rows) == 4 and all(r["best unused"] == "none: every value the same" for r in rows), rows
+    assert all(r["next minus best (same deals) %"] == "the same on every deal" for r in rows), rows
+
+
+def test_best_gives_the_fair_share_by_symmetry_in_its_table_without_an_interval(tmp_path):
+    """The sentence gives the field's own value's share without an interval; the answer table gave it
+    "33.3 [33.3, 33.3]", which reads as a certainty measured."""
+    cfg = {"title": "t", "question": "q", "game": "sen", "players": 3, "games": 40, "seed": 5,
+           "lineup": {"focus": "threshold", "field": "threshold:wake=10"}, "sweep": {"focus.wake": [7, 10]}}
+    res = run_experiment(cfg)
+    assert res.answer[0].startswith("best wake: 10, win share 33.3% (the fair share by symmetry")
+    assert res.answer[0].endswith(", clearly worse)")  # a clear lead is said, as an unclear one is
+    rows = _answer_table(open(build_report(res.write(str(tmp_path / "runs")), index=False), encoding="utf-8").read())
+    assert rows[0]["win share %"] == "33.3 (by symmetry)", rows

@@ -36,6 +36,7 @@ def answer_best(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
     col, lo_col, hi_col, vrow = METRIC_COLUMNS[rep.metric]
     label = METRICS[rep.metric][0] if rep.metric != "mean_score" else score_name(cfg.game)
     sentences, paired_rows, picks, lows = [], [], [], []
+    same: list[str] = []  # the groups where every value gives the same figure on every deal
     gaxes = cfg.group_axes
     # the focus's mean score beside another metric: which value gives the best (Sen's lowest, the other
     # games' highest), for the headline
@@ -60,6 +61,7 @@ def answer_best(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
             text = (f"best {short(rep.over)}" + (f" for {desc}" if desc else "") + f": {show(best[rep.over])}, "
                     f"{label} {fmt_metric('win_share', best[col])}")
             notes = ["the fair share by symmetry: the field's own strategy in every seat"]
+        first = len(paired_rows)
         for other in sub.iter_rows(named=True):
             if other["cell"] == best["cell"]:
                 continue
@@ -67,6 +69,15 @@ def answer_best(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
             paired_rows.append({**{a: v for a, v in zip(gaxes, key)}, "metric": rep.metric, "over": rep.over,
                                 "value": other[rep.over], "versus": best[rep.over], "diff": d["diff"], "lo": d["lo"],
                                 "hi": d["hi"], "p_value": d["p_value"], "rho": d["rho"], "deals": d["n"]})
+        if sub.height > 1 and all(_same(p) for p in paired_rows[first:]):
+            # every value plays the same games by this figure (a parameter that changes nothing here): no best
+            same.append(desc)
+            shown = (fmt_metric("win_share", best[col]) if rep.metric == "win_share" and by_symmetry(best)
+                     else pm_metric(rep.metric, best[col], best[lo_col], best[hi_col]))
+            text = (f"no best {short(rep.over)}" + (f" for {desc}" if desc else "") + f": every value gives the same "
+                    f"{label} on every deal, {shown}")
+            sentences.append(text + (f" ({notes[0]})" if fair is not None else ""))
+            continue
         if sub.height > 1:
             nxt = sub.row(1, named=True)
             d = next(p for p in paired_rows if p["value"] == nxt[rep.over] and p["versus"] == best[rep.over]
@@ -82,7 +93,7 @@ def answer_best(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
             lo, hi = clip_interval(d["lo"], d["hi"], metric_range(rep.metric, diff=True))
             notes.append(f"next {show(nxt[rep.over])}: " + (_SAME if _same(d) else (
                 f"{fmt_metric(rep.metric, d['diff'], True)}, paired 95% CI {span(rep.metric, lo, hi, True)}"
-                + (_own_words(d, sub.height) if own_next else "" if clear else ", not clearly different"))))
+                + (_own_words(d, sub.height) if own_next else ", clearly worse" if clear else ", not clearly different"))))
             # the field's own value (a table of one strategy, the fair share), where it is neither the best
             # nor the next: is the best clearly better than doing what the table does?
             own = next((o for o in sub.iter_rows(named=True) if rep.metric == "win_share" and by_symmetry(o)
@@ -125,7 +136,7 @@ def answer_best(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
     sentences += [_score_sentence(rep, label, "lowest" if rep.goal == "min" else "highest", [x], low_is_good, x["desc"],
                                   sname) for x in lows if x is not None]
     return sentences, frame(paired_rows), headline(rep, label, picks, [x for x in lows if x is not None], per_group,
-                                                   low_is_good, sname)
+                                                   low_is_good, sname, same)
 
 
 def best_score(sub: pl.DataFrame, runs: list[CellRun], over: str, vrow: int, desc: str, show, best) -> dict | None:
@@ -150,24 +161,40 @@ def best_score(sub: pl.DataFrame, runs: list[CellRun], over: str, vrow: int, des
 
 
 def headline(rep, metric_label: str, picks: list[tuple[str, str, bool]], lows: list[dict] = (),
-             sentences: list[str] = (), low_is_good: bool = True, score_words: str = "mean score") -> list[str] | None:
+             sentences: list[str] = (), low_is_good: bool = True, score_words: str = "mean score",
+             same: list[str] = ()) -> list[str] | None:
     """The best value of each group and in how many it is clearly ahead (one sentence for many groups, else
     the answer's own sentences); then, for a focus and another metric than the mean score, the value with
-    the best mean score in each group (the lowest where a lower score is better, as in Sen; one sentence)."""
+    the best mean score in each group (the lowest where a lower score is better, as in Sen; one sentence).
+    ``same``: the groups where every value gives the same figure on every deal (no best, no pick)."""
     best = "lowest" if rep.goal == "min" else "highest"
     score = _score_sentence(rep, metric_label, best, lows, low_is_good, score=score_words) if lows else None
     if score is not None and len(sentences) + 1 <= 3:
         return [*sentences, score]
-    if len(picks) <= 3 and score is None:
+    if len(picks) + len(same) <= 3 and score is None:
         return None
+    alike = (f"In {len(same)} of the {len(picks) + len(same)} groups every value gives the same {metric_label} on "
+             "every deal: none is best there" + (f" ({join_values(same)})" if len(same) <= 3 else "") + ".") if same else None
+    if not picks:
+        return [f"Every value of {short(rep.over)} gives the same {metric_label} on every deal in every group: none "
+                "is best."] + ([score] if score else [])
     values = [p[1] for p in picks]
     text = (f"The {short(rep.over)} with the {best} {metric_label} ranges from {min(values, key=_num)} to "
-            f"{max(values, key=_num)} over the {len(picks)} groups: " + join_values(f"{p[1]} ({p[0]})" for p in picks) + ".")
+            f"{max(values, key=_num)} over the {len(picks)} groups" + (" with a best" if same else "") + ": "
+            + join_values(f"{p[1]} ({p[0]})" for p in picks) + ".")
     clear = sum(p[2] for p in picks)
-    return [text, f"It is clearly ahead of the next value (the runner-up by that figure) on the same deals in "
-                  f"{clear} of the {len(picks)} groups, which does not make it clearly ahead of every other value "
-                  "(paired.parquet compares it with each); elsewhere the next value is not clearly worse (the table "
-                  "and the full answer give each group's runner-up)." + _own_text(picks)] + ([score] if score else [])
+    one = "the one group with a best" if len(picks) == 1 else None
+    if clear == 0:
+        ahead = (f"It is not clearly ahead of the next value (the runner-up by that figure) on the same deals in "
+                 f"{one or f'any of the {len(picks)} groups'} (the table and the full answer give each group's "
+                 "runner-up).")
+    else:
+        ahead = (f"It is clearly ahead of the next value (the runner-up by that figure) on the same deals in "
+                 + (one or f"all {len(picks)} groups" if clear == len(picks) else f"{clear} of the {len(picks)} groups")
+                 + ", which does not make it clearly ahead of every other value (paired.parquet compares it with "
+                 "each)" + ("; elsewhere the next value is not clearly worse (the table and the full answer give "
+                            "each group's runner-up)" if clear < len(picks) else "") + ".")
+    return [text, ahead + _own_text(picks)] + ([alike] if alike else []) + ([score] if score else [])
 
 
 #: the words for a paired difference of 0 on every deal (two values that play the same games): "+0.00, paired
@@ -236,7 +263,7 @@ def _score_sentence(rep, metric_label: str, best: str, lows: list[dict], low_is_
             d = x["d"]
             text += (f" (next {x['next']}: " + (_SAME if _same(d) else (
                 f"{fmt_metric('mean_score', d['diff'], True)}, paired 95% CI {span('mean_score', d['lo'], d['hi'], True)}"
-                + ("" if x["clear"] else ", not clearly different"))) + ")")
+                + (", clearly worse" if x["clear"] else ", not clearly different"))) + ")")
         return (text + (f"; it is also the {over} with the {best} {metric_label}" if x["best"] else "")
                 + (f"; {x['edge']}" if x.get("edge") else "") + ".")
     values = [x["value"] for x in lows]
@@ -244,9 +271,18 @@ def _score_sentence(rep, metric_label: str, best: str, lows: list[dict], low_is_
     where = join_values(f"{x['value']} ({x['desc']})" for x in lows)
     return (f"The {over} with the {most} {score} " + (f"ranges from {min(values, key=_num)} to {max(values, key=_num)} "
             f"over the {n} groups: " if n > 3 else "is ") + where
-            + f". It is clearly {side} the next value on the same deals in {sum(x['clear'] for x in lows)} of the {n} "
-            f"groups, and is also the {over} with the {best} {metric_label} in {sum(x['best'] for x in lows)} of the "
-            f"{n} groups.")
+            + ". " + _count_words(f"It is clearly {side} the next value on the same deals", f"It is not clearly {side} "
+                                  "the next value on the same deals", sum(x['clear'] for x in lows), n)
+            + ", and " + _count_words(f"is also the {over} with the {best} {metric_label}", f"is not the {over} with "
+                                      f"the {best} {metric_label}", sum(x['best'] for x in lows), n) + ".")
+
+
+def _count_words(yes: str, no: str, k: int, n: int) -> str:
+    """``yes`` in ``k`` of the ``n`` groups, read as ``no`` in any of them where ``k`` is 0 ("in 0 of the 8
+    groups" read as a claim) and as all of them where ``k`` is ``n``."""
+    if k == 0:
+        return f"{no} in " + ("either group" if n == 2 else f"any of the {n} groups")
+    return f"{yes} in " + (("both groups" if n == 2 else f"all {n} groups") if k == n else f"{k} of the {n} groups")
 
 
 def _num(v: str):
@@ -296,23 +332,25 @@ def lead_table(ctx: ReportContext):
         sub = sub.sort(col, descending=s.get("goal") != "min", nulls_last=True)
         best = sub.row(0, named=True)
         row = {a if a != "players" else "players": show_value(v) for a, v in zip([short(a) for a in gaxes], key)}
-        row[f"best {short(over)}"] = label_of(labels, best[over])
-        row[s["metric_label"] + (" %" if pct else "")] = ci_cell(best[col], best[lo], best[hi], pct, unit=False,
-                                                               bounds=metric_range(metric))
+        mine = pl.lit(True)  # this group's paired rows of the metric against the best
+        for a, v in zip(gaxes, key):
+            mine = mine & (pl.col(a) == v)
+        versus = (paired.filter(mine & (pl.col("metric") == metric) & (pl.col("versus").cast(pl.String) == str(best[over])))
+                  if paired.height else paired)
+        alike = sub.height > 1 and versus.height == sub.height - 1 and all(_same(p) for p in versus.iter_rows(named=True))
+        row[f"best {short(over)}"] = "none: every value the same" if alike else label_of(labels, best[over])
+        # the field's own value wins the fair share by symmetry: a figure without an interval, as in the sentence
+        row[s["metric_label"] + (" %" if pct else "")] = (
+            f"{ci_cell(best[col], None, None, pct, unit=False)} (by symmetry)" if pct and by_symmetry(best)
+            else ci_cell(best[col], best[lo], best[hi], pct, unit=False, bounds=metric_range(metric)))
         if sub.height > 1:
             nxt = sub.row(1, named=True)
             row[f"next {short(over)}"] = label_of(labels, nxt[over])
-            d = None
-            if paired.height:
-                m = ((pl.col("metric") == metric) & (pl.col("value").cast(pl.String) == str(nxt[over]))
-                     & (pl.col("versus").cast(pl.String) == str(best[over])))
-                for a, v in zip(gaxes, key):
-                    m = m & (pl.col(a) == v)
-                hit = paired.filter(m)
-                d = hit.row(0, named=True) if hit.height else None
+            hit = versus.filter(pl.col("value").cast(pl.String) == str(nxt[over])) if versus.height else versus
+            d = hit.row(0, named=True) if hit.height else None
             row["next minus best (same deals)" + (" %" if pct else "")] = \
-                ci_cell(d["diff"], d["lo"], d["hi"], pct, signed=True, unit=False,
-                        bounds=metric_range(metric, diff=True)) if d else ""
+                _SAME if d and _same(d) else ci_cell(d["diff"], d["lo"], d["hi"], pct, signed=True, unit=False,
+                                                     bounds=metric_range(metric, diff=True)) if d else ""
         rows.append(row)
     return pl.DataFrame(rows, schema={k: pl.String for k in rows[0]}) if rows else None
 
