@@ -526,3 +526,29 @@ def test_a_next_value_that_plays_the_same_games_is_said_to_be_the_same_not_a_zer
     low["d"] = {**same, "diff": 0.01, "lo": -0.02, "hi": 0.04}
     assert "(next 8: +0.01, paired 95% CI [-0.02, +0.04], not clearly different)" in best._score_sentence(
         rep, "win share", "highest", [low], False, "2 players", "mean score")
+
+
+def test_sprt_says_what_its_interval_adds_to_the_verdict():
+    """wake 12 against wake 10, 4 players: the test prefers +0.0% to +2.0%, while the share's interval lies
+    wholly above the fair one. The verdict read "not better"; it now says which advantage is nearer, and the
+    interval's own word is added (where a preference for +2.0% has an interval reaching the fair share too)."""
+    import polars as pl
+
+    from experiments import run_experiment
+    from experiments.answers.sprt import answer_sprt
+    from experiments.config import load
+    cfg = {"title": "t", "question": "q", "game": "sen", "players": 4, "games": 400, "seed": 1,
+           "lineup": {"focus": "threshold:wake=12", "field": "threshold"},
+           "sprt": {"h0": 0.0, "h1": 0.02, "max_games": 40000}, "report": {"answer": "sprt"}}
+    res = run_experiment(cfg)
+    cells = res.tables["cells"]
+    assert res.tables["sprt"]["decision"][0] == "H0" and cells["focus_win_lo"][0] > cells["fair_share"][0]
+    text = res.answer[0]
+    assert text.startswith("threshold wake=12 against threshold wake=10: closer to +0.0% than to +2.0%: the test "
+                           "prefers an advantage of +0.0% over the fair share to one of +2.0%"), text
+    assert text.endswith("; the interval lies wholly above the fair share: an advantage, nearer +0.0% than +2.0%)")
+    low = cells.with_columns(pl.lit(0.24).alias("focus_win_lo"))
+    h1 = answer_sprt(load(cfg), res.tables["sprt"].with_columns(pl.lit("H1").alias("decision")), low)[0]
+    assert ": better: the test prefers an advantage of +2.0%" in h1
+    assert h1.endswith("; the interval reaches the fair share: the test's preference, not a bound)")
+    assert "wholly above" not in answer_sprt(load(cfg), res.tables["sprt"], low)[0]
