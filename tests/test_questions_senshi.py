@@ -317,3 +317,21 @@ def test_where_the_field_itself_leads_in_wins_the_best_challenger_is_named():
     assert re.search(r"; most wins: no challenger wins more than the field itself \(counter in every seat: 25\.0%, "
                      r"the fair share\) \(best challenger guard margin=1 late=8: -0\.\d% \[-\d\.\d%, \+\d\.\d%\] on the "
                      r"same deals, not clearly apart\); most wins when not eliminated", head), head
+
+
+def test_risk_gives_the_verdict_of_its_third_figure_too():
+    """A clear change of the win share when not eliminated was summed up by the other two figures alone ("not
+    clearly more or less often eliminated, no clear change in wins"): each figure's verdict is said."""
+    import re
+    res = run_experiment({"title": "t", "question": "q", "game": "senshi", "players": 2, "games": 30, "seed": 3,
+                          "lineup": {"focus": "guard", "field": "counter"},
+                          "sweep": {"focus": ["guard:margin=3", "greedy"]},
+                          "report": {"answer": "risk", "event": "eliminated", "over": "focus",
+                                     "baseline": "guard:margin=3"}})
+    g = next(s for s in res.answer if s.startswith("greedy") and "of its" in s)
+    d = res.paired.filter(pl.col("value").cast(pl.String) == "greedy")
+    cond = d.filter(pl.col("metric").str.contains("win_share_if_not")).row(0, named=True)
+    word = ("wins more when not eliminated" if cond["lo"] > 0 else "wins less when not eliminated" if cond["hi"] < 0
+            else "no clear change in wins when not eliminated")
+    assert re.search(r"\((less often|more often|not clearly more or less often) eliminated, (wins more|wins less|no "
+                     r"clear change in wins), " + word + r"\)$", g), g

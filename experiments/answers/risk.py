@@ -179,9 +179,13 @@ def answer_risk(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
                     parts.append(f"win share when not {ev} {dci_text(d_cond)}")
                 risk = {-1: f"less often {ev}", 1: f"more often {ev}", 0: f"not clearly more or less often {ev}"}
                 wins = {1: "wins more", -1: "wins less", 0: "no clear change in wins"}
+                # the third figure's verdict too (its clear change read as none where wins overall did not change)
+                when = ({1: f"wins more when not {ev}", -1: f"wins less when not {ev}",
+                         0: f"no clear change in wins when not {ev}"}[direction(d_cond)] if d_cond is not None else None)
                 if twin != base:  # alike with the baseline on every deal: no differences to give (all 0)
                     text += (f"; vs {show(base)} on the same deals: " + ", ".join(parts)
-                             + f" ({risk[direction(d_ev)]}, {wins[direction(d_win)]})")
+                             + f" ({risk[direction(d_ev)]}, {wins[direction(d_win)]}" + (f", {when}" if when else "")
+                             + ")")
             sentences.append(text)
     return sentences, frame(paired_rows), frame(est), [sentences[i] for i in heads]
 
