@@ -578,6 +578,10 @@ def parse(raw: dict[str, Any], path: str = DICT_CONFIG, games_override: int | No
                         "share by symmetry, so the test could never decide)", "self-play")
     report = _report(raw.get("report", {}), ck, kind, names, sprt, axes, eng, cells, raw)
     report = _report_extra(raw.get("report", {}), ck, kind, report, eng, cells, sprt, raw)
+    if report.answer in ("effect", "calibration") and games < 2:
+        # its intervals and paired differences are over deals: with one, every one would read "± nan"
+        ck.fail("--games" if games_override is not None else "games", f"at least 2 deals per cell for answer = "
+                f"{report.answer!r} (its intervals and paired differences are over deals)", games)
     rep_over = report.over
     if _kinds()[report.answer].baseline and rep_over is not None and report.baseline is not None:
         labels = [lab for a, vals in axes if a == rep_over for lab, _ in vals]

@@ -707,3 +707,24 @@ def test_a_missing_lineup_does_not_hide_a_mistyped_game_or_bad_values():
     refused({**base, "players": "x"}, "players")
     refused({**base, "rules": {"penalty": "high"}}, "rules: sen.penalty: expected an integer")
     refused(base, "lineup: missing (a required key)")
+
+
+@pytest.mark.parametrize("answer", ["effect", "calibration"])
+def test_an_answer_over_deals_needs_two_deals(answer):
+    """With one deal per cell every interval and paired difference of effect and calibration read "± nan"
+    ("+40.0 turns [+nan, +nan]") and a verdict was drawn from one: refused, in the config or by --games."""
+    from experiments.answers.common import turns_pm
+    from experiments.config import load
+    if answer == "effect":
+        raw = {**SEN, "games": 1, "sweep": {"rules.penalty": [5, 15]},
+               "report": {"answer": "effect", "over": "rules.penalty", "baseline": 5}}
+    else:
+        raw = {"title": "t", "question": "q", "game": "sensu", "players": 1, "games": 1,
+               "lineup": {"seats": ["planner"]}, "sweep": {"rules.sticks": ["A", "B"]},
+               "report": {"answer": "calibration", "over": "rules.sticks", "score_band": [25, 35],
+                          "top_share": [0.01, 0.1], "per_game": True}}
+    refused(raw, f"games: expected at least 2 deals per cell for answer = '{answer}'", "got 1")
+    load_config({**raw, "games": 2})
+    with pytest.raises(SenseiError, match="--games: expected at least 2 deals"):
+        load({**raw, "games": 5}, 1)
+    assert turns_pm(36.0, float("nan"), float("nan")) == "36.0 turns"  # no interval: the value alone

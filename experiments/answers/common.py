@@ -368,8 +368,10 @@ def turns_pm(x: float, lo: float | None, hi: float | None) -> str:
     """A game length with its interval, ``53.7 turns ± 0.4``, with a second decimal where the half-width
     would print as 0 (Fan & Mallet's games, all of some 58.6 turns: ``58.64 turns ± 0.05``)."""
     half = half_width(lo, hi)
+    if not math.isfinite(half):  # no interval (a single deal): the value alone, as pm_metric gives it
+        return f"{x:.1f} turns"
     d = 1
-    while d < 3 and math.isfinite(half) and half > 0 and round(half, d) == 0:
+    while d < 3 and half > 0 and round(half, d) == 0:
         d += 1
     return f"{x:.{d}f} turns ± {half:.{d}f}"
 
