@@ -303,10 +303,14 @@ def bradley_terry(names, a, b, wins_a, wins_b, opponents=None, alpha: float = 0.
         return out
     model = sm.GLM(wa[keep] / tot[keep], X[keep], family=sm.families.Binomial(),
                    var_weights=tot[keep], offset=-np.log(k[keep]))
+    from statsmodels.tools.sm_exceptions import PerfectSeparationWarning
     with warnings.catch_warnings():
         # with as many match-ups as ratings the residual degrees of freedom are 0, and statsmodels warns
-        # while computing a dispersion that the binomial family does not use (its scale is 1)
+        # while computing a dispersion that the binomial family does not use (its scale is 1); and where the
+        # shares are fitted exactly (or nearly: a few deals) it warns of "perfect prediction", two lines of a
+        # library's on stderr after the run, though the prior wins keep every rating finite
         warnings.simplefilter("ignore", RuntimeWarning)
+        warnings.simplefilter("ignore", PerfectSeparationWarning)
         res = model.fit()
     params = np.asarray(res.params, dtype=float)
     if deal_wins_a is None:
