@@ -121,6 +121,17 @@ def test_unknown_metric_is_a_config_mistake():
     raw["report"]["metrics"] = ["tie_share", "tie_share"]
     with pytest.raises(SenseiError, match=r"report.metrics\[1\]: expected each metric once"):
         load_config(raw)
+    # a bare * named every metric again, under a family without a name; a family overlapping a metric named
+    raw["report"]["metrics"] = ["tie_share", "*"]
+    with pytest.raises(SenseiError, match=r"report.metrics\[1\]: expected a metric of fan-and-mallet or a family "
+                                          r"prefix_\* with a prefix, got '\*'"):
+        load_config(raw)
+    raw["report"]["metrics"] = ["mean_bonus_bucket", "mean_bonus_*"]
+    with pytest.raises(SenseiError, match=r"report.metrics\[1\]: expected each metric once \(mean_bonus_bucket is "
+                                          r"also named by 'mean_bonus_bucket'\)"):
+        load_config(raw)
+    raw["report"]["metrics"] = ["mean_bonus_*", "swing_share_*"]
+    load_config(raw)
     raw["report"]["metrics"] = ["tie_share"]
     raw["report"]["per_game"] = False
     with pytest.raises(SenseiError, match="report.per_game: expected true"):

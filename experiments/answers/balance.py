@@ -263,14 +263,22 @@ def check(ctx: CheckContext) -> dict[str, Any]:
     raw = t["metrics"]
     if not isinstance(raw, list) or not raw:
         ck.fail("report.metrics", "a non-empty list of metric names", raw)
+    named: dict[str, str] = {}  # metric -> the entry that names it (a metric named twice is reported twice)
     for i, name in enumerate(raw):
         name = ck.text(name, f"report.metrics[{i}]")
-        ok = any(k.startswith(name[:-1]) for k in known) if name.endswith("*") else name in known
-        if not ok:
+        family = name.endswith("*")
+        if family and not name[:-1].strip("_"):  # "*" would be every metric, each also named on its own
+            ck.fail(f"report.metrics[{i}]", f"a metric of {ctx.eng.name} or a family prefix_* with a prefix", name)
+        covers = [k for k in known if k.startswith(name[:-1])] if family else [name] if name in known else []
+        if not covers:
             ck.fail(f"report.metrics[{i}]", f"a metric of {ctx.eng.name} (one of {', '.join(known) or 'none'}; "
                     "prefix_* for a family)", name)
         if name in raw[:i]:  # (it would be reported twice)
             ck.fail(f"report.metrics[{i}]", "each metric once", name)
+        twice = next((k for k in covers if k in named), None)
+        if twice is not None:
+            ck.fail(f"report.metrics[{i}]", f"each metric once ({twice} is also named by {named[twice]!r})", name)
+        named.update({k: name for k in covers})
     return {"metrics": tuple(raw)}
 
 
