@@ -85,8 +85,8 @@ def raised_at(exc: BaseException) -> str:
             path = os.path.realpath(fr.filename)
             if not os.path.isfile(path) or path.startswith(engines) or any(path.startswith(p) for p in skip):
                 continue
-            rel = os.path.relpath(path)
-            return f" (at {rel if not rel.startswith('..') else path}, line {fr.lineno})"
+            rel = os.path.relpath(path)  # (a file outside the working folder by its name: the line stays short)
+            return f" (at {rel if not rel.startswith('..') else os.path.basename(path)}, line {fr.lineno})"
     except Exception:  # noqa: BLE001 - the error's one line matters more than where it was raised
         return ""
     return ""

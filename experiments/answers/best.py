@@ -4,6 +4,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
+import numpy as np
 import polars as pl
 
 from simcore.registry import get_game
@@ -69,7 +70,8 @@ def answer_best(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
             paired_rows.append({**{a: v for a, v in zip(gaxes, key)}, "metric": rep.metric, "over": rep.over,
                                 "value": other[rep.over], "versus": best[rep.over], "diff": d["diff"], "lo": d["lo"],
                                 "hi": d["hi"], "p_value": d["p_value"], "rho": d["rho"], "deals": d["n"]})
-        if sub.height > 1 and all(_same(p) for p in paired_rows[first:]):
+        alike = sub.height > 1 and all(_same(p) for p in paired_rows[first:])
+        if alike:
             # every value plays the same games by this figure (a parameter that changes nothing here): no best
             same.append(desc)
             shown = (fmt_metric("win_share", best[col]) if rep.metric == "win_share" and by_symmetry(best)
@@ -77,50 +79,50 @@ def answer_best(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
             text = (f"no best {short(rep.over)}" + (f" for {desc}" if desc else "") + f": every value gives the same "
                     f"{label} on every deal, {shown}")
             sentences.append(text + (f" ({notes[0]})" if fair is not None else ""))
-            continue
-        if sub.height > 1:
-            nxt = sub.row(1, named=True)
-            d = next(p for p in paired_rows if p["value"] == nxt[rep.over] and p["versus"] == best[rep.over]
-                     and all(p[a] == v for a, v in zip(gaxes, key)))
-            own_next = rep.metric == "win_share" and by_symmetry(nxt) and not by_symmetry(best)
-            # (the next value being the field's own, one verdict for both: corrected for picking the best)
-            clear = _clear_of_own(d, sub.height) if own_next else bool(d["lo"] > 0 or d["hi"] < 0)
-            picks.append((desc, show(best[rep.over]), clear, None))
-            if rep.metric == "win_share" and by_symmetry(best):
-                picks[-1] = (desc, show(best[rep.over]), clear, {"own": show(best[rep.over]), "best": True})
-            elif own_next:
-                picks[-1] = (desc, show(best[rep.over]), clear, {"own": show(nxt[rep.over]), "clear": clear})
-            lo, hi = clip_interval(d["lo"], d["hi"], metric_range(rep.metric, diff=True))
-            notes.append(f"next {show(nxt[rep.over])}: " + (_SAME if _same(d) else (
-                f"{fmt_metric(rep.metric, d['diff'], True)}, paired 95% CI {span(rep.metric, lo, hi, True)}"
-                + (_own_words(d, sub.height) if own_next else ", clearly worse" if clear else ", not clearly different"))))
-            # the field's own value (a table of one strategy, the fair share), where it is neither the best
-            # nor the next: is the best clearly better than doing what the table does?
-            own = next((o for o in sub.iter_rows(named=True) if rep.metric == "win_share" and by_symmetry(o)
-                        and o["cell"] not in (best["cell"], nxt["cell"])), None)
-            if own is not None:
-                d = next(p for p in paired_rows if p["value"] == own[rep.over] and p["versus"] == best[rep.over]
-                         and all(p[a] == v for a, v in zip(gaxes, key)))
-                lo, hi = clip_interval(d["lo"], d["hi"], metric_range(rep.metric, diff=True))
-                notes.append(f"the field's own {show(own[rep.over])}: " + (_SAME if _same(d) else (
-                    f"{fmt_metric(rep.metric, d['diff'], True)}, paired 95% CI {span(rep.metric, lo, hi, True)}"
-                    + _own_words(d, sub.height))))
-                picks[-1] = (desc, show(best[rep.over]), clear,
-                             {"own": show(own[rep.over]), "clear": _clear_of_own(d, sub.height)})
         else:
-            picks.append((desc, show(best[rep.over]), False, None))
-        role, _, name = rep.over.partition(".")
-        if name and "." not in name:  # a swept parameter or rule option whose best value ends the list tried
-            edge = edge_text([Param(rep.over, role, name, tuple(sub[rep.over].to_list()))], {rep.over: best[rep.over]},
-                             runs[best["cell"]].cell)
-            if edge:
-                notes.append(edge[2:])
-        if sub.height > 2 and not (rep.metric == "win_share" and by_symmetry(best)):
-            # the winner's curse: the value chosen as the best on these deals reads high on them (equal values,
-            # measured: its 95% interval held its own value in 91% of samples of 5, 78% of 20)
-            notes.append(f"the best of {sub.height}: its interval, from the deals that chose it, is not corrected "
-                         "for the choice")
-        sentences.append(text + (f" ({'; '.join(notes)})" if notes else ""))
+            if sub.height > 1:
+                nxt = sub.row(1, named=True)
+                d = next(p for p in paired_rows if p["value"] == nxt[rep.over] and p["versus"] == best[rep.over]
+                         and all(p[a] == v for a, v in zip(gaxes, key)))
+                own_next = rep.metric == "win_share" and by_symmetry(nxt) and not by_symmetry(best)
+                # (the next value being the field's own, one verdict for both: corrected for picking the best)
+                clear = _clear_of_own(d, sub.height) if own_next else bool(d["lo"] > 0 or d["hi"] < 0)
+                picks.append((desc, show(best[rep.over]), clear, None))
+                if rep.metric == "win_share" and by_symmetry(best):
+                    picks[-1] = (desc, show(best[rep.over]), clear, {"own": show(best[rep.over]), "best": True})
+                elif own_next:
+                    picks[-1] = (desc, show(best[rep.over]), clear, {"own": show(nxt[rep.over]), "clear": clear})
+                lo, hi = clip_interval(d["lo"], d["hi"], metric_range(rep.metric, diff=True))
+                notes.append(f"next {show(nxt[rep.over])}: " + (_SAME if _same(d) else (
+                    f"{fmt_metric(rep.metric, d['diff'], True)}, paired 95% CI {span(rep.metric, lo, hi, True)}"
+                    + (_own_words(d, sub.height) if own_next else ", clearly worse" if clear else ", not clearly different"))))
+                # the field's own value (a table of one strategy, the fair share), where it is neither the best
+                # nor the next: is the best clearly better than doing what the table does?
+                own = next((o for o in sub.iter_rows(named=True) if rep.metric == "win_share" and by_symmetry(o)
+                            and o["cell"] not in (best["cell"], nxt["cell"])), None)
+                if own is not None:
+                    d = next(p for p in paired_rows if p["value"] == own[rep.over] and p["versus"] == best[rep.over]
+                             and all(p[a] == v for a, v in zip(gaxes, key)))
+                    lo, hi = clip_interval(d["lo"], d["hi"], metric_range(rep.metric, diff=True))
+                    notes.append(f"the field's own {show(own[rep.over])}: " + (_SAME if _same(d) else (
+                        f"{fmt_metric(rep.metric, d['diff'], True)}, paired 95% CI {span(rep.metric, lo, hi, True)}"
+                        + _own_words(d, sub.height))))
+                    picks[-1] = (desc, show(best[rep.over]), clear,
+                                 {"own": show(own[rep.over]), "clear": _clear_of_own(d, sub.height)})
+            else:
+                picks.append((desc, show(best[rep.over]), False, None))
+            role, _, name = rep.over.partition(".")
+            if name and "." not in name:  # a swept parameter or rule option whose best value ends the list tried
+                edge = edge_text([Param(rep.over, role, name, tuple(sub[rep.over].to_list()))], {rep.over: best[rep.over]},
+                                 runs[best["cell"]].cell)
+                if edge:
+                    notes.append(edge[2:])
+            if sub.height > 2 and not (rep.metric == "win_share" and by_symmetry(best)):
+                # the winner's curse: the value chosen as the best on these deals reads high on them (equal values,
+                # measured: its 95% interval held its own value in 91% of samples of 5, 78% of 20)
+                notes.append(f"the best of {sub.height}: its interval, from the deals that chose it, is not corrected "
+                             "for the choice")
+            sentences.append(text + (f" ({'; '.join(notes)})" if notes else ""))
         if scored:
             lows.append(best_score(sub.sort(scol, descending=not low_is_good, nulls_last=True), runs, rep.over, srow,
                                    desc, show, best[rep.over]))
@@ -142,9 +144,13 @@ def answer_best(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
 def best_score(sub: pl.DataFrame, runs: list[CellRun], over: str, vrow: int, desc: str, show, best) -> dict | None:
     """A group's value of ``over`` with the best mean score of the focus (``sub`` sorted by it, best first),
     with its interval, the next value's paired difference on the same deals, and whether it is the group's
-    best value by the answer's metric; None when no cell has a mean score."""
+    best value by the answer's metric; None when no cell has a mean score, or where every value's scores are
+    the same on every deal (no value has the best of them)."""
     low = sub.row(0, named=True)
     if low["focus_mean_score"] is None:
+        return None
+    mine = runs[low["cell"]].vectors()[vrow]
+    if sub.height > 1 and all(np.array_equal(runs[c].vectors()[vrow], mine) for c in sub["cell"].to_list()):
         return None
     out = {"desc": desc, "value": show(low[over]), "raw": low[over], "x": low["focus_mean_score"],
            "lo": low["focus_score_lo"], "hi": low["focus_score_hi"], "best": low[over] == best, "next": None,
