@@ -471,7 +471,11 @@ def test_best_names_no_best_where_every_value_plays_the_same_games(tmp_path):
            "lineup": {"focus": "idle", "field": "threshold"},
            "sweep": {"focus.unused": [1, 2, 3], "players": [2, 3, 4, 5]},
            "report": {"answer": "best", "over": "focus.unused"}}
-    res = run_experiment(cfg, strategy_files=[str(path)])
+    from strategies.registry import register_files
+    try:
+        res = run_experiment(cfg, strategy_files=[str(path)])
+    finally:
+        register_files([])  # (a file registered in this process would be named by the next runs' commands)
     assert res.answer[0].startswith("no best unused for 2 players: every value gives the same win share on every "
                                     "deal, 50.0%"), res.answer
     assert res.headline == ["Every value of unused gives the same win share on every deal in every group: none is "
