@@ -6,8 +6,9 @@ A generated block sits between two marker comments in a Markdown file::
     ... (written by this script) ...
     <!-- end generated -->
 
-Kinds: ``rules GAME`` (the rule options, as ``sensei games`` prints them) and ``strategies GAME`` (the
-strategies shipped with sensei and their parameters, as ``sensei strategies GAME`` prints them).
+Kinds: ``rules GAME`` (the rule options, as ``sensei games`` prints them), ``strategies GAME`` (the
+strategies shipped with sensei and their parameters, as ``sensei strategies GAME`` prints them) and
+``reserved axes`` (the names a named sweep axis may not take).
 ``python tools/gendocs.py`` rewrites every block in place; ``--check`` only says which files would
 change (exit status 1), as ``tests/test_docs_generated.py`` does.
 """
@@ -76,7 +77,17 @@ def strategies_block(game: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-KINDS = {"rules": rules_block, "strategies": strategies_block}
+def reserved_block(what: str) -> str:
+    """The names a named sweep axis may not take (``experiments.config.RESULT_COLUMNS``: the run's own columns)."""
+    from experiments.config import RESULT_COLUMNS
+
+    if what != "axes":
+        raise SystemExit(f"unknown reserved block {what!r} (known: axes)")
+    return ("The names a named axis may not take, the columns of the run's own tables: "
+            + ", ".join(f"`{c}`" for c in sorted(RESULT_COLUMNS)) + ".\n")
+
+
+KINDS = {"rules": rules_block, "strategies": strategies_block, "reserved": reserved_block}
 
 
 def render(text: str) -> str:
