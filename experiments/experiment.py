@@ -47,7 +47,7 @@ from strategies.registry import origin, register_files, registered_files
 
 from .analysis import analyse
 from .answers import REGISTRY
-from .answers.common import experiment_labels
+from .answers.common import experiment_labels, value_names
 from .config import BACKENDS, DICT_CONFIG, METRICS, Config, load
 from .engine import ChunkStore, atomic_write, check_memory, chunk_size, needs_vectors, play_cells
 from .tomlwrite import dumps as toml_dumps
@@ -154,6 +154,7 @@ class Experiment:
             "labels": {**self.labels, **experiment_labels(cfg)},
             "member_labels": dict(self.labels),  # a search's own names of its members (the report links them)
             "per_deal": needs_vectors(cfg),
+            "value_names": value_names(cfg),  # words for values of `over` that mean something of their own
         }
 
     def write(self, out: str = "runs", name: str | None = None) -> str:

@@ -404,11 +404,14 @@ def _is_numeric(s: pl.Series) -> bool:
 
 
 def sweep_lines(cells: pl.DataFrame, over: str, group_axes: list[str], y: str, lo: str, hi: str,
-                ylabel: str, fair: bool = False, percent: bool | None = None) -> Figure | None:
+                ylabel: str, fair: bool = False, percent: bool | None = None,
+                names: dict[str, str] | None = None) -> Figure | None:
     """The metric against the swept parameter with its 95% intervals, one colour per group: a line with a
     band over a numeric parameter; points with error bars (no lines) over categories (strategies, named
     cases), in the config's order. A share (``percent``, by default with ``fair``, a win share) is drawn in
-    percent, as the sentences give it."""
+    percent, as the sentences give it. ``names``: words for values that mean something of their own
+    (``{"-1": "never"}``), written beside those values' ticks ("-1 (never)"), every swept value then
+    getting a tick."""
     if over not in cells.columns or y not in cells.columns or cells[y].null_count() == cells.height:
         return None
     numeric = _is_numeric(cells[over])
@@ -441,11 +444,15 @@ def sweep_lines(cells: pl.DataFrame, over: str, group_axes: list[str], y: str, l
         ax.set_xticks(range(len(cats)), [lab(v) for v in cats])
         if len(cats) > 5 or max(len(lab(v)) for v in cats) > 8:
             rotate_labels(ax)
+    named = [v for v in cats if str(v) in (names or {})] if numeric else []
+    if named:  # (wake -1 on a numeric axis, with no word of what it means, read as a wake like the others)
+        ax.set_xticks(cats, [f"{lab(v)} ({names[str(v)]})" if v in named else lab(v) for v in cats])
     ax.set_xlabel(short(over))
     ax.set_ylabel(ylabel + (" (%)" if k == 100.0 else ""))
     legend_outside(ax, title=", ".join(short(a) for a in group_axes) or None)
     cap = (f"{ylabel} by {short(over)}; " + ("bands" if numeric else "error bars") + " are 95% intervals"
-           + ("; dotted lines: fair share 1/P" if fair else ""))
+           + ("; dotted lines: fair share 1/P" if fair else "")
+           + "".join(f"; {short(over)} {lab(v)}: {names[str(v)]}" for v in named))
     return Figure(f"{ylabel} by {short(over)}", cap + left_out, _encode(fig))
 
 

@@ -417,7 +417,7 @@ class Threshold(Strategy):
     name: ClassVar[str] = "threshold"
     game: ClassVar[str] = "sen"
     wake: int = param(10, "say WAKE UP! when the estimated own total (unknown = 279/54) is at most this "
-                          "(-1: never, as no estimate is below 0)", min=-1)
+                          "(-1: never, as no estimate is below 0)", min=-1, names={-1: "never"})
 
     start = _threshold_start_d
     face_up_slot = _threshold_face_up

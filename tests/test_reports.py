@@ -495,3 +495,19 @@ def test_best_gives_the_fair_share_by_symmetry_in_its_table_without_an_interval(
     assert res.answer[0].endswith(", clearly worse)")  # a clear lead is said, as an unclear one is
     rows = _answer_table(open(build_report(res.write(str(tmp_path / "runs")), index=False), encoding="utf-8").read())
     assert rows[0]["win share %"] == "33.3 (by symmetry)", rows
+
+
+def test_a_value_that_means_something_of_its_own_is_named_on_the_plot(tmp_path):
+    """threshold's wake -1 never calls: on a numeric axis it read as a wake like the others. Its word is kept
+    in the summary from the parameter (param(names=...)) and written beside its tick and in the caption."""
+    cfg = {"title": "t", "question": "q", "game": "sen", "players": 3, "games": 6, "seed": 5,
+           "lineup": {"focus": "threshold", "field": "threshold:wake=10"}, "sweep": {"focus.wake": [-1, 7, 10]}}
+    res = run_experiment(cfg)
+    assert res.summary()["value_names"] == {"-1": "never"}
+    page = open(build_report(res.write(str(tmp_path / "runs")), index=False), encoding="utf-8").read()
+    caps = re.findall(r"<figcaption>(.*?)</figcaption>", page, re.S)
+    assert caps[0].endswith("; dotted lines: fair share 1/P; wake -1: never"), caps[0]
+    # a parameter without such words, or another axis, has none
+    other = run_experiment({**cfg, "lineup": {"focus": "threshold:wake=8", "field": "threshold"},
+                            "sweep": {"rules.penalty": [5, 15]}})
+    assert other.summary()["value_names"] == {}

@@ -371,11 +371,12 @@ def lead_figures(ctx: ReportContext) -> list:
     metric = s["metric"]
     mcols = {m: cols[:3] for m, cols in METRIC_COLUMNS.items()}
     y, lo, hi = mcols[metric]
-    out = [plots.sweep_lines(cells, over, gaxes, y, lo, hi, s["metric_label"], metric == "win_share")]
+    names = s.get("value_names") or {}  # (a run written before they were kept has none)
+    out = [plots.sweep_lines(cells, over, gaxes, y, lo, hi, s["metric_label"], metric == "win_share", names=names)]
     if metric != "mean_score" and s["lineup"] == "focus":
-        out.append(plots.sweep_lines(cells, over, gaxes, *mcols["mean_score"], "mean score"))
+        out.append(plots.sweep_lines(cells, over, gaxes, *mcols["mean_score"], "mean score", names=names))
     if metric != "mean_turns":
-        out.append(plots.sweep_lines(cells, over, gaxes, *mcols["mean_turns"], "mean turns per game"))
+        out.append(plots.sweep_lines(cells, over, gaxes, *mcols["mean_turns"], "mean turns per game", names=names))
     out.append(plots.sweep_heatmap(cells, over, gaxes, y, s["metric_label"], metric == "win_share"))
     return out
 

@@ -505,6 +505,22 @@ def _role_agent(cell, axis: str):
     return None
 
 
+def value_names(cfg: Config) -> dict[str, str]:
+    """Words for the values of ``report.over`` that mean something of their own, where it sweeps a strategy
+    parameter that names them (``threshold``'s wake -1: ``{"-1": "never"}``); keys are the values as text."""
+    over = getattr(cfg.report, "over", None) or ""
+    role, _, name = over.partition(".")
+    if not name or "." in name:
+        return {}
+    for c in getattr(cfg, "cells", []) or []:
+        agents = list(c.agents) if role == "strategy" else [_role_agent(c, role)]
+        for a in agents:
+            f = next((f for f in dataclasses.fields(a) if f.name == name), None) if dataclasses.is_dataclass(a) else None
+            if f is not None:
+                return {str(k): str(v) for k, v in (f.metadata.get("names") or {}).items()}
+    return {}
+
+
 def experiment_labels(cfg: Config) -> dict[str, str]:
     """``{text: short label}`` for every strategy of an experiment: each full spec, and each strategy as the
     config writes it (a whole-spec sweep value such as ``guard:margin=1``, a tournament entrant), labelled
