@@ -271,13 +271,19 @@ def _show(v: Any) -> str:
     return shown(v)
 
 
+#: the largest config file read: a grid holds at most MAX_CELLS cells, which a few hundred kilobytes write
+#: (parsing the TOML takes some 50 times the file's size in memory: a 7 MB list of a million values took
+#: 356 MB before it was refused)
+CONFIG_LIMIT = 4 * 2 ** 20
+
+
 def read_toml(path: str) -> dict[str, Any]:
     why = not_a_file(path)
     if why is not None:
         raise SenseiError(f"{path}: config file not found" if why == "not found" else
                           f"{path}: {why}" + (", not a config file" if why == "is a folder" else ""))
     try:
-        data = read_limited(path)
+        data = read_limited(path, CONFIG_LIMIT)
     except OSError as exc:
         raise SenseiError(f"{path}: cannot be read: {exc}") from None
     except ValueError as exc:  # a pipe, or a file far larger than any config
@@ -435,7 +441,10 @@ def parse(raw: dict[str, Any], path: str = DICT_CONFIG, games_override: int | No
     for role, spec in roles.items():
         _strategy(eng, spec, {}, ck, "lineup.seats" if role.startswith("seat") else f"lineup.{role}")
 
-    # sweeps: lists are grid axes, tables are named cases
+    # sweeps: lists are grid axes, tables are named cases; a grid too large to hold is refused from the
+    # lengths alone, before its values are read (a million wakes took 36 s and 850 MB to be refused), and
+    # again below, once its axes are read
+    _grid_size(kind, entrants, [len(v) if isinstance(v, (list, dict)) else 1 for v in sweep.values()], ck)
     for key, value in sweep.items():
         where = f"sweep.{key}"
         if isinstance(value, dict):
@@ -515,6 +524,8 @@ def parse(raw: dict[str, Any], path: str = DICT_CONFIG, games_override: int | No
                 f"(the answer's groups are the {role_of_over}'s specs, which hold {param_of_over}, so each group would "
                 f"be one cell and compare nothing; give report.over = {role_of_over!r} to compare the specs)", names)
 
+    _grid_size(kind, entrants, [len(vals) for _, vals in axes], ck)  # (its read axes, before it is made)
+
     # values that mean one setting (8 and 8.0 of a float parameter, "AB" and "BA") would make duplicate cells
     for axis, cases in axes:
         if axis in sweep and not isinstance(sweep[axis], dict):
@@ -526,18 +537,7 @@ def parse(raw: dict[str, Any], path: str = DICT_CONFIG, games_override: int | No
                       [tuple(sorted((k, _meaning(eng, k, v, roles, entrants, ck, f"sweep.{axis}.{name}.{k}"))
                                     for k, v in settings.items())) for name, settings in cases], ck, "cases")
 
-    # expand the grid into cells, checking each one completely before anything runs (a grid too large to
-    # hold is refused before it is made)
-    per_combo = 1
-    if kind == "tournament":
-        n = len(entrants)
-        per_combo = n * (n - 1)  # an upper bound: two-player cells pair each match-up once
-    size = per_combo
-    for _, vals in axes:
-        size *= len(vals)
-    if size > MAX_CELLS:
-        ck.fail("sweep", f"a grid of at most {MAX_CELLS:,} cells (the product of the sweep axes' lengths"
-                + (" and the tournament's match-ups" if kind == "tournament" else "") + ")", f"{size:,} cells")
+    # expand the grid into cells, checking each one completely before anything runs
     cells: list[Cell] = []
     # a searching answer (best_response) over a tournament draws the tournament's tables itself: one cell
     # per group holds the entrants, as a population's does
@@ -597,6 +597,17 @@ def parse(raw: dict[str, Any], path: str = DICT_CONFIG, games_override: int | No
     return Config(path=path, raw=raw, title=title, question=question, game=eng.name, games=games, seed=seed,
                   chunk_size=chunk_size, rotate=rotate, kind=kind, axes=names, cells=cells, sprt=sprt,
                   report=report, strategies=entrants, **_run_table(raw.get("run"), ck))
+
+
+def _grid_size(kind: str, entrants: list, lengths: list[int], ck: _Checker) -> None:
+    """Refuse a grid of more than :data:`MAX_CELLS` cells: the product of the sweep axes' ``lengths`` (and,
+    for a tournament, an upper bound of its match-ups)."""
+    size = len(entrants) * (len(entrants) - 1) if kind == "tournament" else 1  # (2 players pair each once)
+    for n in lengths:
+        size *= n
+    if size > MAX_CELLS:
+        ck.fail("sweep", f"a grid of at most {MAX_CELLS:,} cells (the product of the sweep axes' lengths"
+                + (" and the tournament's match-ups" if kind == "tournament" else "") + ")", f"{size:,} cells")
 
 
 def rules_alike(a_rules: Any, b_rules: Any, players: int) -> list[str]:

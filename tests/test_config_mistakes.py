@@ -728,3 +728,19 @@ def test_an_answer_over_deals_needs_two_deals(answer):
     with pytest.raises(SenseiError, match="--games: expected at least 2 deals"):
         load({**raw, "games": 5}, 1)
     assert turns_pm(36.0, float("nan"), float("nan")) == "36.0 turns"  # no interval: the value alone
+
+
+def test_a_grid_too_large_is_refused_from_its_lengths_and_a_config_file_too_large_by_its_size(tmp_path):
+    """A million wakes took 36 s and 850 MB to be refused as a grid too large: the grid is now refused from the
+    axes' lengths before any value is read, and a config file larger than 4 MiB (which no grid of 10,000
+    cells needs) before it is parsed."""
+    from experiments.config import CONFIG_LIMIT, load
+    raw = {**SEN, "lineup": {"focus": "threshold", "field": "threshold:wake=10"},
+           "sweep": {"focus.wake": list(range(-1, 200_000))}}
+    refused(raw, "sweep: expected a grid of at most 10,000 cells", "got '200,001 cells'")
+    # the lengths alone: a value that would be refused on its own is not read first
+    refused({**raw, "sweep": {"focus.wake": ["x"] * 20_001}}, "got '20,001 cells'")
+    path = tmp_path / "big.toml"
+    path.write_text('title = "t"\n' + "# " + "x" * CONFIG_LIMIT + "\n")
+    with pytest.raises(SenseiError, match=r"big.toml: is [\d,]+ bytes, more than the 4,194,304"):
+        load(str(path))
