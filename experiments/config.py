@@ -444,7 +444,8 @@ def parse(raw: dict[str, Any], path: str = DICT_CONFIG, games_override: int | No
     # sweeps: lists are grid axes, tables are named cases; a grid too large to hold is refused from the
     # lengths alone, before its values are read (a million wakes took 36 s and 850 MB to be refused), and
     # again below, once its axes are read
-    _grid_size(kind, entrants, [len(v) if isinstance(v, (list, dict)) else 1 for v in sweep.values()], ck)
+    _grid_size(kind, entrants, [len(v) for _, v in axes]  # (the players at the top, read already)
+               + [len(v) if isinstance(v, (list, dict)) else 1 for v in sweep.values()], ck)
     for key, value in sweep.items():
         where = f"sweep.{key}"
         if isinstance(value, dict):

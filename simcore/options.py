@@ -23,8 +23,8 @@ def option(default: Any, help: str, *, choices: tuple | None = None, min: float 
            max: float | None = None, parse: Callable[[Any], Any] | None = None,
            show: Callable[[Any], Any] | None = None, names: dict | None = None) -> Any:
     """A rule option field: its default, a one-line help, and how values are checked or parsed. ``names``:
-    words for values that mean something of their own (``{-1: "never"}``), which a report's plots write
-    beside those values."""
+    words for values that mean something of their own (``{-1: "never"}``); a report's plots write those of
+    a strategy parameter (``strategies.param``) beside its swept values."""
     meta = {"help": help, "choices": choices, "min": min, "max": max, "parse": parse, "show": show,
             "names": dict(names or {})}
     return dataclasses.field(default=default, metadata=meta)

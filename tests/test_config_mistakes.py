@@ -744,3 +744,11 @@ def test_a_grid_too_large_is_refused_from_its_lengths_and_a_config_file_too_larg
     path.write_text('title = "t"\n' + "# " + "x" * CONFIG_LIMIT + "\n")
     with pytest.raises(SenseiError, match=r"big.toml: is [\d,]+ bytes, more than the 4,194,304"):
         load(str(path))
+
+
+def test_the_early_grid_check_counts_the_players_at_the_top():
+    """players = [2, 3, 4, 5] at the top is an axis too: 2,501 wakes make 10,004 cells, refused from the lengths
+    before a wake is read (here each would be refused on its own)."""
+    raw = {**SEN, "players": [2, 3, 4, 5], "lineup": {"focus": "threshold", "field": "threshold:wake=10"},
+           "sweep": {"focus.wake": ["x"] * 2501}}
+    refused(raw, "sweep: expected a grid of at most 10,000 cells", "got '10,004 cells'")

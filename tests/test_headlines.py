@@ -552,3 +552,21 @@ def test_sprt_says_what_its_interval_adds_to_the_verdict():
     assert ": better: the test prefers an advantage of +2.0%" in h1
     assert h1.endswith("; the interval reaches the fair share: the test's preference, not a bound)")
     assert "wholly above" not in answer_sprt(load(cfg), res.tables["sprt"], low)[0]
+
+
+def test_best_headline_counts_the_groups_with_a_best_in_words_that_fit_two():
+    """Two groups with a best and two where every value plays alike: "in either group" / "in both groups", not
+    "in any of the 2 groups" / "in all 2 groups"; the groups without a best are said apart."""
+    class Rep:
+        over, goal = "focus.wake", "max"
+
+    picks = [("2 players", "14", False), ("3 players", "18", False)]
+    head = best.headline(Rep, "win share", picks, [], ["a", "b", "c", "d"], same=["4 players", "5 players"])
+    assert head[1].startswith("It is not clearly ahead of the next value (the runner-up by that figure) on the same "
+                              "deals in either group (the table"), head
+    assert head[2] == ("In 2 of the 4 groups every value gives the same win share on every deal: none is best there "
+                       "(4 players, 5 players).")
+    both = best.headline(Rep, "win share", [(d, w, True) for d, w, _ in picks], [], ["a"] * 4, same=["4 players"] * 2)
+    assert " on the same deals in both groups, which does not make it clearly ahead" in both[1], both
+    one = best.headline(Rep, "win share", picks[:1], [], ["a"] * 4, same=["x", "y", "z"])
+    assert "on the same deals in the one group with a best (the table" in one[1], one

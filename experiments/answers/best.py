@@ -124,8 +124,9 @@ def answer_best(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
                              "for the choice")
             sentences.append(text + (f" ({'; '.join(notes)})" if notes else ""))
         if scored:
+            # (a group without a best: the lowest score is not "also the best" of a tie)
             lows.append(best_score(sub.sort(scol, descending=not low_is_good, nulls_last=True), runs, rep.over, srow,
-                                   desc, show, best[rep.over]))
+                                   desc, show, None if alike else best[rep.over]))
             low = lows[-1]
             if low is not None and low["d"] is not None:  # the headline's claim, checkable in the tables too
                 d = low["d"]
@@ -189,17 +190,17 @@ def headline(rep, metric_label: str, picks: list[tuple[str, str, bool]], lows: l
             f"{max(values, key=_num)} over the {len(picks)} groups" + (" with a best" if same else "") + ": "
             + join_values(f"{p[1]} ({p[0]})" for p in picks) + ".")
     clear = sum(p[2] for p in picks)
-    one = "the one group with a best" if len(picks) == 1 else None
-    if clear == 0:
-        ahead = (f"It is not clearly ahead of the next value (the runner-up by that figure) on the same deals in "
-                 f"{one or f'any of the {len(picks)} groups'} (the table and the full answer give each group's "
-                 "runner-up).")
+    lead = "clearly ahead of the next value (the runner-up by that figure) on the same deals"
+    if len(picks) == 1:
+        where = ("It is " if clear else "It is not ") + lead + " in the one group with a best"
     else:
-        ahead = (f"It is clearly ahead of the next value (the runner-up by that figure) on the same deals in "
-                 + (one or f"all {len(picks)} groups" if clear == len(picks) else f"{clear} of the {len(picks)} groups")
-                 + ", which does not make it clearly ahead of every other value (paired.parquet compares it with "
-                 "each)" + ("; elsewhere the next value is not clearly worse (the table and the full answer give "
-                            "each group's runner-up)" if clear < len(picks) else "") + ".")
+        where = _count_words(f"It is {lead}", f"It is not {lead}", clear, len(picks))
+    if clear == 0:
+        ahead = where + " (the table and the full answer give each group's runner-up)."
+    else:
+        ahead = (where + ", which does not make it clearly ahead of every other value (paired.parquet compares it "
+                 "with each)" + ("; elsewhere the next value is not clearly worse (the table and the full answer "
+                                 "give each group's runner-up)" if clear < len(picks) else "") + ".")
     return [text, ahead + _own_text(picks)] + ([alike] if alike else []) + ([score] if score else [])
 
 
