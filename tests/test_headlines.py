@@ -570,3 +570,11 @@ def test_best_headline_counts_the_groups_with_a_best_in_words_that_fit_two():
     assert " on the same deals in both groups, which does not make it clearly ahead" in both[1], both
     one = best.headline(Rep, "win share", picks[:1], [], ["a"] * 4, same=["x", "y", "z"])
     assert "on the same deals in the one group with a best (the table" in one[1], one
+
+
+def test_a_value_with_a_word_of_its_own_keeps_its_place_among_numbers():
+    """threshold's wake -1 reads "-1 (never)" in the sentences: it still sorts as -1 ("ranges from -1 (never)
+    to 18") and shares its brackets with its group."""
+    assert best._num("-1 (never)") == (0, -1.0) and min(["18", "-1 (never)", "2"], key=best._num) == "-1 (never)"
+    assert best._in_group("-1 (never)", "2 players, penalty 15") == "-1 (never; 2 players, penalty 15)"
+    assert best._in_group("18", "2 players") == "18 (2 players)"

@@ -15,7 +15,7 @@ from ..engine import VEC_ROWS
 from ..search import Param
 from .base import AnswerKind, ReportContext, Result
 from .common import (by_symmetry, ci_cell, clip_interval, describe_group, experiment_labels, fmt_metric, frame, group_rows, join_values, metric_range,
-                     pm_metric, score_name, short, span)
+                     pm_metric, score_name, short, span, value_names)
 from .common import label as label_of
 from .common import show as show_value
 from .searching import edge_text
@@ -45,9 +45,11 @@ def answer_best(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
     scol, slo_col, shi_col, srow = METRIC_COLUMNS["mean_score"]
     low_is_good = get_game(cfg.game).score_better == "min"
     labels = experiment_labels(cfg)
+    names = value_names(cfg)  # words for values that mean something of their own: "-1 (never)"
 
     def show(v):
-        return label_of(labels, v)
+        text = label_of(labels, v)
+        return f"{text} ({names[str(v)]})" if str(v) in names else text
 
     for key, sub in group_rows(cells, gaxes):
         sub = sub.sort(col, descending=rep.goal == "max", nulls_last=True)
@@ -188,7 +190,7 @@ def headline(rep, metric_label: str, picks: list[tuple[str, str, bool]], lows: l
     values = [p[1] for p in picks]
     text = (f"The {short(rep.over)} with the {best} {metric_label} ranges from {min(values, key=_num)} to "
             f"{max(values, key=_num)} over the {len(picks)} groups" + (" with a best" if same else "") + ": "
-            + join_values(f"{p[1]} ({p[0]})" for p in picks) + ".")
+            + join_values(_in_group(p[1], p[0]) for p in picks) + ".")
     clear = sum(p[2] for p in picks)
     lead = "clearly ahead of the next value (the runner-up by that figure) on the same deals"
     if len(picks) == 1:
@@ -275,7 +277,7 @@ def _score_sentence(rep, metric_label: str, best: str, lows: list[dict], low_is_
                 + (f"; {x['edge']}" if x.get("edge") else "") + ".")
     values = [x["value"] for x in lows]
     n = len(lows)
-    where = join_values(f"{x['value']} ({x['desc']})" for x in lows)
+    where = join_values(_in_group(x["value"], x["desc"]) for x in lows)
     return (f"The {over} with the {most} {score} " + (f"ranges from {min(values, key=_num)} to {max(values, key=_num)} "
             f"over the {n} groups: " if n > 3 else "is ") + where
             + ". " + _count_words(f"It is clearly {side} the next value on the same deals", f"It is not clearly {side} "
@@ -292,9 +294,15 @@ def _count_words(yes: str, no: str, k: int, n: int) -> str:
     return f"{yes} in " + (("both groups" if n == 2 else f"all {n} groups") if k == n else f"{k} of the {n} groups")
 
 
+def _in_group(value: str, desc: str) -> str:
+    """A value with its group, ``18 (2 players, penalty 5)``; one with a word of its own shares the brackets:
+    ``-1 (never; 2 players, penalty 15)``."""
+    return f"{value[:-1]}; {desc})" if value.endswith(")") and desc else f"{value} ({desc})"
+
+
 def _num(v: str):
-    try:
-        return (0, float(v))
+    try:  # (a value with its word, "-1 (never)", by its number)
+        return (0, float(v.split(" (")[0]))
     except ValueError:
         return (1, v)
 
