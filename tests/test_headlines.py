@@ -28,10 +28,10 @@ def test_effect_headline_gives_the_baseline_the_strongest_and_shares_in_percent(
     head = effect.headline(rep, rows, str, levels, strongest)
     assert head == [
         "variant base (the baseline): game length 48.1 to 56.9 turns, first-seat advantage -2.0% to +0.3% "
-        "(clearly off 0 in 1 of 2 groups); highest rated swapper (2 players; gambler next, intervals overlapping), "
+        "(clearly off 0 in 1 of the 2 groups); highest rated swapper (2 players; gambler next, intervals overlapping), "
         "gambler (4 players; swapper next, intervals not overlapping).",
-        "variant v1 against base, on the same deals: game length -0.0 turns (clear in 0 of 2 groups), "
-        "first-seat advantage -2.0% to -1.8% (clear in 1 of 2 groups); highest rated gambler (2 players and "
+        "variant v1 against base, on the same deals: game length -0.0 turns (not clear in either group), "
+        "first-seat advantage -2.0% to -1.8% (clear in 1 of the 2 groups); highest rated gambler (2 players and "
         "4 players; swapper next, intervals overlapping)."]
     assert not any("points" in h for h in head)
     # changes on both sides of 0 that print as 0 read +0.0, not -0.0 to +0.0
@@ -59,11 +59,11 @@ def test_effect_headline_names_where_a_values_own_first_seat_advantage_is_clearl
             _paired("both", "seat_advantage", -0.01, -0.03, 0.01, 2)]
     levels = [{"turns": 98.6, "adv": 0.008, "adv_lo": -0.005, "adv_hi": 0.02, "fair": 0.2}] * 2
     head = effect.headline(rep, rows, str, levels, {}, {}, {"both": ["5 players"]})
-    assert head[1].endswith("(clear in 0 of 2 groups), its own first-seat advantage clearly off 0 by its own interval "
+    assert head[1].endswith("(not clear in either group), its own first-seat advantage clearly off 0 by its own interval "
                             "in 1 of 2 groups (5 players).")
     # a small edge in every one of several groups, none clear alone: the headline says both
     three = [{"turns": 98.6, "adv": a, "adv_lo": -0.005, "adv_hi": 0.02, "fair": 0.2} for a in (0.008, 0.01, 0.013)]
-    assert "(clearly off 0 in 0 of 3 groups; above 0 in every group)" in effect.headline(rep, rows, str, three)[0]
+    assert "(not clearly off 0 in any of the 3 groups; above 0 in every group)" in effect.headline(rep, rows, str, three)[0]
     assert "every group" not in effect.headline(rep, rows, str, three[:2])[0]  # two groups: no claim
     assert "its own" not in effect.headline(rep, rows, str, levels, {}, {}, {})[1]
 
@@ -110,10 +110,14 @@ def test_effect_answer_with_ratings_leads_with_the_baseline_and_the_strongest():
     assert claims.startswith("variant claims against base, on the same deals: game length ")
     assert "; highest rated " in claims and "points" not in claims
     assert "of 1 group" not in base + claims  # one group: "(clear)" or "(not clear)", not "in 0 of 1 group"
-    assert effect._how_often("clear", 0, 1) == "not clear" and effect._how_often("clear", 2, 3) == "clear in 2 of 3 groups"
+    assert effect._how_often("clear", 0, 1) == "not clear" and effect._how_often("clear", 2, 3) == "clear in 2 of the 3 groups"
     # from 4 groups on, what chance alone would give (each group's interval at 95%, uncorrected)
-    assert effect._how_often("clear", 2, 8) == "clear in 2 of 8 groups; about 0.4 would by chance alone, each at 95%"
-    assert effect._how_often("clear", 0, 8) == "clear in 0 of 8 groups" and effect._how_often("clear", 4, 4) == "clear in 4 of 4 groups"
+    assert effect._how_often("clear", 2, 8) == "clear in 2 of the 8 groups; about 0.4 would by chance alone, each at 95%"
+    # none of them is said as none ("clear in 0 of 8 groups" reads as a claim), all of them as all
+    assert effect._how_often("clear", 0, 8) == "not clear in any of the 8 groups"
+    assert effect._how_often("clear", 4, 4) == "clear in all 4 groups"
+    assert effect._how_often("clearly off 0", 0, 2) == "not clearly off 0 in either group"
+    assert effect._how_often("clear", 2, 2) == "clear in both groups"
 
 
 def test_best_headline_adds_the_lowest_mean_score():
@@ -224,7 +228,7 @@ def test_effect_reads_a_self_play_focus_as_its_fair_share_by_symmetry():
                           "lineup": {"focus": "threshold", "field": "threshold"},
                           "sweep": {"players": [3, 5], "rules.penalty": [5, 15]},
                           "report": {"answer": "effect", "over": "rules.penalty", "baseline": 5}})
-    assert "focus win share 20.0% to 33.3% (clearly off its fair share in 0 of 2 groups)" in res.headline[0]
+    assert "focus win share 20.0% to 33.3% (not clearly off its fair share in either group)" in res.headline[0]
     assert res.answer[0].endswith("focus win share 33.3% (the fair share by symmetry: the same strategy in every "
                                   "seat)")
 

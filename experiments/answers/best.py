@@ -14,7 +14,7 @@ from ..config import METRICS
 from ..engine import VEC_ROWS
 from ..search import Param
 from .base import AnswerKind, ReportContext, Result
-from .common import (by_symmetry, ci_cell, clip_interval, describe_group, experiment_labels, fmt_metric, frame, group_rows, join_values, metric_range,
+from .common import (by_symmetry, ci_cell, count_words, clip_interval, describe_group, experiment_labels, fmt_metric, frame, group_rows, join_values, metric_range,
                      pm_metric, score_name, short, span, value_names)
 from .common import label as label_of
 from .common import show as show_value
@@ -196,7 +196,7 @@ def headline(rep, metric_label: str, picks: list[tuple[str, str, bool]], lows: l
     if len(picks) == 1:
         where = ("It is " if clear else "It is not ") + lead + " in the one group with a best"
     else:
-        where = _count_words(f"It is {lead}", f"It is not {lead}", clear, len(picks))
+        where = count_words(f"It is {lead}", f"It is not {lead}", clear, len(picks))
     if clear == 0:
         ahead = where + " (the table and the full answer give each group's runner-up)."
     else:
@@ -280,18 +280,10 @@ def _score_sentence(rep, metric_label: str, best: str, lows: list[dict], low_is_
     where = join_values(_in_group(x["value"], x["desc"]) for x in lows)
     return (f"The {over} with the {most} {score} " + (f"ranges from {min(values, key=_num)} to {max(values, key=_num)} "
             f"over the {n} groups: " if n > 3 else "is ") + where
-            + ". " + _count_words(f"It is clearly {side} the next value on the same deals", f"It is not clearly {side} "
+            + ". " + count_words(f"It is clearly {side} the next value on the same deals", f"It is not clearly {side} "
                                   "the next value on the same deals", sum(x['clear'] for x in lows), n)
-            + ", and " + _count_words(f"is also the {over} with the {best} {metric_label}", f"is not the {over} with "
+            + ", and " + count_words(f"is also the {over} with the {best} {metric_label}", f"is not the {over} with "
                                       f"the {best} {metric_label}", sum(x['best'] for x in lows), n) + ".")
-
-
-def _count_words(yes: str, no: str, k: int, n: int) -> str:
-    """``yes`` in ``k`` of the ``n`` groups, read as ``no`` in any of them where ``k`` is 0 ("in 0 of the 8
-    groups" read as a claim) and as all of them where ``k`` is ``n``."""
-    if k == 0:
-        return f"{no} in " + ("either group" if n == 2 else f"any of the {n} groups")
-    return f"{yes} in " + (("both groups" if n == 2 else f"all {n} groups") if k == n else f"{k} of the {n} groups")
 
 
 def _in_group(value: str, desc: str) -> str:

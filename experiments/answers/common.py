@@ -84,6 +84,14 @@ def and_list(items) -> str:
     return join_values(items[:-1]) + " and " + items[-1]
 
 
+def count_words(yes: str, no: str, k: int, n: int) -> str:
+    """``yes`` in ``k`` of the ``n`` groups, read as ``no`` in any of them where ``k`` is 0 ("in 0 of the 8
+    groups" read as a claim) and as all of them where ``k`` is ``n``."""
+    if k == 0:
+        return f"{no} in " + ("either group" if n == 2 else f"any of the {n} groups")
+    return f"{yes} in " + (("both groups" if n == 2 else f"all {n} groups") if k == n else f"{k} of the {n} groups")
+
+
 def show(v: Any) -> str:
     """A value as the sentences show it: a rule option's true/false as on/off, its None as none (as a config
     writes it)."""

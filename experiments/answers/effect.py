@@ -10,7 +10,7 @@ from simcore.stats import alike_share_interval, deal_values_ci, half_width, pair
 
 from ..engine import VEC_ROWS
 from .base import AnswerKind, Result
-from .common import SHARE_DIFF_RANGE, average_seat, turns_pm, unit, by_symmetry, clip_interval, describe_group, metric_range, experiment_labels, fmt_metric, frame, pm_metric, group_rows, label, short, span, wide_table, fine_decimals, short_of_whole, and_list, ci_text
+from .common import SHARE_DIFF_RANGE, average_seat, turns_pm, unit, by_symmetry, clip_interval, describe_group, metric_range, experiment_labels, fmt_metric, frame, pm_metric, group_rows, label, short, span, wide_table, fine_decimals, short_of_whole, and_list, ci_text, count_words
 
 #: the row of :func:`answer_effect`'s pooled per-deal values that holds seat 0's advantage over the average seat
 ADV = len(VEC_ROWS)
@@ -296,13 +296,14 @@ def _groups(n: int) -> str:
 
 
 def _how_often(what: str, k: int, n: int) -> str:
-    """``clearly off 0 in 2 of 4 groups``; with one group, ``clearly off 0`` or ``not clearly off 0``. From 4
+    """``clearly off 0 in 2 of the 4 groups``, ``not clearly off 0 in any of the 4 groups``, ``... in all 4
+    groups``; with one group, ``clearly off 0`` or ``not clearly off 0``. From 4
     groups on, where fewer than half are clear, it says how many would seem so by chance alone (each group's
     interval is at 95%, uncorrected: of 8 groups with no change at all, about 0.4 seem to change)."""
     if n == 1:
         return what if k else f"not {what}"
     chance = f"; about {0.05 * n:.1f} would by chance alone, each at 95%" if n >= 4 and 0 < k < n / 2 else ""
-    return f"{what} in {k} of {_groups(n)}{chance}"
+    return count_words(what, f"not {what}", k, n) + chance
 
 
 def _strongest_text(picks: list[tuple]) -> str:
