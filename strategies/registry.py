@@ -264,9 +264,14 @@ def default_strategy(game: str) -> str:
     return getattr(mod, "DEFAULT", None) or mod.STRATEGIES[0].name
 
 
-def _split_params(text: str, owner: str) -> dict[str, str]:
+def _split_params(text: str, owner: str, colon: bool = False) -> dict[str, str]:
+    """``key=value,...`` as a dict of texts; ``colon``: the spec wrote the ``:`` that comes before them, so
+    that nothing after it (``threshold:``) is a parameter list left empty, refused as ``threshold:,wake=8``
+    is, not read as the strategy alone."""
     out: dict[str, str] = {}
     if not text.strip():
+        if colon:
+            raise SenseiError(f"strategy {owner}: nothing after its ':' (give name:key=value,... or the name alone)")
         return out
     for item in text.split(","):
         if "=" not in item:
@@ -335,14 +340,14 @@ def resolve(game: str, spec: Any) -> Strategy:
         raise SenseiError("empty strategy spec")
     at = text.find(".py:")
     if at >= 0:  # FILE.py:Class...: the file's path may hold a ':' of its own
-        head, rest = text[:at + 3], text[at + 4:]
+        head, colon, rest = text[:at + 3], ":", text[at + 4:]
     else:
-        head, _, rest = text.partition(":")
+        head, colon, rest = text.partition(":")
     if head.endswith(".py") or os.sep in head or head.startswith("."):
-        clsname, _, params = rest.partition(":")
+        clsname, colon, params = rest.partition(":")
         if not clsname:
             raise SenseiError(f"strategy {text!r}: expected FILE.py:Class[:k=v,...]")
-        return load_file_strategy(head, clsname, _split_params(params, clsname), game)
+        return load_file_strategy(head, clsname, _split_params(params, clsname, bool(colon)), game)
     name = head.strip().lower()
     cls = lookup(game, name)
     if cls is None:
@@ -356,7 +361,7 @@ def resolve(game: str, spec: Any) -> Strategy:
         known = strategy_names(game)
         raise SenseiError(f"unknown strategy {head!r} for {g} (known: {', '.join(known) or 'none'}; a strategy of "
                           "your own: FILE.py:CLASS, or --strategies FILE.py to name it)")
-    return make_strategy(cls, _split_params(rest, name), name)
+    return make_strategy(cls, _split_params(rest, name, bool(colon)), name)
 
 
 def _load_module(path: str):

@@ -507,6 +507,11 @@ def test_a_value_that_means_something_of_its_own_is_named_on_the_plot(tmp_path):
     page = open(build_report(res.write(str(tmp_path / "runs")), index=False), encoding="utf-8").read()
     caps = re.findall(r"<figcaption>(.*?)</figcaption>", page, re.S)
     assert caps[0].endswith("; dotted lines: fair share 1/P; wake -1: never"), caps[0]
+    # and in the answer table, as best or next value
+    two = run_experiment({**cfg, "sweep": {"focus.wake": [-1, 10]}})
+    page = open(build_report(two.write(str(tmp_path / "two")), index=False), encoding="utf-8").read()
+    lead = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", re.findall(r"<table.*?</table>", page, re.S)[0]))
+    assert " -1 (never) " in lead and " 10 " in lead, lead
     # a parameter without such words, or another axis, has none
     other = run_experiment({**cfg, "lineup": {"focus": "threshold:wake=8", "field": "threshold"},
                             "sweep": {"rules.penalty": [5, 15]}})

@@ -14,7 +14,7 @@ from ..config import METRICS
 from ..engine import VEC_ROWS
 from ..search import Param
 from .base import AnswerKind, ReportContext, Result
-from .common import (by_symmetry, ci_cell, count_words, clip_interval, describe_group, experiment_labels, fmt_metric, frame, group_rows, join_values, metric_range,
+from .common import (by_symmetry, ci_cell, count_words, named_value, clip_interval, describe_group, experiment_labels, fmt_metric, frame, group_rows, join_values, metric_range,
                      pm_metric, score_name, short, span, value_names)
 from .common import label as label_of
 from .common import show as show_value
@@ -48,8 +48,7 @@ def answer_best(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
     names = value_names(cfg)  # words for values that mean something of their own: "-1 (never)"
 
     def show(v):
-        text = label_of(labels, v)
-        return f"{text} ({names[str(v)]})" if str(v) in names else text
+        return named_value(labels, names, v)
 
     for key, sub in group_rows(cells, gaxes):
         sub = sub.sort(col, descending=rep.goal == "max", nulls_last=True)
@@ -330,6 +329,11 @@ def lead_table(ctx: ReportContext):
     if not over or over not in cells.columns:
         return None
     labels = s.get("labels") or {}
+    names = s.get("value_names") or {}  # "-1 (never)", as the sentences and plots have it
+
+    def named(v) -> str:
+        return named_value(labels, names, v)
+
     metric = s["metric"]
     col, lo, hi, _ = METRIC_COLUMNS[metric]
     pct = metric == "win_share"
@@ -345,14 +349,14 @@ def lead_table(ctx: ReportContext):
         versus = (paired.filter(mine & (pl.col("metric") == metric) & (pl.col("versus").cast(pl.String) == str(best[over])))
                   if paired.height else paired)
         alike = sub.height > 1 and versus.height == sub.height - 1 and all(_same(p) for p in versus.iter_rows(named=True))
-        row[f"best {short(over)}"] = "none: every value the same" if alike else label_of(labels, best[over])
+        row[f"best {short(over)}"] = "none: every value the same" if alike else named(best[over])
         # the field's own value wins the fair share by symmetry: a figure without an interval, as in the sentence
         row[s["metric_label"] + (" %" if pct else "")] = (
             f"{ci_cell(best[col], None, None, pct, unit=False)} (by symmetry)" if pct and by_symmetry(best)
             else ci_cell(best[col], best[lo], best[hi], pct, unit=False, bounds=metric_range(metric)))
         if sub.height > 1:
             nxt = sub.row(1, named=True)
-            row[f"next {short(over)}"] = label_of(labels, nxt[over])
+            row[f"next {short(over)}"] = named(nxt[over])
             hit = versus.filter(pl.col("value").cast(pl.String) == str(nxt[over])) if versus.height else versus
             d = hit.row(0, named=True) if hit.height else None
             row["next minus best (same deals)" + (" %" if pct else "")] = \

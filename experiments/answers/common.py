@@ -529,6 +529,13 @@ def value_names(cfg: Config) -> dict[str, str]:
     return {}
 
 
+def named_value(labels: dict[str, str], names: dict[str, str], v: Any) -> str:
+    """A value of ``over`` as the answers show it: its short label, with its word where it has one
+    (:func:`value_names`): ``-1 (never)``."""
+    text = label(labels, v)
+    return f"{text} ({names[str(v)]})" if str(v) in names else text
+
+
 def experiment_labels(cfg: Config) -> dict[str, str]:
     """``{text: short label}`` for every strategy of an experiment: each full spec, and each strategy as the
     config writes it (a whole-spec sweep value such as ``guard:margin=1``, a tournament entrant), labelled
