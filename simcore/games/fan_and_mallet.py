@@ -606,6 +606,8 @@ def scratch(ob):
          np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64),
          np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64), np.zeros((1, 6), dtype=np.int64),
          np.zeros((1, 6), dtype=np.int64), np.zeros((1, 6), dtype=np.int64))
+    # (the start houses serve only the deal of a match's next game, which the search never plays: its horizon,
+    # :func:`stop`, is the end of the game being played; the view does not carry the option)
     R = (np.int64(ob.match_points), np.array([0, 6], dtype=np.int64), np.empty(N_HOUSES, dtype=np.int64),
          np.empty(DECK, dtype=np.int64), np.empty(STACK, dtype=np.int64))
     return S, R
