@@ -89,6 +89,22 @@ def test_over_players_is_refused_where_fair_shares_depend_on_the_player_count(an
     refused(raw, "report.over: expected a sweep axis other than players", answer)
 
 
+@pytest.mark.parametrize("metric", ["win_share", "mean_score"])
+def test_best_over_players_is_refused_for_a_share_or_a_score(metric):
+    """best compared a focus's raw win shares across player counts: 60.2% at 2 players read as clearly better
+    than 46.5% at 3, where 3 players gained the most over its own fair share."""
+    extra = {"goal": "min"} if metric == "mean_score" else {}
+    raw = {**SEN, "players": [2, 3], "lineup": {"focus": "gambler", "field": "threshold"},
+           "report": {"answer": "best", "over": "players", "metric": metric, **extra}}
+    refused(raw, "report.over: expected a sweep axis other than players for answer = 'best' with metric = "
+            f"{metric!r}", "metric = \"mean_turns\" may compare player counts")
+    # a named case that sets players is a players axis under another name
+    raw = {**{k: v for k, v in SEN.items() if k != "players"}, "lineup": {"focus": "gambler", "field": "threshold"},
+           "sweep": {"size": {"two": {"players": 2}, "four": {"players": 4}}},
+           "report": {"answer": "best", "over": "size", "metric": metric, **extra}}
+    refused(raw, "sweep.size: expected one player count in every group for answer = 'best'", "'two' with 2 players")
+
+
 def test_best_over_players_is_still_allowed():
     cfg = load_config({**SEN, "players": [2, 3], "report": {"answer": "best", "over": "players",
                                                              "metric": "mean_turns", "goal": "min"}})

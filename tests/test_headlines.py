@@ -556,6 +556,13 @@ def test_sprt_says_what_its_interval_adds_to_the_verdict():
     assert ": better: the test prefers an advantage of +2.0%" in h1
     assert h1.endswith("; the interval reaches the fair share: the test's preference, not a bound)")
     assert "wholly above" not in answer_sprt(load(cfg), res.tables["sprt"], low)[0]
+    # a preference for +0.0% with an interval wholly below the fair share reads as about fair without its word
+    below = cells.with_columns(pl.lit(0.20).alias("focus_win_lo"), pl.lit(0.24).alias("focus_win_hi"))
+    assert answer_sprt(load(cfg), res.tables["sprt"], below)[0].endswith(
+        "; the interval lies wholly below the fair share: a disadvantage)")
+    undecided = res.tables["sprt"].with_columns(pl.lit("continue").alias("decision"))
+    assert answer_sprt(load(cfg), undecided, below)[0].endswith("wholly below the fair share: a disadvantage)")
+    assert answer_sprt(load(cfg), undecided, cells)[0].endswith("; the interval lies wholly above the fair share)")
 
 
 def test_best_headline_counts_the_groups_with_a_best_in_words_that_fit_two():

@@ -41,7 +41,11 @@ def answer_best(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
     gaxes = cfg.group_axes
     # the focus's mean score beside another metric: which value gives the best (Sen's lowest, the other
     # games' highest), for the headline
-    scored = cfg.kind == "focus" and rep.metric != "mean_score"
+    # (not across player counts: scores of different counts do not compare, config.py refuses them as the metric)
+    counts: dict[tuple, set[int]] = {}
+    for c in cfg.cells:
+        counts.setdefault(tuple(repr(c.axes.get(a)) for a in gaxes), set()).add(c.players)
+    scored = cfg.kind == "focus" and rep.metric != "mean_score" and all(len(v) == 1 for v in counts.values())
     scol, slo_col, shi_col, srow = METRIC_COLUMNS["mean_score"]
     low_is_good = get_game(cfg.game).score_better == "min"
     labels = experiment_labels(cfg)
@@ -191,7 +195,8 @@ def headline(rep, metric_label: str, picks: list[tuple[str, str, bool]], lows: l
             f"{max(values, key=_num)} over the {len(picks)} groups" + (" with a best" if same else "") + ": "
             + join_values(_in_group(p[1], p[0]) for p in picks) + ".")
     clear = sum(p[2] for p in picks)
-    lead = "clearly ahead of the next value (the runner-up by that figure) on the same deals"
+    lead = "clearly ahead of the next value (the runner-up by that figure) " + (
+        "paired by deal number" if rep.over == "players" else "on the same deals")
     if len(picks) == 1:
         where = ("It is " if clear else "It is not ") + lead + " in the one group with a best"
     else:
@@ -359,7 +364,9 @@ def lead_table(ctx: ReportContext):
             row[f"next {short(over)}"] = named(nxt[over])
             hit = versus.filter(pl.col("value").cast(pl.String) == str(nxt[over])) if versus.height else versus
             d = hit.row(0, named=True) if hit.height else None
-            row["next minus best (same deals)" + (" %" if pct else "")] = \
+            # (player counts compared by game length: a deal of another count is another deal, paired by its number)
+            row[("next minus best (paired by deal number)" if sub["players"].n_unique() > 1 else
+                 "next minus best (same deals)") + (" %" if pct else "")] = \
                 _SAME if d and _same(d) else ci_cell(d["diff"], d["lo"], d["hi"], pct, signed=True, unit=False,
                                                      bounds=metric_range(metric, diff=True)) if d else ""
         rows.append(row)

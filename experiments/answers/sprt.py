@@ -5,6 +5,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
+from ..config import ABSENT
 from .base import AnswerKind, Result
 from .common import describe_group, experiment_labels, fmt_metric, label, pm_metric
 
@@ -38,6 +39,10 @@ def answer_sprt(cfg: Config, sprt: pl.DataFrame, cells: pl.DataFrame) -> list[st
             if row["decision"] == "H0" and lo > fair:
                 beside = (f"; the interval lies wholly above the fair share: an advantage, nearer {h0} than "
                           f"{h1}")
+            elif row["decision"] != "H1" and hi < fair:  # ("closer to +0.0%" read as about fair)
+                beside = "; the interval lies wholly below the fair share: a disadvantage"
+            elif row["decision"] == "continue" and lo > fair:
+                beside = "; the interval lies wholly above the fair share"
             elif row["decision"] == "H1" and lo <= fair:
                 beside = "; the interval reaches the fair share: the test's preference, not a bound"
         out.append(who + (f" ({desc})" if desc else "")
@@ -52,7 +57,8 @@ def answer_sprt(cfg: Config, sprt: pl.DataFrame, cells: pl.DataFrame) -> list[st
 
 def precheck(ctx) -> None:
     if ctx.sprt is None:
-        ctx.ck.fail("report.answer", "an [sprt] table for answer = 'sprt'", "sprt")
+        ctx.ck.fail("sprt", "a table of the sequential test (h0, h1 and its error rates) for answer = 'sprt'",
+                    ABSENT)
 
 
 def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun]) -> Result:
