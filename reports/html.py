@@ -75,7 +75,7 @@ TERMS = (
      "lies above it: the race corrects for having picked the best of many settings, a single interval does not",
      ("weak fixed point",)),
     ("the race", "settings are played on the same deals in rounds of more and more deals, and a setting is "
-     "dropped once it is clearly worse than the best; the settings still in the race at the end are the ones "
+     "dropped once it is clearly worse than the leader of its round (the best so far); the settings still in the race at the end are the ones "
      "the deals could not tell apart from the best", ("raced", "the race", "in the race")),
     ("corrected for picking among N settings", "the race drops a setting only when it is clearly worse after "
      "allowing for the luck of picking the best of that many settings (the best of many is also the luckiest)",

@@ -768,3 +768,13 @@ def test_the_early_grid_check_counts_the_players_at_the_top():
     raw = {**SEN, "players": [2, 3, 4, 5], "lineup": {"focus": "threshold", "field": "threshold:wake=10"},
            "sweep": {"focus.wake": ["x"] * 2501}}
     refused(raw, "sweep: expected a grid of at most 10,000 cells", "got '10,004 cells'")
+
+
+def test_a_solo_score_question_is_sent_where_it_can_be_answered():
+    """best with a solo seats lineup and metric = "mean_score" said to use a focus lineup, which a solo game
+    refuses: it now names the answers that give a solo score."""
+    raw = {"title": "t", "question": "q", "game": "sensu", "players": 1, "games": 10, "lineup": {"seats": ["focus"]},
+           "sweep": {"seat0.off_weight": [0.0, 0.5]},
+           "report": {"answer": "best", "over": "seat0.off_weight", "metric": "mean_score", "goal": "max"}}
+    refused(raw, "report.metric: expected mean_turns for a solo game", 'answer = "summary" gives each setting\'s solo '
+            "mean score")

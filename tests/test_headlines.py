@@ -589,3 +589,19 @@ def test_a_value_with_a_word_of_its_own_keeps_its_place_among_numbers():
     assert best._num("-1 (never)") == (0, -1.0) and min(["18", "-1 (never)", "2"], key=best._num) == "-1 (never)"
     assert best._in_group("-1 (never)", "2 players, penalty 15") == "-1 (never; 2 players, penalty 15)"
     assert best._in_group("18", "2 players") == "18 (2 players)"
+
+
+def test_balance_names_its_values_and_how_its_deals_were_played():
+    """"over the 2 penaltys" and, for one strategy in every seat (each deal played once), "each lineup played
+    in every seat order"."""
+    from experiments import run_experiment
+    from experiments.answers.balance import _plural
+
+    assert [_plural(w) for w in ("penalty", "pairing", "start_positions", "day", "players")] == [
+        "penalties", "pairings", "start_positions", "days", "players"]
+    base = {"title": "t", "question": "q", "game": "sen", "players": 3, "games": 6, "seed": 2,
+            "sweep": {"rules.penalty": [5, 15]}, "report": {"answer": "balance", "over": "rules.penalty"}}
+    focus = run_experiment({**base, "lineup": {"focus": "gambler", "field": "threshold"}}).answer[0]
+    assert "over the 2 penalties (each lineup played in every seat order)" in focus, focus
+    alone = run_experiment({**base, "lineup": {"seats": ["threshold"]}}).answer[0]
+    assert "over the 2 penalties (each deal played once)" in alone, alone

@@ -1142,3 +1142,26 @@ def test_the_meta_games_fresh_deals_count_the_games_a_fixed_points_check_played_
                   r"fixed points' checks\)", nash)
     assert m and f, nash
     assert 0 < int(m.group(1)) < 64 and 0 < int(f.group(1)) < 80
+
+
+def test_a_dropped_rival_says_it_was_dropped_against_its_rounds_leader():
+    """A rival the race dropped was clearly worse than its round's leader, not than the final best: listed
+    among the closest rivals with an interval against the best that reaches 0, it read as a contradiction of
+    "dropped as clearly worse". It now says against whom it was dropped; a rival that plays the same games as
+    the best is said to be the same on every deal."""
+    from experiments.answers.searching import Searched, runners_up
+    from simcore.racing import RaceResult
+
+    vs = [{"diff": -0.017, "lo": -0.084, "hi": 0.05, "n": 50}, None, {"diff": -0.008, "lo": -0.05, "hi": 0.04, "n": 100},
+          {"diff": 0.0, "lo": 0.0, "hi": 0.0, "n": 100}]
+    race = RaceResult(best=1, survivors=[1, 2, 3], deals=[50, 100, 100, 100], means=[0.33, 0.35, 0.34, 0.35],
+                      lo=[0.3] * 4, hi=[0.4] * 4, dropped_in=[0, None, None, None],
+                      rounds=[(50, [0, 1, 2, 3], 2), (100, [1, 2, 3], 1)], versus_best=vs, level=0.05)
+    found = Searched(settings=[{"focus.edge": 2.5}, {"focus.edge": 6.0}, {"focus.edge": 4.0}, {"focus.edge": 7.0}], race=race,
+                     raced=[0, 1, 2, 3])
+    text = runners_up(found, "win_share")
+    assert "edge=2.5 -1.7% [-8.4%, +5.0%] over 50 deals (dropped there as clearly worse than edge=4.0, the leader " \
+           "then)" in text, text
+    assert "edge=4.0 -0.8% [-5.0%, +4.0%] over 100 deals;" in text and "edge=7.0 the same on every deal over 100" in text
+    race.rounds[0] = (50, [0, 1, 2, 3], 1)  # dropped against the one that is the best in the end
+    assert "(dropped there as clearly worse than the best)" in runners_up(found, "win_share")

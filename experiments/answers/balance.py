@@ -31,8 +31,11 @@ def _self_play(run) -> bool:
 
 
 def _plural(word: str) -> str:
-    """``pairings`` for ``pairing``; ``start_positions`` and ``players`` stay as they are."""
-    return word if word.endswith("s") else word + "s"
+    """``pairings`` for ``pairing``, ``penalties`` for ``penalty``; ``start_positions`` and ``players`` stay as
+    they are."""
+    if word.endswith("s"):
+        return word
+    return word[:-1] + "ies" if len(word) > 1 and word[-1] == "y" and word[-2] not in "aeiou" else word + "s"
 
 
 def _metric_defs(cfg: Config) -> list[Any]:
@@ -98,7 +101,10 @@ def answer_balance(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
             alo, ahi = lo - fair, hi - fair
         est.append(est_row("group", None, desc, None, None, P, "seat_advantage", adv, alo, ahi, pooled.height))
         clear = alo is not None and (alo > 0 or ahi < 0)
-        rotated = "each lineup played in every seat order" if cfg.rotate else "lineups as listed (not rotated)"
+        # (one strategy in every seat: its seat orders are one lineup, each deal played once)
+        once = all(len(runs[i].rotations) == 1 for i in sub["cell"].to_list())
+        rotated = ("lineups as listed (not rotated)" if not cfg.rotate else "each deal played once" if once
+                   else "each lineup played in every seat order")
         text = ((f"{desc}: " if desc else "") + f"seat 0 (the first player) wins "
                 f"{pm_metric('win_share', w, lo, hi, refs=(fair,))} "
                 f"of {' and '.join(sorted({units(runs[i].cell.rules) for i in sub['cell'].to_list()}))} over the "

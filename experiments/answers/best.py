@@ -307,6 +307,9 @@ def check_metric(ctx, metric: str) -> None:
     if metric in ("win_share", "mean_score") and ctx.lineup == "seats":
         what = ("mean_turns for a seats lineup (win share and score belong to a focus; for one seat's, a focus "
                 "lineup with lineup.rotate = false, or answer = \"summary\" for every seat's)")
+        if ctx.cells and all(c.players == 1 for c in ctx.cells):  # (a focus needs 2 players: no way round there)
+            what = ("mean_turns for a solo game (a score belongs to a focus, which needs 2 players; answer = "
+                    "\"summary\" gives each setting's solo mean score, answer = \"calibration\" its levels)")
         if "metric" in ctx.table:
             ctx.ck.fail("report.metric", what, metric)
         ctx.ck.fail("report.metric", what + f", as none is given here (the default, {metric}, is a focus's)")

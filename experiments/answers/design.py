@@ -40,7 +40,7 @@ from ..search import focus_values, setting_label
 from ..config import ABSENT
 from .base import AnswerKind, CheckContext, ReportContext, Result
 from .common import SHARE_RANGE, and_list, clip_interval, describe_group, frame, join_values, lineup_label, metric_range, short_spec
-from .searching import (SearchSpec, confirm_row, confirmation, confirmed_text, edge_text, group_axes, parse_confirm,
+from .searching import (SearchSpec, confirm_row, confirmation, confirmed_text, dropped_note, edge_text, group_axes, parse_confirm,
                         parse_search, pct, pct_span, probe_settings, race_rows, search_space, split, start_setting,
                         value_span, value_text, weak_text, with_params)
 
@@ -333,8 +333,10 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
             what = (f"{value_text(obj, -d['diff'], True)} farther "
                     f"{value_span(obj, -d['hi'], -d['lo'], True)}") if aim else (
                 f"{value_text(obj, d['diff'], True)} {value_span(obj, d['lo'], d['hi'], True)}")
+            if d["diff"] == 0 and d["lo"] == 0 and d["hi"] == 0:  # (match_points 1 and none: the same games)
+                what = "the same on every deal"
             parts.append(f"{setting_label(found.settings[found.raced[k]])} {value_text(obj, m, signed)} ({what} on "
-                         f"{d['n']:,} deals)")
+                         f"{d['n']:,} deals{dropped_note(found, k)})")
         if parts:
             text += "; closest rivals on the same deals: " + "; ".join(parts)
         # the raw objective (the race's values are distances where the design has a target or a band)

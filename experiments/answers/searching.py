@@ -602,6 +602,19 @@ def value_span(metric: str, lo: float | None, hi: float | None, signed: bool = F
     return span(_shown_as(metric), lo, hi, signed, refs=refs)
 
 
+def dropped_note(found: Searched, k: int) -> str:
+    """``, dropped there as clearly worse than edge=4.0, the leader of that round``: a rival the race dropped
+    was found clearly worse than its round's leader (with the correction for picking), not than the final best,
+    so that its interval against the best may still reach 0; empty for a setting still in the race."""
+    r = found.race
+    at = r.dropped_in[k]
+    if at is None:
+        return ""
+    leader = r.rounds[at][2]
+    than = "the best" if leader == r.best else f"{setting_label(found.settings[found.raced[leader]])}, the leader then"
+    return f", dropped there as clearly worse than {than}"
+
+
 def runners_up(found: Searched, metric: str, count: int = 3) -> str:
     """The closest rivals of the best on the same deals: ``wake=11 -0.3% [-0.5%, -0.1%]``."""
     r = found.race
@@ -612,6 +625,9 @@ def runners_up(found: Searched, metric: str, count: int = 3) -> str:
         d = r.versus_best[k]
         s = found.settings[found.raced[k]]
         lo, hi = clip_interval(d["lo"], d["hi"], metric_range(metric, diff=True))
-        parts.append(f"{setting_label(s)} {value_text(metric, d['diff'], True)} {value_span(metric, lo, hi, True)} "
-                     f"over {d['n']:,} deals")
+        note = dropped_note(found, k)
+        same = d["diff"] == 0 and d["lo"] == 0 and d["hi"] == 0
+        parts.append(f"{setting_label(s)} " + ("the same on every deal" if same else
+                     f"{value_text(metric, d['diff'], True)} {value_span(metric, lo, hi, True)}")
+                     + f" over {d['n']:,} deals" + (f" ({note[2:]})" if note else ""))
     return "; ".join(parts)
