@@ -1029,7 +1029,7 @@ def _report(value: Any, ck: _Checker, kind: str, axes: list[str], sprt: SprtSpec
         ck.fail("report.metric", "one of " + ", ".join(METRICS), metric)
     if spec.check_metric is not None:
         spec.check_metric(ctx, metric)
-    if over is not None and spec.over_players and metric in ("win_share", "mean_score"):
+    if over is not None and spec.over_players and spec.uses_metric and metric in ("win_share", "mean_score"):
         # (best: 60.2% at 2 players read as clearly better than 46.5% at 3, where 3 players gained the most over
         # its fair share; a game length may be compared from one player count to another)
         why = ("each player count has a fair share of its own, 1/P" if metric == "win_share" else

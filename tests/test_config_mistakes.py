@@ -778,3 +778,11 @@ def test_a_solo_score_question_is_sent_where_it_can_be_answered():
            "report": {"answer": "best", "over": "seat0.off_weight", "metric": "mean_score", "goal": "max"}}
     refused(raw, "report.metric: expected mean_turns for a solo game", 'answer = "summary" gives each setting\'s solo '
             "mean score")
+
+
+def test_an_answer_without_a_metric_may_still_sweep_players_as_over():
+    """The refusal of best over players for a share or a score reads report.metric, whose default is the win
+    share: an answer that reads no metric (calibration) is not refused by it."""
+    raw = {"title": "t", "question": "q", "game": "sensu", "games": 10, "players": [1, 2], "lineup": {"seats": ["planner"]},
+           "report": {"answer": "calibration", "over": "players", "score_band": [25, 35], "top_share": [0.01, 0.1]}}
+    assert load_config(raw).report.over == "players"

@@ -603,7 +603,7 @@ def value_span(metric: str, lo: float | None, hi: float | None, signed: bool = F
 
 
 def dropped_note(found: Searched, k: int) -> str:
-    """``, dropped there as clearly worse than edge=4.0, the leader of that round``: a rival the race dropped
+    """``, dropped there as clearly worse than edge=4.0, the leader then``: a rival the race dropped
     was found clearly worse than its round's leader (with the correction for picking), not than the final best,
     so that its interval against the best may still reach 0; empty for a setting still in the race."""
     r = found.race
