@@ -381,9 +381,16 @@ def test_a_ctrl_c_swallowed_inside_a_chunk_still_stops_the_run():
     assert got == [0, 1]
 
 
+def _ctrl_c_default():
+    """SIGINT at its default disposition in the child, as in a terminal: a suite started as a background job
+    of a shell (which ignores SIGINT there) would hand its commands an ignored Ctrl-C, which they keep, by
+    design, as a background job's."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _limited(gib):
     def pre():
-        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        _ctrl_c_default()
         limit = gib << 30
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     return pre
@@ -415,7 +422,7 @@ def test_an_interrupted_progress_bar_on_a_pipe_leaves_only_the_one_line():
     """The progress bar is on by default; on a pipe (a log file, CI) it is never drawn, and Ctrl-C used to
     leave an empty line before the one line that says how far the run got."""
     proc = subprocess.Popen([SENSEI, "play", "sen", "--games", str(10 ** 10)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+                            stderr=subprocess.PIPE, text=True, start_new_session=True, preexec_fn=_ctrl_c_default)
     time.sleep(5)  # let it play a while (a wait, not a timed assertion)
     assert proc.poll() is None, proc.communicate()
     os.killpg(proc.pid, signal.SIGINT)
@@ -432,7 +439,7 @@ def test_ctrl_c_with_a_local_dask_cluster_is_one_line_without_the_workers_traceb
     line. A Ctrl-C while the cluster starts is ignored, so it is sent again until the command stops."""
     proc = subprocess.Popen([SENSEI, "play", "senshi", "--games", str(10 ** 8), "--jobs", "2", "--backend", "dask",
                              "--no-progress"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+                            start_new_session=True, preexec_fn=_ctrl_c_default)
     time.sleep(8)  # let the cluster start and play (a wait, not a timed assertion)
     for _ in range(12):
         os.killpg(proc.pid, signal.SIGINT)  # as Ctrl-C in a terminal: the command and its workers

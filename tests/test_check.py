@@ -195,7 +195,8 @@ def test_ctrl_c_stops_a_decision_that_loops_for_ever(tmp_path, command):
                           cwd=ROOT)  # compiles the lineup, which the looping run then loads from the cache
     assert warm.returncode == 0, warm.stderr
     child = subprocess.Popen(base + ["-s", f"{path}:Spin:spin=1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             text=True, cwd=ROOT)
+                             text=True, cwd=ROOT,  # (SIGINT at its default, as in a terminal, not a background job's)
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     time.sleep(6)
     assert child.poll() is None, "the decision loops for ever"
     child.send_signal(signal.SIGINT)
