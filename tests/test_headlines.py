@@ -605,3 +605,16 @@ def test_balance_names_its_values_and_how_its_deals_were_played():
     assert "over the 2 penalties (each lineup played in every seat order)" in focus, focus
     alone = run_experiment({**base, "lineup": {"seats": ["threshold"]}}).answer[0]
     assert "over the 2 penalties (each deal played once)" in alone, alone
+
+
+def test_best_headline_pairs_player_counts_by_deal_number():
+    """Game lengths compared across player counts (over = players, or a named case that sets players) are
+    paired by deal number: a deal of another player count is another deal, not "the same deals"."""
+    class Rep:
+        over, goal = "size", "min"
+
+    picks = [(f"variant {v}", "two", True) for v in "abcd"]
+    head = best.headline(Rep, "mean turns per game", picks, [], ["a"] * 4, across=True)
+    assert "(the runner-up by that figure) paired by deal number in all 4 groups" in head[1], head
+    assert "same deals" not in " ".join(head)
+    assert "on the same deals in all 4 groups" in best.headline(Rep, "mean turns per game", picks, [], ["a"] * 4)[1]

@@ -45,7 +45,8 @@ def answer_best(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
     counts: dict[tuple, set[int]] = {}
     for c in cfg.cells:
         counts.setdefault(tuple(repr(c.axes.get(a)) for a in gaxes), set()).add(c.players)
-    scored = cfg.kind == "focus" and rep.metric != "mean_score" and all(len(v) == 1 for v in counts.values())
+    across = any(len(v) > 1 for v in counts.values())  # values of over at several player counts (game lengths)
+    scored = cfg.kind == "focus" and rep.metric != "mean_score" and not across
     scol, slo_col, shi_col, srow = METRIC_COLUMNS["mean_score"]
     low_is_good = get_game(cfg.game).score_better == "min"
     labels = experiment_labels(cfg)
@@ -144,7 +145,7 @@ def answer_best(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
     sentences += [_score_sentence(rep, label, "lowest" if rep.goal == "min" else "highest", [x], low_is_good, x["desc"],
                                   sname) for x in lows if x is not None]
     return sentences, frame(paired_rows), headline(rep, label, picks, [x for x in lows if x is not None], per_group,
-                                                   low_is_good, sname, same)
+                                                   low_is_good, sname, same, across)
 
 
 def best_score(sub: pl.DataFrame, runs: list[CellRun], over: str, vrow: int, desc: str, show, best) -> dict | None:
@@ -174,11 +175,12 @@ def best_score(sub: pl.DataFrame, runs: list[CellRun], over: str, vrow: int, des
 
 def headline(rep, metric_label: str, picks: list[tuple[str, str, bool]], lows: list[dict] = (),
              sentences: list[str] = (), low_is_good: bool = True, score_words: str = "mean score",
-             same: list[str] = ()) -> list[str] | None:
+             same: list[str] = (), across: bool = False) -> list[str] | None:
     """The best value of each group and in how many it is clearly ahead (one sentence for many groups, else
     the answer's own sentences); then, for a focus and another metric than the mean score, the value with
     the best mean score in each group (the lowest where a lower score is better, as in Sen; one sentence).
-    ``same``: the groups where every value gives the same figure on every deal (no best, no pick)."""
+    ``same``: the groups where every value gives the same figure on every deal (no best, no pick); ``across``:
+    the values of ``over`` are player counts (game lengths), paired by deal number, not played on the same deals."""
     best = "lowest" if rep.goal == "min" else "highest"
     score = _score_sentence(rep, metric_label, best, lows, low_is_good, score=score_words) if lows else None
     if score is not None and len(sentences) + 1 <= 3:
@@ -196,7 +198,7 @@ def headline(rep, metric_label: str, picks: list[tuple[str, str, bool]], lows: l
             + join_values(_in_group(p[1], p[0]) for p in picks) + ".")
     clear = sum(p[2] for p in picks)
     lead = "clearly ahead of the next value (the runner-up by that figure) " + (
-        "paired by deal number" if rep.over == "players" else "on the same deals")
+        "paired by deal number" if across else "on the same deals")  # (a deal of another player count is another)
     if len(picks) == 1:
         where = ("It is " if clear else "It is not ") + lead + " in the one group with a best"
     else:
