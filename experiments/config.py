@@ -1012,7 +1012,7 @@ def _report(value: Any, ck: _Checker, kind: str, axes: list[str], sprt: SprtSpec
 
     t, answer, spec, over = _report_head(value, ck, kind, axes, sprt is not None)
     kinds = _kinds()
-    ctx = CheckContext(t, ck, kind, None, eng, list(cells), sprt, raw or {})
+    ctx = CheckContext(t, ck, kind, None, eng, list(cells), sprt, raw or {}, over)
     if spec.needs_seats and any(c.players < 2 for c in cells):
         ck.fail("players", f"at least 2 players in every cell for answer = {answer!r} ({spec.needs_seats}; a solo "
                 "game has one seat)", sorted({c.players for c in cells}))
@@ -1075,7 +1075,7 @@ def _report_extra(t: dict, ck: _Checker, kind: str, report: ReportSpec, eng, cel
             ck.fail("report.per_game", f"true for answer = {answer!r} (its intervals are computed deal by deal "
                     "from one row per game)", report.per_game)
         report = dataclasses.replace(report, per_game=True)  # not given: what the answer needs
-    ctx = CheckContext(t, ck, kind, report, eng, cells, sprt, raw or {})
+    ctx = CheckContext(t, ck, kind, report, eng, cells, sprt, raw or {}, report.over)
     for name in sorted(answer_tables() - set(spec.tables)):
         if name in (raw or {}):
             owners = [n for n, k in kinds.items() if name in k.tables]

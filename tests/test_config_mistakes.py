@@ -780,9 +780,16 @@ def test_a_solo_score_question_is_sent_where_it_can_be_answered():
             "mean score")
 
 
-def test_an_answer_without_a_metric_may_still_sweep_players_as_over():
-    """The refusal of best over players for a share or a score reads report.metric, whose default is the win
-    share: an answer that reads no metric (calibration) is not refused by it."""
+def test_calibration_compares_values_of_a_rule_option_each_with_solo_cells():
+    """calibration judges each value of report.over by its solo cells: over players read "players 1 makes the
+    level scale plausible" and labelled the 2-player line's figures by player count; a value with no solo
+    cell (a named case that sets players) has nothing to judge."""
     raw = {"title": "t", "question": "q", "game": "sensu", "games": 10, "players": [1, 2], "lineup": {"seats": ["planner"]},
            "report": {"answer": "calibration", "over": "players", "score_band": [25, 35], "top_share": [0.01, 0.1]}}
-    assert load_config(raw).report.over == "players"
+    refused(raw, "report.over: expected a sweep axis other than players for answer = 'calibration'", "solo cells")
+    raw = {"title": "t", "question": "q", "game": "sensu", "games": 10, "players": 1, "lineup": {"seats": ["planner"]},
+           "sweep": {"rules.sticks": ["A", "B"], "setup": {"solo": {"seat0": "focus"}, "two": {"players": 2}}},
+           "report": {"answer": "calibration", "over": "setup", "score_band": [25, 35], "top_share": [0.01, 0.1]}}
+    refused(raw, "sweep.setup: expected a solo cell (players = 1) for every value of report.over", "none for 'two'")
+    raw["report"]["over"] = "rules.sticks"
+    assert load_config(raw).report.over == "rules.sticks"

@@ -29,6 +29,8 @@ class CheckContext:
     cells: list[Any]
     sprt: Any = None
     raw: dict[str, Any] = dataclasses.field(default_factory=dict)
+    #: report.over as given or defaulted (None for an answer without one)
+    over: str | None = None
 
 
 @dataclasses.dataclass

@@ -265,6 +265,20 @@ def check(ctx: CheckContext) -> dict[str, Any]:
     if not any(c.players == 1 for c in ctx.cells):
         ck.fail("players", "at least one solo cell (players = 1: the level scale is a solo score scale)",
                 sorted({c.players for c in ctx.cells}))
+    over = ctx.over
+    if over == "players":
+        ck.fail("report.over", "a sweep axis other than players for answer = 'calibration' (it compares the values of "
+                "a rule option, each judged by its solo cells; sweep the player counts as a group axis or as named "
+                "cases beside it)", over)
+    if over is not None:
+        seen: dict[str, Any] = {}
+        for c in ctx.cells:
+            v = c.axes.get(over)
+            seen[repr(v)] = seen.get(repr(v), False) or c.players == 1
+        lacking = [k for k, solo in seen.items() if not solo]
+        if lacking:
+            ck.fail(f"sweep.{over}", "a solo cell (players = 1) for every value of report.over with answer = "
+                    "'calibration' (each value is judged by its solo scores)", f"none for {', '.join(lacking)}")
     for key in ("score_band", "top_share"):
         if key not in t:
             ck.fail(f"report.{key}", "this key (required for answer = 'calibration')", ABSENT)
