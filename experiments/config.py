@@ -481,23 +481,31 @@ def parse(raw: dict[str, Any], path: str = DICT_CONFIG, games_override: int | No
     if len(set(names)) != len(names):
         ck.fail("sweep", "each axis once", names)
     # a key set by two axes (a swept value and a named case) would make one of them silently void
+    def values_of(cases, k):
+        """What an axis sets ``k`` to, in the order written (the error's "got")."""
+        out = []
+        for _, settings in cases:
+            if k in settings and settings[k] not in out:
+                out.append(settings[k])
+        return out[0] if len(out) == 1 else out
+
     setters: dict[str, str] = {}
     for axis, cases in axes:
         for k in sorted({k for _, settings in cases for k in settings}):
             if k in setters:
                 ck.fail(axis_key(axis), f"no setting of {k!r}, which {axis_key(setters[k])}"
                         f"{' (at the top)' if axis_key(setters[k]) == 'players' else ''} sets already "
-                        "(the two would contradict each other)", k)
+                        "(the two would contradict each other)", values_of(cases, k))
             setters[k] = axis
     # ... and so would a key set at the top (players, [rules]) and by every value of a sweep axis (the top
     # value would be used nowhere; named cases that set it in some cases only override a default)
-    fixed = {f"rules.{k}": f"rules.{k}" for k in fixed_rules}
+    fixed = {f"rules.{k}": f"[rules] {k} = {_show(v)}" for k, v in fixed_rules.items()}
     if base_players is not None and "players" in raw:
-        fixed["players"] = "players (at the top)"
+        fixed["players"] = f"players = {_show(raw['players'])} (at the top)"
     for axis, cases in axes:
         for k in sorted(set.intersection(*[set(settings) for _, settings in cases]) & set(fixed)):
             ck.fail(axis_key(axis), f"no setting of {k!r}, which {fixed[k]} sets already "
-                    "(the two would contradict each other)", k)
+                    "(the two would contradict each other)", values_of(cases, k))
 
     # ... and so would a parameter that a spec of the lineup sets itself and every value of an axis sets again
     def lineup_at(r: str) -> str:

@@ -212,11 +212,13 @@ def test_a_deeply_nested_config_is_refused(tmp_path, text):
 
 def test_a_value_set_at_the_top_and_by_every_value_of_a_sweep_axis_is_refused():
     refused({**SEN, "players": 3, "sweep": {"players": [2, 3]}},
-            "sweep.players: expected no setting of 'players', which players (at the top) sets already")
+            "sweep.players: expected no setting of 'players', which players = 3 (at the top) sets already",
+            "got [2, 3]")
     refused({**SEN, "rules": {"penalty": 5}, "sweep": {"rules.penalty": [5, 15]}},
-            "sweep.rules.penalty: expected no setting of 'rules.penalty', which rules.penalty sets already")
+            "sweep.rules.penalty: expected no setting of 'rules.penalty', which [rules] penalty = 5 sets already",
+            "got [5, 15]")
     refused({**SEN, "rules": {"penalty": 5}, "sweep": {"v": {"a": {"rules.penalty": 3}, "b": {"rules.penalty": 4}}}},
-            "sweep.v: expected no setting of 'rules.penalty', which rules.penalty sets already")
+            "sweep.v: expected no setting of 'rules.penalty', which [rules] penalty = 5 sets already", "got [3, 4]")
     # a top value that some named cases override is their default: allowed
     cfg = load_config({**SEN, "players": 3, "rules": {"penalty": 5},
                        "sweep": {"v": {"a": {}, "b": {"rules.penalty": 3, "players": 2}}}, "report": {"answer": "summary"}})
@@ -269,7 +271,7 @@ def test_report_over_is_checked_before_the_grid_is_expanded():
 
 @pytest.mark.parametrize("extra,where", [
     ({"rules": {"penalty": 5}, "search": {"rules.penalty": [0, 5]},
-      "report": {"answer": "design", "objective": "mean_turns", "goal": "min"}}, "rules.penalty"),
+      "report": {"answer": "design", "objective": "mean_turns", "goal": "min"}}, "[rules] penalty = 5"),
     ({"sweep": {"focus.wake": [4, 8]}, "search": {"focus.wake": [0, 5]}, "report": {"answer": "best_response"}},
      "sweep.focus.wake"),
     ({"sweep": {"v": {"a": {}, "b": {"focus.wake": 3}}}, "search": {"focus.wake": [0, 5]},
@@ -311,7 +313,7 @@ def test_a_list_of_players_at_the_top_is_named_as_written():
     assert "sweep.players" not in str(info.value)
     refused({**raw, "players": [2, "x"]}, "<config>: players: expected an integer")
     refused({**raw, "players": [2, 3], "sweep": {"v": {"a": {"players": 2}, "b": {"players": 3}}}},
-            "sweep.v: expected no setting of 'players', which players (at the top) sets already")
+            "sweep.v: expected no setting of 'players', which players (at the top) sets already", "got [2, 3]")
     # in [sweep] it is the sweep's key
     top = {k: v for k, v in raw.items() if k != "players"}
     refused({**top, "sweep": {"players": [2, 5]}}, "sweep.players: senshi is for 2-4 players, got 5")

@@ -18,7 +18,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from simcore.errors import SenseiError
-from simcore.options import check_native
+from simcore.options import check_native, shown
 from simcore.racing import RaceResult, race, schedule
 from simcore.runner import MAX_GAMES
 from simcore.stats import deal_values_ci, paired_diff
@@ -88,7 +88,8 @@ def parse_search(ctx, extra: set[str], what: str, required: bool = True) -> tupl
         ck.fail("search", f"at least one parameter ({what})", "none")
     # a searched key the config also sets (a fixed rule option, a sweep axis) would make that setting void
     raw = ctx.raw
-    setters = {f"rules.{k}": f"rules.{k}" for k in (raw.get("rules") or {}) if isinstance(raw.get("rules"), dict)}
+    setters = ({f"rules.{k}": f"[rules] {k} = {shown(v)}" for k, v in raw["rules"].items()}
+               if isinstance(raw.get("rules"), dict) else {})
     for axis, value in (raw.get("sweep") or {}).items() if isinstance(raw.get("sweep"), dict) else ():
         keys = {k for case in value.values() if isinstance(case, dict) for k in case} if isinstance(value, dict) \
             else {axis}
