@@ -624,8 +624,16 @@ def rules_alike(a_rules: Any, b_rules: Any, players: int) -> list[str]:
     differs, the option's own reason (``target has no effect with rounds set``) or that its two values are
     one setting there."""
     a, b, inert = a_rules.as_dict(), b_rules.as_dict(), b_rules.inert(players)
-    return [inert[k] if k in inert else f"{k} {_toml_value(a[k])} and {_toml_value(b[k])} are the same setting "
-            f"with {players} player{'' if players == 1 else 's'}" for k in a if a[k] != b[k]]
+
+    def where(k: str) -> str:
+        # (Sensu's sticks "A" and "4,4,4,3,3,3,2,2,1" are one table with any player count; its power copies "AB"
+        # and "A" are one deck with 2-3 players only)
+        if all(dict(a_rules.played(p)).get(k) == dict(b_rules.played(p)).get(k) for p in range(1, 9)):
+            return ""
+        return f" with {players} player{'' if players == 1 else 's'}"
+
+    return [inert[k] if k in inert else f"{k} {_toml_value(a[k])} and {_toml_value(b[k])} are the same setting"
+            f"{where(k)}" for k in a if a[k] != b[k]]
 
 
 def _different_games(cells: list[Cell], ck: _Checker, rotate: bool = False) -> None:

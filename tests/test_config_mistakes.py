@@ -511,7 +511,8 @@ def test_comparing_swept_specs_loads_no_file(tmp_path):
      ['power_copies "A" and "AB" are the same setting with 3 players']),
     ({**SEN, "game": "sensu", "lineup": {"seats": ["random"]}, "sweep": {"rules.sticks": ["A", "4,4,4,3,3,3,2,2,1"]},
       "report": {"answer": "summary"}},
-     ['rules.sticks = "A" and rules.sticks = "4,4,4,3,3,3,2,2,1" play the same games']),
+     ['rules.sticks = "A" and rules.sticks = "4,4,4,3,3,3,2,2,1" play the same games',
+      '(sticks "A" and "4,4,4,3,3,3,2,2,1" are the same setting)']),
 ])
 def test_cells_that_play_the_same_games_are_refused(raw, words):
     """Settings that differ only where nothing changes (Sen's target with rounds set, Sensu's power copies
