@@ -205,11 +205,13 @@ def seats_table(cfg: Config, runs: list[CellRun]) -> pl.DataFrame:
 
 
 def turns_table(runs: list[CellRun]) -> pl.DataFrame:
+    """Games per number of turns, per cell: ``turns`` (a bin's first), ``width`` (the turns the bin holds: 1
+    unless the cell's games span more than TURN_HIST turns) and ``count``, nonempty bins only."""
     rows = []
     for run in runs:
-        h = pooled_totals(run)[3]
-        for t in np.flatnonzero(h):
-            rows.append({"cell": run.cell.index, "turns": int(t), "count": int(h[t])})
+        lo, h, width = pooled_totals(run)[3]
+        for i in np.flatnonzero(h):
+            rows.append({"cell": run.cell.index, "turns": lo + int(i) * width, "width": width, "count": int(h[i])})
     return frame(rows)
 
 

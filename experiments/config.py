@@ -97,7 +97,7 @@ RESULT_COLUMNS = frozenset("""
     rival_hi rival_lo rival_p_value rival_value rival_value_hi rival_value_lo role rotation rotations rules
     scope score score_hi score_lo seat seat0_win_hi seat0_win_lo seat0_win_share seat_advantage
     seat_advantage_hi seat_advantage_lo seat_balance_p seat_spread seconds setting solution sprt start starts step strategy survived tied
-    timeouts trial trial_value turns turns_hi turns_lo upper value versus who win win_hi win_lo win_share
+    timeouts trial trial_value turns turns_hi turns_lo upper value versus who width win win_hi win_lo win_share
 """.split())
 class _Absent:
     """What :meth:`Checker.fail` is given for a key that is not in the config at all."""

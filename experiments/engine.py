@@ -412,10 +412,13 @@ class ChunkStore:
             # (files written before the histogram kept its first bin start it at 0 turns)
             lo = int(data["turns_hist_lo"]) if "turns_hist_lo" in data else 0
             hist = np.asarray(data["turns_hist"], dtype=np.int64)
-            if lo < 0 or lo + len(hist) > TURN_HIST:
+            width = int(data["turns_hist_width"]) if "turns_hist_width" in data else 1
+            if lo < 0 or len(hist) > TURN_HIST or width < 1 or width & (width - 1) or lo % width:
                 raise ValueError("turn histogram out of range")
+            # (before layout 3 the last of TURN_HIST bins from 0 turns held every longer game as well)
+            capped = layout < 3 and lo + len(hist) == TURN_HIST and hist[-1] > 0
             tot = Totals(n, sums, sumsq, hist, None, float(data["seconds"]), exact=exact, exact_sq=exact_sq, **extra,
-                         hist_lo=lo)
+                         hist_lo=lo, hist_width=width)
             if bool(data["has_games"]):
                 tot.games = pl.read_parquet(io.BytesIO(data["games"].tobytes()))
         except Exception as exc:  # a damaged or foreign file may fail in many ways; say which file
@@ -425,6 +428,10 @@ class ChunkStore:
                                   "parts/ folder to replay them") from None
             raise SenseiError(f"{path}: unreadable finished chunk ({type(exc).__name__}); delete it and resume "
                               "again to replay it") from None
+        if capped:
+            raise SenseiError(f"{path}: a finished chunk written by an earlier sensei, which counted games of "
+                              f"{TURN_HIST - 1:,} turns or more as {TURN_HIST - 1:,}; delete it and resume again to "
+                              "replay it")
         if "key" in data and str(data["key"]) != key:  # (files written before the key was kept lack it)
             raise SenseiError(f"{path}: holds the finished chunk {str(data['key'])}, not {key} (a renamed or copied "
                               "file); delete it and resume again to replay it")
@@ -434,10 +441,11 @@ class ChunkStore:
         return tot, counts, data.get("block")
 
 
-#: the layout of a chunk file: 2 since the histogram keeps its first bin (``turns_hist_lo``); files
-#: without the field are of layout 1 and read. A file of a later layout, written by a newer sensei
-#: resuming the same run folder, is refused rather than misread.
-CHUNK_FORMAT = 2
+#: the layout of a chunk file: 2 since the histogram keeps its first bin (``turns_hist_lo``), 3 since its bins
+#: may be wider than a turn (``turns_hist_width``) and it no longer stops at TURN_HIST - 1 turns; files of the
+#: earlier layouts are read (one that reached that last bin is to be replayed). A file of a later layout,
+#: written by a newer sensei resuming the same run folder, is refused rather than misread.
+CHUNK_FORMAT = 3
 
 #: a task's name: c{cell}-r{rotation}-{a}-{b}
 _KEY = re.compile(r"c(\d+)-r(\d+)-(\d+)-(\d+)")
@@ -455,6 +463,7 @@ def _chunk_arrays(result: tuple) -> dict[str, np.ndarray]:
                                      "seconds": np.asarray(tot.seconds, dtype=np.float64),
                                      "turns_hist": np.asarray(tot.hist),
                                      "turns_hist_lo": np.asarray(tot.hist_lo, dtype=np.int64),
+                                     "turns_hist_width": np.asarray(tot.hist_width, dtype=np.int64),
                                      "has_games": np.asarray(tot.games is not None)}
     for k, v in tot.sums.items():
         arrays["sum." + k] = np.asarray(v)

@@ -488,11 +488,19 @@ TAIL_STRETCH = 1.5
 LOG_TAIL = 8.0
 
 
+def turn_limit_text(limit: tuple[int, int]) -> str:
+    """``1,000 turns``; for a bin of several turns (games that span more than the histogram's bins of one
+    turn), ``between 98,304 and 98,311 turns``."""
+    lo, hi = limit
+    return f"{lo:,} turns" if lo == hi else f"between {lo:,} and {hi:,} turns"
+
+
 def finished_turns(turns: pl.DataFrame, cells: pl.DataFrame) -> tuple[pl.DataFrame, int, int | None]:
     """The game-length histogram without the games stopped at the turn limit: each cell's ``timeouts``
     games (the cells table) are its longest ones (a stopped game has played the whole limit, a finished one
     no more), taken off the top of its histogram. Returns the histogram of finished games, the number of
-    stopped games and the longest of them (the limit), or None when no game was stopped."""
+    stopped games and the longest of them (the limit: the first and last turns of its bin where the games span
+    more than the histogram's bins of one turn, see :func:`turn_limit_text`), or None when no game was stopped."""
     if "timeouts" not in cells.columns or turns.height == 0:
         return turns, 0, None
     stops = {int(c): int(n or 0) for c, n in zip(cells["cell"].to_list(), cells["timeouts"].to_list())}
@@ -502,7 +510,9 @@ def finished_turns(turns: pl.DataFrame, cells: pl.DataFrame) -> tuple[pl.DataFra
     for (cell,), sub in turns.sort(["cell", "turns"]).group_by(["cell"], maintain_order=True):
         left = min(stops.get(int(cell), 0), int(sub["count"].sum()))
         if left:
-            limit = max(limit or 0, int(sub["turns"].max()))
+            width = int(sub["width"].max()) if "width" in sub.columns else 1
+            last = int(sub["turns"].max())
+            limit = max(limit or (0, 0), (last, last + width - 1))
             stopped += left
             counts = sub["count"].to_numpy().copy()
             for i in range(len(counts) - 1, -1, -1):  # take the stopped games off the longest first
@@ -527,8 +537,8 @@ def turns_distribution(turns: pl.DataFrame, cells: pl.DataFrame, axes: list[str]
     note = ""
     if stopped:
         total = stopped + int(turns["count"].sum()) if turns.height else stopped
-        note = (f"; {stopped:,} of the {total:,} games ({stopped / total:.1%}) stopped at the turn limit ({limit:,} "
-                "turns), not shown")
+        note = (f"; {stopped:,} of the {total:,} games ({stopped / total:.1%}) stopped at the turn limit "
+                f"({turn_limit_text(limit)}), not shown")
         if turns.height == 0:
             return None
     lay, panels, hues, left_out = hue_panels(cells, axes)

@@ -79,7 +79,9 @@ def _reuse_freed_memory() -> None:
 
 _reuse_freed_memory()
 
-TURN_HIST = 4096  # turn-count histogram bins (the last bin collects longer games)
+#: a game-length histogram's most bins: one per turn from the shortest game to the longest while they span at
+#: most this many turns (every shipped question's games do), else bins of 2, 4, 8 ... turns (``hist_width``)
+TURN_HIST = 4096
 
 
 #: sums of values that are multiples of 1/60 (integers, and win shares 1/k for k <= 5) are kept as
@@ -192,8 +194,9 @@ class Totals:
     n: int
     sums: dict[str, np.ndarray]
     sumsq: dict[str, np.ndarray]
-    #: games per number of turns from ``hist_lo`` (the shortest game) to the longest (the last bin of TURN_HIST
-    #: collects longer ones): a cell of a few games keeps a few bins, however long its games
+    #: games per number of turns from ``hist_lo`` (the shortest game's bin) to the longest's, each bin
+    #: ``hist_width`` turns wide (1 unless the games span more than TURN_HIST turns): a cell of a few games keeps
+    #: a few bins, however long its games
     hist: np.ndarray
     games: Any = None  # polars.DataFrame of per-game rows, when asked
     seconds: float = 0.0
@@ -208,15 +211,16 @@ class Totals:
     #: sums of ``num * den`` per game, keyed ``"num*den"`` (exact in 3600ths in ``exact_cross`` when possible)
     cross: dict[str, np.ndarray] = dataclasses.field(default_factory=dict)
     exact_cross: dict[str, np.ndarray] = dataclasses.field(default_factory=dict)
-    #: the number of turns of ``hist``'s first bin
+    #: the number of turns of ``hist``'s first bin (a multiple of ``hist_width``)
     hist_lo: int = 0
+    #: the turns each bin of ``hist`` holds: bin i holds the games of hist_lo + i * width to hist_lo + (i + 1) *
+    #: width - 1 turns; a power of 2, the least that keeps the games' span within TURN_HIST bins
+    hist_width: int = 1
 
-    @property
-    def turns_hist(self) -> np.ndarray:
-        """The turn-count histogram with TURN_HIST bins."""
-        out = np.zeros(TURN_HIST, dtype=np.int64)
-        out[self.hist_lo:self.hist_lo + len(self.hist)] = self.hist
-        return out
+    def turn_bins(self) -> tuple[np.ndarray, np.ndarray, int]:
+        """The game-length histogram's nonempty bins: their first turn counts, their games, and the width."""
+        nz = np.flatnonzero(self.hist)
+        return self.hist_lo + nz * self.hist_width, np.asarray(self.hist)[nz], self.hist_width
 
     @staticmethod
     def of(outcome: dict[str, np.ndarray], pairs: Sequence[tuple[str, str]] = ()) -> "Totals":
@@ -246,11 +250,9 @@ class Totals:
             cross[key], e = _column_sums(a * b, _SCALE_SQ)
             if e is not None:
                 exact_cross[key] = e
-        turns = np.minimum(outcome["turns"], TURN_HIST - 1).astype(np.int64)
-        lo = int(turns.min()) if n else 0
-        hist = np.bincount(turns - lo) if n else np.zeros(0, dtype=np.int64)
+        lo, hist, width = turn_histogram(np.asarray(outcome["turns"], dtype=np.int64))
         return Totals(n, sums, sumsq, hist, exact=exact, exact_sq=exact_sq, mins=mins, maxs=maxs, cross=cross,
-                      exact_cross=exact_cross, hist_lo=lo)
+                      exact_cross=exact_cross, hist_lo=lo, hist_width=width)
 
     def merge(self, other: "Totals") -> "Totals":
         games = self.games
@@ -276,13 +278,46 @@ class Totals:
         maxs = {k: np.maximum(self.maxs[k], other.maxs[k]) for k in self.maxs if k in other.maxs}
         if self.n == 0:
             mins, maxs = dict(other.mins), dict(other.maxs)
-        parts = [(t.hist_lo, np.asarray(t.hist, dtype=np.int64)) for t in (self, other) if len(t.hist)]
-        lo = min((a for a, _ in parts), default=0)
-        hist = np.zeros(max((a + len(h) for a, h in parts), default=lo) - lo, dtype=np.int64)
-        for a, h in parts:
-            hist[a - lo:a - lo + len(h)] += h
+        lo, hist, width = merge_histograms([(t.hist_lo, t.hist, t.hist_width) for t in (self, other)])
         return Totals(self.n + other.n, sums, sumsq, hist, games, self.seconds + other.seconds, vectors, exact,
-                      exact_sq, mins, maxs, cross, exact_cross, lo)
+                      exact_sq, mins, maxs, cross, exact_cross, lo, width)
+
+
+def _width_for(first: int, last: int, width: int = 1) -> int:
+    """The least power of 2, at least ``width``, whose bins hold ``first`` to ``last`` turns in TURN_HIST."""
+    while last // width - first // width >= TURN_HIST:
+        width *= 2
+    return width
+
+
+def turn_histogram(turns: np.ndarray) -> tuple[int, np.ndarray, int]:
+    """Games per number of turns: (the first bin's turns, the counts, the bin width; see :class:`Totals`)."""
+    if len(turns) == 0:
+        return 0, np.zeros(0, dtype=np.int64), 1
+    width = _width_for(int(turns.min()), int(turns.max()))
+    bins = turns // width
+    first = int(bins.min())
+    return first * width, np.bincount(bins - first), width
+
+
+def merge_histograms(parts: Sequence[tuple[int, np.ndarray, int]]) -> tuple[int, np.ndarray, int]:
+    """Game-length histograms (first bin's turns, counts, width) added up. The width is the least power of 2
+    that holds every part's games in TURN_HIST bins and no narrower than any part's, so that the sum is the same
+    whatever the chunks and the order of merging (each part's width is at most that of the whole)."""
+    parts = [(int(a), np.asarray(h, dtype=np.int64), int(w)) for a, h, w in parts if np.any(h)]
+    if not parts:
+        return 0, np.zeros(0, dtype=np.int64), 1
+    # the first turns of the first and last nonempty bins: for any wider width, the same bins as the shortest
+    # and the longest game's (a bin's first turns are a multiple of its width)
+    first = min(a + int(np.flatnonzero(h)[0]) * w for a, h, w in parts)
+    last = max(a + int(np.flatnonzero(h)[-1]) * w for a, h, w in parts)
+    width = _width_for(first, last, max(w for _, _, w in parts))
+    lo = first // width
+    hist = np.zeros(last // width - lo + 1, dtype=np.int64)
+    for a, h, w in parts:
+        starts = a + np.arange(len(h), dtype=np.int64) * w  # (a part's bin lies inside one bin of the width)
+        np.add.at(hist, starts // width - lo, h)
+    return lo * width, hist, width
 
 
 def _fits(a: np.ndarray, b: np.ndarray) -> bool:
@@ -584,9 +619,25 @@ class RunResult:
         return self.totals.vectors
 
     def turn_distribution(self) -> np.ndarray:
-        h = self.totals.turns_hist
-        last = int(np.flatnonzero(h)[-1]) + 1 if h.any() else 0
-        return h[:last]
+        """Games per number of turns, from 0 to the longest game (games that span more than TURN_HIST turns
+        are kept in wider bins: :meth:`turn_bins` gives them)."""
+        t = self.totals
+        if t.hist_width > 1:
+            raise SenseiError(f"these games span more than {TURN_HIST:,} turns, so their lengths are kept in bins of "
+                              f"{t.hist_width:,} turns: turn_bins() gives them")
+        out = np.zeros(t.hist_lo + len(t.hist), dtype=np.int64)
+        out[t.hist_lo:] = t.hist
+        last = int(np.flatnonzero(out)[-1]) + 1 if out.any() else 0
+        return out[:last]
+
+    def turn_bins(self) -> Any:
+        """The game-length histogram as a DataFrame: ``turns`` (a bin's first), ``width`` (the turns it holds:
+        1, unless the games span more than TURN_HIST turns) and ``count``, nonempty bins only."""
+        import polars as pl
+
+        starts, counts, width = self.totals.turn_bins()
+        return pl.DataFrame({"turns": starts.astype(np.int64), "width": np.full(len(starts), width, dtype=np.int64),
+                             "count": counts.astype(np.int64)})
 
 
 def _num(x: Any) -> float | None:

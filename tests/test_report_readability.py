@@ -279,7 +279,7 @@ def test_games_stopped_at_the_turn_limit_do_not_squeeze_the_game_length_figure(d
                           "turns": lengths + lengths + [1000], "count": [2] * len(lengths) + [2] * len(lengths) + [3]})
     cells = pl.DataFrame({"cell": [0, 1], "players": [2, 3], "timeouts": [0, 3]})
     finished, stopped, limit = plots.finished_turns(turns, cells)
-    assert stopped == 3 and limit == 1000 and finished["turns"].max() == 60
+    assert stopped == 3 and limit == (1000, 1000) and finished["turns"].max() == 60
     assert int(finished["count"].sum()) == int(turns["count"].sum()) - 3
     fig = plots.turns_distribution(turns, cells, ["players"])
     ax = drawn[0].axes[0]
@@ -309,11 +309,23 @@ def test_a_long_thin_tail_of_finished_games_does_not_squeeze_the_game_length_fig
     assert "axis ends" not in fig.caption and drawn[-1].axes[0].get_xlim()[1] >= 59
 
 
+def test_a_turn_limit_in_a_bin_of_several_turns_is_said_as_that_bin(drawn):
+    # games that span more than the histogram's bins of one turn are kept in bins of 2, 4 ... turns: the games
+    # stopped at the limit lie in the last bin, whose first and last turns the caption gives
+    turns = pl.DataFrame({"cell": [0] * 3, "turns": [100, 4096, 98304], "width": [32] * 3, "count": [5, 3, 2]})
+    cells = pl.DataFrame({"cell": [0], "players": [2], "timeouts": [2]})
+    finished, stopped, limit = plots.finished_turns(turns, cells)
+    assert stopped == 2 and limit == (98304, 98335) and finished["turns"].to_list() == [100, 4096]
+    fig = plots.turns_distribution(turns, cells, ["players"])
+    assert "2 of the 10 games (20.0%) stopped at the turn limit (between 98,304 and 98,335 turns), not shown" in \
+        fig.caption
+
+
 def test_stopped_games_are_taken_off_the_longest_end_of_their_cell():
     # a cell whose stopped games share the longest value with finished ones only loses the stopped ones
     turns = pl.DataFrame({"cell": [0, 0, 0], "turns": [10, 20, 30], "count": [1, 1, 4]})
     finished, stopped, limit = plots.finished_turns(turns, pl.DataFrame({"cell": [0], "timeouts": [3]}))
-    assert finished.rows() == [(0, 10, 1), (0, 20, 1), (0, 30, 1)] and stopped == 3 and limit == 30
+    assert finished.rows() == [(0, 10, 1), (0, 20, 1), (0, 30, 1)] and stopped == 3 and limit == (30, 30)
     finished, stopped, _ = plots.finished_turns(turns, pl.DataFrame({"cell": [0], "timeouts": [5]}))
     assert finished.rows() == [(0, 10, 1)] and stopped == 5
 

@@ -280,8 +280,9 @@ def test_chunk_files_of_the_first_layout_are_read_and_of_a_later_one_refused(tmp
     name = os.path.join(folder, "c0-r0-0-8.npz")
     with np.load(name, allow_pickle=False) as z:
         data = {k: z[k] for k in z.files}
-    assert int(data["format"]) == CHUNK_FORMAT == 2 and int(data["turns_hist_lo"]) > 0
-    old = {k: v for k, v in data.items() if k not in ("format", "turns_hist_lo")}
+    assert int(data["format"]) == CHUNK_FORMAT == 3 and int(data["turns_hist_lo"]) > 0
+    assert int(data["turns_hist_width"]) == 1
+    old = {k: v for k, v in data.items() if k not in ("format", "turns_hist_lo", "turns_hist_width")}
     lo = int(data["turns_hist_lo"])
     old["turns_hist"] = np.concatenate([np.zeros(lo, np.int64), data["turns_hist"]])  # the first layout: from 0
     with open(name, "wb") as fh:
@@ -295,7 +296,16 @@ def test_chunk_files_of_the_first_layout_are_read_and_of_a_later_one_refused(tmp
         np.savez(fh, **{**data, "format": np.asarray(CHUNK_FORMAT + 1)})
     with pytest.raises(Exception) as info:
         play_cells(cfg, store=ChunkStore(folder))
-    assert type(info.value).__name__ == "SenseiError" and "written by a newer sensei (layout 3" in str(info.value)
+    assert type(info.value).__name__ == "SenseiError" and "written by a newer sensei (layout 4" in str(info.value)
+    # a file of layout 2 whose histogram reached its last bin (4,095 turns) may hold longer games counted there
+    capped = {k: v for k, v in data.items() if k != "turns_hist_width"}
+    capped.update(format=np.asarray(2), turns_hist_lo=np.asarray(4090), turns_hist=np.asarray([1, 0, 0, 0, 0, 7]))
+    with open(name, "wb") as fh:
+        np.savez(fh, **capped)
+    with pytest.raises(Exception) as info:
+        play_cells(cfg, store=ChunkStore(folder))
+    assert type(info.value).__name__ == "SenseiError" and "counted games of 4,095 turns or more as 4,095" in \
+        str(info.value) and "delete it and resume again to replay it" in str(info.value)
 
 
 def _runs_of(cfg):

@@ -78,22 +78,75 @@ def test_totals_of_no_games_and_of_chunks():
 
 def test_the_turn_histogram_keeps_only_the_range_its_games_span():
     """A cell of long games kept a bin for every turn count from 0 (32 KB a rotation at most): a sweep of many
-    small cells of long games grew by that much a cell. The histogram starts at the shortest game."""
+    small cells of long games grew by that much a cell. The histogram starts at the shortest game, one bin a
+    turn while its games span at most TURN_HIST turns."""
     rng = np.random.default_rng(5)
     chunks = []
     for lo, hi in ((3000, 3010), (2990, 2995), (5000, 5000), (4200, 4300)):
         turns = rng.integers(lo, hi + 1, 40)
         chunks.append((turns, Totals.of({"turns": turns.astype(float), "win": np.zeros(40)})))
-    for turns, t in chunks:  # (the last bin, TURN_HIST - 1 turns, collects longer games)
-        capped = np.minimum(turns, runner.TURN_HIST - 1)
-        assert len(t.hist) == capped.max() - capped.min() + 1 and t.hist_lo == capped.min()
+    for turns, t in chunks:
+        assert len(t.hist) == turns.max() - turns.min() + 1 and t.hist_lo == turns.min() and t.hist_width == 1
     merged = chunks[0][1]
     for _, t in chunks[1:]:
         merged = merged.merge(t)
-    every = np.minimum(np.concatenate([c[0] for c in chunks]), runner.TURN_HIST - 1)
-    assert np.array_equal(merged.turns_hist, np.bincount(every, minlength=runner.TURN_HIST))
-    assert merged.hist_lo == every.min() and len(merged.hist) == every.max() - every.min() + 1
+    every = np.concatenate([c[0] for c in chunks])
+    assert merged.hist_width == 1 and merged.hist_lo == every.min()
+    assert np.array_equal(merged.hist, np.bincount(every - every.min()))
+    starts, counts, width = merged.turn_bins()
+    assert width == 1 and np.array_equal(np.repeat(starts, counts), np.sort(every))
     # merging with a cell of no games keeps the histogram as it is
     empty = Totals.of({"turns": np.zeros(0), "win": np.zeros(0)})
-    assert np.array_equal(empty.merge(merged).turns_hist, merged.turns_hist)
-    assert np.array_equal(merged.merge(empty).turns_hist, merged.turns_hist)
+    for t in (empty.merge(merged), merged.merge(empty)):
+        assert t.hist_lo == merged.hist_lo and t.hist_width == 1 and np.array_equal(t.hist, merged.hist)
+
+
+def test_games_longer_than_the_histogram_are_counted_at_their_length():
+    """The histogram's last bin (4,095 turns) held every longer game: matches of 6,000 turns read as one spike
+    at 4,095, and games stopped at a limit of 100,000 turns were said stopped at 4,095. Games that span more than
+    TURN_HIST turns are now kept in bins of 2, 4, 8 ... turns, the least width that holds them, and the sum of
+    any chunks, merged in any order, is the histogram of all their games."""
+    rng = np.random.default_rng(7)
+    long = rng.integers(4000, 9000, 300)  # a span of some 5,000 turns: bins of 2
+    t = Totals.of({"turns": long.astype(float), "win": np.zeros(300)})
+    assert t.hist_width == 2 and t.hist_lo == long.min() // 2 * 2 and len(t.hist) <= runner.TURN_HIST
+    assert np.array_equal(t.hist, np.bincount(long // 2 - long.min() // 2))
+    short = np.array([80, 81, 100_000, 100_000])  # a Sen game stopped at its limit beside ordinary ones
+    s = Totals.of({"turns": short.astype(float), "win": np.zeros(4)})
+    starts, counts, width = s.turn_bins()
+    assert width == 32 and starts.tolist() == [64, 99_968 + 32] and counts.tolist() == [2, 2]
+    for trial in range(40):
+        turns = np.concatenate([rng.integers(0, 300, 50), rng.integers(0, 10 ** int(rng.integers(3, 6)), 50)])
+        whole = runner.turn_histogram(turns)
+        cuts = np.sort(rng.choice(np.arange(1, 100), size=int(rng.integers(0, 6)), replace=False))
+        parts = [runner.turn_histogram(c) for c in np.split(turns, cuts)]
+        got = (0, np.zeros(0, np.int64), 1)
+        for k in rng.permutation(len(parts)):
+            got = runner.merge_histograms([got, parts[k]])
+        assert got[0] == whole[0] and got[2] == whole[2] and np.array_equal(got[1], whole[1]), trial
+        lo, hist, width = whole
+        assert hist.sum() == 100 and hist[0] > 0 and hist[-1] > 0 and len(hist) <= runner.TURN_HIST
+        if width > 1:  # the least width: half of it would not hold the games' span
+            assert turns.max() // (width // 2) - turns.min() // (width // 2) >= runner.TURN_HIST
+
+
+def test_the_python_api_gives_long_games_at_their_length():
+    import dataclasses
+
+    from simcore.errors import SenseiError
+    from simcore.runner import simulate
+    from strategies.registry import lineup
+
+    agents = lineup("fan-and-mallet", ["random"], 2)
+    res = simulate("fan-and-mallet", agents, rules={"match_points": 1000}, n_games=3, seed=2)
+    bins = res.turn_bins()  # matches of some 42,000 turns, each at its length
+    assert bins["count"].sum() == 3 and bins["turns"].min() > runner.TURN_HIST and (bins["width"] == 1).all()
+    assert float((bins["turns"] * bins["count"]).sum()) / 3 == res.summary()["mean_turns"]
+    dist = res.turn_distribution()
+    assert dist.sum() == 3 and len(dist) == int(bins["turns"].max()) + 1
+    # games that span more than TURN_HIST turns: bins of several turns, which turn_distribution refuses
+    lo, hist, width = runner.turn_histogram(np.array([80, 81, 100_000]))
+    wide = dataclasses.replace(res, totals=dataclasses.replace(res.totals, hist=hist, hist_lo=lo, hist_width=width))
+    assert wide.turn_bins().rows() == [(64, 32, 2), (100_000, 32, 1)]
+    with pytest.raises(SenseiError, match="kept in bins of 32 turns: turn_bins"):
+        wide.turn_distribution()

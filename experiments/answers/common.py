@@ -21,6 +21,7 @@ import polars as pl
 
 from simcore.errors import SenseiError
 from simcore.registry import get_game
+from simcore.runner import merge_histograms
 from simcore.stats import finite_or_none, half_width
 
 from ..config import ABSENT
@@ -37,12 +38,13 @@ def frame(rows: list[dict[str, Any]]) -> pl.DataFrame:
     return pl.DataFrame(rows, strict=False, infer_schema_length=None)
 
 
-def pooled_totals(run) -> tuple[int, dict[str, np.ndarray], dict[str, np.ndarray], np.ndarray]:
-    """A cell's games, column sums, sums of squares and game-length histogram over every rotation."""
+def pooled_totals(run) -> tuple[int, dict[str, np.ndarray], dict[str, np.ndarray], tuple[int, np.ndarray, int]]:
+    """A cell's games, column sums, sums of squares and game-length histogram over every rotation (the first
+    bin's turns, the games per bin and the bin width, as :func:`simcore.runner.merge_histograms`)."""
     n = sum(t.n for t in run.totals.values())
     sums = {k: sum(t.sums[k] for t in run.totals.values()) for k in next(iter(run.totals.values())).sums}
     sumsq = {k: sum(t.sumsq[k] for t in run.totals.values()) for k in sums}
-    hist = sum(t.turns_hist for t in run.totals.values())
+    hist = merge_histograms([(t.hist_lo, t.hist, t.hist_width) for t in run.totals.values()])
     return n, sums, sumsq, hist
 
 
