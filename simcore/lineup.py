@@ -73,7 +73,7 @@ def _as_option_typed(x):
     if isinstance(x, numba.types.Integer):  # (numba's booleans are no Integer)
         return lambda x: np.int64(x)
     if isinstance(x, numba.types.NoneType):
-        what = "nothing (None: no return, or it only raises)"
+        what = "nothing (None: no return, it only raises, or it never returns, as after a `while True` without a break)"
     elif isinstance(x, numba.types.Optional):
         what = f"{x.type} or None"
     else:
@@ -631,6 +631,11 @@ def _compiler_message(exc: BaseException) -> str:
         message = (f"prm has no {unknown.group(1)!r}: prm holds what the strategy's compiled_values() gives (by "
                    "default its parameters; a built-in strategy that overrides it gives a layout of its own, "
                    "so a subclass's new parameter reaches prm only when the subclass's compiled_values() adds it)")
+    if re.match(r"No implementation of function Function\(<(built-in )?function (zeros|empty|ones|full|array|arange|"
+                r"copy|zeros_like|empty_like|ones_like|full_like)>\)", message):
+        # (numba's typing without reference counts finds no way to make the array, and says only that)
+        message += ("; a compiled decision makes a new array only when marked @decision(refcount=True): if it is "
+                    "not, mark it so, or take scratch space from rng.fw and rng.iw")
     if any("NRT required but not enabled" in t for t in text):
         # what numba's chain of failed overloads comes down to: the decision makes a new object
         message = ("it makes a new array, list or dict, which a compiled decision may do only when marked "

@@ -425,7 +425,9 @@ def describe_strategies(game: str) -> list[dict[str, Any]]:
 
 
 def lineup(game: str, specs: list[Any] | tuple[Any, ...], players: int) -> list[Strategy]:
-    """One strategy per seat: a single spec is used for every seat."""
+    """One strategy per seat: a single spec (alone, or a list of one) is used for every seat."""
+    if isinstance(specs, (str, os.PathLike)) or not isinstance(specs, (list, tuple)):
+        specs = [specs]  # a spec or a strategy object alone (a string is not a list of one-letter specs)
     if not specs:
         raise SenseiError("no strategy given")
     if len(specs) == 1:

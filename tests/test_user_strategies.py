@@ -485,6 +485,17 @@ def test_a_decision_that_makes_a_new_object_is_named_with_its_line(tmp_path):
         r = cli.invoke(app, ["play", "sen", "-p", "2", "-s", f"{path}:Dicty", "-s", "threshold", "-n", "10"])
         one_error_line(r, "strategy allocates.py:Dicty, decision 'start' failed to compile",
                        "makes a new array, list or dict", "@decision(refcount=True)", "(allocates.py, line 11)")
+        # an array made without reference counts: numba says only that it found no np.zeros for it; and a
+        # decision that never returns is typed as returning None
+        text = path.read_text()
+        path.write_text(text.replace('d = {"a": obs.me}\n', 'd = np.zeros(3, dtype=np.int64)\n')
+                        .replace('d["a"] - obs.me', 'd[0]').replace("import dataclasses", "import dataclasses\nimport numpy as np"))
+        r = cli.invoke(app, ["play", "sen", "-p", "2", "-s", f"{path}:Dicty", "-s", "threshold", "-n", "10"])
+        one_error_line(r, "decision 'start' failed to compile: No implementation of function", "zeros",
+                       "a compiled decision makes a new array only when marked @decision(refcount=True)")
+        path.write_text(text.replace('d = {"a": obs.me}\n', "while True:\n                pass\n"))
+        r = cli.invoke(app, ["play", "sen", "-p", "2", "-s", f"{path}:Dicty", "-s", "threshold", "-n", "10"])
+        one_error_line(r, "a compiled decision returns nothing", "or it never returns, as after a `while True`")
     finally:
         registry.register_files([])
 
@@ -921,3 +932,15 @@ def test_a_class_name_typo_or_a_name_defined_in_two_files_says_where(tmp_path):
         one_error_line(r, "strategy name 'cautious' for sen is defined twice (class Cautious of a.py has it too)")
     finally:
         registry.register_files([])
+
+
+def test_lineup_takes_a_spec_or_an_object_alone_for_every_seat():
+    """`lineup("sen", "threshold:wake=8", 3)` split the string into 16 one-letter specs ("16 strategies given
+    for 3 seats"), and an object alone failed with a TypeError: one spec alone is every seat, as in a list."""
+    from strategies.sen import Threshold
+
+    assert registry.lineup("sen", "threshold:wake=8", 3) == [Threshold(wake=8)] * 3
+    assert registry.lineup("sen", Threshold(wake=3), 2) == [Threshold(wake=3)] * 2
+    assert registry.lineup("sen", ("threshold", "random"), 2)[0] == Threshold()
+    with pytest.raises(SenseiError, match="unknown strategy 'nosuch'"):
+        registry.lineup("sen", "nosuch", 2)
