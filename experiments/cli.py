@@ -741,6 +741,10 @@ def strategies(game: str = typer.Argument(..., help="a game name"),
     register_files(strategy_files or [])
     eng = get_game(game)
     for s in describe_strategies(eng.name):
+        if "error" in s:  # an installed package's entry point that cannot be used: said, and the rest listed
+            typer.echo(f"{s['name']}  (cannot be used)")
+            typer.echo(f"    {s['error']}")
+            continue
         params = ",".join(f"{p['name']}={_show_default(p['default'])}" for p in s["params"])
         where = "" if s["origin"] == "sensei" else f"  (from {s['origin']})"
         typer.echo(f"{s['name']}" + (f":{params}" if params else "") + where)

@@ -417,11 +417,23 @@ def load_file_strategy(path: str, clsname: str, params: dict[str, Any], game: st
 
 
 def describe_strategies(game: str) -> list[dict[str, Any]]:
-    out = []
-    for name, cls in strategies_for(game).items():
-        out.append({"name": name, "doc": inspect.cleandoc(cls.__doc__ or ""), "params": describe(cls),
-                    "origin": origin(cls)})
-    return out
+    """Every strategy of ``game`` (as :func:`strategies_for`) with its docstring, parameters and origin; an
+    installed package's entry point that cannot be used is listed after them with its one-line error
+    (``error``), so that one broken package does not hide the others."""
+    builtin = builtin_strategies(game)
+    found: dict[str, type[Strategy]] = dict(builtin)
+    broken = []
+    for name, ep in _entry_points(game).items():
+        try:
+            if name in builtin:
+                raise SenseiError(f"strategy {name!r}: {_origin(ep)} takes the name of a strategy shipped with "
+                                  "sensei")
+            found[name] = _load_plugin(game, name, ep)
+        except SenseiError as exc:
+            broken.append({"name": name, "error": str(exc)})
+    found.update(_FILE_STRATEGIES.get(get_game(game).name, {}))
+    return [{"name": name, "doc": inspect.cleandoc(cls.__doc__ or ""), "params": describe(cls), "origin": origin(cls)}
+            for name, cls in found.items()] + broken
 
 
 def lineup(game: str, specs: list[Any] | tuple[Any, ...], players: int) -> list[Strategy]:

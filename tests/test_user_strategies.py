@@ -371,8 +371,24 @@ def test_an_installed_strategy_may_not_take_a_shipped_name(tmp_path, monkeypatch
     root = tmp_path / "site"
     root.mkdir()
     monkeypatch.syspath_prepend(_plugin(root, {"sen.threshold": "sensei_demo_plugin:Careful"}))
-    one_error_line(cli.invoke(app, ["strategies", "sen"]), "'threshold'", "takes the name of a strategy shipped")
+    r = cli.invoke(app, ["strategies", "sen"])  # listed as unusable, after every strategy that can be used
+    assert r.exit_code == 0 and r.stdout.splitlines()[-2:] == ["threshold  (cannot be used)", "    strategy "
+        "'threshold': entry point 'sen.threshold' of package sensei-demo-plugin 1.2 (group sensei.strategies) takes "
+        "the name of a strategy shipped with sensei"], r.output
+    assert r.stdout.startswith("random:") and "\nthreshold:wake=10\n" in r.stdout
     assert cli.invoke(app, ["play", "sen", "-n", "10"]).exit_code == 0  # the shipped one is still used
+
+
+def test_a_broken_entry_point_does_not_hide_the_other_strategies_from_the_list(tmp_path, monkeypatch):
+    root = tmp_path / "site"
+    root.mkdir()
+    monkeypatch.syspath_prepend(_plugin(root, {"sen.careful": "sensei_demo_plugin:Careful",
+                                               "sen.broken": "sensei_demo_plugin_missing:Nope"}))
+    r = cli.invoke(app, ["strategies", "sen"])
+    assert r.exit_code == 0, r.output
+    assert "careful:wake=9  (from package sensei-demo-plugin 1.2)" in r.stdout and "\nthreshold:wake=10\n" in r.stdout
+    assert r.stdout.splitlines()[-2] == "broken  (cannot be used)"
+    assert "'sen.broken'" in r.stdout.splitlines()[-1] and "ModuleNotFoundError" in r.stdout.splitlines()[-1]
 
 
 EDITABLE = textwrap.dedent('''
