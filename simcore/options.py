@@ -7,6 +7,7 @@ class serves the command line (``--rule KEY=VALUE`` strings), configs (TOML valu
 from __future__ import annotations
 
 import dataclasses
+import numbers
 import re
 import types
 import typing
@@ -252,9 +253,16 @@ def check_fields(obj: Any, owner: str) -> None:
         return
     fields, hints = _fields_and_hints(type(obj))
     for key, f in fields.items():
-        if f.metadata.get("parse") is None and _base_type(hints[key])[0] not in (bool, int, float, str):
+        tp = _base_type(hints[key])[0]
+        if f.metadata.get("parse") is None and tp not in (bool, int, float, str):
             continue  # a field no spec could set (a list, an array): the object's own business
-        convert_field(owner, f, hints, getattr(obj, key))
+        value = getattr(obj, key)
+        if f.metadata.get("parse") is None and tp is int and isinstance(value, numbers.Real) and \
+                not isinstance(value, numbers.Integral):
+            # (Threshold(wake=8.0) played and was recorded as threshold:wake=8.0, a spec that a config, the
+            # command line and lineup() refuse: an integer parameter takes an integer, as there)
+            raise SenseiError(f"{owner}.{key}: expected an integer, got {shown(value)}")
+        convert_field(owner, f, hints, value)
 
 
 #: strategy classes whose parameter defaults have been checked (once per class)

@@ -54,7 +54,10 @@ tables carry them as columns and experiment sweeps replace them (``dataclasses.r
 from __future__ import annotations
 
 import dataclasses
+import numbers
 from typing import Any, ClassVar
+
+import numpy as np
 
 from simcore.compiled import decision  # noqa: F401  (strategies mark compiled decisions with it)
 from simcore.options import display_name, option
@@ -120,8 +123,12 @@ class Strategy:
                 continue
             v = getattr(self, f.name)
             choices = f.metadata.get("choices")
-            if isinstance(v, (bool, int, float)):
-                out[f.name] = v
+            if isinstance(v, (bool, np.bool_)):
+                out[f.name] = bool(v)
+            elif isinstance(v, numbers.Integral):  # (numpy's integers too: np.int64(8) was left out of prm)
+                out[f.name] = int(v)
+            elif isinstance(v, numbers.Real):
+                out[f.name] = float(v)
             elif choices and v in choices:
                 out[f.name] = list(choices).index(v)
         return out

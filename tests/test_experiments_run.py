@@ -188,7 +188,9 @@ def test_simulate_checks_strategy_objects_and_rules_made_in_python():
     from strategies.sen import Threshold
     for agent, words in [(Threshold(wake=1.5), "strategy threshold.wake: expected an integer, got 1.5 (seat 1)"),
                          (Threshold(wake="x"), "strategy threshold.wake: expected an integer, got 'x' (seat 1)"),
-                         (Threshold(wake=-7), "strategy threshold.wake: must be at least -1, got -7 (seat 1)")]:
+                         (Threshold(wake=-7), "strategy threshold.wake: must be at least -1, got -7 (seat 1)"),
+                         # (played, and recorded as threshold:wake=8.0, a spec that configs and lineup refuse)
+                         (Threshold(wake=8.0), "strategy threshold.wake: expected an integer, got 8.0 (seat 1)")]:
         with pytest.raises(SenseiError, match=re.escape(words) + "$"):
             simulate("sen", [Threshold(), agent], n_games=10)
     with pytest.raises(SenseiError, match=re.escape("sen.penalty: must be at least 0, got -3")):
@@ -196,6 +198,10 @@ def test_simulate_checks_strategy_objects_and_rules_made_in_python():
     ok = simulate("sen", [Threshold(wake=12), Threshold()], rules=SenRules(penalty=15), n_games=10, seed=3)
     ref = simulate("sen", lineup("sen", ["threshold:wake=12", "threshold"], 2), rules={"penalty": 15}, n_games=10, seed=3)
     assert ok.summary() == ref.summary()
+    # numpy's integers are integers: np.int64(12) was left out of the compiled decision's prm ("prm has no 'wake'")
+    import numpy as np
+    assert simulate("sen", [Threshold(wake=np.int64(12)), Threshold()], rules=SenRules(penalty=np.int64(15)),
+                    n_games=10, seed=3).summary() == ref.summary()
 
 
 def test_a_subclass_made_in_python_without_a_name_is_labelled_by_its_class():
