@@ -575,6 +575,8 @@ class RunResult:
         _, tlo, thi = self.column_mean("turns")
         timeouts = float(t.sums["timeout"])
         olo, ohi = wilson(timeouts, n)
+        # (at a share of 0 or 1 the bound is the share itself: Wilson's rounding gave 1.08e-19 for no timeout)
+        olo, ohi = (0.0 if timeouts <= 0 else olo), (1.0 if n and timeouts >= n else ohi)
         score, slo, shi = self.column_mean("score")
         ci: dict[str, Any] = {}
         for name, value in metrics.items():

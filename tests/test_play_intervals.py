@@ -54,6 +54,8 @@ def assert_within_ranges(out):
         assert high is None or hi <= high
     assert 0 <= out["mean_turns_ci95"][0] <= out["mean_turns"] <= out["mean_turns_ci95"][1]
     assert 0 <= out["timeout_share_ci95"][0] <= out["timeout_share_ci95"][1] <= 1
+    if out["timeouts"] == 0:  # a share of 0 is its interval's low end (Wilson's rounding gave 1.08e-19)
+        assert out["timeout_share_ci95"][0] == 0.0
 
 
 def test_sen_one_round_shares_within_0_1_and_constant_figures_are_points():
