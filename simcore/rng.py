@@ -219,7 +219,16 @@ class Draws:
     def integers(self, idx: np.ndarray, high) -> np.ndarray:
         """Uniform integers in ``[0, high)`` (``high`` a scalar or one value per game, >= 1; below 1 raises:
         it returned -1, which the engine then refused as an illegal move, blaming the move)."""
-        high = np.asarray(high, dtype=np.int64)
+        given = np.asarray(high)
+        if given.dtype.kind == "f" and given.size:  # (integers(2.5) drew from [0, 2) without a word)
+            flat = given.ravel()
+            whole = np.isfinite(flat) & (flat == np.floor(flat))
+            if not whole.all():
+                raise ValueError(f"integers(high) needs whole numbers (a uniform integer in [0, high)), got "
+                                 f"{float(flat[~whole][0])!r}")
+        elif given.dtype.kind not in "iub":
+            raise ValueError(f"integers(high) needs whole numbers (a uniform integer in [0, high)), got {high!r}")
+        high = given.astype(np.int64)
         if high.size and int(high.min()) < 1:
             raise ValueError(f"integers(high) needs high >= 1 (a uniform integer in [0, high)), got {int(high.min())}")
         u = self.random(idx)

@@ -616,6 +616,11 @@ def test_a_draw_below_1_raises_in_both_forms():
     with pytest.raises(ValueError, match=r"integers\(high\) needs high >= 1"):
         d.integers(np.arange(3), np.array([2, 0, 3]))
     assert d.integers(np.arange(3), 1).tolist() == [0, 0, 0]
+    # a number that is not whole (integers(2.5) drew from [0, 2) without a word); a whole float is that integer
+    with pytest.raises(ValueError, match=r"integers\(high\) needs whole numbers .*got 2.5"):
+        d.integers(np.arange(3), 2.5)
+    a, b = (Draws(np.arange(3, dtype=np.uint64) + 7) for _ in range(2))
+    assert a.integers(np.arange(3), 4.0).tolist() == b.integers(np.arange(3), 4).tolist()
 
     @numba.njit
     def draw(rng, high):
