@@ -649,9 +649,10 @@ def _print_summary(s: dict[str, Any], seconds: float, labels: list[str]) -> None
     widths = [max(len(h), *(len(r[j]) for r in cells)) for j, h in enumerate(heads)]
     fixed = sum(widths) + 3 * len(widths)  # SIMPLE_HEAD: a space either side of every column, and a divider
     longest = max(len(x) for x in s["strategies"])
-    # the full spec goes in the last column, folded rather than cut; nothing else is ever shortened
+    # the full spec goes in the last column where every spec fits on its line, else on lines of its own under the
+    # table (a column folded over three rows read as three specs); nothing else is ever shortened
     spec_width = max(0, con.width - fixed - 2)
-    with_spec = spec_width >= min(longest, 20)
+    with_spec = spec_width >= max(longest, len("spec"))
     t = Table(box=box.SIMPLE_HEAD, pad_edge=False)
     for h, w in zip(heads, widths):
         t.add_column(h, no_wrap=True, min_width=w)
