@@ -265,6 +265,9 @@ def test_option_codes_in_words():
     code = int(arrange_option(np.array([2, 0, 1, -1, -1, -1])))
     assert words(Decision.ARRANGE, code) == f"option {code} (slots in order 2, 0, 1)"
     assert words(Decision.ARRANGE, 7) == "option 7"                       # slot 6 does not exist
+    code = sum((o + 1) << (3 * j) for j, o in enumerate([-1, -1, -1, 1, 0, 2]))  # a numpy answer reversed
+    assert words(Decision.ARRANGE, code) == (f"option {code} (the order -1, -1, -1, 1, 0, 2, whose -1 entries (the "
+                                             "padding) must all come after the slots)")
     code = int(courage_option(np.array([-1, 2, 0]), 3))
     assert words(Decision.COURAGE, code) == f"option {code} (seat 1: Mai-ougi; seat 2: Gun-sen)"
     assert words(Decision.WISDOM, 0) == "option 0 (the deck)" and words(Decision.WISDOM, 2) == "option 2 (seat 1's pile)"

@@ -2468,6 +2468,9 @@ class Sensu(Game):
             n = digits.index(0) if 0 in digits else SLOTS
             if n and all(0 < d <= SLOTS for d in digits[:n]) and not any(digits[n:]):
                 words = "slots in order " + ", ".join(str(d - 1) for d in digits[:n])
+            elif any(digits) and all(d <= SLOTS for d in digits):  # (a -1 before a slot: the order reversed, say)
+                words = ("the order " + ", ".join(str(d - 1) for d in digits) + ", whose -1 entries (the padding) "
+                         "must all come after the slots")
         elif kind == Decision.COURAGE and 0 < opt < 1 << (COURAGE_BITS * 6):
             per = [(opt >> (COURAGE_BITS * o)) & 3 for o in range(6)]
             words = "; ".join(f"seat {o}: {TYPE_NAMES[t - 1]}" for o, t in enumerate(per) if t)
