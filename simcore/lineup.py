@@ -878,8 +878,9 @@ def _decision_shaped(fn: Any) -> bool:
 def check_decision_names(game: Any, cls: type) -> None:
     """A one-line error for a strategy class that defines a compiled decision under a name that is no
     decision of ``game``, or a method of a decision's signature whose name is one letter or two off a
-    decision's (``pley`` for ``play``): such a class would otherwise play the decision it inherits, or
-    none, without a word."""
+    decision's (``pley`` for ``play``) or holds one or is part of one (``start_turn``, ``face_up`` for
+    ``face_up_slot``), or that takes ``(self, obs, rng)`` by those names: such a class would otherwise play the
+    decision it inherits, or none, without a word. A helper's name starts with ``_``."""
     import difflib
     import inspect
 
@@ -905,13 +906,18 @@ def check_decision_names(game: Any, cls: type) -> None:
                 continue
             if isinstance(value, staticmethod):
                 value = value.__func__
-            close = difflib.get_close_matches(attr, decisions, n=1, cutoff=0.75)
-            if isinstance(value, CompiledDecision) or (inspect.isfunction(value) and close
-                                                       and _decision_shaped(value)):
+            close = difflib.get_close_matches(attr, decisions, n=1, cutoff=0.75) or \
+                [d for d in decisions if d in attr or attr in d][:1]  # (face_up for face_up_slot, start_turn)
+            shaped = inspect.isfunction(value) and _decision_shaped(value)
+            # a method of (self, obs, rng) by those very names is a decision by its look, whatever its name:
+            # face_up (for face_up_slot) played the inherited decision without a word
+            named = shaped and [p for p in inspect.signature(value).parameters] == ["self", "obs", "rng"]
+            if isinstance(value, CompiledDecision) or (shaped and (close or named)):
                 kind = "a compiled decision" if isinstance(value, CompiledDecision) else "a method"
                 raise SenseiError(
                     f"strategy {_class_spec(cls)}: {kind} named {attr!r} is no decision of {game.name} (its "
-                    f"decisions: {', '.join(decisions)})" + (f"; did you mean {close[0]!r}?" if close else ""))
+                    f"decisions: {', '.join(decisions)})" + (f"; did you mean {close[0]!r}?" if close else
+                                                             "; a helper method's name starts with '_'"))
 
 
 def _form(found: Any, agent: Any, name: str) -> str | None:

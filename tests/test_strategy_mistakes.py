@@ -272,11 +272,26 @@ class NotADataclass(Threshold):       # meant to change the default wake: no @da
 
 
 @dataclasses.dataclass(frozen=True)
+class FaceUp(Threshold):
+    def face_up(self, obs, rng):       # meant: face_up_slot (part of its name)
+        return obs.me * 0
+
+
+@dataclasses.dataclass(frozen=True)
+class ByItsLook(Threshold):
+    def wake_or_not(self, obs, rng):   # a decision by its signature's names, under no decision's name
+        return obs.me * 0
+
+
+@dataclasses.dataclass(frozen=True)
 class Helper(Strongest):
     def score_of(self, hand):          # a helper method with a name of its own: fine
         return 0
 
     def played(self, hand):            # close to 'play', but not a decision's signature: fine
+        return 0
+
+    def _look(self, obs, rng):         # a helper of a decision's signature, named as a helper: fine
         return 0
 """
 
@@ -286,6 +301,10 @@ class Helper(Strongest):
                                      "did you mean 'play'?"]),
     ("fan-and-mallet", "CompiledTypo", ["misnamed.py:CompiledTypo: a compiled decision named 'strat' is no decision"]),
     ("sen", "SenTypo", ["misnamed.py:SenTypo: a method named 'drawnn' is no decision of sen", "did you mean 'drawn'?"]),
+    ("sen", "FaceUp", ["misnamed.py:FaceUp: a method named 'face_up' is no decision of sen",
+                       "did you mean 'face_up_slot'?"]),
+    ("sen", "ByItsLook", ["misnamed.py:ByItsLook: a method named 'wake_or_not' is no decision of sen (its decisions: "
+                          "start, face_up_slot", "a helper method's name starts with '_'"]),
     ("sen", "NotADataclass", ["misnamed.py:NotADataclass: parameter 'wake' is declared with param(...) in class "
                               "NotADataclass, which is not a dataclass"]),
     ("fan-and-mallet", "Undecorated", ["misnamed.py:Undecorated: decision 'play' is a plain function of (obs, prm, rng)",
