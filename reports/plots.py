@@ -495,7 +495,7 @@ def turn_limit_text(limit: tuple[int, int]) -> str:
     return f"{lo:,} turns" if lo == hi else f"between {lo:,} and {hi:,} turns"
 
 
-def finished_turns(turns: pl.DataFrame, cells: pl.DataFrame) -> tuple[pl.DataFrame, int, int | None]:
+def finished_turns(turns: pl.DataFrame, cells: pl.DataFrame) -> tuple[pl.DataFrame, int, tuple[int, int] | None]:
     """The game-length histogram without the games stopped at the turn limit: each cell's ``timeouts``
     games (the cells table) are its longest ones (a stopped game has played the whole limit, a finished one
     no more), taken off the top of its histogram. Returns the histogram of finished games, the number of

@@ -120,10 +120,15 @@ def plugin_strategies(game: str) -> dict[str, type[Strategy]]:
     builtin = builtin_strategies(game)
     out = {}
     for name, ep in _entry_points(game).items():
-        if name in builtin:
-            raise SenseiError(f"strategy {name!r}: {_origin(ep)} takes the name of a strategy shipped with sensei")
-        out[name] = _load_plugin(game, name, ep)
+        out[name] = _usable_plugin(game, name, ep, builtin)
     return out
+
+
+def _usable_plugin(game: str, name: str, ep: Any, builtin: dict[str, Any]) -> type[Strategy]:
+    """The class of an installed package's entry point, or a one-line SenseiError where it cannot be used."""
+    if name in builtin:
+        raise SenseiError(f"strategy {name!r}: {_origin(ep)} takes the name of a strategy shipped with sensei")
+    return _load_plugin(game, name, ep)
 
 
 def strategies_for(game: str) -> dict[str, type[Strategy]]:
@@ -425,10 +430,7 @@ def describe_strategies(game: str) -> list[dict[str, Any]]:
     broken = []
     for name, ep in _entry_points(game).items():
         try:
-            if name in builtin:
-                raise SenseiError(f"strategy {name!r}: {_origin(ep)} takes the name of a strategy shipped with "
-                                  "sensei")
-            found[name] = _load_plugin(game, name, ep)
+            found[name] = _usable_plugin(game, name, ep, builtin)
         except SenseiError as exc:
             broken.append({"name": name, "error": str(exc)})
     found.update(_FILE_STRATEGIES.get(get_game(game).name, {}))
