@@ -568,15 +568,13 @@ class RunResult:
 
     def intervals(self, metrics: dict[str, Any] | None = None) -> dict[str, Any]:
         """The added fields of :meth:`summary`: a 95% interval for each figure it reports."""
-        from .stats import wilson
+        from .stats import wilson_bounds
         t, n = self.totals, self.n
         if metrics is None:
             metrics = self.game.metrics(t.sums, n, self.players, self.rules)
         _, tlo, thi = self.column_mean("turns")
         timeouts = float(t.sums["timeout"])
-        olo, ohi = wilson(timeouts, n)
-        # (at a share of 0 or 1 the bound is the share itself: Wilson's rounding gave 1.08e-19 for no timeout)
-        olo, ohi = (0.0 if timeouts <= 0 else olo), (1.0 if n and timeouts >= n else ohi)
+        olo, ohi = wilson_bounds(timeouts, n)  # (a share of 0 is its own low end: Wilson's rounding gave 1.08e-19)
         score, slo, shi = self.column_mean("score")
         ci: dict[str, Any] = {}
         for name, value in metrics.items():

@@ -59,6 +59,15 @@ def wilson(successes, n, alpha: float = 0.05):
     return lo, hi
 
 
+def wilson_bounds(successes: float, n: float, alpha: float = 0.05) -> tuple[float, float]:
+    """:func:`wilson` of one share, its bound at a share of 0 or 1 the share itself (Wilson's rounding gives
+    1.08e-19 and 0.9999999999999999 there); NaN for no games."""
+    lo, hi = wilson(successes, n, alpha)
+    if not n > 0:
+        return float(lo), float(hi)
+    return (0.0 if successes <= 0 else float(lo)), (1.0 if successes >= n else float(hi))
+
+
 def mean_ci(total, total_sq, n, alpha: float = 0.05):
     """Mean and t interval half-width from a sum, a sum of squares and a count."""
     total = np.asarray(total, dtype=float)
@@ -158,9 +167,7 @@ def deal_share_interval(x: float, values, alpha: float = 0.05) -> tuple[float | 
     # effective 1e33 games, an interval of width 0)
     if np.ptp(v) <= 1e-12 or var <= 0.0:
         n = float(d)
-        lo, hi = wilson(min(max(x, 0.0), 1.0) * n, n, alpha)
-        # (at a share of 0 or 1 the bound is the share itself, up to Wilson's rounding)
-        return (0.0 if x <= 0 else float(lo)), (1.0 if x >= 1 else float(hi))
+        return wilson_bounds(min(max(x, 0.0), 1.0) * n, n, alpha)
     n = var / (se * se)
     crit = float(_t_ppf(1 - alpha / 2, d - 1))
     c2n = crit * crit / n
@@ -453,9 +460,7 @@ def alike_share_interval(r: float, units: float, clusters: float) -> tuple[float
     n = min(units, clusters)
     if not n > 0:
         return None, None
-    lo, hi = wilson(min(max(r, 0.0), 1.0) * n, n)
-    # (Wilson's bound at a share of 0 or 1 is that share itself, up to rounding: 0.9999999999999999 for 1)
-    return (0.0 if r <= 0 else float(lo)), (1.0 if r >= 1 else float(hi))
+    return wilson_bounds(min(max(r, 0.0), 1.0) * n, n)
 
 
 def holm(pvalues: list[float]) -> list[bool]:
