@@ -8,6 +8,8 @@ other seats are drawn from a mixture. Nothing here plays games or knows an exper
 * :func:`zero_sum_nash`: the maximin strategies of a two-player zero-sum matrix game (scipy's linprog).
   For a symmetric two-player constant-sum game (win shares that add up to 1), the maximin strategy of
   the advantage matrix ``A - A.T`` is a symmetric Nash equilibrium.
+* :func:`alike_groups`: the members of a matrix game that win alike against every member (where one of
+  them is in an equilibrium's support, the equilibrium is one point of a set).
 * :func:`alpharank`: the stationary distribution of the single-population alpha-rank Markov chain
   (Omidshafiei et al., "alpha-Rank: Multi-Agent Evaluation by Evolution", Scientific Reports 2019): a
   finite population of ``m`` agents, monomorphic states, a mutant fixes with the Fermi (logistic)
@@ -42,6 +44,23 @@ def zero_sum_nash(A) -> tuple[np.ndarray, np.ndarray, float]:
     x, v = _maximin(A)
     y, w = _maximin(-A.T)
     return x, y, float((v - w) / 2)
+
+
+def alike_groups(M) -> list[list[int]]:
+    """The groups (of two or more) of strategies whose rows of the matrix game ``M`` are equal, entry for
+    entry. In a symmetric zero-sum game (``M`` skew-symmetric) such members win alike against every member,
+    themselves included, so moving an equilibrium's weight among the members of a group gives another
+    equilibrium: where a group has weight, the equilibrium is one point of a set."""
+    M = np.asarray(M, dtype=np.float64) + 0.0   # + 0.0: -0.0 and 0.0 are one value
+    groups: list[list[int]] = []
+    for i in range(M.shape[0]):
+        for g in groups:
+            if np.array_equal(M[g[0]], M[i]):
+                g.append(i)
+                break
+        else:
+            groups.append([i])
+    return [g for g in groups if len(g) > 1]
 
 
 def _maximin(A: np.ndarray) -> tuple[np.ndarray, float]:

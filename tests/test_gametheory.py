@@ -218,3 +218,19 @@ def test_a_resample_follows_the_same_equilibrium():
     y = gt.nash_near(gt.matrix_table(B), 3, 2, x)
     lp, _, _ = gt.zero_sum_nash(B - B.T)
     assert (y > 0).all() and np.abs(y - x).max() < 0.05 and np.allclose(y, lp, atol=1e-7)
+
+
+def test_alike_groups_are_the_members_with_equal_rows():
+    # members 0 and 2 win alike against every member, 1 and 3 too; 4 is alone
+    A = np.array([[0.5, 0.7, 0.5, 0.7, 0.2],
+                  [0.3, 0.5, 0.3, 0.5, 0.9],
+                  [0.5, 0.7, 0.5, 0.7, 0.2],
+                  [0.3, 0.5, 0.3, 0.5, 0.9],
+                  [0.8, 0.1, 0.8, 0.1, 0.5]])
+    M = A - A.T
+    assert gt.alike_groups(M) == [[0, 2], [1, 3]]
+    assert gt.alike_groups(-M) == [[0, 2], [1, 3]]   # -0.0 and 0.0 alike
+    assert gt.alike_groups(RPS) == []
+    # a member's row equal to another's but for the entry between them is not alike
+    B = np.array([[0.0, 0.1], [-0.1, 0.0]])
+    assert gt.alike_groups(B) == []

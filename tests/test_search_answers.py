@@ -850,6 +850,28 @@ def test_two_players_whose_games_may_have_no_winner_take_the_search_of_supports(
     assert gt.regrets(t, 2, 2, lp)[0].max() > 0.1
 
 
+def test_two_players_alike_in_the_linear_programs_support_are_one_set_without_an_interval():
+    """Two members that play the same games (guard's margins 3 and 4 in Senshi) both beat random: every split
+    of the weight between them is an equilibrium. The linear program put it all on one of them, with an
+    interval of no width ("guard:margin=3 100.0% [100.0%, 100.0%]"), as if the other were no part of it."""
+    raw = {"title": "t", "question": "q", "game": "senshi", "players": 2, "games": 40, "seed": 7,
+           "lineup": {"population": ["guard:margin=3", "guard:margin=4", "random"]},
+           "search": {"bootstrap": 10, "solvers": ["nash"]}, "report": {"answer": "equilibrium"}}
+    nash = run_experiment(raw)
+    text = nash.answer[0]
+    assert text.startswith("Nash (linear program)"), text
+    assert "guard:margin=3 50.0%, guard:margin=4 50.0%;" in text and "[100.0%" not in text, text
+    assert ("one point of a set of equilibria: guard:margin=3 and guard:margin=4 win alike against every "
+            "member, so any split of their 100.0% among them is an equilibrium too") in text, text
+    eq = nash.tables["equilibrium"]
+    assert len(eq) == 2 and eq["ci_low"].null_count() == 2
+    # alike members outside the support leave the equilibrium one point, with its interval
+    beaten = run_experiment({**raw, "lineup": {"population": ["counter", "guard:margin=3", "guard:margin=4"]}})
+    text = beaten.answer[0]
+    assert text.startswith("Nash (linear program) of the meta-game of 3 strategies"), text
+    assert "counter 100.0% [" in text and "set of equilibria" not in text, text
+
+
 def test_a_path_whose_steps_ran_out_on_a_fixed_point_says_so():
     # sen_wake_equilibrium, 3 players, penalty 15: the paths from 20 and 32 ended their 8 steps with wake 8
     # as best response, the fixed point the path from 4 found, and read "no fixed point in 8 steps"

@@ -44,7 +44,7 @@ from simcore.stats import deal_share_interval, deal_values_ci
 from ..search import Param, seat_values, setting_label
 from ..config import ABSENT
 from .base import AnswerKind, CheckContext, ReportContext, Result
-from .common import check_event, clip_interval, describe_group, frame, join_values, metric_range, short_spec
+from .common import and_list, check_event, clip_interval, describe_group, frame, join_values, metric_range, short_spec
 from .searching import (SearchSpec, closest_rival, confirm_fits, deviator_values, edge_text, fair_of, group_axes,
                         mean_values,
                         parse_confirm, parse_search, pct, pct_span, race_rows, search_space, split,
@@ -426,10 +426,21 @@ def _solve(cfg, spec: SearchSpec, meta: MetaGame, g: int) -> None:
     point_tab = table()
     lp = P == 2 and constant_sum(point_tab)
 
+    lp_alike: list[list[int]] = []  # two players: the groups of members that win alike, where they have weight
+
     def run(name, tab, near=None):
         if name == "nash" and lp:
             A = matrix(tab)
-            return gt.zero_sum_nash(A - A.T)[0]
+            M = A - A.T
+            x = gt.zero_sum_nash(M)[0]
+            # members that win alike against every member: the linear program puts their weight on one of them
+            # (a vertex of the set of equilibria); it is split evenly, as no member of a group is to be preferred
+            groups = gt.alike_groups(M)
+            for grp in groups:
+                x[grp] = x[grp].sum() / len(grp)
+            if near is None:
+                lp_alike[:] = [grp for grp in groups if x[grp].sum() > SUPPORT]
+            return x
         if name == "nash":
             if near is None:
                 in_set.clear()
@@ -473,6 +484,8 @@ def _solve(cfg, spec: SearchSpec, meta: MetaGame, g: int) -> None:
         if name == "nash" and not lp:
             sol["others"] = [y for y in found[1:]]
             sol["set"] = bool(in_set[0])
+        if name == "nash" and lp and lp_alike:
+            sol["set"], sol["alike"] = True, [list(grp) for grp in lp_alike]
         if B:
             # a point of a set of equilibria: a resample's nearest equilibrium is that point again, an
             # interval of no width that would say nothing of the set: none is given
@@ -855,7 +868,14 @@ def _meta_sentences(desc, meta: MetaGame, event, fair) -> list[str]:
         if "event" in sol:
             text += f"; {event} against a field drawn from it: " + ", ".join(
                 f"{meta.labels[i]} {_ival(sol, 'event', i)}" for i in support)
-        if sol.get("set"):
+        if sol.get("alike"):
+            share = sum(float(sol["probs"][i]) for grp in sol["alike"] for i in grp)
+            groups = [and_list(meta.labels[i] for i in grp) for grp in sol["alike"]]
+            text += (f"; one point of a set of equilibria: {groups[0]} win alike against every member"
+                     + "".join(f", as do {grp}" for grp in groups[1:]) + f", so any split of their {pct(share)} "
+                     + ("among them" if len(groups) == 1 else "within each group") + " is an equilibrium too; the "
+                     "shares shown split it evenly, with no interval")
+        elif sol.get("set"):
             text += ("; one point of a set of equilibria (mixes along which no member gains: members that play "
                      "alike, or games without a winner), so its shares are one choice among many, with no interval")
         if sol.get("others"):
