@@ -872,6 +872,19 @@ def test_two_players_alike_in_the_linear_programs_support_are_one_set_without_an
     assert "counter 100.0% [" in text and "set of equilibria" not in text, text
 
 
+def test_the_headline_says_an_equilibrium_is_one_point_of_a_set():
+    from experiments.answers.equilibrium import _headline
+
+    meta = ("2 players: Nash (linear program) of the meta-game of 3 strategies (6 lineups, 40 deals each, 360 "
+            "games): guard:margin=3 50.0%, guard:margin=4 50.0%; regret against it (what a member outside it "
+            "gains, the closest first) random -48.8% [-50.0%, -47.5%]; one point of a set of equilibria: "
+            "guard:margin=3 and guard:margin=4 win alike against every member, so any split of their 100.0% "
+            "among them is an equilibrium too; the shares shown split it evenly, with no interval")
+    head = _headline(["a", "b", "c", meta])
+    assert head == [meta.split("; regret against it")[0] + " (one point of a set of equilibria; see the answer "
+                    "in full)"], head
+
+
 def test_a_path_whose_steps_ran_out_on_a_fixed_point_says_so():
     # sen_wake_equilibrium, 3 players, penalty 15: the paths from 20 and 32 ended their 8 steps with wake 8
     # as best response, the fixed point the path from 4 found, and read "no fixed point in 8 steps"

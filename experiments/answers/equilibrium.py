@@ -670,6 +670,8 @@ def _headline(sentences: list[str]) -> list[str] | None:
             several = re.search(r"one of (\d+) symmetric equilibria its search found", text)
             if several:  # the mix shown is one of several: the headline says so, as the answer does
                 notes.append(f"one of the {several.group(1)} equilibria its search found")
+            if "one point of a set of equilibria" in text:  # its shares are one choice among many
+                notes.append("one point of a set of equilibria")
             if "pin the mix down" in text:  # some of its intervals run from 0% to 100%: say so where it leads
                 notes.append("some intervals from 0% to 100%: " + ("the resamples land on different equilibria, or "
                              if "the resamples land on different equilibria" in text else "")
