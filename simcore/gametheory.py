@@ -8,6 +8,8 @@ other seats are drawn from a mixture. Nothing here plays games or knows an exper
 * :func:`zero_sum_nash`: the maximin strategies of a two-player zero-sum matrix game (scipy's linprog).
   For a symmetric two-player constant-sum game (win shares that add up to 1), the maximin strategy of
   the advantage matrix ``A - A.T`` is a symmetric Nash equilibrium.
+* :func:`seatings`: the orders of a lineup's members round the table, each with its weight in a random
+  seating.
 * :func:`alike_groups`: the members of a matrix game that win alike against every member (where one of
   them is in an equilibrium's support, the equilibrium is one point of a set).
 * :func:`alpharank`: the stationary distribution of the single-population alpha-rank Markov chain
@@ -86,6 +88,26 @@ def _maximin(A: np.ndarray) -> tuple[np.ndarray, float]:
 def lineups(K: int, P: int) -> list[tuple[int, ...]]:
     """Every multiset of P strategies out of K, as sorted index tuples (the lineups of a symmetric game)."""
     return list(itertools.combinations_with_replacement(range(K), P))
+
+
+def seatings(L: Sequence[int]) -> list[tuple[tuple[int, ...], int]]:
+    """The distinct orders of a lineup's members round the table, up to rotation (who sits after whom),
+    each with its number of distinct rotations; the lineup's own order first. A seating drawn at random,
+    every order of the players equally likely, falls in each with a chance proportional to that number:
+    for three different members, the two directions round the table, one each; for (0, 0, 1, 1), the pairs
+    side by side (4 rotations) or alternating (2). With three or more players a lineup's payoffs are those
+    of a random seating only when every one of them is played: who plays after whom changes the games."""
+    L = tuple(L)
+    P = len(L)
+    seen: set[tuple[int, ...]] = set()
+    out: list[tuple[tuple[int, ...], int]] = []
+    for order in [L] + sorted(set(itertools.permutations(L))):
+        if order in seen:
+            continue
+        turns = {order[r:] + order[:r] for r in range(P)}
+        seen |= turns
+        out.append((order, len(turns)))
+    return out
 
 
 def _log_multinomial(counts: Sequence[int]) -> float:

@@ -234,3 +234,21 @@ def test_alike_groups_are_the_members_with_equal_rows():
     # a member's row equal to another's but for the entry between them is not alike
     B = np.array([[0.0, 0.1], [-0.1, 0.0]])
     assert gt.alike_groups(B) == []
+
+
+def test_seatings_are_the_orders_round_the_table_weighted_as_a_random_seating():
+    assert gt.seatings((0, 1)) == [((0, 1), 2)]
+    assert gt.seatings((0, 0, 1)) == [((0, 0, 1), 3)]
+    assert gt.seatings((0, 1, 2)) == [((0, 1, 2), 3), ((0, 2, 1), 3)]
+    assert gt.seatings((0, 0, 1, 1)) == [((0, 0, 1, 1), 4), ((0, 1, 0, 1), 2)]
+    assert gt.seatings((1, 1, 1)) == [((1, 1, 1), 1)]
+    import itertools
+    import math
+    for L in [(0, 1, 2, 3), (0, 0, 1, 2), (0, 1, 2, 3, 4), (0, 0, 1, 1, 2)]:
+        s = gt.seatings(L)
+        assert s[0][0] == L
+        # every distinct order of the players once: the weights add up to the multinomial count
+        assert sum(n for _, n in s) == len(set(itertools.permutations(L)))
+        rotations = {o[r:] + o[:r] for o, _ in s for r in range(len(L))}
+        assert rotations == set(itertools.permutations(L))
+    assert len(gt.seatings((0, 1, 2, 3, 4))) == math.factorial(4)

@@ -872,6 +872,34 @@ def test_two_players_alike_in_the_linear_programs_support_are_one_set_without_an
     assert "counter 100.0% [" in text and "set of equilibria" not in text, text
 
 
+def test_a_meta_games_payoffs_are_a_random_seatings_whatever_the_order_of_the_population():
+    """With three players a lineup was played in the rotations of one seating, the population's order: who
+    plays after whom was fixed by how the config listed the members. In Sen, threshold:wake=4 won 43.7% at a
+    table of random, threshold:wake=4, watcher and 17.2% with watcher and it swapped; two members that play
+    the same games (counter, and counter with a parameter of a variant that is off) got 69.6% and 30.4% at a
+    table with random. Every order round the table is now played, weighted as in a random seating."""
+    import math
+
+    def shares(population):
+        raw = {"title": "t", "question": "q", "game": "sen", "players": 3, "games": 30, "seed": 21,
+               "lineup": {"population": population}, "search": {"bootstrap": 0, "solvers": ["nash"]},
+               "report": {"answer": "equilibrium"}}
+        res = run_experiment(raw)
+        t = res.tables["metagame"]
+        return res, {(tuple(sorted(row["lineup"].split(" / "))), row["strategy"]): row["win_share"]
+                     for row in t.iter_rows(named=True)}
+
+    res, a = shares(["random", "threshold:wake=4", "watcher"])
+    assert "(10 lineups in 11 orders round the table, 30 deals each" in res.answer[0], res.answer[0]
+    _, b = shares(["watcher", "random", "threshold:wake=4"])
+    assert a.keys() == b.keys()
+    for k in a:
+        assert math.isclose(a[k], b[k], abs_tol=1e-12), (k, a[k], b[k])
+    _, c = shares(["counter", "counter:claim_gain=1.0", "random"])
+    table = ("counter", "counter:claim_gain=1.0", "random")
+    assert c[(table, "counter")] == c[(table, "counter:claim_gain=1.0")] > 0.1
+
+
 def test_the_headline_says_an_equilibrium_is_one_point_of_a_set():
     from experiments.answers.equilibrium import _headline
 

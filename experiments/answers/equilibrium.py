@@ -237,6 +237,9 @@ class MetaGame:
     reused: int = 0
     #: of ``fresh_games``, those played before (a fixed point's check on the same fresh deals)
     reused_fresh: int = 0
+    #: the seatings played: every order of each lineup's members round the table (more than the lineups where
+    #: three or more players seat three or more different members, or two pairs)
+    orders: int = 0
 
 
 def search(cfg: Config, ev) -> list:
@@ -364,11 +367,15 @@ def _population(cfg, ev, spec: SearchSpec, g: int, cell) -> dict[str, Any]:
 
 
 def _metagame(cfg, ev, cell, axes, agents, labels, event, confirm: int = 0) -> MetaGame:
-    """Every lineup of ``agents`` on deals 0..games-1 (and with ``confirm``, on the fresh deals after them)."""
+    """Every lineup of ``agents`` on deals 0..games-1 (and with ``confirm``, on the fresh deals after them),
+    each in every order of its members round the table (seats rotated): a lineup's payoffs are those of a
+    random seating, each order weighted by its share of the seatings (:func:`simcore.gametheory.seatings`)."""
     confirm_fits(cfg.games, confirm, cfg.path)
     K, P = len(agents), cell.players
     lineups = gt.lineups(K, P)
-    runs = {L: ev.lineup(cell, [agents[i] for i in L], axes, ["member"] * P) for L in lineups}
+    orders = {L: gt.seatings(L) for L in lineups}
+    runs = {(L, order): ev.lineup(cell, [agents[i] for i in order], axes, ["member"] * P)
+            for L in lineups for order, _ in orders[L]}
     # the games of these lineups played already (a tuning race's lineups, one member against tables of another)
     reused = sum(len(run.rotations) * min(run.deals, cfg.games) for run in runs.values())
     # and of the fresh deals after them (a fixed point's check plays its deviation there, on the same deals)
@@ -378,15 +385,20 @@ def _metagame(cfg, ev, cell, axes, agents, labels, event, confirm: int = 0) -> M
         ev.extend(list(runs.values()), cfg.games + confirm)
     pay, evs = {}, ({} if event else None)
     fresh = {} if confirm else None
-    for L, run in runs.items():
-        pay[L], ev_row = {}, {}
-        win = {}
-        for i in sorted(set(L)):
-            seats = [b for b in range(P) if L[b] == i]
-            win[i] = np.mean([seat_values(run, "win", b, bool(event)) for b in seats], axis=0)
-            pay[L][i] = win[i][:cfg.games]
-            if event:
-                ev_row[i] = np.mean([seat_values(run, "event", b, True) for b in seats], axis=0)[:cfg.games]
+    for L in lineups:
+        total = sum(n for _, n in orders[L])
+        win: dict[int, Any] = {}
+        ev_row: dict[int, Any] = {}
+        for order, n in orders[L]:
+            run = runs[(L, order)]
+            for i in sorted(set(L)):
+                seats = [b for b in range(P) if order[b] == i]
+                w = n / total * np.mean([seat_values(run, "win", b, bool(event)) for b in seats], axis=0)
+                win[i] = w if i not in win else win[i] + w
+                if event:
+                    e = n / total * np.mean([seat_values(run, "event", b, True) for b in seats], axis=0)[:cfg.games]
+                    ev_row[i] = e if i not in ev_row else ev_row[i] + e
+        pay[L] = {i: w[:cfg.games] for i, w in win.items()}
         if event:
             evs[L] = ev_row
         if confirm:
@@ -395,7 +407,7 @@ def _metagame(cfg, ev, cell, axes, agents, labels, event, confirm: int = 0) -> M
     per_deal = sum(len(run.rotations) for run in runs.values())
     return MetaGame(labels, agents, P, lineups, pay, evs, cfg.games, per_deal * cfg.games, fresh=fresh,
                     fresh_first=cfg.games, fresh_deals=confirm, fresh_games=per_deal * confirm, reused=reused,
-                    reused_fresh=reused_fresh)
+                    reused_fresh=reused_fresh, orders=len(runs))
 
 
 def _solve(cfg, spec: SearchSpec, meta: MetaGame, g: int) -> None:
@@ -849,7 +861,9 @@ def _meta_sentences(desc, meta: MetaGame, event, fair) -> list[str]:
         order = np.argsort(-sol["probs"])
         support = [i for i in order if sol["probs"][i] > SUPPORT]
         text = ((f"{desc}: " if desc else "") + f"{sol['kind']} of the meta-game of {len(meta.labels)} strategies "
-                f"({len(meta.lineups)} lineups, {meta.deals:,} deals each, {meta.games:,} games"
+                f"({len(meta.lineups)} lineups"
+                + (f" in {meta.orders} orders round the table" if meta.orders > len(meta.lineups) else "")
+                + f", {meta.deals:,} deals each, {meta.games:,} games"
                 + (f", {meta.reused:,} of them played before, in the races above" if meta.reused else "") + "): "
                 + ", ".join(f"{meta.labels[i]} {_ival(sol, 'probs', i)}" for i in support)
                 + ("" if sol.get("settled", True) else " (the dynamics did not come to rest: this is where they "
