@@ -508,6 +508,20 @@ def test_population_smaller_than_the_table_with_options_only():
     assert res.answer[0].startswith("replicator dynamics of the meta-game of 2 strategies (5 lineups")
 
 
+def test_design_tells_rivals_inside_the_band_from_rivals_that_play_the_same_games():
+    """Inside a band every setting's distance is 0 on every deal, so a rival inside it read "the same on every
+    deal" (Fan & Mallet's starts 0,2 and 0,6 against 0,0, which differ on about half of the deals)."""
+    raw = {"title": "t", "question": "q", "game": "fan-and-mallet", "games": 300, "seed": 101,
+           "lineup": {"seats": ["random"]}, "search": {"rules.start_positions": ["0,0", "0,2", "0,4", "0,6"]},
+           "report": {"answer": "design", "objective": "seat0_win_share", "band": [0.4, 0.6]}}
+    res = run_experiment(raw)
+    race = res.tables["race"]
+    assert race["value"].is_between(0.4, 0.6).all(), race
+    text = res.answer[0]
+    assert "the same on every deal" not in text, text
+    assert text.count("(inside the band, as the best is, on 300 deals") == 3, text
+
+
 def test_design_brings_the_objective_to_its_target():
     raw = {"title": "t", "question": "q", "game": "sen", "players": 2, "games": 200, "seed": 3,
            "lineup": {"focus": "threshold:wake=14", "field": "threshold"},

@@ -333,8 +333,11 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
             what = (f"{value_text(obj, -d['diff'], True)} farther "
                     f"{value_span(obj, -d['hi'], -d['lo'], True)}") if aim else (
                 f"{value_text(obj, d['diff'], True)} {value_span(obj, d['lo'], d['hi'], True)}")
-            if d["diff"] == 0 and d["lo"] == 0 and d["hi"] == 0:  # (match_points 1 and none: the same games)
-                what = "the same on every deal"
+            if d["diff"] == 0 and d["lo"] == 0 and d["hi"] == 0:
+                if np.array_equal(x, bx[:x.size]):  # (match_points 1 and none: the same games)
+                    what = "the same on every deal"
+                elif o["band"] is not None:  # a distance of 0 on every deal: both inside the band, by their means
+                    what = "inside the band, as the best is,"
             parts.append(f"{setting_label(found.settings[found.raced[k]])} {value_text(obj, m, signed)} ({what} on "
                          f"{d['n']:,} deals{dropped_note(found, k)})")
         if parts:
