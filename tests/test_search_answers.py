@@ -522,6 +522,34 @@ def test_design_tells_rivals_inside_the_band_from_rivals_that_play_the_same_game
     assert text.count("(inside the band, as the best is, on 300 deals") == 3, text
 
 
+def test_a_search_where_every_setting_plays_the_same_games_names_no_best():
+    """counter's claim_gain plays only with the variant "I know what I have", off here; no one ever calls in a
+    table of threshold:wake=-1, so the caller's tie and the ravens' rule change nothing. best_response named
+    claim_gain=1.0 and said a value beyond it may do better; design named a best of four alike settings."""
+    br = run_experiment({"title": "t", "question": "q", "game": "sen", "players": 2, "games": 60, "seed": 11,
+                         "lineup": {"focus": "counter", "field": "threshold"},
+                         "search": {"focus.claim_gain": [1.0, 3.0, 5.0]}, "report": {"answer": "best_response"}})
+    text = br.answer[0]
+    assert text.startswith("no best response (counter against a table of threshold:wake=10): every value of "
+                           "claim_gain raced gives the same win share on every deal, "), text
+    assert "edge" not in text and "closest rivals" not in text, text
+    de = run_experiment({"title": "t", "question": "q", "game": "sen", "players": 3, "games": 60, "seed": 7,
+                         "lineup": {"seats": ["threshold:wake=-1"]},
+                         "search": {"rules.caller_tie": ["zero", "count"], "rules.ravens_not_scary": [False, True]},
+                         "report": {"answer": "design", "objective": "seat_advantage", "target": 0.0}})
+    text = de.answer[0]
+    assert text.startswith("no best caller_tie, ravens_not_scary (first-seat advantage closest to 0.0%; "
+                           "threshold:wake=-1 in every seat): every setting of caller_tie, ravens_not_scary raced "
+                           "gives the same first-seat advantage on every deal, "), text
+    assert "best by its estimate only" not in text and "as good a choice" not in text, text
+    # one setting that plays other games: a best is named, the others the same as it on every deal
+    de = run_experiment({"title": "t", "question": "q", "game": "sen", "players": 3, "games": 60, "seed": 7,
+                         "lineup": {"seats": ["threshold"]},
+                         "search": {"rules.caller_tie": ["zero", "count"], "rules.penalty": [0, 15]},
+                         "report": {"answer": "design", "objective": "seat_advantage", "target": 0.0}})
+    assert de.answer[0].startswith("best caller_tie, penalty ("), de.answer[0]
+
+
 def test_design_brings_the_objective_to_its_target():
     raw = {"title": "t", "question": "q", "game": "sen", "players": 2, "games": 200, "seed": 3,
            "lineup": {"focus": "threshold:wake=14", "field": "threshold"},

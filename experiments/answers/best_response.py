@@ -24,7 +24,7 @@ from .base import AnswerKind, CheckContext, ReportContext, Result
 from .common import SHARE_RANGE, clip_interval, describe_group, frame, in_percent, metric_range, short_spec
 from .searching import (confirm_row, confirmation, confirmed_text, deviator_values, group_axes, mean_values, parse_confirm,
                         edge_text, fair_of, parse_search, pct, probe_settings, race_rows, runners_up, search_space, split,
-                        self_play, value_span, value_text, with_params)
+                        same_on_every_deal, self_play, value_span, value_text, with_params)
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -153,23 +153,34 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
         # a table of one strategy wins the fair share on every deal, by symmetry: no interval to give
         alike = fair is not None and self_play(found, k) and abs(r.means[k] - fair) < 1e-6  # (float32 1/3)
         lo, hi = clip_interval(r.lo[k], r.hi[k], metric_range(metric))
-        text = ("best response" + (f" for {desc}" if desc else "") + f" ({deviator} against "
-                f"{_field_text(cfg, cell, seat)}): {setting_label(best)}, {_label(metric)} "
-                + (f"{pct(fair)} on every one of {r.deals[k]:,} deals (the field's own setting: a table of one "
-                   "strategy wins the fair share by symmetry, and every other setting measured below it)" if alike else
-                   f"{value_text(metric, r.means[k])} {value_span(metric, lo, hi)} "
-                   f"over {r.deals[k]:,} deals" + (f" (fair {pct(fair)})" if fair else ""))
-                + edge_text(spec.params, best, cell))
+        # every setting raced plays the same games by this figure (a parameter that changes nothing here): no
+        # best response to name, and no edge of the range to look beyond
+        same = len(found.raced) > 1 and all(same_on_every_deal(r.versus_best[j]) for j in range(len(found.raced))
+                                            if j != k)
+        figure = (f"{pct(fair)} on every one of {r.deals[k]:,} deals (the field's own setting: a table of one "
+                  "strategy wins the fair share by symmetry, and every other setting measured below it)" if alike else
+                  f"{value_text(metric, r.means[k])} {value_span(metric, lo, hi)} "
+                  f"over {r.deals[k]:,} deals" + (f" (fair {pct(fair)})" if fair else ""))
+        if same:
+            every = (f"value of {spec.params[0].name}" if len(spec.params) == 1 else
+                     "setting of " + ", ".join(p.name for p in spec.params))
+            text = ("no best response" + (f" for {desc}" if desc else "") + f" ({deviator} against "
+                    f"{_field_text(cfg, cell, seat)}): every {every} raced gives the same {_label(metric)} on every "
+                    f"deal, {figure}")
+        else:
+            text = ("best response" + (f" for {desc}" if desc else "") + f" ({deviator} against "
+                    f"{_field_text(cfg, cell, seat)}): {setting_label(best)}, {_label(metric)} {figure}"
+                    + edge_text(spec.params, best, cell))
         if cfg.kind == "tournament" and cell.agents and len(cell.agents) > 2:
             text += "; against each table: " + _per_table(cell, seat, found, metric, r.deals[k])
-        if len(found.raced) > 1:
+        if len(found.raced) > 1 and not same:
             text += f"; closest rivals on the same deals: {runners_up(found, metric)}"
         conf = confirmation(found, lambda rs, stop: mean_values(rs, deviator_values(
             0 if cfg.kind == "tournament" else seat, metric), stop))
         if conf is not None:
             text += "; " + confirmed_text(conf, metric)
             confirm_rows.append(confirm_row(base, found, conf, metric, r.means[k]))
-        elif len(found.settings) > 1 and not alike:
+        elif len(found.settings) > 1 and not alike and not same:
             text += (f"; its interval, from the deals that chose it, is not corrected for the choice among "
                      f"{len(found.settings)} settings (the best of several reads high on them: search.confirm plays "
                      "it again on fresh deals)")

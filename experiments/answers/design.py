@@ -315,17 +315,29 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
         blo, bhi = clip_interval(blo, bhi, metric_range(obj))  # a share's interval shown within [0%, 100%]
         # (the target or the band's ends: a bound next to one prints with the decimals that tell them apart)
         goal_refs = ((o["target"],) if o["target"] is not None else tuple(o["band"]) if o["band"] is not None else ())
-        text = (f"best {keys}" + (f" for {desc}" if desc else "") + f" ({_aim_text(o)}; {lineup_label(cell)}): "
-                f"{setting_label(found.best)}, {OBJECTIVES[obj]} {value_text(obj, bm, signed)} "
-                f"{value_span(obj, blo, bhi, signed, refs=goal_refs)} "
-                f"over {r.deals[r.best]:,} deals")
-        if aim:
-            text += f", distance {value_text(obj, -r.means[r.best])}"
-        if len(r.survivors) > 1:  # said where the sentence leads (the race's verdict ends it, far from here)
-            others = len(r.survivors) - 1
-            text += f" (best by its estimate only: {others} other setting{'s' if others > 1 else ''} still in the race)"
-        text += edge_text(spec.params, found.best, cell)
-        rivals = sorted((k for k in range(len(found.raced)) if k != r.best), key=lambda k: abs(r.versus_best[k]["diff"]))
+        figure = (f"{OBJECTIVES[obj]} {value_text(obj, bm, signed)} {value_span(obj, blo, bhi, signed, refs=goal_refs)} "
+                  f"over {r.deals[r.best]:,} deals")
+        # every setting raced gives the same figure on every deal (rule options that change nothing here): no best
+        # to name, no rivals, no edge of the range to look beyond
+        same = len(found.raced) > 1 and all(figs[k][0].size == bx.size and np.array_equal(figs[k][0], bx)
+                                            for k in figs)
+        if same:
+            every = (f"value of {keys}" if len(spec.params) == 1 else f"setting of {keys}")
+            text = (f"no best {keys}" + (f" for {desc}" if desc else "") + f" ({_aim_text(o)}; {lineup_label(cell)}): "
+                    f"every {every} raced gives the same {OBJECTIVES[obj]} on every deal, "
+                    + figure.removeprefix(OBJECTIVES[obj] + " "))
+        else:
+            text = (f"best {keys}" + (f" for {desc}" if desc else "") + f" ({_aim_text(o)}; {lineup_label(cell)}): "
+                    f"{setting_label(found.best)}, {figure}")
+            if aim:
+                text += f", distance {value_text(obj, -r.means[r.best])}"
+            if len(r.survivors) > 1:  # said where the sentence leads (the race's verdict ends it, far from here)
+                others = len(r.survivors) - 1
+                text += (f" (best by its estimate only: {others} other setting{'s' if others > 1 else ''} still in "
+                         "the race)")
+            text += edge_text(spec.params, found.best, cell)
+        rivals = [] if same else sorted((k for k in range(len(found.raced)) if k != r.best),
+                                        key=lambda k: abs(r.versus_best[k]["diff"]))
         parts = []
         for k in rivals[:3]:
             d = r.versus_best[k]
@@ -347,7 +359,7 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
         if conf is not None:
             text += "; " + confirmed_text(conf, obj, o["target"], o["band"])
             confirm_rows.append(confirm_row(base, found, conf, obj, bm))
-        elif len(found.settings) > 1:
+        elif len(found.settings) > 1 and not same:
             text += (f"; its interval, from the deals that chose it, is not corrected for the choice among "
                      f"{len(found.settings)} settings (the best of several reads well on them: search.confirm plays "
                      "it again on fresh deals)")
@@ -385,6 +397,8 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
                 apart = head + ("but by its own 95% interval " + (f"{off[0]} misses" if len(off) == 1 else
                                                                   f"each of {and_list(off)} misses") + f" the {goal}"
                                 + by_chance + ")")
+        elif same:
+            apart = ""
         elif len(r.survivors) > 1:
             apart = (f" (the race could not tell them apart: the best is best by its estimate only, and any of the "
                      f"{len(r.survivors)} is as good a choice on these deals"

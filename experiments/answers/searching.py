@@ -616,6 +616,12 @@ def dropped_note(found: Searched, k: int) -> str:
     return f", dropped there as clearly worse than {than}"
 
 
+def same_on_every_deal(d: dict | None) -> bool:
+    """Whether a paired difference (``race.versus_best``) is 0 on every deal: a difference of 0 with an
+    interval of no width, as between settings that play the same games."""
+    return d is not None and d["diff"] == 0 and d["lo"] == 0 and d["hi"] == 0
+
+
 def runners_up(found: Searched, metric: str, count: int = 3) -> str:
     """The closest rivals of the best on the same deals: ``wake=11 -0.3% [-0.5%, -0.1%]``."""
     r = found.race
@@ -627,7 +633,7 @@ def runners_up(found: Searched, metric: str, count: int = 3) -> str:
         s = found.settings[found.raced[k]]
         lo, hi = clip_interval(d["lo"], d["hi"], metric_range(metric, diff=True))
         note = dropped_note(found, k)
-        same = d["diff"] == 0 and d["lo"] == 0 and d["hi"] == 0
+        same = same_on_every_deal(d)
         parts.append(f"{setting_label(s)} " + ("the same on every deal" if same else
                      f"{value_text(metric, d['diff'], True)} {value_span(metric, lo, hi, True)}")
                      + f" over {d['n']:,} deals" + (f" ({note[2:]})" if note else ""))
