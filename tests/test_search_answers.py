@@ -550,6 +550,24 @@ def test_a_search_where_every_setting_plays_the_same_games_names_no_best():
     assert de.answer[0].startswith("best caller_tie, penalty ("), de.answer[0]
 
 
+def test_design_over_equilibria_says_a_fixed_point_at_the_edge_of_the_familys_grid():
+    """The fixed point of each rule setting may be the grid's greatest value, where a value beyond it may be
+    the equilibrium: `equilibrium` said so, `design`'s stakes did not."""
+    import re
+
+    res = run_experiment({"title": "t", "question": "q", "game": "sen", "players": 3, "games": 100, "seed": 61,
+                          "lineup": {"focus": "threshold", "field": "threshold:wake=8"},
+                          "search": {"rules.penalty": [0, 15], "focus.wake": [-1, 4, 8, 12], "steps": 4},
+                          "report": {"answer": "design", "objective": "equilibrium_stakes", "goal": "max"}})
+    text = next(t for t in res.answer if "equilibrium of threshold under each rule setting" in t)
+    found = re.findall(r"penalty=(\d+): fixed point wake=(-?\d+)( \(wake=12 is at the edge of the searched range "
+                       r"\(-1 to 12\): a value beyond it may do better\))?", text)
+    assert len(found) == 2, text
+    assert any(w == "12" for _, w, _ in found), text   # the case this test is for
+    for _, wake, edge in found:
+        assert bool(edge) == (wake == "12"), text
+
+
 def test_design_brings_the_objective_to_its_target():
     raw = {"title": "t", "question": "q", "game": "sen", "players": 2, "games": 200, "seed": 3,
            "lineup": {"focus": "threshold:wake=14", "field": "threshold"},

@@ -409,7 +409,7 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
                  f"in the race" + apart + f"; {found.games:,} games")
         sentences.append(text)
         if o["family"] is not None:
-            sentences.append(_equilibrium_sentence(desc, cell, found, figs, obj))
+            sentences.append(_equilibrium_sentence(desc, cell, found, figs, obj, o["family"]))
             _equilibrium_rows(cfg, cell, base, found, eq_rows, path_rows, race_table)
         for k, i in enumerate(found.raced):
             s = found.settings[i]
@@ -437,7 +437,7 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
     return Result(sentences, frame(paired), None, tables)
 
 
-def _equilibrium_sentence(desc: str, cell, found, figs, obj: str) -> str:
+def _equilibrium_sentence(desc: str, cell, found, figs, obj: str, family: SearchSpec) -> str:
     """Per rule setting: its fixed point, how it was reached, the best response to the reference field,
     and what knowing the fixed point is worth."""
     parts = []
@@ -455,7 +455,10 @@ def _equilibrium_sentence(desc: str, cell, found, figs, obj: str) -> str:
         own = setting_label(path.fields[0]) if path.fields else None
         if own is not None and own != response and own in kept:
             response = f"its own value {own} (the best measured, {response}, is not clearly better)"
-        what = (f"fixed point {setting_label(eq['point'])}" if path.fixed is not None else
+        # a fixed point at the edge of the family's grid: a value beyond it may be the equilibrium
+        edge = edge_text(family.params, eq["point"], cell) if path.fixed is not None else ""
+        what = (f"fixed point {setting_label(eq['point'])}" + (f" ({edge[2:]})" if edge else "")
+                if path.fixed is not None else
                 f"no fixed point ({'a cycle' if path.end == 'cycle' else f'{len(path.found)} steps'}; the last table "
                 f"{setting_label(eq['point'])} is used)")
         parts.append(f"{setting_label(s)}: {what}, path " + " -> ".join(setting_label(f) for f in path.fields)
