@@ -618,3 +618,30 @@ def test_best_headline_pairs_player_counts_by_deal_number():
     assert "(the runner-up by that figure) paired by deal number in all 4 groups" in head[1], head
     assert "same deals" not in " ".join(head)
     assert "on the same deals in all 4 groups" in best.headline(Rep, "mean turns per game", picks, [], ["a"] * 4)[1]
+
+
+def test_turn_order_says_a_value_that_changes_nothing_is_the_same_on_every_deal():
+    """Senshi's open_stacks change nothing for greedy (which never looks at what is under a top), nor does
+    Sen's "I know what I have" for threshold: turn_order read "+0.0% [+0.0%, +0.0%] (not clearly a change)"
+    and counted such a value in Holm's correction of the others, where effect and risk say "the same on every
+    deal"."""
+    res = run_experiment({"title": "t", "question": "q", "game": "senshi", "games": 40, "seed": 72,
+                          "sweep": {"players": [2], "variant": {"base": {}, "open": {"rules.open_stacks": True}}},
+                          "lineup": {"seats": ["greedy"]},
+                          "report": {"answer": "turn_order", "over": "variant", "baseline": "base",
+                                     "event": "eliminated"}})
+    head = res.answer[0]
+    assert head.endswith("seat 0's win share changes on the same deals with open the same on every deal"), head
+    assert "[+0.0%, +0.0%]" not in " ".join(res.answer), res.answer
+    assert any(t.endswith("every seat the same as under base on every deal (win share and eliminated)")
+               for t in res.answer), res.answer
+    # a value that changes the games is tested, and the correction counts only such values
+    res = run_experiment({"title": "t", "question": "q", "game": "sen", "games": 40, "seed": 9,
+                          "sweep": {"players": [2], "variant": {"base": {}, "kwih": {"rules.know_what_i_have": True},
+                                                                "harsh": {"rules.penalty": 15}}},
+                          "lineup": {"seats": ["threshold"]},
+                          "report": {"answer": "turn_order", "over": "variant", "baseline": "base"}})
+    head = res.answer[0]
+    assert "with kwih the same on every deal, harsh " in head, head
+    assert "a clear change" in head or "not clearly a change" in head, head
+    assert "Holm's correction" not in head, head

@@ -21,10 +21,11 @@ from simcore.stats import deal_values_ci
 
 from ..search import setting_label
 from .base import AnswerKind, CheckContext, ReportContext, Result
-from .common import SHARE_RANGE, clip_interval, describe_group, frame, in_percent, metric_range, short_spec
+from .common import (SHARE_RANGE, clip_interval, describe_group, frame, in_percent, metric_range, same_on_every_deal,
+                     short_spec)
 from .searching import (confirm_row, confirmation, confirmed_text, deviator_values, group_axes, mean_values, parse_confirm,
                         edge_text, fair_of, parse_search, pct, probe_settings, race_rows, runners_up, search_space, split,
-                        same_on_every_deal, self_play, value_span, value_text, with_params)
+                        self_play, value_span, value_text, with_params)
 
 if TYPE_CHECKING:
     from ..config import Config

@@ -69,6 +69,12 @@ def describe_group(axes: list[str], values: tuple, labels: dict[str, str] | None
     return join_values(parts)
 
 
+def same_on_every_deal(d: dict | None) -> bool:
+    """Whether a paired difference (:func:`simcore.stats.paired_diff`'s, or a race's ``versus_best``) is 0 on
+    every deal: a difference of 0 with an interval of no width, as between settings that play the same games."""
+    return d is not None and d["diff"] == 0 and d["lo"] == 0 and d["hi"] == 0
+
+
 def join_values(items) -> str:
     """Values (or phrases) in a list of a sentence: ``7, 10, 13``; where one of them holds a comma of its
     own (a rule value that is a list, such as Fan & Mallet's ``start_positions`` 0,2; a setting of two

@@ -26,7 +26,8 @@ from strategies.registry import make_strategy
 
 from ..config import ABSENT, DEFAULT_GAMES
 from ..search import Evaluator, Param, focus_values, grid, parse_param, seat_values, setting_label
-from .common import SHARE_DIFFERENCES, average_seat, clip_interval, fmt_metric, in_percent, metric_range, span
+from .common import (SHARE_DIFFERENCES, average_seat, clip_interval, fmt_metric, in_percent, metric_range,
+                     same_on_every_deal, span)
 
 #: [search] keys that are options, not parameters (every parameter key holds a dot)
 RACE_KEYS = {"method", "alpha", "first", "trials", "top"}
@@ -614,12 +615,6 @@ def dropped_note(found: Searched, k: int) -> str:
     leader = r.rounds[at][2]
     than = "the best" if leader == r.best else f"{setting_label(found.settings[found.raced[leader]])}, the leader then"
     return f", dropped there as clearly worse than {than}"
-
-
-def same_on_every_deal(d: dict | None) -> bool:
-    """Whether a paired difference (``race.versus_best``) is 0 on every deal: a difference of 0 with an
-    interval of no width, as between settings that play the same games."""
-    return d is not None and d["diff"] == 0 and d["lo"] == 0 and d["hi"] == 0
 
 
 def runners_up(found: Searched, metric: str, count: int = 3) -> str:

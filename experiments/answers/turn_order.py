@@ -13,7 +13,8 @@ from simcore.stats import alike_share_interval, deal_share_interval, holm, paire
 from .base import AnswerKind, CheckContext, ReportContext, Result
 from .common import wide_table
 from .common import (EVENT_ONLY, average_seat, fair_text, baseline_of, check_event, ci_text, dci_text, describe_group, direction, est_row, event_rows,
-                     experiment_labels, fmt_metric, frame, group_rows, lineup_label, paired_row, short, show)
+                     experiment_labels, fmt_metric, frame, group_rows, lineup_label, paired_row, same_on_every_deal, short,
+                     show)
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -137,16 +138,23 @@ def answer_turn_order(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
         # a bare number or on/off names its axis ("with chosen_fan on", not "with on")
         # whether each change is clear: its paired interval off 0, or with several values Holm's correction over
         # them (the largest of several changes reads large by chance more often than one does)
-        clear = clear_changes([d["win_share"][0] for d in diffs.values()])
+        # a value under which seat 0 wins on every deal as under the baseline (a rule option that changes nothing
+        # here) is said to be, not tested: "+0.0% [+0.0%, +0.0%] (not clearly a change)" read as a measurement,
+        # and it would count in Holm's correction of the others
+        same = {v: same_on_every_deal(d["win_share"][0]) for v, d in diffs.items()}
+        tested = [v for v in diffs if not same[v]]
+        verdict = dict(zip(tested, clear_changes([diffs[v]["win_share"][0] for v in tested]))) if tested else {}
+        clear = [verdict.get(v, False) for v in diffs]
         moves = [_value_name(over, v)
                  + (f" ({figs[v]['lineup']})" if figs[v]["lineup"] != head_f["lineup"] else "")
-                 + f" {dci_text(d['win_share'][0])} ({'a clear change' if c else 'not clearly a change'}; to "
-                 + f"{ci_text(*figs[v]['win_share'][0], refs=(figs[v]['fair'],))}, " + _against_fair(figs[v], P) + ")"
+                 + (" the same on every deal" if same[v] else
+                    f" {dci_text(d['win_share'][0])} ({'a clear change' if c else 'not clearly a change'}; to "
+                    + f"{ci_text(*figs[v]['win_share'][0], refs=(figs[v]['fair'],))}, " + _against_fair(figs[v], P) + ")")
                  for (v, d), c in zip(diffs.items(), clear)]
         if moves:
             text += "; seat 0's win share changes on the same deals with " + ", ".join(moves)
-            if len(diffs) > 1:
-                text += f" (clear or not with Holm's correction over the {len(diffs)} changes)"
+            if len(tested) > 1:
+                text += f" (clear or not with Holm's correction over the {len(tested)} changes)"
             text += _other_seat_text(diffs, figs, over, P, dict(zip(diffs, clear)))
         heads.append(text)
         sentences.append(text)
@@ -157,7 +165,10 @@ def answer_turn_order(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
                                                  else "") + ")")
             if ev:
                 text += f"; {ev} " + ", ".join(f"seat {s} {ci_text(*x)}" for s, x in enumerate(f[names[1]]))
-            if value in diffs:
+            if value in diffs and all(same_on_every_deal(d) for name in names for d in diffs[value][name]):
+                text += (f"; every seat the same as under {show(base)} on every deal (win share"
+                         + (f" and {ev})" if ev else ")"))
+            elif value in diffs:
                 text += f"; vs {show(base)} on the same deals: win share " + ", ".join(
                     f"seat {s} {dci_text(d)}" for s, d in enumerate(diffs[value]["win_share"]))
                 if ev:
