@@ -86,6 +86,7 @@ def answer_turn_order(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
                 s0lo, s0hi = alike_share_interval(float(wins[0]) / n, len(adv), len(adv))
                 adv_ci = (float(adv[0]), float(s0lo) - fair, float(s0hi) - fair)
             fig = {"cell": i, "per": per, "games": n, "lineup": lineup_label(run.cell, labels),
+                   "mixed": len({a.spec() for a in run.cell.agents}) > 1 and several,
                    "fair": fair, "adv": adv_ci,
                    "p": (_equal_seats_p(per, "win", P) if several else float(_st.chisquare(wins).pvalue))
                    if wins.sum() > 0 and P > 1 else None,
@@ -130,6 +131,13 @@ def answer_turn_order(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
                 + ((f"best seat {int(np.argmax(shares))}, worst seat {int(np.argmin(shares))} by the estimates"
                     + (f" ({head_f['test']} of equal seats p = {head_f['p']:.2g})" if head_f["p"] is not None else ""))
                    if max(shares) > min(shares) else "every seat wins as often"))
+        if head_f["mixed"]:
+            # a rotated lineup of different strategies: each sits in every seat, so the seats' shares mix the
+            # strategies' strengths with the seat's own edge, and the deals a strategy wins from any seat say
+            # nothing of the seat (threshold / random: seat 0 at 50.1% [49.7%, 50.5%])
+            text += ("; with different strategies rotated through the seats, a seat's share mixes their strengths "
+                     "with its own edge, and the games one of them wins from any seat say nothing of the seat (one "
+                     "strategy in every seat shows the seat alone)")
         if ev:
             e = head_f[names[1]]
             text += f"; {ev}: seat 0 (the first) {ci_text(*e[0])}, seat {P - 1} (the last) {ci_text(*e[P - 1])}"
