@@ -651,7 +651,8 @@ def test_turn_order_of_different_strategies_says_that_their_strengths_mix_with_t
     """threshold against random, rotated: threshold wins from either seat, so seat 0's 50.1% [49.7%, 50.5%]
     said little of the seat, and nothing said so."""
     raw = {"title": "t", "question": "q", "game": "sen", "players": 2, "games": 40, "seed": 81,
-           "lineup": {"seats": ["threshold", "random"]}, "report": {"answer": "turn_order"}}
+           "lineup": {"seats": ["threshold", "random"]}, "sweep": {"rules.penalty": [5, 15]},
+           "report": {"answer": "turn_order", "over": "rules.penalty"}}
     note = "with different strategies rotated through the seats, a seat's share mixes their strengths"
     assert note in run_experiment(raw).answer[0]
     assert note not in run_experiment({**raw, "lineup": {"seats": ["threshold"]}}).answer[0]
