@@ -68,7 +68,9 @@ def race(n: int, evaluate: Callable[[Sequence[int], int], dict[int, np.ndarray]]
     if n < 1:
         raise ValueError("a race needs at least one candidate")
     sign = 1.0 if goal == "max" else -1.0
-    stops = schedule(first, budget, growth)
+    # one candidate has nothing to race against: it plays the whole budget at once (it stopped after the first
+    # round, 50 deals of a design of one setting asked for 300)
+    stops = schedule(first, budget, growth) if n > 1 else [max(1, int(budget))]
     level = alpha / (len(stops) * max(n - 1, 1))
     alive = list(range(n))
     dropped: list[int | None] = [None] * n

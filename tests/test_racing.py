@@ -111,3 +111,17 @@ def test_a_race_of_shares_reports_a_shares_intervals_and_races_alike():
         assert (plain.lo[k], plain.hi[k]) == pytest.approx(values_ci(x)[1:])
         assert (share.lo[k], share.hi[k]) == pytest.approx(deal_share_interval(float(x.mean()), x))
         assert 0.0 < share.lo[k] < share.means[k] < share.hi[k] < 1.0
+
+
+def test_one_candidate_plays_the_whole_budget_at_once():
+    """Nothing to race against: a design or best response of one setting stopped after the first round (50
+    deals of 300)."""
+    calls = []
+
+    def evaluate(alive, stop):
+        calls.append((list(alive), stop))
+        return {i: np.arange(stop) % 2 for i in alive}
+
+    r = race(1, evaluate, first=50, budget=300)
+    assert calls == [([0], 300)] and r.deals == [300] and r.survivors == [0] and r.best == 0
+    assert race(2, evaluate, first=50, budget=300).rounds[0][0] == 50   # two race from the first round

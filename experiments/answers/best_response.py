@@ -186,7 +186,7 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
                      f"{len(found.settings)} settings (the best of several reads high on them: search.confirm plays "
                      "it again on fresh deals)")
         dropped = sum(1 for d in r.dropped_in if d is not None)
-        how = (f"{len(found.raced)} settings raced" if not found.trials else
+        how = (f"{len(found.raced)} setting{'s' if len(found.raced) > 1 else ''} raced" if not found.trials else
                f"{len(found.trials)} optuna trials on {spec.first_deals(cfg.games):,} deals each, the best "
                f"{len(found.raced)} raced")
         text += (f"; {how}: {dropped} dropped as clearly worse, {len(r.survivors)} still in the race after "

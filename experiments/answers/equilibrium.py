@@ -553,7 +553,7 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
             sentences.append((f"{desc}: " if desc else "") + f"{role} tuned first: {setting_label(found.best)} (best "
                              f"response to tables of each other member, win share {pct(r.means[r.best])} "
                              f"{pct_span(r.lo[r.best], r.hi[r.best])} over {r.deals[r.best]:,} deals; "
-                             f"{len(found.raced)} settings raced, {found.games:,} games"
+                             f"{len(found.raced)} setting{'s' if len(found.raced) > 1 else ''} raced, {found.games:,} games"
                              + (f"; not clearly better than {join_values(kept)}, which the race kept beside it"
                                 if kept else "") + ")")
             race_table += [{**row, "step": "tune", "field": "other members"} for row in
