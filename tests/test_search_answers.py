@@ -568,6 +568,17 @@ def test_design_over_equilibria_says_a_fixed_point_at_the_edge_of_the_familys_gr
         assert bool(edge) == (wake == "12"), text
 
 
+def test_a_meta_game_setting_at_the_edge_of_the_grid_is_named_with_its_weight_in_each_solution():
+    """alpha-rank gives every member some weight: "wake=10 is at the edge ..." read as a finding where
+    alpha-rank gave it 0.3%."""
+    res = run_experiment({"title": "t", "question": "q", "game": "sen", "players": 2, "games": 100, "seed": 31,
+                          "rules": {"penalty": 15}, "lineup": {"focus": "threshold", "field": "threshold:wake=10"},
+                          "search": {"focus.wake": [-1, 2, 4, 6, 8, 10], "steps": 4, "meta": [2], "bootstrap": 0},
+                          "report": {"answer": "equilibrium"}})
+    assert res.answer[-1] == ("in the meta-game's solutions, wake=10 (alpha-rank 0.3%) is at the edge of the "
+                              "searched range (-1 to 10): a value beyond it may do better"), res.answer
+
+
 def test_design_brings_the_objective_to_its_target():
     raw = {"title": "t", "question": "q", "game": "sen", "players": 2, "games": 200, "seed": 3,
            "lineup": {"focus": "threshold:wake=14", "field": "threshold"},

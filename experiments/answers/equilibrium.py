@@ -588,15 +588,18 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
         if meta is not None:
             sentences += _meta_sentences(desc, meta, event, fair)
             if meta.settings is not None:  # a solution's weight on a setting at the edge of the grid
-                edges = {}
+                # each with its weight in every solution that gives it one (alpha-rank gives every member some: a
+                # setting at the edge with 0.3% of it says little)
+                edges: dict[str, tuple[str, list[str]]] = {}
                 for sol in meta.solutions:
                     for i in range(len(meta.labels)):
                         e = edge_text(spec.params, meta.settings[i], cell) if sol["probs"][i] > SUPPORT else ""
                         if e:
-                            edges[meta.labels[i]] = e[2:]
+                            edges.setdefault(meta.labels[i], (e[2:], []))[1].append(
+                                f"{sol['kind']} {pct(sol['probs'][i])}")
                 if edges:
-                    sentences.append((f"{desc}: " if desc else "") + "in the meta-game's solutions, "
-                                     + "; ".join(edges.values()))
+                    sentences.append((f"{desc}: " if desc else "") + "in the meta-game's solutions, " + "; ".join(
+                        e.replace(" is at the edge", f" ({', '.join(w)}) is at the edge", 1) for e, w in edges.values()))
             for sol in meta.solutions:
                 for i, label in enumerate(meta.labels):
                     support = sol["probs"][i] > SUPPORT  # as the sentence names it (the bootstrap's interval aside)
