@@ -242,7 +242,7 @@ def ratings_table(cfg: Config, cells: pl.DataFrame, runs: list[CellRun] | None =
     Where the run kept every cell's per-deal values (``runs``), the intervals are clustered over deals
     (``interval`` = "clustered over deals"): every match-up replays the same deals, each once per seat
     rotation, so a deal's games are not independent (a lopsided match-up, where a side won on fewer than
-    :data:`simcore.stats.MIN_DEALS_WON` deals, keeps the Wald view of its games: see
+    :data:`simcore.stats.MIN_DEALS_WON` deals, keeps its model variance, each deal's games one unit: see
     :func:`simcore.stats.bt_cluster_cov`). The per-deal values hold the lone strategy's wins;
     the games with a winner are spread evenly over the deals (exact where no game timed out, as a timed-out
     game has no winner). Otherwise they are Wald intervals over games ("Wald over games")."""

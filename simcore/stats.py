@@ -352,9 +352,12 @@ def bt_cluster_cov(X, p, n, deal_wins, deal_games, min_deals: int = MIN_DEALS_WO
 
     A lopsided match-up, where either side won something on fewer than ``min_deals`` deals (a strategy
     that won no game at all, say), has residuals too uniform to show its variance (a sandwich would make
-    its interval far too narrow): it adds its model variance ``n_i p_i (1 - p_i) x_i x_i'`` to the meat
-    instead of its deal scores, as if its games were independent (the Wald intervals' view). With every
-    match-up lopsided the covariance is the Wald one. Fewer than two deals give NaN.
+    its interval far too narrow): it adds its model variance to the meat instead of its deal scores, with
+    each deal as one unit, as if every game of a deal went the same way: ``m_i n_i p_i (1 - p_i) x_i x_i'``
+    for ``m_i`` games a deal (the most the games of a deal can add up to; as if they were independent, the
+    Wald intervals' view, the weak side's rare wins, which come in the same deals, made the interval too
+    narrow: 74-86% coverage at 300 deals in simulations where a deal's rotations share its luck, 88-93%
+    with deals as units). Fewer than two deals give NaN.
     """
     X = np.asarray(X, dtype=float)
     p = np.asarray(p, dtype=float)
@@ -370,7 +373,9 @@ def bt_cluster_cov(X, p, n, deal_wins, deal_games, min_deals: int = MIN_DEALS_WO
     lopsided = ((deal_wins > 0).sum(1) < min_deals) | ((deal_wins < deal_games).sum(1) < min_deals)
     dense = ~lopsided
     scores = (deal_wins[dense] - deal_games[dense] * p[dense, None]).T @ X[dense]  # (deals, coefficients)
-    meat = scores.T @ scores * (G / (G - 1.0)) + (X[lopsided] * info[lopsided, None]).T @ X[lopsided]
+    per_deal = deal_games.sum(1) / np.maximum((deal_games > 0).sum(1), 1)     # games a deal, where it had any
+    unit = info * np.maximum(per_deal, 1.0)
+    meat = scores.T @ scores * (G / (G - 1.0)) + (X[lopsided] * unit[lopsided, None]).T @ X[lopsided]
     return bread @ meat @ bread
 
 
