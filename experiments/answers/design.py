@@ -405,8 +405,8 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
                      + (f"; by its own 95% interval the best misses the {goal}" if best_off else "") + ")")
         else:
             apart = f" (by its own 95% interval it misses the {goal})" if best_off else ""
-        text += (f"; {len(found.raced)} setting{'s' if len(found.raced) > 1 else ''} raced, {dropped} dropped as clearly worse, {len(r.survivors)} still "
-                 f"in the race" + apart + f"; {found.games:,} games")
+        text += (f"; {len(found.raced)} setting{'s' if len(found.raced) > 1 else ''} raced, {dropped} dropped as "
+                 f"clearly worse, {len(r.survivors)} still in the race" + apart + f"; {found.games:,} games")
         sentences.append(text)
         if o["family"] is not None:
             sentences.append(_equilibrium_sentence(desc, cell, found, figs, obj, o["family"]))
