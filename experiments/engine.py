@@ -198,11 +198,19 @@ def memory_needs(cfg: Config) -> dict[str, float]:
         # a search keeps the per-deal values of the lineups it compares: every lineup of a population's
         # meta-game; at least a best and a rival of each group's last race otherwise (a lower bound: its
         # first rounds play fewer deals, and settings drop out)
-        if cfg.kind == "population":
+        if cfg.kind == "population":  # every order of every lineup round the table, each a lineup of its own
+            from simcore.gametheory import seating_count
+
             K = len(cfg.cells[0].agents)
-            lineups = sum(math.comb(K + c.players - 1, c.players) for c in cfg.cells)
+            lineups = sum(seating_count(K, c.players) for c in cfg.cells)
         else:
             lineups = 2 * len(cfg.cells)
+            meta = (getattr(search, "options", None) or {}).get("meta") or []
+            if meta:  # a family's meta-game: every order of every lineup of its grid's values, as for a population
+                from simcore.gametheory import seating_count
+
+                K = len(search.settings())
+                lineups += sum(seating_count(K, c.players) for c in cfg.cells if c.players in meta)
         deals = max_deals + int(getattr(search, "confirm", 0) or 0)
         needs[f"the per-deal values of {deals:,} deals of each of at least {lineups:,} lineups that answer "
               f"{cfg.report.answer!r} compares"] = lineups * deals * VECTOR_BYTES

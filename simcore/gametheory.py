@@ -27,6 +27,7 @@ other seats are drawn from a mixture. Nothing here plays games or knows an exper
 from __future__ import annotations
 
 import itertools
+import math
 from typing import Sequence
 
 import numpy as np
@@ -108,6 +109,16 @@ def seatings(L: Sequence[int]) -> list[tuple[tuple[int, ...], int]]:
         seen |= turns
         out.append((order, len(turns)))
     return out
+
+
+def seating_count(K: int, P: int) -> int:
+    """How many orders round the table :func:`seatings` gives over every lineup of P members out of K: the
+    necklaces of P beads in K colours, ``(1/P) sum over d | P of phi(d) K^(P/d)`` (a meta-game plays each as a
+    lineup of its own, and their rotations, ``K^P`` seatings in all, each once a deal)."""
+    def phi(n: int) -> int:
+        return sum(1 for k in range(1, n + 1) if math.gcd(k, n) == 1)
+
+    return sum(phi(d) * K ** (P // d) for d in range(1, P + 1) if P % d == 0) // P
 
 
 def _log_multinomial(counts: Sequence[int]) -> float:

@@ -252,3 +252,10 @@ def test_seatings_are_the_orders_round_the_table_weighted_as_a_random_seating():
         rotations = {o[r:] + o[:r] for o, _ in s for r in range(len(L))}
         assert rotations == set(itertools.permutations(L))
     assert len(gt.seatings((0, 1, 2, 3, 4))) == math.factorial(4)
+
+
+def test_seating_count_is_the_number_of_orders_a_meta_game_plays():
+    for K in range(1, 7):
+        for P in range(1, 6):
+            assert gt.seating_count(K, P) == sum(len(gt.seatings(L)) for L in gt.lineups(K, P)), (K, P)
+    assert gt.seating_count(6, 4) == 336 and gt.seating_count(10, 5) == 20_008

@@ -1301,3 +1301,23 @@ def test_a_dropped_rival_says_it_was_dropped_against_its_rounds_leader():
     assert "edge=4.0 -0.8% [-5.0%, +4.0%] over 100 deals;" in text and "edge=7.0 the same on every deal over 100" in text
     race.rounds[0] = (50, [0, 1, 2, 3], 1)  # dropped against the one that is the best in the end
     assert "(dropped there as clearly worse than the best)" in runners_up(found, "win_share")
+
+
+def test_a_population_is_limited_and_its_memory_estimated_by_the_orders_it_plays():
+    """Every order of a lineup's members round the table is played as a lineup of its own: the limit of
+    lineups per group, the games estimated and the memory check count them (10 members and 5 players make
+    2,002 lineups but 20,008 orders, and 100,000 seatings a deal, not 10,010)."""
+    from experiments import load_config
+    from experiments.answers.equilibrium import _estimate
+    from experiments.engine import memory_needs
+    from simcore.errors import SenseiError
+
+    members = [f"threshold:wake={w}" for w in range(0, 20, 2)]
+    raw = {"title": "t", "question": "q", "game": "sen", "players": 5, "games": 2000, "seed": 1,
+           "lineup": {"population": members}, "report": {"answer": "equilibrium"}}
+    with pytest.raises(SenseiError, match=r"at most 3,000 lineups per group \(each order of a lineup's members "
+                                          r"round the table counted\), got '20,008 for 5 players'"):
+        load_config(raw)
+    cfg = load_config({**raw, "players": 4})
+    assert _estimate(cfg, cfg.report.search) == 10 ** 4 * 2000
+    assert any("at least 2,530 lineups" in k for k in memory_needs(cfg)), memory_needs(cfg)

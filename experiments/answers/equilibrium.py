@@ -58,7 +58,8 @@ OPTIONS = {"start", "steps", "meta", "bootstrap", "solvers", "intensity", "popul
 SOLVERS = {"nash": "Nash (linear program)", "alpharank": "alpha-rank", "replicator": "replicator dynamics"}
 #: the nash solver's name for 3 to 5 players, where no linear program gives it (:func:`gt.symmetric_nash`)
 NASH_SEARCH = "Nash (a search of supports)"
-#: at most this many lineups in one group's meta-game
+#: at most this many lineups in one group's meta-game, each order of a lineup's members round the table counted
+#: (:func:`simcore.gametheory.seating_count`: they are played as lineups of their own)
 MAX_LINEUPS = 3000
 
 
@@ -89,9 +90,10 @@ def check(ctx: CheckContext) -> dict[str, Any]:
                         opts[key])
         K = len(names)
         for c in ctx.cells:
-            n = math.comb(K + c.players - 1, c.players)
+            n = gt.seating_count(K, c.players)
             if n > MAX_LINEUPS:
-                ck.fail("lineup.population", f"at most {MAX_LINEUPS:,} lineups per group", f"{n:,} for {c.players} players")
+                ck.fail("lineup.population", f"at most {MAX_LINEUPS:,} lineups per group (each order of a lineup's "
+                        "members round the table counted)", f"{n:,} for {c.players} players")
     else:
         spec, opts = parse_search(ctx, OPTIONS, "of the family (focus.P)")
         for p in spec.params:
@@ -119,10 +121,10 @@ def check(ctx: CheckContext) -> dict[str, Any]:
         for P in meta:
             if P not in counts:
                 ck.fail("search.meta", f"player counts of the grid ({', '.join(map(str, counts))})", P)
-            n = math.comb(len(settings) + P - 1, P)
+            n = gt.seating_count(len(settings), P)
             if n > MAX_LINEUPS:
-                ck.fail("search.meta", f"at most {MAX_LINEUPS:,} lineups per group (fewer values or players)",
-                        f"{n:,} lineups for {P} players")
+                ck.fail("search.meta", f"at most {MAX_LINEUPS:,} lineups per group, each order of a lineup's members "
+                        "round the table counted (fewer values or players)", f"{n:,} lineups for {P} players")
         spec.options["meta"] = list(meta)
     parse_confirm(ck, opts, spec)
     spec.options["bootstrap"] = ck.integer(opts.get("bootstrap", 200), "search.bootstrap", 0)
@@ -194,11 +196,12 @@ def _no_start(ck, value, ctx) -> None:
 
 def _estimate(cfg, spec: SearchSpec) -> int:
     per = sum(c.players for c in cfg.cells) * spec.first_deals(cfg.games) * 2
+    # a meta-game plays every order of every lineup round the table, each in its rotations: K^P seatings a deal
     if cfg.kind == "population":
         K = len(cfg.cells[0].agents)
-        return sum(math.comb(K + c.players - 1, c.players) * c.players * (cfg.games + spec.confirm) for c in cfg.cells)
+        return sum(K ** c.players * (cfg.games + spec.confirm) for c in cfg.cells)
     K = len(spec.settings())
-    meta = sum(math.comb(K + c.players - 1, c.players) * c.players * (cfg.games + spec.confirm) for c in cfg.cells
+    meta = sum(K ** c.players * (cfg.games + spec.confirm) for c in cfg.cells
                if c.players in spec.options.get("meta", []))
     return per * max(1, K) * (1 + len(spec.options.get("start", []))) + meta
 
