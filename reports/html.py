@@ -128,7 +128,7 @@ def ratings_caption(ratings: pl.DataFrame) -> str:
     if kinds == {"clustered over deals"}:
         how = ("95% intervals clustered over deals (every match-up replays the same deals, each once per seat "
                "rotation: a deal's games count as one unit; a match-up where a side won on fewer than "
-               f"{MIN_DEALS_WON} deals counts its games as independent)")
+               f"{MIN_DEALS_WON} deals adds its model variance instead, each deal's games still one unit)")
     elif kinds == {"Wald over games"}:
         how = ("Wald 95% intervals over games (they count every game as independent, though every match-up "
                "replays the same deals: the run kept no per-deal values)")

@@ -287,8 +287,8 @@ def bradley_terry(names, a, b, wins_a, wins_b, opponents=None, alpha: float = 0.
     ``deal_wins_a`` and ``deal_games`` ((match-ups, deals) arrays: ``a``'s wins and the games with a winner
     of each match-up on each deal, every match-up on the same deals), the estimates are the same and the
     covariance is clustered over deals (:func:`bt_cluster_cov`): the games of one deal, in every seat
-    rotation and every match-up, count as one unit (but those of a lopsided match-up, where a side won on
-    fewer than :data:`MIN_DEALS_WON` deals, count as independent games).
+    rotation and every match-up, count as one unit (a lopsided match-up, where a side won on fewer than
+    :data:`MIN_DEALS_WON` deals, adds its model variance instead, each deal's games still one unit).
     """
     import statsmodels.api as sm
 

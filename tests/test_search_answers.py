@@ -542,6 +542,22 @@ def test_a_search_where_every_setting_plays_the_same_games_names_no_best():
                            "threshold:wake=-1 in every seat): every setting of caller_tie, ravens_not_scary raced "
                            "gives the same first-seat advantage on every deal, "), text
     assert "best by its estimate only" not in text and "as good a choice" not in text, text
+    # where their shared figure misses the target, said of them all, with no best to set them apart from
+    de = run_experiment({"title": "t", "question": "q", "game": "sen", "players": 3, "games": 60, "seed": 7,
+                         "lineup": {"seats": ["threshold:wake=-1"]}, "search": {"rules.caller_tie": ["zero", "count"]},
+                         "report": {"answer": "design", "objective": "seat0_win_share", "target": 0.9}})
+    text = de.answer[0]
+    assert text.startswith("no best caller_tie (") and "(by their 95% interval every one misses the target)" in text
+    assert "the best" not in text.split("; 2 settings raced")[1], text
+    # the field's own setting among them: every one wins the fair share, whichever the grid lists first (with
+    # the field's own value first it read "and every other setting measured below it")
+    for grid in ([3.0, 1.0, 5.0], [1.0, 3.0, 5.0]):
+        br = run_experiment({"title": "t", "question": "q", "game": "sen", "players": 2, "games": 60, "seed": 11,
+                             "lineup": {"focus": "counter", "field": "counter"},
+                             "search": {"focus.claim_gain": grid}, "report": {"answer": "best_response"}})
+        assert ("every value of claim_gain raced gives the same win share on every deal, 50.0% on every one of 60 "
+                "deals (as the field's own setting: a table of one strategy wins the fair share by symmetry); "
+                in br.answer[0]), br.answer[0]
     # one setting that plays other games: a best is named, the others the same as it on every deal
     de = run_experiment({"title": "t", "question": "q", "game": "sen", "players": 3, "games": 60, "seed": 7,
                          "lineup": {"seats": ["threshold"]},

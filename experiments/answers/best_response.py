@@ -158,8 +158,13 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
         # best response to name, and no edge of the range to look beyond
         same = len(found.raced) > 1 and all(same_on_every_deal(r.versus_best[j]) for j in range(len(found.raced))
                                             if j != k)
-        figure = (f"{pct(fair)} on every one of {r.deals[k]:,} deals (the field's own setting: a table of one "
-                  "strategy wins the fair share by symmetry, and every other setting measured below it)" if alike else
+        if same and fair is not None and abs(r.means[k] - fair) < 1e-6 and any(
+                self_play(found, j) for j in range(len(found.raced))):
+            alike = True  # the field's own setting among them, whichever the grid lists first: each wins the fair share
+        figure = ((f"{pct(fair)} on every one of {r.deals[k]:,} deals (as the field's own setting: a table of one "
+                   "strategy wins the fair share by symmetry)" if same else
+                   f"{pct(fair)} on every one of {r.deals[k]:,} deals (the field's own setting: a table of one "
+                   "strategy wins the fair share by symmetry, and every other setting measured below it)") if alike else
                   f"{value_text(metric, r.means[k])} {value_span(metric, lo, hi)} "
                   f"over {r.deals[k]:,} deals" + (f" (fair {pct(fair)})" if fair else ""))
         if same:

@@ -348,8 +348,8 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
             if d["diff"] == 0 and d["lo"] == 0 and d["hi"] == 0:
                 if np.array_equal(x, bx[:x.size]):  # (match_points 1 and none: the same games)
                     what = "the same on every deal"
-                elif o["band"] is not None:  # a distance of 0 on every deal: both inside the band, by their means
-                    what = "inside the band, as the best is,"
+                elif o["band"] is not None and o["band"][0] <= m <= o["band"][1]:
+                    what = "inside the band, as the best is,"  # a distance of 0 on every deal: both inside it
             parts.append(f"{setting_label(found.settings[found.raced[k]])} {value_text(obj, m, signed)} ({what} on "
                          f"{d['n']:,} deals{dropped_note(found, k)})")
         if parts:
@@ -380,7 +380,9 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
                 else:
                     off.append(f"{setting_label(found.settings[found.raced[k]])} {value_text(obj, m, signed)} "
                                f"{value_span(obj, lo, hi, signed, refs=goal_refs)}")
-        if len(r.survivors) > 1 and off:
+        if same:  # no best named: nothing to set apart from it; the figure they share may miss the goal
+            apart = f" (by their 95% interval every one misses the {goal})" if best_off else ""
+        elif len(r.survivors) > 1 and off:
             head = (f" (the race's test, corrected for picking among the {len(found.raced)} settings, could not tell "
                     f"them from the best, which is best by its estimate only; ")
             # each interval alone, uncorrected: a few of many settings that all meet the goal seem to miss it by
@@ -397,8 +399,6 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
                 apart = head + ("but by its own 95% interval " + (f"{off[0]} misses" if len(off) == 1 else
                                                                   f"each of {and_list(off)} misses") + f" the {goal}"
                                 + by_chance + ")")
-        elif same:
-            apart = ""
         elif len(r.survivors) > 1:
             apart = (f" (the race could not tell them apart: the best is best by its estimate only, and any of the "
                      f"{len(r.survivors)} is as good a choice on these deals"

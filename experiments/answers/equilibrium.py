@@ -12,11 +12,13 @@ Two lineups:
   the grid's values: every lineup of them, and its equilibria (below).
 * **A population** (``lineup.population``: strategy specs; [search] parameters ``MEMBER.P`` are tuned
   first, each as a best response to tables of each other member, in population order): the empirical
-  meta-game of every lineup the members can form (multisets of P, seats rotated), and its equilibria:
+  meta-game of every lineup the members can form (multisets of P, each in every order of its members round
+  the table, weighted as a random seating, seats rotated), and its equilibria:
   for 2 players the Nash equilibrium of the zero-sum game of win-share advantages (a linear program,
   scipy), alpha-rank (:func:`simcore.gametheory.alpharank`), and for 3-5 players replicator dynamics
   from the uniform mixture (``search.solvers`` chooses). Each support probability has a bootstrap
-  interval over deals (the same resampled deals for every lineup), and each member's regret against the
+  interval over deals (none where the equilibrium is one point of a set of them, as where members play
+  alike) (the same resampled deals for every lineup), and each member's regret against the
   equilibrium (its win share against a field drawn from the equilibrium minus the equilibrium's own)
   has one too; with ``report.event`` (e.g. Senshi's ``eliminated``), each member's event rate against
   that field.

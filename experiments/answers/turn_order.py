@@ -219,7 +219,10 @@ def _other_seat_text(diffs, figs, over: str, P: int, clear0: dict[Any, bool]) ->
     The other seats' changes are many (every value, every seat), so with more than one "clear" takes Holm's
     correction over all of them, as seat 0's takes it over the values."""
     first = max((abs(d["win_share"][0]["diff"]) for v, d in diffs.items() if clear0.get(v)), default=0.0)
-    others = [(v, s, d["win_share"][s]) for v, d in diffs.items() for s in range(1, P)]
+    # (a seat whose share is the same on every deal as under the baseline is no change, and left out of the
+    # correction, as seat 0's are)
+    others = [(v, s, d["win_share"][s]) for v, d in diffs.items() for s in range(1, P)
+              if not same_on_every_deal(d["win_share"][s])]
     if not others:
         return ""
     clear = clear_changes([x for _, _, x in others])
