@@ -656,3 +656,21 @@ def test_turn_order_of_different_strategies_says_that_their_strengths_mix_with_t
     note = "with different strategies rotated through the seats, a seat's share mixes their strengths"
     assert note in run_experiment(raw).answer[0]
     assert note not in run_experiment({**raw, "lineup": {"seats": ["threshold"]}}).answer[0]
+
+
+def test_entrants_that_play_alike_share_a_rating_and_the_top():
+    """counter's claim_gain plays only with "I know what I have": two counters rated "counter claim_gain=3.0 >
+    counter claim_gain=6.0" (an Elo of -9e-15 with an interval of no width read as clearly apart), or one of
+    them "highest rated", by the order the config listed them."""
+    raw = {"title": "t", "question": "q", "game": "sen", "players": 2, "games": 40, "seed": 44,
+           "lineup": {"tournament": ["random", "counter", "counter:claim_gain=6.0"]}, "report": {"answer": "ratings"}}
+    text = run_experiment(raw).answer[0]
+    assert text.startswith("highest rated strategies: counter claim_gain=3.0 and counter claim_gain=6.0, the same "
+                           "rating, Elo "), text
+    assert " = " in text and "=: the same rating (they win alike against every entrant)" in text, text
+    text = run_experiment({**raw, "lineup": {"tournament": ["counter", "counter:claim_gain=6.0", "watcher"]}}).answer[0]
+    assert "counter claim_gain=3.0 = counter claim_gain=6.0" in text and " > counter claim_gain=6.0" not in text, text
+    eff = run_experiment({**raw, "sweep": {"variant": {"base": {}, "harsh": {"rules.penalty": 15}}},
+                          "report": {"answer": "effect", "over": "variant", "baseline": "base"}})
+    assert all("highest rated counter claim_gain=3.0 and counter claim_gain=6.0, the same rating" in t
+               for t in eff.answer if t.startswith("variant ")), eff.answer

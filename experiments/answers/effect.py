@@ -169,7 +169,14 @@ def answer_effect(cfg: Config, cells: pl.DataFrame, runs: list[CellRun], ratings
                 for a, v in zip(gaxes, key):
                     mask = mask & (pl.col(a) == v)
                 r = ratings.filter(mask & (pl.col(rep.over) == value)).sort("elo", descending=True)
-                if r.height:
+                tied = ([row["strategy"] for row in r.iter_rows(named=True) if abs(row["elo"] - r["elo"][0]) < 1e-6]
+                        if r.height else [])
+                if len(tied) > 1:
+                    # entrants that win alike against every entrant share the top: none is the highest rated
+                    names = and_list(show(s) for s in sorted(tied, key=lambda s: (cfg.strategies + [s]).index(s)))
+                    strongest.setdefault(value, []).append((desc, names, None, None, None))
+                    part.append(f"highest rated {names}, the same rating (they win alike against every entrant)")
+                elif r.height:
                     top, nxt, overlap = strongest_of(r)
                     close = overlap is True  # the runner-up's interval reaches the leader's: not clearly strongest
                     h2h = head_to_head_winner(sub, top["strategy"])

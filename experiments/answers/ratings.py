@@ -8,7 +8,7 @@ import polars as pl
 from simcore.stats import half_width
 
 from .base import AnswerKind, Result
-from .common import describe_group, experiment_labels, group_rows, label
+from .common import and_list, describe_group, experiment_labels, group_rows, label
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -24,14 +24,26 @@ def answer_ratings(cfg: Config, ratings: pl.DataFrame) -> list[str]:
         desc = describe_group(cfg.axes, key, labels)
         rows = list(sub.iter_rows(named=True))
         order = label(labels, rows[0]["strategy"])
-        close = False
+        close = same = False
         for a, b in zip(rows, rows[1:]):
-            apart = _apart(a, b)
-            close |= not apart
-            order += (" > " if apart else " ~ ") + label(labels, b["strategy"])
+            alike, apart = _alike(a, b), _apart(a, b)
+            close |= not apart and not alike
+            same |= alike
+            order += (" = " if alike else " > " if apart else " ~ ") + label(labels, b["strategy"])
         if close:
             order += "; ~: not clearly apart, their 95% intervals overlapping"
-        if top["strategy"] == top["reference"]:
+        if same:
+            order += "; =: the same rating (they win alike against every entrant)"
+        listed = {s: i for i, s in enumerate(cfg.strategies)}
+        tops = sorted((r for r in rows if _alike(r, top)), key=lambda r: listed.get(r["strategy"], len(listed)))
+        if len(tops) > 1:
+            # entrants that play alike share the top: none of them is the highest rated
+            text = (f"highest rated strategies{' for ' + desc if desc else ''}: "
+                    f"{and_list(label(labels, r['strategy']) for r in tops)}, the same rating"
+                    + ("" if any(r["strategy"] == r["reference"] for r in tops) else
+                       f", Elo {top['elo']:+.0f} ± {half_width(top['elo_lo'], top['elo_hi']):.0f} relative to "
+                       f"{label(labels, top['reference'])}, the tournament's first strategy, rated 0"))
+        elif top["strategy"] == top["reference"]:
             nxt = sub.row(1, named=True)
             text = (f"highest rated strategy{' for ' + desc if desc else ''}: {label(labels, top['strategy'])}, "
                     f"{-nxt['elo']:.0f} ± {half_width(nxt['elo_lo'], nxt['elo_hi']):.0f} Elo above {label(labels, nxt['strategy'])}")
@@ -41,6 +53,12 @@ def answer_ratings(cfg: Config, ratings: pl.DataFrame) -> list[str]:
                     "the tournament's first strategy, rated 0")
         out.append(text + f" (order {order})")
     return out
+
+
+def _alike(a: dict, b: dict) -> bool:
+    """Whether two ratings are the same (to a millionth of an Elo point: what entrants that win alike against
+    every entrant get, where their intervals, rounding apart, can read as clearly apart)."""
+    return abs(a["elo"] - b["elo"]) < 1e-6
 
 
 def _apart(a: dict, b: dict) -> bool:
