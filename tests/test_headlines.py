@@ -674,3 +674,29 @@ def test_entrants_that_play_alike_share_a_rating_and_the_top():
                           "report": {"answer": "effect", "over": "variant", "baseline": "base"}})
     assert all("highest rated counter claim_gain=3.0 and counter claim_gain=6.0, the same rating" in t
                for t in eff.answer if t.startswith("variant ")), eff.answer
+
+
+def test_best_and_risk_name_the_same_value_whatever_the_order_values_are_listed_in():
+    """wake 40 and 50 both call at once in Sen: best named whichever the config listed first, and with 50
+    first said that a value beyond the range (10 to 50) may do better; risk named guard margin=25 or 30
+    (alike) as least often eliminated by their order, and "base" where every variant plays the same games."""
+    raw = {"title": "t", "question": "q", "game": "sen", "players": 3, "games": 60, "seed": 61,
+           "lineup": {"focus": "threshold", "field": "threshold"},
+           "report": {"answer": "best", "over": "focus.wake", "metric": "mean_turns", "goal": "min"}}
+    texts = [run_experiment({**raw, "sweep": {"focus.wake": grid}}).answer[0]
+             for grid in ([10, 20, 40, 50], [10, 20, 50, 40])]
+    assert texts[0] == texts[1] and texts[0].startswith("best wake: 40, ") and "next 50: the same on every deal" in \
+        texts[0], texts
+    assert "edge" not in texts[0], texts
+    raw = {"title": "t", "question": "q", "game": "senshi", "players": 4, "games": 60, "seed": 22,
+           "lineup": {"focus": "greedy", "field": "greedy"},
+           "report": {"answer": "risk", "event": "eliminated", "over": "focus", "baseline": "greedy"}}
+    texts = [run_experiment({**raw, "sweep": {"focus": grid}}).answer[0] for grid in
+             (["greedy", "guard:margin=25", "guard:margin=30"], ["greedy", "guard:margin=30", "guard:margin=25"])]
+    assert texts[0] == texts[1], texts
+    same = run_experiment({"title": "t", "question": "q", "game": "senshi", "players": 2, "games": 60, "seed": 22,
+                           "lineup": {"focus": "greedy", "field": "greedy"},
+                           "sweep": {"variant": {"base": {}, "open": {"rules.open_stacks": True}}},
+                           "report": {"answer": "risk", "event": "eliminated", "over": "variant", "baseline": "base"}})
+    assert same.answer[0].startswith("against greedy in every other seat: every variant gives the same games on every "
+                                     "deal: eliminated in "), same.answer[0]

@@ -56,7 +56,9 @@ def answer_best(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
         return named_value(labels, names, v)
 
     for key, sub in group_rows(cells, gaxes):
-        sub = sub.sort(col, descending=rep.goal == "max", nulls_last=True)
+        # (values of the same figure in the order of their own: which is named first does not depend on the order
+        # the config lists them in)
+        sub = sub.sort([col, rep.over], descending=[rep.goal == "max", False], nulls_last=True)
         best = sub.row(0, named=True)
         desc = describe_group(gaxes, key, labels)
         best_vec = runs[best["cell"]].vectors()
@@ -118,7 +120,10 @@ def answer_best(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
             else:
                 picks.append((desc, show(best[rep.over]), False, None))
             role, _, name = rep.over.partition(".")
-            if name and "." not in name:  # a swept parameter or rule option whose best value ends the list tried
+            # a value that plays the same games as the best (wake 40 and 50 alike, both waking at once): a value
+            # beyond the range is no more likely to do better than the best's twin inside it
+            tied = any(_same(p) for p in paired_rows[first:])
+            if name and "." not in name and not tied:  # a swept parameter or rule option whose best value ends the list
                 edge = edge_text([Param(rep.over, role, name, tuple(sub[rep.over].to_list()))], {rep.over: best[rep.over]},
                                  runs[best["cell"]].cell)
                 if edge:

@@ -13,7 +13,7 @@ from simcore.stats import deal_share_interval, linearised, paired_diff, ratio_ci
 from .base import AnswerKind, CheckContext, ReportContext, Result
 from .common import wide_table
 from .common import (EVENT_ONLY, baseline_of, check_event, ci_text, dci_text, describe_group, direction, est_row,
-                     event_rows, experiment_labels, frame, group_rows, label, paired_row)
+                     event_rows, experiment_labels, frame, group_rows, label, paired_row, short)
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -83,8 +83,14 @@ def answer_risk(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
         against = (f" against {fields.pop()} in every other seat" if len(fields) == 1 and P > 1 else "")
 
         def top(name: str, best: str) -> tuple[Any, dict]:
-            pick = min if best == "min" else max
-            return pick(((v, f) for v, f in figs.items() if f[name][0] is not None), key=lambda t: t[1][name][0])
+            # (of equal figures the first by its name: the one named does not depend on the order listed)
+            sign = 1.0 if best == "min" else -1.0
+            return min(((v, f) for v, f in figs.items() if f[name][0] is not None),
+                       key=lambda t: (sign * t[1][name][0], show(t[0])))
+
+        def per_deal(f: dict) -> pl.DataFrame:
+            cols = [c for c in ("game", "event", "win", "win_clear", "clear", "plays") if c in f["deals"].columns]
+            return f["deals"].select(cols).sort("game")
 
         lo_v, lo_f = top(f_ev, "min")
         hi_v, hi_f = top(f_win, "max")
@@ -92,8 +98,9 @@ def answer_risk(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
 
         def versus_next(name: str, col: str, best: str, v_top: Any, word: str = "next") -> str:
             # the leader by its estimate against the next one, on the same deals: leading is not being clearly apart
+            sign = 1.0 if best == "min" else -1.0
             rest = sorted(((v, f) for v, f in figs.items() if v != v_top and f[name][0] is not None),
-                          key=lambda t: t[1][name][0], reverse=best == "max")
+                          key=lambda t: (sign * t[1][name][0], show(t[0])))
             if not rest:
                 return ""
             v2, f2 = rest[0]
@@ -119,26 +126,31 @@ def answer_risk(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
             return " (the field itself: every seat the same strategy)" if f["focus"] == f["field"] else ""
 
         heads.append(len(sentences))
-        sentences.append(
-            (f"{desc}{against}: " if desc else (f"{against.strip()}: " if against else ""))
-            + f"least often {ev}: {show(lo_v)}{itself(lo_f)}, {ci_text(*lo_f[f_ev])}"
-            f"{versus_next(f_ev, 'event', 'min', lo_v)}; "
-            + (f"most wins: {show(hi_v)}, {ci_text(*hi_f[f_win], refs=(1 / P,))} (fair share {100 / P:.1f}%"
-               + (", the share of the field's own seat: not clearly above it" if P > 1 and hi_f[f_win][1] is not None
-                  and hi_f[f_win][1] <= 1 / P else "") + ")"
-               f"{versus_next(f_win, 'win', 'max', hi_v)}" if not itself(hi_f) else
-               # the table of the field alone wins the fair share by symmetry: leading, it says that no
-               # challenger wins more than the field's own seat, and the one to name is the best challenger
-               f"most wins: no challenger wins more than the field itself ({show(hi_v)} in every seat: "
-               f"{ci_text(*hi_f[f_win])}, the fair share){versus_next(f_win, 'win', 'max', hi_v, 'best challenger')}")
-            + f"; most wins when not {ev}: "
-            f"{show(cv)}{itself(cf)}, {ci_text(*cf[f_cond])}{versus_next(f_cond, 'win_clear', 'max', cv)}")
+        first = per_deal(next(iter(figs.values())))
+        if len(figs) > 1 and all(per_deal(f).equals(first) for f in figs.values()):
+            # every value plays the same games (a rule option that changes nothing for these strategies): none
+            # is least often eliminated, or wins most
+            sentences.append(
+                (f"{desc}{against}: " if desc else (f"{against.strip()}: " if against else ""))
+                + f"every {short(over)} gives the same games on every deal: {ev} in {ci_text(*lo_f[f_ev])}, wins "
+                f"{ci_text(*hi_f[f_win])}, and wins {ci_text(*cf[f_cond])} when not {ev}")
+        else:
+            sentences.append(
+                (f"{desc}{against}: " if desc else (f"{against.strip()}: " if against else ""))
+                + f"least often {ev}: {show(lo_v)}{itself(lo_f)}, {ci_text(*lo_f[f_ev])}"
+                f"{versus_next(f_ev, 'event', 'min', lo_v)}; "
+                + (f"most wins: {show(hi_v)}, {ci_text(*hi_f[f_win], refs=(1 / P,))} (fair share {100 / P:.1f}%"
+                   + (", the share of the field's own seat: not clearly above it" if P > 1 and hi_f[f_win][1] is not None
+                      and hi_f[f_win][1] <= 1 / P else "") + ")"
+                   f"{versus_next(f_win, 'win', 'max', hi_v)}" if not itself(hi_f) else
+                   # the table of the field alone wins the fair share by symmetry: leading, it says that no
+                   # challenger wins more than the field's own seat, and the one to name is the best challenger
+                   f"most wins: no challenger wins more than the field itself ({show(hi_v)} in every seat: "
+                   f"{ci_text(*hi_f[f_win])}, the fair share){versus_next(f_win, 'win', 'max', hi_v, 'best challenger')}")
+                + f"; most wins when not {ev}: "
+                f"{show(cv)}{itself(cf)}, {ci_text(*cf[f_cond])}{versus_next(f_cond, 'win_clear', 'max', cv)}")
         bf = figs.get(base)
         seen: list[tuple[Any, pl.DataFrame]] = []  # each value's per-deal figures, to find values that play alike
-
-        def per_deal(f: dict) -> pl.DataFrame:
-            cols = [c for c in ("game", "event", "win", "win_clear", "clear", "plays") if c in f["deals"].columns]
-            return f["deals"].select(cols).sort("game")
 
         def alike(f: dict) -> Any:
             # the baseline first (a value alike with it is no change at all), then the values before it
