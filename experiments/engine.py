@@ -709,8 +709,13 @@ def _sprt_update(run: CellRun, cfg: Config) -> str:
     1/P of the deal's games that have a winner)."""
     s = cfg.sprt
     v = run.vectors().astype(np.float64)
-    x = v[VEC_ROWS.index("focus_win")] - v[VEC_ROWS.index("decided")] / run.cell.players
-    llr = sprt_llr(float(x.sum()), float((x * x).sum()), len(x), s.h0, s.h1)
+    P = run.cell.players
+    x = v[VEC_ROWS.index("focus_win")] - v[VEC_ROWS.index("decided")] / P
+    # where every deal's value is the same (a focus that wins every game), the variance a deal's value would
+    # have with its games independent at the win share of either hypothesis, the smaller
+    shares = [min(max(1.0 / P + h, 0.0), 1.0) for h in (s.h0, s.h1)]
+    floor = min(p * (1.0 - p) for p in shares) / max(run.weight, 1)
+    llr = sprt_llr(float(x.sum()), float((x * x).sum()), len(x), s.h0, s.h1, floor)
     decision = sprt_decide(llr, s.alpha, s.beta)
     run.sprt = {"llr": llr, "decision": decision, "deals": len(x)}
     return decision

@@ -240,21 +240,26 @@ def sprt_bounds(alpha: float = 0.05, beta: float = 0.05) -> tuple[float, float]:
 SPRT_MIN_DEALS = 20
 
 
-def sprt_llr(total: float, total_sq: float, n: int, mu0: float, mu1: float) -> float:
+def sprt_llr(total: float, total_sq: float, n: int, mu0: float, mu1: float, var_floor: float = 0.0) -> float:
     """Log-likelihood ratio of H1 (mean mu1) against H0 (mean mu0) for n per-game values.
 
     The generalised SPRT used by chess-engine testing (fishtest): per-game values are bounded, so their
     mean is asymptotically normal with the sample variance; the LLR of two normal means with that
     variance is ``(mu1 - mu0) * (total - n (mu0 + mu1) / 2) / var``.
-    Before :data:`SPRT_MIN_DEALS` values, or while they are all equal (a variance of 0, which would make
-    any difference look certain), the LLR is 0: no evidence either way, so the test goes on.
+    Before :data:`SPRT_MIN_DEALS` values the LLR is 0: no evidence either way, so the test goes on. While
+    the values are all equal (a variance of 0, which would make any difference look certain) the variance
+    is ``var_floor``, the least a value may have under the hypotheses (the answer's: a deal's games
+    independent at either hypothesis's win share), or, without one, the LLR is 0 (a focus that won every
+    game of 50 deals read "undecided").
     """
     if n < SPRT_MIN_DEALS:
         return 0.0
     mean = total / n
     var = max(total_sq / n - mean * mean, 0.0)
     if var <= 0.0:
-        return 0.0
+        if var_floor <= 0.0:
+            return 0.0
+        var = var_floor
     return float((mu1 - mu0) * (total - n * (mu0 + mu1) / 2.0) / var)
 
 

@@ -49,6 +49,26 @@ def test_sprt_bounds_and_decisions():
     assert sprt_decide(0.0) == "continue"
     with pytest.raises(ValueError):
         sprt_bounds(0.0, 0.1)
+    # values all equal: no variance to weigh them by, so the least the hypotheses allow, where given (a focus
+    # that won every game of 50 deals, 2 games each against a fair 50%, read "undecided": the LLR was 0)
+    won = np.full(50, 0.5)
+    assert sprt_llr(won.sum(), (won ** 2).sum(), 50, 0.0, 0.02) == 0.0
+    llr = sprt_llr(won.sum(), (won ** 2).sum(), 50, 0.0, 0.02, var_floor=0.25 / 2)
+    assert llr == pytest.approx(0.02 * (25.0 - 50 * 0.01) / 0.125) and sprt_decide(llr) == "H1"
+    # the field's own games: nearer +0% than +2%
+    assert sprt_decide(sprt_llr(0.0, 0.0, 3000, 0.0, 0.02, var_floor=0.125)) == "H0"
+    assert sprt_llr(won.sum(), (won ** 2).sum(), 19, 0.0, 0.02, var_floor=0.125) == 0.0  # not before 20 deals
+
+
+def test_an_sprt_of_a_focus_that_wins_every_game_decides():
+    from experiments import run_experiment
+
+    res = run_experiment({"title": "t", "question": "q", "game": "senshi", "players": 2, "games": 50, "seed": 33,
+                          "lineup": {"focus": "guard", "field": "random"},
+                          "sprt": {"h0": 0.0, "h1": 0.02, "max_games": 50}, "report": {"answer": "sprt"}})
+    assert res.answer[0].startswith("guard against random: better: the test prefers an advantage of +2.0% over the "
+                                    "fair share to one of +0.0%"), res.answer[0]
+    assert "win share 100.0% [" in res.answer[0]
 
 
 # synthetic counts fit the model exactly, which statsmodels reports as "perfect prediction": a warning of
