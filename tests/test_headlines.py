@@ -700,3 +700,13 @@ def test_best_and_risk_name_the_same_value_whatever_the_order_values_are_listed_
                            "report": {"answer": "risk", "event": "eliminated", "over": "variant", "baseline": "base"}})
     assert same.answer[0].startswith("against greedy in every other seat: every variant gives the same games on every "
                                      "deal: eliminated in "), same.answer[0]
+
+
+def test_summary_measures_no_first_seat_advantage_where_no_game_had_a_winner():
+    """Sensu stopped at 25 turns: every 2-player game ends without a winner, and the summary read "first-seat
+    advantage +0.0% [+0.0%, +1.3%]", a measured, tight "no advantage"."""
+    res = run_experiment({"title": "t", "question": "q", "game": "sensu", "players": 2, "games": 30, "seed": 131,
+                          "rules": {"max_turns": 25}, "lineup": {"seats": ["planner"]},
+                          "report": {"answer": "summary"}})
+    assert res.cells["timeouts"][0] == res.cells["games"][0]
+    assert res.answer[0].endswith("no first-seat advantage to measure: no game had a winner"), res.answer[0]

@@ -30,6 +30,9 @@ def answer_summary(cfg: Config, cells: pl.DataFrame, seats: pl.DataFrame | None 
         if c["players"] == 1:  # solo: no seat to compare, a score
             length += (f", {score_name(cfg.game)} "
                        f"{pm_text('mean_score', c['focus_mean_score'], c.get('focus_score_lo'), c.get('focus_score_hi'))}")
+        elif c.get("timeouts") is not None and c.get("games") and c["timeouts"] >= c["games"]:
+            # no game had a winner: no seat did better than another ("+0.0% [+0.0%, +1.3%]" read as measured)
+            length += ", no first-seat advantage to measure: no game had a winner"
         elif cfg.rotate or not mixed:
             adv = fmt_metric('seat_advantage', c['seat_advantage'], True)
             if c.get("seat_advantage_lo") is not None and c.get("seat_advantage") is not None:
