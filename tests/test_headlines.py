@@ -710,3 +710,9 @@ def test_summary_measures_no_first_seat_advantage_where_no_game_had_a_winner():
                           "report": {"answer": "summary"}})
     assert res.cells["timeouts"][0] == res.cells["games"][0]
     assert res.answer[0].endswith("no first-seat advantage to measure: no game had a winner"), res.answer[0]
+    eff = run_experiment({"title": "t", "question": "q", "game": "sensu", "players": 2, "games": 30, "seed": 131,
+                          "lineup": {"seats": ["planner"]}, "sweep": {"rules.max_turns": [25, 200]},
+                          "report": {"answer": "effect", "over": "rules.max_turns", "baseline": 200}})
+    short = next(t for t in eff.answer if t.startswith("max_turns 25: "))
+    assert "no first-seat advantage to measure: no game had a winner" in short and "first-seat advantage +" not in \
+        short and "first-seat advantage -" not in short, short

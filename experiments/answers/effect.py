@@ -98,7 +98,11 @@ def answer_effect(cfg: Config, cells: pl.DataFrame, runs: list[CellRun], ratings
             # unrotated, seat 0 of a lineup of different strategies is also its own strategy: no seat advantage
             seated = cfg.rotate or all(len({a.spec() for a in runs[i].cell.agents}) == 1 for i in sub["cell"].to_list())
             part = [f"{what} length {turns_pm(*turns)}"]
-            if seated:
+            # no game had a winner (every one stopped at the turn limit): no seat did better than another
+            no_winner = int(sub["timeouts"].sum()) >= n
+            if seated and no_winner:
+                part.append("no first-seat advantage to measure: no game had a winner")
+            elif seated:
                 # said where the interval leaves out 0: "+1.3% ± 1.3%" reads as reaching 0 where it is [+0.07%, +2.61%]
                 side = " (clearly above 0)" if adv_lo > 0 else " (clearly below 0)" if adv_hi < 0 else ""
                 part.append("first-seat advantage " + pm_metric("seat_advantage", adv, adv_lo, adv_hi, True) + side)
@@ -142,7 +146,8 @@ def answer_effect(cfg: Config, cells: pl.DataFrame, runs: list[CellRun], ratings
             if value != rep.baseline:
                 alike = []  # figures equal to the baseline's on every deal (a variant these lineups never meet)
                 for metric, row in (("mean_turns", 2), ("seat_advantage", ADV), ("win_share", 0)):
-                    if (metric == "win_share" and cfg.kind != "focus") or (metric == "seat_advantage" and not seated):
+                    if (metric == "win_share" and cfg.kind != "focus") or (metric == "seat_advantage" and (
+                            not seated or no_winner or int(base["timeouts"].sum()) >= int(base["games"].sum()))):
                         continue
                     d = paired_diff(vec[row], bvec[row])
                     paired_rows.append({**{a: v for a, v in zip(gaxes, key)}, "metric": metric, "over": rep.over,
