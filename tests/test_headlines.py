@@ -716,3 +716,16 @@ def test_summary_measures_no_first_seat_advantage_where_no_game_had_a_winner():
     short = next(t for t in eff.answer if t.startswith("max_turns 25: "))
     assert "no first-seat advantage to measure: no game had a winner" in short and "first-seat advantage +" not in \
         short and "first-seat advantage -" not in short, short
+
+
+def test_effect_says_a_value_plays_as_another_value_on_every_deal():
+    """harsh and harsh with "I know what I have" play the same games for threshold: two sentences of the same
+    figures read as two findings; with the baseline it says so figure by figure already."""
+    res = run_experiment({"title": "t", "question": "q", "game": "sen", "players": 3, "games": 40, "seed": 5,
+                          "lineup": {"focus": "threshold", "field": "random"},
+                          "sweep": {"variant": {"base": {}, "harsh": {"rules.penalty": 15},
+                                                "harsh_kwih": {"rules.penalty": 15, "rules.know_what_i_have": True}}},
+                          "report": {"answer": "effect", "over": "variant", "baseline": "base"}})
+    twin = next(t for t in res.answer if t.startswith("variant harsh_kwih:"))
+    assert twin.endswith("; the same as harsh on every deal"), twin
+    assert not next(t for t in res.answer if t.startswith("variant harsh:")).endswith("on every deal")

@@ -69,8 +69,14 @@ def answer_effect(cfg: Config, cells: pl.DataFrame, runs: list[CellRun], ratings
                              "nothing to compare with")
             continue
         bvec = pooled(base)
+        seen: list[tuple[Any, np.ndarray]] = []  # each value's per-deal figures, to name values that play alike
         for value, sub in values.items():
             vec = pooled(sub)
+            # a value alike on every deal with another that is not the baseline (with the baseline it says so
+            # figure by figure): two sentences of the same figures read as two findings
+            twin = next((v for v, other in seen if other.shape == vec.shape and np.array_equal(other, vec)), None)
+            if value != rep.baseline:
+                seen.append((value, vec))
             turns = values_ci(vec[2])
             n = int(sub["games"].sum())
             P = int(sub["players"][0])
@@ -196,6 +202,8 @@ def answer_effect(cfg: Config, cells: pl.DataFrame, runs: list[CellRun], ratings
                                    f"{half_width(nxt['elo_lo'], nxt['elo_hi']):.0f}, their intervals overlapping"
                                    if close else "")
                                 + ")" + _beaten_text(sub, top["strategy"], show, h2h))
+            if twin is not None:
+                part.append(f"the same as {show(twin)} on every deal")
             sentences.append(f"{short(rep.over)} {show(value)}" + (f" ({desc})" if desc else "") + ": "
                              + "; ".join(part))
     return sentences, frame(paired_rows), headline(rep, paired_rows, show, levels, strongest, stopped_by, off_levels,
