@@ -98,9 +98,15 @@ def answer_risk(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
 
         def versus_next(name: str, col: str, best: str, v_top: Any, word: str = "next") -> str:
             # the leader by its estimate against the next one, on the same deals: leading is not being clearly apart
+            # (of equal figures, first one whose figure is the leader's on every deal, then by name)
             sign = 1.0 if best == "min" else -1.0
+
+            def figure(f: dict) -> pl.DataFrame:
+                return per_deal(f).select([c for c in ("game", col, "plays", "clear") if c in f["deals"].columns])
+
+            mine = figure(figs[v_top])
             rest = sorted(((v, f) for v, f in figs.items() if v != v_top and f[name][0] is not None),
-                          key=lambda t: (sign * t[1][name][0], show(t[0])))
+                          key=lambda t: (sign * t[1][name][0], not figure(t[1]).equals(mine), show(t[0])))
             if not rest:
                 return ""
             v2, f2 = rest[0]
