@@ -17,6 +17,7 @@ from .base import AnswerKind, ReportContext, Result
 from .common import (by_symmetry, ci_cell, count_words, named_value, clip_interval, describe_group, experiment_labels, fmt_metric, frame, group_rows, join_values, metric_range,
                      pm_metric, score_name, short, span, value_names)
 from .common import label as label_of
+from .common import same_on_every_deal
 from .common import show as show_value
 from .searching import edge_text
 
@@ -78,7 +79,7 @@ def answer_best(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
             paired_rows.append({**{a: v for a, v in zip(gaxes, key)}, "metric": rep.metric, "over": rep.over,
                                 "value": other[rep.over], "versus": best[rep.over], "diff": d["diff"], "lo": d["lo"],
                                 "hi": d["hi"], "p_value": d["p_value"], "rho": d["rho"], "deals": d["n"]})
-        alike = sub.height > 1 and all(_same(p) for p in paired_rows[first:])
+        alike = sub.height > 1 and all(same_on_every_deal(p) for p in paired_rows[first:])
         if alike:
             # every value plays the same games by this figure (a parameter that changes nothing here): no best
             same.append(desc)
@@ -101,7 +102,7 @@ def answer_best(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
                 elif own_next:
                     picks[-1] = (desc, show(best[rep.over]), clear, {"own": show(nxt[rep.over]), "clear": clear})
                 lo, hi = clip_interval(d["lo"], d["hi"], metric_range(rep.metric, diff=True))
-                notes.append(f"next {show(nxt[rep.over])}: " + (_SAME if _same(d) else (
+                notes.append(f"next {show(nxt[rep.over])}: " + (_SAME if same_on_every_deal(d) else (
                     f"{fmt_metric(rep.metric, d['diff'], True)}, paired 95% CI {span(rep.metric, lo, hi, True)}"
                     + (_own_words(d, sub.height) if own_next else ", clearly worse" if clear else ", not clearly different"))))
                 # the field's own value (a table of one strategy, the fair share), where it is neither the best
@@ -112,7 +113,7 @@ def answer_best(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
                     d = next(p for p in paired_rows if p["value"] == own[rep.over] and p["versus"] == best[rep.over]
                              and all(p[a] == v for a, v in zip(gaxes, key)))
                     lo, hi = clip_interval(d["lo"], d["hi"], metric_range(rep.metric, diff=True))
-                    notes.append(f"the field's own {show(own[rep.over])}: " + (_SAME if _same(d) else (
+                    notes.append(f"the field's own {show(own[rep.over])}: " + (_SAME if same_on_every_deal(d) else (
                         f"{fmt_metric(rep.metric, d['diff'], True)}, paired 95% CI {span(rep.metric, lo, hi, True)}"
                         + _own_words(d, sub.height))))
                     picks[-1] = (desc, show(best[rep.over]), clear,
@@ -122,7 +123,7 @@ def answer_best(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
             role, _, name = rep.over.partition(".")
             # a value that plays the same games as the best (wake 40 and 50 alike, both waking at once): a value
             # beyond the range is no more likely to do better than the best's twin inside it
-            tied = any(_same(p) for p in paired_rows[first:])
+            tied = any(same_on_every_deal(p) for p in paired_rows[first:])
             if name and "." not in name and not tied:  # a swept parameter or rule option whose best value ends the list
                 edge = edge_text([Param(rep.over, role, name, tuple(sub[rep.over].to_list()))], {rep.over: best[rep.over]},
                                  runs[best["cell"]].cell)
@@ -222,11 +223,6 @@ def headline(rep, metric_label: str, picks: list[tuple[str, str, bool]], lows: l
 _SAME = "the same on every deal"
 
 
-def _same(d: dict) -> bool:
-    """Whether a paired difference is 0 on every deal (its mean and both bounds 0)."""
-    return d["diff"] == 0 and d["lo"] == 0 and d["hi"] == 0
-
-
 def _clear_of_own(d: dict, values: int) -> bool:
     """Whether the best of ``values`` is clearly better than the field's own value, ``d`` their paired
     difference (own - best): its p-value with Bonferroni's correction for the best's having been picked among
@@ -281,7 +277,7 @@ def _score_sentence(rep, metric_label: str, best: str, lows: list[dict], low_is_
                 f"{score} {pm_metric('mean_score', x['x'], x['lo'], x['hi'])}")
         if x["next"] is not None:
             d = x["d"]
-            text += (f" (next {x['next']}: " + (_SAME if _same(d) else (
+            text += (f" (next {x['next']}: " + (_SAME if same_on_every_deal(d) else (
                 f"{fmt_metric('mean_score', d['diff'], True)}, paired 95% CI {span('mean_score', d['lo'], d['hi'], True)}"
                 + (", clearly worse" if x["clear"] else ", not clearly different"))) + ")")
         return (text + (f"; it is also the {over} with the {best} {metric_label}" if x["best"] else "")
@@ -363,7 +359,7 @@ def lead_table(ctx: ReportContext):
             mine = mine & (pl.col(a) == v)
         versus = (paired.filter(mine & (pl.col("metric") == metric) & (pl.col("versus").cast(pl.String) == str(best[over])))
                   if paired.height else paired)
-        alike = sub.height > 1 and versus.height == sub.height - 1 and all(_same(p) for p in versus.iter_rows(named=True))
+        alike = sub.height > 1 and versus.height == sub.height - 1 and all(same_on_every_deal(p) for p in versus.iter_rows(named=True))
         row[f"best {short(over)}"] = "none: every value the same" if alike else named(best[over])
         # the field's own value wins the fair share by symmetry: a figure without an interval, as in the sentence
         row[s["metric_label"] + (" %" if pct else "")] = (
@@ -377,7 +373,7 @@ def lead_table(ctx: ReportContext):
             # (player counts compared by game length: a deal of another count is another deal, paired by its number)
             row[("next minus best (paired by deal number)" if sub["players"].n_unique() > 1 else
                  "next minus best (same deals)") + (" %" if pct else "")] = \
-                _SAME if d and _same(d) else ci_cell(d["diff"], d["lo"], d["hi"], pct, signed=True, unit=False,
+                _SAME if d and same_on_every_deal(d) else ci_cell(d["diff"], d["lo"], d["hi"], pct, signed=True, unit=False,
                                                      bounds=metric_range(metric, diff=True)) if d else ""
         rows.append(row)
     return pl.DataFrame(rows, schema={k: pl.String for k in rows[0]}) if rows else None

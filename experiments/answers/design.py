@@ -39,7 +39,8 @@ from simcore.stats import deal_values_ci, paired_diff
 from ..search import focus_values, setting_label
 from ..config import ABSENT
 from .base import AnswerKind, CheckContext, ReportContext, Result
-from .common import SHARE_RANGE, and_list, clip_interval, describe_group, frame, join_values, lineup_label, metric_range, short_spec
+from .common import (SHARE_RANGE, and_list, clip_interval, describe_group, frame, join_values, lineup_label, metric_range,
+                     same_on_every_deal, short_spec)
 from .searching import (SearchSpec, confirm_row, confirmation, confirmed_text, dropped_note, edge_text, group_axes, parse_confirm,
                         parse_search, pct, pct_span, probe_settings, race_rows, search_space, split, start_setting,
                         value_span, value_text, weak_text, with_params)
@@ -345,7 +346,7 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
             what = (f"{value_text(obj, -d['diff'], True)} farther "
                     f"{value_span(obj, -d['hi'], -d['lo'], True)}") if aim else (
                 f"{value_text(obj, d['diff'], True)} {value_span(obj, d['lo'], d['hi'], True)}")
-            if d["diff"] == 0 and d["lo"] == 0 and d["hi"] == 0:
+            if same_on_every_deal(d):
                 if np.array_equal(x, bx[:x.size]):  # (match_points 1 and none: the same games)
                     what = "the same on every deal"
                 elif o["band"] is not None and o["band"][0] <= m <= o["band"][1]:

@@ -13,7 +13,7 @@ from simcore.stats import deal_share_interval, linearised, paired_diff, ratio_ci
 from .base import AnswerKind, CheckContext, ReportContext, Result
 from .common import wide_table
 from .common import (EVENT_ONLY, baseline_of, check_event, ci_text, dci_text, describe_group, direction, est_row,
-                     event_rows, experiment_labels, frame, group_rows, label, paired_row, short)
+                     event_rows, experiment_labels, frame, group_rows, label, paired_row, same_on_every_deal, short)
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -122,7 +122,7 @@ def answer_risk(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
                 d = paired_diff(a, b)
             else:
                 d = paired_diff((j[f"{col}_ref"] / j["plays_ref"]).to_numpy(), (j[col] / j["plays"]).to_numpy())
-            if d["lo"] == d["hi"] == d["diff"] == 0:
+            if same_on_every_deal(d):
                 return f" ({word} {show(v2)}: the same on every deal)"
             apart = d["lo"] > 0 or d["hi"] < 0
             return f" ({word} {show(v2)}: {dci_text(d)} on the same deals{'' if apart else ', not clearly apart'})"
