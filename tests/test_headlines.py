@@ -729,3 +729,16 @@ def test_effect_says_a_value_plays_as_another_value_on_every_deal():
     twin = next(t for t in res.answer if t.startswith("variant harsh_kwih:"))
     assert twin.endswith("; the same as harsh on every deal"), twin
     assert not next(t for t in res.answer if t.startswith("variant harsh:")).endswith("on every deal")
+
+
+def test_summary_gives_a_strategy_in_several_seats_its_share_a_seat_and_together():
+    """counter in two of three seats against random: "counter 49.9%, random 0.2%" read as counter winning
+    half of the games, where its two seats won 99.8% of them."""
+    res = run_experiment({"title": "t", "question": "q", "game": "sen", "players": 3, "games": 40, "seed": 5,
+                          "lineup": {"seats": ["counter", "random", "counter"]}, "report": {"answer": "summary"}})
+    text = res.answer[0]
+    import re as _re
+    m = _re.search(r"counter (\d+\.\d)% a seat \(2 seats, together (\d+\.\d)% of the games\), random (\d+\.\d)%", text)
+    assert m, text
+    seat, together, rnd = (float(x) for x in m.groups())
+    assert abs(2 * seat - together) <= 0.11 and abs(together + rnd - 100.0) <= 0.11, text

@@ -69,10 +69,16 @@ def _seat_shares(cfg: Config, c: dict, seats: pl.DataFrame | None, agents, label
         return ""
     parts = []
     if cfg.rotate:  # each strategy over every seat it held (a member repeated in the lineup counts once)
-        for spec in dict.fromkeys(a.spec() for a in agents):
+        specs = [a.spec() for a in agents]
+        for spec in dict.fromkeys(specs):
             rows = sub.filter(pl.col("strategy") == spec)
             wins, games = float((rows["win_share"] * rows["games"]).sum()), float(rows["games"].sum())
-            parts.append(f"{label(labels, spec)} {fmt_metric('win_share', wins / games)}")
+            held = specs.count(spec)
+            # a strategy in several seats: its share is a seat's; together its seats win that many times more
+            # ("counter 49.9%" read as counter's share of the games, where its two seats won 99.8% of them)
+            parts.append(f"{label(labels, spec)} {fmt_metric('win_share', wins / games)}"
+                         + (f" a seat ({held} seats, together {fmt_metric('win_share', held * wins / games)} of the "
+                            "games)" if held > 1 else ""))
     else:
         for b in range(c["players"]):
             row = sub.filter(pl.col("seat") == b).row(0, named=True)
