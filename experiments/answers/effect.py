@@ -10,6 +10,7 @@ from simcore.stats import alike_share_interval, deal_values_ci, half_width, pair
 
 from ..engine import VEC_ROWS
 from .base import AnswerKind, Result
+from .ratings import top_alike
 from .common import SHARE_DIFF_RANGE, average_seat, turns_pm, unit, by_symmetry, clip_interval, describe_group, metric_range, experiment_labels, fmt_metric, frame, pm_metric, group_rows, label, short, span, wide_table, fine_decimals, short_of_whole, and_list, ci_text, count_words
 
 #: the row of :func:`answer_effect`'s pooled per-deal values that holds seat 0's advantage over the average seat
@@ -180,11 +181,10 @@ def answer_effect(cfg: Config, cells: pl.DataFrame, runs: list[CellRun], ratings
                 for a, v in zip(gaxes, key):
                     mask = mask & (pl.col(a) == v)
                 r = ratings.filter(mask & (pl.col(rep.over) == value)).sort("elo", descending=True)
-                tied = ([row["strategy"] for row in r.iter_rows(named=True) if abs(row["elo"] - r["elo"][0]) < 1e-6]
-                        if r.height else [])
+                tied = top_alike(list(r.iter_rows(named=True)), cfg.strategies) if r.height else []
                 if len(tied) > 1:
                     # entrants that win alike against every entrant share the top: none is the highest rated
-                    names = and_list(show(s) for s in sorted(tied, key=lambda s: (cfg.strategies + [s]).index(s)))
+                    names = and_list(show(t["strategy"]) for t in tied)
                     strongest.setdefault(value, []).append((desc, names, None, None, None))
                     part.append(f"highest rated {names}, the same rating (they win alike against every entrant)")
                 elif r.height:

@@ -34,8 +34,7 @@ def answer_ratings(cfg: Config, ratings: pl.DataFrame) -> list[str]:
             order += "; ~: not clearly apart, their 95% intervals overlapping"
         if same:
             order += "; =: the same rating (they win alike against every entrant)"
-        listed = {s: i for i, s in enumerate(cfg.strategies)}
-        tops = sorted((r for r in rows if _alike(r, top)), key=lambda r: listed.get(r["strategy"], len(listed)))
+        tops = top_alike(rows, cfg.strategies)
         if len(tops) > 1:
             # entrants that play alike share the top: none of them is the highest rated
             text = (f"highest rated strategies{' for ' + desc if desc else ''}: "
@@ -53,6 +52,13 @@ def answer_ratings(cfg: Config, ratings: pl.DataFrame) -> list[str]:
                     "the tournament's first strategy, rated 0")
         out.append(text + f" (order {order})")
     return out
+
+
+def top_alike(rows: list[dict], strategies: list[str]) -> list[dict]:
+    """The ratings the same as the highest (``rows`` sorted by Elo, highest first: the highest itself and any
+    that share its rating), in the tournament's order, so that which is named first is not the sort's."""
+    listed = {s: i for i, s in enumerate(strategies)}
+    return sorted((r for r in rows if _alike(r, rows[0])), key=lambda r: listed.get(r["strategy"], len(listed)))
 
 
 def _alike(a: dict, b: dict) -> bool:
