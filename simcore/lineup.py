@@ -524,9 +524,10 @@ def _load(game: Any, plans: Sequence[_ClassPlan]):
     h = hashlib.sha1()
     for part in (str(_VERSION), text, source_fingerprint(), numba.__version__, sys.version):
         h.update(part.encode("utf-8", "surrogateescape"))
-    for p in plans:
-        if p.path:
-            h.update(_file_digest(p.path).encode("utf-8", "surrogateescape"))
+    # the user's files its compiled decisions come from (a class of a user's file that only inherits
+    # built-in decisions, with parameter values of its own, shares the built-ins' module and machine code)
+    for f in sorted({w[1] for p in plans for w in p.where if w is not None and w[1]}):
+        h.update(_file_digest(f).encode("utf-8", "surrogateescape"))
     for f in _outside_sources(plans):  # an installed package's strategies: their sources are part of the key
         h.update(os.fsencode(f) + _file_digest(f, remember=True).encode("utf-8", "surrogateescape"))
     digest = h.hexdigest()[:20]

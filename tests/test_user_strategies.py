@@ -548,6 +548,67 @@ def test_a_lineup_compiled_once_is_not_announced_again_after_a_run_that_failed(t
     assert "compiling" not in again.stderr and len(again.stderr.splitlines()) == 1, again.stderr
 
 
+_SUBCLASS = textwrap.dedent('''
+    import dataclasses
+    from typing import ClassVar
+    from strategies.sen import Threshold
+
+    @dataclasses.dataclass(frozen=True)
+    class Early(Threshold):
+        """{doc}"""
+        name: ClassVar[str] = "early"
+        wake: int = {wake}
+''')
+
+_OWN_DECISION = textwrap.dedent('''
+    import dataclasses
+    from typing import ClassVar
+    from simcore.games.sen import DRAW
+    from strategies.base import decision
+    from strategies.sen import Threshold
+
+    @decision
+    def start_draw(obs, prm, rng):
+        return DRAW + {shift}
+
+    @dataclasses.dataclass(frozen=True)
+    class Drawer(Threshold):
+        """always draws"""
+        name: ClassVar[str] = "drawer"
+        start = start_draw
+''')
+
+
+def test_a_file_class_with_built_in_decisions_shares_the_built_ins_compiled_module(tmp_path):
+    """A class of a user's file that only inherits built-in decisions (parameter values of its own) shares
+    the machine code of the built-ins beside it, whatever else its file says; a decision written in the
+    file keys the module by the file's text, so an edit of it is compiled afresh."""
+    from simcore import lineup as L
+    from simcore.registry import get_game
+    from strategies.registry import resolve
+
+    def module_of(name, text, cls, other="counter"):
+        path = tmp_path / name
+        path.write_text(text)
+        return L.Lineup(get_game("sen"), [resolve("sen", f"{path}:{cls}"), resolve("sen", other)]).module
+
+    try:
+        a = module_of("early_a.py", _SUBCLASS.format(doc="wakes early", wake=8), "Early")
+        b = module_of("early_b.py", _SUBCLASS.format(doc="wakes early too", wake=9), "Early")
+        assert a.__name__ == b.__name__
+        assert str(tmp_path) not in a.__sensei_text__
+        # a decision of the file's own: its module is keyed by the file's text as well as by its path
+        edited = tmp_path / "drawer.py"
+        before = module_of("drawer.py", _OWN_DECISION.format(shift=0), "Drawer")
+        assert str(edited) in before.__sensei_text__
+        edited.write_text(_OWN_DECISION.format(shift=1))
+        plans = L.Lineup(get_game("sen"), [resolve("sen", f"{edited}:Drawer"), resolve("sen", "counter")]).plans
+        assert L._render(get_game("sen"), plans) == before.__sensei_text__
+        assert L._load(get_game("sen"), plans).__name__ != before.__name__
+    finally:
+        registry.register_files([])
+
+
 def test_trace_refuses_a_decision_that_cannot_compile_before_printing_the_game(tmp_path):
     path = tmp_path / "noret.py"
     path.write_text(textwrap.dedent('''
