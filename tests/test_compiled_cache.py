@@ -125,6 +125,7 @@ def test_parameter_tuples_are_shared_classes_found_by_name():
 SUBCLASS = '''
 import dataclasses
 from typing import ClassVar
+from strategies.base import decision
 from strategies.fan_and_mallet import Closer
 
 
@@ -132,6 +133,20 @@ from strategies.fan_and_mallet import Closer
 class Bolder(Closer):
     name: ClassVar[str] = "bolder"
     feed: float = 0.1
+
+
+@decision
+def first_card(obs, prm, rng):
+    for j in range(obs.hand.shape[0]):
+        if obs.hand[j] >= 0:
+            return j
+    return -1
+
+
+@dataclasses.dataclass(frozen=True)
+class Firsty(Closer):
+    name: ClassVar[str] = "firsty"
+    play = first_card
 '''
 COUNT_COMPILES = '''
 import sys
@@ -148,30 +163,34 @@ class L(event.Listener):
 if sys.argv[2] == "builtin":
     simulate("fan-and-mallet", lineup("fan-and-mallet", ["closer"], 2), players=2, n_games=4, seed=0)
 else:
-    Bolder = load_source_module(sys.argv[1], "bolder_strategies").Bolder
+    mod = load_source_module(sys.argv[1], "bolder_strategies")
     event.register("numba:compile", L())
-    simulate("fan-and-mallet", [Bolder(), Bolder()], players=2, n_games=4, seed=0)
+    seats = [mod.Bolder(), mod.Bolder()] if sys.argv[2] == "subclass" else [mod.Bolder(), mod.Firsty()]
+    simulate("fan-and-mallet", seats, players=2, n_games=4, seed=0)
     print(",".join(names))
 '''
 
 
 def test_a_new_lineup_module_reuses_the_cached_decisions_of_built_in_strategies(tmp_path):
-    """A subclass of a built-in strategy (other parameter values, same fields) in a file of its own gets a
-    lineup module of its own; in a fresh process, compiling it loads the built-in decision's machine code
-    from the cache instead of compiling the decision again."""
+    """A subclass of a built-in strategy (other parameter values, same fields) in a file of its own plays
+    the built-in's lineup module: a fresh process compiles nothing for it. Beside a decision written in
+    the file, it gets a lineup module of its own; compiling that loads the built-in decision's machine
+    code from the cache instead of compiling the decision again."""
     import subprocess
     import sys
 
     path = tmp_path / "bolder.py"
     path.write_text(SUBCLASS + f"# {tmp_path}\n")  # a module of its own for every run of this test
-    for which in ("builtin", "subclass"):
+    compiled = {}
+    for which in ("builtin", "subclass", "mixed"):
         r = subprocess.run([sys.executable, "-c", COUNT_COMPILES, str(path), which], capture_output=True, text=True,
                            timeout=600)
         assert r.returncode == 0, r.stderr
-    compiled_now = r.stdout.strip().split(",")
-    assert any(n == "play" for n in compiled_now)          # the new module's loop compiles ...
-    assert "_heuristic_play" not in compiled_now            # ... the built-in decision is loaded
-
+        compiled[which] = [n for n in r.stdout.strip().split(",") if n]
+    assert compiled["subclass"] == []                      # the built-in's module, loaded from the cache
+    assert "play" in compiled["mixed"]                     # a new module's loop compiles ...
+    assert "first_card" in compiled["mixed"]               # ... with the file's own decision ...
+    assert "_heuristic_play" not in compiled["mixed"]      # ... and the built-in decision is loaded
 
 
 ODD = '''
