@@ -456,13 +456,14 @@ _PACKAGE_FILES = 400
 def _outside_sources(plans: Sequence[_ClassPlan]) -> list[str]:
     """The source files a lineup's compiled code may be made of that the project's source fingerprint
     does not cover: those of the modules (not loaded from a user's file, whose file is keyed already) that
-    its classes, their base classes and their compiled decisions come from, e.g. an installed package of
-    strategies. For a module inside a package, every Python file of its top-level package (so that a
-    helper in a sibling module counts too), unless the package has more than ``_PACKAGE_FILES`` files."""
+    its compiled decisions come from, e.g. an installed package of strategies. For a module inside a
+    package, every Python file of its top-level package (so that a helper in a sibling module counts too),
+    unless the package has more than ``_PACKAGE_FILES`` files. The modules of the classes themselves are
+    not: the module's text holds all that a class brings (its decisions by name, its parameter types),
+    so a class that only gives built-in decisions other parameter values shares the built-ins' module."""
     from .compiled import in_source_dirs
     names: set[str] = set()
     for p in plans:
-        names.update(k.__module__ for k in p.cls.__mro__)
         names.update(w[0] for w in p.where if w is not None)
     files: set[str] = set()
     for name in names:

@@ -609,6 +609,32 @@ def test_a_file_class_with_built_in_decisions_shares_the_built_ins_compiled_modu
         registry.register_files([])
 
 
+def test_a_package_class_with_built_in_decisions_shares_the_built_ins_compiled_module(tmp_path, monkeypatch):
+    """A class of an installed package (or of a test module) that only gives a built-in strategy other
+    parameter values plays the built-in's own lineup module: its package's sources are not part of the key,
+    as no compiled code comes from them."""
+    from simcore import lineup as L
+    from simcore.registry import get_game
+    from strategies.registry import resolve
+
+    pkg = tmp_path / "site" / "sensei_share_demo"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "strats.py").write_text(_SUBCLASS.format(doc="wakes early", wake=8))
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    import importlib
+
+    early = importlib.import_module("sensei_share_demo.strats").Early
+    try:
+        sen = get_game("sen")
+        ours = L.Lineup(sen, [early(), early()]).module
+        theirs = L.Lineup(sen, [resolve("sen", "threshold"), resolve("sen", "threshold")]).module
+        assert ours.__name__ == theirs.__name__
+    finally:
+        for name in ("sensei_share_demo.strats", "sensei_share_demo"):
+            sys.modules.pop(name, None)
+
+
 def test_trace_refuses_a_decision_that_cannot_compile_before_printing_the_game(tmp_path):
     path = tmp_path / "noret.py"
     path.write_text(textwrap.dedent('''
