@@ -6,7 +6,7 @@ rounds' sizes grow geometrically from ``first`` to ``budget`` deals per candidat
 the candidates still in doubt.
 
 *Clearly worse*: the one-sided paired t test of ``candidate - leader`` over the deals both have played
-rejects "not worse" at level ``alpha / (R (m - 1))``, R the number of rounds and m the number of
+(its spread by :func:`simcore.stats.paired_spread`, as in the answers' paired intervals) rejects "not worse" at level ``alpha / (R (m - 1))``, R the number of rounds and m the number of
 candidates (Bonferroni over every round and every rival the true best can be compared with). The true
 best is then dropped with probability at most ``alpha`` (up to the normal approximation of the paired
 t test), whoever leads when.
@@ -24,7 +24,7 @@ from typing import Callable, Sequence
 import numpy as np
 from scipy import stats as _st
 
-from .stats import deal_values_ci, paired_diff
+from .stats import deal_values_ci, paired_diff, paired_spread
 
 
 def schedule(first: int, budget: int, growth: float = 2.0) -> list[int]:
@@ -124,8 +124,8 @@ def _clearly_worse(x: np.ndarray, leader: np.ndarray, level: float) -> bool:
     if n < 2:
         return False
     mean = float(d.mean())
-    sd = float(d.std(ddof=1))
-    if sd == 0.0:  # every difference the same: a sign test (all n below 0 has chance 0.5 ** n if none is)
+    if np.ptp(d) == 0.0:  # every difference the same: a sign test (all n below 0 has chance 0.5 ** n if none is)
         return mean < 0.0 and 0.5 ** n < level
-    upper = mean + _t_quantile(level, n - 1) * sd / math.sqrt(n)
+    se, df = paired_spread(d)  # the spread of paired_diff's interval (right where few deals differ)
+    upper = mean + _t_quantile(level, df) * se
     return upper < 0.0

@@ -18,7 +18,7 @@ EXAMPLES = {
          "report": {"answer": "best_response"}},
         ["wake=16, win share 61.5% [56.3%, 66.3%] over 120 deals (fair 50.0%)",
          "from 120: none of them helped choose it): 58.2% [54.4%, 62.0%]",
-         "60.6% [56.7%, 64.4%], a paired difference of +2.4% [-2.6%, +7.4%] from the best"]),
+         "60.6% [56.7%, 64.4%], a paired difference of +2.4% [-2.7%, +7.4%] from the best"]),
     "best_response against a tournament field": (
         {"game": "sen", "players": 3, "games": 120, "seed": 1,
          "lineup": {"tournament": ["counter", "watcher", "swapper", "threshold"]},

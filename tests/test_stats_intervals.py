@@ -231,6 +231,52 @@ def test_a_paired_difference_alike_on_every_deal_takes_the_sign_test():
     assert math.isnan(S.paired_diff([np.nan, 1.0], [0.0, 0.0])["p_value"])
 
 
+def test_a_paired_difference_on_few_differing_deals_keeps_its_coverage():
+    # two settings that change the outcome of about 3 deals in 300, all the same way: the plain t interval
+    # covered the true difference in about 80% of such runs (the spread of three deals is too little to
+    # go on); with paired_spread's pseudo-deals about 95%
+    rng = np.random.default_rng(3)
+    true, n, runs = 0.01, 300, 2000
+    covered = plain = 0
+    for _ in range(runs):
+        d = np.where(rng.random(n) < true, 1.0, 0.0)
+        if not d.any():   # no deal differs: "the same on every deal", no interval to cover with
+            continue
+        r = S.paired_diff(d, np.zeros(n))
+        covered += r["lo"] <= true <= r["hi"]
+        _, lo, hi = S.values_ci(d)
+        plain += lo <= true <= hi
+    assert covered / runs > 0.93
+    assert plain / runs < 0.85            # what it was: the case is one that needs the pseudo-deals
+
+
+def test_a_paired_difference_agrees_with_its_test_and_barely_moves_where_many_deals_differ():
+    rng = np.random.default_rng(4)
+    a, b = rng.random(400), rng.random(400)
+    r = S.paired_diff(a, b)
+    _, lo, hi = S.values_ci(a - b)
+    assert r["hi"] - r["lo"] == pytest.approx(hi - lo, rel=0.01)      # within 1% of the plain t interval
+    assert r["diff"] == pytest.approx((lo + hi) / 2, abs=1e-12)
+    assert r["p_value"] == pytest.approx(stats.ttest_rel(a, b).pvalue, abs=0.01)
+    # the interval reaches 0 exactly when the test is not clear at its level
+    for k in range(1, 12):
+        d = np.zeros(200)
+        d[:k] = -1.0
+        r = S.paired_diff(d, np.zeros(200))
+        assert (r["hi"] < 0) == (r["p_value"] < 0.05), k
+
+
+def test_the_race_keeps_a_setting_that_lost_only_a_handful_of_deals():
+    # four deals lost of 400, none won: the sign test on the deals that differ says 1/16, not clearly worse
+    # at 2.5%; the plain t test (t = 2.0) dropped it
+    from simcore.racing import _clearly_worse
+    x, leader = np.zeros(400), np.zeros(400)
+    x[:4] = -1.0
+    assert not _clearly_worse(x, leader, 0.025)
+    x[:12] = -1.0
+    assert _clearly_worse(x, leader, 0.025)
+
+
 def test_a_seat_alike_on_every_deal_takes_wilsons_interval_over_the_deals():
     # turn_order: a seat never eliminated over rotated deals has no spread over deals to make an interval of;
     # Wilson's over the deals (a zero-width interval would claim certainty; over the games, too narrow)
