@@ -6,9 +6,10 @@ rounds' sizes grow geometrically from ``first`` to ``budget`` deals per candidat
 the candidates still in doubt.
 
 *Clearly worse*: the one-sided paired t test of ``candidate - leader`` over the deals both have played
-(its spread by :func:`simcore.stats.paired_spread`, as in the answers' paired intervals) rejects "not worse" at level ``alpha / (R (m - 1))``, R the number of rounds and m the number of
-candidates (Bonferroni over every round and every rival the true best can be compared with). The true
-best is then dropped with probability at most ``alpha`` (up to the normal approximation of the paired
+(its spread by :func:`simcore.stats.paired_spread`, as in the answers' paired intervals) rejects "not
+worse" at level ``alpha / (R (m - 1))``, R the number of rounds and m the number of candidates
+(Bonferroni over every round and every rival the true best can be compared with). The true best is
+then dropped with probability at most ``alpha`` (up to the normal approximation of the paired
 t test), whoever leads when.
 
 Nothing here plays games: ``evaluate(indices, stop)`` returns each candidate's per-deal values on deals

@@ -198,7 +198,7 @@ def paired_spread(d) -> tuple[float, int]:
     hundreds), the plain t interval has too little spread to work from: with 3 deals expected to differ,
     all the same way, its 95% interval covered the true difference in about 80% of simulated runs, and
     with 8 in about 90%; with the pseudo-deals 94-95% and 95-96%. Where many deals differ they change
-    the interval by a small fraction of a per cent."""
+    the interval's width by a fraction of a per cent (-0.2% to +0.3% at 400 deals in simulated values)."""
     d = np.asarray(d, dtype=np.float64)
     n = d.size
     m = float(np.abs(d).max())
@@ -227,29 +227,26 @@ def paired_diff(a, b, alpha: float = 0.05) -> dict:
     n = a.size
     d = a - b
     mean = float(d.mean()) if n else math.nan
-    lo = hi = math.nan
-    p = math.nan
-    rho = math.nan
-    if n == 1:
-        pass
-    elif n >= 2 and not np.isfinite(d).all():
-        mean, lo, hi = values_ci(d, alpha)
-    elif n >= 2 and np.ptp(d) > 0:
-        from scipy import stats as _st
-        se, df = paired_spread(d)
-        q = float(_st.t.ppf(1 - alpha / 2, df))
-        lo, hi = mean - q * se, mean + q * se
-        p = float(2.0 * _st.t.sf(abs(mean) / se, df))
-    elif n >= 2:
-        lo = hi = mean
-        if d[0] == 0:
-            p = 1.0
-        else:  # every pair on one side by the same amount: the sign test
-            p = min(1.0, 2.0 * 0.5 ** n)
-            if p >= alpha:
-                lo, hi = min(0.0, float(d[0])), max(0.0, float(d[0]))
-    if n >= 2 and np.ptp(a) > 0 and np.ptp(b) > 0:
-        rho = float(np.corrcoef(a, b)[0, 1])
+    lo = hi = p = rho = math.nan
+    if n >= 2:
+        if not np.isfinite(d).all():
+            mean, lo, hi = values_ci(d, alpha)
+        elif np.ptp(d) > 0:
+            from scipy import stats as _st
+            se, df = paired_spread(d)
+            q = float(_st.t.ppf(1 - alpha / 2, df))
+            lo, hi = mean - q * se, mean + q * se
+            p = float(2.0 * _st.t.sf(abs(mean) / se, df))
+        else:
+            lo = hi = mean
+            if d[0] == 0:
+                p = 1.0
+            else:  # every pair on one side by the same amount: the sign test
+                p = min(1.0, 2.0 * 0.5 ** n)
+                if p >= alpha:
+                    lo, hi = min(0.0, float(d[0])), max(0.0, float(d[0]))
+        if np.ptp(a) > 0 and np.ptp(b) > 0:
+            rho = float(np.corrcoef(a, b)[0, 1])
     return {"diff": mean, "lo": lo, "hi": hi, "p_value": p, "n": int(n), "rho": rho}
 
 
