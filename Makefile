@@ -22,8 +22,8 @@ browser:
 
 # TEST_JOBS: test worker processes (pytest-xdist; each worker takes a contiguous run of tests, so a file
 # mostly stays in one worker, and an idle worker takes tests from the other's queue: on an empty numba
-# cache 8.0-8.3 min against 8.7 min with whole files per worker); the 25 slowest tests are listed at the
-# end (where the suite's time goes)
+# cache 8.0-8.3 min against 8.7 min with whole files per worker, when the suite was smaller; see
+# docs/speed.md for its time now); the 25 slowest tests are listed at the end (where the suite's time goes)
 TEST_JOBS ?= 2
 test: $(STAMP) browser
 	$(PY) -m pytest -n $(TEST_JOBS) --dist worksteal --durations=25
