@@ -61,6 +61,10 @@ def test_effect_headline_names_where_a_values_own_first_seat_advantage_is_clearl
     head = effect.headline(rep, rows, str, levels, {}, {}, {"both": ["5 players"]})
     assert head[1].endswith("(not clear in either group), its own first-seat advantage clearly off 0 by its own interval "
                             "in 1 of 2 groups (5 players).")
+    # from 4 groups on, as the counts of changes do: how many would seem so by chance alone (sensu_balance has 4)
+    head = effect.headline(rep, rows, str, levels * 2, {}, {}, {"both": ["5 players"]})
+    assert head[1].endswith("its own first-seat advantage clearly off 0 by its own interval in 1 of 4 groups "
+                            "(5 players; about 0.2 would by chance alone, each at 95%).")
     # a small edge in every one of several groups, none clear alone: the headline says both
     three = [{"turns": 98.6, "adv": a, "adv_lo": -0.005, "adv_hi": 0.02, "fair": 0.2} for a in (0.008, 0.01, 0.013)]
     assert "(not clearly off 0 in any of the 3 groups; above 0 in every group)" in effect.headline(rep, rows, str, three)[0]

@@ -1078,7 +1078,23 @@ def test_an_equilibrium_whose_shares_span_0_to_100_on_resampled_deals_says_the_d
                                     "on different equilibria, or the deals do not pin this mix down; see the answer "
                                     "in full)"]
     del sol["others"]
-    sol["hi"] = np.array([0.991, 0.7, 0.0])  # printed 99.1%: short of 100%, nothing to say
+    sol["hi"] = np.array([0.891, 0.7, 0.0])  # 89.1 points of 100: short of nearly all of it, nothing to say
+    assert "pin the mix" not in _meta_sentences("2 players", meta, "eliminated", 0.5)[0]
+    # nearly all of 0% to 100%: as loose as all of it (a 2-player Senshi meta-game at 2,000 deals a lineup
+    # read "racer 100.0% [1.0%, 100.0%]", where counter, nearly tied with racer, takes the mix on some resamples)
+    sol["probs"], sol["lo"], sol["hi"] = np.array([1.0, 0.0, 0.0]), np.array([0.01, 0.0, 0.0]), np.array([1.0, 0.0, 0.0])
+    (text,) = _meta_sentences("2 players", meta, "eliminated", 0.5)
+    assert text.endswith("; 40 deals a lineup do not pin the mix down: on resampled deals a ranges from 1.0% to "
+                         "100.0% of it (more deals a lineup, the config's games or --games, narrow the intervals)")
+    assert _headline(["x"] * 3 + [text])[0].endswith(
+        "a 100.0% [1.0%, 100.0%] (some intervals from nearly 0% to 100%: the deals do not pin this mix down; see the "
+        "answer in full)")
+    sol["probs"], sol["lo"], sol["hi"] = np.array([0.6, 0.4, 0.0]), np.array([0.0, 0.05, 0.0]), np.array([1.0, 0.991, 0.0])
+    assert _meta_sentences("2 players", meta, "eliminated", 0.5)[0].endswith(
+        "on resampled deals a ranges from 0.0% to 100.0% of it, b from 5.0% to 99.1% (more deals a lineup, the "
+        "config's games or --games, narrow the intervals)")
+    sol["lo"] = np.array([0.12, 0.0, 0.0])  # 88 points: pinned down enough to say nothing
+    sol["hi"] = np.array([1.0, 0.7, 0.0])
     assert "pin the mix" not in _meta_sentences("2 players", meta, "eliminated", 0.5)[0]
     del sol["lo"], sol["hi"]  # no intervals at all (a set of equilibria): nothing to say of them
     assert "pin the mix" not in _meta_sentences("2 players", meta, "eliminated", 0.5)[0]

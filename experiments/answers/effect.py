@@ -322,8 +322,14 @@ def _how_often(what: str, k: int, n: int) -> str:
     interval is at 95%, uncorrected: of 8 groups with no change at all, about 0.4 seem to change)."""
     if n == 1:
         return what if k else f"not {what}"
-    chance = f"; about {0.05 * n:.1f} would by chance alone, each at 95%" if n >= 4 and 0 < k < n / 2 else ""
-    return count_words(what, f"not {what}", k, n) + chance
+    chance = _by_chance(k, n)
+    return count_words(what, f"not {what}", k, n) + (f"; {chance}" if chance else "")
+
+
+def _by_chance(k: int, n: int) -> str:
+    """``about 0.4 would by chance alone, each at 95%`` where ``k`` of ``n`` groups (4 or more, fewer than
+    half of them) are clear, each by its own uncorrected 95% interval; else nothing."""
+    return f"about {0.05 * n:.1f} would by chance alone, each at 95%" if n >= 4 and 0 < k < n / 2 else ""
 
 
 def _strongest_text(picks: list[tuple]) -> str:
@@ -426,8 +432,10 @@ def headline(rep, paired_rows: list[dict[str, Any]], show, levels: list[dict[str
         if off_levels.get(v):
             where = [d for d in off_levels[v] if d]
             # each level by its own 95% interval, as the baseline's count: no correction for the many levels
+            k, n = len(off_levels[v]), len(levels) or len(off_levels[v])
+            chance = _by_chance(k, n)
             parts.append("its own first-seat advantage clearly off 0 by its own interval in " + (
-                f"{len(off_levels[v])} of {_groups(len(levels) or len(off_levels[v]))} ({and_list(where)})"
+                f"{k} of {_groups(n)} ({and_list(where)}{'; ' + chance if chance else ''})"
                 if where else "its group"))
         out.append(f"{short(rep.over)} {show(v)} against {show(rep.baseline)}, on the same deals{stopped(v)}: "
                    + ", ".join(parts)

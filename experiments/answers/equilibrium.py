@@ -692,8 +692,9 @@ def _headline(sentences: list[str]) -> list[str] | None:
                 notes.append(f"one of the {several.group(1)} equilibria its search found")
             if "one point of a set of equilibria" in text:  # its shares are one choice among many
                 notes.append("one point of a set of equilibria")
-            if "pin the mix down" in text:  # some of its intervals run from 0% to 100%: say so where it leads
-                notes.append("some intervals from 0% to 100%: " + ("the resamples land on different equilibria, or "
+            if "pin the mix down" in text:  # some of its intervals run (nearly) from 0% to 100%: say so where it leads
+                exact = re.search(r"on resampled deals [^:;(]* range[s]? from 0% to 100% of it", text)
+                notes.append(f"some intervals from {'' if exact else 'nearly '}0% to 100%: " + ("the resamples land on different equilibria, or "
                              if "the resamples land on different equilibria" in text else "")
                              + "the deals do not pin this mix down")
             out.append(head + (f" ({'; '.join(notes)}; see the answer in full)" if notes else ""))
@@ -861,6 +862,21 @@ SMALL_GAIN = 0.0005
 #: a member's share whose interval reaches within this of 0 and of 1 (0.0% and 100.0% as printed) is not
 #: pinned down by the deals
 LOOSE = 0.0005
+#: nor is one whose interval spans this much of 0% to 100% or more (racer 100.0% [1.0%, 100.0%] in a
+#: 2-player Senshi meta-game where counter, nearly tied with racer head to head, takes the mix on some
+#: resamples of the deals: as loose as one from 0%, where a 0.5% lower end would not have been)
+LOOSE_SPAN = 0.9
+
+
+def _loose_ranges(meta: MetaGame, sol: dict, loose: list[int]) -> str:
+    """``racer, counter each range from 0% to 100% of it``, or where an interval stops short of either end
+    ``racer ranges from 1.0% to 100.0% of it, counter from 0.0% to 96.0%``."""
+    if all(sol["lo"][i] <= LOOSE and sol["hi"][i] >= 1 - LOOSE for i in loose):
+        return (f"{join_values(meta.labels[i] for i in loose)} {'ranges' if len(loose) == 1 else 'each range'} "
+                "from 0% to 100% of it")
+    spans = [f"{pct(sol['lo'][i])} to {pct(sol['hi'][i])}" for i in loose]
+    return (f"{meta.labels[loose[0]]} ranges from {spans[0]} of it"
+            + "".join(f", {meta.labels[i]} from {sp}" for i, sp in zip(loose[1:], spans[1:])))
 
 
 def _meta_sentences(desc, meta: MetaGame, event, fair) -> list[str]:
@@ -908,18 +924,16 @@ def _meta_sentences(desc, meta: MetaGame, event, fair) -> list[str]:
                      "others: " + "; ".join(
                          ", ".join(f"{meta.labels[i]} {pct(y[i])}" for i in np.argsort(-y) if y[i] > SUPPORT)
                          for y in others[:3]) + (f"; and {len(others) - 3} more" if len(others) > 3 else ""))
-        loose = [i for i in support if "lo" in sol and sol["lo"][i] <= LOOSE and sol["hi"][i] >= 1 - LOOSE]
+        loose = [i for i in support if "lo" in sol and sol["hi"][i] - sol["lo"][i] >= LOOSE_SPAN]
         if loose and sol.get("others"):  # the resamples may land on the other equilibria
-            text += (f"; on resampled deals {join_values(meta.labels[i] for i in loose)} "
-                     f"{'ranges' if len(loose) == 1 else 'each range'} from 0% to 100% of it: the resamples land on "
+            text += (f"; on resampled deals {_loose_ranges(meta, sol, loose)}: the resamples land on "
                      f"different equilibria of the {len(sol['others']) + 1} found, or {meta.deals:,} deals a lineup "
                      "are too few to pin the mix down (more deals a lineup, the config's games or --games, tell the "
                      "two apart)")
         elif loose:
             text += (f"; {meta.deals:,} deals a lineup do not pin the mix down: on resampled deals "
-                     f"{join_values(meta.labels[i] for i in loose)} "
-                     f"{'ranges' if len(loose) == 1 else 'each range'} from 0% to 100% of it (more deals a "
-                     "lineup, the config's games or --games, narrow the intervals)")
+                     f"{_loose_ranges(meta, sol, loose)} (more deals a lineup, the config's games or --games, narrow "
+                     "the intervals)")
         if sol.get("boot_missed"):
             text += (f"; its intervals leave out the {sol['boot_missed']} resamples of the deals where the search "
                      "found no equilibrium" if "lo" in sol else
