@@ -438,6 +438,16 @@ def test_a_run_with_fewer_deals_than_its_config_says_so_at_its_answer(tmp_path):
     res = run_experiment(CFG, games=10)
     page = open(build_report(res.write(str(tmp_path))), encoding="utf-8").read()
     assert "played with --games 10, where its config asks for games = 20" in page
+    # and sensei run says it where it prints the answer, before it (it said so only in the report)
+    cfg = tmp_path / "small.toml"
+    cfg.write_text('title = "Report test"\nquestion = "q"\ngame = "sen"\nplayers = 2\ngames = 20\nseed = 3\n'
+                   '[lineup]\nfocus = "threshold"\nfield = "threshold:wake=10"\n[sweep]\n"focus.wake" = [8, 12]\n')
+    for extra, said in ((["--games", "10"], True), ([], False)):
+        r = CliRunner().invoke(app, ["run", str(cfg), "--no-progress", "--no-report", "--out", str(tmp_path / "cli")] + extra)
+        assert r.exit_code == 0, r.output
+        lines = r.output.splitlines()
+        k = next(i for i, line in enumerate(lines) if line.startswith("Report test: "))  # after the grid's lines
+        assert lines[k + 1].startswith("  This run was played with --games 10, where its config asks for games = 20") == said
 
 
 IDLE = """
