@@ -692,10 +692,11 @@ def _headline(sentences: list[str]) -> list[str] | None:
                 notes.append(f"one of the {several.group(1)} equilibria its search found")
             if "one point of a set of equilibria" in text:  # its shares are one choice among many
                 notes.append("one point of a set of equilibria")
-            if "pin the mix down" in text:  # some of its intervals run (nearly) from 0% to 100%: say so where it leads
+            if "pin the mix down" in text:  # some intervals run (nearly) from 0% to 100%: say so where it leads
                 exact = re.search(r"on resampled deals [^:;(]* range[s]? from 0% to 100% of it", text)
-                notes.append(f"some intervals from {'' if exact else 'nearly '}0% to 100%: " + ("the resamples land on different equilibria, or "
-                             if "the resamples land on different equilibria" in text else "")
+                notes.append(f"some intervals from {'' if exact else 'nearly '}0% to 100%: "
+                             + ("the resamples land on different equilibria, or "
+                                if "the resamples land on different equilibria" in text else "")
                              + "the deals do not pin this mix down")
             out.append(head + (f" ({'; '.join(notes)}; see the answer in full)" if notes else ""))
         elif "symmetric equilibrium" in text.split(":")[0] or text.startswith("symmetric equilibrium"):
