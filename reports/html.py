@@ -91,7 +91,9 @@ TERMS = (
     ("Nash", "a mix of strategies that no strategy beats: against a table playing the mix, switching to any "
      "one strategy gains nothing", ("nash",)),
     ("regret", "what a strategy would gain (win share) by being played against a table of the mix instead of "
-     "the mix itself; below 0 it would lose, so it has no reason to switch", ("regret",)),
+     "the mix itself; below 0 it would lose, so it has no reason to switch. Measured on the deals that found "
+     "the mix, it flatters the mix (an equilibrium of those deals leaves no member a gain there, by its "
+     "construction): the regrets on fresh deals (search.confirm) are the check", ("regret",)),
     ("alpha-rank", "a ranking of strategies by how much of the time a population that keeps copying whoever "
      "does better spends playing each; its shares move in steps as the order of the payoffs changes, so where "
      "the deals leave that order clear its interval over resampled deals is narrow, and a share may sit at "

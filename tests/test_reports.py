@@ -380,6 +380,10 @@ def test_a_report_explains_the_words_its_answer_uses():
     assert list(terms) == ["fixed point", "weak fixed point", "the race", "corrected for picking among N settings",
                            "meta-game", "Nash", "regret"]
     assert "its own best response" in terms["fixed point"]
+    # a regret on the deals that found the mix flatters it (a 2-player Senshi meta-game read counter's regret
+    # -1.2% [-2.7%, +0.1%] against a racer mix where counter wins 50.8% of 160,000 games against racer)
+    assert "Measured on the deals that found the mix, it flatters the mix" in terms["regret"]
+    assert "fresh deals (search.confirm)" in terms["regret"]
     # a word inside another is not that word: "below" holds no Elo
     assert answer_terms(["the fair share lies below it"]) == []
     assert [t for t, _ in answer_terms(["highest rated swapper (Elo +89 ± 10 vs counter)"])] == ["Elo, Bradley-Terry"]
