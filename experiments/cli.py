@@ -812,14 +812,7 @@ def run_cmd(
                f"({m['games_per_second']:,.0f} games/s)")
     from reports.html import run_size_note
 
-    text = m.get("config_text")
-    if text is None and path:
-        try:
-            with open(os.path.join(path, "config.toml"), encoding="utf-8") as fh:
-                text = fh.read()
-        except OSError:
-            text = None
-    note = run_size_note(text or "", m)
+    note = run_size_note(m.get("config_text") or "", m)
     if note:  # (the report says it at its top too)
         typer.echo(f"  {note}")
     for sentence in res.answer:
