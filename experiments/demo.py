@@ -27,7 +27,8 @@ QUESTIONS: list[tuple[str, float]] = [
     # setting at the default: some 40 s on 2 cores for 22 wake values); the Fan & Mallet design races 12
     # start positions in 3 self-play groups (4000);
     # the Senshi meta-game plays every lineup of six strategies for 2-4 players with the slow heuristics
-    # (counter, guard): 40 deals per lineup at the default, so its intervals are wide (GAMES=... for more)
+    # (counter, guard): 40 deals per lineup at the default, and 40 fresh ones for its regrets (SCALED_CONFIRM),
+    # so its intervals are wide (GAMES=... for more)
     ("experiments/sen_wake_equilibrium.toml", 2.5),
     # the penalty design over equilibria: 5 penalties x 9 wake values of compiled Sen games (2000 deals)
     ("experiments/sen_penalty_design.toml", 2.5),
@@ -41,6 +42,10 @@ QUESTIONS: list[tuple[str, float]] = [
     # Sensu's search games are the slowest (about 0.4 s of CPU at 100 iterations): 40 deals per cell
     ("experiments/search_seats_sensu.toml", 0.05),
 ]
+
+#: questions whose fresh deals (``search.confirm``) the demo scales as it scales their deals: the Senshi
+#: meta-game plays every lineup again on them, which at its config's 400 would cost ten times its 40 deals
+SCALED_CONFIRM = {"experiments/senshi_meta.toml"}
 
 #: the search's iterations per decision in the demo (``--search-iterations``; the strategy's default
 #: budget is much deeper)
@@ -78,6 +83,20 @@ def _with_search_budget(path: str, iterations: int):
     return out
 
 
+def _with_confirm_scaled(path: str, games: int) -> dict:
+    """The config at ``path`` as a dict, its ``search.confirm`` scaled by ``games`` over the config's own
+    games (at least 20, the least a confirmation takes; 0 stays 0)."""
+    import tomllib
+
+    with open(path, "rb") as fh:
+        raw = tomllib.load(fh)
+    search = raw.get("search")
+    if isinstance(search, dict) and search.get("confirm"):
+        own = raw.get("games", 1000)
+        search["confirm"] = max(20, int(round(search["confirm"] * games / own)))
+    return raw
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m experiments.demo", description=__doc__.splitlines()[0])
     ap.add_argument("games", nargs="?", type=int, default=800, help="deals per cell (default 800)")
@@ -105,6 +124,8 @@ def main(argv: list[str] | None = None) -> int:
             source = os.path.join(here, path)
             if "search" in os.path.basename(path):
                 source = _with_search_budget(source, args.search_iterations)
+            elif path in SCALED_CONFIRM:
+                source = _with_confirm_scaled(source, games)
             res = run_experiment(source, games=games, jobs=args.jobs, progress=True)
         except SenseiError as exc:
             print(f"error: {exc}", file=sys.stderr)

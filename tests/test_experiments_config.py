@@ -157,3 +157,26 @@ def test_the_demo_says_its_search_plays_below_the_default_budget():
     # at the default budget or above, nothing is added
     full = _with_search_budget("experiments/search_seats.toml", 500)
     assert "This run is make demo's" not in full["report"]["notes"] and "make demo" not in full["title"]
+
+
+def test_the_demo_scales_the_senshi_meta_games_fresh_deals_with_its_deals():
+    """senshi_meta plays every lineup of its meta-game again on 400 fresh deals (search.confirm); make demo
+    plays it at 40 deals a lineup, and scales those fresh deals alike, so that the question's honest regrets
+    do not cost the demo ten times its meta-game."""
+    from experiments.config import load as load_config
+    from experiments.demo import QUESTIONS, SCALED_CONFIRM, _with_confirm_scaled
+
+    with open(os.path.join(ROOT, "experiments/senshi_meta.toml"), "rb") as fh:
+        own = tomllib.load(fh)
+    assert own["search"]["confirm"] == 400 and own["games"] == 400
+    assert SCALED_CONFIRM <= {path for path, _ in QUESTIONS}
+    raw = _with_confirm_scaled(os.path.join(ROOT, "experiments/senshi_meta.toml"), 40)
+    assert raw["search"]["confirm"] == 40
+    assert {k: v for k, v in raw["search"].items() if k != "confirm"} == \
+        {k: v for k, v in own["search"].items() if k != "confirm"}
+    assert {k: v for k, v in raw.items() if k != "search"} == {k: v for k, v in own.items() if k != "search"}
+    # never below the least a confirmation takes, and a config without one is left as it is
+    assert _with_confirm_scaled(os.path.join(ROOT, "experiments/senshi_meta.toml"), 5)["search"]["confirm"] == 20
+    assert "confirm" not in _with_confirm_scaled(os.path.join(ROOT, "experiments/senshi_elimination.toml"), 40).get(
+        "search", {})
+    load_config(raw)  # the scaled config is a valid one
