@@ -1249,9 +1249,17 @@ class _dask_client:
                         signal.signal(signal.SIGINT, signal.SIG_DFL if handler is None else handler)
                     if self.client is None:
                         log.setLevel(self.log_level)
-        except (OSError, TimeoutError, ValueError) as exc:
+        except Exception as exc:
             if self.scheduler:
-                raise SenseiError(f"cannot reach dask scheduler {self.scheduler!r}: {exc}") from None
+                # whatever dask's client raises for an address it cannot use: an unreachable one (OSError,
+                # a timeout), or a protocol it cannot speak as given (tls:// without a TLS configuration, a
+                # TypeError; ucx:// without UCX, a TypeError too)
+                why = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+                if not isinstance(exc, (OSError, TimeoutError, ValueError)):
+                    why = f"{type(exc).__name__}: {why}" if why else type(exc).__name__
+                raise SenseiError(f"cannot reach dask scheduler {self.scheduler!r}: {why}") from None
+            if not isinstance(exc, (OSError, TimeoutError, ValueError)):
+                raise
             raise SystemRefused(f"cannot start a local dask cluster of {self.jobs} workers: "
                                 f"{type(exc).__name__}: {exc}") from None
         mine = _sensei_version()

@@ -30,6 +30,11 @@ def test_bad_backend_and_scheduler_are_user_errors():
         simulate("sen", agents, n_games=10, scheduler="tcp://127.0.0.1:1")
     with pytest.raises(SenseiError, match="cannot reach"):
         simulate("sen", agents, n_games=10, backend="dask", scheduler="tcp://127.0.0.1:9")
+    # addresses of protocols dask's client cannot speak as given (tls:// without a TLS configuration, ucx://
+    # without UCX) raised TypeErrors from inside distributed: a traceback and exit status 1
+    for address in ("tls://127.0.0.1:9", "ucx://127.0.0.1:9"):
+        with pytest.raises(SenseiError, match=r"^cannot reach dask scheduler '[a-z]+://127\.0\.0\.1:9': TypeError: \S"):
+            simulate("sen", agents, n_games=10, backend="dask", scheduler=address)
 
 
 def test_dask_cluster_gives_the_same_best_response_as_a_local_run(cluster, monkeypatch):
