@@ -598,8 +598,7 @@ class _stop_on_sigterm:
 
         self.previous = None
         if threading.current_thread() is threading.main_thread():  # signals belong to the main thread
-            def _term(signum, frame):
-                raise KeyboardInterrupt
+            from simcore.errors import interrupt_handler as _term
 
             self.previous = signal.signal(signal.SIGTERM, _term)
         return self
@@ -953,7 +952,12 @@ def _main() -> None:
 
 
 if _MAIN:  # imported: from here on Ctrl-C is a KeyboardInterrupt, which every command turns into one line
-    signal.signal(signal.SIGINT, signal.default_int_handler)
+    # (noted as it arrives: a KeyboardInterrupt that no signal preceded is a strategy file's, see
+    # simcore.errors.interrupt_possible)
+    from simcore.errors import interrupt_handler, track_interrupts
+
+    track_interrupts()
+    signal.signal(signal.SIGINT, interrupt_handler)
 
 
 if __name__ == "__main__":

@@ -114,17 +114,43 @@ def during_compile(exc: BaseException) -> bool:
 NOT_CTRL_C = "no Ctrl-C reached this thread: a strategy cannot stop a run"
 
 
+#: the command line's record of Ctrl-C and SIGTERM (:func:`interrupt_handler`): ``None`` where no handler
+#: of its own records them (a Python session: any KeyboardInterrupt of the main thread may be a Ctrl-C),
+#: else whether one has arrived
+_SIGNAL_SEEN: list[bool] | None = None
+
+
+def interrupt_handler(signum=None, frame=None) -> None:
+    """The command line's handler of Ctrl-C (and of SIGTERM, which a command turns into one): it notes that
+    the signal arrived, then raises KeyboardInterrupt as Python's own handler does. With it installed
+    (:func:`track_interrupts`), a KeyboardInterrupt of the main thread that no signal preceded was raised by
+    the code being run: a strategy file, at import."""
+    global _SIGNAL_SEEN
+    _SIGNAL_SEEN = [True]
+    raise KeyboardInterrupt
+
+
+def track_interrupts() -> None:
+    """From here on, :func:`interrupt_possible` in the main thread asks whether a signal has arrived."""
+    global _SIGNAL_SEEN
+    if _SIGNAL_SEEN is None:
+        _SIGNAL_SEEN = [False]
+
+
 def interrupt_possible() -> bool:
     """Whether a KeyboardInterrupt raised here can be a real Ctrl-C (or the SIGTERM a command turns into
     one): Python raises it for a signal only in the main thread of the main process, and worker processes
     ignore Ctrl-C. Anywhere else (the runner's threads, which play every chunk of a command, a worker
-    process, a dask worker's thread) it was raised by the code being run: a strategy."""
+    process, a dask worker's thread) it was raised by the code being run: a strategy. In the command line,
+    whose handler notes every Ctrl-C and SIGTERM, so was one in the main thread that no signal preceded."""
     import sys
     import threading
 
     if threading.current_thread() is not threading.main_thread():
         return False
-    return not getattr(sys.modules.get("simcore.runner"), "_IN_WORKER", False)
+    if getattr(sys.modules.get("simcore.runner"), "_IN_WORKER", False):
+        return False
+    return _SIGNAL_SEEN is None or _SIGNAL_SEEN[0]
 
 
 def caused_by_interrupt(exc: BaseException | None) -> bool:

@@ -29,7 +29,7 @@ from typing import Any, Iterable
 
 import numpy as np
 
-from simcore.errors import SenseiError, StrategyError, error_text, exit_call, interrupt_possible
+from simcore.errors import NOT_CTRL_C, SenseiError, StrategyError, error_text, exit_call, interrupt_possible
 from simcore.files import not_a_file
 from simcore.lineup import load_source_module
 from simcore.options import build, check_defaults, check_shadowing, describe
@@ -389,8 +389,11 @@ def _load_module(path: str):
     except SystemExit as exc:  # sys.exit() in a user file ends the loading, not the program
         raise SenseiError(f"strategy file {path!r} failed to load: it called {exit_call(exc)}") from None
     except BaseException as exc:  # noqa: BLE001 - a user file may fail in any way; report it on one line
-        if isinstance(exc, KeyboardInterrupt) and interrupt_possible():  # Ctrl-C while it loaded
-            raise
+        if isinstance(exc, KeyboardInterrupt):
+            if interrupt_possible():  # Ctrl-C while it loaded
+                raise
+            raise SenseiError(f"strategy file {path!r} failed to load: it raised KeyboardInterrupt "
+                              f"({NOT_CTRL_C})") from None
         raise SenseiError(f"strategy file {path!r} failed to load: {type(exc).__name__}: {error_text(exc)}") from None
     module.__sensei_sha256__ = digest
     return module

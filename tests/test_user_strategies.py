@@ -906,6 +906,24 @@ def test_a_strategy_file_that_raises_a_base_exception_on_import_is_one_line(tmp_
     registry.register_files([])
 
 
+def test_a_strategy_file_that_raises_keyboard_interrupt_on_import_is_its_error_not_a_ctrl_c(tmp_path):
+    """The file is imported in the command's main thread, where a Ctrl-C raises KeyboardInterrupt too: one
+    that no Ctrl-C preceded ended `sensei play` and `sensei run` as 'interrupted' (exit 130). The command line
+    notes every Ctrl-C and SIGTERM that arrives, so this one is the file's error (exit 2, one line)."""
+    path = tmp_path / "stops.py"
+    path.write_text("raise KeyboardInterrupt\n")
+    cfg = tmp_path / "c.toml"
+    cfg.write_text('title = "t"\nquestion = "q"\ngame = "sen"\nplayers = 2\ngames = 10\nseed = 1\n'
+                   '[lineup]\nfocus = "threshold"\nfield = "threshold"\n')
+    for args in (["play", "sen", "-p", "2", "-s", f"{path}:X", "-s", "threshold", "-n", "10", "--json"],
+                 ["run", str(cfg), "--strategies", str(path), "--no-progress", "--out", str(tmp_path / "runs")]):
+        r = subprocess.run([SENSEI, *args], capture_output=True, text=True, cwd=tmp_path, timeout=600)
+        assert (r.returncode, r.stdout, r.stderr) == (2, "", (
+            f"error: strategy file {str(path)!r} failed to load: it raised KeyboardInterrupt (no Ctrl-C reached this "
+            "thread: a strategy cannot stop a run)\n")), (args[0], r.returncode, r.stdout, r.stderr)
+    assert not (tmp_path / "runs").exists()
+
+
 def test_a_strategy_that_ends_the_process_is_exit_2_with_one_line(broken, tmp_path):
     """os._exit in a strategy ends the process past every handler: status 0 and no output read as a run
     that finished (sensei check printed its header alone); the command line says so and exits with 2."""
