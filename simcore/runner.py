@@ -1250,6 +1250,8 @@ class _dask_client:
                     if self.client is None:
                         log.setLevel(self.log_level)
         except Exception as exc:
+            if caused_by_interrupt(exc):  # a Ctrl-C that surfaced inside dask as another error
+                raise
             if self.scheduler:
                 # whatever dask's client raises for an address it cannot use: an unreachable one (OSError,
                 # a timeout), or a protocol it cannot speak as given (tls:// without a TLS configuration, a
