@@ -117,7 +117,7 @@ NOT_CTRL_C = "no Ctrl-C reached this thread: a strategy cannot stop a run"
 #: the command line's record of Ctrl-C and SIGTERM (:func:`interrupt_handler`): ``None`` where no handler
 #: of its own records them (a Python session: any KeyboardInterrupt of the main thread may be a Ctrl-C),
 #: else whether one has arrived
-_SIGNAL_SEEN: list[bool] | None = None
+_SIGNAL_SEEN: bool | None = None
 
 
 def interrupt_handler(signum=None, frame=None) -> None:
@@ -126,7 +126,7 @@ def interrupt_handler(signum=None, frame=None) -> None:
     (:func:`track_interrupts`), a KeyboardInterrupt of the main thread that no signal preceded was raised by
     the code being run: a strategy file, at import."""
     global _SIGNAL_SEEN
-    _SIGNAL_SEEN = [True]
+    _SIGNAL_SEEN = True
     raise KeyboardInterrupt
 
 
@@ -134,7 +134,7 @@ def track_interrupts() -> None:
     """From here on, :func:`interrupt_possible` in the main thread asks whether a signal has arrived."""
     global _SIGNAL_SEEN
     if _SIGNAL_SEEN is None:
-        _SIGNAL_SEEN = [False]
+        _SIGNAL_SEEN = False
 
 
 def interrupt_possible() -> bool:
@@ -150,7 +150,7 @@ def interrupt_possible() -> bool:
         return False
     if getattr(sys.modules.get("simcore.runner"), "_IN_WORKER", False):
         return False
-    return _SIGNAL_SEEN is None or _SIGNAL_SEEN[0]
+    return _SIGNAL_SEEN is not False
 
 
 def caused_by_interrupt(exc: BaseException | None) -> bool:

@@ -27,7 +27,7 @@ import numpy as np
 
 from .compiled import NO_REFCOUNT
 from .errors import (NOT_CTRL_C, SenseiError, StrategyError, SystemRefused, WorkerDied, caused_by_interrupt,
-                     interrupt_possible)
+                     error_text, interrupt_possible)
 from .game import Game
 from .options import check_fields, check_shadowing, display_name
 from .registry import get_game
@@ -1256,7 +1256,7 @@ class _dask_client:
                 # whatever dask's client raises for an address it cannot use: an unreachable one (OSError,
                 # a timeout), or a protocol it cannot speak as given (tls:// without a TLS configuration, a
                 # TypeError; ucx:// without UCX, a TypeError too)
-                why = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+                why = error_text(exc)
                 if not isinstance(exc, (OSError, TimeoutError, ValueError)):
                     why = f"{type(exc).__name__}: {why}" if why else type(exc).__name__
                 raise SenseiError(f"cannot reach dask scheduler {self.scheduler!r}: {why}") from None
