@@ -283,7 +283,23 @@ def _err(text: str) -> None:
 
 
 app = typer.Typer(cls=_OneLineErrors, add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
-                  rich_markup_mode=None, help="sensei: a Monte Carlo strategy lab for Sen, Senshi, Sensu and Fan & Mallet.")
+                  rich_markup_mode=None, context_settings={"help_option_names": ["-h", "--help"]},
+                  help="sensei: a Monte Carlo strategy lab for Sen, Senshi, Sensu and Fan & Mallet.")
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from simcore.runner import _sensei_version
+
+        release, _, sources = _sensei_version().partition("+")
+        typer.echo(f"sensei {release} (engine and strategy sources {sources})")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(version: bool = typer.Option(False, "--version", callback=_print_version, is_eager=True,
+                                          help="print sensei's version and exit")) -> None:
+    """sensei: a Monte Carlo strategy lab for Sen, Senshi, Sensu and Fan & Mallet."""
 
 
 def _json_clean(x: Any) -> Any:
@@ -300,11 +316,11 @@ def _json_clean(x: Any) -> Any:
 
 @app.command()
 def play(
-    game: str = typer.Argument(..., help="sen, senshi, sensu or fan-and-mallet"),
+    game: str = typer.Argument(..., metavar="GAME", help="sen, senshi, sensu or fan-and-mallet"),
     players: Optional[int] = typer.Option(None, "--players", "-p", help="number of seats"),
-    strategy: Optional[List[str]] = typer.Option(None, "--strategy", "-s",
+    strategy: Optional[List[str]] = typer.Option(None, "--strategy", "-s", metavar="SPEC",
                                                  help="NAME[:k=v,...] or FILE.py:Class[:k=v,...]; one per seat, or one for all"),
-    rule: Optional[List[str]] = typer.Option(None, "--rule", "-r", help="rule option KEY=VALUE (repeatable)"),
+    rule: Optional[List[str]] = typer.Option(None, "--rule", "-r", metavar="KEY=VALUE", help="rule option KEY=VALUE (repeatable)"),
     games: int = typer.Option(1000, "--games", "-n", help="number of complete games"),
     seed: int = typer.Option(0, "--seed", help="root seed"),
     jobs: int = typer.Option(1, "--jobs", "-j", help="worker processes (results do not depend on it)"),
@@ -325,18 +341,18 @@ def play(
     """
     _DEBUG["on"] = debug
     with _stdout_to_stderr(as_json):  # what strategies print must not break the one JSON object
-        summary, seconds, agents = _play(game, players, strategy, games, seed, rule, jobs, chunk_size, as_json,
-                                         progress, backend, scheduler, strategy_files)
+        summary, seconds, agents, compiling = _play(game, players, strategy, games, seed, rule, jobs, chunk_size,
+                                                    as_json, progress, backend, scheduler, strategy_files)
     if as_json:
         sys.stdout.write(json.dumps(_json_clean(summary)) + "\n")
         return
     from strategies.registry import short_labels
 
-    _print_summary(summary, seconds, short_labels(agents))
+    _print_summary(summary, seconds, short_labels(agents), compiling)
 
 
 def _play(game, players, strategy, games, seed, rule, jobs, chunk_size, as_json, progress, backend, scheduler,
-          strategy_files) -> tuple[dict, float, list]:
+          strategy_files) -> tuple[dict, float, list, float]:
     from simcore.runner import simulate
 
     eng, p, rules, agents = _table(game, players, strategy, rule, strategy_files)
@@ -355,7 +371,7 @@ def _play(game, players, strategy, games, seed, rule, jobs, chunk_size, as_json,
         _interrupted(f"interrupted: {exc.games_done:,} of {exc.games:,} games played; sensei play keeps no "
                      "partial results (sensei run keeps every finished chunk)")
         sys.exit(130)
-    return res.summary(), res.seconds, res.agents
+    return res.summary(), res.seconds, res.agents, res.compile_seconds
 
 
 @contextlib.contextmanager
@@ -414,11 +430,11 @@ def _table(game: str, players: Optional[int], strategy: Optional[List[str]], rul
 
 @app.command()
 def trace(
-    game: str = typer.Argument(..., help="sen, senshi, sensu or fan-and-mallet"),
+    game: str = typer.Argument(..., metavar="GAME", help="sen, senshi, sensu or fan-and-mallet"),
     players: Optional[int] = typer.Option(None, "--players", "-p", help="number of seats"),
-    strategy: Optional[List[str]] = typer.Option(None, "--strategy", "-s",
+    strategy: Optional[List[str]] = typer.Option(None, "--strategy", "-s", metavar="SPEC",
                                                  help="NAME[:k=v,...] or FILE.py:Class[:k=v,...]; one per seat, or one for all"),
-    rule: Optional[List[str]] = typer.Option(None, "--rule", "-r", help="rule option KEY=VALUE (repeatable)"),
+    rule: Optional[List[str]] = typer.Option(None, "--rule", "-r", metavar="KEY=VALUE", help="rule option KEY=VALUE (repeatable)"),
     seed: int = typer.Option(0, "--seed", help="root seed (as given to sensei play)"),
     index: int = typer.Option(0, "--game", "-k",
                               help="the game to trace: its index K from 0, the per-game table's game column"),
@@ -468,11 +484,11 @@ CHECK_MAX_GAMES = 2000
 
 @app.command()
 def check(
-    game: str = typer.Argument(..., help="sen, senshi, sensu or fan-and-mallet"),
+    game: str = typer.Argument(..., metavar="GAME", help="sen, senshi, sensu or fan-and-mallet"),
     players: Optional[int] = typer.Option(None, "--players", "-p", help="number of seats"),
-    strategy: Optional[List[str]] = typer.Option(None, "--strategy", "-s",
+    strategy: Optional[List[str]] = typer.Option(None, "--strategy", "-s", metavar="SPEC",
                                                  help="NAME[:k=v,...] or FILE.py:Class[:k=v,...]; one per seat, or one for all"),
-    rule: Optional[List[str]] = typer.Option(None, "--rule", "-r", help="rule option KEY=VALUE (repeatable)"),
+    rule: Optional[List[str]] = typer.Option(None, "--rule", "-r", metavar="KEY=VALUE", help="rule option KEY=VALUE (repeatable)"),
     games: int = typer.Option(20, "--games", "-n", help=f"games per check (at most {CHECK_MAX_GAMES:,})"),
     seed: int = typer.Option(0, "--seed", help="root seed"),
     strategy_files: Optional[List[str]] = _strategies_option(),
@@ -625,16 +641,19 @@ def _console(**kw: Any):
     return con
 
 
-def _print_summary(s: dict[str, Any], seconds: float, labels: list[str]) -> None:
+def _print_summary(s: dict[str, Any], seconds: float, labels: list[str], compiling: float = 0.0) -> None:
     """The readable form of the summary: every figure with its 95% interval; strategies by short label,
-    the full spec one column away."""
+    the full spec one column away. The speed leaves out the time a first run spent ``compiling``."""
     from rich import box
     from rich.table import Table
 
     con = _console()
     P = s["players"]
+    timing = f"{seconds:.1f} s, {s['games'] / max(seconds, 1e-9):,.0f} games/s"
+    if compiling >= 0.05 and seconds - compiling > 0:  # a first run: its speed is that of the games alone
+        timing = f"{seconds:.1f} s, compiling {compiling:.1f} s; {s['games'] / max(seconds - compiling, 1e-9):,.0f} games/s"
     con.print(f"[bold]{s['game']}[/bold], {P} player{'s' if P != 1 else ''}, {s['games']:,} games, seed {s['seed']} "
-              f"({seconds:.1f} s, {s['games'] / max(seconds, 1e-9):,.0f} games/s)", highlight=False)
+              f"({timing})", highlight=False)
     con.print("rules: " + ", ".join(f"{k}={_show_default(v)}" for k, v in s["rules"].items()), highlight=False)
     has_win = bool(s["win_share"])
     cells = []
@@ -727,7 +746,7 @@ def _show_default(v: Any) -> str:
 
 
 @app.command()
-def strategies(game: str = typer.Argument(..., help="a game name"),
+def strategies(game: str = typer.Argument(..., metavar="GAME", help="a game name"),
                strategy_files: Optional[List[str]] = _strategies_option()) -> None:
     """List a game's strategies with their parameters and docstrings (shipped, installed by packages
     through the entry point group sensei.strategies, and those of --strategies files).
@@ -758,7 +777,7 @@ def strategies(game: str = typer.Argument(..., help="a game name"),
 
 @app.command("run")
 def run_cmd(
-    config: str = typer.Argument(..., help="experiment config (TOML), e.g. experiments/sen_wake_threshold.toml"),
+    config: str = typer.Argument(..., metavar="CONFIG.toml", help="experiment config (TOML), e.g. experiments/sen_wake_threshold.toml"),
     games: Optional[int] = typer.Option(None, "--games", "-n", help="games (deals) per cell instead of the config's"),
     jobs: int = typer.Option(1, "--jobs", "-j", help="worker processes (results do not depend on it)"),
     out: Optional[str] = typer.Option(None, "--out", "-o",
@@ -845,7 +864,7 @@ def _report(run_dir: str) -> str:
 
 
 @app.command("report")
-def report_cmd(run_dir: str = typer.Argument(..., help="a run folder written by sensei run")) -> None:
+def report_cmd(run_dir: str = typer.Argument(..., metavar="RUN_DIR", help="a run folder written by sensei run")) -> None:
     """Write RUN_DIR/report.html from the run's result files (no games are played) and refresh the index.
 
     Example: sensei report runs/sen_wake_threshold-20250101-120000

@@ -345,6 +345,23 @@ def _check_values(raw: dict[str, Any], ck: "_Checker") -> None:
 _BARE_KEY = re.compile(r"^[A-Za-z0-9_.-]+$")
 
 
+def _rule_at_the_top(raw: dict[str, Any], allowed: set, path: str) -> None:
+    """A rule option of the config's game written at the top (``penalty = 15``) is refused with where it
+    goes: under ``[rules]`` (fixed) or in ``[sweep]`` (an axis)."""
+    try:
+        eng = get_game(raw.get("game")) if isinstance(raw.get("game"), str) else None
+    except SenseiError:
+        return
+    if eng is None:
+        return
+    options = {f.name for f in dataclasses.fields(eng.Rules)}
+    for k in raw:
+        if k not in allowed and k in options:
+            raise SenseiError(f"{path}: {k}: unknown key at the top; {k} is a rule option of {eng.name}: it goes "
+                              f"under [rules] ({k} = ... there), or in [sweep] as \"rules.{k}\" = [...] to try "
+                              "several values")
+
+
 #: deals per cell of a config that does not say (its ``games``)
 DEFAULT_GAMES = 1000
 
@@ -352,6 +369,7 @@ def parse(raw: dict[str, Any], path: str = DICT_CONFIG, games_override: int | No
     ck = _Checker(path)
     ck.table(raw, "")
     _check_values(raw, ck)
+    _rule_at_the_top(raw, TOP_KEYS | answer_tables(), path)
     ck.keys(raw, TOP_KEYS | answer_tables(), "")
     for key in ("title", "question", "game"):
         if key not in raw:

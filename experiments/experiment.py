@@ -496,6 +496,9 @@ def open_unfinished(run_dir: str, fingerprint: dict[str, Any], raw: dict[str, An
     if os.path.isfile(os.path.join(run_dir, "manifest.json")):
         report = "" if os.path.isfile(os.path.join(run_dir, "report.html")) else \
             f" (its report is not written: sensei report {run_dir})"
+        if _other_config(run_dir, raw):  # the wrong folder: that it is another config's is the news
+            raise SenseiError(f"{run_dir}: cannot resume: the config differs from the complete run's there "
+                              f"(compare with {os.path.join(run_dir, 'config.toml')})")
         raise SenseiError(f"{run_dir}: this run is complete (manifest.json is there); nothing to resume{report}")
     path = os.path.join(run_dir, STATE)
     if os.path.islink(path) or os.path.islink(os.path.join(run_dir, PARTS)):

@@ -426,3 +426,48 @@ def decision(fn=None, *, refcount: bool = False, inline: bool = False):
         return d
 
     return wrap if fn is None else wrap(fn)
+
+
+class compile_timer:
+    """``with compile_timer() as t:`` ... ``t.seconds``: the wall time numba spent compiling in this process
+    (in any thread) while the block ran, counting only outermost compilations (a function compiled
+    because the one being compiled calls it is part of that one). Machine code loaded from the cache is
+    no compilation; worker processes are not seen. A run's speed can then leave a first run's compiling
+    out."""
+
+    def __enter__(self) -> "compile_timer":
+        import threading
+        import time
+
+        from numba.core import event
+
+        self.seconds = 0.0
+        local = threading.local()
+        lock = threading.Lock()
+        timer = self
+
+        class _Outermost(event.Listener):
+            def on_start(self, ev):
+                depth = getattr(local, "depth", 0)
+                if depth == 0:
+                    local.start = time.perf_counter()
+                local.depth = depth + 1
+
+            def on_end(self, ev):
+                depth = getattr(local, "depth", 0)
+                if depth <= 0:  # a compilation that began before the block: not counted
+                    return
+                local.depth = depth - 1
+                if depth == 1:
+                    with lock:
+                        timer.seconds += time.perf_counter() - local.start
+
+        self._listener = _Outermost()
+        event.register("numba:compile", self._listener)
+        return self
+
+    def __exit__(self, *exc) -> bool:
+        from numba.core import event
+
+        event.unregister("numba:compile", self._listener)
+        return False

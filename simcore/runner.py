@@ -25,7 +25,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 import numba
 import numpy as np
 
-from .compiled import NO_REFCOUNT
+from .compiled import NO_REFCOUNT, compile_timer
 from .errors import (NOT_CTRL_C, SenseiError, StrategyError, SystemRefused, WorkerDied, caused_by_interrupt,
                      error_text, interrupt_possible)
 from .game import Game
@@ -468,6 +468,8 @@ class RunResult:
     totals: Totals
     seconds: float
     jobs: int
+    #: of ``seconds``, the time numba spent compiling in this process (a first run of a lineup)
+    compile_seconds: float = 0.0
 
     @property
     def n(self) -> int:
@@ -1431,12 +1433,14 @@ def simulate(game: str | Game, agents: Sequence[Any], players: int | None = None
         bar.advance(tot.n)
 
     try:
-        run_chunks(tasks, jobs, take, backend, scheduler)
+        with compile_timer() as compiling:
+            run_chunks(tasks, jobs, take, backend, scheduler)
     except KeyboardInterrupt:
         bar.close(interrupted=True)
         raise Interrupted(bar.done, n_games) from None
     bar.close()
-    return RunResult(eng, players, rules, list(agents), seed, acc.result(), time.perf_counter() - t0, jobs)
+    return RunResult(eng, players, rules, list(agents), seed, acc.result(), time.perf_counter() - t0, jobs,
+                     compiling.seconds)
 
 
 def check_agents(eng: Game, agents: Any) -> None:

@@ -119,6 +119,20 @@ def test_bad_input_is_one_line_exit_2(args, needle):
     assert "Traceback" not in r.output
 
 
+def test_short_help_and_version():
+    """``-h`` is ``--help`` for sensei and every command; ``--version`` prints the installed version and the
+    sources' fingerprint (the compiled-code cache's name)."""
+    from importlib.metadata import version
+
+    from simcore.compiled import source_fingerprint
+
+    for args in ([], ["play"], ["run"], ["check"]):
+        short, long = run(*args, "-h"), run(*args, "--help")
+        assert short.exit_code == 0 and short.stdout == long.stdout and "Usage: " in short.stdout
+    r = run("--version")
+    assert r.exit_code == 0 and r.stdout == f"sensei {version('sensei')} (engine and strategy sources {source_fingerprint()})\n"
+
+
 def test_listings():
     r = run("games")
     assert r.exit_code == 0 and "sen" in r.stdout and "penalty=5" in r.stdout and "know_what_i_have=false" in r.stdout

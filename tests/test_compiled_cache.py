@@ -223,3 +223,32 @@ def test_parameters_no_shared_class_can_spell_leave_the_cached_decisions_loadabl
                            capture_output=True, text=True, timeout=600)
         assert r.returncode == 0, r.stderr
         assert r.stdout.startswith("{")
+
+
+def test_the_compile_timer_counts_each_outermost_compilation_once():
+    """compile_timer: a first call that compiles a function and the function it calls counts once (not
+    more than the call took); a call that compiles nothing adds nothing, and a timer leaves no listener."""
+    import time
+
+    @numba.njit
+    def inner(x):
+        s = 0.0
+        for i in range(x):
+            s += (i * 0.5) ** 2 - i
+        return s
+
+    @numba.njit
+    def outer(x):
+        return inner(x) + inner(x + 1)
+
+    with compiled.compile_timer() as t:
+        start = time.perf_counter()
+        outer(3)
+        took = time.perf_counter() - start
+    assert 0 < t.seconds <= took
+    counted = t.seconds
+    outer(2.5)  # a compilation after the block
+    assert t.seconds == counted
+    with compiled.compile_timer() as again:
+        outer(5)  # the same types: compiled already
+    assert again.seconds == 0.0

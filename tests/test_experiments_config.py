@@ -54,6 +54,8 @@ def test_rotations_skip_repeats_but_keep_every_focus_seat():
 
 @pytest.mark.parametrize("changes, key, expected", [
     ({"colour": "red"}, "colour", "unknown key"),
+    ({"penalty": 15}, "penalty", 'a rule option of sen: it goes under [rules] (penalty = ... there), or in [sweep] '
+                                 'as "rules.penalty" = [...]'),
     ({"games": "many"}, "games", "an integer from 1 to"),
     ({"games": 0}, "games", "an integer from 1 to"),
     ({"seed": -1}, "seed", "an integer >= 0"),

@@ -451,6 +451,12 @@ def test_a_resume_with_another_config_says_the_config_differs(tmp_path):
     with pytest.raises(SenseiError, match="cannot resume: the chunk size differs"):
         c = load({**a, "chunk_size": 7})
         open_unfinished(str(folder), run_fingerprint(c), c.raw)
+    # a complete run: of another config, that is the news; of this one, that there is nothing to resume
+    (folder / "manifest.json").write_text("{}")
+    with pytest.raises(SenseiError, match="cannot resume: the config differs from the complete run's"):
+        open_unfinished(str(folder), run_fingerprint(load(b)), load(b).raw)
+    with pytest.raises(SenseiError, match="this run is complete .* nothing to resume"):
+        open_unfinished(str(folder), run_fingerprint(load(a)), load(a).raw)
 
 
 def test_the_command_line_says_the_config_differs_on_a_resume_with_another_config(config, tmp_path):

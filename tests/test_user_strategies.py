@@ -1065,3 +1065,40 @@ def test_lineup_takes_a_spec_or_an_object_alone_for_every_seat():
     assert registry.lineup("sen", ("threshold", "random"), 2)[0] == Threshold()
     with pytest.raises(SenseiError, match="unknown strategy 'nosuch'"):
         registry.lineup("sen", "nosuch", 2)
+
+
+def test_a_first_runs_speed_leaves_its_compiling_out(tmp_path):
+    """The readable header of a first run of a lineup says how long compiling took and gives the games'
+    speed without it (with it, a first run of 2,000 games read as a few hundred games a second); a run
+    that loads the lineup from the cache says nothing of compiling."""
+    import re
+
+    path = tmp_path / f"timed_{os.getpid()}_{time.time_ns()}.py"  # a module never compiled before
+    path.write_text(textwrap.dedent(f'''
+        import dataclasses
+        from typing import ClassVar
+        from simcore.games.sen import DRAW, FACE_UP, top_value
+        from strategies.base import decision
+        from strategies.sen import Threshold
+
+        @decision
+        def start_low(obs, prm, rng):
+            return FACE_UP if 0 <= top_value(obs) <= {time.time_ns() % 3 + 2} else DRAW
+
+        @dataclasses.dataclass(frozen=True)
+        class Timed(Threshold):
+            """takes a low face-up card"""
+            name: ClassVar[str] = "timed"
+            start = start_low
+    '''))
+    args = [SENSEI, "play", "sen", "-p", "2", "-s", f"{path}:Timed", "-n", "2000", "--no-progress"]
+    env = {**os.environ, "COLUMNS": "200"}
+    first = subprocess.run(args, capture_output=True, text=True, timeout=600, env=env)
+    again = subprocess.run(args, capture_output=True, text=True, timeout=600, env=env)
+    assert first.returncode == 0 and again.returncode == 0, first.stderr + again.stderr
+    m = re.search(r"2,000 games, seed 0 \(([\d.]+) s, compiling ([\d.]+) s; ([\d,]+) games/s\)", first.stdout)
+    assert m, first.stdout.splitlines()[0]
+    total, compiling, speed = float(m[1]), float(m[2]), int(m[3].replace(",", ""))
+    assert 0.5 <= compiling <= total and speed > 2000 / total
+    head = again.stdout.splitlines()[0]
+    assert "compiling" not in head and re.search(r"\([\d.]+ s, [\d,]+ games/s\)$", head), head
