@@ -169,6 +169,11 @@ def convert_field(owner: str, f: dataclasses.Field, hints: dict, value: Any) -> 
                 raise
             raise SenseiError(str(exc).replace(f"{name}: expected ", f"{name}: expected none or ", 1)) from None
     choices = meta.get("choices")
+    if choices is not None and out not in choices and isinstance(out, str):
+        # a word in other capitals is the choice (as game names are): Count is count
+        alike = [c for c in choices if isinstance(c, str) and c.casefold() == out.casefold()]
+        if len(alike) == 1:
+            out = alike[0]
     if choices is not None and out not in choices:
         raise SenseiError(f"{name}: expected one of {', '.join(map(str, choices))}, got {shown(value)}")
     lo, hi = meta.get("min"), meta.get("max")

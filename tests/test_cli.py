@@ -133,6 +133,22 @@ def test_short_help_and_version():
     assert r.exit_code == 0 and r.stdout == f"sensei {version('sensei')} (engine and strategy sources {source_fingerprint()})\n"
 
 
+def test_a_choice_in_other_capitals_is_that_choice():
+    """As game names are read in any capitals, so are the words of a rule option or parameter with a list
+    of choices: ``caller_tie=Count`` plays the games of ``caller_tie=count``; a word that is no choice in
+    any capitals is still refused."""
+    from simcore.options import field_value
+    from strategies.sensu import Focus
+
+    base = ["play", "sen", "-p", "3", "-n", "30", "--json"]
+    upper, lower = run(*base, "--rule", "caller_tie=Count"), run(*base, "--rule", "caller_tie=count")
+    assert upper.exit_code == 0 and json.loads(upper.stdout) == json.loads(lower.stdout)
+    assert json.loads(upper.stdout)["rules"]["caller_tie"] == "count"
+    assert field_value(Focus, "pair", "AUTO") == "auto"
+    r = run(*base, "--rule", "caller_tie=Counts")
+    assert r.exit_code == 2 and "expected one of zero, count, got 'Counts'" in r.stderr
+
+
 def test_listings():
     r = run("games")
     assert r.exit_code == 0 and "sen" in r.stdout and "penalty=5" in r.stdout and "know_what_i_have=false" in r.stdout
