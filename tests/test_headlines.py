@@ -746,3 +746,25 @@ def test_summary_gives_a_strategy_in_several_seats_its_share_a_seat_and_together
     assert m, text
     seat, together, rnd = (float(x) for x in m.groups())
     assert abs(2 * seat - together) <= 0.11 and abs(together + rnd - 100.0) <= 0.11, text
+
+
+def test_equilibrium_headline_says_where_fresh_deals_find_the_mix_exploitable():
+    """A meta-game's mix that a member beats on the fresh deals (its regret above 0 with Bonferroni's
+    correction) is no answer to "which mix can nobody exploit?": the headline says so with the figure, as
+    the answer does; a gain that is no clear one (the correction's interval reaches 0) leaves it alone."""
+    from experiments.answers.equilibrium import _headline
+
+    mix = ("2 players: Nash (linear program) of the meta-game of 6 strategies (21 lineups, 60 deals each): counter "
+           "47.1% [0.0%, 100.0%], racer 17.6% [0.0%, 100.0%]; regret against it (what a member outside it gains, the "
+           "closest first) greedy -40.2% [-43.5%, -37.5%]; on 400 fresh deals (numbered from 60: none of them helped "
+           "find it; 14,400 games), each member's regret against it, the largest first: guard:late=8 +7.5% [+5.7%, "
+           "+9.3%], counter -0.8% [-2.3%, +0.9%]")
+    beaten = mix + (" (guard:late=8 gains against it on deals it was not found on: its regret stays above 0 with "
+                    "Bonferroni's correction for picking it among the 6 members)")
+    unclear = mix + (" (guard:late=8's interval alone lies above 0, but not with Bonferroni's correction for picking "
+                     "it among the 6 members: no clear gain)")
+    other = "2 players: guard tuned first: margin=0, late=8 (best response to tables of each other member)"
+    heads = _headline([other, beaten, unclear, other])
+    assert heads[0].endswith("counter 47.1% [0.0%, 100.0%], racer 17.6% [0.0%, 100.0%] (guard:late=8 gains +7.5% "
+                             "[+5.7%, +9.3%] against it on fresh deals: a member can exploit it; see the answer in full)")
+    assert heads[1].endswith("racer 17.6% [0.0%, 100.0%]")

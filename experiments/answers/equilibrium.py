@@ -687,6 +687,12 @@ def _headline(sentences: list[str]) -> list[str] | None:
         if " of the meta-game of " in text:
             head = text.split("; regret against it")[0].split("; the most")[0]
             notes = []
+            exploited = re.search(r"\(([^()]+?) gains against it on deals it was not found on", text)
+            if exploited:  # the fresh deals' verdict leads: a mix a member beats is no answer to "unexploitable"
+                who = exploited.group(1)
+                fig = re.search(r"the largest first: " + re.escape(who) + r" ([+-][\d.]+%) (\[[^\]]+\])", text)
+                notes.append(f"{who} gains " + (f"{fig.group(1)} {fig.group(2)} " if fig else "")
+                             + "against it on fresh deals: a member can exploit it")
             several = re.search(r"one of (\d+) symmetric equilibria its search found", text)
             if several:  # the mix shown is one of several: the headline says so, as the answer does
                 notes.append(f"one of the {several.group(1)} equilibria its search found")
