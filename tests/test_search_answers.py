@@ -903,6 +903,28 @@ def test_a_rival_alike_on_every_fresh_deal_has_no_interval():
     assert "a paired difference of -2.0% [-3.0%, -1.0%] from the best" in confirmed_text(conf, "win_share")
 
 
+def test_a_design_confirmation_says_where_the_fresh_deals_miss_the_target():
+    """A design's best setting whose interval on the fresh deals lies wholly off the target (or band) is not
+    borne out there, and the answer says so, with the rival's verdict; an interval that reaches it adds nothing
+    (Fan & Mallet's start 0,11 for counter won 50.5% in the race and 47.5% [46.4%, 48.6%] on 8,000 fresh deals)."""
+    from experiments.answers.searching import confirmed_text
+
+    conf = {"deals": 8000, "first": 400, "ci": (0.475, 0.464, 0.486), "alike": False,
+            "rival": {"rules.start_positions": (0, 5)}, "rival_ci": (0.526, 0.515, 0.537), "rival_alike": False,
+            "versus": {"diff": 0.051, "lo": 0.036, "hi": 0.066, "p_value": 1e-9, "n": 8000, "rho": 0.1}}
+    assert confirmed_text(conf, "seat0_win_share", 0.5).endswith(
+        "(from the target: 2.5% for the best, 2.6% for the rival); so on these deals the best misses the target "
+        "50.0% (its interval lies below it), and so does the rival (above it)")
+    conf["rival_ci"] = (0.51, 0.495, 0.525)
+    assert confirmed_text(conf, "seat0_win_share", 0.5).endswith(
+        "misses the target 50.0% (its interval lies below it), where the rival's interval reaches it")
+    assert confirmed_text(conf, "seat0_win_share", None, (0.49, 0.51)).endswith(
+        "misses the band [49.0%, 51.0%] (its interval lies below it), where the rival's interval reaches it")
+    conf["ci"] = (0.499, 0.488, 0.51)  # reaches the target: nothing more to say
+    assert confirmed_text(conf, "seat0_win_share", 0.5).endswith("(from the target: 0.1% for the best, 1.0% for the rival)")
+    assert "misses" not in confirmed_text(conf, "win_share")  # no target (a best response): no verdict
+
+
 def test_a_setting_label_writes_a_whole_float_as_a_spec_does():
     from experiments.search import setting_label
     from strategies.registry import lineup

@@ -471,6 +471,35 @@ def confirmed_text(conf: dict[str, Any], metric: str, target: float | None = Non
             text += (f" (from the {'target' if target is not None else 'band'}: {value_text(metric, a)} for the best, "
                      f"{value_text(metric, b)} for the rival"
                      + (": the rival comes closer on these deals)" if b < a else ")"))
+    if target is not None or band is not None:
+        text += _verdict(conf, metric, target, band)
+    return text
+
+
+def _off(ci: tuple, alike: bool, metric: str, target: float | None, band: tuple[float, float] | None) -> str | None:
+    """"below" or "above" where a fresh figure's 95% interval (its value, where every deal gave the same)
+    lies wholly off the design's target or band; None where it reaches it."""
+    m, lo, hi = ci
+    lo, hi = (m, m) if alike else clip_interval(lo, hi, metric_range(metric))
+    if lo is None or hi is None:
+        return None
+    low, high = (target, target) if target is not None else band
+    return "below" if hi < low else "above" if lo > high else None
+
+
+def _verdict(conf: dict[str, Any], metric: str, target: float | None, band: tuple[float, float] | None) -> str:
+    """What the fresh deals say of the design's aim: where the best's interval misses the target (or band),
+    in words, with the rival's where it has one; nothing where the best's interval reaches it."""
+    aim = (f"the target {value_text(metric, target)}" if target is not None else
+           f"the band {value_span(metric, band[0], band[1])}")
+    best = _off(conf["ci"], conf["alike"], metric, target, band)
+    if best is None:
+        return ""
+    text = f"; so on these deals the best misses {aim} (its interval lies {best} it)"
+    if conf["rival"] is not None:
+        rival = _off(conf["rival_ci"], conf["rival_alike"], metric, target, band)
+        text += (f", and so does the rival ({rival} it)" if rival is not None else
+                 ", where the rival's interval reaches it")
     return text
 
 
