@@ -124,6 +124,20 @@ def untouched(seats: Seats, seat: int, mine: np.ndarray, before: Any, after: Any
                                "decides; a decision draws from its own stream only")
 
 
+def _option_words(eng: Any, players: int, rules: Any, state: Any, g: int, width: int, opt: Any) -> str:
+    """``option 0 (draw the deck's top)``: an option code of game ``g`` of a batch state with the words a
+    trace gives it (the code alone where the game has none for it)."""
+    from .game import take
+    from .tracing import narrator_for
+
+    try:
+        words = narrator_for(eng, players, rules).option(take(state, np.array([g]), width, eng.state_constants),
+                                                         int(opt))
+    except Exception:  # noqa: BLE001 - the words are extra; the code says it all
+        return f"option {int(opt)}"
+    return f"option {int(opt)}" if words == f"option {int(opt)}" else f"option {int(opt)} ({words})"
+
+
 def leak_probe(eng: Any, agents: Sequence[Any], players: int, rules: Any, n: int = 10, every: int = 3,
                max_steps: int = 400, seed: int = 3, hidden: bool | None = True) -> int:
     """Walk the batch lane; at every ``every``-th step, ask each deciding seat's decisions on the real state
@@ -191,8 +205,9 @@ def leak_probe(eng: Any, agents: Sequence[Any], players: int, rules: Any, n: int
                     g = int(mine[i])
                     raise ConformanceError(
                         f"seat {seat} ({seats.name(seat)}) decides differently when what it may not see is "
-                        f"scrambled: game {g}, decision {eng.decisions[int(kind[g])]!r}, option {int(a[i])} "
-                        f"against {int(b[i])}")
+                        f"scrambled: game {g}, decision {eng.decisions[int(kind[g])]!r}, "
+                        f"{_option_words(eng, players, rules, state, g, n, a[i])} against "
+                        f"{_option_words(eng, players, rules, other, g, n, b[i])}")
                 va, vb = eng.observe_all(state, mine, seat), eng.observe_all(other, mine, seat)
                 for k in va:
                     if not np.array_equal(va[k], vb[k]):
