@@ -768,3 +768,12 @@ def test_equilibrium_headline_says_where_fresh_deals_find_the_mix_exploitable():
     assert heads[0].endswith("counter 47.1% [0.0%, 100.0%], racer 17.6% [0.0%, 100.0%] (guard:late=8 gains +7.5% "
                              "[+5.7%, +9.3%] against it on fresh deals: a member can exploit it; see the answer in full)")
     assert heads[1].endswith("racer 17.6% [0.0%, 100.0%]")
+
+
+def test_a_p_value_just_off_a_level_does_not_print_as_that_level():
+    """Two significant digits, unless they would print a p-value as 0.05, 0.01 or 0.001 that it is not: a
+    chi-square p of 0.0499 beside an interval that clears the fair share read as "p = 0.05"."""
+    from experiments.answers.common import p_text
+
+    assert [p_text(p) for p in (0.0499, 0.04996, 0.0501, 0.00999, 0.05, 0.01, 3.9e-05, 0.69, 0.0029)] == \
+        ["0.0499", "0.04996", "0.0501", "0.00999", "0.05", "0.01", "3.9e-05", "0.69", "0.0029"]

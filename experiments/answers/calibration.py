@@ -18,7 +18,7 @@ from simcore.stats import half_width, holm, inside_band, mean_interval, paired_d
 from ..config import ABSENT
 from .base import AnswerKind, CheckContext, ReportContext, Result
 from .common import ci_cell, label
-from .common import (dci_text, describe_group, join_values, deal_frame, est_row, experiment_labels, frame, lineup_label, pm_metric, pm_text, pooled_totals, seat0_advantage, short, show,
+from .common import (dci_text, p_text, describe_group, join_values, deal_frame, est_row, experiment_labels, frame, lineup_label, pm_metric, pm_text, pooled_totals, seat0_advantage, short, show,
                      strategy_label)
 
 if TYPE_CHECKING:
@@ -188,7 +188,7 @@ def answer_calibration(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
         text = f"{desc}: first-seat advantage " + ", ".join(adv_parts)
         if worst_adv is not None:
             v, d = worst_adv
-            text += (f" (largest change from {show(v0)}: {show(v)} {dci_text(d)}, p = {d['p_value']:.2g} before "
+            text += (f" (largest change from {show(v0)}: {show(v)} {dci_text(d)}, p = {p_text(d['p_value'])} before "
                      "Holm's correction over every comparison, which the first sentence applies)")
         text += "; game length " + ", ".join(len_parts) + " turns"
         if worst_len is not None:

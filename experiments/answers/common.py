@@ -170,6 +170,21 @@ def ref_decimals(metric: str, values: tuple[float | None, ...], refs: tuple[floa
     return decimals if d == start else d
 
 
+#: significance levels a p-value is read against: one just off them does not print as one of them
+P_LEVELS = (0.05, 0.01, 0.001)
+
+
+def p_text(p: float) -> str:
+    """A p-value with two significant digits, or as many more (up to 6) as it takes not to print as one of
+    :data:`P_LEVELS` it is not: 0.0499 reads 0.0499, not 0.05 (which would put it on the other side of 5%)."""
+    text = f"{p:.2g}"
+    for d in (3, 4, 5, 6):
+        if float(text) not in P_LEVELS or float(text) == p:
+            break
+        text = f"{p:.{d}g}"
+    return text
+
+
 def short_of_whole(share: float) -> str:
     """A share below 1 that must not read 100.0% (a completion of 3,998 of 4,000 games): as many decimals
     as it takes, up to 3 (99.95%)."""

@@ -14,7 +14,7 @@ from .base import AnswerKind, CheckContext, ReportContext, Result
 from .common import wide_table
 from .common import (EVENT_ONLY, average_seat, fair_text, baseline_of, check_event, ci_text, dci_text, describe_group, direction, est_row, event_rows,
                      experiment_labels, fmt_metric, frame, group_rows, lineup_label, paired_row, same_on_every_deal, short,
-                     show)
+                     p_text, show)
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -129,7 +129,7 @@ def answer_turn_order(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
                 + (", clearly" if alo is not None and (alo > 0 or ahi < 0) else ", not clearly")
                 + " different from it); "
                 + ((f"best seat {int(np.argmax(shares))}, worst seat {int(np.argmin(shares))} by the estimates"
-                    + (f" ({head_f['test']} of equal seats p = {head_f['p']:.2g})" if head_f["p"] is not None else ""))
+                    + (f" ({head_f['test']} of equal seats p = {p_text(head_f['p'])})" if head_f["p"] is not None else ""))
                    if max(shares) > min(shares) else "every seat wins as often"))
         if head_f["mixed"]:
             # a rotated lineup of different strategies: each sits in every seat, so the seats' shares mix the
@@ -168,8 +168,8 @@ def answer_turn_order(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
         sentences.append(text)
         for value, f in figs.items():
             text = ((f"{desc}, " if desc else "") + f"{short(over)} {show(value)}: win share "
-                    + ", ".join(f"seat {s} {ci_text(*x)}" for s, x in enumerate(f["win_share"]))
-                    + f" (fair {100 * f['fair']:.1f}%" + (f"; {f['test']} of equal seats p = {f['p']:.2g}" if f["p"] is not None
+                    + ", ".join(f"seat {s} {ci_text(*x, refs=(f['fair'],))}" for s, x in enumerate(f["win_share"]))
+                    + f" (fair {100 * f['fair']:.1f}%" + (f"; {f['test']} of equal seats p = {p_text(f['p'])}" if f["p"] is not None
                                                  else "") + ")")
             if ev:
                 text += f"; {ev} " + ", ".join(f"seat {s} {ci_text(*x)}" for s, x in enumerate(f[names[1]]))
