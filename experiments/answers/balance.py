@@ -105,6 +105,10 @@ def answer_balance(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
         once = all(len(runs[i].rotations) == 1 for i in sub["cell"].to_list())
         rotated = ("lineups as listed (not rotated)" if not cfg.rotate else "each deal played once" if once
                    else "each lineup played in every seat order")
+        if sub.height > 1 and len({len(runs[i].rotations) for i in sub["cell"].to_list()}) > 1:
+            # a lineup of one strategy plays a deal once, the others once per seat order: deal by deal, every
+            # one weighs alike (a share of all their games would weigh the mixed ones more)
+            rotated += f", every {short(over)} weighing alike"
         text = ((f"{desc}: " if desc else "") + f"seat 0 (the first player) wins "
                 f"{pm_metric('win_share', w, lo, hi, refs=(fair,))} "
                 f"of {' and '.join(sorted({units(runs[i].cell.rules) for i in sub['cell'].to_list()}))} over the "
