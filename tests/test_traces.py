@@ -493,17 +493,19 @@ def test_sensu_power_with_nothing_to_act_on_and_the_chosen_fan_reason():
 def test_sensu_knew_and_options_name_public_things():
     """Opponents' hand sizes are in what a seat knew; Wisdom's pile tops are named like a turn's; solo's
     set-up and end lines have no empty lists."""
-    wisdom = 0
+    wisdom = empty = 0
     for events in _sensu_traces(range(6)):
         for e in events:
             if e.get("event") != "decision":
                 continue
             assert "; hand sizes: seat " in e["knew"]
+            assert not e["knew"].startswith("hand: ;"), e["knew"]  # an empty hand is "none", as in Senshi
+            empty += e["knew"].startswith("hand: none;")
             if e["decision"] == "wisdom":
                 for o in e["options"][1:]:
                     wisdom += 1
                     assert o.startswith("take seat ") and o.split("'s pile top ")[1]
-    assert wisdom
+    assert wisdom and empty
     eng = get_game("sensu")
     text = render(trace_game(eng, lineup("sensu", ["redeemer"], 1), 1, {}, seed=2, game=0)).splitlines()
     assert "  solo: a discard pile and four columns" in text

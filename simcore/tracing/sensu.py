@@ -74,7 +74,8 @@ class Narrator(Base):
             if st.pend[0] >= 0:
                 parts.append(f"drew {self.card(st, st.pend[0])}")
         else:
-            parts.append("hand: " + ", ".join(self.card(st, c) for c in st.hand[0, seat, :st.hand_n[0, seat]]))
+            parts.append("hand: " + (", ".join(self.card(st, c) for c in st.hand[0, seat, :st.hand_n[0, seat]])
+                                     or "none"))
             tops = [f"seat {q} {K.card_name(self._pile_top(st, q))}" for q in range(P) if st.pile_n[0, q] > 0]
             if tops:
                 parts.append("pile tops: " + ", ".join(tops))
