@@ -618,7 +618,7 @@ def n_seats(ob):
     return np.int64(2)
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(forceinline=True, **NO_REFCOUNT)
 def sample(ob, rs, S, R):
     """Write into game 0 of the one-game state ``S`` a determinization of view ``ob``: the public part
     copied, the deciding seat's hand as it is, its unseen followers (those neither on the ring nor in its
@@ -721,7 +721,7 @@ def value(S, R, g, ob, out):
         out[1] = 0.5 - d
 
 
-@numba.njit
+@numba.njit(cache=True)
 def _sample_many(ob, keys, n, hands, decks):
     S, R = scratch(ob)
     counter = np.zeros(1, dtype=np.int64)
@@ -734,7 +734,7 @@ def _sample_many(ob, keys, n, hands, decks):
         decks[t] = S[_DECK][0]
 
 
-@numba.njit
+@numba.njit(cache=True)
 def _k_sample_many(S, R, g, seat, keys, n, hands, decks):
     _sample_many(observe(S, R, g, seat), keys, n, hands, decks)
 

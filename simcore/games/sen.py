@@ -906,7 +906,7 @@ def _take_card(free, value, kind):
     return -1
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(forceinline=True, **NO_REFCOUNT)
 def sample(ob, rs, S, R):
     """Write into game 0 of the one-game state ``S`` a determinization of view ``ob`` (see above). ``rs``
     is the search's random stream (:data:`simcore.rng.Stream`; its ``iw`` rows 0 to 3 are used)."""
@@ -1077,7 +1077,7 @@ def value(S, R, g, ob, out):
         out[p] = 1.0 / (1.0 + np.exp((sc[g, p] - others) / VALUE_SCALE))
 
 
-@numba.njit
+@numba.njit(cache=True)
 def _k_sample_many(S, R, g, seat, keys, n, dreams, decks, mems):
     ob = observe(S, R, g, seat)
     S1, R1 = scratch(ob)

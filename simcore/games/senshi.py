@@ -946,7 +946,7 @@ def n_seats(ob):
     return np.int64(ob.players)
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(forceinline=True, **NO_REFCOUNT)
 def sample(ob, rs, S, R):
     """Write into game 0 of the one-game state ``S`` a determinization of view ``ob``: the public board
     copied, the deciding seat's hand as it is, the known part of the other hands, and the tiles it cannot
@@ -1067,7 +1067,7 @@ def value(S, R, g, ob, out):
         out[p] = 1.0 if p == winner else 0.0
 
 
-@numba.njit
+@numba.njit(cache=True)
 def _sample_many(ob, keys, n, tiles, hands):
     S, R = scratch(ob)
     counter = np.zeros(1, dtype=np.int64)
@@ -1080,7 +1080,7 @@ def _sample_many(ob, keys, n, tiles, hands):
         hands[t] = S[_HAND][0]
 
 
-@numba.njit
+@numba.njit(cache=True)
 def _k_sample_many(S, R, g, seat, keys, n, tiles, hands):
     _sample_many(observe(S, R, g, seat), keys, n, tiles, hands)
 

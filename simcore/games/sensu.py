@@ -1900,7 +1900,7 @@ def _shuffle_flat(iw, row, n, base):
         _w_set(iw, row, j, t)
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(forceinline=True, **NO_REFCOUNT)
 def sample(ob, rs, S, R):
     """Write into game 0 of the one-game state ``S`` a determinization of view ``ob``: the public part
     copied, the deciding seat's hand as it is, every other hand's publicly held cards kept, and the cards
@@ -2155,7 +2155,7 @@ def value(S, R, g, ob, out):
         out[p] = 0.5 + 0.5 * (_progress(S, g, p) - best)
 
 
-@numba.njit
+@numba.njit(cache=True)
 def _sample_many(ob, keys, n, hands, decks, cf_decks):
     S, R = scratch(ob)
     counter = np.zeros(1, dtype=np.int64)
@@ -2169,7 +2169,7 @@ def _sample_many(ob, keys, n, hands, decks, cf_decks):
         cf_decks[t] = S[_CF_DECK][0]
 
 
-@numba.njit
+@numba.njit(cache=True)
 def _k_sample_many(S, R, g, seat, keys, n, hands, decks, cf_decks):
     _sample_many(observe(S, R, g, seat), keys, n, hands, decks, cf_decks)
 
