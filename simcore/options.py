@@ -250,13 +250,19 @@ def check_shadowing(cls: type, owner: str) -> None:
                                   f"{f.name}; give it another name")
 
 
-def check_fields(obj: Any, owner: str) -> None:
+def check_fields(obj: Any, owner: str) -> Any:
     """Each field of a dataclass instance made directly in Python (``Threshold(wake=1.5)``, a Rules
     instance), checked as :func:`build` checks a value: a one-line SenseiError naming the first that is no
-    value of its field, where it would otherwise fail deep inside compiled code or play silently."""
+    value of its field, where it would otherwise fail deep inside compiled code or play silently.
+
+    Returns the object to play: ``obj`` itself, or, where a value is read as a spec's text is read (the
+    text ``"false"`` of a switch, ``"Count"`` of a choice, ``"8"`` of an integer), a copy holding what it
+    reads as. (``SenRules(know_what_i_have="false")`` played with the variant on, a non-empty text being
+    true, and was reported as ``'false'``.)"""
     if not dataclasses.is_dataclass(obj) or isinstance(obj, type):
-        return
+        return obj
     fields, hints = _fields_and_hints(type(obj))
+    changed: dict[str, Any] = {}
     for key, f in fields.items():
         tp = _base_type(hints[key])[0]
         if f.metadata.get("parse") is None and tp not in (bool, int, float, str):
@@ -267,7 +273,10 @@ def check_fields(obj: Any, owner: str) -> None:
             # (Threshold(wake=8.0) played and was recorded as threshold:wake=8.0, a spec that a config, the
             # command line and lineup() refuse: an integer parameter takes an integer, as there)
             raise SenseiError(f"{owner}.{key}: expected an integer, got {shown(value)}")
-        convert_field(owner, f, hints, value)
+        out = convert_field(owner, f, hints, value)
+        if isinstance(value, str) and not (isinstance(out, str) and out == value):
+            changed[key] = out
+    return dataclasses.replace(obj, **changed) if changed else obj
 
 
 #: strategy classes whose parameter defaults have been checked (once per class)

@@ -1386,7 +1386,7 @@ def simulate(game: str | Game, agents: Sequence[Any], players: int | None = None
     # numpy integers (as notebooks make them) are integers
     n_games, seed, jobs, chunk_size, first_game, players = (
         int(v) if isinstance(v, np.integer) else v for v in (n_games, seed, jobs, chunk_size, first_game, players))
-    check_agents(eng, agents)
+    agents = check_agents(eng, agents)
     players = len(agents) if players is None else players
     if not isinstance(players, int) or isinstance(players, bool):
         raise SenseiError(f"players must be an integer, got {players!r}")
@@ -1395,8 +1395,8 @@ def simulate(game: str | Game, agents: Sequence[Any], players: int | None = None
                           f"{type(rules).__name__}")
     if not isinstance(rules, eng.Rules):
         rules = eng.make_rules(rules)
-    else:  # a Rules instance made directly in Python: its options checked as a dict's are
-        check_fields(rules, eng.name)
+    else:  # a Rules instance made directly in Python: its options checked and read as a dict's are
+        rules = check_fields(rules, eng.name)
     eng.validate(players, rules)
     if len(agents) != players:
         raise SenseiError(f"{len(agents)} strategies for {players} seats")
@@ -1443,15 +1443,22 @@ def simulate(game: str | Game, agents: Sequence[Any], players: int | None = None
                      compiling.seconds)
 
 
-def check_agents(eng: Game, agents: Any) -> None:
-    """One strategy object per seat, each of this game (a one-line SenseiError otherwise)."""
+def check_agents(eng: Game, agents: Any) -> list:
+    """One strategy object per seat, each of this game (a one-line SenseiError otherwise). Returns the
+    objects to play: each as given, or its copy with a parameter given as text read as a spec reads it
+    (:func:`simcore.options.check_fields`)."""
     if agents is None or isinstance(agents, (str, bytes)) or not hasattr(agents, "__len__"):
         raise SenseiError(f"agents must be a list of strategy objects, one per seat, got {agents!r} "
                           "(strategies.registry.lineup makes them from names)")
+    out = []
+    made: dict[int, Any] = {}  # (an object in several seats stays one object: one lineup, as before)
     for seat, a in enumerate(agents):
         if isinstance(a, (str, bytes, int, float)) or a is None:
             raise SenseiError(f"agents must be strategy objects, got {a!r} for seat {seat} "
                               "(strategies.registry.lineup makes them from names)")
+        if isinstance(a, type):
+            raise SenseiError(f"agents must be strategy objects, got the class {a.__name__} for seat {seat} "
+                              f"(make one: {a.__name__}())")
         game = getattr(a, "game", None)
         if isinstance(game, str) and game and game != eng.name:
             name = getattr(a, "spec", lambda: type(a).__name__)()
@@ -1460,9 +1467,12 @@ def check_agents(eng: Game, agents: Any) -> None:
         name = display_name(a)  # (as its spec names it)
         try:
             check_shadowing(type(a), f"strategy {name}")
-            check_fields(a, f"strategy {name}")
+            if id(a) not in made:
+                made[id(a)] = check_fields(a, f"strategy {name}")
         except SenseiError as exc:
             raise SenseiError(f"{exc} (seat {seat})") from None
+        out.append(made[id(a)])
+    return out
 
 
 #: columns of a per-game row besides the game's outcome columns (game, seat, strategy, standard columns)

@@ -337,6 +337,9 @@ def make_strategy(cls: type, values: dict[str, Any], owner: str) -> Strategy:
 def resolve(game: str, spec: Any) -> Strategy:
     """A strategy instance from a spec string (or an instance, returned as is)."""
     if not isinstance(spec, str):
+        if isinstance(spec, type) and hasattr(spec, "spec"):
+            raise SenseiError(f"strategy {spec.__name__}: a class, not a strategy object (make one: "
+                              f"{spec.__name__}())")
         if isinstance(spec, Strategy) or hasattr(spec, "spec"):
             return spec
         raise SenseiError(f"strategy {spec!r}: expected a spec string")
@@ -443,6 +446,10 @@ def describe_strategies(game: str) -> list[dict[str, Any]]:
 
 def lineup(game: str, specs: list[Any] | tuple[Any, ...], players: int) -> list[Strategy]:
     """One strategy per seat: a single spec (alone, or a list of one) is used for every seat."""
+    if isinstance(players, np.integer):
+        players = int(players)
+    if not isinstance(players, int) or isinstance(players, bool):
+        raise SenseiError(f"players must be an integer, got {players!r:.60}")
     if isinstance(specs, (str, os.PathLike)) or not isinstance(specs, (list, tuple)):
         specs = [specs]  # a spec or a strategy object alone (a string is not a list of one-letter specs)
     if not specs:

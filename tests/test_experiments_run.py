@@ -204,6 +204,49 @@ def test_simulate_checks_strategy_objects_and_rules_made_in_python():
                     n_games=10, seed=3).summary() == ref.summary()
 
 
+def test_values_given_as_text_in_objects_made_in_python_are_read_as_a_specs_text():
+    """SenRules(know_what_i_have="false") played with the variant on (a non-empty text is true) and was
+    reported as 'false'; SenRules(caller_tie="Count") played the default 'zero'; SenRules(penalty="15")
+    reached the summary as the text '15'; Threshold(wake="8") failed to compile with "prm has no 'wake'".
+    Each is now what the same text means in a spec or a rules dict."""
+    from simcore.errors import SenseiError
+    from simcore.games.sen import SenRules
+    from strategies.sen import Swapper, Threshold
+    agents = [Threshold(wake=13), Swapper()]
+
+    def same(rules_obj, rules_dict):
+        a = simulate("sen", agents, rules=rules_obj, n_games=300, seed=4).summary()
+        b = simulate("sen", agents, rules=rules_dict, n_games=300, seed=4).summary()
+        assert a == b, (rules_obj, rules_dict)
+        return a
+
+    off = same(SenRules(know_what_i_have="false"), {"know_what_i_have": False})
+    on = same(SenRules(know_what_i_have="true"), {"know_what_i_have": True})
+    assert off["rules"]["know_what_i_have"] is False and off["win_share"] != on["win_share"]
+    count = same(SenRules(caller_tie="Count"), {"caller_tie": "count"})
+    assert count["rules"]["caller_tie"] == "count" and count["win_share"] != off["win_share"]
+    assert same(SenRules(penalty="15"), {"penalty": 15})["rules"]["penalty"] == 15
+    with pytest.raises(SenseiError, match=re.escape("sen.know_what_i_have: expected true or false, got 'maybe'")):
+        simulate("sen", agents, rules=SenRules(know_what_i_have="maybe"), n_games=10)
+    text = simulate("sen", [Threshold(wake="8"), Threshold()], n_games=50, seed=2)
+    ref = simulate("sen", lineup("sen", ["threshold:wake=8", "threshold"], 2), n_games=50, seed=2)
+    assert text.summary() == ref.summary() and text.summary()["strategies"][0] == "threshold:wake=8"
+
+
+def test_a_strategy_class_in_place_of_an_object_is_one_line():
+    """lineup() handed a class on as it was, and simulate then failed in the first decision with
+    "TypeError: not enough arguments: expected 3, got 2"; a player count given as text failed in lineup
+    with "can't multiply sequence by non-int of type 'str'"."""
+    from simcore.errors import SenseiError
+    from strategies.sen import Threshold
+    with pytest.raises(SenseiError, match=re.escape("got the class Threshold for seat 0 (make one: Threshold())")):
+        simulate("sen", [Threshold, Threshold()], n_games=10)
+    with pytest.raises(SenseiError, match=re.escape("strategy Threshold: a class, not a strategy object")):
+        lineup("sen", [Threshold, Threshold], 2)
+    with pytest.raises(SenseiError, match=re.escape("players must be an integer, got '4'")):
+        lineup("sen", "threshold", "4")
+
+
 def test_a_subclass_made_in_python_without_a_name_is_labelled_by_its_class():
     """NeverWake(Threshold) read threshold:wake=10 in the summary, as the built-in it extends."""
     import dataclasses

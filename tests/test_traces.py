@@ -83,6 +83,28 @@ def test_a_seats_view_keeps_only_what_it_saw():
             assert e["chose"] in e["options"]
 
 
+def test_trace_game_takes_what_simulate_takes_and_refuses_in_one_line_what_it_refuses():
+    """trace_game("sen", ...) failed with "'str' object has no attribute 'Rules'"; names, or another game's
+    strategies, failed with "has no decision 'start'"; a Rules object's "false" played the variant; a view
+    of seat 9 of a 4-seat table printed a trace as if nothing were wrong."""
+    from simcore.errors import SenseiError
+    from simcore.games.sen import SenRules
+    eng = get_game("sen")
+    agents = lineup("sen", ["threshold"], 4)
+    by_name = trace_game("sen", agents, 4, {"rounds": 1}, seed=1, game=0)
+    assert by_name == trace_game(eng, agents, 4, {"rounds": 1}, seed=1, game=0)
+    with pytest.raises(SenseiError, match="got 'threshold' for seat 0 .strategies.registry.lineup makes them"):
+        trace_game(eng, ["threshold"] * 4, 4, {}, seed=1, game=0)
+    with pytest.raises(SenseiError, match=r"strategy greedy \(seat 0\) is for senshi, not sen"):
+        trace_game(eng, lineup("senshi", "greedy", 4), 4, {}, seed=1, game=0)
+    text = trace_game(eng, agents, 4, SenRules(rounds=1, know_what_i_have="false"), seed=1, game=0)
+    assert text == by_name and text[0]["rules"]["know_what_i_have"] is False
+    for seat in (4, 9, -1, "1"):
+        with pytest.raises(SenseiError, match=r"view: seat must be a seat of the table \(0 to 3\)"):
+            view(by_name, seat)
+    assert view(by_name, np.int64(3)) == view(by_name, 3)
+
+
 def test_cli_json_lines_end_with_the_games_row():
     args = ["sensei", "fan-and-mallet", "-s", "closer", "-s", "keeper", "--seed", "4"]
     res = runner.invoke(app, ["trace", *args[1:], "--game", "3", "--games", "5", "--json"])

@@ -140,9 +140,20 @@ def iter_trace(eng: Game, agents: Sequence[Any], players: int | None = None, rul
     end (``scores``, ``win``, ``turns``, ``timeout``) from the engine's ``outcome``: the game's row of
     the per-game table.
     """
+    from ..options import check_fields
+    from ..registry import get_game
+    from ..runner import check_agents
+
+    if isinstance(eng, str):  # a game's name, as simulate takes it
+        eng = get_game(eng)
+    agents = check_agents(eng, agents)  # (names, classes, another game's strategies: one line each)
     players = len(agents) if players is None else players
+    if not isinstance(players, int) or isinstance(players, bool):
+        raise SenseiError(f"players must be an integer, got {players!r:.60}")
     if rules is None or not isinstance(rules, eng.Rules):
         rules = eng.make_rules(rules)
+    else:  # a Rules instance made directly in Python: its options checked and read as a dict's are
+        rules = check_fields(rules, eng.name)
     eng.validate(players, rules)
     if len(agents) != players:
         raise SenseiError(f"{len(agents)} strategies for {players} seats")
@@ -237,6 +248,13 @@ def view(events: Sequence[dict[str, Any]], seat: int | None) -> list[dict[str, A
     """The events as seat ``seat`` saw them (None: the referee, who sees everything)."""
     if seat is None:
         return [dict(e) for e in events]
+    players = next((e.get("players") for e in events if e.get("event") == "game"), None)
+    if isinstance(seat, np.integer):
+        seat = int(seat)
+    if not isinstance(seat, int) or isinstance(seat, bool) or (
+            players is not None and not 0 <= seat < players) or seat < 0:
+        span = f"0 to {players - 1}" if players is not None else "from 0"
+        raise SenseiError(f"view: seat must be a seat of the table ({span}), got {seat!r:.40}")
     out = []
     for e in events:
         e = dict(e)
