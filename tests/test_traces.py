@@ -105,6 +105,18 @@ def test_trace_game_takes_what_simulate_takes_and_refuses_in_one_line_what_it_re
     assert view(by_name, np.int64(3)) == view(by_name, 3)
 
 
+def test_a_trace_stopped_before_the_end_has_no_win_shares():
+    """trace_game(..., max_decisions=5) ended with win [0.25, 0.25, 0.25, 0.25], which reads as a four-way
+    tie of a game that goes on."""
+    eng = get_game("sen")
+    agents = lineup("sen", ["threshold"], 4)
+    end = trace_game(eng, agents, 4, {}, seed=1, game=0, max_decisions=5)[-1]
+    assert end["finished"] is False and end["decisions"] == 5 and end["win"] is None
+    assert len(end["scores"]) == 4
+    full = trace_game(eng, agents, 4, {}, seed=1, game=0)[-1]
+    assert full["finished"] is True and sum(full["win"]) == pytest.approx(1.0)
+
+
 def test_cli_json_lines_end_with_the_games_row():
     args = ["sensei", "fan-and-mallet", "-s", "closer", "-s", "keeper", "--seed", "4"]
     res = runner.invoke(app, ["trace", *args[1:], "--game", "3", "--games", "5", "--json"])

@@ -233,7 +233,9 @@ def iter_trace(eng: Game, agents: Sequence[Any], players: int | None = None, rul
         step_no += 1
     out = eng.outcome(state)
     end = {"event": "end", "scores": [float(x) for x in np.asarray(out["score"])[0]],
-           "win": [float(x) for x in np.asarray(out["win"])[0]], "turns": int(np.asarray(out["turns"])[0]),
+           # (a game the trace stopped in has no winner yet: its outcome's even shares read as a tie)
+           "win": [float(x) for x in np.asarray(out["win"])[0]] if done[0] else None,
+           "turns": int(np.asarray(out["turns"])[0]),
            "timeout": bool(np.asarray(out["timeout"])[0]), "decisions": step_no, "finished": bool(done[0]),
            "score_name": nar.score_name,
            "lines": nar.ending(state, out) if done[0] else []}
