@@ -828,9 +828,7 @@ def run_cmd(
     m = res.manifest
     typer.echo(f"{res.config.title}: {m['games_played']:,} games played in {m['seconds_playing']:.1f} s "
                f"({m['games_per_second']:,.0f} games/s)")
-    from reports.html import run_size_note
-
-    note = run_size_note(m.get("config_text") or "", m)
+    note = res.size_note
     if note:  # (the report says it at its top too)
         typer.echo(f"  {note}")
     for sentence in res.answer:

@@ -110,6 +110,14 @@ class Experiment:
     labels: dict[str, str] = dataclasses.field(default_factory=dict)
 
     @property
+    def size_note(self) -> str | None:
+        """Where the run played fewer deals than its config asks for (``games=``, ``--games``), the sentence
+        saying that its intervals are wider by about the square root of the ratio (as the report's top and
+        ``sensei run`` say it); else None."""
+        from reports.html import run_size_note
+        return run_size_note(self.manifest.get("config_text") or "", self.manifest)
+
+    @property
     def cells(self) -> pl.DataFrame:
         return self.tables["cells"]
 
@@ -251,6 +259,8 @@ def run_experiment(source: str | os.PathLike | dict[str, Any], games: int | None
 
     ``log`` (e.g. ``print``) receives the size of the grid at the start and an estimate of the time left
     after the first chunks. A config whose run would not fit in memory is refused before anything runs.
+    Where ``games`` is below the config's own, ``Experiment.size_note`` says how much wider the intervals
+    are for it (as ``sensei run`` and the report do).
 
     ``strategy_files`` are Python files whose strategies the config may name (see
     :func:`strategies.registry.register_files`; the command line's ``--strategies``; None: the files

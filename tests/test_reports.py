@@ -442,6 +442,9 @@ def test_a_run_with_fewer_deals_than_its_config_says_so_at_its_answer(tmp_path):
     res = run_experiment(CFG, games=10)
     page = open(build_report(res.write(str(tmp_path))), encoding="utf-8").read()
     assert "played with --games 10, where its config asks for games = 20" in page
+    # and the Python API gives it (it was only in the report and sensei run's output)
+    assert res.size_note.startswith("This run was played with --games 10, where its config asks for games = 20")
+    assert run_experiment(CFG).size_note is None
     # and sensei run says it where it prints the answer, before it (it said so only in the report)
     cfg = tmp_path / "small.toml"
     cfg.write_text('title = "Report test"\nquestion = "q"\ngame = "sen"\nplayers = 2\ngames = 20\nseed = 3\n'
