@@ -618,7 +618,7 @@ def n_seats(ob):
     return np.int64(2)
 
 
-@numba.njit(forceinline=True, **NO_REFCOUNT)
+@numba.njit(cache=True, inline="always")
 def sample(ob, rs, S, R):
     """Write into game 0 of the one-game state ``S`` a determinization of view ``ob``: the public part
     copied, the deciding seat's hand as it is, its unseen followers (those neither on the ring nor in its

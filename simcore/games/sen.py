@@ -906,7 +906,7 @@ def _take_card(free, value, kind):
     return -1
 
 
-@numba.njit(forceinline=True, **NO_REFCOUNT)
+@numba.njit(cache=True, inline="always")
 def sample(ob, rs, S, R):
     """Write into game 0 of the one-game state ``S`` a determinization of view ``ob`` (see above). ``rs``
     is the search's random stream (:data:`simcore.rng.Stream`; its ``iw`` rows 0 to 3 are used)."""

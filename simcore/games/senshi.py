@@ -946,7 +946,7 @@ def n_seats(ob):
     return np.int64(ob.players)
 
 
-@numba.njit(forceinline=True, **NO_REFCOUNT)
+@numba.njit(cache=True, inline="always")
 def sample(ob, rs, S, R):
     """Write into game 0 of the one-game state ``S`` a determinization of view ``ob``: the public board
     copied, the deciding seat's hand as it is, the known part of the other hands, and the tiles it cannot

@@ -1900,7 +1900,7 @@ def _shuffle_flat(iw, row, n, base):
         _w_set(iw, row, j, t)
 
 
-@numba.njit(forceinline=True, **NO_REFCOUNT)
+@numba.njit(cache=True, inline="always")
 def sample(ob, rs, S, R):
     """Write into game 0 of the one-game state ``S`` a determinization of view ``ob``: the public part
     copied, the deciding seat's hand as it is, every other hand's publicly held cards kept, and the cards
