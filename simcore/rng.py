@@ -236,6 +236,12 @@ class Draws:
 
     def choose(self, idx: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """Uniform choice among the True entries of each row of ``mask`` (-1 where none)."""
+        mask = np.asarray(mask)
+        n = len(idx)
+        if mask.ndim != 2 or mask.shape[0] != n:
+            # (a mask of another shape failed in numpy: "operands could not be broadcast together")
+            raise ValueError(f"choose(mask) needs one row of options per game, a mask of shape ({n}, options), "
+                             f"got shape {mask.shape}")
         return choose(self.random(idx), mask)
 
     def permutation(self, idx: np.ndarray, n: int) -> np.ndarray:

@@ -342,6 +342,12 @@ class SenshiFarStudy(Greedy):
 class SensuShortOrder(Random):
     def arrange(self, obs, rng):
         return np.full((len(obs.seat), 5), -1)
+
+
+@dataclasses.dataclass(frozen=True)
+class SenChooseCube(Threshold):
+    def start(self, obs, rng):
+        return rng.choose(np.ones((len(obs.me), 3, 2), bool))
 """
 
 
@@ -352,6 +358,9 @@ class SensuShortOrder(Random):
                                   "arguments 0.."]),
     ("sensu", "SensuShortOrder", ["SensuShortOrder (seat 0) made an illegal arrange: slot orders of shape (",
                                   "one row of 6 per game is expected"]),
+    # (numpy's "operands could not be broadcast together with shapes (10,) (10,2)" before)
+    ("sen", "SenChooseCube", [":SenChooseCube", "choose(mask) needs one row of options per game, a mask of shape "
+                              "(10, options), got shape (10, 3, 2)"]),
 ])
 def test_numpy_answers_of_the_wrong_shape_or_range_say_what_came(tmp_path, game, cls, words):
     path = tmp_path / "shapes.py"
