@@ -1257,10 +1257,12 @@ class _dask_client:
             if self.scheduler:
                 # whatever dask's client raises for an address it cannot use: an unreachable one (OSError,
                 # a timeout), or a protocol it cannot speak as given (tls:// without a TLS configuration, a
-                # TypeError; ucx:// without UCX, a TypeError too)
+                # TypeError; ucx:// without UCX, a TypeError too, or, after other clients in the same process,
+                # an AssertionError without a message)
                 why = error_text(exc)
                 if not isinstance(exc, (OSError, TimeoutError, ValueError)):
-                    why = f"{type(exc).__name__}: {why}" if why else type(exc).__name__
+                    why = (f"{type(exc).__name__}: {why}" if why else
+                           f"{type(exc).__name__} from dask's client, which could not use this address")
                 raise SenseiError(f"cannot reach dask scheduler {self.scheduler!r}: {why}") from None
             if not isinstance(exc, (OSError, TimeoutError, ValueError)):
                 raise

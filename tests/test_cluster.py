@@ -33,8 +33,25 @@ def test_bad_backend_and_scheduler_are_user_errors():
     # addresses of protocols dask's client cannot speak as given (tls:// without a TLS configuration, ucx://
     # without UCX) raised TypeErrors from inside distributed: a traceback and exit status 1
     for address in ("tls://127.0.0.1:9", "ucx://127.0.0.1:9"):
-        with pytest.raises(SenseiError, match=r"^cannot reach dask scheduler '[a-z]+://127\.0\.0\.1:9': TypeError: \S"):
+        # (ucx:// raised a TypeError alone, an AssertionError without a message after other clients in the process)
+        with pytest.raises(SenseiError, match=r"^cannot reach dask scheduler '[a-z]+://127\.0\.0\.1:9': "
+                                              r"(TypeError: \S|AssertionError from dask's client, which could not "
+                                              r"use this address$)"):
             simulate("sen", agents, n_games=10, backend="dask", scheduler=address)
+
+
+def test_a_scheduler_error_without_a_message_still_says_what_failed(monkeypatch):
+    """In a full test run, ucx:// raised an AssertionError without a message, which read
+    "cannot reach dask scheduler 'ucx://127.0.0.1:9': AssertionError"."""
+    import distributed
+
+    def refuse(*args, **kwargs):
+        raise AssertionError()
+
+    monkeypatch.setattr(distributed, "Client", refuse)
+    with pytest.raises(SenseiError, match=r"^cannot reach dask scheduler 'ucx://127\.0\.0\.1:9': AssertionError from "
+                                          r"dask's client, which could not use this address$"):
+        simulate("sen", lineup("sen", ["threshold"], 2), n_games=10, backend="dask", scheduler="ucx://127.0.0.1:9")
 
 
 def test_dask_cluster_gives_the_same_best_response_as_a_local_run(cluster, monkeypatch):
