@@ -93,6 +93,7 @@ def test_trace_game_takes_what_simulate_takes_and_refuses_in_one_line_what_it_re
     agents = lineup("sen", ["threshold"], 4)
     by_name = trace_game("sen", agents, 4, {"rounds": 1}, seed=1, game=0)
     assert by_name == trace_game(eng, agents, 4, {"rounds": 1}, seed=1, game=0)
+    assert by_name == trace_game(eng, agents, np.int64(4), {"rounds": 1}, seed=1, game=0)
     with pytest.raises(SenseiError, match="got 'threshold' for seat 0 .strategies.registry.lineup makes them"):
         trace_game(eng, ["threshold"] * 4, 4, {}, seed=1, game=0)
     with pytest.raises(SenseiError, match=r"strategy greedy \(seat 0\) is for senshi, not sen"):

@@ -148,6 +148,8 @@ def iter_trace(eng: Game, agents: Sequence[Any], players: int | None = None, rul
         eng = get_game(eng)
     agents = check_agents(eng, agents)  # (names, classes, another game's strategies: one line each)
     players = len(agents) if players is None else players
+    if isinstance(players, np.integer):  # (numpy integers, as notebooks make them, are integers)
+        players = int(players)
     if not isinstance(players, int) or isinstance(players, bool):
         raise SenseiError(f"players must be an integer, got {players!r:.60}")
     if rules is None or not isinstance(rules, eng.Rules):
