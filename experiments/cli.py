@@ -466,7 +466,7 @@ def trace(
         check_chunk_size(chunk_size)
     if games is not None:
         check_games(games, what="--games")
-    check_game_index(index, games)
+    check_game_index(index, games, names=("--game", "--games"))
     if seed < 0:
         raise SenseiError(f"--seed must be a non-negative integer, got {seed}")
     if seat is not None and not 0 <= seat < p:
@@ -816,6 +816,9 @@ def run_cmd(
     if out is not None and not out.strip():  # ('' wrote into runs/ without a word)
         raise SenseiError("--out needs a folder to write the run folder into, got ''")
     _crash_line()
+    from experiments.config import GAMES_OVERRIDE
+
+    flag = GAMES_OVERRIDE.set("--games")  # (its refusals name the flag, as the Python API's name the argument)
     try:
         with _stop_on_sigterm():  # a polite kill (SIGTERM) stops like Ctrl-C: finished work is kept
             res = run_experiment(config, games=games, jobs=jobs, progress=progress, backend=backend,
@@ -824,6 +827,8 @@ def run_cmd(
     except KeyboardInterrupt as exc:  # RunInterrupted says what was kept and how to resume
         _interrupted(str(exc) if isinstance(exc, RunInterrupted) else "interrupted")
         sys.exit(130)
+    finally:
+        GAMES_OVERRIDE.reset(flag)
     path = res.run_dir
     m = res.manifest
     typer.echo(f"{res.config.title}: {m['games_played']:,} games played in {m['seconds_playing']:.1f} s "

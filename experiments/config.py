@@ -8,6 +8,7 @@ expected. The schema is documented in ``docs/experiments.md``.
 """
 from __future__ import annotations
 
+import contextvars
 import dataclasses
 import itertools
 import math
@@ -303,6 +304,10 @@ def read_toml(path: str) -> dict[str, Any]:
 #: the path of a config given as a dict
 DICT_CONFIG = "<config>"
 
+#: how a refusal calls the games given over the config's own: the Python argument, or the command line's flag
+#: (``sensei run`` sets it to ``--games`` while it loads its config)
+GAMES_OVERRIDE = contextvars.ContextVar("sensei_games_override", default="the games argument")
+
 
 def load(source: str | os.PathLike | dict[str, Any], games: int | None = None) -> Config:
     """Read and check a config (a TOML path or an already parsed dict); ``games`` overrides its games."""
@@ -383,7 +388,7 @@ def parse(raw: dict[str, Any], path: str = DICT_CONFIG, games_override: int | No
         raise SenseiError(f"{path}: game: {exc}") from None
     games = ck.integer(raw.get("games", DEFAULT_GAMES), "games", 1, MAX_GAMES)
     if games_override is not None:
-        games = ck.integer(games_override, "--games", 1, MAX_GAMES)
+        games = ck.integer(games_override, GAMES_OVERRIDE.get(), 1, MAX_GAMES)
     seed = ck.integer(raw.get("seed", 0), "seed", 0)
     chunk_size = raw.get("chunk_size")
     if chunk_size is not None:
@@ -607,7 +612,7 @@ def parse(raw: dict[str, Any], path: str = DICT_CONFIG, games_override: int | No
     report = _report_extra(raw.get("report", {}), ck, kind, report, eng, cells, sprt, raw)
     if report.answer in ("effect", "calibration") and games < 2:
         # its intervals and paired differences are over deals: with one, every one would read "± nan"
-        ck.fail("--games" if games_override is not None else "games", f"at least 2 deals per cell for answer = "
+        ck.fail(GAMES_OVERRIDE.get() if games_override is not None else "games", f"at least 2 deals per cell for answer = "
                 f"{report.answer!r} (its intervals and paired differences are over deals)", games)
     rep_over = report.over
     if _kinds()[report.answer].baseline and rep_over is not None and report.baseline is not None:

@@ -99,6 +99,7 @@ def test_user_strategy_file(tmp_path):
     (["play", "sen", "--jobs", "100000"], "jobs must be at most"),
     (["play", "sensu", "--rule", "max_turns=999999999999"], "sensu.max_turns: must be at most 100000"),  # never thousands of worker processes
     (["run", "experiments/sen_variants.toml", "--jobs", "100000"], "jobs must be at most"),
+    (["run", "experiments/sen_variants.toml", "--games", "0"], "sen_variants.toml: --games: expected an integer from 1"),
     (["play", "sen", "--jobs", "100000", "--scheduler", "tcp://127.0.0.1:1"], "jobs must be at most 4,096 with a dask scheduler"),
     (["play", "sen", "--jobs", "4096", "--backend", "multiprocessing"], "jobs must be at most"),
     (["play", "sen", "-p", "3", "-s", "random", "-s", "threshold"], "2 strategies given for 3 seats"),
@@ -369,3 +370,14 @@ def test_a_system_exit_while_handling_a_refusal_of_memory_keeps_its_status(monke
     monkeypatch.setattr(cli_mod, "_play", lambda *a, **k: (_ for _ in ()).throw(OSError(12, "Cannot allocate memory")))
     r = runner.invoke(app, ["play", "sen", "-n", "10"])
     assert r.exit_code == 1 and r.stderr.startswith("error: out of memory: Cannot allocate memory"), r.stderr
+
+
+def test_a_refused_games_names_the_flag_on_the_command_line_and_the_argument_in_python():
+    """The override of a config's games was refused as "--games: ..." from Python too; the command line
+    names its flag only while it runs (a Python call after it names the argument again)."""
+    from experiments.config import load
+    from simcore.errors import SenseiError
+    r = run("run", "experiments/sen_variants.toml", "--games", "0")
+    assert r.exit_code == 2 and "sen_variants.toml: --games: expected" in r.stderr
+    with pytest.raises(SenseiError, match=r"sen_variants.toml: the games argument: expected an integer from 1"):
+        load("experiments/sen_variants.toml", 0)

@@ -744,8 +744,10 @@ def test_an_answer_over_deals_needs_two_deals(answer):
                           "top_share": [0.01, 0.1], "per_game": True}}
     refused(raw, f"games: expected at least 2 deals per cell for answer = '{answer}'", "got 1")
     load_config({**raw, "games": 2})
-    with pytest.raises(SenseiError, match="--games: expected at least 2 deals"):
+    with pytest.raises(SenseiError, match="<config>: the games argument: expected at least 2 deals"):
         load({**raw, "games": 5}, 1)
+    with pytest.raises(SenseiError, match="<config>: the games argument: expected an integer from 1"):
+        load({**raw, "games": 5}, 0)
     assert turns_pm(36.0, float("nan"), float("nan")) == "36.0 turns"  # no interval: the value alone
 
 

@@ -104,6 +104,12 @@ def test_trace_game_takes_what_simulate_takes_and_refuses_in_one_line_what_it_re
         with pytest.raises(SenseiError, match=r"view: seat must be a seat of the table \(0 to 3\)"):
             view(by_name, seat)
     assert view(by_name, np.int64(3)) == view(by_name, 3)
+    # the Python messages name the arguments (the command line's name its flags: the table of CLI cases below)
+    with pytest.raises(SenseiError, match=r"^game must be a game index from 0 .* got -1$"):
+        trace_game(eng, agents, 4, {}, seed=1, game=-1)
+    with pytest.raises(SenseiError, match=r"^game must be below 9,223,372,036,854,775,807"):
+        trace_game(eng, agents, 4, {}, seed=1, game=2**63)
+    assert trace_game(eng, agents, 4, {"rounds": 1}, seed=1, game=np.int64(0)) == by_name
 
 
 def test_a_trace_stopped_before_the_end_has_no_win_shares():

@@ -96,18 +96,22 @@ def narrator_for(eng: Game, players: int, rules: Any) -> Narrator:
     return importlib.import_module(module).Narrator(eng, players, rules)
 
 
-def check_game_index(game: Any, games: int | None = None) -> int:
-    """A game index K (0-based, the per-game table's ``game`` column): below ``games`` when given."""
+def check_game_index(game: Any, games: int | None = None, names: tuple[str, str] = ("game", "games")) -> int:
+    """A game index K (0-based, the per-game table's ``game`` column): below ``games`` when given. ``names``
+    are how the messages call the two (the command line's ``--game`` and ``--games``)."""
     from ..runner import MAX_GAMES, check_games
 
+    name, games_name = names
+    if isinstance(game, np.integer):  # (numpy integers, as notebooks make them, are integers)
+        game = int(game)
     if not isinstance(game, int) or isinstance(game, bool) or game < 0:
-        raise SenseiError(f"--game must be a game index from 0 (the per-game table's game column), got {game!r}")
+        raise SenseiError(f"{name} must be a game index from 0 (the per-game table's game column), got {game!r}")
     if games is not None:
-        check_games(games)
+        check_games(games, what=games_name)
         if game >= games:
-            raise SenseiError(f"--game {game} is beyond --games {games}: game indices run from 0 to {games - 1}")
+            raise SenseiError(f"{name} {game} is beyond {games_name} {games}: game indices run from 0 to {games - 1}")
     elif game >= MAX_GAMES:
-        raise SenseiError(f"--game must be below {MAX_GAMES:,} (a 64-bit game index), got {game:,}")
+        raise SenseiError(f"{name} must be below {MAX_GAMES:,} (a 64-bit game index), got {game:,}")
     return game
 
 
@@ -162,7 +166,7 @@ def iter_trace(eng: Game, agents: Sequence[Any], players: int | None = None, rul
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise SenseiError(f"seed must be a non-negative integer, got {seed!r}")
     if state is None:
-        check_game_index(game)
+        game = check_game_index(game)
         keys = game_keys(root_key(seed), np.array([game], dtype=np.int64))
         state = eng.new_batch(keys, players, rules)
         scripted = False
