@@ -75,8 +75,8 @@ def parse_scalar(name: str, tp: type, value: Any) -> Any:
             raise SenseiError(f"{name}: expected an integer, got {shown(value)}")
         if isinstance(value, int) and abs(value) <= 2 ** 53:
             return value
-        if isinstance(value, float) and value.is_integer() and abs(value) <= 2 ** 53:
-            return int(value)
+        if isinstance(value, float):  # (a dict's 15.0 played 15 where the Rules object and a config refuse it)
+            raise SenseiError(f"{name}: expected an integer, got {shown(value)}")
         try:
             if isinstance(value, str) and not _INTEGER_TEXT.fullmatch(value.strip()):
                 raise ValueError(value)

@@ -195,11 +195,15 @@ def test_simulate_checks_strategy_objects_and_rules_made_in_python():
             simulate("sen", [Threshold(), agent], n_games=10)
     with pytest.raises(SenseiError, match=re.escape("sen.penalty: must be at least 0, got -3")):
         simulate("sen", [Threshold(), Threshold()], rules=SenRules(penalty=-3), n_games=10)
+    # an integer option takes an integer in a rules dict too, as in the Rules object and a config ({"penalty":
+    # 15.0} played 15 where SenRules(penalty=15.0) and a config's penalty = 15.0 are refused)
+    for rules in ({"penalty": 15.0}, SenRules(penalty=15.0), {"penalty": np.float64(15)}):
+        with pytest.raises(SenseiError, match=r"^sen\.penalty: expected an integer, got (15\.0|np\.float64\(15\.0\))$"):
+            simulate("sen", [Threshold(), Threshold()], rules=rules, n_games=10)
     ok = simulate("sen", [Threshold(wake=12), Threshold()], rules=SenRules(penalty=15), n_games=10, seed=3)
     ref = simulate("sen", lineup("sen", ["threshold:wake=12", "threshold"], 2), rules={"penalty": 15}, n_games=10, seed=3)
     assert ok.summary() == ref.summary()
     # numpy's integers are integers: np.int64(12) was left out of the compiled decision's prm ("prm has no 'wake'")
-    import numpy as np
     assert simulate("sen", [Threshold(wake=np.int64(12)), Threshold()], rules=SenRules(penalty=np.int64(15)),
                     n_games=10, seed=3).summary() == ref.summary()
 

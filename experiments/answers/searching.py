@@ -172,10 +172,12 @@ def probe_settings(spec: SearchSpec) -> list[tuple[dict[str, Any], str]]:
     inside = {p.key: (p.values[0] if p.discrete else p.low + (p.high - p.low) * 0.3819660112501051)
               for p in spec.params}
     cont = ",".join(p.key for p in spec.params if not p.discrete)
-    return [({p.key: (p.values[0] if p.discrete else p.low) for p in spec.params}, f"search.{cont}"),
-            ({p.key: (p.values[-1] if p.discrete else p.high) for p in spec.params}, f"search.{cont}"),
-            (inside, f"search.{cont} (a continuous range, values between its bounds: an integer parameter or "
-                     "option takes {min, max, step})")]
+    # (the point inside first: an integer parameter refuses it for its own reason, which its words say, where
+    # the endpoints' 4.0 is refused only as a float)
+    return [(inside, f"search.{cont} (a continuous range, values between its bounds: an integer parameter or "
+                     "option takes {min, max, step})"),
+            ({p.key: (p.values[0] if p.discrete else p.low) for p in spec.params}, f"search.{cont}"),
+            ({p.key: (p.values[-1] if p.discrete else p.high) for p in spec.params}, f"search.{cont}")]
 
 
 # ----------------------------------------------------------------------------------- settings to lineups
