@@ -868,7 +868,9 @@ def legal(S, R, g, out):
 # remembered) at random to the unknown lands and the face-down pile. What the other seats remember is
 # not in the view either: the sample lets each one remember its own slots 0 and 1 (the deal's look) and
 # the lands it took from the face-down pile, and every land the searching seat remembers outside its own
-# dream (most such knowledge is public: a land taken from the face-up pile, a land shown by a claim).
+# dream (most such knowledge is public: a land taken from the face-up pile, a land shown by a claim; not
+# a land the searching seat peeked at alone, and slots 0 and 1 may hold other lands after a swap). A model
+# of the others, not their memory: docs/search.md.
 
 @numba.njit(cache=True, **REFCOUNT)
 def scratch(ob):
