@@ -24,11 +24,11 @@ if _EARLY:
 
 from typing import Any  # noqa: E402
 
-__all__ = ["run_experiment", "load_config", "load_tables", "Experiment"]
+__all__ = ["run_experiment", "load_config", "load_tables", "load_run", "Experiment", "SavedRun"]
 
 
 def __getattr__(name: str) -> Any:  # lazy, so that ``sensei play`` does not import the experiment stack
-    if name in ("run_experiment", "Experiment", "load_tables"):
+    if name in ("run_experiment", "Experiment", "load_tables", "load_run", "SavedRun"):
         from . import experiment
         return getattr(experiment, name)
     if name == "load_config":

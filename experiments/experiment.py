@@ -587,6 +587,88 @@ def _runs_inside(folder: str) -> str:
     return f"; it holds {len(runs)} run folder{'s' if len(runs) > 1 else ''}, the newest {newest}"
 
 
+@dataclasses.dataclass(frozen=True)
+class SavedRun:
+    """A complete run folder read back (:func:`load_run`): what the run answered, its tables and what
+    reproduces it, as its report shows them."""
+
+    run_dir: str
+    #: the tables, as :func:`load_tables` gives them (polars DataFrames by name)
+    tables: dict[str, pl.DataFrame]
+    #: ``summary.json``: the title, question, answer sentences, headline and what the report shows
+    summary: dict[str, Any]
+    #: ``manifest.json``: seed, games, sensei version, git commit, command, times
+    manifest: dict[str, Any]
+    #: ``config.toml``: the config exactly as run
+    config_text: str
+
+    @property
+    def title(self) -> str:
+        return self.summary.get("title", "")
+
+    @property
+    def question(self) -> str:
+        return self.summary.get("question", "")
+
+    @property
+    def game(self) -> str:
+        return self.summary.get("game", "")
+
+    @property
+    def answer(self) -> list[str]:
+        """The answer's sentences (as ``Experiment.answer``, ``sensei run`` and the report say them)."""
+        return list(self.summary.get("answer") or [])
+
+    @property
+    def headline(self) -> list:
+        return list(self.summary.get("headline") or [])
+
+    @property
+    def command(self) -> str | None:
+        """The command that plays this run again, game for game."""
+        return self.manifest.get("command")
+
+    @property
+    def seed(self) -> int | None:
+        return self.manifest.get("seed")
+
+    @property
+    def size_note(self) -> str | None:
+        """As :attr:`Experiment.size_note`: how much wider the intervals are for fewer deals than the config's."""
+        from reports.html import run_size_note
+        return run_size_note(self.config_text, self.manifest)
+
+    def __getattr__(self, name: str) -> pl.DataFrame:  # res.cells, res.seats, ... as on an Experiment
+        tables = self.__dict__.get("tables") or {}
+        if name in TABLES + OPTIONAL_TABLES:
+            if name in tables:
+                return tables[name]
+            raise AttributeError(f"this run has no {name} table (its answer does not make one)")
+        raise AttributeError(name)
+
+    def __repr__(self) -> str:
+        return f"SavedRun({self.run_dir!r}, {self.title!r}, tables={sorted(self.tables)})"
+
+
+def load_run(run_dir: str | os.PathLike) -> SavedRun:
+    """A complete run folder read back, checked as ``sensei report`` checks it: its answer and headline, its
+    tables, the config as run, its manifest and the command that reproduces it (:class:`SavedRun`). A
+    folder that is not a complete run, or whose files are missing or damaged, is a one-line SenseiError."""
+    from reports.html import ReportError, read_run
+    if not isinstance(run_dir, (str, os.PathLike)):
+        raise SenseiError(f"load_run: expected a run folder's path, got {run_dir!r:.60}")
+    run_dir = os.fspath(run_dir)
+    check_complete(run_dir)
+    try:
+        got = read_run(run_dir)
+    except ReportError as exc:
+        raise SenseiError(str(exc)) from None
+    tables = {k: v for k, v in got["tables"].items() if v.width}  # (read_run's empty stand-ins left out)
+    for name, df in load_tables(run_dir).items():
+        tables.setdefault(name, df)
+    return SavedRun(run_dir, tables, got["summary"], got["manifest"], got["config_text"])
+
+
 def load_tables(run_dir: str) -> dict[str, pl.DataFrame]:
     """The tables of a complete run folder (for notebooks and reports)."""
     if not isinstance(run_dir, (str, os.PathLike)):

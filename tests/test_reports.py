@@ -110,6 +110,41 @@ def test_a_run_folder_whose_path_is_not_utf8_gets_its_report(run_dir, tmp_path):
     assert load_tables(copy)["cells"].height == 4
 
 
+def test_load_run_gives_back_what_the_run_answered_its_tables_and_how_to_rerun_it(run_dir, tmp_path):
+    """A saved run's answer, headline and config were in summary.json and config.toml only (load_tables gave
+    the tables): load_run reads them all back, checked as a report reads them."""
+    import json
+    import shutil
+
+    from experiments import load_run
+    from simcore.errors import SenseiError
+    path, res = run_dir
+    back = load_run(path)
+    assert back.answer == res.answer and back.headline == json.loads(json.dumps(res.headline, default=str))
+    assert back.title == "Report test" and back.question == "Which wake is best?" and back.game == "sen"
+    assert back.summary == json.loads(json.dumps(res.summary(), default=str))
+    assert back.config_text == res.manifest["config_text"] and back.seed == 3
+    assert back.manifest == json.load(open(os.path.join(path, "manifest.json")))
+    # (a config given as a dict reruns from its copy in the folder)
+    assert back.command == f"sensei run {path}/config.toml"
+    assert back.size_note == res.size_note
+    assert set(back.tables) == set(res.tables) | {"examples"}
+    for name, df in res.tables.items():
+        assert back.tables[name].equals(df), name
+    assert back.cells.equals(res.cells) and back.seats.equals(res.seats)
+    with pytest.raises(AttributeError, match="this run has no race table"):
+        back.race
+    copy = str(tmp_path / "copy")
+    shutil.copytree(path, copy)
+    os.unlink(os.path.join(copy, "seats.parquet"))
+    with pytest.raises(SenseiError, match=r"seats.parquet is missing \(every finished run writes it"):
+        load_run(copy)
+    with pytest.raises(SenseiError, match="not a run folder"):
+        load_run(str(tmp_path / "nothing"))
+    with pytest.raises(SenseiError, match="load_run: expected a run folder's path, got 5"):
+        load_run(5)
+
+
 def test_report_on_an_out_folder_names_the_newest_run_inside(run_dir):
     path, _ = run_dir
     r = CliRunner().invoke(app, ["report", os.path.dirname(path)])
