@@ -478,7 +478,9 @@ def trace(
             write(json_lines(shown) if as_json else render(shown, seat))
 
 
-#: the most games ``sensei check`` plays per check (it walks them decision by decision)
+#: the most games ``sensei check`` plays per check (it walks them decision by decision): simcore.conformance's
+#: CHECK_MAX_GAMES, which enforces it (a test keeps the two equal; importing it here would load the engines for
+#: every command, --help too)
 CHECK_MAX_GAMES = 2000
 
 
@@ -510,14 +512,10 @@ def check(
     import numba
 
     from simcore import conformance as C
-    from simcore.runner import check_games
 
     _DEBUG["on"] = debug
     eng, p, rules, agents = _table(game, players, strategy, rule, strategy_files)
-    check_games(games, what="--games")
-    if games > CHECK_MAX_GAMES:
-        raise SenseiError(f"--games must be at most {CHECK_MAX_GAMES:,} for sensei check (it plays each game "
-                          f"decision by decision), got {games:,}")
+    C.check_games_count(games, "--games", "sensei check (it plays")
     if seed < 0:
         raise SenseiError(f"--seed must be a non-negative integer, got {seed}")
     if bounds and not numba.config.BOUNDSCHECK:
@@ -526,24 +524,12 @@ def check(
         if code == 130:  # interrupted: the checking process said so in its one line
             sys.exit(code)
         raise typer.Exit(code)
-    compiled = eng.lineup(agents).all_compiled
-    both = "both lanes" if compiled else "the batch lane: a decision is numpy"
     seats = ", ".join(f"seat {i} {a.spec()}" for i, a in enumerate(agents))
     changed = {k: v for k, v in rules.as_dict().items() if v != eng.make_rules().as_dict()[k]}
     typer.echo(f"sensei check {eng.name}, {p} player{'s' if p != 1 else ''}, rules "
                + (", ".join(f"{k}={_show_default(v)}" for k, v in changed.items()) if changed else "as default")
                + f": {seats}")
-    checks = [
-        (f"the invariants after every decision ({both}), {games:,} games"
-         + (", the same games in the compiled lane" if compiled else ""),
-         lambda: C.invariants(eng, rules, p, agents, games, seed)),
-        (f"a game alone, in batches of 3 and in one batch plays the same ({both})",
-         lambda: C.batch_of_one(eng, rules, p, agents, np.arange(games), seed)),
-        ("the same seed plays the same games again", lambda: C.replayed(eng, rules, p, agents, games, seed)),
-        ("no decision reads what its seat may not see (its decisions on states with that scrambled), nor writes "
-         "into the game or another seat's random stream",
-         lambda: C.leak_probe(eng, agents, p, rules, n=games, seed=seed, hidden=None)),
-    ]
+    checks = [(what, run) for _, what, run in C.table_checks(eng, agents, p, rules, games, seed)]
     failed = 0
     stop = _stop_at_once()
     for what, run in checks:

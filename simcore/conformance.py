@@ -14,11 +14,15 @@
 
 Each check raises :class:`ConformanceError` (an AssertionError) with one line saying what differs; an
 illegal option or a strategy's own error propagates as the engine raises it.
+
+:func:`check_strategies` runs the four on a table, as ``sensei check`` does, and returns one
+:class:`CheckResult` each (a failure recorded, not raised).
 """
 from __future__ import annotations
 
 import copy
-from typing import Any, Sequence
+import dataclasses
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -224,3 +228,82 @@ def leak_probe(eng: Any, agents: Sequence[Any], players: int, rules: Any, n: int
     if hidden is False and changed:
         raise ConformanceError("the rules hide nothing, yet a scramble changed the state")
     return checked
+
+
+#: the most games ``check_strategies`` and ``sensei check`` play per check (they play decision by decision)
+CHECK_MAX_GAMES = 2000
+
+
+@dataclasses.dataclass(frozen=True)
+class CheckResult:
+    """One check of :func:`check_strategies`: its function's name (``invariants``, ``batch_of_one``,
+    ``replayed``, ``leak_probe``), what it checks in words, whether it passed, the failure's one line (''
+    when it passed) and, for the leak probe, the number of decisions it compared."""
+
+    name: str
+    what: str
+    passed: bool
+    message: str = ""
+    compared: int | None = None
+
+
+def table_checks(eng: Any, agents: Sequence[Any], players: int, rules: Any, games: int,
+                 seed: int) -> list[tuple[str, str, Callable[[], Any]]]:
+    """The four checks of a checked table (:func:`simcore.runner.check_table`), each as (name, words, run)."""
+    compiled = eng.lineup(agents).all_compiled
+    both = "both lanes" if compiled else "the batch lane: a decision is numpy"
+    return [
+        ("invariants", f"the invariants after every decision ({both}), {games:,} games"
+         + (", the same games in the compiled lane" if compiled else ""),
+         lambda: invariants(eng, rules, players, agents, games, seed)),
+        ("batch_of_one", f"a game alone, in batches of 3 and in one batch plays the same ({both})",
+         lambda: batch_of_one(eng, rules, players, agents, np.arange(games), seed)),
+        ("replayed", "the same seed plays the same games again",
+         lambda: replayed(eng, rules, players, agents, games, seed)),
+        ("leak_probe", "no decision reads what its seat may not see (its decisions on states with that "
+         "scrambled), nor writes into the game or another seat's random stream",
+         lambda: leak_probe(eng, agents, players, rules, n=games, seed=seed, hidden=None)),
+    ]
+
+
+def check_games_count(games: Any, name: str = "games", by: str = "the conformance checks (they play") -> int:
+    """A number of games per check: a positive integer of at most :data:`CHECK_MAX_GAMES` (``name`` and ``by``:
+    how the message calls the number and what plays the games)."""
+    from .errors import SenseiError
+    from .runner import check_games
+
+    if isinstance(games, np.integer):
+        games = int(games)
+    check_games(games, what=name)
+    if games > CHECK_MAX_GAMES:
+        raise SenseiError(f"{name} must be at most {CHECK_MAX_GAMES:,} for {by} each game decision by decision), "
+                          f"got {games:,}")
+    return games
+
+
+def check_strategies(game: Any, agents: Sequence[Any], players: int | None = None, rules: Any = None,
+                     games: int = 20, seed: int = 0) -> list[CheckResult]:
+    """``sensei check`` from Python: the four conformance checks of a table (a game's name or engine, one
+    strategy object per seat, rules as a dict or a Rules object, as :func:`simcore.runner.simulate` takes
+    them), each on ``games`` games of ``seed``. A check that fails (what differs, a decision that raised,
+    an illegal option) is recorded in its :class:`CheckResult`, and the next one runs; a mistake in the
+    arguments is a one-line SenseiError before any game."""
+    from .errors import IllegalAction, SenseiError, StrategyError
+    from .runner import check_table
+
+    eng, agents, players, rules = check_table(game, agents, players, rules)
+    games = check_games_count(games)
+    if isinstance(seed, np.integer):
+        seed = int(seed)
+    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+        raise SenseiError(f"seed must be a non-negative integer, got {seed!r}")
+    out = []
+    for name, what, run in table_checks(eng, agents, players, rules, games, seed):
+        try:
+            got = run()
+        except (ConformanceError, StrategyError, IllegalAction) as exc:
+            out.append(CheckResult(name, what, False, " ".join(str(exc).split())))
+        else:
+            out.append(CheckResult(name, what, True, "", got if isinstance(got, int) else None))
+    return out
+

@@ -1388,20 +1388,7 @@ def simulate(game: str | Game, agents: Sequence[Any], players: int | None = None
     # numpy integers (as notebooks make them) are integers
     n_games, seed, jobs, chunk_size, first_game, players = (
         int(v) if isinstance(v, np.integer) else v for v in (n_games, seed, jobs, chunk_size, first_game, players))
-    agents = check_agents(eng, agents)
-    players = len(agents) if players is None else players
-    if not isinstance(players, int) or isinstance(players, bool):
-        raise SenseiError(f"players must be an integer, got {players!r}")
-    if rules is not None and not isinstance(rules, (dict, eng.Rules)):
-        raise SenseiError(f"rules must be a dict of {eng.name}'s rule options or a {eng.Rules.__name__}, got "
-                          f"{type(rules).__name__}")
-    if not isinstance(rules, eng.Rules):
-        rules = eng.make_rules(rules)
-    else:  # a Rules instance made directly in Python: its options checked and read as a dict's are
-        rules = check_fields(rules, eng.name)
-    eng.validate(players, rules)
-    if len(agents) != players:
-        raise SenseiError(f"{len(agents)} strategies for {players} seats")
+    eng, agents, players, rules = check_table(eng, agents, players, rules)
     if not isinstance(first_game, int) or isinstance(first_game, bool) or not 0 <= first_game < MAX_GAMES:
         raise SenseiError(f"first game must be a game index from 0 to {MAX_GAMES - 1:,}, got {first_game!r}")
     check_games(n_games, first_game)
@@ -1443,6 +1430,32 @@ def simulate(game: str | Game, agents: Sequence[Any], players: int | None = None
     bar.close()
     return RunResult(eng, players, rules, list(agents), seed, acc.result(), time.perf_counter() - t0, jobs,
                      compiling.seconds)
+
+
+def check_table(game: str | Game, agents: Any, players: Any = None, rules: Any = None) -> tuple[Game, list, int, Any]:
+    """The table that ``simulate``, ``trace_game`` and ``check_strategies`` play, checked as one: the engine
+    (of a game's name or an engine), the strategy objects (:func:`check_agents`), the player count (the
+    number of strategies when None; numpy's integers are integers) and the rules (None, a dict of options
+    or a Rules object, whose values are read as a dict's are); a one-line SenseiError for the first
+    mistake."""
+    eng = get_game(game)
+    agents = check_agents(eng, agents)
+    players = len(agents) if players is None else players
+    if isinstance(players, np.integer):  # (numpy integers, as notebooks make them, are integers)
+        players = int(players)
+    if not isinstance(players, int) or isinstance(players, bool):
+        raise SenseiError(f"players must be an integer, got {players!r:.60}")
+    if rules is not None and not isinstance(rules, (dict, eng.Rules)):
+        raise SenseiError(f"rules must be a dict of {eng.name}'s rule options or a {eng.Rules.__name__}, got "
+                          f"{type(rules).__name__}")
+    if not isinstance(rules, eng.Rules):
+        rules = eng.make_rules(rules)
+    else:  # a Rules instance made directly in Python: its options checked and read as a dict's are
+        rules = check_fields(rules, eng.name)
+    eng.validate(players, rules)
+    if len(agents) != players:
+        raise SenseiError(f"{len(agents)} strategies for {players} seats")
+    return eng, agents, players, rules
 
 
 def check_agents(eng: Game, agents: Any) -> list:

@@ -207,3 +207,33 @@ def test_ctrl_c_stops_a_decision_that_loops_for_ever(tmp_path, command):
         raise AssertionError("Ctrl-C did not stop a decision that loops for ever") from None
     assert child.returncode == 130 and err.splitlines()[-1] == "interrupted", (child.returncode, err)
     assert "Traceback" not in err
+
+
+def test_check_strategies_is_sensei_check_from_python():
+    """sensei check had no documented Python form (conformance's four functions take positional arguments):
+    check_strategies takes what simulate takes and gives one result per check, a failure recorded."""
+    from experiments import cli as cli_module
+    from simcore import conformance as C
+    from simcore.errors import SenseiError
+    from strategies.registry import lineup
+    from tests.strategies_for_tests import PeekingSen
+    assert cli_module.CHECK_MAX_GAMES == C.CHECK_MAX_GAMES
+    ok = C.check_strategies("sen", lineup("sen", "threshold", 4), games=8)
+    assert [c.name for c in ok] == ["invariants", "batch_of_one", "replayed", "leak_probe"]
+    assert all(c.passed and c.message == "" for c in ok) and ok[3].compared > 0
+    assert "the same games in the compiled lane" in ok[0].what
+    r = _check("sen", "-s", "threshold", "-n", "8")  # the same checks, in the same words, as the command's
+    assert _verdicts(r) == [f"ok    {c.what}" for c in ok[:3]] + [
+        f"ok    {ok[3].what} ({ok[3].compared:,} decisions compared)"]
+    bad = C.check_strategies("sen", [PeekingSen(), *lineup("sen", "threshold", 3)], games=8, seed=0)
+    assert [c.passed for c in bad] == [True, True, True, False]
+    assert "seat 0 (" in bad[3].message and "decision 'start'" in bad[3].message and "\n" not in bad[3].message
+    for kw, words in [({"games": 0}, "games must be a positive integer"),
+                      ({"games": 5000}, "games must be at most 2,000 for the conformance checks"),
+                      ({"seed": -1}, "seed must be a non-negative integer"),
+                      ({"players": 3}, "4 strategies for 3 seats"),
+                      ({"rules": {"penalty": -1}}, "sen.penalty: must be at least 0")]:
+        with pytest.raises(SenseiError, match=words):
+            C.check_strategies("sen", lineup("sen", "threshold", 4), **kw)
+    with pytest.raises(SenseiError, match="got 'threshold' for seat 0"):
+        C.check_strategies("sen", ["threshold"] * 4)

@@ -144,25 +144,10 @@ def iter_trace(eng: Game, agents: Sequence[Any], players: int | None = None, rul
     end (``scores``, ``win``, ``turns``, ``timeout``) from the engine's ``outcome``: the game's row of
     the per-game table.
     """
-    from ..options import check_fields
-    from ..registry import get_game
-    from ..runner import check_agents
+    from ..runner import check_table
 
-    if isinstance(eng, str):  # a game's name, as simulate takes it
-        eng = get_game(eng)
-    agents = check_agents(eng, agents)  # (names, classes, another game's strategies: one line each)
-    players = len(agents) if players is None else players
-    if isinstance(players, np.integer):  # (numpy integers, as notebooks make them, are integers)
-        players = int(players)
-    if not isinstance(players, int) or isinstance(players, bool):
-        raise SenseiError(f"players must be an integer, got {players!r:.60}")
-    if rules is None or not isinstance(rules, eng.Rules):
-        rules = eng.make_rules(rules)
-    else:  # a Rules instance made directly in Python: its options checked and read as a dict's are
-        rules = check_fields(rules, eng.name)
-    eng.validate(players, rules)
-    if len(agents) != players:
-        raise SenseiError(f"{len(agents)} strategies for {players} seats")
+    # (a game's name or engine; names, classes, another game's strategies, a Rules object's text: as simulate)
+    eng, agents, players, rules = check_table(eng, agents, players, rules)
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise SenseiError(f"seed must be a non-negative integer, got {seed!r}")
     if state is None:
