@@ -306,10 +306,30 @@ def analyse(cfg: Config, runs: list[CellRun], state: Any = None) -> dict[str, An
     if games:
         tables["games"] = pl.concat(games, how="diagonal_relaxed")
     answer = list(res.answer)
+    fixed = fixed_rules_sentence(cfg)
+    if fixed:
+        answer.append(fixed)
     stopped = timeout_sentence(cells)
     if stopped:
         answer.append(stopped)
     return {"tables": tables, "answer": answer, "headline": headline(res), "labels": dict(res.labels)}
+
+
+def fixed_rules_sentence(cfg: Config) -> str | None:
+    """A sentence naming the rule options the config's ``[rules]`` fixes, which the labels of its cells and
+    groups leave out (they name what is swept): the answer holds under those rules. None without any."""
+    from simcore.options import field_value, shown
+
+    fixed = cfg.raw.get("rules") or {}
+    if not fixed:
+        return None
+    eng = get_game(cfg.game)
+    parts = []
+    for k, v in fixed.items():
+        value = field_value(eng.Rules, k, v, eng.name)
+        everywhere = all(getattr(c.rules, k) == value for c in cfg.cells)
+        parts.append(f"{k} = {shown(v)}" + ("" if everywhere else " (except where a swept case sets its own)"))
+    return f"Rules fixed by the config's [rules] for every cell, which the labels above leave out: {', '.join(parts)}."
 
 
 def timeout_sentence(cells: pl.DataFrame) -> str | None:

@@ -798,3 +798,22 @@ def test_calibration_compares_values_of_a_rule_option_each_with_solo_cells():
     refused(raw, "sweep.setup: expected a solo cell (players = 1) for every value of report.over", "none for 'two'")
     raw["report"]["over"] = "rules.sticks"
     assert load_config(raw).report.over == "rules.sticks"
+
+
+def test_the_answer_names_the_rules_that_the_config_fixes():
+    """The labels of a best answer's cells and groups name what is swept only: a config's [rules] settings
+    (penalty = 15 here) were said nowhere in the answer. A setting that a swept case overrides says so."""
+    from experiments import run_experiment
+    raw = {**SEN, "games": 4, "rules": {"penalty": 15, "caller_tie": "count"},
+           "sweep": {"focus.wake": [8, 12], "variant": {"a": {"rules.penalty": 5}, "b": {}}},
+           "report": {"answer": "best", "over": "focus.wake"}}
+    res = run_experiment(raw)
+    assert res.answer[-1] == ("Rules fixed by the config's [rules] for every cell, which the labels above leave "
+                              "out: penalty = 15 (except where a swept case sets its own), caller_tie = 'count'.")
+    assert sum("[rules]" in a for a in res.answer) == 1
+    raw = {**SEN, "games": 4, "rules": {"penalty": 15}, "sweep": {"focus.wake": [8, 12]},
+           "report": {"answer": "best", "over": "focus.wake"}}
+    assert run_experiment(raw).answer[-1].endswith("leave out: penalty = 15.")
+    raw.pop("rules")
+    assert not any("[rules]" in a for a in run_experiment(raw).answer)
+
