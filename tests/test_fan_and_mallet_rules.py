@@ -398,10 +398,15 @@ def test_match_loser_starts_the_next_game_and_points_are_unused_markers():
 
 
 def test_long_matches_end_by_their_rules_not_at_the_turn_limit():
-    # a game plays at most 60 cards and gives its winner at least one point: 100 turns a point is a bound
+    # a game plays at most 60 cards and gives its winner at least one point: a match to N points plays at most
+    # 2N - 1 games, 60 (2N - 1) turns (the cap's 100 turns a point fell below that from N = 834 on)
     eng = FanAndMallet()
     assert eng.turn_limit(FanAndMalletRules()) == 100_000
-    assert eng.turn_limit(FanAndMalletRules(match_points=8000)) == 800_000
+    assert eng.turn_limit(FanAndMalletRules(match_points=833)) == 100_000
+    assert eng.turn_limit(FanAndMalletRules(match_points=834)) == 60 * 1667 == 100_020
+    assert eng.turn_limit(FanAndMalletRules(match_points=1000)) == 119_940
+    assert eng.turn_limit(FanAndMalletRules(match_points=8000)) == 60 * 15_999
+    assert eng.turn_limit(FanAndMalletRules(match_points=1_000_000)) == 60 * 1_999_999
     with pytest.raises(SenseiError, match="at most 1000000"):
         FanAndMalletRules.from_values({"match_points": 2_000_000}, "fan-and-mallet")
     from simcore.runner import simulate

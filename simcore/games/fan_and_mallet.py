@@ -971,9 +971,17 @@ class FanAndMallet(Game):
     safety_turns = 100_000
 
     def game_length(self, rules: Any) -> int:
-        """``match_points`` (a game plays at most 60 cards, two decks of 30, and gives its winner at least one
-        point: the loser places at most 6 of 7 markers; so the turn limit this sets binds no match)."""
+        """``match_points``: the points a match plays to."""
         return int(rules.match_points or 0)
+
+    def turn_limit(self, rules: Any) -> int:
+        """The safety cap, and for a match never below what its rules can take: a game plays at most 60
+        cards (two decks of 30), one a turn, and gives its winner at least one point (the loser places at
+        most 6 of 7 markers), so a match to N points plays at most 2N - 1 games (both players at N - 1
+        after 2N - 2 of them), 60 (2N - 1) turns: above the cap's 100 turns a point for N from 834 on."""
+        limit = super().turn_limit(rules)
+        mp = rules.match_points
+        return limit if not mp else max(limit, 60 * (2 * int(mp) - 1))
 
     columns: ClassVar[dict[str, str]] = {
         "games_played": "games played (1, or the games of a match)",
