@@ -508,7 +508,6 @@ def check(
 
     Example: sensei check sen --players 2 --strategy examples/strategies/sen_threshold.py:Threshold --strategy threshold
     """
-    import numpy as np
     import numba
 
     from simcore import conformance as C

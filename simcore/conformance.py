@@ -306,4 +306,3 @@ def check_strategies(game: Any, agents: Sequence[Any], players: int | None = Non
         else:
             out.append(CheckResult(name, what, True, "", got if isinstance(got, int) else None))
     return out
-

@@ -109,7 +109,7 @@ def test_trace_game_takes_what_simulate_takes_and_refuses_in_one_line_what_it_re
         trace_game(eng, agents, 4, {}, seed=1, game=-1)
     with pytest.raises(SenseiError, match=r"^game must be below 9,223,372,036,854,775,807"):
         trace_game(eng, agents, 4, {}, seed=1, game=2**63)
-    assert trace_game(eng, agents, 4, {"rounds": 1}, seed=1, game=np.int64(0)) == by_name
+    assert trace_game(eng, agents, 4, {"rounds": 1}, seed=np.int64(1), game=np.int64(0)) == by_name
 
 
 def test_a_trace_stopped_before_the_end_has_no_win_shares():

@@ -148,6 +148,8 @@ def iter_trace(eng: Game, agents: Sequence[Any], players: int | None = None, rul
 
     # (a game's name or engine; names, classes, another game's strategies, a Rules object's text: as simulate)
     eng, agents, players, rules = check_table(eng, agents, players, rules)
+    if isinstance(seed, np.integer):
+        seed = int(seed)
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise SenseiError(f"seed must be a non-negative integer, got {seed!r}")
     if state is None:
