@@ -241,8 +241,9 @@ def replicator(table, K: int, P: int, steps: int = 20000, dt: float = 2.0, tol: 
     uniform mixture), until the mixture moves less than ``tol`` per step (at most ``steps`` steps); shares
     below ``floor`` are set to 0 at the end (a strategy on its way out). Shares never fall below 1e-12 on
     the way, so a strategy pushed out early comes back if it pays against the later mixture. ``settled``,
-    a list, receives whether the dynamics came to rest within the steps (else the mixture is only where
-    they stood: a cycle, or a slow approach)."""
+    a list, receives whether the mixture is a rest point to 1e-6 (every strategy kept earns the mixture's
+    payoff, none left out more; else the mixture is only where the dynamics stood: on a cycle, or at a
+    corner that a strategy left out gains against)."""
     u_of = FieldPayoffs(table, K, P)
     x = np.full(K, 1.0 / K) if start is None else np.asarray(start, dtype=np.float64) / np.sum(start)
     for _ in range(steps):
@@ -257,14 +258,17 @@ def replicator(table, K: int, P: int, steps: int = 20000, dt: float = 2.0, tol: 
             break
     x = np.where(x < floor, 0.0, x)
     if settled is not None:
-        # at rest: not moving, every strategy kept earns the mixture's payoff and none left out earns more. A
+        # at rest: every strategy kept earns the mixture's payoff and none left out earns more (to 1e-6). A
         # mixture that spirals out to a corner slows down there (the others' shares sit at the 1e-12 floor,
-        # where even a strategy that gains grows by less than tol a step) without being at rest
+        # where even a strategy that gains grows by less than tol a step) without being at rest: a member
+        # left out gains. One that still moves by more than tol a step where those hold is approaching a rest
+        # point slowly (it moves by at most about dt 1e-6 a step), which it has reached to that precision
+        # (it was said not to be at rest, beside regrets of 1e-9 that show it is)
         u = u_of(x / x.sum())
         kept = x > 0
         v = float(np.dot(x / x.sum(), u))
         out_gain = float((u[~kept] - v).max()) if (~kept).any() else 0.0
-        settled.append(bool(moved < tol and np.abs(u[kept] - v).max() < 1e-6 and out_gain < 1e-6))
+        settled.append(bool(np.abs(u[kept] - v).max() < 1e-6 and out_gain < 1e-6))
     return x / x.sum()
 
 

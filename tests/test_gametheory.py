@@ -101,6 +101,19 @@ def test_replicator_says_whether_it_came_to_rest():
     assert settled == [False, True]
 
 
+def test_replicator_approaching_a_rest_point_slowly_is_at_rest_there():
+    """A mixture whose strategies earn the same to 1e-9 and which no strategy left out beats is a rest point,
+    though it still moves by more than the stopping tolerance a step: the equilibrium answer said "the dynamics
+    did not come to rest ... not a rest point" beside support regrets of 1e-9. Off it, it is not at rest."""
+    A = np.array([[0.5, 0.8], [0.7, 0.5]])  # anti-coordination: the rest point is 60% of the first
+    t = gt.matrix_table(A)
+    settled: list = []
+    x = gt.replicator(t, 2, 2, start=[0.6 + 1e-8, 0.4 - 1e-8], steps=2, tol=1e-12, settled=settled)
+    assert abs(x[0] - 0.6) > 1e-12 and settled == [True]
+    gt.replicator(t, 2, 2, start=[0.7, 0.3], steps=2, settled=settled)
+    assert settled == [True, False]
+
+
 def test_fixation_is_neutral_without_selection():
     t = gt.matrix_table(np.full((2, 2), 0.5))
     assert gt.fixation(t, 2, 20, 50.0, 0, 1) == pytest.approx(1 / 20)
