@@ -1375,3 +1375,15 @@ def test_a_population_is_limited_and_its_memory_estimated_by_the_orders_it_plays
     cfg = load_config({**raw, "players": 4})
     assert _estimate(cfg, cfg.report.search) == 10 ** 4 * 2000
     assert any("at least 2,530 lineups" in k for k in memory_needs(cfg)), memory_needs(cfg)
+
+
+def test_paths_that_all_end_in_a_cycle_are_said_to_and_not_to_have_run_out_of_steps():
+    """Every path ended in a cycle after 4-5 of its 8 steps, and the answer read "no fixed point within the
+    steps", as if a larger budget might find one; a path cut short by its steps still reads so."""
+    search = {"focus.wake": [-1, 2, 4, 6, 8, 10], "start": [10, 4], "meta": [2], "bootstrap": 20}
+    head = run_experiment(eq(seed=1, rules={"penalty": 15}, search=search)).answer[0]
+    assert head.startswith("symmetric equilibrium by iterated best response: no fixed point, every path ends in a "
+                           "cycle; from wake=8: a cycle (wake=8 -> wake=-1 -> "), head
+    assert "within the steps" not in head
+    head = run_experiment(eq(seed=1, rules={"penalty": 15}, search={**search, "steps": 2})).answer[0]
+    assert head.startswith("symmetric equilibrium by iterated best response: no fixed point within the steps; "), head

@@ -803,6 +803,9 @@ def _family_sentences(cfg, cell, desc, paths, fixed, fair, confirmed=None) -> li
                 bits = [f"{join_values(failed)} do{'es' if len(failed) == 1 else ''} not hold up on the fresh deals"]
             head += " (" + "; ".join(bits) + ")"
         head += ": " + "; ".join(parts)
+    elif all(p.end == "cycle" for p in paths):  # (each path met a field it had played: more steps change nothing)
+        head += (" by iterated best response: no fixed point, every path " if len(paths) > 1 else
+                 " by iterated best response: no fixed point, its path ") + "ends in a cycle"
     else:
         head += " by iterated best response: no fixed point within the steps"
     others = [p for p in paths if p.end != "fixed"]
