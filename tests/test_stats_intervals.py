@@ -79,6 +79,19 @@ def test_answers_give_lopsided_intervals_by_their_bounds():
     assert not lopsided(0.5, 0.5, 0.5)  # an interval of no width is shown as ± 0
 
 
+def test_a_figure_and_its_half_width_do_not_print_a_bound_on_the_share_they_are_judged_against():
+    """Fan & Mallet's balance read "wins 51.7% ± 1.7% ..., clearly above" 50%: each rounding alone is fine, but a
+    reader adds them up to [50.0%, 53.4%], while the interval is [50.06%, 53.38%]. Such a figure is given by its
+    bounds; one whose printed value and half-width keep clear of the share, or straddle it as the interval
+    does, keeps its ± form."""
+    from experiments.answers.common import pm_metric
+    assert pm_metric("win_share", 0.5172, 0.500576, 0.5338, refs=(0.5,)) == "51.7% [50.1%, 53.4%]"
+    assert pm_metric("win_share", 0.5172, 0.500576, 0.5338) == "51.7% ± 1.7%"  # (nothing judged against)
+    assert pm_metric("win_share", 0.4828, 0.4662, 0.499424, refs=(0.5,)) == "48.3% [46.6%, 49.9%]"
+    assert pm_metric("win_share", 0.53, 0.51, 0.55, refs=(0.5,)) == "53.0% ± 2.0%"
+    assert pm_metric("win_share", 0.505, 0.489, 0.521, refs=(0.5,)) == "50.5% ± 1.6%"
+
+
 def test_intervals_of_shares_and_their_differences_are_shown_within_their_range():
     # a paired t interval over few deals may reach past +-100% (a difference of two shares) or past 0% and
     # 100% (a share): the sentences show it clipped to that range, the estimate itself unchanged

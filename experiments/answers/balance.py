@@ -232,7 +232,7 @@ def _headline(heads: list[tuple], what: str, metric_text: str | None = None, ran
     if len(heads) <= 1:
         return None
     one_p = len({h[4] for h in heads}) == 1  # one fair share for all, else each group says its own
-    parts = [pm_metric("win_share", w, lo, hi)
+    parts = [pm_metric("win_share", w, lo, hi, refs=(fair,))
              + (f" ({d})" if d and one_p else f" ({d + '; ' if d else ''}fair {100 * fair:.1f}%)" if not one_p else "")
              for d, w, lo, hi, fair, *_ in heads]
     clear = [d or "all" for d, _, _, _, _, c, *_ in heads if c]
@@ -250,7 +250,9 @@ def _headline(heads: list[tuple], what: str, metric_text: str | None = None, ran
     if owns:
         # where only the seat differs: the seat's own edge, which pairings of unequal strategies dilute
         k = owns[0][6]
-        parts = [pm_metric("win_share", sw, slo, shi) + (f" ({d})" if d else "") for d, sw, slo, shi, *_ in owns]
+        fairs = {h[0]: h[4] for h in heads}
+        parts = [pm_metric("win_share", sw, slo, shi, refs=(fairs[d],)) + (f" ({d})" if d else "")
+                 for d, sw, slo, shi, *_ in owns]
         sclear = [d or "all" for d, *rest in owns if rest[4]]
         out.append(f"With one strategy in every seat ({k} of the {heads[0][8]} {_plural(what)}{' of each group' if len(heads) > 1 else ''}), "
                    "where only the seat differs, seat 0 wins " + ", ".join(parts) + ", "

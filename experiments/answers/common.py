@@ -390,9 +390,26 @@ def pm_metric(metric: str, x: float | None, lo: float | None, hi: float | None, 
     lo, hi = clip_interval(lo, hi, bounds if bounds is not None else share_range(metric))
     if lo is None or hi is None or not (math.isfinite(lo) and math.isfinite(hi)):
         return fmt_metric(metric, x, signed)
-    if lopsided(x, lo, hi) or (refs and ref_decimals(metric, (lo, hi), refs) is not None):
+    if lopsided(x, lo, hi) or (refs and (ref_decimals(metric, (lo, hi), refs) is not None
+                                         or _pm_reaches(metric, x, lo, hi, refs))):
         return f"{fmt_metric(metric, x, signed)} {span(metric, lo, hi, signed, refs=refs)}"
     return f"{fmt_metric(metric, x, signed)} ± {fmt_metric(metric, half_width(lo, hi))}"
+
+
+def _pm_reaches(metric: str, x: float, lo: float, hi: float, refs: tuple[float | None, ...]) -> bool:
+    """Whether ``value ± half`` as printed would put a bound on or across one of ``refs`` that the interval's
+    own bound clears: ``51.7% ± 1.7%`` reads [50.0%, 53.4%] for an interval [50.06%, 53.4%] that the sentence
+    calls clearly above 50% (the two roundings add up)."""
+    scale, d, _ = print_format(metric)
+    xs, hs = rounded(x * scale, d), rounded(half_width(lo, hi) * scale, d)
+    for r in refs:
+        if r is None or not math.isfinite(r):
+            continue
+        rs = r * scale
+        for true, shown in ((lo * scale, xs - hs), (hi * scale, xs + hs)):
+            if abs(true - rs) > 1e-9 and (true - rs) * (round(shown, 9) - rs) <= 0:
+                return True
+    return False
 
 
 def turns_pm(x: float, lo: float | None, hi: float | None) -> str:
