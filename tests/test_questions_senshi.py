@@ -335,3 +335,17 @@ def test_risk_gives_the_verdict_of_its_third_figure_too():
             else "no clear change in wins when not eliminated")
     assert re.search(r"\((less often|more often|not clearly more or less often) eliminated, (wins more|wins less|no "
                      r"clear change in wins), " + word + r"\)$", g), g
+
+
+def test_risk_names_a_swept_parameters_values_with_the_parameter():
+    """A sweep of guard's margin read "least often eliminated: 1, ...", "0: eliminated in ...": a bare number,
+    where best says "best margin", turn_order "margin 1" and the docs' labels name the parameter."""
+    raw = {"title": "t", "question": "q", "game": "senshi", "players": 3, "games": 40, "seed": 24,
+           "lineup": {"focus": "guard", "field": "counter"}, "sweep": {"focus.margin": [0, 1, 2]},
+           "report": {"answer": "risk", "over": "focus.margin", "event": "eliminated", "baseline": 0}}
+    ans = run_experiment(raw).answer
+    assert re.match(r"against counter in every other seat: least often eliminated: margin \d, .* \(next margin \d: ",
+                    ans[0]), ans[0]
+    assert "; most wins: margin " in ans[0] and "; most wins when not eliminated: margin " in ans[0]
+    assert [a.split(":")[0] for a in ans[1:4]] == ["margin 0", "margin 1", "margin 2"]
+    assert "; vs margin 0 on the same deals: " in ans[2]

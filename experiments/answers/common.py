@@ -569,6 +569,12 @@ def value_names(cfg: Config) -> dict[str, str]:
     return {}
 
 
+def value_name(over: str, v: Any) -> str:
+    """A value of ``over`` as the sentences name it: a bare number or on/off with its axis ("chosen_fan on",
+    not "on"; "margin 1", not "1"), a named case or a strategy by itself."""
+    return f"{short(over)} {show(v)}" if isinstance(v, (bool, int, float)) or v is None else f"{show(v)}"
+
+
 def named_value(labels: dict[str, str], names: dict[str, str], v: Any) -> str:
     """A value of ``over`` as the answers show it: its short label, with its word where it has one
     (:func:`value_names`): ``-1 (never)``."""

@@ -33,6 +33,10 @@ def answer_risk(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
     def show(v: Any) -> str:
         return label(labels, v)
 
+    def named(v: Any) -> str:
+        # a value of `over` as the sentences name it: "margin 1", not a bare "1" (as turn_order's)
+        return f"{short(over)} {show(v)}" if isinstance(v, (bool, int, float)) or v is None else show(v)
+
     for key, sub in group_rows(cells, gaxes):
         desc = describe_group(gaxes, key, labels)
         P = int(sub["players"][0])
@@ -123,9 +127,9 @@ def answer_risk(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
             else:
                 d = paired_diff((j[f"{col}_ref"] / j["plays_ref"]).to_numpy(), (j[col] / j["plays"]).to_numpy())
             if same_on_every_deal(d):
-                return f" ({word} {show(v2)}: the same on every deal)"
+                return f" ({word} {named(v2)}: the same on every deal)"
             apart = d["lo"] > 0 or d["hi"] < 0
-            return f" ({word} {show(v2)}: {dci_text(d)} on the same deals{'' if apart else ', not clearly apart'})"
+            return f" ({word} {named(v2)}: {dci_text(d)} on the same deals{'' if apart else ', not clearly apart'})"
 
         def itself(f: dict) -> str:
             # a table of one strategy wins exactly the fair share by symmetry: say so where it leads
@@ -143,18 +147,18 @@ def answer_risk(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
         else:
             sentences.append(
                 (f"{desc}{against}: " if desc else (f"{against.strip()}: " if against else ""))
-                + f"least often {ev}: {show(lo_v)}{itself(lo_f)}, {ci_text(*lo_f[f_ev])}"
+                + f"least often {ev}: {named(lo_v)}{itself(lo_f)}, {ci_text(*lo_f[f_ev])}"
                 f"{versus_next(f_ev, 'event', 'min', lo_v)}; "
-                + (f"most wins: {show(hi_v)}, {ci_text(*hi_f[f_win], refs=(1 / P,))} (fair share {100 / P:.1f}%"
+                + (f"most wins: {named(hi_v)}, {ci_text(*hi_f[f_win], refs=(1 / P,))} (fair share {100 / P:.1f}%"
                    + (", the share of the field's own seat: not clearly above it" if P > 1 and hi_f[f_win][1] is not None
                       and hi_f[f_win][1] <= 1 / P else "") + ")"
                    f"{versus_next(f_win, 'win', 'max', hi_v)}" if not itself(hi_f) else
                    # the table of the field alone wins the fair share by symmetry: leading, it says that no
                    # challenger wins more than the field's own seat, and the one to name is the best challenger
-                   f"most wins: no challenger wins more than the field itself ({show(hi_v)} in every seat: "
+                   f"most wins: no challenger wins more than the field itself ({named(hi_v)} in every seat: "
                    f"{ci_text(*hi_f[f_win])}, the fair share){versus_next(f_win, 'win', 'max', hi_v, 'best challenger')}")
                 + f"; most wins when not {ev}: "
-                f"{show(cv)}{itself(cf)}, {ci_text(*cf[f_cond])}{versus_next(f_cond, 'win_clear', 'max', cv)}")
+                f"{named(cv)}{itself(cf)}, {ci_text(*cf[f_cond])}{versus_next(f_cond, 'win_clear', 'max', cv)}")
         bf = figs.get(base)
         seen: list[tuple[Any, pl.DataFrame]] = []  # each value's per-deal figures, to find values that play alike
 
@@ -174,14 +178,14 @@ def answer_risk(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
             own = f["focus"] == f["field"] and P > 1 and f["games"] > f["deals"].height
             played = (f"{f['games']:,.0f} seats ({f['games'] / P:,.0f} games, every seat its own)" if own else
                       f"{f['games']:,.0f} games")
-            text = (f"{show(value)}" + (f" ({desc})" if desc else "") + f": {ev} in {ci_text(*f[f_ev])} of its "
+            text = (f"{named(value)}" + (f" ({desc})" if desc else "") + f": {ev} in {ci_text(*f[f_ev])} of its "
                     f"{played}, wins {ci_text(*f[f_win])}"
                     + (" (the fair share by symmetry: the same strategy in every seat)" if f[f_win][1] is None
                        and f["focus"] == f["field"] else "") + f", and wins {ci_text(*f[f_cond])} of the "
                     f"{f['clear']:,.0f} {'seats' if own else 'games'} it was not {ev} in")
             twin = alike(f)
             if twin is not None:  # guard's margins 3 and 4 with 4 players: the same games
-                text += f" (the same as {show(twin)} on every deal)"
+                text += f" (the same as {named(twin)} on every deal)"
             if bf is not None and value != base:
                 j = f["deals"].join(bf["deals"], on="game", suffix="_ref")
                 d_ev = paired_diff((j["event"] / j["plays"]).to_numpy(), (j["event_ref"] / j["plays_ref"]).to_numpy())
@@ -201,7 +205,7 @@ def answer_risk(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
                 when = ({1: f"wins more when not {ev}", -1: f"wins less when not {ev}",
                          0: f"no clear change in wins when not {ev}"}[direction(d_cond)] if d_cond is not None else None)
                 if twin != base:  # alike with the baseline on every deal: no differences to give (all 0)
-                    text += (f"; vs {show(base)} on the same deals: " + ", ".join(parts)
+                    text += (f"; vs {named(base)} on the same deals: " + ", ".join(parts)
                              + f" ({risk[direction(d_ev)]}, {wins[direction(d_win)]}" + (f", {when}" if when else "")
                              + ")")
             sentences.append(text)

@@ -153,7 +153,7 @@ def answer_turn_order(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
         tested = [v for v in diffs if not same[v]]
         verdict = dict(zip(tested, clear_changes([diffs[v]["win_share"][0] for v in tested]))) if tested else {}
         clear = [verdict.get(v, False) for v in diffs]
-        moves = [_value_name(over, v)
+        moves = [value_name(over, v)
                  + (f" ({figs[v]['lineup']})" if figs[v]["lineup"] != head_f["lineup"] else "")
                  + (" the same on every deal" if same[v] else
                     f" {dci_text(d['win_share'][0])} ({'a clear change' if c else 'not clearly a change'}; to "
@@ -234,15 +234,11 @@ def _other_seat_text(diffs, figs, over: str, P: int, clear0: dict[Any, bool]) ->
         return ""
     v, s, x = best
     return (f"; the largest clear change of any seat: seat {s}{' (the last)' if s == P - 1 else ''} "
-            f"{dci_text(x)} with {_value_name(over, v)} (to {ci_text(*figs[v]['win_share'][s])})"
+            f"{dci_text(x)} with {value_name(over, v)} (to {ci_text(*figs[v]['win_share'][s])})"
             + (f" (clear with Holm's correction over the {len(others)} changes of the other seats)"
                if len(others) > 1 else ""))
 
 
-def _value_name(over: str, v: Any) -> str:
-    """A value of ``over`` as the sentences name it: a bare number or on/off with its axis ("chosen_fan on",
-    not "on"), a named case or a strategy by itself."""
-    return f"{short(over)} {show(v)}" if isinstance(v, (bool, int, float)) or v is None else f"{show(v)}"
 
 
 def check(ctx: CheckContext) -> dict[str, Any]:
