@@ -1012,12 +1012,22 @@ def _report_head(value: Any, ck: _Checker, kind: str, axes: list[str], has_sprt:
         if over is None:
             cands = [a for a in axes if a != "players"]
             if len(cands) != 1:
-                if axes:  # several axes: which one the answer compares is the config's to say
-                    ck.fail("report.over", "the sweep axis the answer is about, one of " + ", ".join(axes)
+                one_case = ("a named axis of one case, [sweep.variant] base = {}, with over = \"variant\"")
+                # (players only where the answer may compare player counts: it listed players, then refused it)
+                metric = t.get("metric", "win_share")
+                allowed = axes if spec.over_players and not (spec.uses_metric and metric in ("win_share", "mean_score")) \
+                    else cands
+                if allowed:  # several axes: which one the answer compares is the config's to say
+                    ck.fail("report.over", "the sweep axis the answer is about, one of " + ", ".join(allowed)
                             + f" (none is given, and the config sweeps {len(axes)}; the others become groups)")
+                if axes:  # players alone, which this answer does not compare
+                    ck.fail("report.over", f"a sweep axis other than players for answer = {answer!r} to compare (this "
+                            "config sweeps only players, and each count gets sentences of its own; to ask it of one "
+                            "setting, sweep " + one_case + ")",
+                            ABSENT)
                 ck.fail("report.over", f"a sweep axis for answer = {answer!r} to compare (this config sweeps nothing: "
-                        "add a [sweep] of what to compare, or for one setting ask answer = \"summary\", whose "
-                        "sentence gives seat 0's advantage)", ABSENT)
+                        "add a [sweep] of what to compare; for one setting ask answer = \"summary\", whose "
+                        "sentence gives seat 0's advantage, or keep this answer with " + one_case + ")", ABSENT)
             over = cands[0]
         if over not in axes:
             ck.fail("report.over", "one of the sweep axes " + (", ".join(axes) or "(there are none)"), over)

@@ -269,6 +269,26 @@ def test_report_over_is_checked_before_the_grid_is_expanded():
     refused(raw, "one of rules.penalty, focus.wake (none is given, and the config sweeps 2; the others become groups)")
 
 
+def test_report_over_offers_only_the_axes_the_answer_may_compare():
+    """With players among the axes, a missing report.over listed players, and over = "players" was then refused
+    (turn_order; best with the win share): the list leaves it out there, and a config that sweeps players alone
+    is told how to ask the question of one setting."""
+    raw = {**{k: v for k, v in SEN.items() if k != "players"},
+           "sweep": {"players": [2, 3], "focus.wake": [8, 12], "rules.caller_tie": ["zero", "count"]},
+           "report": {"answer": "best"}}
+    refused(raw, "report.over: expected the sweep axis the answer is about, one of focus.wake, rules.caller_tie (none")
+    # a game length may compare player counts: there players is one of them
+    refused({**raw, "report": {"answer": "best", "metric": "mean_turns"}},
+            "one of players, focus.wake, rules.caller_tie (none is given")
+    seats = {"title": "t", "question": "q", "game": "senshi", "games": 10, "lineup": {"seats": ["counter"]},
+             "sweep": {"players": [2, 3]}, "report": {"answer": "turn_order", "event": "eliminated"}}
+    refused(seats, "report.over: missing; expected a sweep axis other than players for answer = 'turn_order' to "
+            "compare (this config sweeps only players, and each count gets sentences of its own; to ask it of one "
+            "setting, sweep a named axis of one case, [sweep.variant] base = {}, with over = \"variant\")")
+    load_config({**seats, "sweep": {"players": [2, 3], "variant": {"base": {}}},
+                 "report": {"answer": "turn_order", "event": "eliminated", "over": "variant"}})
+
+
 @pytest.mark.parametrize("extra,where", [
     ({"rules": {"penalty": 5}, "search": {"rules.penalty": [0, 5]},
       "report": {"answer": "design", "objective": "mean_turns", "goal": "min"}}, "[rules] penalty = 5"),
