@@ -591,8 +591,9 @@ def test_a_meta_game_setting_at_the_edge_of_the_grid_is_named_with_its_weight_in
                           "rules": {"penalty": 15}, "lineup": {"focus": "threshold", "field": "threshold:wake=10"},
                           "search": {"focus.wake": [-1, 2, 4, 6, 8, 10], "steps": 4, "meta": [2], "bootstrap": 0},
                           "report": {"answer": "equilibrium"}})
-    assert res.answer[-1] == ("in the meta-game's solutions, wake=10 (alpha-rank 0.3%) is at the edge of the "
+    assert res.answer[-2] == ("in the meta-game's solutions, wake=10 (alpha-rank 0.3%) is at the edge of the "
                               "searched range (-1 to 10): a value beyond it may do better"), res.answer
+    assert res.answer[-1].startswith("Rules fixed by the config's [rules] for every cell, which the labels")
 
 
 def test_design_brings_the_objective_to_its_target():
