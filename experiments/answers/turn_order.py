@@ -14,7 +14,7 @@ from .base import AnswerKind, CheckContext, ReportContext, Result
 from .common import wide_table
 from .common import (EVENT_ONLY, average_seat, fair_text, baseline_of, check_event, ci_text, dci_text, describe_group, direction, est_row, event_rows,
                      experiment_labels, fmt_metric, frame, group_rows, lineup_label, paired_row, same_on_every_deal, short,
-                     p_text, show)
+                     p_text, show, value_name)
 
 if TYPE_CHECKING:
     from ..config import Config
