@@ -478,6 +478,12 @@ def test_population_meta_game_with_tuning_and_event_rates():
     # each payoff's interval: the t interval over its deals, within [0, 1] (it was 1.96 standard errors,
     # and past 1 for shares near 1)
     assert (meta["lo"].drop_nulls() >= 0).all() and (meta["hi"].drop_nulls() <= 1).all()
+    # one member in every seat wins the average seat's share by symmetry: no interval (as in the cells table;
+    # it had the width of an estimate)
+    alone = meta.filter(pl.col("lineup").map_elements(lambda t: len(set(t.split(" / "))) == 1, return_dtype=pl.Boolean))
+    assert alone.height == 6 and (alone["lo"] == alone["win_share"]).all() and (alone["hi"] == alone["win_share"]).all()
+    mixed = meta.filter(pl.col("lineup").map_elements(lambda t: len(set(t.split(" / "))) > 1, return_dtype=pl.Boolean))
+    assert (mixed["hi"] > mixed["lo"]).all()
 
 
 def test_the_meta_game_says_which_of_its_games_the_tuning_played():

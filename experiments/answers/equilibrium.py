@@ -634,7 +634,9 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
             for L in meta.lineups:
                 for i, v in meta.pay[L].items():
                     mean = float(v.mean())
-                    lo, hi = deal_share_interval(mean, v)  # Wilson's with the deals' effective games
+                    # Wilson's with the deals' effective games; a lineup of one member in every seat wins the
+                    # average seat's share by symmetry, no estimate (as the cells table has it)
+                    lo, hi = (mean, mean) if len(set(L)) == 1 else deal_share_interval(mean, v)
                     meta_rows.append({**base, "players": cell.players, "lineup": " / ".join(meta.labels[j] for j in L),
                                       "strategy": meta.labels[i], "against": _against(meta, L, i),
                                       "win_share": mean, "lo": lo, "hi": hi, "deals": int(v.size)})
