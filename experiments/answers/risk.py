@@ -13,7 +13,8 @@ from simcore.stats import deal_share_interval, linearised, paired_diff, ratio_ci
 from .base import AnswerKind, CheckContext, ReportContext, Result
 from .common import wide_table
 from .common import (EVENT_ONLY, baseline_of, check_event, ci_text, dci_text, describe_group, direction, est_row,
-                     event_rows, experiment_labels, frame, group_rows, label, paired_row, same_on_every_deal, short)
+                     event_rows, experiment_labels, frame, group_rows, label, paired_row, same_on_every_deal, short,
+                     value_name)
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -34,8 +35,8 @@ def answer_risk(cfg: Config, cells: pl.DataFrame, runs: list[CellRun]):
         return label(labels, v)
 
     def named(v: Any) -> str:
-        # a value of `over` as the sentences name it: "margin 1", not a bare "1" (as turn_order's)
-        return f"{short(over)} {show(v)}" if isinstance(v, (bool, int, float)) or v is None else show(v)
+        # a value of `over` as the sentences name it: "margin 1", not a bare "1"; a strategy by its label
+        return value_name(over, v) if isinstance(v, (bool, int, float)) or v is None else show(v)
 
     for key, sub in group_rows(cells, gaxes):
         desc = describe_group(gaxes, key, labels)
