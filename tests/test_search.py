@@ -208,6 +208,46 @@ def test_sen_samples_agree_with_the_view_and_have_the_unseen_marginals():
     assert (np.abs(got - q) < band).all(), (got, q)
 
 
+def test_sen_samples_give_the_others_exactly_the_lands_they_remember():
+    """Which lands each seat remembers is public (the deal's look at slots 0 and 1, a land taken from either
+    pile, a Peek's position, a Swap's positions and a claim are all seen by the table; only the values are
+    not): every sample lets each other seat remember exactly those lands, each with the value of the card
+    sampled there. The model before (each seat its slots 0 and 1 and its lands from the face-down pile,
+    every land the searching seat remembers outside its own dream) differed from it in these positions."""
+    from simcore.games.sen import VALUE, Sen
+
+    eng = Sen()
+    players, n = 3, 24
+    keys = game_keys(root_key(12), np.arange(n))
+    s = eng.new_batch(keys, players, eng.make_rules())
+    seats = Seats(lineup("sen", ["swapper", "watcher", "counter"], players), keys)
+    eng.play_state(s, seats, seats.lineup_for(eng), compiled=True, max_steps=40)
+    differs = checked = 0
+    for g in np.flatnonzero(~s.done):
+        me = int(s.cur[g])
+        out = eng.sample_hidden(s, g, me, key=5 + int(g), n=8)
+        dreams, mems = out["dream"].astype(np.int64), out["mem"].astype(np.int64)
+        nslots = s.nslots[g]
+        occupied = np.arange(s.mem.shape[3])[None, :] < nslots[:, None]  # (P, S)
+        truth = (s.mem[g] >= 0) & occupied[None]                        # (V, P, S): who remembers which land
+        for t in range(len(dreams)):
+            known = mems[t] >= 0
+            np.testing.assert_array_equal(known, truth)
+            vals = np.broadcast_to(VALUE[np.where(occupied, dreams[t], 0)][None], known.shape)
+            assert (mems[t][known] == vals[known]).all(), "a remembered land's value is the sampled card's"
+        np.testing.assert_array_equal(mems[0][me], s.mem[g, me])
+        old = np.zeros_like(truth)
+        for v in range(players):
+            for p in range(players):
+                for sl in range(nslots[p]):
+                    old[v, p, sl] = (v == me and s.mem[g, me, p, sl] >= 0) or (
+                        v != me and ((p == v and (sl < 2 or s.kept[g, p, sl])) or (p != me and s.mem[g, me, p, sl] >= 0)))
+        differs += int((old != truth).any())
+        checked += 1
+    assert checked >= 10
+    assert differs >= 3, "the positions must tell the two models apart"
+
+
 @pytest.mark.parametrize("ravens", [False, True])
 def test_sen_rollout_cut_before_the_round_ends_is_valued_on_the_round_ending_there(ravens):
     """The search's ``horizon`` cuts a rollout mid-round: its value is the end-of-round reward on the scores

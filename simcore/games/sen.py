@@ -554,8 +554,9 @@ SWAP_STRIDE = 64
 
 #: what a compiled strategy sees at a decision (whole arrays of the batch, with its game ``g`` and seat
 #: ``me``; index them ``[g, ...]`` as below). ``mem`` holds every player's memory: only ``mem[g, me]``, the
-#: seat's memory (-1 unknown) of every land, is the seat's to read (another row is what that player
-#: knows; the leak probe of the conformance suite catches a decision that reads one); ``nslots``, ``up``
+#: seat's memory (-1 unknown) of every land, is the seat's to read (another row's values are what that
+#: player knows; the leak probe of the conformance suite catches a decision that reads them; which entries
+#: of a row are >= 0, the lands that player remembers, is public: see the sampler below); ``nslots``, ``up``
 #: / ``up_len`` (the face-up pile), ``up_counts``, ``ptr`` (the face-down pile is 54 - ptr cards),
 #: ``score``, ``round`` and ``kept`` are public; ``card`` / ``card_kind`` are the drawn card's value and
 #: Kind (decision DRAWN, else -1); ``offer0`` ... the two Take 2 cards (decision KEEP, else -1);
@@ -865,12 +866,12 @@ def legal(S, R, g, out):
 # Take 2), the face-up pile (card by card), the pile sizes, the scores, which lands were taken from the
 # face-down pile (``kept``), and the card it has just drawn (or the two Take 2 cards). The sampler gives
 # every remembered land a card of that value, and deals the cards left (neither face up, nor pending, nor
-# remembered) at random to the unknown lands and the face-down pile. What the other seats remember is
-# not in the view either: the sample lets each one remember its own slots 0 and 1 (the deal's look) and
-# the lands it took from the face-down pile, and every land the searching seat remembers outside its own
-# dream (most such knowledge is public: a land taken from the face-up pile, a land shown by a claim; not
-# a land the searching seat peeked at alone, and slots 0 and 1 may hold other lands after a swap). A model
-# of the others, not their memory: docs/search.md.
+# remembered) at random to the unknown lands and the face-down pile. Which lands each other seat
+# remembers is public, though the values are not: every event that teaches or moves a memory is seen by
+# the table (the deal's look at slots 0 and 1, a land taken from either pile, a Peek's position, a
+# Swap's positions, a claim). So the sample lets each other seat remember exactly the lands it
+# remembers, each with the value of the card sampled there: the view's ``mem[g, v]`` is read for its
+# sign only (>= 0: remembered), never for its values (docs/search.md).
 
 @numba.njit(cache=True, **REFCOUNT)
 def scratch(ob):
@@ -990,7 +991,8 @@ def sample(ob, rs, S, R):
         if t < n:
             S[_DECK][0, k] = pool[perm[t]]
             t += 1
-    # what each seat remembers
+    # what each seat remembers: which lands it remembers is public (only the sign of another seat's row is
+    # read), and a remembered land's value is that of the card sampled there
     for v in range(P):
         for p in range(P):
             for sl in range(SLOTS):
@@ -998,10 +1000,8 @@ def sample(ob, rs, S, R):
                 if sl < ob.nslots[g, p]:
                     if v == me:
                         x = ob.mem[g, me, p, sl]
-                    elif p == v and (sl < 2 or ob.kept[g, p, sl]):
+                    elif ob.mem[g, v, p, sl] >= 0:
                         x = _VALUE_NB[S[_DREAM][0, p, sl]]
-                    elif p != me and ob.mem[g, me, p, sl] >= 0:
-                        x = ob.mem[g, me, p, sl]
                 S[_MEM][0, v, p, sl] = x
 
 
