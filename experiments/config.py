@@ -116,7 +116,8 @@ MAX_CELLS = 10_000
 
 @dataclasses.dataclass(frozen=True)
 class SprtSpec:
-    """Sequential test on the focus seat's per-deal win share minus the fair share 1/P."""
+    """Sequential test on the focus seat's per-deal win share minus the average seat's (1/P of the games that
+    have a winner)."""
     h0: float
     h1: float
     alpha: float

@@ -43,6 +43,11 @@ def test_report_says_what_its_columns_mean(run_dir, tmp_path):
     balance = page[page.index('<section id="balance">'):page.index('<section id="tables">')]
     assert ("wake_rate: share of rounds ended by a WAKE UP!, whoever called it (the rest ended by the empty pile)"
             in balance and "caller_success: share of called rounds in which the caller had the fewest ravens" in balance)
+    # the first-seat advantage is taken against the average seat's share (1/P of the games with a winner), as
+    # the table computes it; the caption said "the fair share 1/P", which its table contradicts where games time out
+    caption = " ".join(balance.split())
+    assert "minus the average seat's (1/P of the games that have a winner" in caption
+    assert "minus the fair share" not in caption
     res = run_experiment({"title": "t", "question": "q", "game": "sen", "players": 2, "games": 6, "seed": 3,
                           "lineup": {"tournament": ["counter", "swapper"]}})
     page = open(build_report(res.write(str(tmp_path))), encoding="utf-8").read()

@@ -59,7 +59,7 @@ OBJECTIVES = {
 }
 #: objectives that are shares or differences of shares: the values a target or band may take, and what they are
 SPANS = {"seat0_win_share": (0.0, 1.0, "a share"), "focus_win_share": (0.0, 1.0, "a share"),
-         "seat_advantage": (-1.0, 1.0, "a share minus the fair share"),
+         "seat_advantage": (-1.0, 1.0, "a share minus the average seat's"),
          "equilibrium_stakes": (-1.0, 1.0, "a difference of shares"),
          "mean_turns": (0.0, 1e9, "a number of turns")}
 #: objectives computed from a symmetric equilibrium of the focus's family (a grid of focus.P in [search])
