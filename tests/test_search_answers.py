@@ -1394,3 +1394,14 @@ def test_paths_that_all_end_in_a_cycle_are_said_to_and_not_to_have_run_out_of_st
     assert "within the steps" not in head
     head = run_experiment(eq(seed=1, rules={"penalty": 15}, search={**search, "steps": 2})).answer[0]
     assert head.startswith("symmetric equilibrium by iterated best response: no fixed point within the steps; "), head
+
+
+def test_a_best_responses_bounds_tell_themselves_from_the_fair_share():
+    """Sen, 3 players, penalty 15: "wake=-1, win share 34.2% [33.3%, 35.1%] over 3,000 deals (fair 33.3%) ...
+    (the best's own interval lies above the fair share ...)": the low end, 33.337%, printed as the fair share."""
+    from experiments.answers.equilibrium import _share_against_fair
+
+    assert _share_against_fair(0.342, 0.333373, 0.351, 3000, 1 / 3) == (
+        "win share 34.2% [33.34%, 35.10%] over 3,000 deals (fair 33.3%)")
+    assert _share_against_fair(0.342, 0.336, 0.351, 3000, 1 / 3) == (
+        "win share 34.2% [33.6%, 35.1%] over 3,000 deals (fair 33.3%)")

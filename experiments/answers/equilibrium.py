@@ -836,13 +836,20 @@ def _family_sentences(cfg, cell, desc, paths, fixed, fair, confirmed=None) -> li
                f"{setting_label(found.best)}"
                + (" (the field's own value: every other setting measured below it, and against itself it wins "
                   f"the fair share {pct(fair)} by symmetry)" if itself else
-                  f", win share {pct(r.means[k])} {pct_span(r.lo[k], r.hi[k])} over {r.deals[k]:,} deals "
-                  f"(fair {pct(fair)})" + _kept_field(ref, found, r.lo[k], fair))
+                  ", " + _share_against_fair(r.means[k], r.lo[k], r.hi[k], r.deals[k], fair)
+                  + _kept_field(ref, found, r.lo[k], fair))
                + edge_text(cfg.report.search.params, found.best, cell)
                + "; paths: "
                + "; ".join(" -> ".join(setting_label(f) for f in p.fields) for p in paths)
                + f"; {games:,} games")
     return out
+
+
+def _share_against_fair(x: float, lo: float, hi: float, deals: int, fair: float) -> str:
+    """A best response's win share with its interval and the fair share it is judged against, the bounds with
+    the decimals that tell them from it: ``34.2% [33.34%, 35.1%] over 3,000 deals (fair 33.3%)``, where
+    ``[33.3%, 35.1%]`` beside "lies above the fair share" read as touching it."""
+    return f"win share {pct(x)} {pct_span(lo, hi, refs=(fair,))} over {deals:,} deals (fair {pct(fair)})"
 
 
 def _kept_field(path: Path, found, lo: float | None = None, fair: float | None = None) -> str:
