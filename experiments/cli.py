@@ -828,7 +828,12 @@ def run_cmd(
                    f"{m['chunks_played']} played now ({m['games_played']:,} games)")
     typer.echo(f"run folder: {path}")
     if report:
-        page = _report(path)
+        try:
+            page = _report(path)
+        except KeyboardInterrupt:  # the results are all written: say how to get the report
+            from experiments.experiment import complete_interrupted
+            _interrupted(complete_interrupted(path))
+            sys.exit(130)
         typer.echo(f"report: {page}")
         typer.echo(f"index: {os.path.join(os.path.dirname(os.path.abspath(path)), 'index.html')}")
 

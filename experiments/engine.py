@@ -391,8 +391,14 @@ class ChunkStore:
         """Wait until every queued chunk is on disk (also after Ctrl-C), then stop the writer."""
         if self._thread is not None:
             self._queue.put(None)
-            self._thread.join()
-            self._thread = None
+            try:
+                self._thread.join()
+            except KeyboardInterrupt:  # the queued chunks are written first (a few writes): what an interrupted
+                self._thread.join()    # run says it kept is then what a resume reads back
+                raise
+            finally:
+                if not self._thread.is_alive():
+                    self._thread = None
         self._raise()
 
     def load(self, key: str, games: int) -> tuple:

@@ -65,11 +65,20 @@ def chunks_kept(n: int) -> str:
 
 
 class RunInterrupted(KeyboardInterrupt):
-    """An interrupted run (Ctrl-C): its finished tasks are kept in ``run_dir``; ``resume`` says how to go on."""
+    """An interrupted run (Ctrl-C): its finished tasks are kept in ``run_dir``; ``resume`` says how to go on.
+    With ``resume`` None the run was complete (its manifest written) when Ctrl-C came: only its report is
+    missing."""
 
-    def __init__(self, run_dir: str, done: int, resume: str):
-        super().__init__(f"interrupted: {chunks_kept(done)} in {run_dir}; resume with: {resume}")
+    def __init__(self, run_dir: str, done: int, resume: str | None):
+        super().__init__(f"interrupted: {chunks_kept(done)} in {run_dir}; resume with: {resume}" if resume else
+                         complete_interrupted(run_dir))
         self.run_dir, self.done, self.resume = run_dir, done, resume
+
+
+def complete_interrupted(run_dir: str) -> str:
+    """The line of a run interrupted after its results were all written (the report not yet)."""
+    return (f"interrupted: the run is complete in {run_dir} (every result written), its report is not: "
+            f"sensei report {run_dir}")
 
 
 def sensei_version() -> str:
@@ -312,8 +321,12 @@ def run_experiment(source: str | os.PathLike | dict[str, Any], games: int | None
         if run_dir is not None:
             res.finish(run_dir)
     except (KeyboardInterrupt, WorkerDied) as exc:  # the finished chunks are kept: say how to go on
-        if run_dir is None or os.path.isfile(os.path.join(run_dir, "manifest.json")):
+        if run_dir is None:
             raise
+        if os.path.isfile(os.path.join(run_dir, "manifest.json")):  # complete: only the clean-up was cut short
+            if isinstance(exc, WorkerDied):
+                raise
+            raise RunInterrupted(run_dir, 0, None) from None
         done = sum(1 for f in os.listdir(store.folder) if f.endswith(".npz"))
         resume = _command(cfg, games, resume=run_dir, files=files, run_dir=run_dir)
         if isinstance(exc, WorkerDied):

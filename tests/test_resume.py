@@ -541,3 +541,82 @@ def test_a_pipe_or_a_huge_file_in_a_run_folder_is_refused_without_waiting(tmp_pa
     with open(huge, "wb") as fh:
         fh.truncate(TEXT_LIMIT + 1)
     refused(lambda: load(str(huge)), SenseiError, "huge.toml", "more than the")
+
+
+def test_ctrl_c_while_the_last_chunks_are_written_waits_for_them(tmp_path, monkeypatch):
+    """Ctrl-C reaching the run while its chunk writer still had chunks queued cut the wait short: the run said
+    "475 finished chunks kept" and its resume then read back 476. The queued chunks are written first now,
+    so what the line counts is what a resume finds."""
+    import threading
+
+    import numpy as np
+
+    import experiments.engine as engine
+
+    real = engine.atomic_write
+    gate = threading.Event()
+
+    def slow(path, write, binary=True, sync_dir=True):
+        gate.wait(5)
+        return real(path, write, binary=binary, sync_dir=sync_dir)
+
+    monkeypatch.setattr(engine, "atomic_write", slow)
+    monkeypatch.setattr(engine, "_chunk_arrays", lambda result: {"n": np.asarray(result, dtype=np.int64)})
+    store = ChunkStore(str(tmp_path / "parts"))
+    for k in range(3):
+        store.save(f"c0_r0_{k * 10}_{k * 10 + 10}", 10)
+
+    class CtrlCOnce:  # the first wait on the writer is cut short by Ctrl-C, as in the main thread
+        def __init__(self, thread):
+            self.thread, self.calls = thread, 0
+
+        def join(self):
+            self.calls += 1
+            if self.calls == 1:
+                gate.set()
+                raise KeyboardInterrupt
+            self.thread.join()
+
+        def is_alive(self):
+            return self.thread.is_alive()
+
+    store._thread = CtrlCOnce(store._thread)
+    with pytest.raises(KeyboardInterrupt):
+        store.close()
+    assert len(glob.glob(str(tmp_path / "parts" / "*.npz"))) == 3
+
+
+def test_ctrl_c_after_the_results_are_written_says_the_run_is_complete(config, tmp_path, monkeypatch):
+    """Ctrl-C after the manifest was written (while the resume files were cleared, or while the report was
+    written) said only "interrupted": the run is complete, and the line says how to get its report."""
+    import experiments.experiment as ex
+    from experiments.experiment import RunInterrupted
+
+    real = shutil.rmtree
+
+    def cut(path, *a, **k):
+        if os.path.basename(path) == "parts":
+            raise KeyboardInterrupt
+        return real(path, *a, **k)
+
+    monkeypatch.setattr(ex.shutil, "rmtree", cut)
+    with pytest.raises(RunInterrupted) as info:
+        run_experiment(config, games=20, out=str(tmp_path / "a"))
+    (run_dir,) = glob.glob(str(tmp_path / "a" / "*"))
+    assert str(info.value) == (f"interrupted: the run is complete in {run_dir} (every result written), its report "
+                               f"is not: sensei report {run_dir}")
+    monkeypatch.setattr(ex.shutil, "rmtree", real)
+
+    import reports
+
+    def ctrl_c(run_dir):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(reports, "build_report", ctrl_c)
+    r = runner.invoke(app, ["run", config, "--games", "20", "--no-progress", "--out", str(tmp_path / "b")])
+    (run_dir,) = glob.glob(str(tmp_path / "b" / "*"))
+    assert r.exit_code == 130, r.output
+    lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+    assert lines == [f"interrupted: the run is complete in {run_dir} (every result written), its report is not: "
+                     f"sensei report {run_dir}"], r.stderr
+    assert os.path.isfile(os.path.join(run_dir, "manifest.json"))
