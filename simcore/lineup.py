@@ -647,8 +647,37 @@ def _compiler_message(exc: BaseException) -> str:
         # 'During: lowering ... at F (N)'
         m = re.search(r'File "([^"]+)", line (\d+)', t) or re.search(r'^During: lowering .* at (\S+\.py) \((\d+)\)$', t)
         if m and "site-packages" not in m.group(1) and "sensei_lineup_" not in m.group(1):
-            return f"{message} ({os.path.basename(m.group(1))}, line {m.group(2)})"
+            inside = _sensei_function(m.group(1), int(m.group(2)))
+            # a helper of sensei's that the decision called (numba names no line of the decision then): its name
+            # points at the call whose arguments to check
+            return (f"{message} ({os.path.basename(m.group(1))}, line {m.group(2)}" +
+                    (f", in sensei's {inside}(): check what the decision gives it)" if inside else ")"))
     return message
+
+
+#: the folders of sensei's own compiled helpers (a place there is in a function the decision called)
+_SENSEI_CODE = tuple(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), d) + os.sep
+                     for d in ("simcore", "strategies"))
+
+
+def _sensei_function(path: str, line: int) -> str | None:
+    """The name of the function of sensei's own code (``simcore``, ``strategies``) that holds ``line`` of
+    ``path``; None for a file elsewhere (a user's) or where it cannot be read."""
+    import re
+
+    try:
+        full = os.path.realpath(path if os.path.isabs(path) else os.path.abspath(path))
+        if not full.startswith(tuple(os.path.realpath(d.rstrip(os.sep)) + os.sep for d in _SENSEI_CODE)):
+            return None
+        with open(full, encoding="utf-8") as fh:
+            lines = fh.read().splitlines()[:line]
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
+    for t in reversed(lines):
+        m = re.match(r"def (\w+)\(", t)  # a function of the module's own level (sensei's helpers are)
+        if m:
+            return m.group(1)
+    return None
 
 
 class Lineup:

@@ -633,6 +633,28 @@ def test_a_parameter_missing_from_prm_says_where_prm_comes_from():
     assert _compiler_message(other).startswith("Unknown attribute 'random' of type Stream")
 
 
+def test_a_compile_error_inside_a_sensei_helper_names_the_helper():
+    """``integer(rng, obs.hand_n[obs.g])`` (a row where a number was meant) failed with "... bool(array(bool, 1d,
+    C)) (rng.py, line 169)": numba names no line of the decision then, only the helper's, which left the user
+    guessing which call it was. The helper is named now."""
+    import inspect
+
+    import simcore.rng as rng
+    from simcore.lineup import _compiler_message
+
+    src, first = inspect.getsourcelines(rng.integer.py_func)
+    line = first + len(src) - 1  # the helper's last line
+    exc = Exception("No implementation of function Function(<class 'bool'>) found for signature:\n \n"
+                    " >>> bool(array(bool, 1d, C))\n"
+                    f"During: typing of call at {rng.__file__} ({line})\n"
+                    f'File "{os.path.relpath(rng.__file__)}", line {line}:\n')
+    assert _compiler_message(exc) == (
+        f"No implementation of function Function(<class 'bool'>) found for signature: bool(array(bool, 1d, C)) "
+        f"(rng.py, line {line}, in sensei's integer(): check what the decision gives it)")
+    mine = Exception("Unknown attribute 'x' of type int64\n" 'File "/tmp/mine.py", line 9:\n')
+    assert _compiler_message(mine) == "Unknown attribute 'x' of type int64 (mine.py, line 9)"
+
+
 def test_a_draw_below_1_raises_in_both_forms():
     """integers(0) returned -1, which the engine refused as an illegal move, blaming the move."""
     import numba
