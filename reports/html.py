@@ -664,7 +664,9 @@ def run_size_note(config_text: str, manifest: dict[str, Any]) -> str | None:
     asked = raw.get("games", DEFAULT_GAMES)
     if not (isinstance(played, int) and isinstance(asked, int)) or isinstance(asked, bool) or not 0 < played < asked:
         return None
-    return (f"This run was played with --games {played}, where its config asks for games = {asked}: its "
+    # (the size given for the run: sensei run's --games, or run_experiment's games argument)
+    return (f"This run was played with games = {played} (given for this run), where its config asks for games = "
+            f"{asked}" + ("" if "games" in raw else " (the default: it sets none)") + ": its "
             f"intervals are about {math.sqrt(asked / played):.1f} times as wide as a run of the config as written "
             "would give, and a figure not clearly different from another here may be told apart there.")
 

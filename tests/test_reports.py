@@ -405,12 +405,12 @@ def test_index_folds_the_earlier_runs_of_a_question_under_its_newest(run_dir, tm
     index = open(build_index(str(out)), encoding="utf-8").read()
     assert "the same answer" not in index and "the same headline; the answer in full differs" in index
     # a run played with fewer deals than its config asks says so in the index too, as in its report
-    assert "This run was played with --games" not in index
+    assert "This run was played with games = " not in index
     man = json.loads((out / new / "manifest.json").read_text())
     (out / new / "config.toml").write_text((out / new / "config.toml").read_text().replace("games =", "games = 10000 #"))
     (out / new / "manifest.json").write_text(json.dumps({**man, "games_override": 100}))
     index = open(build_index(str(out)), encoding="utf-8").read()
-    assert index.count("This run was played with --games 100, where its config asks for games = 10000") == 1
+    assert index.count("This run was played with games = 100 (given for this run), where its config asks for games = 10000:") == 1
 
 def test_a_report_explains_the_words_its_answer_uses():
     from reports.html import answer_terms
@@ -470,20 +470,25 @@ def test_a_run_with_fewer_deals_than_its_config_says_so_at_its_answer(tmp_path):
     from reports.html import run_size_note
     text = 'title = "t"\ngames = 400\n'
     assert run_size_note(text, {"games_override": 40}) == (
-        "This run was played with --games 40, where its config asks for games = 400: its intervals are about 3.2 "
+        "This run was played with games = 40 (given for this run), where its config asks for games = 400: its "
+        "intervals are about 3.2 "
         "times as wide as a run of the config as written would give, and a figure not clearly different from "
         "another here may be told apart there.")
     for m in ({"games_override": 400}, {"games_override": 800}, {"games_override": None}, {}):
         assert run_size_note(text, m) is None
     assert run_size_note("games = [", {"games_override": 40}) is None
     # a config without games asks for the default 1,000; with [sprt], games is the deals between looks
-    assert "where its config asks for games = 1000" in run_size_note('title = "t"\n', {"games_override": 100})
+    # (a size given for the run, by --games or run_experiment's games argument, is named by neither: it said
+    # "--games" to a Python session, and "asks for games = 1000" of a config that sets no games)
+    assert "where its config asks for games = 1000 (the default: it sets none): " in run_size_note(
+        'title = "t"\n', {"games_override": 100})
     assert run_size_note(text + "[sprt]\nh1 = 0.05\n", {"games_override": 40}) is None
     res = run_experiment(CFG, games=10)
     page = open(build_report(res.write(str(tmp_path))), encoding="utf-8").read()
-    assert "played with --games 10, where its config asks for games = 20" in page
+    assert "played with games = 10 (given for this run), where its config asks for games = 20:" in page
     # and the Python API gives it (it was only in the report and sensei run's output)
-    assert res.size_note.startswith("This run was played with --games 10, where its config asks for games = 20")
+    assert res.size_note.startswith("This run was played with games = 10 (given for this run), where its config asks "
+                                    "for games = 20: ")
     assert run_experiment(CFG).size_note is None
     # and sensei run says it where it prints the answer, before it (it said so only in the report)
     cfg = tmp_path / "small.toml"
@@ -494,7 +499,8 @@ def test_a_run_with_fewer_deals_than_its_config_says_so_at_its_answer(tmp_path):
         assert r.exit_code == 0, r.output
         lines = r.output.splitlines()
         k = next(i for i, line in enumerate(lines) if line.startswith("Report test: "))  # after the grid's lines
-        assert lines[k + 1].startswith("  This run was played with --games 10, where its config asks for games = 20") == said
+        assert lines[k + 1].startswith("  This run was played with games = 10 (given for this run), where its config "
+                                       "asks for games = 20") == said
 
 
 IDLE = """
