@@ -354,5 +354,12 @@ def test_run_experiment_takes_one_strategy_file_as_text(tmp_path):
            "lineup": {"focus": "one", "field": "random"}}
     try:
         assert run_experiment(raw, strategy_files=str(path)).cells.height == 1
+        # a Python session keeps the files it registered (docs/experiments.md): a later call may name their
+        # strategies without strategy_files, and its manifest records the file; strategy_files=[] allows none
+        later = run_experiment(raw)
+        assert later.cells.height == 1 and list(later.manifest["strategy_files"]) == [str(path)]
+        from simcore.errors import SenseiError
+        with pytest.raises(SenseiError, match="one"):
+            run_experiment(raw, strategy_files=[])
     finally:
         register_files([])
