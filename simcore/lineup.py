@@ -638,6 +638,12 @@ def _compiler_message(exc: BaseException) -> str:
         # (numba's typing without reference counts finds no way to make the array, and says only that)
         message += ("; a compiled decision makes a new array only when marked @decision(refcount=True): if it is "
                     "not, mark it so, or take scratch space from rng.fw and rng.iw")
+    called = re.search(r"Untyped global name '(\w+)': Cannot determine Numba type of <class '[\w.]*CompiledDecision'>",
+                       " ".join(text))
+    if called:  # a decision (a built-in's, say) called from another: its compiled function is its .fn
+        message = (f"{called.group(1)} is a decision (@decision), which compiled code calls through its compiled "
+                   f"function: write `{called.group(1)}_fn = {called.group(1)}.fn` at the module's level and call "
+                   f"`{called.group(1)}_fn(obs, prm, rng)`")
     if any("NRT required but not enabled" in t for t in text):
         # what numba's chain of failed overloads comes down to: the decision makes a new object
         message = ("it makes a new array, list or dict, which a compiled decision may do only when marked "

@@ -655,6 +655,20 @@ def test_a_compile_error_inside_a_sensei_helper_names_the_helper():
     assert _compiler_message(mine) == "Unknown attribute 'x' of type int64 (mine.py, line 9)"
 
 
+def test_a_decision_called_from_another_says_to_call_its_compiled_function():
+    """Calling a built-in decision (a CompiledDecision) inside one's own gave numba's "Untyped global name
+    '_heuristic_turn': Cannot determine Numba type of <class '...CompiledDecision'>", which does not say how."""
+    from simcore.lineup import _compiler_message
+
+    exc = Exception("Failed in nopython mode pipeline (step: nopython frontend)\n"
+                    "Untyped global name '_threshold_start_d': Cannot determine Numba type of <class "
+                    "'simcore.compiled.CompiledDecision'>\n\n" 'File "/tmp/mine.py", line 10:\n')
+    assert _compiler_message(exc) == (
+        "_threshold_start_d is a decision (@decision), which compiled code calls through its compiled function: "
+        "write `_threshold_start_d_fn = _threshold_start_d.fn` at the module's level and call "
+        "`_threshold_start_d_fn(obs, prm, rng)` (mine.py, line 10)")
+
+
 def test_a_draw_below_1_raises_in_both_forms():
     """integers(0) returned -1, which the engine refused as an illegal move, blaming the move."""
     import numba

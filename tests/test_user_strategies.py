@@ -477,6 +477,50 @@ def test_a_decision_numba_cannot_compile_is_said_to_fail_to_compile(tmp_path):
         registry.register_files([])
 
 
+def test_a_decision_calls_a_built_in_decision_through_its_fn(tmp_path):
+    """docs/architecture.md: a compiled decision calls another, a built-in's included, through ``.fn`` taken at
+    the module's level; written as a call of the decision itself, the error says how."""
+    from simcore.runner import simulate
+    from strategies.registry import lineup
+
+    path = tmp_path / "reuse.py"
+    path.write_text(textwrap.dedent('''
+        import dataclasses
+        from typing import ClassVar
+        from strategies.base import decision
+        from strategies.sen import Threshold, _threshold_start_d
+
+        _base = _threshold_start_d.fn
+
+        @decision
+        def my_start(obs, prm, rng):
+            return _base(obs, prm, rng)
+
+        @decision
+        def wrong_start(obs, prm, rng):
+            return _threshold_start_d(obs, prm, rng)
+
+        @dataclasses.dataclass(frozen=True)
+        class Reuse(Threshold):
+            name: ClassVar[str] = "reuse"
+            start = my_start
+
+        @dataclasses.dataclass(frozen=True)
+        class Wrong(Threshold):
+            name: ClassVar[str] = "wrong"
+            start = wrong_start
+    '''))
+    try:
+        registry.register_files([str(path)])
+        mine = simulate("sen", lineup("sen", ["reuse"], 3), n_games=300, seed=4, keep_games=True).games()
+        ref = simulate("sen", lineup("sen", ["threshold"], 3), n_games=300, seed=4, keep_games=True).games()
+        assert mine.drop("strategy").equals(ref.drop("strategy")), "the same games as threshold's"
+        r = cli.invoke(app, ["play", "sen", "-p", "2", "-s", f"{path}:Wrong", "-n", "10"])
+        one_error_line(r, "_threshold_start_d is a decision (@decision)", "_threshold_start_d.fn` at the module's level")
+    finally:
+        registry.register_files([])
+
+
 def test_a_decision_that_makes_a_new_object_is_named_with_its_line(tmp_path):
     path = tmp_path / "allocates.py"
     path.write_text(textwrap.dedent('''
