@@ -1405,3 +1405,25 @@ def test_a_best_responses_bounds_tell_themselves_from_the_fair_share():
         "win share 34.2% [33.34%, 35.10%] over 3,000 deals (fair 33.3%)")
     assert _share_against_fair(0.342, 0.336, 0.351, 3000, 1 / 3) == (
         "win share 34.2% [33.6%, 35.1%] over 3,000 deals (fair 33.3%)")
+
+
+def test_design_names_rivals_alike_on_every_deal_together():
+    """Fan & Mallet's match_points 1 and none play the same games: listed as two rivals, each with the same
+    figure and interval, they read as two settings that happened to score alike (a designer's walkthrough)."""
+    def design(seed):
+        return run_experiment({"title": "t", "question": "q", "game": "fan-and-mallet", "games": 60, "seed": seed,
+                               "lineup": {"seats": ["random"]},
+                               "search": {"rules.match_points": ["none", 1, 2, 3]},
+                               "report": {"answer": "design", "objective": "seat0_win_share", "target": 0.5}}).answer[0]
+
+    text = design(1)
+    assert text.startswith("best match_points (seat 0's win share closest to 50.0%; random in every seat): "
+                           "match_points=2,"), text
+    assert ("match_points=none and match_points=1 (the same on every deal as each other) 43.3% (+5.0% farther "
+            "[-2.9%, +12.9%] on 60 deals)") in text
+    assert text.count("match_points=1") == 1, text  # named once, not again as a rival of its own
+    # a rival alike with the best on every deal
+    text = design(2)
+    assert text.startswith("best match_points (seat 0's win share closest to 50.0%; random in every seat): "
+                           "match_points=none,"), text
+    assert "closest rivals on the same deals: match_points=1 48.3% (the same on every one of 60 deals); " in text

@@ -339,8 +339,19 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
             text += edge_text(spec.params, found.best, cell)
         rivals = [] if same else sorted((k for k in range(len(found.raced)) if k != r.best),
                                         key=lambda k: abs(r.versus_best[k]["diff"]))
+        # rivals that gave the same value on every deal as each other (match_points 1 and none) are one rival,
+        # named together: listed apart, they read as two settings that happened to score alike
+        groups: list[list[int]] = []
+        for k in rivals:
+            twin = next((g for g in groups if figs[g[0]][0].size == figs[k][0].size
+                         and np.array_equal(figs[g[0]][0], figs[k][0])), None)
+            if twin is not None:
+                twin.append(k)
+            else:
+                groups.append([k])
         parts = []
-        for k in rivals[:3]:
+        for group in groups[:3]:
+            k = group[0]
             d = r.versus_best[k]
             x, (m, lo, hi) = figs[k]
             what = (f"{value_text(obj, -d['diff'], True)} farther "
@@ -351,8 +362,12 @@ def analyse(cfg: Config, tables: dict[str, pl.DataFrame], runs: list[CellRun], s
                     what = "the same on every deal"
                 elif o["band"] is not None and o["band"][0] <= m <= o["band"][1]:
                     what = "inside the band, as the best is,"  # a distance of 0 on every deal: both inside it
-            parts.append(f"{setting_label(found.settings[found.raced[k]])} {value_text(obj, m, signed)} ({what} on "
-                         f"{d['n']:,} deals{dropped_note(found, k)})")
+            names = [setting_label(found.settings[found.raced[j]]) for j in group]
+            who = names[0] if len(names) == 1 else (
+                f"{and_list(names)} (the same on every deal as each other)")
+            on = (f"the same on every one of {d['n']:,} deals" if what == "the same on every deal" else
+                  f"{what} on {d['n']:,} deals")
+            parts.append(f"{who} {value_text(obj, m, signed)} ({on}{dropped_note(found, k)})")
         if parts:
             text += "; closest rivals on the same deals: " + "; ".join(parts)
         # the raw objective (the race's values are distances where the design has a target or a band)
