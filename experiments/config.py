@@ -273,6 +273,13 @@ def _show(v: Any) -> str:
     return shown(v)
 
 
+class _Said(str):
+    """A figure the refusal works out (a grid's size), not a value the user wrote: shown without quotes."""
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
 #: the largest config file read: a grid holds at most MAX_CELLS cells, which a few hundred kilobytes write
 #: (parsing the TOML takes some 50 times the file's size in memory: a 7 MB list of a million values took
 #: 356 MB before it was refused)
@@ -640,7 +647,7 @@ def _grid_size(kind: str, entrants: list, lengths: list[int], ck: _Checker) -> N
         size *= n
     if size > MAX_CELLS:
         ck.fail("sweep", f"a grid of at most {MAX_CELLS:,} cells (the product of the sweep axes' lengths"
-                + (" and the tournament's match-ups" if kind == "tournament" else "") + ")", f"{size:,} cells")
+                + (" and the tournament's match-ups" if kind == "tournament" else "") + ")", _Said(f"{size:,} cells"))
 
 
 def rules_alike(a_rules: Any, b_rules: Any, players: int) -> list[str]:

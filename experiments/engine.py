@@ -707,7 +707,8 @@ def human_seconds(t: float) -> str:
     days = t / 86400
     if days < 365:
         return f"{int(days)} days {int(t % 86400 // 3600)} h"
-    return f"{days / 365.25:,.0f} years"
+    years = days / 365.25
+    return f"{years:,.0f} year{'' if round(years) == 1 else 's'}"
 
 
 def _sprt_update(run: CellRun, cfg: Config) -> str:

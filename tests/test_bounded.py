@@ -627,3 +627,14 @@ def test_a_forked_pool_whose_worker_died_is_stopped_with_its_wakeup_pipe_closed(
     with pytest.raises(R.WorkerDied):
         R._run_processes(tasks, 2, lambda i, r: None, forked=True)
     assert all(w._closed for w in list(cfp._threads_wakeups.values()))
+
+
+def test_an_absurd_time_left_reads_in_years_with_the_right_number():
+    """--games 10**12 said "time left: about 1 years"."""
+    from experiments.engine import human_seconds
+
+    year = 365.25 * 86400
+    assert human_seconds(1.2 * year) == "1 year"
+    assert human_seconds(2 * year) == "2 years"
+    assert human_seconds(12_345 * year) == "12,345 years"
+    assert human_seconds(3 * 86400 + 7200) == "3 days 2 h"
