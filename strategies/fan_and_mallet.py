@@ -328,14 +328,16 @@ def _heuristic_play(obs, prm, rng):
 class Closer(Strategy):
     """Plays for the house about to be possessed: completes a house it wins (with the cheapest card that
     still wins), avoids completing a house for the opponent, and avoids leaving a house one short where
-    the opponent's next card would land. Otherwise it plays its weakest card, keeping strength for the
-    possessions (see :func:`evaluate` for the score)."""
+    the opponent's next card would land. Otherwise it builds a lead: ``build`` per point of its lead in
+    the house (clipped to 6) less ``thrift`` per point of power spent, so at the defaults it mostly plays
+    a strong card where it leads, and with ``build`` 0 its weakest card (see :func:`evaluate`)."""
     name: ClassVar[str] = "closer"
     game: ClassVar[str] = GAME
     feed: float = param(0.7, "penalty per marker at stake for leaving a house at 4 followers that the "
                              "opponent's next card may complete", min=0.0)
     thrift: float = param(0.05, "penalty per point of power spent (keeps strong cards for possessions)", min=0.0)
-    build: float = param(0.3, "reward per point of own lead in a house that is not completed", min=0.0)
+    build: float = param(0.3, "reward per point of own lead (clipped to 6) in a house that is not completed "
+                              "(above thrift, it makes a strong card the better play there)", min=0.0)
 
     #: the value of a kid ghost in the thrift penalty (spirit objects: their power)
     kid_value: ClassVar[float] = 2.5
@@ -352,9 +354,9 @@ class Closer(Strategy):
 
 @dataclass(frozen=True)
 class Keeper(Closer):
-    """Like ``closer``, but holds kid ghosts for the houses where their ability pays: a kid ghost is played
-    on a house it does not complete only where its ability already adds at least ``min_bonus`` (judged
-    with the followers there now), otherwise playing it costs ``hold``."""
+    """Like ``closer``, but holds kid ghosts for the houses where their ability pays: a kid ghost played on
+    a house it does not complete, where its ability adds less than ``min_bonus`` (judged with the followers
+    there now), costs ``hold`` in its score (a penalty, not a ban: a large enough gain still plays it)."""
     name: ClassVar[str] = "keeper"
     mode: ClassVar[int] = KEEPER
     hold: float = param(0.5, "penalty for spending a kid ghost where its ability does not pay yet", min=0.0)

@@ -533,22 +533,24 @@ class Counter(_Counting):
 @dataclasses.dataclass(frozen=True)
 class Watcher(_Counting):
     """Opponent-aware caller: estimates every dream from what it has seen (lands revealed, taken from the
-    face-up pile or peeked; unknown lands at the unseen mean) and says WAKE UP! when its own estimate is
-    below every opponent's by ``margin``, or at most ``sure`` regardless; never above ``cap``."""
+    face-up pile or peeked; unknown lands at the unseen mean, or ``kept_value`` for one its owner drew and
+    kept) and says WAKE UP! when its own estimate is at most ``sure``, or is below every opponent's by
+    ``margin`` and at most ``cap``."""
     name: ClassVar[str] = "watcher"
     game: ClassVar[str] = "sen"
     margin: float = param(3.0, "wake when own estimate + margin <= the lowest opponent estimate")
     sure: float = param(4.0, "always wake at or below this estimated total")
-    cap: float = param(14.0, "never wake above this estimated total")
+    cap: float = param(14.0, "never wake by the margin above this estimated total (sure still applies)")
     kept_value: float = param(3.0, "estimate of an unknown land its owner drew and kept (public); -1: the unseen mean")
     kind: ClassVar[int] = WATCHER
 
 
 @dataclasses.dataclass(frozen=True)
 class Swapper(Watcher):
-    """Watcher that also uses Swap 2 to hand its worst land to an opponent in exchange for their lowest
-    known land (or an unknown one when its own worst is far above the unseen mean), and keeps whichever
-    Take 2 card does most good. ``swap_min`` is the smallest estimated saving worth a swap."""
+    """Watcher that also uses Swap 2 to hand its worst land to an opponent in exchange for the opponent
+    land of lowest estimate (an unknown land counts as the unseen mean + 0.5, so a known land below that
+    is taken first), and keeps whichever Take 2 card does most good. ``swap_min`` is the smallest
+    estimated saving worth a swap."""
     name: ClassVar[str] = "swapper"
     game: ClassVar[str] = "sen"
     swap_min: float = param(2.0, "use Swap 2 only when it saves at least this many ravens (estimated)", min=0.0)
@@ -558,9 +560,10 @@ class Swapper(Watcher):
 @dataclasses.dataclass(frozen=True)
 class Gambler(Swapper):
     """Penalty-aware caller: models each opponent's total as normal (known lands plus unknown lands at the
-    unseen mean and variance) and its own likewise, computes the chance p of holding the fewest, and says
-    WAKE UP! when the expected score of calling, (1 - p)(own + penalty), is below the own estimate minus
-    ``edge`` (what it still expects to gain by playing on)."""
+    unseen mean and variance, or ``kept_value`` with a variance of at most 4 for one its owner drew and
+    kept) and its own likewise, computes the chance p of holding the fewest, and says WAKE UP! when the
+    expected score of calling, (1 - p)(own + penalty), is at most the own estimate minus ``edge`` (what it
+    still expects to gain by playing on)."""
     name: ClassVar[str] = "gambler"
     game: ClassVar[str] = "sen"
     # its own wake rule replaces the watcher's, so the watcher's wake parameters are not its parameters

@@ -419,9 +419,11 @@ class Guard(Strategy):
     """Guard the weakest pile: once the middle is down to ``late`` stacks (or the end is triggered) and my
     smallest pile is within ``margin`` of the lowest smallest pile among the opponents (the elimination
     line), spend the turn on my weakest colour: Test it from hand, else Train a tile of it (from an
-    opponent's card first, which also denies them, then the middle) or Study a middle stack showing it.
-    Otherwise play for height like the reference gain rule: Test when the gain reaches ``min_gain``, Study
-    stacks whose top matches my weakest colour or my hand, Train tops that match my own card tops."""
+    opponent's card first, which also denies them, then the middle, then my own card) or Study a middle
+    stack showing it (with tiles in hand the Study first). Otherwise play for height like the reference
+    gain rule: Test when the gain reaches ``min_gain``, else Study, preferring a stack whose top is my
+    weakest colour, then one in my hand (any stack if none is), else, with an empty hand, Train, preferring
+    tops that match my own card tops."""
     name: ClassVar[str] = "guard"
     game: ClassVar[str] = "senshi"
     margin: int = param(0, "act on the weakest pile when my smallest pile <= the opponents' lowest smallest pile + margin",
@@ -875,15 +877,16 @@ class Counter(Strategy):
     hands' known parts and visible stack tiles), so a Train or Test that uncovers a tile is valued by what
     it is likely to uncover. Hand tiles lose value as the end nears (a tile never played scores nothing).
     Each legal option is scored as my value minus ``w_opp`` times the best opponent's, with a penalty of
-    ``w_risk`` per tile my smallest pile trails the lowest opponent's, growing as the middle empties; the
-    best option is taken."""
+    ``w_risk`` per tile my smallest pile trails the lowest opponent's, with half a tile of margin (a tie
+    costs half of ``w_risk``), growing as the middle empties; the best option is taken."""
     name: ClassVar[str] = "counter"
     game: ClassVar[str] = "senshi"
     w_min: float = param(1.0, "weight of the smallest pile in a player's value", min=0.0, max=10.0)
     a_hand: float = param(0.5, "value of a tile in hand (before the end-game discount)", min=0.0, max=1.0)
     a_top: float = param(0.6, "value of a stack top of a colour on one's own card", min=0.0, max=1.0)
     w_opp: float = param(0.25, "weight of the best opponent's value", min=0.0, max=3.0)
-    w_risk: float = param(4.0, "penalty per tile my smallest pile trails the opponents' lowest (late game)",
+    w_risk: float = param(4.0, "penalty per tile my smallest pile trails the opponents' lowest, plus half a tile "
+                               "(late game)",
                           min=0.0, max=10.0)
     a_deep: float = param(0.4, "value of a tile buried under a top on one's own card (expected colour)",
                           min=0.0, max=1.0)

@@ -739,7 +739,9 @@ class Redeemer(_Heuristic):
 @dataclass(frozen=True)
 class Planner(_Heuristic):
     """Patient: keeps cards that complete 20 with what it holds, waits for combinations worth
-    ``play_min`` sticks, and does not feed the next player (penalises discards that fit their fans)."""
+    ``play_min`` sticks (but plays its best one with chance ``impatience`` a turn, and always once the deck
+    holds fewer than 10 cards), and does not feed the next player (penalises discards that fit their
+    fans)."""
     name: ClassVar[str] = "planner"
     game: ClassVar[str] = "sensu"
     code: ClassVar[int] = PLANNER

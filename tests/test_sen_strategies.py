@@ -266,3 +266,32 @@ def test_random_swaps_an_unordered_pair_of_lands_uniformly():
         assert len(opts) == 66 and len(pairs) == 66  # every pair of two lands is legal, listed once
         assert (a != b).all()
         assert_uniform(pair, pairs)
+
+
+def test_the_watchers_wake_rule_and_the_swappers_target_are_as_documented():
+    """docs/games/sen.md: watcher wakes at most ``sure``, or ``margin`` below every opponent and at most
+    ``cap`` (the cap binds the margin rule only: sure above cap still wakes); swapper takes the opponent land
+    of lowest estimate, an unknown one counting the unseen mean + 0.5."""
+    from strategies.sen import WATCHER, counting_swap_plan, counting_wants_wake
+
+    mem = np.full((2, 8), -1, np.int8)
+    mem[0, :4] = [4, 4, 4, 4]          # my own total 16, known
+    mem[1, :4] = [9, 9, 9, 9]          # the opponent's 36
+    nslots, kept = np.array([4, 4]), np.zeros((2, 8), bool)
+    fw = np.zeros((8, 16))
+
+    def wakes(margin, sure, cap):
+        prm = np.array([0.0, 0.0, margin, sure, cap, -1.0, 0.0, 0.0])
+        return bool(counting_wants_wake(WATCHER, prm, np.zeros(8), 4, mem, nslots, kept, 0, 5.0, 6.0, 5, fw))
+
+    assert wakes(3.0, 20.0, 14.0)           # at most sure, above cap
+    assert not wakes(3.0, 4.0, 14.0)        # the margin holds (16 + 3 <= 36), but 16 is above cap
+    assert wakes(3.0, 4.0, 16.0)            # ... and at cap 16 it wakes by the margin
+    assert not wakes(30.0, 4.0, 40.0)       # 16 + 30 > 36
+    # the swap target: a known 7 against an unknown land (mean 5.33 + 0.5): the unknown one is taken
+    mem2 = np.full((2, 8), -1, np.int8)
+    mem2[1, :4] = [7, -1, 9, 9]
+    gain, p, s = counting_swap_plan(mem2, nslots, 0, 16 / 3, 8.0)
+    assert (p, s) == (1, 1) and abs(gain - (8.0 - (16 / 3 + 0.5))) < 1e-12
+    mem2[1, 0] = 5                          # a known 5 is below 5.83: taken first
+    assert counting_swap_plan(mem2, nslots, 0, 16 / 3, 8.0)[1:] == (1, 0)
