@@ -329,14 +329,14 @@ class Closer(Strategy):
     """Plays for the house about to be possessed: completes a house it wins (with the cheapest card that
     still wins), avoids completing a house for the opponent, and avoids leaving a house one short where
     the opponent's next card would land. Otherwise it builds a lead: ``build`` per point of its lead in
-    the house (clipped to 6) less ``thrift`` per point of power spent, so at the defaults it mostly plays
+    the house (clipped to +-6) less ``thrift`` per point of power spent, so at the defaults it mostly plays
     a strong card where it leads, and with ``build`` 0 its weakest card (see :func:`evaluate`)."""
     name: ClassVar[str] = "closer"
     game: ClassVar[str] = GAME
     feed: float = param(0.7, "penalty per marker at stake for leaving a house at 4 followers that the "
                              "opponent's next card may complete", min=0.0)
     thrift: float = param(0.05, "penalty per point of power spent (keeps strong cards for possessions)", min=0.0)
-    build: float = param(0.3, "reward per point of own lead (clipped to 6) in a house that is not completed "
+    build: float = param(0.3, "reward per point of own lead (clipped to +-6) in a house that is not completed "
                               "(above thrift, it makes a strong card the better play there)", min=0.0)
 
     #: the value of a kid ghost in the thrift penalty (spirit objects: their power)
