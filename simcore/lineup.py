@@ -886,11 +886,12 @@ class Lineup:
 
 
 def _class_spec(cls: type) -> str:
-    """How a spec names a strategy class: ``FILE.py:Class`` for a class of a user's file (as every other
-    error names it), else its registered name (or its class name)."""
+    """How a spec names a strategy class: ``FILE.py:Class`` for a class of a user's file, the file as it was
+    given (as the spec and every other error name it: two files of one name in two folders stay apart),
+    else its registered name (or its class name)."""
     source = cls.__dict__.get("_source")
     if source is not None:
-        return f"{os.path.basename(source[0])}:{source[1]}"
+        return f"{source[0]}:{source[1]}"
     return cls.__dict__.get("name") or cls.__qualname__  # its own name, not one inherited
 
 

@@ -543,7 +543,7 @@ def test_a_decision_that_makes_a_new_object_is_named_with_its_line(tmp_path):
     '''))
     try:
         r = cli.invoke(app, ["play", "sen", "-p", "2", "-s", f"{path}:Dicty", "-s", "threshold", "-n", "10"])
-        one_error_line(r, "strategy allocates.py:Dicty, decision 'start' failed to compile",
+        one_error_line(r, f"strategy {path}:Dicty, decision 'start' failed to compile",
                        "makes a new array, list or dict", "@decision(refcount=True)", "(allocates.py, line 11)")
         # an array made without reference counts: numba says only that it found no np.zeros for it; and a
         # decision that never returns is typed as returning None
@@ -701,7 +701,7 @@ def test_trace_refuses_a_decision_that_cannot_compile_before_printing_the_game(t
     '''))
     try:
         r = cli.invoke(app, ["trace", "sen", "-p", "2", "-s", f"{path}:NoRet", "-s", "threshold"])
-        one_error_line(r, "strategy noret.py:NoRet, decision 'start'", "not an integer option")
+        one_error_line(r, f"strategy {path}:NoRet, decision 'start'", "not an integer option")
         assert r.stdout == "", r.stdout
     finally:
         registry.register_files([])
