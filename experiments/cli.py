@@ -24,6 +24,12 @@ _MAIN = threading.current_thread() is threading.main_thread() and \
     signal.getsignal(signal.SIGINT) is signal.default_int_handler
 if _MAIN:
     signal.signal(signal.SIGINT, _interrupted_early)
+# a polite kill in the first second: the same line (a command's own handling replaces it for its run; a
+# background job too, which ignores Ctrl-C but not SIGTERM; only in the sensei command itself, not in a
+# process that imports this module)
+if (threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+        and (__name__ == "__main__" or os.path.basename(sys.argv[0] if sys.argv else "") == "sensei")):
+    signal.signal(signal.SIGTERM, _interrupted_early)
 
 
 def _fit_address_limit() -> None:
@@ -966,10 +972,17 @@ def _main() -> None:
 if _MAIN:  # imported: from here on Ctrl-C is a KeyboardInterrupt, which every command turns into one line
     # (noted as it arrives: a KeyboardInterrupt that no signal preceded is a strategy file's, see
     # simcore.errors.interrupt_possible)
-    from simcore.errors import interrupt_handler, track_interrupts
+    from simcore.errors import drop_ignored_interrupt, interrupt_handler, track_interrupts
 
     track_interrupts()
     signal.signal(signal.SIGINT, interrupt_handler)
+    _unraisable = sys.unraisablehook
+
+    def _quiet_unraisable(info) -> None:  # a Ctrl-C a compiler callback dropped: acted on, not printed
+        if not drop_ignored_interrupt(info):
+            _unraisable(info)
+
+    sys.unraisablehook = _quiet_unraisable
 
 
 if __name__ == "__main__":

@@ -40,7 +40,7 @@ from typing import Any, Callable, Sequence
 
 import polars as pl
 
-from simcore.errors import SenseiError, StrategyError, WorkerDied
+from simcore.errors import SenseiError, StrategyError, WorkerDied, signal_seen
 from simcore.files import read_limited
 from simcore.runner import check_jobs, check_scheduler
 from strategies.registry import origin, register_files, registered_files
@@ -318,6 +318,8 @@ def run_experiment(source: str | os.PathLike | dict[str, Any], games: int | None
         store = ChunkStore(os.path.join(run_dir, PARTS))
     try:
         res = _play(cfg, games, jobs, progress, backend, scheduler, store, state, fingerprint, text, log, files)
+        if signal_seen():  # a Ctrl-C that a compiler's callback dropped (the example games' traces compile last)
+            raise KeyboardInterrupt
         if run_dir is not None:
             res.finish(run_dir)
     except (KeyboardInterrupt, WorkerDied) as exc:  # the finished chunks are kept: say how to go on

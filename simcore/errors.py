@@ -153,6 +153,21 @@ def interrupt_possible() -> bool:
     return _SIGNAL_SEEN is not False
 
 
+def signal_seen() -> bool:
+    """Whether the command line's handler has noted a Ctrl-C or SIGTERM in this process (never in a Python
+    session, which installs no handler). Once one has, the command stops: a KeyboardInterrupt that landed
+    in a callback of numba's compiler is reported as "Exception ignored" and dropped, so the places where
+    a command goes on after compiling ask this too."""
+    return _SIGNAL_SEEN is True
+
+
+def drop_ignored_interrupt(info) -> bool:
+    """For an ``sys.unraisablehook``: whether ``info`` is a KeyboardInterrupt that a callback could not
+    raise after the command line noted the signal (it is acted on where :func:`signal_seen` is asked: no
+    traceback for it)."""
+    return _SIGNAL_SEEN is True and isinstance(info.exc_type, type) and issubclass(info.exc_type, KeyboardInterrupt)
+
+
 def caused_by_interrupt(exc: BaseException | None) -> bool:
     """Whether ``exc`` is, or was caused by, a KeyboardInterrupt (Ctrl-C landing while a compiled function
     hands back its result surfaces as ``SystemError: ... returned a result with an exception set``)."""

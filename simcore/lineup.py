@@ -42,7 +42,7 @@ import numba.extending
 import numpy as np
 
 from .compiled import NO_REFCOUNT, CompiledDecision, cache_folder, compile_once, exec_file_module, source_fingerprint
-from .errors import IllegalAction, SenseiError, StrategyError, caused_by_interrupt
+from .errors import IllegalAction, SenseiError, StrategyError, caused_by_interrupt, signal_seen
 from .params import class_name, shareable
 
 #: the option a compiled driver passes on for a decision the strategy has no function for
@@ -806,6 +806,8 @@ class Lineup:
                 if fn_name in _LANE_OF and getattr(fn, "overloads", None):
                     # compiled and cached: later runs need not say so, however this one ends
                     self.mark_compiled(_LANE_OF[fn_name])
+                if signal_seen():  # a Ctrl-C the compiler's callbacks dropped: the command stops here
+                    raise KeyboardInterrupt
             return fn(*args)
         except (numba.core.errors.TypingError, numba.core.errors.LoweringError,
                 numba.core.errors.UnsupportedError) as exc:
@@ -825,8 +827,8 @@ class Lineup:
         except Exception as exc:  # raised by compiled code: a strategy's decision (raise, or a division by 0)
             if os.environ.get("SENSEI_DEBUG"):
                 raise
-            if caused_by_interrupt(exc):
-                raise KeyboardInterrupt() from None
+            if caused_by_interrupt(exc) or signal_seen():  # (a compile cut short by a dropped Ctrl-C fails later:
+                raise KeyboardInterrupt() from None        # "no compiled object yet")
             names = ", ".join(dict.fromkeys(type(a).__qualname__ for a in self.agents))
             text = " ".join(str(exc).split())
             raise StrategyError(f"compiled strategies ({names}) raised {type(exc).__name__}"

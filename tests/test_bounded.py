@@ -638,3 +638,37 @@ def test_an_absurd_time_left_reads_in_years_with_the_right_number():
     assert human_seconds(2 * year) == "2 years"
     assert human_seconds(12_345 * year) == "12,345 years"
     assert human_seconds(3 * 86400 + 7200) == "3 days 2 h"
+
+
+def _catches(pid: int, sig: int) -> bool:
+    """Whether process ``pid`` has a handler of its own for ``sig`` (Linux: SigCgt in /proc)."""
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            line = next(ln for ln in fh if ln.startswith("SigCgt:"))
+    except (OSError, StopIteration):
+        return False
+    return bool(int(line.split()[1], 16) >> (sig - 1) & 1)
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="reads /proc")
+def test_sigterm_while_the_command_starts_is_one_line_also_in_a_background_job():
+    """A polite kill in the command's first second (its imports) ended it by the signal, with no line; in a
+    background job (Ctrl-C ignored) the handler for Ctrl-C's start was not set up either. The command takes
+    SIGTERM from its first import on, as it takes Ctrl-C."""
+    probe = subprocess.run([sys.executable, "-c", "import sys, signal; sys.argv[0] = 'sensei'; "
+                            "signal.signal(signal.SIGINT, signal.SIG_IGN); import experiments.cli; "
+                            "print(getattr(signal.getsignal(signal.SIGTERM), '__name__', 'none'), "
+                            "'simcore.runner' in sys.modules)"],
+                           capture_output=True, text=True, timeout=120, cwd=os.path.dirname(os.path.dirname(__file__)))
+    assert probe.stdout.split()[0] == "_interrupted_early", probe
+    # a real command in a background job, killed as soon as it takes the signal
+    proc = subprocess.Popen([SENSEI, "play", "sen", "--games", str(10 ** 12), "--no-progress"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    t0 = time.monotonic()
+    while not _catches(proc.pid, signal.SIGTERM) and time.monotonic() - t0 < 60 and proc.poll() is None:
+        time.sleep(0.005)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=120)
+    lines = [ln for ln in err.splitlines() if ln.strip() and not ln.startswith("compiling ")]
+    assert proc.returncode == 130 and len(lines) == 1 and lines[0].startswith("interrupted"), (proc.returncode, err)

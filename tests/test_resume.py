@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 from experiments.cli import app
 from experiments.config import load
 from experiments.engine import ChunkStore, play_cells
-from experiments.experiment import chunks_kept, run_experiment
+from experiments.experiment import RunInterrupted, chunks_kept, run_experiment
 from experiments.tomlwrite import dumps as toml_dumps
 from experiments.analysis import analyse
 from reports import build_index
@@ -590,7 +590,6 @@ def test_ctrl_c_after_the_results_are_written_says_the_run_is_complete(config, t
     """Ctrl-C after the manifest was written (while the resume files were cleared, or while the report was
     written) said only "interrupted": the run is complete, and the line says how to get its report."""
     import experiments.experiment as ex
-    from experiments.experiment import RunInterrupted
 
     real = shutil.rmtree
 
@@ -620,3 +619,28 @@ def test_ctrl_c_after_the_results_are_written_says_the_run_is_complete(config, t
     assert lines == [f"interrupted: the run is complete in {run_dir} (every result written), its report is not: "
                      f"sensei report {run_dir}"], r.stderr
     assert os.path.isfile(os.path.join(run_dir, "manifest.json"))
+
+
+def test_a_ctrl_c_that_a_compiler_callback_dropped_still_stops_the_run(config, tmp_path, monkeypatch):
+    """Ctrl-C landing in a callback of numba's compiler (while the example games' traces compiled) was printed
+    as "Exception ignored ... KeyboardInterrupt" and dropped: the run went on and wrote its report, or failed
+    later as "compiled strategies raised RuntimeError: no compiled object yet" (status 2). The noted signal
+    now stops it where it goes on (its chunks kept), and the dropped interrupt prints nothing."""
+    import types
+
+    import experiments.experiment as ex
+    import simcore.errors as errors
+
+    monkeypatch.setattr(ex, "signal_seen", lambda: True)  # the signal noted, its KeyboardInterrupt dropped
+    with pytest.raises(RunInterrupted) as info:
+        run_experiment(config, games=20, out=str(tmp_path / "a"))
+    (run_dir,) = glob.glob(str(tmp_path / "a" / "*"))
+    assert str(info.value).startswith("interrupted: ") and f"--resume {run_dir}" in str(info.value)
+    assert not os.path.exists(os.path.join(run_dir, "manifest.json"))
+    # the command line's hook leaves such a dropped interrupt unprinted, and passes anything else on
+    dropped = types.SimpleNamespace(exc_type=KeyboardInterrupt)
+    other = types.SimpleNamespace(exc_type=ValueError)
+    monkeypatch.setattr(errors, "_SIGNAL_SEEN", True)
+    assert errors.drop_ignored_interrupt(dropped) and not errors.drop_ignored_interrupt(other)
+    monkeypatch.setattr(errors, "_SIGNAL_SEEN", None)  # a Python session: no handler, nothing dropped
+    assert not errors.drop_ignored_interrupt(dropped)
