@@ -351,7 +351,7 @@ def test_the_strategies_table_says_what_each_strategy_plays():
     table = pl.DataFrame({"label": ["strongest"], "full spec": ["strongest"]})
     assert "<th>what it plays</th>" in _spec_table(table, "fan-and-mallet")
     # the whole first sentence: Sen's callers go on past "WAKE UP!" to say when they call
-    assert _what_it_plays("sen", "watcher").endswith("or at most sure regardless; never above cap.")
+    assert _what_it_plays("sen", "watcher").endswith("or is below every opponent's by margin and at most cap.")
     # a long one (Senshi's denier) shows its first words, the rest one click away, nothing cut off
     from reports.html import _plays_cell
     text = _what_it_plays("senshi", "denier")
