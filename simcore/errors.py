@@ -155,10 +155,13 @@ def interrupt_possible() -> bool:
 
 def signal_seen() -> bool:
     """Whether the command line's handler has noted a Ctrl-C or SIGTERM in this process (never in a Python
-    session, which installs no handler). Once one has, the command stops: a KeyboardInterrupt that landed
-    in a callback of numba's compiler is reported as "Exception ignored" and dropped, so the places where
-    a command goes on after compiling ask this too."""
-    return _SIGNAL_SEEN is True
+    session, which installs no handler), asked in the main thread, where signals land (a thread playing
+    chunks leaves the stop to it). Once one has, the command stops: a KeyboardInterrupt that landed in a
+    callback of numba's compiler is reported as "Exception ignored" and dropped, so the places where a
+    command goes on after compiling ask this too."""
+    import threading
+
+    return _SIGNAL_SEEN is True and threading.current_thread() is threading.main_thread()
 
 
 def drop_ignored_interrupt(info) -> bool:
