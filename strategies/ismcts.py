@@ -149,8 +149,8 @@ _SPECS: dict[str, tuple] = {
         "strategies.sensu", ("random", "redeemer", "planner", "focus"), "random", 1000, 0.7, 0,
         """Information-set MCTS: each decision searches ``iterations`` determinizations (the deck and the other
     hands' unknown cards dealt at random from the cards the seat has not seen, keeping the cards known to
-    be held and, after a reshuffle, which cards the new deck holds; with ``chosen_fan`` the closed-fan
-    deck's order) down one tree of the seat's information sets, rolling out with ``rollout`` to the end
+    be held and how many cards of each reshuffle's deck every hand holds; with ``chosen_fan`` the
+    closed-fan deck's order) down one tree of the seat's information sets, rolling out with ``rollout`` to the end
     of the game (reward 1 for the winner; solo: the score / 78).""",
         "all", None),
 }

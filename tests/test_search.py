@@ -583,6 +583,84 @@ def test_sensu_samples_agree_with_the_view_and_have_the_unseen_marginals(players
             assert (np.abs(got - cnt) < 4.5 * np.sqrt(cnt * (1 - cnt) / n) + 1e-9).all(), (got, cnt)
 
 
+def _sensu_walk(players, rules, n, seed, spec="planner"):
+    """Play ``n`` games decision by decision in the batch lane, working out each card's generation from the
+    reshuffles alone (the cards in the deck right after one are of its number; 0 the starting deck), and
+    checking the engine's ``gen`` against it after every decision. Returns the engine and, for each game
+    that comes to one, a copy of its first position in which the seat to decide faces two or more other
+    seats holding hidden cards of the decks before the last reshuffle, of two or more generations."""
+    import copy
+
+    from simcore.games.sensu import Sensu
+
+    eng = Sensu()
+    keys = game_keys(root_key(seed), np.arange(n))
+    st = eng.new_batch(keys, players, eng.make_rules(rules))
+    seats = Seats(lineup("sensu", [spec], players), keys)
+    lu = seats.lineup_for(eng)
+    lu.call("begin_batch", eng.state_tuple(st), eng.rules_tuple(st), np.arange(n, dtype=np.int64))
+    limit = eng.turn_limit(st.rules)
+    gen = np.zeros((n, 90), np.int64)
+    found = {}
+    while True:
+        idx = np.flatnonzero(~st.done & (st.turns < limit))
+        if not len(idx):
+            return eng, list(found.values())
+        before = st.reshuffles.copy()
+        eng.step_games(st, idx, seats, lu)
+        for g in np.flatnonzero(st.reshuffles != before):
+            gen[g, st.deck[g, :st.deck_n[g]].astype(np.int64)] = st.reshuffles[g]
+        np.testing.assert_array_equal(st.gen, gen)
+        for g in idx:
+            if st.done[g] or g in found or st.reshuffles[g] < 2:
+                continue
+            me = st.current[g]
+            holders, gens = set(), set()
+            for q in range(players):
+                h = st.hand[g, q, :st.hand_n[g, q]].astype(np.int64)
+                old = [c for c in h[st.held[g, h] != q] if gen[g, c] < st.reshuffles[g]]
+                if q != me and old:
+                    holders.add(q)
+                    gens |= {int(gen[g, c]) for c in old}
+            if len(holders) >= 2 and len(gens) >= 2:
+                found[int(g)] = (copy.deepcopy(st), int(g))
+
+
+def test_sensu_samples_keep_every_older_decks_count_in_every_hand():
+    """Every reshuffle makes its deck of face-up cards and every card that leaves a hand shows, so how many
+    hidden cards of each older deck every seat holds is public: each sample gives every other seat exactly
+    as many cards of each generation as it holds, and each card of an older deck lies in a hand with
+    probability (that hand's cards of its deck) / (the deck's unseen cards). Positions: three players after
+    two reshuffles or more, with two or more other seats holding cards of two or more older decks."""
+    eng, found = _sensu_walk(3, {"chosen_fan": True}, 40, 4)
+    assert len(found) >= 3, "the games must come to such positions"
+    for i, (st, g) in enumerate(found[:6]):
+        me = int(st.current[g])
+        eng.check(st)
+        n = 3000 if i == 0 else 300
+        hands = eng.sample_hidden(st, g, me, key=31 + i, n=n)["hand"].astype(np.int64)
+        for q in range(3):
+            if q == me:
+                continue
+            held = set(np.flatnonzero(st.held[g] == q).tolist())
+            h = st.hand[g, q, :st.hand_n[g, q]].astype(np.int64)
+            truth = np.bincount(st.gen[g, [c for c in h if c not in held]], minlength=64)
+            for t in range(n):
+                got = [c for c in hands[t, q] if c >= 0 and c not in held]
+                np.testing.assert_array_equal(np.bincount(st.gen[g, got], minlength=64), truth,
+                                              err_msg=f"position {i}, seat {q}, sample {t}")
+            if i == 0:
+                # the marginals of the older decks' cards in this hand
+                for k in np.flatnonzero(truth[:int(st.reshuffles[g])]):
+                    pool = [c for c in range(90) if st.gen[g, c] == k and any(
+                        c in st.hand[g, o, :st.hand_n[g, o]] and st.held[g, c] != o for o in range(3) if o != me)]
+                    p = truth[k] / len(pool)
+                    band = 4.5 * np.sqrt(p * (1 - p) / n) + 1e-9
+                    for c in pool:
+                        share = (hands[:, q] == c).any(axis=1).mean()
+                        assert abs(share - p) < band, (q, k, c, share, p)
+
+
 def _sensu_script(hands, fans, rules=None, to_move=0):
     """A two-player Sensu position: ``hands`` (card ids per seat), ``fans`` {(seat, type): cards}; every
     other card in the deck (shuffled by the deal), seat ``to_move`` to start its turn."""

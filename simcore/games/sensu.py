@@ -587,15 +587,16 @@ def _insert_by_key(buf, out, g, w, u, c):
 
 
 @_step
-def _refill_one(deck, deck_n, pile, pile_n, reshuffles, key, g, buf, fresh, drawn):
+def _refill_one(deck, deck_n, pile, pile_n, reshuffles, key, g, buf, fresh, drawn, gen):
     """Multiplayer: when the deck of game g (game key ``key``) is empty and a discard pile holds cards,
     shuffle all discard piles into a new deck. The shuffle orders the pile cards by one uniform per place
     (seat q's pile position i is place q * D + i) of draw number ``reshuffles`` of the deal stream.
     ``buf``: float64 scratch of at least D entries.
 
     The public record of the reshuffle: ``fresh[g, c]`` becomes True for the cards of the new deck (they
-    were face up) and False for every other card (then all in hands or fans), and ``drawn[g]`` (the
-    hidden cards each seat has drawn from the deck since) restarts at 0."""
+    were face up) and False for every other card (then all in hands or fans), ``gen[g, c]`` becomes the
+    reshuffle's number for the cards of the new deck, and ``drawn[g]`` (the hidden cards each seat has
+    drawn from the deck since) restarts at 0."""
     if deck_n[g] > 0:
         return
     P = pile.shape[1]
@@ -618,6 +619,7 @@ def _refill_one(deck, deck_n, pile, pile_n, reshuffles, key, g, buf, fresh, draw
             u = uniform_at(base, q * D + i)
             c = pile[g, q, i]
             fresh[g, c] = True
+            gen[g, c] = reshuffles[g]
             pile[g, q, i] = -1
             _insert_by_key(buf, deck, g, w, u, c)
             w += 1
@@ -691,7 +693,7 @@ def bad_arrangements(cards: np.ndarray, mask: np.ndarray, order: np.ndarray, k: 
 
 @_step
 def _take_hand_one(hand, hand_n, pile, pile_n, deck, deck_n, reshuffles, key, g, p, order, k, out, buf, fresh,
-                   drawn):
+                   drawn, gen):
     """Play from the hand: remove the combination (slots ``order``), discard its unredeemed cards in order,
     write the ``k`` redeemed cards to ``out`` (-1 beyond k). The deck is refilled the moment it is empty,
     so after each card discarded (with the deck and every pile empty the first card discarded becomes the
@@ -702,7 +704,7 @@ def _take_hand_one(hand, hand_n, pile, pile_n, deck, deck_n, reshuffles, key, g,
     for j in range(k, c):
         pile[g, p, pile_n[g, p]] = hand[g, p, order[j]]
         pile_n[g, p] += 1
-        _refill_one(deck, deck_n, pile, pile_n, reshuffles, key, g, buf, fresh, drawn)
+        _refill_one(deck, deck_n, pile, pile_n, reshuffles, key, g, buf, fresh, drawn, gen)
     for j in range(out.shape[0]):
         out[j] = hand[g, p, order[j]] if j < k else -1
     n = hand_n[g, p]
@@ -877,7 +879,7 @@ def _k_courage_ok(fan, fan_n, closed, PW, idx, seat, out):
 
 @_step
 def _courage_one(fan, fan_n, fan_sticks, pile, pile_n, deck, deck_n, reshuffles, ST, key, g, ok, choice, buf,
-                 fresh, drawn):
+                 fresh, drawn, gen):
     """Courage: for each opponent o in seat order that has a removable fan (``ok`` (P, 3)), the last card of
     its fan ``choice[o]`` goes onto o's discard pile (then the deck is refilled if it is empty)."""
     P = fan.shape[1]
@@ -891,7 +893,7 @@ def _courage_one(fan, fan_n, fan_sticks, pile, pile_n, deck, deck_n, reshuffles,
         fan_sticks[g, o, t] -= ST[c]
         pile[g, o, pile_n[g, o]] = c
         pile_n[g, o] += 1
-        _refill_one(deck, deck_n, pile, pile_n, reshuffles, key, g, buf, fresh, drawn)
+        _refill_one(deck, deck_n, pile, pile_n, reshuffles, key, g, buf, fresh, drawn, gen)
 
 
 @_step
@@ -1227,7 +1229,7 @@ MAX_OPTIONS = 720
 _DONE, _TURNS, _TIMEOUT, _CURRENT, _KIND = 0, 1, 2, 3, 4
 (_KEYS, _DECK, _DECK_N, _HAND, _HAND_N, _PILE, _PILE_N, _FAN, _FAN_N, _FAN_STICKS, _CLOSED, _FAN_POWER, _PLAYS,
  _WINNER, _LIMBO, _RESHUFFLES, _CHOSEN, _CF_DECK, _CF_N, _CF_DISC, _CF_SHUFFLES, _COLUMNS, _COL_N, _COMBO, _RED,
- _RED_J, _RED_K, _PEND, _WISDOM_LEFT, _HELD, _FRESH, _DRAWN) = range(5, 37)
+ _RED_J, _RED_K, _PEND, _WISDOM_LEFT, _HELD, _FRESH, _DRAWN, _GEN, _HIDDEN_GEN) = range(5, 39)
 # positions of the rules tuple (the last three are scratch space of the rule steps: float64 (>= D),
 # int64 (12, 64), bool (P, 3))
 (_R_P, _R_POWERS, _R_CHOSEN_FAN, _R_WIN_AT, _R_MAX_TURNS, _R_ST, _R_PW, _R_TABLE, _R_FBUF, _R_IWORK,
@@ -1242,11 +1244,13 @@ _DONE, _TURNS, _TIMEOUT, _CURRENT, _KIND = 0, 1, 2, 3, 4
 #: id (these rules); ``table``: the combination table (:func:`combinations`); ``powers``, ``chosen_fan``: the
 #: variants. Per decision: ``combo`` / ``n_redeem`` (ARRANGE: the combination's slot mask, the cards it
 #: redeems; else 0), ``card`` (PLACE: the card drawn; else -1), ``wisdom_left`` (WISDOM: cards still drawn).
+#: The public record of the hands (multiplayer; see :class:`SensuState`): ``held``, ``fresh``, ``drawn``,
+#: ``reshuffles``, ``gen`` and ``hidden_gen``.
 SensuView = namedtuple("SensuView", ["g", "me", "players", "kind", "hand", "hand_n", "deck_n", "pile", "pile_n",
                                      "fan", "fan_n", "fan_sticks", "closed", "fan_power", "chosen", "columns",
                                      "col_n", "cf_n", "cf_disc", "plays", "turns", "red", "ST", "PW", "table",
                                      "powers", "chosen_fan", "combo", "n_redeem", "card", "wisdom_left",
-                                     "held", "fresh", "drawn", "reshuffles", "max_turns"])
+                                     "held", "fresh", "drawn", "reshuffles", "max_turns", "gen", "hidden_gen"])
 
 
 # ----- helpers for compiled strategies --------------------------------------------------------------
@@ -1422,7 +1426,7 @@ def _build(S, R, g, p, c):
         if R[_R_CHOSEN_FAN] and status == 2 and chosen[g, p] == CARD_TYPE[c]:
             _new_chosen_one(S[_CF_DECK], S[_CF_N], S[_CF_DISC], S[_CF_SHUFFLES], chosen, closed, key, g, p, buf)
         if P > 1 and status == 0:
-            _refill_one(S[_DECK], S[_DECK_N], pile, pile_n, S[_RESHUFFLES], key, g, buf, S[_FRESH], S[_DRAWN])
+            _refill_one(S[_DECK], S[_DECK_N], pile, pile_n, S[_RESHUFFLES], key, g, buf, S[_FRESH], S[_DRAWN], S[_GEN])
         c = -1
         if trig == WISDOM:
             if _sources(S[_DECK_N], pile_n, g) != 0:
@@ -1463,22 +1467,41 @@ def _decode_order(opt, order):
 @_inline
 def _note_taken(S, g, p, s):
     """The public record of a draw of seat p from source ``s`` (the card is the hand's last): a card taken
-    from a face-up pile is known to be in p's hand (``held``); a card from the deck after a reshuffle is
-    counted in ``drawn`` (before the deck is refilled: a reshuffle that follows makes it an old card)."""
+    from a face-up pile is known to be in p's hand (``held``); a card from the deck joins p's hidden cards
+    with the deck's generation (``hidden_gen``: the last reshuffle's number, the largest, so the list stays
+    ascending) and, after a reshuffle, is counted in ``drawn`` (before the deck is refilled: a reshuffle
+    that follows makes it an old card)."""
     if s > 0:
         S[_HELD][g, S[_HAND][g, p, S[_HAND_N][g, p] - 1]] = p
-    elif S[_RESHUFFLES][g] > 0:
-        S[_DRAWN][g, p] += 1
+    else:
+        hg = S[_HIDDEN_GEN]
+        j = 0
+        while j < HAND - 1 and hg[g, p, j] >= 0:
+            j += 1
+        hg[g, p, j] = S[_RESHUFFLES][g]
+        if S[_RESHUFFLES][g] > 0:
+            S[_DRAWN][g, p] += 1
 
 
 @_inline
 def _note_leaves(S, g, p, c):
     """The public record of card ``c`` leaving seat p's hand face up (discarded or played): no longer
-    known to be held; a hidden card of the last reshuffle's deck leaves p's ``drawn`` count."""
+    known to be held; a hidden card leaves p's ``hidden_gen`` (one entry of its generation) and, if it is
+    of the last reshuffle's deck, p's ``drawn`` count."""
     if S[_HELD][g, c] == p:
         S[_HELD][g, c] = -1
-    elif S[_RESHUFFLES][g] > 0 and S[_FRESH][g, c]:
+        return
+    if S[_RESHUFFLES][g] > 0 and S[_FRESH][g, c]:
         S[_DRAWN][g, p] -= 1
+    hg = S[_HIDDEN_GEN]
+    k = S[_GEN][g, c]
+    j = 0
+    while j < HAND - 1 and hg[g, p, j] != k:
+        j += 1
+    while j < HAND - 1 and hg[g, p, j + 1] >= 0:
+        hg[g, p, j] = hg[g, p, j + 1]
+        j += 1
+    hg[g, p, j] = -1
 
 
 @_inline
@@ -1508,7 +1531,8 @@ def _step_turn(S, R, g, opt):
         return False
     _draw_one(S[_DECK], deck_n, S[_PILE], pile_n, S[_HAND], hand_n, g, p, opt)
     _note_taken(S, g, p, opt)
-    _refill_one(S[_DECK], deck_n, S[_PILE], pile_n, S[_RESHUFFLES], S[_KEYS][g], g, R[_R_FBUF], S[_FRESH], S[_DRAWN])
+    _refill_one(S[_DECK], deck_n, S[_PILE], pile_n, S[_RESHUFFLES], S[_KEYS][g], g, R[_R_FBUF], S[_FRESH], S[_DRAWN],
+                S[_GEN])
     if hand_n[g, p] > 5:
         S[_KIND][g] = Decision.DISCARD
     else:
@@ -1525,7 +1549,7 @@ def _step_discard(S, R, g, opt):
     _note_leaves(S, g, p, S[_HAND][g, p, opt])
     _discard_one(S[_PILE], S[_PILE_N], S[_HAND], hand_n, g, p, opt)
     _refill_one(S[_DECK], S[_DECK_N], S[_PILE], S[_PILE_N], S[_RESHUFFLES], S[_KEYS][g], g, R[_R_FBUF], S[_FRESH],
-                S[_DRAWN])
+                S[_DRAWN], S[_GEN])
     if hand_n[g, p] <= 5:
         _end_play(S, R, g, p)
     return True
@@ -1556,7 +1580,7 @@ def _step_arrange(S, R, g, opt):
             if order[j] >= 0:
                 _note_leaves(S, g, p, S[_HAND][g, p, order[j]])
         _take_hand_one(S[_HAND], S[_HAND_N], S[_PILE], S[_PILE_N], S[_DECK], S[_DECK_N], S[_RESHUFFLES], S[_KEYS][g],
-                       g, p, order, k, red, R[_R_FBUF], S[_FRESH], S[_DRAWN])
+                       g, p, order, k, red, R[_R_FBUF], S[_FRESH], S[_DRAWN], S[_GEN])
     S[_PLAYS][g, p] += 1
     S[_COMBO][g] = 0
     S[_RED_J][g] = 0
@@ -1577,7 +1601,8 @@ def _step_power(S, R, g, opt):
             return _ILLEGAL
         _draw_one(S[_DECK], deck_n, pile, pile_n, S[_HAND], S[_HAND_N], g, p, opt)
         _note_taken(S, g, p, opt)
-        _refill_one(S[_DECK], deck_n, pile, pile_n, S[_RESHUFFLES], S[_KEYS][g], g, R[_R_FBUF], S[_FRESH], S[_DRAWN])
+        _refill_one(S[_DECK], deck_n, pile, pile_n, S[_RESHUFFLES], S[_KEYS][g], g, R[_R_FBUF], S[_FRESH], S[_DRAWN],
+                    S[_GEN])
         left = S[_WISDOM_LEFT][g] - 1
         if left > 0 and _sources(deck_n, pile_n, g) != 0:
             S[_WISDOM_LEFT][g] = left
@@ -1605,7 +1630,7 @@ def _step_power(S, R, g, opt):
             return _ILLEGAL
         choice[o] = t
     _courage_one(S[_FAN], S[_FAN_N], S[_FAN_STICKS], pile, pile_n, S[_DECK], deck_n, S[_RESHUFFLES], R[_R_ST],
-                 S[_KEYS][g], g, ok, choice, R[_R_FBUF], S[_FRESH], S[_DRAWN])
+                 S[_KEYS][g], g, ok, choice, R[_R_FBUF], S[_FRESH], S[_DRAWN], S[_GEN])
     return -1
 
 
@@ -1716,7 +1741,7 @@ def observe(S, R, g, seat):
                      S[_FAN_N], S[_FAN_STICKS], S[_CLOSED], S[_FAN_POWER], S[_CHOSEN], S[_COLUMNS], S[_COL_N],
                      S[_CF_N], S[_CF_DISC], S[_PLAYS], S[_TURNS], S[_RED], R[_R_ST], R[_R_PW], R[_R_TABLE],
                      R[_R_POWERS], R[_R_CHOSEN_FAN], combo, n_redeem, S[_PEND][g], S[_WISDOM_LEFT][g],
-                     S[_HELD], S[_FRESH], S[_DRAWN], S[_RESHUFFLES], R[_R_MAX_TURNS])
+                     S[_HELD], S[_FRESH], S[_DRAWN], S[_RESHUFFLES], R[_R_MAX_TURNS], S[_GEN], S[_HIDDEN_GEN])
 
 
 @_step
@@ -1839,14 +1864,14 @@ def legal(S, R, g, out):
 # What a seat has seen: its own hand, every discard pile card by card, every fan, the solo columns, the
 # redeemed cards being placed, the chosen fans and the closed-fan deck's size and discards, the hand and
 # deck sizes, and the public record of the hands (``held``: cards taken from a face-up pile are known to
-# be in the taker's hand until played or discarded; ``fresh`` / ``drawn``: after a reshuffle, the new deck
-# is exactly the cards that were face up, so the cards then in the other hands stay in those hands until
-# they show up, and a seat's hidden cards drawn from the deck since are of the new deck). What it has not:
-# the deck order, the other hands' unknown cards, and with ``chosen_fan`` the closed-fan deck's order.
-# The sampler deals the cards it has not seen at random into those places, keeping the public record:
-# before the first reshuffle every unseen card may be in the deck or any other hand (one pool); after it,
-# the unseen cards of the new deck fill the deck and each seat's ``drawn`` cards, the others (held since
-# before the reshuffle) the rest of the other hands. It reads only the view, so the truth cannot leak.
+# be in the taker's hand until played or discarded; ``gen`` / ``hidden_gen``: each reshuffle makes its
+# deck of cards that were face up, so every unseen card's generation (the reshuffle whose deck it last went
+# into, 0 for the starting deck) is public, a draw from the deck is of the last one, and how many hidden
+# cards of each generation every seat holds is public too). What it has not: the deck order, the other
+# hands' unknown cards, and with ``chosen_fan`` the closed-fan deck's order. The sampler deals the cards it
+# has not seen at random into those places, keeping the public record: every other seat gets as many
+# unseen cards of each generation as it holds, and the deck the rest of the last generation's (before the
+# first reshuffle, one pool). It reads only the view, so the truth cannot leak.
 
 @numba.njit(cache=True, **REFCOUNT)
 def scratch(ob):
@@ -1867,7 +1892,8 @@ def scratch(ob):
          np.full((1, 4, ob.columns.shape[2]), -1, dtype=np.int8), np.zeros((1, 4), dtype=np.int64),
          np.zeros(1, dtype=np.int64), np.full((1, SLOTS), -1, dtype=np.int8), np.zeros(1, dtype=np.int64),
          np.zeros(1, dtype=np.int64), np.full(1, -1, dtype=np.int64), np.zeros(1, dtype=np.int64),
-         np.full((1, 90), -1, dtype=np.int8), np.ones((1, 90), dtype=np.bool_), np.zeros((1, P), dtype=np.int64))
+         np.full((1, 90), -1, dtype=np.int8), np.ones((1, 90), dtype=np.bool_), np.zeros((1, P), dtype=np.int64),
+         np.zeros((1, 90), dtype=np.int32), np.full((1, P, HAND), -1, dtype=np.int32))
     R = (np.int64(P), ob.powers, ob.chosen_fan, np.int64(3 if P == 1 else 2), np.int64(ob.max_turns), ob.ST, ob.PW,
          ob.table, np.zeros(max(D, CF_CARDS), dtype=np.float64), np.zeros((12, 64), dtype=np.int64),
          np.zeros((P, 3), dtype=np.bool_))
@@ -1906,9 +1932,10 @@ def sample(ob, rs, S, R):
     copied, the deciding seat's hand as it is, every other hand's publicly held cards kept, and the cards
     the seat has not seen dealt at random into the other hands' unknown parts (their sizes as seen) and
     the deck (after a reshuffle: the new deck's unseen cards into the deck and the seats' ``drawn`` cards,
-    the others into the rest of the other hands), with ``chosen_fan`` the closed-fan deck's cards (its
-    composition is public) shuffled; a fresh key for later reshuffles. ``rs`` is the search's random
-    stream (:data:`simcore.rng.Stream`; its ``iw`` rows 0 to 7 are used)."""
+    the older ones into the rest of the other hands, each seat getting as many of each older deck as
+    ``hidden_gen`` says it holds), with ``chosen_fan`` the closed-fan deck's cards (its composition is
+    public) shuffled; a fresh key for later reshuffles. ``rs`` is the search's random stream
+    (:data:`simcore.rng.Stream`; its ``iw`` rows 0 to 8 are used)."""
     g, me, P = ob.g, ob.me, ob.players
     D = ob.pile.shape[2]
     S[_DONE][0] = False
@@ -1943,6 +1970,7 @@ def sample(ob, rs, S, R):
         S[_DRAWN][0, p] = ob.drawn[g, p]
         for j in range(HAND):
             S[_HAND][0, p, j] = -1
+            S[_HIDDEN_GEN][0, p, j] = ob.hidden_gen[g, p, j]
     for q in range(4):
         S[_COL_N][0, q] = ob.col_n[g, q]
         for i in range(ob.columns.shape[2]):
@@ -1974,6 +2002,7 @@ def sample(ob, rs, S, R):
         _w_set(iw, 0, c, 1 if inplay else 0)
         S[_HELD][0, c] = ob.held[g, c]
         S[_FRESH][0, c] = ob.fresh[g, c]
+        S[_GEN][0, c] = ob.gen[g, c]
     for p in range(P):
         for i in range(ob.pile_n[g, p]):
             _w_set(iw, 0, ob.pile[g, p, i], 0)
@@ -2019,18 +2048,48 @@ def sample(ob, rs, S, R):
     _shuffle_flat(iw, 2, nf, draw_base(rs.keys, rs.counter, rs.f))
     _shuffle_flat(iw, 4, no, draw_base(rs.keys, rs.counter, rs.f))
     tf = 0
-    to = 0
+    need = iw[8]
     for p in range(P):
         if p == me:
             continue
         unknown = ob.hand_n[g, p] - known[p]
         n_new = unknown if one_pool else min(ob.drawn[g, p], unknown)
         k = known[p]
-        for _ in range(unknown - n_new):
-            if to < no:
-                S[_HAND][0, p, k] = _w(iw, 4, to)
-                to += 1
-                k += 1
+        if unknown > n_new:
+            # the older decks' cards: the first unused ones of the shuffled pool whose generations this
+            # seat holds (used ones are marked -1), so each generation's cards go out in the pool's order
+            n_old = 0
+            for j in range(HAND):
+                v = ob.hidden_gen[g, p, j]
+                if v >= 0 and v != ob.reshuffles[g]:
+                    need[n_old] = v
+                    n_old += 1
+            left = unknown - n_new
+            i = 0
+            while left > 0 and i < no:
+                c = _w(iw, 4, i)
+                if c >= 0:
+                    hit = -1
+                    for j in range(n_old):
+                        if need[j] == ob.gen[g, c]:
+                            hit = j
+                            break
+                    if hit >= 0:
+                        need[hit] = -2
+                        _w_set(iw, 4, i, -1)
+                        S[_HAND][0, p, k] = c
+                        k += 1
+                        left -= 1
+                i += 1
+            i = 0
+            while left > 0 and i < no:  # only where a state was set by hand without its record (tests)
+                c = _w(iw, 4, i)
+                if c >= 0:
+                    _w_set(iw, 4, i, -1)
+                    S[_HAND][0, p, k] = c
+                    k += 1
+                    left -= 1
+                i += 1
         for _ in range(n_new):
             if tf < nf:
                 S[_HAND][0, p, k] = _w(iw, 2, tf)
@@ -2224,10 +2283,14 @@ class SensuState:
     #: public knowledge of the hands (multiplayer): ``held[g, c]`` the seat known to hold card c (taken from
     #: a face-up pile, not played or discarded since), -1 otherwise; ``fresh[g, c]`` card c went into the deck
     #: at the last reshuffle (all True before the first); ``drawn[g, p]`` the cards seat p holds that it drew
-    #: from the deck since the last reshuffle (0 before the first)
+    #: from the deck since the last reshuffle (0 before the first); ``gen[g, c]`` the reshuffle whose deck
+    #: card c last went into (0: the starting deck); ``hidden_gen[g, p]`` the generations of the cards seat p
+    #: holds that no one else has seen (dealt or drawn from the deck), ascending, -1 after them
     held: np.ndarray
     fresh: np.ndarray
     drawn: np.ndarray
+    gen: np.ndarray
+    hidden_gen: np.ndarray
     ST: np.ndarray
     PW: np.ndarray
 
@@ -2304,6 +2367,7 @@ class Sensu(Game):
         deck_n = np.full(n, D, dtype=np.int64)
         hand = np.full((n, P, HAND), -1, dtype=np.int8)
         hand_n = np.zeros((n, P), dtype=np.int64)
+        hidden_gen = np.full((n, P, HAND), -1, dtype=np.int32)
         if P > 1:
             for p in range(P):
                 for j in range(5):
@@ -2311,6 +2375,7 @@ class Sensu(Game):
                     hand[:, p, j] = deck_arr[np.arange(n), deck_n]
                     deck_arr[np.arange(n), deck_n] = -1
                 hand_n[:, p] = 5
+            hidden_gen[:, :, :5] = 0   # the dealt cards: hidden, of the starting deck
         ch = np.full((n, P), -1, dtype=np.int64)
         cf_deck = np.full((n, CF_CARDS), -1, dtype=np.int8)
         cf_n = np.zeros(n, dtype=np.int64)
@@ -2344,7 +2409,7 @@ class Sensu(Game):
             red=np.full((n, SLOTS), -1, np.int8), red_j=np.zeros(n, np.int64), red_k=np.zeros(n, np.int64),
             pend=np.full(n, -1, np.int64), wisdom_left=np.zeros(n, np.int64),
             held=np.full((n, 90), -1, np.int8), fresh=np.ones((n, 90), np.bool_), drawn=np.zeros((n, P), np.int64),
-            ST=ST, PW=PW)
+            gen=np.zeros((n, 90), np.int32), hidden_gen=hidden_gen, ST=ST, PW=PW)
 
     def new_batch(self, keys: np.ndarray, players: int, rules: Any) -> SensuState:
         return self.new_state(keys, players, rules, begin=False)  # the drivers run ``begin``
@@ -2373,7 +2438,8 @@ class Sensu(Game):
         return (st.done, st.turns, st.timeout, st.current, st.kind, st.keys, st.deck, st.deck_n, st.hand, st.hand_n,
                 st.pile, st.pile_n, st.fan, st.fan_n, st.fan_sticks, st.closed, st.fan_power, st.plays, st.winner,
                 st.limbo, st.reshuffles, st.chosen, st.cf_deck, st.cf_n, st.cf_disc, st.cf_shuffles, st.columns,
-                st.col_n, st.combo, st.red, st.red_j, st.red_k, st.pend, st.wisdom_left, st.held, st.fresh, st.drawn)
+                st.col_n, st.combo, st.red, st.red_j, st.red_k, st.pend, st.wisdom_left, st.held, st.fresh, st.drawn,
+                st.gen, st.hidden_gen)
 
     def rules_tuple(self, st: SensuState) -> tuple:
         r = st.rules
@@ -2511,15 +2577,16 @@ class Sensu(Game):
             "red_j": st.red_j[idx], "red_k": st.red_k[idx], "wisdom_left": st.wisdom_left[idx],
             "pend": np.where(mine, st.pend[idx], -1),
             "held": st.held[idx], "fresh": st.fresh[idx], "drawn": st.drawn[idx], "reshuffles": st.reshuffles[idx],
+            "gen": st.gen[idx], "hidden_gen": st.hidden_gen[idx],
         }
         return {k: np.array(v) for k, v in out.items()}
 
     def scramble_hidden(self, st: SensuState, seat: int, draws: Any) -> SensuState:
         """A copy in which what ``seat`` cannot see is re-dealt: the unseen cards permuted among the unseen
         places (the deck and the other hands' cards not publicly held nor laid down in the combination being
-        arranged), keeping the public record (after a
-        reshuffle the new deck's cards stay among the deck and the seats' ``drawn`` cards, the older ones
-        among the rest), and the closed-fan deck's order."""
+        arranged), keeping the public record (each card among the places of its generation: the deck's
+        cards and the seats' hidden cards of the last reshuffle's deck, each older deck's among the hidden
+        cards of that deck), and the closed-fan deck's order."""
         new = copy.deepcopy(st)
         n = len(st.done)
         P = st.players
@@ -2532,10 +2599,10 @@ class Sensu(Game):
 
         u = rand(D + P * HAND)
         for g in range(n):
-            # unseen places: (array, index) of the deck and the other hands' hidden cards, by pool
+            # unseen places: (array, index) of the deck and the other hands' hidden cards, by generation
             places = {}
             for i in range(st.deck_n[g]):
-                places.setdefault(True, []).append(("deck", (g, i)))
+                places.setdefault(int(st.reshuffles[g]), []).append(("deck", (g, i)))
             for p in range(P):
                 if p == seat:
                     continue
@@ -2544,12 +2611,13 @@ class Sensu(Game):
                     c = int(st.hand[g, p, j])
                     if st.held[g, c] == p or (laid >> j) & 1:  # known, or face up in the combination played
                         continue
-                    pool = st.reshuffles[g] == 0 or bool(st.fresh[g, c])
-                    places.setdefault(pool, []).append(("hand", (g, p, j)))
-            for pool, where in places.items():
+                    places.setdefault(int(st.gen[g, c]), []).append(("hand", (g, p, j)))
+            off = 0
+            for pool in sorted(places, reverse=True):   # the last generation's first (the deck's)
+                where = places[pool]
                 cards = [getattr(st, a)[ix] for a, ix in where]
-                off = 0 if pool else D
                 order = np.argsort(u[g, off:off + len(cards)], kind="stable")
+                off += len(cards)
                 for (a, ix), k in zip(where, order):
                     getattr(new, a)[ix] = cards[k]
         if st.rules.chosen_fan:
@@ -2648,6 +2716,11 @@ class Sensu(Game):
                     assert c in st.hand[g, q, :st.hand_n[g, q]].tolist(), "a held card is not in its holder's hand"
                 for q in range(P):
                     h = st.hand[g, q, :st.hand_n[g, q]].astype(np.int64)
+                    hid = h[st.held[g, h] != q]
+                    gens = st.hidden_gen[g, q]
+                    k = int((gens >= 0).sum())
+                    assert (gens[k:] == -1).all() and (np.sort(st.gen[g, hid]) == gens[:k]).all(), \
+                        "hidden_gen: the generations of a seat's hidden cards, ascending"
                     hidden_new = int(((st.held[g, h] != q) & st.fresh[g, h]).sum())
                     if st.reshuffles[g] > 0:
                         assert st.drawn[g, q] == hidden_new, "drawn: the hidden cards of the new deck in a hand"
@@ -2655,6 +2728,9 @@ class Sensu(Game):
                         assert st.drawn[g, q] == 0 and st.fresh[g].all(), "the record before the first reshuffle"
                 assert not st.fresh[g, st.deck[g, :st.deck_n[g]].astype(np.int64)].__invert__().any(), \
                     "a deck card not of the last reshuffle"
+                assert (st.gen[g, st.deck[g, :st.deck_n[g]].astype(np.int64)] == st.reshuffles[g]).all(), \
+                    "gen: a deck card not of the last reshuffle"
+                assert (st.fresh[g] == (st.gen[g] == st.reshuffles[g])).all(), "fresh: the last reshuffle's cards"
             seat = st.current
             hn = st.hand_n[np.arange(n), seat]
             assert (st.hand_n[live] <= 7).all(), "hand too large"
