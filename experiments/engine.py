@@ -22,7 +22,6 @@ import collections
 import copy
 import dataclasses
 import io
-import math
 import os
 import queue
 import re
@@ -36,8 +35,8 @@ import polars as pl
 
 from simcore.errors import SenseiError
 from simcore.files import atomic_write, not_a_file
-from simcore.runner import (TURN_HIST, Totals, check_jobs, chunks, default_chunk, n_chunks, play_chunk, run_chunks,
-                            check_memory as _check_bytes)
+from simcore.runner import (TURN_HIST, ProgressLines, Totals, check_jobs, chunks, default_chunk, human_seconds,
+                            n_chunks, play_chunk, run_chunks, stderr_is_terminal, check_memory as _check_bytes)
 from simcore.stats import sprt_decide, sprt_llr
 
 from .config import Cell, Config
@@ -119,6 +118,7 @@ class CellProgress:
         self.done_cells = 0
         self.bar = None
         self.task = None
+        self.lines: ProgressLines | None = None
 
     def rate(self) -> float:
         """Games played (not read back) per second so far."""
@@ -133,6 +133,13 @@ class CellProgress:
         if total_games is not None:
             self.games = total_games
         if not self.enabled:
+            return
+        if self.bar is None and self.lines is None and time.perf_counter() - self.t0 >= self.delay \
+                and not stderr_is_terminal():  # a log file, a pipe: plain lines, now and then
+            self.lines = ProgressLines(self.t0)
+        if self.lines is not None:
+            if self.done_games + self.restored_games < self.games:  # the complete run's line is close's
+                self.lines.tick(self.line)
             return
         if self.bar is None and time.perf_counter() - self.t0 >= self.delay:
             from rich.console import Console
@@ -150,7 +157,20 @@ class CellProgress:
             self.bar.update(self.task, completed=done, total=self.games,
                             cells=f"{self.done_cells}/{self.cells}", rate=f"{rate:,.0f} games/s", left=left)
 
+    def line(self) -> str:
+        """The run's progress in one line (the plain lines)."""
+        rate = self.rate()
+        done = self.done_games + self.restored_games
+        text = (f"{self.label}: cells {self.done_cells}/{self.cells}, {done:,} of {self.games:,} games "
+                f"({100 * done / max(self.games, 1):.1f}%), {rate:,.0f} games/s, "
+                f"{human_seconds(time.perf_counter() - self.t0)} elapsed")
+        if rate > 0 and self.games > done:
+            text += f", about {human_seconds((self.games - done) / rate)} left"
+        return text
+
     def close(self) -> None:
+        if self.lines is not None and self.done_games + self.restored_games >= self.games:
+            self.lines.last(self.line)
         if self.bar is not None:
             self.bar.update(self.task, completed=self.done_games + self.restored_games)
             self.bar.stop()
@@ -693,22 +713,6 @@ class _TimeLeft:
         if left > 0 and rate > 0:
             self.log(f"time left: about {human_seconds(left / rate)} ({rate:,.0f} games/s from the first "
                      f"{self.chunks} chunks)")
-
-
-def human_seconds(t: float) -> str:
-    """2 h 13 min, 4 min 05 s, 12 s, or years and days for the absurd."""
-    t = max(0.0, float(t))
-    if t < 60:
-        return f"{t:.0f} s"
-    if t < 3600:
-        return f"{int(t // 60)} min {int(t % 60):02d} s"
-    if t < 86400:
-        return f"{int(t // 3600)} h {int(t % 3600 // 60):02d} min"
-    days = t / 86400
-    if days < 365:
-        return f"{int(days)} days {int(t % 86400 // 3600)} h"
-    years = days / 365.25
-    return f"{years:,.0f} year{'' if round(years) == 1 else 's'}"
 
 
 def _sprt_update(run: CellRun, cfg: Config) -> str:

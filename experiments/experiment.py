@@ -40,6 +40,7 @@ from typing import Any, Callable, Sequence
 
 import polars as pl
 
+from simcore.compiled import compile_timer
 from simcore.errors import SenseiError, StrategyError, WorkerDied, signal_seen
 from simcore.files import read_limited
 from simcore.runner import check_jobs, check_scheduler
@@ -374,19 +375,21 @@ def _play(cfg: Config, games: int | None, jobs: int, progress: bool, backend: st
     t0 = time.perf_counter()
     kind = REGISTRY[cfg.report.answer]
     searched = None
-    if kind.search is None:
-        runs = play_cells(cfg, jobs=jobs, progress=progress, backend=backend, scheduler=scheduler, store=store,
-                          log=log)
-    else:  # the answer chooses its lineups as it goes (best responses, equilibria, design searches)
-        from .search import Evaluator
-        ev = Evaluator(cfg, jobs=jobs, progress=progress, backend=backend, scheduler=scheduler, store=store,
-                       event=cfg.report.event, groups=len(cfg.cells), estimate=kind_estimate(cfg))
-        try:
-            searched = kind.search(cfg, ev)
-        finally:
-            ev.close()
-        runs = ev.runs
+    with compile_timer() as compiling:  # a first run's compiling is left out of its speed
+        if kind.search is None:
+            runs = play_cells(cfg, jobs=jobs, progress=progress, backend=backend, scheduler=scheduler, store=store,
+                              log=log)
+        else:  # the answer chooses its lineups as it goes (best responses, equilibria, design searches)
+            from .search import Evaluator
+            ev = Evaluator(cfg, jobs=jobs, progress=progress, backend=backend, scheduler=scheduler, store=store,
+                           event=cfg.report.event, groups=len(cfg.cells), estimate=kind_estimate(cfg))
+            try:
+                searched = kind.search(cfg, ev)
+            finally:
+                ev.close()
+            runs = ev.runs
     played = time.perf_counter() - t0
+    compiled_s = min(compiling.seconds, played)
     result = analyse(cfg, runs, searched)
     from .examples import example_games
     examples = example_games(cfg.game, cfg.seed, runs, result["tables"], files=list(files or {}))
@@ -399,8 +402,9 @@ def _play(cfg: Config, games: int | None, jobs: int, progress: bool, backend: st
         "games_total": total_games, "games_played": played_games, "games_restored": total_games - played_games,
         "jobs": jobs, "backend": backend or "loky", "scheduler": scheduler,
         "started": state.get("started", started.isoformat(timespec="seconds")),
-        "seconds_playing": round(played, 3), "seconds_total": round(time.perf_counter() - t0, 3),
-        "games_per_second": round(played_games / max(played, 1e-9), 1), "python": platform.python_version(),
+        "seconds_playing": round(played, 3), "seconds_compiling": round(compiled_s, 3),
+        "seconds_total": round(time.perf_counter() - t0, 3),
+        "games_per_second": round(played_games / max(played - compiled_s, 1e-9), 1), "python": platform.python_version(),
         "command": _command(cfg, games, files=files), "fingerprint": fingerprint, "config_text": text,
         "strategy_files": dict(files or {}), "strategies_from": strategy_sources(cfg, hashes=False),
     }

@@ -106,17 +106,17 @@ def compiled_values(agent: Any) -> dict[str, Any]:
     if callable(get):
         got = get()
         if not isinstance(got, Mapping):  # (None: an override that forgot its return)
-            raise SenseiError(f"strategy {type(agent).__name__}: compiled_values() "
+            raise SenseiError(f"strategy {_class_spec(type(agent))}: compiled_values() "
                               f"must return a dict of names to numbers, not {type(got).__name__}")
         for k, v in got.items():
             # numba would wrap an integer beyond 64 bits and compare NaN false: a strategy playing silently
             # as another (wake 2**70 or NaN played as never saying WAKE UP!)
             if isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) and \
                     not -2 ** 63 <= int(v) < 2 ** 63:
-                raise SenseiError(f"strategy {type(agent).__name__}: compiled_values()[{k!r}] = {v} does not fit "
+                raise SenseiError(f"strategy {_class_spec(type(agent))}: compiled_values()[{k!r}] = {v} does not fit "
                                   "in 64 bits")
             if isinstance(v, (float, np.floating)) and not math.isfinite(float(v)):
-                raise SenseiError(f"strategy {type(agent).__name__}: compiled_values()[{k!r}] = {v} is not a "
+                raise SenseiError(f"strategy {_class_spec(type(agent))}: compiled_values()[{k!r}] = {v} is not a "
                                   "finite number")
         return dict(got)
     params = getattr(agent, "params", None)

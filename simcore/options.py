@@ -179,9 +179,9 @@ def convert_field(owner: str, f: dataclasses.Field, hints: dict, value: Any) -> 
     lo, hi = meta.get("min"), meta.get("max")
     if out is not None and not isinstance(out, (tuple, str)):
         if lo is not None and out < lo:
-            raise SenseiError(f"{name}: must be at least {lo}, got {shown(value)}")
+            raise SenseiError(f"{name}: must be at least {bound_text(lo)}, got {shown(value)}")
         if hi is not None and out > hi:
-            raise SenseiError(f"{name}: must be at most {hi}, got {shown(value)}")
+            raise SenseiError(f"{name}: must be at most {bound_text(hi)}, got {shown(value)}")
     return out
 
 
@@ -355,12 +355,20 @@ def allowed(row: dict[str, Any]) -> str:
         parts.append("one of: " + ", ".join(map(str, row["choices"])))
     lo, hi = row.get("min"), row.get("max")
     if lo is not None and hi is not None:
-        parts.append(f"from {lo} to {hi}")
+        parts.append(f"from {bound_text(lo)} to {bound_text(hi)}")
     elif lo is not None:
-        parts.append(f"at least {lo}")
+        parts.append(f"at least {bound_text(lo)}")
     elif hi is not None:
-        parts.append(f"at most {hi}")
+        parts.append(f"at most {bound_text(hi)}")
     return "; ".join(parts)
+
+
+def bound_text(v: Any) -> str:
+    """A parameter's or an option's bound in words: integers with thousands separators (200,000), other
+    values as they are."""
+    if isinstance(v, numbers.Integral) and not isinstance(v, bool) and type(v).__name__ != "bool_":
+        return f"{int(v):,}"
+    return str(v)
 
 
 def show_value(f: dataclasses.Field, value: Any) -> Any:

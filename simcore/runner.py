@@ -695,34 +695,109 @@ def n_chunks(n_games: int, chunk_size: int) -> int:
     return -(-n_games // chunk_size)
 
 
-class _Progress:
-    """A rich progress bar on stderr that appears only once a run has lasted ``delay`` seconds."""
+def human_seconds(t: float) -> str:
+    """2 h 13 min, 4 min 05 s, 12 s, or years and days for the absurd."""
+    t = max(0.0, float(t))
+    if t < 60:
+        return f"{t:.0f} s"
+    if t < 3600:
+        return f"{int(t // 60)} min {int(t % 60):02d} s"
+    if t < 86400:
+        return f"{int(t // 3600)} h {int(t % 3600 // 60):02d} min"
+    days = t / 86400
+    if days < 365:
+        return f"{int(days)} days {int(t % 86400 // 3600)} h"
+    years = days / 365.25
+    return f"{years:,.0f} year{'' if round(years) == 1 else 's'}"
 
-    def __init__(self, total: int, label: str, enabled: bool, delay: float = 2.0):
+
+def stderr_is_terminal() -> bool:
+    """Whether stderr is a terminal, as rich sees it (``FORCE_COLOR`` and ``TTY_COMPATIBLE`` included)."""
+    from rich.console import Console
+    return Console(file=sys.stderr).is_terminal
+
+
+class ProgressLines:
+    """Progress as plain lines on stderr where it is no terminal (a log file, a pipe, a job in the
+    background), where rich draws its bar only once, when it stops: a run of hours said nothing until its
+    end. A line once the run has lasted ``first`` seconds, then one every ``every`` seconds, and a last one
+    when the run is complete (only if one was written before: a short run stays quiet)."""
+
+    FIRST, EVERY = 30.0, 60.0
+
+    def __init__(self, t0: float, first: float | None = None, every: float | None = None):
+        self.every = self.EVERY if every is None else every
+        self.next = t0 + (self.FIRST if first is None else first)
+        self.wrote = False
+
+    def tick(self, line: Callable[[], str]) -> None:
+        now = time.perf_counter()
+        if now >= self.next:
+            self._write(line())
+            self.next = now + self.every
+
+    def last(self, line: Callable[[], str]) -> None:
+        if self.wrote:
+            self._write(line())
+
+    def _write(self, text: str) -> None:
+        try:
+            sys.stderr.write(text + "\n")
+            sys.stderr.flush()
+        except (OSError, ValueError):  # a closed or broken stderr: the run goes on without its progress
+            pass
+        self.wrote = True
+
+
+class _Progress:
+    """A rich progress bar on stderr that appears only once a run has lasted ``delay`` seconds; where stderr
+    is no terminal, plain lines instead (:class:`ProgressLines`; ``first`` / ``every`` override its timing)."""
+
+    def __init__(self, total: int, label: str, enabled: bool, delay: float = 2.0, first: float | None = None,
+                 every: float | None = None):
         self.total, self.label, self.enabled, self.delay = total, label, enabled, delay
+        self.first, self.every = first, every
         self.t0 = time.perf_counter()
         self.done = 0
         self.bar = None
         self.task = None
+        self.lines: ProgressLines | None = None
+
+    def line(self) -> str:
+        """The run's progress in one line (the plain lines)."""
+        elapsed = time.perf_counter() - self.t0
+        rate = self.done / max(elapsed, 1e-9)
+        text = (f"{self.label}: {self.done:,} of {self.total:,} games ({100 * self.done / max(self.total, 1):.1f}%), "
+                f"{rate:,.0f} games/s, {human_seconds(elapsed)} elapsed")
+        if 0 < self.done < self.total:
+            text += f", about {human_seconds((self.total - self.done) / rate)} left"
+        return text
 
     def advance(self, k: int) -> None:
         self.done += k
         if not self.enabled:
             return
-        if self.bar is None and time.perf_counter() - self.t0 >= self.delay:
-            from rich.console import Console
-            from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
-                                       TimeElapsedColumn, TimeRemainingColumn)
-            self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TimeRemainingColumn(),
-                                console=Console(file=sys.stderr), transient=False)
-            self.bar.start()
-            self.task = self.bar.add_task(self.label, total=self.total, rate="")
+        if self.bar is None and self.lines is None and time.perf_counter() - self.t0 >= self.delay:
+            if not stderr_is_terminal():
+                self.lines = ProgressLines(self.t0, self.first, self.every)
+            else:
+                from rich.console import Console
+                from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                                           TimeElapsedColumn, TimeRemainingColumn)
+                self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                    TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TimeRemainingColumn(),
+                                    console=Console(file=sys.stderr), transient=False)
+                self.bar.start()
+                self.task = self.bar.add_task(self.label, total=self.total, rate="")
+        if self.lines is not None and self.done < self.total:  # the complete run's line is close's
+            self.lines.tick(self.line)
         if self.bar is not None:
             rate = self.done / max(time.perf_counter() - self.t0, 1e-9)
             self.bar.update(self.task, completed=self.done, rate=f"{rate:,.0f} games/s")
 
     def close(self, interrupted: bool = False) -> None:
+        if self.lines is not None and not interrupted and self.done >= self.total:
+            self.lines.last(self.line)
         if self.bar is not None:
             if interrupted:  # the bar goes: the one line that follows says how far the run got
                 self.bar.live.transient = True

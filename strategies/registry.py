@@ -355,7 +355,7 @@ def resolve(game: str, spec: Any) -> Strategy:
         clsname, colon, params = rest.partition(":")
         if not clsname:
             raise SenseiError(f"strategy {text!r}: expected FILE.py:Class[:k=v,...]")
-        return load_file_strategy(head, clsname, _split_params(params, clsname, bool(colon)), game)
+        return load_file_strategy(head, clsname, _split_params(params, f"{head}:{clsname}", bool(colon)), game)
     name = head.strip().lower()
     cls = lookup(game, name)
     if cls is None:
@@ -419,12 +419,13 @@ def load_file_strategy(path: str, clsname: str, params: dict[str, Any], game: st
                 f" (its Strategy subclasses: {', '.join(have)})" if have else " (it defines none)")
         raise SenseiError(f"strategy file {path!r} has no Strategy subclass {clsname!r}{hint}")
     if game is not None and cls.game and cls.game != get_game(game).name:
-        raise SenseiError(f"strategy {clsname} is for {cls.game}, not {get_game(game).name}")
+        raise SenseiError(f"strategy {cls.name if registered else f'{path}:{clsname}'} is for {cls.game}, not "
+                          f"{get_game(game).name}")
     if registered:
         cls._origin = (os.path.abspath(path), clsname)
         return make_strategy(cls, params, cls.name)
     cls._source = (path, clsname)
-    return make_strategy(cls, params, clsname)
+    return make_strategy(cls, params, f"{path}:{clsname}")  # named as the spec names it, file and class
 
 
 def describe_strategies(game: str) -> list[dict[str, Any]]:

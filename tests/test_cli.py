@@ -86,7 +86,7 @@ def test_user_strategy_file(tmp_path):
     # a ':' with nothing after it is a parameter list left empty, refused as 'threshold:,wake=8' is
     (["play", "sen", "-s", "threshold:"], "strategy threshold: nothing after its ':'"),
     (["play", "sen", "-s", "threshold:,wake=8"], "parameter '' is not key=value"),
-    (["play", "sen", "-s", "examples/strategies/sen_threshold.py:Threshold: "], "strategy Threshold: nothing after"),
+    (["play", "sen", "-s", "examples/strategies/sen_threshold.py:Threshold: "], "strategy examples/strategies/sen_threshold.py:Threshold: nothing after"),
     (["play", "sen", "--players", "6"], "2-5 players"),
     (["play", "sen", "--players", "1"], "2-5 players"),
     (["play", "fan-and-mallet", "--players", "3"], "fan-and-mallet is for 2 players, got 3"),
@@ -97,7 +97,7 @@ def test_user_strategy_file(tmp_path):
     (["play", "sen", "--games", "many"], "--games"),
     (["play", "sen", "--jobs", "0"], "jobs"),
     (["play", "sen", "--jobs", "100000"], "jobs must be at most"),
-    (["play", "sensu", "--rule", "max_turns=999999999999"], "sensu.max_turns: must be at most 100000"),  # never thousands of worker processes
+    (["play", "sensu", "--rule", "max_turns=999999999999"], "sensu.max_turns: must be at most 100,000"),  # never thousands of worker processes
     (["run", "experiments/sen_variants.toml", "--jobs", "100000"], "jobs must be at most"),
     (["run", "experiments/sen_variants.toml", "--games", "0"], "sen_variants.toml: --games: expected an integer from 1"),
     (["play", "sen", "--jobs", "100000", "--scheduler", "tcp://127.0.0.1:1"], "jobs must be at most 4,096 with a dask scheduler"),
@@ -184,19 +184,64 @@ def test_strategies_listing_shows_each_parameters_allowed_values(tmp_path):
     assert "- min_bonus (int, default 3, from 0 to 5): " in r.stdout
 
 
-def test_progress_bar_on_stderr_only_after_the_delay(capsys):
+def test_progress_bar_on_stderr_only_after_the_delay(capsys, monkeypatch):
     from simcore.runner import _Progress
 
     quiet = _Progress(100, "sen 4p", enabled=True, delay=60.0)
     quiet.advance(50)
     quiet.close()
     assert capsys.readouterr().err == ""
+    monkeypatch.setenv("FORCE_COLOR", "1")  # stderr as a terminal: the bar
     bar = _Progress(100, "sen 4p", enabled=True, delay=0.0)
     bar.advance(50)
     bar.advance(50)
     bar.close()
     err = capsys.readouterr().err
     assert "sen 4p" in err and "games/s" in err and "100/100" in err
+
+
+def test_progress_where_stderr_is_no_terminal_is_plain_lines_now_and_then(capsys, monkeypatch):
+    """On a log file or a pipe rich drew its bar only once, when the run stopped: a run of hours in the
+    background said nothing until its end. There the progress is a plain line after 30 s, then one a minute,
+    and a last one when the run is complete."""
+    from simcore.runner import ProgressLines, _Progress
+
+    monkeypatch.delenv("FORCE_COLOR", raising=False)
+    monkeypatch.setenv("TTY_COMPATIBLE", "0")
+    assert (ProgressLines.FIRST, ProgressLines.EVERY) == (30.0, 60.0)
+    p = _Progress(4_000_000, "sen 4p", enabled=True, delay=0.0, first=0.0, every=0.0)
+    p.advance(1_000_000)
+    p.advance(3_000_000)
+    p.close()
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 2, lines
+    assert lines[0].startswith("sen 4p: 1,000,000 of 4,000,000 games (25.0%), ") and " games/s, " in lines[0]
+    assert " elapsed, about " in lines[0] and lines[0].endswith(" left"), lines[0]
+    assert lines[1].startswith("sen 4p: 4,000,000 of 4,000,000 games (100.0%), ") and lines[1].endswith(" elapsed")
+    # interrupted: no last line (the one line that follows says how far it got)
+    p = _Progress(100, "sen 4p", enabled=True, delay=0.0, first=0.0, every=3600.0)
+    p.advance(50)
+    p.close(interrupted=True)
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("sen 4p: 50 of 100 games (50.0%)"), lines
+    # a run shorter than the first line's wait stays quiet, to its end
+    p = _Progress(100, "sen 4p", enabled=True, delay=0.0, first=60.0)
+    p.advance(100)
+    p.close()
+    assert capsys.readouterr().err == ""
+    # sensei run's cells: the same lines
+    from experiments.engine import CellProgress
+    monkeypatch.setattr(ProgressLines, "FIRST", 0.0)
+    monkeypatch.setattr(ProgressLines, "EVERY", 3600.0)
+    c = CellProgress(4, 800, enabled=True, label="sen: 4 cells", delay=0.0)
+    c.update(games=200, cells=1)
+    c.update(games=600, cells=3)
+    c.close()
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 2, lines
+    assert lines[0].startswith("sen: 4 cells: cells 1/4, 200 of 800 games (25.0%), ") and lines[0].endswith(" left")
+    assert lines[1].startswith("sen: 4 cells: cells 4/4, 800 of 800 games (100.0%), ") and lines[1].endswith(
+        " elapsed"), lines
 
 
 def test_a_write_the_system_refuses_is_one_line(tmp_path):

@@ -407,7 +407,7 @@ def test_long_matches_end_by_their_rules_not_at_the_turn_limit():
     assert eng.turn_limit(FanAndMalletRules(match_points=1000)) == 119_940
     assert eng.turn_limit(FanAndMalletRules(match_points=8000)) == 60 * 15_999
     assert eng.turn_limit(FanAndMalletRules(match_points=1_000_000)) == 60 * 1_999_999
-    with pytest.raises(SenseiError, match="at most 1000000"):
+    with pytest.raises(SenseiError, match="at most 1,000,000"):
         FanAndMalletRules.from_values({"match_points": 2_000_000}, "fan-and-mallet")
     from simcore.runner import simulate
     from strategies.registry import lineup

@@ -374,9 +374,9 @@ def test_numpy_answers_of_the_wrong_shape_or_range_say_what_came(tmp_path, game,
 
 @pytest.mark.parametrize("cls,field,expected", [
     ("Wordy", 'param("ten", "the wake value")',
-     "error: strategy Wordy: the default of parameter 'wake' does not fit it: expected an integer, got 'ten'"),
+     "error: strategy {path}:Wordy: the default of parameter 'wake' does not fit it: expected an integer, got 'ten'"),
     ("Far", 'param(80, min=0, max=20, help="the wake value")',
-     "error: strategy Far: the default of parameter 'wake' does not fit it: must be at most 20, got 80"),
+     "error: strategy {path}:Far: the default of parameter 'wake' does not fit it: must be at most 20, got 80"),
 ])
 def test_a_parameter_whose_default_does_not_fit_it_is_one_line_in_plain_words(tmp_path, cls, field, expected):
     path = tmp_path / "defaults.py"
@@ -395,7 +395,7 @@ def test_a_parameter_whose_default_does_not_fit_it_is_one_line_in_plain_words(tm
     r = cli.invoke(app, ["play", "sen", "-s", f"{path}:{cls}", "-n", "10", "--no-progress"])
     line = one_error_line(r)
     assert "sen.py" not in line and "strategy strategy" not in line
-    assert line == expected, line
+    assert line == expected.format(path=path), line
 
 
 def test_a_helper_method_with_a_name_of_its_own_is_no_mistake(tmp_path):
@@ -588,7 +588,7 @@ def test_a_strategy_that_raises_when_it_is_made_is_one_line(tmp_path):
         """))
     for command in ("play", "check"):
         r = cli.invoke(app, [command, "sen", "-s", f"{path}:BadInit", "-n", "5"])
-        one_error_line(r, "strategy BadInit failed when it was made (in its __post_init__, say): RuntimeError: "
+        one_error_line(r, f"strategy {path}:BadInit failed when it was made (in its __post_init__, say): RuntimeError: "
                           "post init")
 
 

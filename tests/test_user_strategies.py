@@ -2,6 +2,7 @@
 the manifest, checked on resume) and from installed packages (entry point group `sensei.strategies`);
 a strategy that crashes, lacks a decision or makes an illegal move gets one line naming it (exit 2),
 and `--debug` shows the traceback."""
+import glob
 import json
 import os
 import subprocess
@@ -129,7 +130,7 @@ ONLY_IN_A_WORKER = textwrap.dedent('''
 
 
 @pytest.mark.parametrize("where, words", [("import", ["failed to load", "ImportError", "'helpers'"]),
-                                          ("post_init", ["strategy Picky", "wake is not allowed in a worker"])])
+                                          ("post_init", ["picky_post_init.py:Picky", "wake is not allowed in a worker"])])
 def test_a_strategy_refused_only_in_a_worker_process_is_one_line_not_a_crash(tmp_path, where, words):
     """A strategy file that fails to import only in a worker process, or whose ``__post_init__`` raises only
     there, broke the pool and read as a crashed worker (status 1)."""
@@ -918,21 +919,21 @@ def broken(tmp_path):
     ("Unhashable", ["broken.py' failed at line", "(in __hash__): RuntimeError: hash"]),
     # class variables and overrides a run trips on later (a negative chunk_games played no chunk and failed
     # with a traceback; a spec() that is no text broke the table and --json's contract)
-    ("Unchunked", ["strategy Unchunked: chunk_games must be None or a whole number from 1", "not -5"]),
-    ("Textchunked", ["strategy Textchunked: chunk_games must be", "not '10'"]),
-    ("Numbered", ["strategy Numbered: its name must be text", "not int 5"]),
-    ("Valueless", ["strategy Valueless: compiled_values() must return a dict", "not NoneType"]),
-    ("Misspecced", ["strategy Misspecced: its spec() must return its spec as text, not int 42"]),
+    ("Unchunked", ["broken.py:Unchunked: chunk_games must be None or a whole number from 1", "not -5"]),
+    ("Textchunked", ["broken.py:Textchunked: chunk_games must be", "not '10'"]),
+    ("Numbered", ["broken.py:Numbered: its name must be text", "not int 5"]),
+    ("Valueless", ["broken.py:Valueless: compiled_values() must return a dict", "not NoneType"]),
+    ("Misspecced", ["broken.py:Misspecced: its spec() must return its spec as text, not int 42"]),
     # its spec, name:extra=a,b=c, read back as a parameter b
-    ("Commas", ["strategy Commas: parameter extra's value 'a,b=c' cannot be written in a spec"]),
+    ("Commas", ["broken.py:Commas: parameter extra's value 'a,b=c' cannot be written in a spec"]),
     # a default_factory's value went unchecked to the worker processes, whose failure read as a crash
-    ("Listed", ["strategy Listed: the default of parameter 'extra' does not fit it: unsupported option type"]),
+    ("Listed", ["broken.py:Listed: the default of parameter 'extra' does not fit it: unsupported option type"]),
     # a parameter hiding one of Strategy's methods: "TypeError: 'int' object is not callable", a traceback
-    ("Shadowing", ["strategy Shadowing: parameter 'played' has the name of Strategy's own played"]),
-    ("ShadowingParams", ["strategy ShadowingParams: parameter 'params' has the name of Strategy's own params"]),
+    ("Shadowing", ["broken.py:Shadowing: parameter 'played' has the name of Strategy's own played"]),
+    ("ShadowingParams", ["broken.py:ShadowingParams: parameter 'params' has the name of Strategy's own params"]),
     # values numba would wrap or compare false: both played as never saying WAKE UP!, labelled wake=10
-    ("Huge", ["strategy Huge: compiled_values()['wake'] = 1180591620717411303424 does not fit in 64 bits"]),
-    ("NotANumber", ["strategy NotANumber: compiled_values()['wake'] = nan is not a finite number"]),
+    ("Huge", ["broken.py:Huge: compiled_values()['wake'] = 1180591620717411303424 does not fit in 64 bits"]),
+    ("NotANumber", ["broken.py:NotANumber: compiled_values()['wake'] = nan is not a finite number"]),
 ])
 def test_a_strategy_broken_in_any_way_is_one_line(broken, cls, words):
     """Any exception of a user's file, raised in a decision or elsewhere in its class, whatever its kind or its
@@ -1146,3 +1147,21 @@ def test_a_first_runs_speed_leaves_its_compiling_out(tmp_path):
     assert 0.5 <= compiling <= total and speed > 2000 / total
     head = again.stdout.splitlines()[0]
     assert "compiling" not in head and re.search(r"\([\d.]+ s, [\d,]+ games/s\)$", head), head
+    # sensei run leaves a first run's compiling out of its speed too (it counted it, and said so nowhere)
+    path.write_text(path.read_text().replace("<=", "< 1 +"))   # another module, never compiled before
+    cfg = tmp_path / "timed.toml"
+    cfg.write_text('title = "timed"\nquestion = "q"\ngame = "sen"\nplayers = 2\ngames = 2000\nseed = 0\n'
+                   '[lineup]\nfocus = "timed"\nfield = "threshold"\n[report]\nanswer = "summary"\n')
+    for n in (1, 2):
+        r = subprocess.run([SENSEI, "run", str(cfg), "--strategies", str(path), "--no-progress", "--no-report",
+                            "--out", str(tmp_path / "runs")], capture_output=True, text=True, timeout=600, env=env)
+        assert r.returncode == 0, r.stderr
+        man = json.load(open(max(glob.glob(str(tmp_path / "runs" / "timed-*" / "manifest.json")), key=os.path.getmtime)))
+        speed = man["games_played"] / (man["seconds_playing"] - man["seconds_compiling"])
+        assert man["games_per_second"] == pytest.approx(speed, rel=0.01)
+        line = r.stdout.splitlines()[0]
+        if n == 1:
+            assert 0.5 <= man["seconds_compiling"] <= man["seconds_playing"], man
+            assert re.search(r"4,000 games played in [\d.]+ s \(compiling [\d.]+ s; [\d,]+ games/s\)$", line), line
+        else:
+            assert man["seconds_compiling"] < 0.05 and re.search(r"played in [\d.]+ s \([\d,]+ games/s\)$", line), line
