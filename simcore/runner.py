@@ -1315,6 +1315,13 @@ class _dask_client:
                 log.setLevel(logging.CRITICAL)
                 main = _main_thread()
                 handler = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
+                # a SIGTERM (a polite kill) while the cluster starts waits until it has started, then stops
+                # the command as usual: raised in the middle of the start it left a half-made cluster, and
+                # dask's own clean-up at exit failed on it with a traceback
+                term = signal.getsignal(signal.SIGTERM) if main else None
+                held: list[tuple[int, Any]] = []
+                if callable(term):
+                    signal.signal(signal.SIGTERM, lambda signum, frame: held.append((signum, frame)))
                 try:
                     # (no dashboard; the scheduler's own HTTP routes on a free port: on its default 8787 a
                     # second cluster on the machine warned "Port 8787 is already in use" in several lines)
@@ -1324,8 +1331,13 @@ class _dask_client:
                 finally:
                     if main:  # (a handler installed from C reads as None: the default then)
                         signal.signal(signal.SIGINT, signal.SIG_DFL if handler is None else handler)
+                    if callable(term):
+                        signal.signal(signal.SIGTERM, term)
                     if self.client is None:
                         log.setLevel(self.log_level)
+                if held:  # the SIGTERM held while the cluster started: the cluster closes, the command stops
+                    self._close()
+                    term(*held[0])
         except Exception as exc:
             if caused_by_interrupt(exc):  # a Ctrl-C that surfaced inside dask as another error
                 raise
@@ -1344,12 +1356,27 @@ class _dask_client:
             raise SystemRefused(f"cannot start a local dask cluster of {self.jobs} workers: "
                                 f"{type(exc).__name__}: {exc}") from None
         mine = _sensei_version()
-        theirs = set(self.client.run(_sensei_version).values())
+        try:
+            theirs = set(self.client.run(_sensei_version).values())
+        except BaseException:  # (a Ctrl-C or SIGTERM here left the cluster to dask's clean-up at exit, which failed)
+            self._close()
+            raise
         if theirs and theirs != {mine}:
             self.client.close()
             raise SenseiError(f"dask workers run sensei {', '.join(sorted(theirs))}, this machine {mine}: "
                               "install the same version everywhere")
         return self.client
+
+    def _close(self) -> None:
+        """Close the client (and a local cluster with it) before an error or a stop leaves ``__enter__``."""
+        client, self.client = self.client, None
+        if client is not None:
+            try:
+                client.close()
+            except Exception:  # noqa: BLE001 - stopping anyway: the error or the stop is what is reported
+                pass
+        if self.log_level is not None:
+            logging.getLogger("distributed").setLevel(self.log_level)
 
     def __exit__(self, *exc):
         if self.client is not None:

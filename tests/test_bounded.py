@@ -455,6 +455,40 @@ def test_ctrl_c_with_a_local_dask_cluster_is_one_line_without_the_workers_traceb
     assert len(lines) == 1 and lines[0].startswith("interrupted: ") and "of 100,000,000 games" in lines[0], err
 
 
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (read from /proc)."""
+    out = []
+    for stat in glob.glob("/proc/[0-9]*/stat"):
+        try:
+            with open(stat) as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            out.append(int(stat.split("/")[2]))
+    return out
+
+
+def test_sigterm_while_a_local_dask_cluster_starts_is_one_line():
+    """A SIGTERM that landed while the local cluster started (its workers there, not yet joined) left a
+    half-made cluster, and dask's own clean-up at exit failed on it: "Exception ignored in atexit callback"
+    and a traceback of 30 lines after the one line. The SIGTERM now waits until the cluster has started."""
+    proc = subprocess.Popen([SENSEI, "play", "senshi", "--games", str(10 ** 8), "--jobs", "2", "--backend", "dask",
+                             "--no-progress"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    t0 = time.monotonic()
+    while not _children(proc.pid) and proc.poll() is None and time.monotonic() - t0 < 120:
+        time.sleep(0.01)   # the first worker process: the cluster is starting
+    assert proc.poll() is None, proc.communicate()
+    time.sleep(0.3)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=120)
+    lines = [ln for ln in err.splitlines() if ln.strip() and not ln.startswith("compiling ")]
+    assert proc.returncode == 130, (proc.returncode, err)
+    assert "Traceback" not in err and "Exception ignored" not in err, err
+    assert len(lines) == 1 and lines[0].startswith("interrupted"), err
+
+
 def test_a_huge_run_starts_saves_chunks_and_stops_at_ctrl_c(tmp_path):
     """games = 2**63 - 1 per cell (answer summary keeps no per-deal values): the run prints the size of its
     grid, saves finished chunks with flat memory, and Ctrl-C says how to resume."""
