@@ -35,8 +35,9 @@ import polars as pl
 
 from simcore.errors import SenseiError
 from simcore.files import atomic_write, not_a_file
-from simcore.runner import (TURN_HIST, ProgressLines, Totals, check_jobs, chunks, default_chunk, human_seconds,
-                            n_chunks, play_chunk, run_chunks, stderr_is_terminal, check_memory as _check_bytes)
+from simcore.runner import (TURN_HIST, ProgressLines, Totals, bar_started_at, check_jobs, chunks, default_chunk,
+                            human_seconds, n_chunks, play_chunk, run_chunks, stderr_is_terminal,
+                            check_memory as _check_bytes)
 from simcore.stats import sprt_decide, sprt_llr
 
 from .config import Cell, Config
@@ -147,9 +148,10 @@ class CellProgress:
             self.bar = Progress(TextColumn("{task.description}"), BarColumn(),
                                 TextColumn("cells {task.fields[cells]}"), TextColumn("{task.fields[rate]}"),
                                 TimeElapsedColumn(), TextColumn("{task.fields[left]}"),
-                                console=Console(file=sys.stderr), transient=False)
+                                console=Console(file=sys.stderr), transient=False, get_time=time.perf_counter)
             self.bar.start()
             self.task = self.bar.add_task(self.label, total=self.games, cells="", rate="", left="")
+            bar_started_at(self.bar, self.task, self.t0)
         if self.bar is not None:
             rate = self.rate()
             done = self.done_games + self.restored_games

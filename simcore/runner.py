@@ -749,6 +749,14 @@ class ProgressLines:
         self.wrote = True
 
 
+def bar_started_at(bar: Any, task: Any, t0: float) -> None:
+    """Count a rich bar's elapsed time from ``t0`` (``time.perf_counter``, the bar's clock), when the run
+    started, not from when the bar appeared (its elapsed column ran the delay behind)."""
+    for t in bar.tasks:
+        if t.id == task:
+            t.start_time = t0
+
+
 class _Progress:
     """A rich progress bar on stderr that appears only once a run has lasted ``delay`` seconds; where stderr
     is no terminal, plain lines instead (:class:`ProgressLines`; ``first`` / ``every`` override its timing)."""
@@ -786,9 +794,10 @@ class _Progress:
                                            TimeElapsedColumn, TimeRemainingColumn)
                 self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                                     TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TimeRemainingColumn(),
-                                    console=Console(file=sys.stderr), transient=False)
+                                    console=Console(file=sys.stderr), transient=False, get_time=time.perf_counter)
                 self.bar.start()
                 self.task = self.bar.add_task(self.label, total=self.total, rate="")
+                bar_started_at(self.bar, self.task, self.t0)
         if self.lines is not None and self.done < self.total:  # the complete run's line is close's
             self.lines.tick(self.line)
         if self.bar is not None:

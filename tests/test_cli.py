@@ -198,6 +198,19 @@ def test_progress_bar_on_stderr_only_after_the_delay(capsys, monkeypatch):
     bar.close()
     err = capsys.readouterr().err
     assert "sen 4p" in err and "games/s" in err and "100/100" in err
+    # its elapsed time counts from the run's start, not from when the bar appeared (it ran the delay behind)
+    late = _Progress(100, "sen 4p", enabled=True, delay=0.0)
+    late.t0 -= 100.0   # a run 100 s old
+    late.advance(10)
+    assert 100.0 <= late.bar.tasks[0].elapsed < 160.0, late.bar.tasks[0].elapsed
+    late.close()
+    from experiments.engine import CellProgress
+    cells = CellProgress(4, 800, enabled=True, label="sen: 4 cells", delay=0.0)
+    cells.t0 -= 100.0
+    cells.update(games=200, cells=1)
+    assert 100.0 <= cells.bar.tasks[0].elapsed < 160.0, cells.bar.tasks[0].elapsed
+    cells.close()
+    capsys.readouterr()
 
 
 def test_progress_where_stderr_is_no_terminal_is_plain_lines_now_and_then(capsys, monkeypatch):
