@@ -824,7 +824,8 @@ def run_cmd(
     m = res.manifest
     compiling = m.get("seconds_compiling", 0.0)
     typer.echo(f"{res.config.title}: {m['games_played']:,} games played in {m['seconds_playing']:.1f} s ("
-               + (f"compiling {compiling:.1f} s; " if compiling >= 0.05 else "") + f"{m['games_per_second']:,.0f} games/s)")
+               + (f"compiling {compiling:.1f} s; " if compiling >= 0.05 else "")
+               + f"{m['games_per_second']:,.0f} games/s)")
     note = res.size_note
     if note:  # (the report says it at its top too)
         typer.echo(f"  {note}")

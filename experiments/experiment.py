@@ -404,7 +404,8 @@ def _play(cfg: Config, games: int | None, jobs: int, progress: bool, backend: st
         "started": state.get("started", started.isoformat(timespec="seconds")),
         "seconds_playing": round(played, 3), "seconds_compiling": round(compiled_s, 3),
         "seconds_total": round(time.perf_counter() - t0, 3),
-        "games_per_second": round(played_games / max(played - compiled_s, 1e-9), 1), "python": platform.python_version(),
+        "games_per_second": round(played_games / max(played - compiled_s, 1e-9), 1),
+        "python": platform.python_version(),
         "command": _command(cfg, games, files=files), "fingerprint": fingerprint, "config_text": text,
         "strategy_files": dict(files or {}), "strategies_from": strategy_sources(cfg, hashes=False),
     }

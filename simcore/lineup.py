@@ -113,8 +113,8 @@ def compiled_values(agent: Any) -> dict[str, Any]:
             # as another (wake 2**70 or NaN played as never saying WAKE UP!)
             if isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) and \
                     not -2 ** 63 <= int(v) < 2 ** 63:
-                raise SenseiError(f"strategy {_class_spec(type(agent))}: compiled_values()[{k!r}] = {v} does not fit "
-                                  "in 64 bits")
+                raise SenseiError(f"strategy {_class_spec(type(agent))}: compiled_values()[{k!r}] = {v} does not "
+                                  "fit in 64 bits")
             if isinstance(v, (float, np.floating)) and not math.isfinite(float(v)):
                 raise SenseiError(f"strategy {_class_spec(type(agent))}: compiled_values()[{k!r}] = {v} is not a "
                                   "finite number")

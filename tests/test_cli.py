@@ -86,7 +86,8 @@ def test_user_strategy_file(tmp_path):
     # a ':' with nothing after it is a parameter list left empty, refused as 'threshold:,wake=8' is
     (["play", "sen", "-s", "threshold:"], "strategy threshold: nothing after its ':'"),
     (["play", "sen", "-s", "threshold:,wake=8"], "parameter '' is not key=value"),
-    (["play", "sen", "-s", "examples/strategies/sen_threshold.py:Threshold: "], "strategy examples/strategies/sen_threshold.py:Threshold: nothing after"),
+    (["play", "sen", "-s", "examples/strategies/sen_threshold.py:Threshold: "],
+     "strategy examples/strategies/sen_threshold.py:Threshold: nothing after"),
     (["play", "sen", "--players", "6"], "2-5 players"),
     (["play", "sen", "--players", "1"], "2-5 players"),
     (["play", "fan-and-mallet", "--players", "3"], "fan-and-mallet is for 2 players, got 3"),

@@ -1156,7 +1156,8 @@ def test_a_first_runs_speed_leaves_its_compiling_out(tmp_path):
         r = subprocess.run([SENSEI, "run", str(cfg), "--strategies", str(path), "--no-progress", "--no-report",
                             "--out", str(tmp_path / "runs")], capture_output=True, text=True, timeout=600, env=env)
         assert r.returncode == 0, r.stderr
-        man = json.load(open(max(glob.glob(str(tmp_path / "runs" / "timed-*" / "manifest.json")), key=os.path.getmtime)))
+        found = glob.glob(str(tmp_path / "runs" / "timed-*" / "manifest.json"))
+        man = json.load(open(max(found, key=os.path.getmtime)))
         speed = man["games_played"] / (man["seconds_playing"] - man["seconds_compiling"])
         assert man["games_per_second"] == pytest.approx(speed, rel=0.01)
         line = next(ln for ln in r.stdout.splitlines() if " games played in " in ln)

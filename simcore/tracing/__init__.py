@@ -109,7 +109,8 @@ def check_game_index(game: Any, games: int | None = None, names: tuple[str, str]
     if games is not None:
         check_games(games, what=games_name)
         if game >= games:
-            raise SenseiError(f"{name} {game:,} is beyond {games_name} {games:,}: game indices run from 0 to {games - 1:,}")
+            raise SenseiError(f"{name} {game:,} is beyond {games_name} {games:,}: game indices run from 0 to "
+                              f"{games - 1:,}")
     elif game >= MAX_GAMES:
         raise SenseiError(f"{name} must be below {MAX_GAMES:,} (a 64-bit game index), got {game:,}")
     return game
