@@ -1260,6 +1260,23 @@ def _worker_ignores_ctrl_c() -> None:
     # ends its workers with SIGTERM, so a worker ends at once, as a worker process should
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     _IN_WORKER = True
+    _end_with_parent()
+
+
+def _end_with_parent() -> None:
+    """A worker process ends within a second of the process that started it: a command killed by SIGKILL
+    (which it cannot catch, and so cannot stop its pool) left its workers playing their chunks for nobody,
+    then idle for IDLE_WORKER_SECONDS. A thread looks every second whether the worker's parent is still
+    the one it started with (an orphan is handed to another)."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while True:
+            time.sleep(1.0)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="sensei-parent-watch", daemon=True).start()
 
 
 def _drain(results, on_result: Callable[[int, Any], None]) -> None:

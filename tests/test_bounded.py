@@ -469,6 +469,47 @@ def _children(pid: int) -> list[int]:
     return out
 
 
+def _cmdline(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/cmdline") as f:
+            return f.read()
+    except OSError:
+        return ""
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` runs (an orphan that ended may stay a zombie where nothing reaps it)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_worker_processes_end_with_a_command_killed_by_sigkill():
+    """SIGKILL cannot be caught, so the command cannot stop its pool: its loky workers went on playing their
+    chunks for nobody, then stayed idle for minutes. Each worker now ends within a second of its parent."""
+    numpy_file = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples", "strategies",
+                              "sen_numpy.py")
+    proc = subprocess.Popen([SENSEI, "play", "sen", "-s", f"{numpy_file}:Cautious", "--games", str(10 ** 8), "--jobs",
+                             "2", "--no-progress"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    t0 = time.monotonic()
+    workers: list[int] = []
+    while len(workers) < 2 and proc.poll() is None and time.monotonic() - t0 < 300:
+        time.sleep(0.2)
+        workers = [c for c in _children(proc.pid) if "LokyProcess" in _cmdline(c)]
+    assert len(workers) == 2, workers
+    time.sleep(3)   # they play (a wait, not a timed assertion)
+    assert all(_alive(w) for w in workers)
+    proc.kill()
+    proc.wait()
+    t0 = time.monotonic()
+    while any(_alive(w) for w in workers) and time.monotonic() - t0 < 60:
+        time.sleep(0.2)
+    assert not any(_alive(w) for w in workers), "a worker outlived its command"
+
+
 def test_sigterm_while_a_local_dask_cluster_starts_is_one_line():
     """A SIGTERM that landed while the local cluster started (its workers there, not yet joined) left a
     half-made cluster, and dask's own clean-up at exit failed on it: "Exception ignored in atexit callback"
